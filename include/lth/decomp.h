@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Clark's decomposition at one time point (Algorithm 1 in the uniform form of
+ * ../shared/MATH.md section 2), for any index r >= 2, with every derivative
+ * carried exactly as a Taylor jet (MATH.md section 3).
+ *
+ * Results at t (all jets of order `order` around t; coefficient 0 is the value):
+ *   Pi    n_r x n_r          A_{r,r-1} ... A_21 A_1r, with a condition estimate
+ *   P     m x m              blockdiag(P_1, ..., P_{r-1}), P_i = L_i Pi^{-1} R_i
+ *   Q[i-1]                   Q_i: n_r x n_1 (i = 1) or n_{i-1} x n_i (i >= 2)
+ *   Ahat  m x m, g  m x 1    the reduced ODE  v' = Ahat v + g   (Clark (3.9))
+ *   Bhat  s x m, q  s x 1    (w_1, ..., w_{r-1}, u) = Bhat v + q (Clark (3.11))
+ *   G     s x m              [Nhat + Bhat][I - P]                (Corollary 3)
+ * Matrices are column-major (lth_jet).  Ahat and Bhat are unique only on the
+ * state space range(I - P): compare Ahat (I - P) and Bhat (I - P).
+ */
+#ifndef LTH_DECOMP_H
+#define LTH_DECOMP_H
+
+#include "lth/jet.h"
+#include "lth/status.h"
+#include "lth/system.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Default threshold: a chain condition (see lth_point.cond_chain) above 1e12 is an error. */
+#define LTH_DEFAULT_COND_MAX 1e12
+
+typedef struct lth_point {
+  double t;
+  int order;        /* jets below hold coefficients 0..order */
+  double cond_pi;   /* 1-norm condition estimate of Pi(t) (dgecon) */
+  double cond_chain;/* ||R_1|| ||L_1|| ||Pi^{-1}|| (1-norms, >= cond_pi): the scale-aware
+                       measure the threshold applies to; it bounds ||P_1|| */
+  int r, s, m, p;   /* index, size, state dimension s - n_r, manifold dimension */
+  lth_jet Pi, P, Ahat, g, Bhat, q, G;
+  lth_jet *Q;       /* Q[i-1] = Q_i, i = 1..r-1 */
+} lth_point;
+
+/* A result holder for a system, with jets of orders 0..order. */
+lth_point *lth_point_alloc(const lth_system *sys, int order, lth_error *err);
+void lth_point_free(lth_point *pt);
+/* Copy (same system and order). */
+lth_status lth_point_copy(lth_point *dst, const lth_point *src, lth_error *err);
+
+/* Workspace for decompositions of one system with outputs of order
+ * out_order >= 0 (the inputs are differentiated to order out_order + r - 1).
+ * Sized once; lth_decomp_at does not allocate.  One workspace per thread. */
+typedef struct lth_decomp_ws lth_decomp_ws;
+lth_decomp_ws *lth_decomp_ws_alloc(const lth_system *sys, int out_order, lth_error *err);
+void lth_decomp_ws_free(lth_decomp_ws *ws);
+/* cond_chain above cond_max is LTH_ECOND (default LTH_DEFAULT_COND_MAX). */
+void lth_decomp_ws_set_cond_max(lth_decomp_ws *ws, double cond_max);
+const lth_system *lth_decomp_ws_system(const lth_decomp_ws *ws);
+int lth_decomp_ws_order(const lth_decomp_ws *ws);
+
+/* Decompose at t into pt (pt->order must be <= the workspace's out_order; the
+ * results are truncated to pt->order).  Errors name t: a singular or
+ * ill-conditioned Pi (LTH_ESING / LTH_ECOND with the condition estimate), a
+ * source failure, or a non-finite result (LTH_ENOTFINITE). */
+lth_status lth_decomp_at(lth_decomp_ws *ws, double t, lth_point *pt, lth_error *err);
+
+/* The input jets of the last successful lth_decomp_at (A: s x s, f: s x 1),
+ * of order out_order + r - 1.  Valid until the next call. */
+const lth_jet *lth_decomp_ws_A(const lth_decomp_ws *ws);
+const lth_jet *lth_decomp_ws_f(const lth_decomp_ws *ws);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Scalar expressions in t with Taylor-mode automatic differentiation.
+ *
+ * Language (../shared/CONTRACT.md section 1.1): numbers (2, -1.5e-3, .5),
+ * the variable t, named parameters (resolved when parsing), pi,
+ * + - * / and ^ (power, right-associative, binds tighter than unary minus:
+ * -t^2 = -(t^2), 2^3^2 = 2^9), parentheses, and the functions
+ * sin cos tan exp log sqrt sinh cosh tanh asin acos atan abs.
+ *
+ * A parsed expression is compiled once into a flat program; lth_expr_taylor
+ * then returns its Taylor coefficients x_m = x^{(m)}(t)/m!, m = 0..order, at
+ * any t, using the standard recurrences (products, quotients, exp/log,
+ * sin/cos pairs, powers, tan/tanh through their ODEs).
+ */
+#ifndef LTH_EXPR_H
+#define LTH_EXPR_H
+
+#include <stddef.h>
+
+#include "lth/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lth_expr lth_expr;
+
+/* Resolves a name that is not t, pi or a function: return 1 and set *value
+ * when the name (name[0..len-1], not NUL-terminated) is known, else 0. */
+typedef int (*lth_expr_lookup_fn)(void *ctx, const char *name, size_t len, double *value);
+
+/* Parse and compile text[0..len-1].  lookup may be NULL (no parameters).
+ * On a syntax error: LTH_EPARSE, err->column is the 1-based column within
+ * text and err->message says what was expected.  An unknown name is
+ * LTH_EPARSE naming it. */
+lth_status lth_expr_parse(const char *text, size_t len, lth_expr_lookup_fn lookup, void *ctx,
+                          lth_expr **out, lth_error *err);
+void lth_expr_free(lth_expr *e);
+
+/* 1 if the value depends on t, 0 if it is a constant. */
+int lth_expr_depends_on_t(const lth_expr *e);
+
+/* Number of doubles of workspace lth_expr_taylor needs for this order. */
+size_t lth_expr_work_size(const lth_expr *e, int order);
+
+/* Taylor coefficients coef[0..order] at t.  work holds at least
+ * lth_expr_work_size(e, order) doubles.  Thread-safe for distinct work
+ * arrays.  Domain errors (log or a real power of a non-positive value,
+ * division by zero, sqrt/abs at 0 when derivatives are requested, asin/acos
+ * outside (-1, 1) when derivatives are requested, a non-finite value) are
+ * LTH_EDOMAIN with err->t set and the offending function named. */
+lth_status lth_expr_taylor(const lth_expr *e, double t, int order, double *coef, double *work,
+                           lth_error *err);
+
+/* Value at t (order 0; allocates its workspace). */
+lth_status lth_expr_eval(const lth_expr *e, double t, double *value, lth_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Jet sources: matrix functions of t that deliver their Taylor coefficients.
+ *
+ * Every block A_ij and f_i of a system is a source.  Kinds (a small table of
+ * function pointers behind one interface, like GSL's ODE stepper types):
+ *   constant matrices, expression matrices (Taylor-mode AD, lth/expr.h),
+ *   C callbacks (the caller supplies the coefficients), and sampled data
+ *   (lth/samples.h; the only kind with truncation error).
+ */
+#ifndef LTH_SOURCE_H
+#define LTH_SOURCE_H
+
+#include <stddef.h>
+
+#include "lth/expr.h"
+#include "lth/jet.h"
+#include "lth/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lth_source lth_source;
+
+/* The interface a kind of source implements. */
+typedef struct lth_source_type {
+  const char *name;
+  /* Fill out (rows x cols, out->maxorder >= order) with the coefficients
+   * M_m = M^{(m)}(t)/m!, m = 0..order, and set out->order = order. */
+  lth_status (*fill)(const void *state, double t, int order, lth_jet *out, double *work,
+                     lth_error *err);
+  /* Doubles of scratch fill needs at this order (NULL: none). */
+  size_t (*work_size)(const void *state, int order);
+  /* Interval where the source is defined (NULL: all t). */
+  void (*domain)(const void *state, double *lo, double *hi);
+  void (*destroy)(void *state);
+  int exact; /* 1: coefficients exact to rounding; 0: estimated (sampled data) */
+} lth_source_type;
+
+/* A source of a given type over `state` (ownership of state passes to the source;
+ * type->destroy is called on it by lth_source_free, also when this fails). */
+lth_source *lth_source_new(const lth_source_type *type, void *state, int rows, int cols,
+                           lth_error *err);
+void lth_source_free(lth_source *src);
+
+/* Constant matrix (column-major, leading dimension lda; copied). */
+lth_source *lth_source_const(int rows, int cols, const double *a, int lda, lth_error *err);
+/* Constant "eye": ones on the main diagonal (rows and cols may differ). */
+lth_source *lth_source_identity(int rows, int cols, lth_error *err);
+
+/* User callback: fill the Taylor coefficients M_m = M^{(m)}(t)/m! (NOT the
+ * derivatives) for m = 0..order of a rows x cols matrix function; coefficient
+ * m starts at coef + m*stride, column-major with leading dimension ld.  Entries
+ * not written are zero.  Return 0 on success, nonzero on failure (reported as
+ * LTH_ECALLBACK with t).  May be called concurrently from several threads
+ * when grids run in parallel: it must be reentrant. */
+typedef int (*lth_source_callback_fn)(void *ctx, double t, int order, double *coef, int ld,
+                                      size_t stride);
+lth_source *lth_source_callback(int rows, int cols, lth_source_callback_fn fn, void *ctx,
+                                lth_error *err);
+
+/* Matrix of expressions; entries[i + j*rows] (column-major) is entry (i, j).
+ * The source takes ownership of the rows*cols expressions (also on failure). */
+lth_source *lth_source_expr(int rows, int cols, lth_expr **entries, lth_error *err);
+
+/* alpha * base(t) or alpha * base(t)^T (transpose != 0), sharing base: base
+ * must outlive the new source.  Used to build the LQR optimality DAE. */
+lth_source *lth_source_scaled(const lth_source *base, double alpha, int transpose,
+                              lth_error *err);
+
+int lth_source_rows(const lth_source *src);
+int lth_source_cols(const lth_source *src);
+const lth_source_type *lth_source_get_type(const lth_source *src);
+const void *lth_source_state(const lth_source *src);
+/* 1 if the coefficients are exact to rounding (everything but sampled data). */
+int lth_source_is_exact(const lth_source *src);
+/* Interval where the source is defined ([-inf, inf] if everywhere). */
+void lth_source_domain(const lth_source *src, double *lo, double *hi);
+
+/* Scratch (doubles) lth_source_fill needs at this order. */
+size_t lth_source_work_size(const lth_source *src, int order);
+/* Coefficients 0..order at t into out (rows x cols, maxorder >= order).
+ * LTH_ERANGE (with t) outside the source's domain; a non-finite coefficient
+ * is LTH_ENOTFINITE with t. */
+lth_status lth_source_fill(const lth_source *src, double t, int order, lth_jet *out,
+                           double *work, lth_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

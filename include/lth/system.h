@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* A linear time-varying Hessenberg DAE  E z' = A(t) z + f(t)  of index r
+ * (Clark (2.1)-(2.2), ../shared/MATH.md section 1):
+ *     z = (z_1, ..., z_{r-1}, u),  z_i in R^{n_i},  u in R^{n_r},
+ *     s = n_1 + ... + n_r,  m = s - n_r (state-space dimension of v),
+ *     p = sum_{i<r} (n_i - n_r) (dimension of the solution manifold).
+ * Blocks are numbered from 1 as in Clark's paper.  Allowed blocks (2.2):
+ *     row 1: A(1,1) ... A(1,r);   rows 2..r-1: A(i,j) for i-1 <= j <= r-1;
+ *     row r: A(r,r-1) only.
+ * A(1,r) and every A(i,i-1) (i = 2..r) must be given (else Pi = 0).
+ */
+#ifndef LTH_SYSTEM_H
+#define LTH_SYSTEM_H
+
+#include "lth/jet.h"
+#include "lth/source.h"
+#include "lth/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lth_system lth_system;
+
+/* r >= 2 blocks of sizes n[0..r-1] = n_1..n_r, each >= 1, with n_r <= n_i. */
+lth_system *lth_system_alloc(int r, const int *n, lth_error *err);
+void lth_system_free(lth_system *sys);
+
+/* Set block A_ij (1-based) / f_i.  The system takes ownership of src, also
+ * when the call fails (LTH_ESTRUCT outside the pattern, LTH_EDIM for a wrong
+ * size, LTH_EINVAL for a block set twice). */
+lth_status lth_system_set_A(lth_system *sys, int i, int j, lth_source *src, lth_error *err);
+lth_status lth_system_set_f(lth_system *sys, int i, lth_source *src, lth_error *err);
+
+/* Check that the chain A(1,r), A(2,1), ..., A(r,r-1) is complete. */
+lth_status lth_system_validate(const lth_system *sys, lth_error *err);
+
+int lth_system_index(const lth_system *sys);               /* r */
+int lth_system_block_size(const lth_system *sys, int i);   /* n_i, 1-based */
+int lth_system_block_offset(const lth_system *sys, int i); /* row of z_i in z, 0-based */
+int lth_system_size(const lth_system *sys);                /* s */
+int lth_system_state_dim(const lth_system *sys);           /* m = s - n_r */
+int lth_system_manifold_dim(const lth_system *sys);        /* p */
+const lth_source *lth_system_A(const lth_system *sys, int i, int j); /* NULL if zero */
+const lth_source *lth_system_f(const lth_system *sys, int i);        /* NULL if zero */
+/* 1 if every block is exact (no sampled data). */
+int lth_system_is_exact(const lth_system *sys);
+/* Intersection of the blocks' domains. */
+void lth_system_domain(const lth_system *sys, double *lo, double *hi);
+
+/* Scratch (doubles) for lth_system_eval at this order. */
+size_t lth_system_work_size(const lth_system *sys, int order);
+/* The assembled jets of A (s x s) and f (s x 1) at t, orders 0..order. */
+lth_status lth_system_eval(const lth_system *sys, double t, int order, lth_jet *A, lth_jet *f,
+                           double *work, lth_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
