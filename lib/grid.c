@@ -3,13 +3,14 @@
  * parallel, each thread with its own workspace, delivered in time order. */
 #include "lth/grid.h"
 
-#include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
 
 #ifdef LTH_HAVE_OPENMP
 #include <omp.h>
 #endif
+
+#include "blas_threads.h"
 
 void lth_grid_opts_init(lth_grid_opts *opts) {
   memset(opts, 0, sizeof *opts);
@@ -139,8 +140,7 @@ lth_status lth_grid_decompose(const lth_system *sys, const double *times, size_t
   }
   lth_status st = run_alloc(&g, err);
   /* BLAS runs single-threaded inside the grid: parallelism is over points. */
-  int blas_threads = openblas_get_num_threads();
-  openblas_set_num_threads(1);
+  int blas_saved = lth_blas_threads_push(1);
   for (size_t k0 = 0; k0 < n && st == LTH_OK; k0 += g.batch) {
     size_t cnt = n - k0 < g.batch ? n - k0 : g.batch;
     compute_batch(&g, times, k0, cnt);
@@ -159,7 +159,7 @@ lth_status lth_grid_decompose(const lth_system *sys, const double *times, size_t
       g.o.progress(g.o.progress_ctx, k0 + cnt, n);
     }
   }
-  openblas_set_num_threads(blas_threads);
+  lth_blas_threads_pop(blas_saved);
   run_free(&g);
   return st;
 }

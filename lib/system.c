@@ -3,6 +3,7 @@
 #include "lth/system.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -210,6 +211,21 @@ void lth_system_domain(const lth_system *sys, double *lo, double *hi) {
   }
   for (int k = 0; k < sys->r; k++) {
     narrow(sys->f[k], lo, hi);
+  }
+}
+
+void lth_system_component_name(const lth_system *sys, int idx, char *buf, size_t size) {
+  int i = sys->r;
+  while (i > 1 && idx < sys->off[i - 1]) {
+    i--;
+  }
+  int e = idx - sys->off[i - 1] + 1;
+  if (idx < 0 || idx >= sys->s) {
+    snprintf(buf, size, "z[%d] (out of range)", idx + 1);
+  } else if (i == sys->r) {
+    snprintf(buf, size, "z[%d] (u[%d])", idx + 1, e);
+  } else {
+    snprintf(buf, size, "z[%d] (z_%d[%d])", idx + 1, i, e);
   }
 }
 

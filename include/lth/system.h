@@ -48,6 +48,10 @@ int lth_system_is_exact(const lth_system *sys);
 /* Intersection of the blocks' domains. */
 void lth_system_domain(const lth_system *sys, double *lo, double *hi);
 
+/* Readable name of component idx (0-based) of z: "z_2[1]" or "u[1]" (1-based
+ * block entries), plus the overall position: "z[4] (z_2[1])". */
+void lth_system_component_name(const lth_system *sys, int idx, char *buf, size_t size);
+
 /* Scratch (doubles) for lth_system_eval at this order. */
 size_t lth_system_work_size(const lth_system *sys, int order);
 /* The assembled jets of A (s x s) and f (s x 1) at t, orders 0..order. */

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Initial-value problems through the reduced ODE (Clark's Theorem 1 and
+ * Corollary 2; ../shared/MATH.md section 6).
+ *
+ * The state part v = (I - P) z(1:m) obeys v' = Ahat(t) v + g(t), integrated
+ * with GSL's odeiv2; the full solution is z = (Nhat + Bhat(t)) v + q(t).
+ * Ahat and g come from the decomposition at every t the integrator asks for
+ * (exact jets), or, for sampled data, from Hermite interpolation of the
+ * decomposition's output jets on a grid (continuous, so adaptive steps work).
+ * Theorem 2 says v stays in range(I - P) exactly; numerically the drift
+ * ||P v|| is monitored and reported.
+ */
+#ifndef LTH_IVP_H
+#define LTH_IVP_H
+
+#include <stddef.h>
+
+#include "lth/decomp.h"
+#include "lth/status.h"
+#include "lth/system.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum lth_ivp_method {
+  LTH_IVP_RK8PD = 0, /* explicit Runge-Kutta Prince-Dormand (8,9): default */
+  LTH_IVP_RKF45,     /* explicit Runge-Kutta-Fehlberg (4,5) */
+  LTH_IVP_MSADAMS,   /* variable-order Adams, non-stiff */
+  LTH_IVP_MSBDF,     /* variable-order BDF, stiff (dense Jacobian = Ahat) */
+  LTH_IVP_BSIMP      /* implicit Bulirsch-Stoer, stiff (dense Jacobian) */
+} lth_ivp_method;
+
+/* Name ("rk8pd", "rkf45", "msadams", "msbdf", "bsimp") <-> method; -1 if unknown. */
+int lth_ivp_method_from_name(const char *name);
+const char *lth_ivp_method_name(lth_ivp_method method);
+
+typedef struct lth_ivp_opts {
+  lth_ivp_method method;
+  double rtol, atol;        /* local error control (defaults 1e-10, 1e-12) */
+  double h0;                /* first step (0: 1e-3 of the span) */
+  size_t max_steps;         /* per output interval (0: 10^7) */
+  double cond_max;          /* threshold for Pi's chain condition (0: default) */
+  int reproject;            /* 1: v <- (I - P) v at output times */
+  int project;              /* 1: accept an inconsistent z0 and replace it by Corollary 3's
+                               oblique projection (result says what changed); 0: error */
+  double stabilize;         /* drift damping rate gamma: the integrator uses Ahat - gamma P,
+                               equal to Ahat on the state space, so solutions are unchanged
+                               while drift decays.  < 0: auto (default), 0: off */
+  int hermite;              /* -1 auto (on iff the system has sampled data), 0 off, 1 on */
+  const double *hermite_grid; /* grid for Hermite mode (NULL: 201 uniform points) */
+  size_t hermite_n;
+  void (*progress)(void *ctx, double t, double t_end);
+  void *progress_ctx;
+} lth_ivp_opts;
+
+void lth_ivp_opts_init(lth_ivp_opts *opts);
+
+typedef struct lth_ivp_result {
+  size_t n;
+  int s, m;
+  double *times;     /* n output times */
+  double *z;         /* s x n: z(times[k]) at z + k*s */
+  double *v;         /* m x n: the state part */
+  double drift;      /* max_k ||P(t_k) v(t_k)||_2 (before any reprojection) */
+  double drift_rel;  /* the same relative to max(1, ||v||) */
+  double *z0_used;   /* s: the initial value actually used */
+  int projected;     /* 1 if z0 was replaced by its projection */
+  double z0_change;  /* ||z0_used - z0||_2 */
+  int z0_worst;      /* component (0-based) that changed most (-1 if none) */
+  double z0_residual;/* ||M0 z0 - b0|| of the given z0 */
+  double gamma;      /* drift damping rate used */
+  size_t steps, rhs_evals, decomps;
+  double seconds_total, seconds_decomp;
+} lth_ivp_result;
+
+/* Solve from z0 at t0 and report at times[0..n-1] (nondecreasing, >= t0).
+ * An inconsistent z0 is LTH_ECONSIST (naming the residual) unless opts->project. */
+lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0,
+                         const double *times, size_t n, const lth_ivp_opts *opts,
+                         lth_ivp_result **out, lth_error *err);
+void lth_ivp_result_free(lth_ivp_result *res);
+
+/* Fundamental solution on the state space (Clark Corollary 2, section 4):
+ * Q (m x p) an orthonormal basis of range(I - P(t0)); at each time t_k:
+ *   Psi_k = Psi(t_k, t0) Q (m x p),  Phi_k = (Nhat + Bhat(t_k)) Psi_k (s x p),
+ *   vp_k, zp_k: the particular solution with state part 0 at t0
+ *   (zp = (Nhat + Bhat) vp + q), so every solution is z = Phi c + zp. */
+typedef struct lth_fundamental {
+  size_t n;
+  int s, m, p;
+  double t0;
+  double *times;
+  double *Q;    /* m x p */
+  double *Psi;  /* n blocks of m x p */
+  double *Phi;  /* n blocks of s x p */
+  double *vp;   /* n blocks of m */
+  double *zp;   /* n blocks of s */
+  double drift; /* max ||P Psi||, ||P vp|| over the times */
+  size_t steps, rhs_evals;
+} lth_fundamental;
+
+lth_status lth_ivp_fundamental(const lth_system *sys, double t0, const double *times, size_t n,
+                               const lth_ivp_opts *opts, lth_fundamental **out, lth_error *err);
+void lth_fundamental_free(lth_fundamental *fm);
+
+/* An orthonormal basis Q (m x p, column-major, ld m) of the state space
+ * range(I - P) at a decomposed point (SVD of I - P). */
+lth_status lth_state_basis(const lth_point *pt, double *Q, lth_error *err);
+
+/* ---- the integrator underneath (used by the BVP solvers) ----
+ * Integrates V' = Ahat V (+ g in the last column if affine), V m x ncols. */
+typedef struct lth_ivp lth_ivp;
+lth_ivp *lth_ivp_alloc(const lth_system *sys, int ncols, int affine, const lth_ivp_opts *opts,
+                       double t_lo, double t_hi, lth_error *err);
+void lth_ivp_free(lth_ivp *iv);
+/* Start at t from V (m x ncols, column-major, ld m). */
+lth_status lth_ivp_start(lth_ivp *iv, double t, const double *V, lth_error *err);
+/* Integrate to t (>= the current time) and copy the state into V. */
+lth_status lth_ivp_advance(lth_ivp *iv, double t, double *V, lth_error *err);
+/* Replace the current state (e.g. after reprojection) without moving in time. */
+lth_status lth_ivp_reset(lth_ivp *iv, const double *V, lth_error *err);
+/* The decomposition (order 0: P, Ahat, g, Bhat, q, G) at t, exact or Hermite. */
+lth_status lth_ivp_point(lth_ivp *iv, double t, const lth_point **pt, lth_error *err);
+/* The drift damping rate in use (set by lth_ivp_start). */
+double lth_ivp_gamma(const lth_ivp *iv);
+void lth_ivp_stats(const lth_ivp *iv, size_t *steps, size_t *rhs_evals, size_t *decomps,
+                   double *seconds_decomp);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

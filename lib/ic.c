@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Consistent initial values: Clark's Corollary 3 and section 4.1 (include/lth/ic.h). */
+#include "lth/ic.h"
+
+#include <cblas.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Relative singular-value threshold separating range(G) from N(G^T). */
+#define IC_RANK_TOL 1e-10
+
+struct lth_ic {
+  const lth_system *sys;
+  int s, m, p;
+  lth_decomp_ws *ws;
+  lth_point *pt;
+  double *U;     /* s x s left singular vectors of G */
+  double *sv;    /* singular values */
+  double *a;     /* s x m copy of G for dgesvd */
+  double *work;  /* dgesvd workspace */
+  lapack_int lwork;
+  double *M0, *b0; /* (s-p) x s, s-p */
+  double *tmp;   /* 2 s */
+  int ready;
+};
+
+static double nrm2(int n, const double *x) { return n > 0 ? cblas_dnrm2(n, x, 1) : 0.0; }
+
+lth_ic *lth_ic_alloc(const lth_system *sys, lth_error *err) {
+  lth_ic *ic = calloc(1, sizeof *ic);
+  if (!ic) {
+    lth_error_set(err, LTH_ENOMEM, "out of memory allocating an initial-value workspace");
+    return NULL;
+  }
+  ic->sys = sys;
+  ic->s = lth_system_size(sys);
+  ic->m = lth_system_state_dim(sys);
+  ic->p = lth_system_manifold_dim(sys);
+  int s = ic->s, m = ic->m, np = s - ic->p;
+  ic->ws = lth_decomp_ws_alloc(sys, 0, err);
+  ic->pt = ic->ws ? lth_point_alloc(sys, 0, err) : NULL;
+  if (!ic->pt) {
+    lth_ic_free(ic);
+    return NULL;
+  }
+  double q;
+  lapack_int info = LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'A', 'N', s, m, NULL, s, NULL, NULL, s,
+                                        NULL, 1, &q, -1);
+  ic->lwork = info == 0 ? (lapack_int)q + 1 : 5 * (s + m);
+  ic->U = malloc((size_t)s * s * sizeof(double));
+  ic->sv = malloc((size_t)(s + 1) * sizeof(double));
+  ic->a = malloc((size_t)s * (m + 1) * sizeof(double));
+  ic->work = malloc((size_t)ic->lwork * sizeof(double));
+  ic->M0 = malloc(((size_t)np * s + 1) * sizeof(double));
+  ic->b0 = malloc(((size_t)np + 1) * sizeof(double));
+  ic->tmp = malloc((size_t)2 * s * sizeof(double));
+  if (!ic->U || !ic->sv || !ic->a || !ic->work || !ic->M0 || !ic->b0 || !ic->tmp) {
+    lth_ic_free(ic);
+    lth_error_set(err, LTH_ENOMEM, "out of memory allocating an initial-value workspace");
+    return NULL;
+  }
+  return ic;
+}
+
+void lth_ic_free(lth_ic *ic) {
+  if (!ic) {
+    return;
+  }
+  lth_point_free(ic->pt);
+  lth_decomp_ws_free(ic->ws);
+  free(ic->U);
+  free(ic->sv);
+  free(ic->a);
+  free(ic->work);
+  free(ic->M0);
+  free(ic->b0);
+  free(ic->tmp);
+  free(ic);
+}
+
+void lth_ic_set_cond_max(lth_ic *ic, double cond_max) {
+  lth_decomp_ws_set_cond_max(ic->ws, cond_max);
+}
+
+/* SVD of G(t): range(G) = first p left singular vectors, N(G^T) = the rest
+ * (Clark section 4.1: M0 = V^T, b0 = V^T q). */
+static lth_status factor_G(lth_ic *ic, double t, lth_error *err) {
+  int s = ic->s, m = ic->m, p = ic->p, np = s - p;
+  for (int j = 0; j < m; j++) {
+    memcpy(ic->a + (size_t)j * s, &LTH_JET_AT(&ic->pt->G, 0, 0, j), (size_t)s * sizeof(double));
+  }
+  lapack_int info = LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'A', 'N', s, m, ic->a, s, ic->sv, ic->U,
+                                        s, NULL, 1, ic->work, ic->lwork);
+  if (info != 0) {
+    return lth_error_set_t(err, LTH_ELAPACK, t, "SVD of G failed (dgesvd info %d)", (int)info);
+  }
+  int k = s < m ? s : m;
+  double s1 = k > 0 ? ic->sv[0] : 0.0;
+  if (p > 0 && !(ic->sv[p - 1] > IC_RANK_TOL * s1)) {
+    return lth_error_set_t(err, LTH_EVERIFY, t,
+                           "rank G < p = %d: sigma_p / sigma_1 = %.3e (the state space is "
+                           "degenerate here)", p, s1 > 0 ? ic->sv[p - 1] / s1 : 0.0);
+  }
+  if (p < k && ic->sv[p] > IC_RANK_TOL * s1) {
+    return lth_error_set_t(err, LTH_EVERIFY, t,
+                           "rank G > p = %d: sigma_{p+1} / sigma_1 = %.3e", p, ic->sv[p] / s1);
+  }
+  for (int i = 0; i < np; i++) {
+    for (int j = 0; j < s; j++) {
+      ic->M0[i + (size_t)j * np] = ic->U[j + (size_t)(p + i) * s];
+    }
+  }
+  const double *q = &LTH_JET_AT(&ic->pt->q, 0, 0, 0);
+  if (np > 0) {
+    cblas_dgemv(CblasColMajor, CblasNoTrans, np, s, 1.0, ic->M0, np, q, 1, 0.0, ic->b0, 1);
+  }
+  return LTH_OK;
+}
+
+lth_status lth_ic_setup(lth_ic *ic, double t, lth_error *err) {
+  ic->ready = 0;
+  lth_status st = lth_decomp_at(ic->ws, t, ic->pt, err);
+  if (st == LTH_OK) {
+    st = factor_G(ic, t, err);
+  }
+  ic->ready = st == LTH_OK;
+  return st;
+}
+
+static lth_status not_ready(const lth_ic *ic, lth_error *err) {
+  return ic->ready ? LTH_OK
+                   : lth_error_set(err, LTH_EINVAL, "lth_ic_setup has not succeeded");
+}
+
+lth_status lth_ic_project(const lth_ic *ic, const double *guess, double *z0, lth_error *err) {
+  lth_status st = not_ready(ic, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  /* z0 = G v + q; G already contains the factor (I - P) of Corollary 3 */
+  const lth_point *pt = ic->pt;
+  memcpy(z0, &LTH_JET_AT(&pt->q, 0, 0, 0), (size_t)ic->s * sizeof(double));
+  if (ic->m > 0) {
+    cblas_dgemv(CblasColMajor, CblasNoTrans, ic->s, ic->m, 1.0, pt->G.c, pt->G.ld, guess, 1, 1.0,
+                z0, 1);
+  }
+  return LTH_OK;
+}
+
+/* z0 = q + U_p c. */
+static void from_coords(const lth_ic *ic, const double *c, double *z0) {
+  memcpy(z0, &LTH_JET_AT(&ic->pt->q, 0, 0, 0), (size_t)ic->s * sizeof(double));
+  if (ic->p > 0) {
+    cblas_dgemv(CblasColMajor, CblasNoTrans, ic->s, ic->p, 1.0, ic->U, ic->s, c, 1, 1.0, z0, 1);
+  }
+}
+
+/* c = U_p^T (guess - q). */
+static void to_coords(const lth_ic *ic, const double *guess, double *c) {
+  double *d = ic->tmp + ic->s;
+  const double *q = &LTH_JET_AT(&ic->pt->q, 0, 0, 0);
+  for (int i = 0; i < ic->s; i++) {
+    d[i] = guess[i] - q[i];
+  }
+  if (ic->p > 0) {
+    cblas_dgemv(CblasColMajor, CblasTrans, ic->s, ic->p, 1.0, ic->U, ic->s, d, 1, 0.0, c, 1);
+  }
+}
+
+lth_status lth_ic_nearest(const lth_ic *ic, const double *guess, double *z0, lth_error *err) {
+  lth_status st = not_ready(ic, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  to_coords(ic, guess, ic->tmp);
+  from_coords(ic, ic->tmp, z0);
+  return LTH_OK;
+}
+
+/* Minimum-norm solution c of F c = b (F = rows idx of U_p, nfix x p) by SVD,
+ * and an orthonormal basis N of N(F) (p x nnull).  Returns the rank. */
+static int constrained_basis(const lth_ic *ic, int nfix, const int *idx, const double *b,
+                             double *c, double *N, int *nnull, double *resid) {
+  int p = ic->p, k = nfix < p ? nfix : p;
+  double *F = malloc(sizeof(double) * ((size_t)nfix * p + (size_t)p * p + p + nfix + 2));
+  double *Vt = F + (size_t)nfix * p, *sv = Vt + (size_t)p * p, *superb = sv + p;
+  for (int i = 0; i < nfix; i++) {
+    for (int j = 0; j < p; j++) {
+      F[i + (size_t)j * nfix] = ic->U[idx[i] + (size_t)j * ic->s];
+    }
+  }
+  /* F = W S Vt: keep F's copy of W in F (jobu 'O') */
+  lapack_int info = LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'O', 'A', nfix, p, F, nfix, sv, NULL, 1, Vt,
+                                   p, superb);
+  int rank = 0;
+  for (int i = 0; info == 0 && i < k; i++) {
+    rank += sv[i] > 1e-10 * (sv[0] > 1.0 ? sv[0] : 1.0);
+  }
+  /* c = V S^+ W^T b */
+  for (int j = 0; j < p; j++) c[j] = 0.0;
+  for (int i = 0; i < rank; i++) {
+    double wb = 0.0;
+    for (int l = 0; l < nfix; l++) wb += F[l + (size_t)i * nfix] * b[l];
+    for (int j = 0; j < p; j++) c[j] += Vt[i + (size_t)j * p] * wb / sv[i];
+  }
+  *nnull = p - rank;
+  for (int l = 0; l < *nnull; l++) {
+    for (int j = 0; j < p; j++) N[j + (size_t)l * p] = Vt[(rank + l) + (size_t)j * p];
+  }
+  for (int i = 0; i < nfix; i++) {
+    double r = -b[i];
+    for (int j = 0; j < p; j++) r += ic->U[idx[i] + (size_t)j * ic->s] * c[j];
+    resid[i] = r;
+  }
+  free(F);
+  return info == 0 ? rank : -1;
+}
+
+static lth_status fix_conflict(const lth_ic *ic, int nfix, int rank, const int *idx,
+                               const double *val, const double *resid, lth_error *err) {
+  int worst = 0;
+  for (int i = 1; i < nfix; i++) {
+    worst = fabs(resid[i]) > fabs(resid[worst]) ? i : worst;
+  }
+  char name[64];
+  lth_system_component_name(ic->sys, idx[worst], name, sizeof name);
+  if (nfix > ic->p && rank == ic->p) {
+    return lth_error_set(err, LTH_ECONSIST,
+                         "%d prescriptions but the solution manifold has dimension p = %d; "
+                         "%s = %.17g conflicts with the others (off by %.3e)",
+                         nfix, ic->p, name, val[worst], resid[worst]);
+  }
+  return lth_error_set(err, LTH_ECONSIST,
+                       "prescribed %s = %.17g cannot hold together with the others and the "
+                       "algebraic constraints (off by %.3e)",
+                       name, val[worst], resid[worst]);
+}
+
+lth_status lth_ic_fix(const lth_ic *ic, const double *guess, int nfix, const int *idx,
+                      const double *val, double *z0, lth_error *err) {
+  lth_status st = not_ready(ic, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  int s = ic->s, p = ic->p;
+  for (int i = 0; i < nfix; i++) {
+    if (idx[i] < 0 || idx[i] >= s) {
+      return lth_error_set(err, LTH_EINVAL, "component %d outside 1..%d", idx[i] + 1, s);
+    }
+  }
+  double *buf = malloc(sizeof(double) * ((size_t)3 * p + (size_t)p * p + 2 * (size_t)nfix + 3));
+  if (!buf) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  double *c = buf, *g = c + p + 1, *N = g + p + 1, *b = N + (size_t)p * p + 1, *resid = b + nfix;
+  const double *q = &LTH_JET_AT(&ic->pt->q, 0, 0, 0);
+  for (int i = 0; i < nfix; i++) {
+    b[i] = val[i] - q[idx[i]];
+  }
+  int nnull = 0;
+  int rank = p > 0 ? constrained_basis(ic, nfix, idx, b, c, N, &nnull, resid) : 0;
+  if (p == 0) {
+    for (int i = 0; i < nfix; i++) resid[i] = -b[i];
+  }
+  double scale = 1.0;
+  for (int i = 0; i < nfix; i++) {
+    scale = fmax(scale, fmax(fabs(val[i]), fabs(q[idx[i]])));
+  }
+  int bad = rank < 0;
+  for (int i = 0; i < nfix && !bad; i++) {
+    bad = fabs(resid[i]) > 1e-10 * scale;
+  }
+  if (bad) {
+    st = fix_conflict(ic, nfix, rank, idx, val, resid, err);
+  } else {
+    /* free directions: c += N N^T (U^T (guess - q) - c), least squares to the guess */
+    to_coords(ic, guess, g);
+    for (int j = 0; j < p; j++) g[j] -= c[j];
+    for (int l = 0; l < nnull; l++) {
+      double d = cblas_ddot(p, N + (size_t)l * p, 1, g, 1);
+      cblas_daxpy(p, d, N + (size_t)l * p, 1, c, 1);
+    }
+    from_coords(ic, c, z0);
+    for (int i = 0; i < nfix; i++) {
+      z0[idx[i]] = val[i]; /* exact, not merely to rounding */
+    }
+  }
+  free(buf);
+  return st;
+}
+
+int lth_ic_conditions(const lth_ic *ic, const double **M0, const double **b0) {
+  *M0 = ic->M0;
+  *b0 = ic->b0;
+  return ic->s - ic->p;
+}
+
+double lth_ic_residual(const lth_ic *ic, const double *z0) {
+  int np = ic->s - ic->p;
+  if (np == 0) {
+    return 0.0;
+  }
+  double *r = ic->tmp;
+  memcpy(r, ic->b0, (size_t)np * sizeof(double));
+  cblas_dgemv(CblasColMajor, CblasNoTrans, np, ic->s, 1.0, ic->M0, np, z0, 1, -1.0, r, 1);
+  return nrm2(np, r);
+}
+
+double lth_ic_tolerance(const lth_ic *ic, const double *z0) {
+  double nq = nrm2(ic->s, &LTH_JET_AT(&ic->pt->q, 0, 0, 0)), nz = nrm2(ic->s, z0);
+  double scale = fmax(1.0, fmax(nq, nz));
+  return 1e-10 * scale;
+}
+
+const lth_point *lth_ic_point(const lth_ic *ic) { return ic->pt; }
+const double *lth_ic_range_basis(const lth_ic *ic) { return ic->U; }

@@ -1,0 +1,642 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Initial-value problems through the reduced ODE (include/lth/ivp.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "lth/ivp.h"
+
+#include <cblas.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_odeiv2.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lth/ic.h"
+#include "blas_threads.h"
+#include "ivp_coef.h"
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void lth_ivp_opts_init(lth_ivp_opts *opts) {
+  memset(opts, 0, sizeof *opts);
+  opts->method = LTH_IVP_RK8PD;
+  opts->rtol = 1e-10;
+  opts->atol = 1e-12;
+  opts->hermite = -1;
+  opts->stabilize = -1.0;
+}
+
+static const char *const method_names[] = {"rk8pd", "rkf45", "msadams", "msbdf", "bsimp"};
+
+int lth_ivp_method_from_name(const char *name) {
+  for (int k = 0; k < 5; k++) {
+    if (strcmp(name, method_names[k]) == 0) {
+      return k;
+    }
+  }
+  return -1;
+}
+
+const char *lth_ivp_method_name(lth_ivp_method method) {
+  return (unsigned)method < 5 ? method_names[method] : "unknown";
+}
+
+static const gsl_odeiv2_step_type *step_type(lth_ivp_method method) {
+  switch (method) {
+  case LTH_IVP_RKF45:
+    return gsl_odeiv2_step_rkf45;
+  case LTH_IVP_MSADAMS:
+    return gsl_odeiv2_step_msadams;
+  case LTH_IVP_MSBDF:
+    return gsl_odeiv2_step_msbdf;
+  case LTH_IVP_BSIMP:
+    return gsl_odeiv2_step_bsimp;
+  default:
+    return gsl_odeiv2_step_rk8pd;
+  }
+}
+
+static int is_stiff(lth_ivp_method method) {
+  return method == LTH_IVP_MSBDF || method == LTH_IVP_BSIMP;
+}
+
+/* ---- the integrator ---- */
+
+struct lth_ivp {
+  const lth_system *sys;
+  int m, ncols, affine;
+  size_t dim;
+  lth_ivp_opts opts;
+  lth_coef *coef;
+  gsl_odeiv2_system gsys;
+  gsl_odeiv2_driver *drv;
+  double t;
+  double *y;
+  double gamma;  /* drift damping rate (0: none) */
+  lth_status st; /* error raised inside a GSL callback */
+  lth_error err;
+  size_t steps, rhs_evals;
+};
+
+/* V' = Ahat V (+ g e_last^T): Clark (3.9) for every column. */
+static int rhs(double t, const double y[], double dydt[], void *params) {
+  lth_ivp *iv = params;
+  const lth_point *pt;
+  iv->rhs_evals++;
+  iv->st = lth_coef_eval(iv->coef, t, 0, &pt, &iv->err);
+  if (iv->st != LTH_OK) {
+    return GSL_EBADFUNC;
+  }
+  int m = iv->m;
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, iv->ncols, m, 1.0, pt->Ahat.c,
+              pt->Ahat.ld, y, m, 0.0, dydt, m);
+  if (iv->gamma > 0) {
+    /* - gamma P V: zero on the state space, damps the drift (see lth_ivp_opts.stabilize) */
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, iv->ncols, m, -iv->gamma,
+                pt->P.c, pt->P.ld, y, m, 1.0, dydt, m);
+  }
+  if (iv->affine) {
+    cblas_daxpy(m, 1.0, pt->g.c, 1, dydt + (size_t)(iv->ncols - 1) * m, 1);
+  }
+  return GSL_SUCCESS;
+}
+
+/* Jacobian I (x) Ahat and df/dt = Ahat' V (+ g') for the stiff steppers. */
+static int jac(double t, const double y[], double *dfdy, double dfdt[], void *params) {
+  lth_ivp *iv = params;
+  const lth_point *pt;
+  iv->st = lth_coef_eval(iv->coef, t, 1, &pt, &iv->err);
+  if (iv->st != LTH_OK) {
+    return GSL_EBADFUNC;
+  }
+  int m = iv->m;
+  size_t dim = iv->dim;
+  memset(dfdy, 0, dim * dim * sizeof(double));
+  for (int c = 0; c < iv->ncols; c++) {
+    size_t o = (size_t)c * m;
+    for (int i = 0; i < m; i++) {
+      for (int j = 0; j < m; j++) {
+        /* row-major for GSL */
+        dfdy[(o + i) * dim + o + j] = LTH_JET_AT(&pt->Ahat, 0, i, j) -
+                                      iv->gamma * LTH_JET_AT(&pt->P, 0, i, j);
+      }
+    }
+  }
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, iv->ncols, m, 1.0,
+              LTH_JET_COEF(&pt->Ahat, 1), pt->Ahat.ld, y, m, 0.0, dfdt, m);
+  if (iv->gamma > 0) {
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, iv->ncols, m, -iv->gamma,
+                LTH_JET_COEF(&pt->P, 1), pt->P.ld, y, m, 1.0, dfdt, m);
+  }
+  if (iv->affine) {
+    cblas_daxpy(m, 1.0, LTH_JET_COEF(&pt->g, 1), 1, dfdt + (size_t)(iv->ncols - 1) * m, 1);
+  }
+  return GSL_SUCCESS;
+}
+
+/* Stiff steppers need a dense Jacobian of size dim^2: refuse absurd sizes. */
+#define LTH_IVP_STIFF_MAX_DIM 4000
+
+lth_ivp *lth_ivp_alloc(const lth_system *sys, int ncols, int affine, const lth_ivp_opts *opts,
+                       double t_lo, double t_hi, lth_error *err) {
+  lth_ivp *iv = calloc(1, sizeof *iv);
+  if (!iv) {
+    lth_error_set(err, LTH_ENOMEM, "out of memory allocating an integrator");
+    return NULL;
+  }
+  if (opts) {
+    iv->opts = *opts;
+  } else {
+    lth_ivp_opts_init(&iv->opts);
+  }
+  iv->sys = sys;
+  iv->m = lth_system_state_dim(sys);
+  iv->ncols = ncols;
+  iv->affine = affine;
+  iv->dim = (size_t)iv->m * (size_t)ncols;
+  int stiff = is_stiff(iv->opts.method);
+  if (stiff && iv->dim > LTH_IVP_STIFF_MAX_DIM) {
+    lth_error_set(err, LTH_EINVAL,
+                  "stiff method %s needs a dense %zu x %zu Jacobian: too large; use rk8pd",
+                  lth_ivp_method_name(iv->opts.method), iv->dim, iv->dim);
+    lth_ivp_free(iv);
+    return NULL;
+  }
+  iv->coef = lth_coef_alloc(sys, &iv->opts, stiff ? 1 : 0, t_lo, t_hi, err);
+  iv->y = malloc((iv->dim ? iv->dim : 1) * sizeof(double));
+  if (!iv->coef || !iv->y) {
+    if (iv->coef) {
+      lth_error_set(err, LTH_ENOMEM, "out of memory allocating an integrator");
+    }
+    lth_ivp_free(iv);
+    return NULL;
+  }
+  iv->gsys = (gsl_odeiv2_system){rhs, stiff ? jac : NULL, iv->dim, iv};
+
+  return iv;
+}
+
+void lth_ivp_free(lth_ivp *iv) {
+  if (!iv) {
+    return;
+  }
+  if (iv->drv) {
+    gsl_odeiv2_driver_free(iv->drv);
+  }
+  lth_coef_free(iv->coef);
+  free(iv->y);
+  free(iv);
+}
+
+lth_status lth_ivp_reset(lth_ivp *iv, const double *V, lth_error *err) {
+  (void)err;
+  memcpy(iv->y, V, iv->dim * sizeof(double));
+  if (iv->drv) {
+    gsl_odeiv2_driver_reset(iv->drv);
+  }
+  return LTH_OK;
+}
+
+/* Drift damping: Ahat is unique only on the state space, so integrating
+ * (Ahat - gamma P) v + g changes no solution with P v = 0, while the drift
+ * y = P v now obeys y' = (P' + P Ahat - gamma) y (Theorem 1: P g = 0) and
+ * decays.  Auto: gamma = 0.25 ||Ahat(t0)||_1, at least 1/span, which damps
+ * without making the problem stiff (measured on a rotating-rod problem over
+ * t in [0, 1000]: drift 3.4e-10 -> 1e-13, error 1e-9 -> 5e-11). */
+static lth_status choose_gamma(lth_ivp *iv, double t, lth_error *err) {
+  iv->gamma = iv->opts.stabilize > 0 ? iv->opts.stabilize : 0.0;
+  if (iv->opts.stabilize >= 0) {
+    return LTH_OK;
+  }
+  const lth_point *pt;
+  lth_status st = lth_coef_eval(iv->coef, t, 0, &pt, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  double na = 0.0;
+  for (int j = 0; j < iv->m; j++) {
+    double c = 0.0;
+    for (int i = 0; i < iv->m; i++) {
+      c += fabs(LTH_JET_AT(&pt->Ahat, 0, i, j));
+    }
+    na = fmax(na, c);
+  }
+  double span = lth_coef_span(iv->coef);
+  iv->gamma = fmax(0.25 * na, span > 0 ? 1.0 / span : 0.0);
+  return LTH_OK;
+}
+
+lth_status lth_ivp_start(lth_ivp *iv, double t, const double *V, lth_error *err) {
+  lth_status st = choose_gamma(iv, t, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  if (iv->drv) {
+    gsl_odeiv2_driver_free(iv->drv);
+    iv->drv = NULL;
+  }
+  double span = lth_coef_span(iv->coef);
+  double h0 = iv->opts.h0 > 0 ? iv->opts.h0 : (span > 0 ? 1e-3 * span : 1e-3);
+  double rtol = iv->opts.rtol > 0 ? iv->opts.rtol : 1e-10;
+  double atol = iv->opts.atol > 0 ? iv->opts.atol : 1e-12;
+  iv->drv = gsl_odeiv2_driver_alloc_y_new(&iv->gsys, step_type(iv->opts.method), h0, atol, rtol);
+  if (!iv->drv) {
+    return lth_error_set(err, LTH_ENOMEM, "could not allocate the GSL driver");
+  }
+  gsl_odeiv2_driver_set_nmax(iv->drv, iv->opts.max_steps ? iv->opts.max_steps : 10000000);
+  iv->t = t;
+  memcpy(iv->y, V, iv->dim * sizeof(double));
+  return LTH_OK;
+}
+
+lth_status lth_ivp_advance(lth_ivp *iv, double t, double *V, lth_error *err) {
+  if (!iv->drv) {
+    return lth_error_set(err, LTH_EINVAL, "integrator not started");
+  }
+  if (t < iv->t) {
+    return lth_error_set_t(err, LTH_EINVAL, t, "integration backwards from t = %.17g", iv->t);
+  }
+  if (t > iv->t && iv->dim > 0) {
+    iv->st = LTH_OK;
+    double t_from = iv->t;
+    int rc = gsl_odeiv2_driver_apply(iv->drv, &iv->t, t, iv->y);
+    iv->steps += iv->drv->n; /* GSL counts the steps of the last apply only */
+    if (rc != GSL_SUCCESS) {
+      if (iv->st != LTH_OK) {
+        if (err) {
+          *err = iv->err;
+        }
+        return iv->st;
+      }
+      return lth_error_set_t(err, LTH_EINTEG, iv->t,
+                             "GSL %s stopped integrating from %.17g towards %.17g: %s",
+                             lth_ivp_method_name(iv->opts.method), t_from, t, gsl_strerror(rc));
+    }
+  }
+  iv->t = t;
+  memcpy(V, iv->y, iv->dim * sizeof(double));
+  return LTH_OK;
+}
+
+lth_status lth_ivp_point(lth_ivp *iv, double t, const lth_point **pt, lth_error *err) {
+  return lth_coef_eval_full(iv->coef, t, pt, err);
+}
+
+double lth_ivp_gamma(const lth_ivp *iv) { return iv->gamma; }
+
+void lth_ivp_stats(const lth_ivp *iv, size_t *steps, size_t *rhs_evals, size_t *decomps,
+                   double *seconds_decomp) {
+  if (steps) *steps = iv->steps;
+  if (rhs_evals) *rhs_evals = iv->rhs_evals;
+  lth_coef_stats(iv->coef, decomps, seconds_decomp);
+}
+
+/* ---- solutions ---- */
+
+void lth_ivp_result_free(lth_ivp_result *res) {
+  if (!res) {
+    return;
+  }
+  free(res->times);
+  free(res->z);
+  free(res->v);
+  free(res->z0_used);
+  free(res);
+}
+
+static lth_ivp_result *result_alloc(int s, int m, size_t n) {
+  lth_ivp_result *res = calloc(1, sizeof *res);
+  if (!res) {
+    return NULL;
+  }
+  res->n = n;
+  res->s = s;
+  res->m = m;
+  res->times = malloc((n ? n : 1) * sizeof(double));
+  res->z = malloc(((size_t)s * n + 1) * sizeof(double));
+  res->v = malloc(((size_t)m * n + 1) * sizeof(double));
+  res->z0_used = malloc(((size_t)s + 1) * sizeof(double));
+  res->z0_worst = -1;
+  if (!res->times || !res->z || !res->v || !res->z0_used) {
+    lth_ivp_result_free(res);
+    return NULL;
+  }
+  return res;
+}
+
+static lth_status check_times(double t0, const double *times, size_t n, lth_error *err) {
+  for (size_t k = 0; k < n; k++) {
+    if (!(times[k] >= t0) || (k > 0 && times[k] < times[k - 1])) {
+      return lth_error_set_t(err, LTH_EINVAL, times[k],
+                             "output times must be nondecreasing and >= t0 = %.17g", t0);
+    }
+  }
+  return LTH_OK;
+}
+
+/* Consistency of z0 (section 4.1) and, with opts->project, Corollary 3's projection. */
+static lth_status initial_value(const lth_system *sys, double t0, const double *z0,
+                                const lth_ivp_opts *o, lth_ivp_result *res, lth_error *err) {
+  int s = res->s;
+  lth_ic *ic = lth_ic_alloc(sys, err);
+  if (!ic) {
+    return err ? err->status : LTH_ENOMEM;
+  }
+  if (o->cond_max > 0) {
+    lth_ic_set_cond_max(ic, o->cond_max);
+  }
+  lth_status st = lth_ic_setup(ic, t0, err);
+  if (st == LTH_OK) {
+    res->z0_residual = lth_ic_residual(ic, z0);
+    memcpy(res->z0_used, z0, (size_t)s * sizeof(double));
+    if (res->z0_residual > lth_ic_tolerance(ic, z0)) {
+      if (!o->project) {
+        st = lth_error_set_t(err, LTH_ECONSIST, t0,
+                             "z0 is not consistent: ||M0 z0 - b0|| = %.3e (Clark section 4.1); "
+                             "use lth-ic to compute a consistent value, or --project",
+                             res->z0_residual);
+      } else {
+        st = lth_ic_project(ic, z0, res->z0_used, err);
+        res->projected = 1;
+      }
+    }
+  }
+  if (st == LTH_OK && res->projected) {
+    double ch = 0.0, worst = 0.0;
+    for (int i = 0; i < s; i++) {
+      double d = fabs(res->z0_used[i] - z0[i]);
+      ch += d * d;
+      if (d > worst) {
+        worst = d;
+        res->z0_worst = i;
+      }
+    }
+    res->z0_change = sqrt(ch);
+  }
+  lth_ic_free(ic);
+  return st;
+}
+
+/* z = (Nhat + Bhat) v + q, drift ||P v||, optional reprojection v <- (I - P) v. */
+static lth_status output_at(lth_ivp *iv, double t, double *v, double *z, double *drift,
+                            double *drift_rel, int reproject, lth_error *err) {
+  const lth_point *pt;
+  lth_status st = lth_ivp_point(iv, t, &pt, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  int m = pt->m, s = pt->s;
+  double *Pv = z; /* scratch: z is overwritten below */
+  cblas_dgemv(CblasColMajor, CblasNoTrans, m, m, 1.0, pt->P.c, pt->P.ld, v, 1, 0.0, Pv, 1);
+  double d = cblas_dnrm2(m, Pv, 1), nv = cblas_dnrm2(m, v, 1);
+  *drift = fmax(*drift, d);
+  *drift_rel = fmax(*drift_rel, d / fmax(1.0, nv));
+  if (reproject) {
+    cblas_daxpy(m, -1.0, Pv, 1, v, 1);
+  }
+  memcpy(z, pt->q.c, (size_t)s * sizeof(double));
+  cblas_daxpy(m, 1.0, v, 1, z, 1);
+  cblas_dgemv(CblasColMajor, CblasNoTrans, s, m, 1.0, pt->Bhat.c, pt->Bhat.ld, v, 1, 1.0, z, 1);
+  return LTH_OK;
+}
+
+static lth_status integrate_outputs(lth_ivp *iv, double t0, const double *times, size_t n,
+                                    const lth_ivp_opts *o, lth_ivp_result *res,
+                                    lth_error *err) {
+  int m = res->m, s = res->s;
+  double *v = malloc(((size_t)m + 1) * sizeof(double));
+  if (!v) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  /* v0 = (I - P(t0)) z0(1:m): the state part (Theorem 1) */
+  const lth_point *pt;
+  lth_status st = lth_ivp_point(iv, t0, &pt, err);
+  if (st == LTH_OK) {
+    memcpy(v, res->z0_used, (size_t)m * sizeof(double));
+    cblas_dgemv(CblasColMajor, CblasNoTrans, m, m, -1.0, pt->P.c, pt->P.ld, res->z0_used, 1, 1.0,
+                v, 1);
+    st = lth_ivp_start(iv, t0, v, err);
+  }
+  for (size_t k = 0; k < n && st == LTH_OK; k++) {
+    res->times[k] = times[k];
+    st = lth_ivp_advance(iv, times[k], v, err);
+    if (st == LTH_OK) {
+      st = output_at(iv, times[k], v, res->z + (size_t)k * s, &res->drift, &res->drift_rel,
+                     o->reproject, err);
+    }
+    if (st == LTH_OK && o->reproject) {
+      st = lth_ivp_reset(iv, v, err);
+    }
+    if (st == LTH_OK) {
+      memcpy(res->v + (size_t)k * m, v, (size_t)m * sizeof(double));
+    }
+    if (st == LTH_OK && o->progress) {
+      o->progress(o->progress_ctx, times[k], times[n - 1]);
+    }
+  }
+  free(v);
+  return st;
+}
+
+lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0,
+                         const double *times, size_t n, const lth_ivp_opts *opts,
+                         lth_ivp_result **out, lth_error *err) {
+  *out = NULL;
+  lth_ivp_opts o;
+  if (opts) {
+    o = *opts;
+  } else {
+    lth_ivp_opts_init(&o);
+  }
+  lth_status st = check_times(t0, times, n, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  double t_start = now();
+  int blas_saved = lth_blas_threads_push(lth_system_size(sys) <= LTH_BLAS_SMALL);
+  lth_ivp_result *res = result_alloc(lth_system_size(sys), lth_system_state_dim(sys), n);
+  if (!res) {
+    lth_blas_threads_pop(blas_saved);
+    return lth_error_set(err, LTH_ENOMEM, "out of memory allocating a solution");
+  }
+  st = initial_value(sys, t0, z0, &o, res, err);
+  lth_ivp *iv = NULL;
+  if (st == LTH_OK) {
+    double t_hi = n > 0 ? times[n - 1] : t0;
+    iv = lth_ivp_alloc(sys, 1, 1, &o, t0, t_hi, err);
+    st = iv ? LTH_OK : (err ? err->status : LTH_ENOMEM);
+  }
+  if (st == LTH_OK) {
+    st = integrate_outputs(iv, t0, times, n, &o, res, err);
+  }
+  if (iv) {
+    lth_ivp_stats(iv, &res->steps, &res->rhs_evals, &res->decomps, &res->seconds_decomp);
+    res->gamma = lth_ivp_gamma(iv);
+  }
+  lth_ivp_free(iv);
+  res->seconds_total = now() - t_start;
+  lth_blas_threads_pop(blas_saved);
+  if (st != LTH_OK) {
+    lth_ivp_result_free(res);
+    return st;
+  }
+  *out = res;
+  return LTH_OK;
+}
+
+/* ---- fundamental solution ---- */
+
+void lth_fundamental_free(lth_fundamental *fm) {
+  if (!fm) {
+    return;
+  }
+  free(fm->times);
+  free(fm->Q);
+  free(fm->Psi);
+  free(fm->Phi);
+  free(fm->vp);
+  free(fm->zp);
+  free(fm);
+}
+
+static lth_fundamental *fundamental_alloc(int s, int m, int p, size_t n) {
+  lth_fundamental *fm = calloc(1, sizeof *fm);
+  if (!fm) {
+    return NULL;
+  }
+  fm->n = n;
+  fm->s = s;
+  fm->m = m;
+  fm->p = p;
+  size_t n1 = n ? n : 1;
+  fm->times = malloc(n1 * sizeof(double));
+  fm->Q = malloc(((size_t)m * p + 1) * sizeof(double));
+  fm->Psi = malloc(((size_t)m * p * n1 + 1) * sizeof(double));
+  fm->Phi = malloc(((size_t)s * p * n1 + 1) * sizeof(double));
+  fm->vp = malloc(((size_t)m * n1 + 1) * sizeof(double));
+  fm->zp = malloc(((size_t)s * n1 + 1) * sizeof(double));
+  if (!fm->times || !fm->Q || !fm->Psi || !fm->Phi || !fm->vp || !fm->zp) {
+    lth_fundamental_free(fm);
+    return NULL;
+  }
+  return fm;
+}
+
+lth_status lth_state_basis(const lth_point *pt, double *Q, lth_error *err) {
+  int m = pt->m, p = pt->p;
+  double *a = malloc(sizeof(double) * ((size_t)m * m * 2 + (size_t)m * 2 + 2));
+  if (!a) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  double *U = a + (size_t)m * m, *sv = U + (size_t)m * m, *superb = sv + m;
+  for (int j = 0; j < m; j++) {
+    for (int i = 0; i < m; i++) {
+      a[i + (size_t)j * m] = (i == j ? 1.0 : 0.0) - LTH_JET_AT(&pt->P, 0, i, j);
+    }
+  }
+  lapack_int info = m > 0 ? LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'S', 'N', m, m, a, m, sv, U, m,
+                                           NULL, 1, superb)
+                          : 0;
+  lth_status st = LTH_OK;
+  if (info != 0) {
+    st = lth_error_set_t(err, LTH_ELAPACK, pt->t, "SVD of I - P failed (info %d)", (int)info);
+  } else if (p > 0 && !(sv[p - 1] > 1e-10 * sv[0])) {
+    st = lth_error_set_t(err, LTH_EVERIFY, pt->t, "rank(I - P) < p = %d", p);
+  } else {
+    memcpy(Q, U, (size_t)m * p * sizeof(double));
+  }
+  free(a);
+  return st;
+}
+
+/* Columns: Psi Q (p of them) and the particular solution (affine column). */
+static lth_status fundamental_run(lth_ivp *iv, lth_fundamental *fm, const double *times,
+                                  lth_error *err) {
+  int m = fm->m, p = fm->p, s = fm->s;
+  double *V = calloc((size_t)m * (p + 1) + 1, sizeof(double));
+  if (!V) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  const lth_point *pt;
+  lth_status st = lth_ivp_point(iv, fm->t0, &pt, err);
+  if (st == LTH_OK) {
+    st = lth_state_basis(pt, fm->Q, err);
+  }
+  if (st == LTH_OK) {
+    memcpy(V, fm->Q, (size_t)m * p * sizeof(double));
+    st = lth_ivp_start(iv, fm->t0, V, err);
+  }
+  for (size_t k = 0; k < fm->n && st == LTH_OK; k++) {
+    fm->times[k] = times[k];
+    st = lth_ivp_advance(iv, times[k], V, err);
+    if (st == LTH_OK) {
+      st = lth_ivp_point(iv, times[k], &pt, err);
+    }
+    if (st != LTH_OK) {
+      break;
+    }
+    double *Psi = fm->Psi + (size_t)k * m * p, *Phi = fm->Phi + (size_t)k * s * p;
+    double *vp = fm->vp + (size_t)k * m, *zp = fm->zp + (size_t)k * s;
+    memcpy(Psi, V, (size_t)m * p * sizeof(double));
+    memcpy(vp, V + (size_t)m * p, (size_t)m * sizeof(double));
+    /* Phi = (Nhat + Bhat) Psi Q;  zp = (Nhat + Bhat) vp + q */
+    for (int j = 0; j < p; j++) {
+      memset(Phi + (size_t)j * s, 0, (size_t)s * sizeof(double));
+      memcpy(Phi + (size_t)j * s, Psi + (size_t)j * m, (size_t)m * sizeof(double));
+    }
+    if (p > 0) {
+      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s, p, m, 1.0, pt->Bhat.c,
+                  pt->Bhat.ld, Psi, m, 1.0, Phi, s);
+    }
+    memcpy(zp, pt->q.c, (size_t)s * sizeof(double));
+    cblas_daxpy(m, 1.0, vp, 1, zp, 1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, s, m, 1.0, pt->Bhat.c, pt->Bhat.ld, vp, 1, 1.0, zp,
+                1);
+    /* drift of every column: ||P V|| */
+    for (int j = 0; j <= p; j++) {
+      const double *col = V + (size_t)j * m;
+      double d = 0.0;
+      for (int i = 0; i < m; i++) {
+        double x = cblas_ddot(m, pt->P.c + i, pt->P.ld, col, 1);
+        d += x * x;
+      }
+      fm->drift = fmax(fm->drift, sqrt(d));
+    }
+  }
+  free(V);
+  return st;
+}
+
+lth_status lth_ivp_fundamental(const lth_system *sys, double t0, const double *times, size_t n,
+                               const lth_ivp_opts *opts, lth_fundamental **out, lth_error *err) {
+  *out = NULL;
+  lth_status st = check_times(t0, times, n, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  int s = lth_system_size(sys), m = lth_system_state_dim(sys), p = lth_system_manifold_dim(sys);
+  lth_fundamental *fm = fundamental_alloc(s, m, p, n);
+  if (!fm) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory allocating a fundamental solution");
+  }
+  fm->t0 = t0;
+  int blas_saved = lth_blas_threads_push(s <= LTH_BLAS_SMALL);
+  lth_ivp *iv = lth_ivp_alloc(sys, p + 1, 1, opts, t0, n > 0 ? times[n - 1] : t0, err);
+  st = iv ? fundamental_run(iv, fm, times, err) : (err ? err->status : LTH_ENOMEM);
+  if (iv) {
+    lth_ivp_stats(iv, &fm->steps, &fm->rhs_evals, NULL, NULL);
+  }
+  lth_ivp_free(iv);
+  lth_blas_threads_pop(blas_saved);
+  if (st != LTH_OK) {
+    lth_fundamental_free(fm);
+    return st;
+  }
+  *out = fm;
+  return LTH_OK;
+}
