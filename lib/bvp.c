@@ -12,6 +12,7 @@
 
 #include "blas_threads.h"
 #include "bvp_impl.h"
+#include "times.h"
 
 static const char *const bvp_names[] = {"shooting", "multiple", "fd"};
 
@@ -108,40 +109,9 @@ double lth_bvp_bc_residual(const lth_bvp_problem *bp, const double *z0, const do
   return sqrt(r2);
 }
 
-/* Sorted distinct union of t0, t1 and the output times; idx[k] = position of times[k]. */
 lth_status lth_bvp_time_union(const lth_bvp_problem *bp, double **all, size_t *nall,
                               size_t *idx, lth_error *err) {
-  size_t cap = bp->n + 2;
-  double *u = malloc(cap * sizeof(double));
-  if (!u) return lth_error_set(err, LTH_ENOMEM, "out of memory");
-  size_t k = 0;
-  u[k++] = bp->t0;
-  for (size_t i = 0; i < bp->n; i++) u[k++] = bp->times[i];
-  u[k++] = bp->t1;
-  for (size_t i = 1; i < k; i++) { /* insertion sort: output lists are short and sorted */
-    double x = u[i];
-    size_t j = i;
-    while (j > 0 && u[j - 1] > x) {
-      u[j] = u[j - 1];
-      j--;
-    }
-    u[j] = x;
-  }
-  size_t m = 0;
-  for (size_t i = 0; i < k; i++) {
-    if (m == 0 || u[i] != u[m - 1]) u[m++] = u[i];
-  }
-  for (size_t i = 0; i < bp->n; i++) {
-    size_t lo = 0, hi = m - 1;
-    while (lo < hi) {
-      size_t mid = (lo + hi) / 2;
-      if (u[mid] < bp->times[i]) lo = mid + 1; else hi = mid;
-    }
-    idx[i] = lo;
-  }
-  *all = u;
-  *nall = m;
-  return LTH_OK;
+  return lth_time_union(bp->t0, bp->t1, bp->times, bp->n, all, nall, idx, err);
 }
 
 /* ---- single shooting: S = B0 Phi(t0) + B1 Phi(t1) (Clark section 4) ---- */

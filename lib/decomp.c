@@ -292,20 +292,24 @@ static lth_status chains(lth_decomp_ws *ws, double t, lth_error *err) {
   if (st != LTH_OK) {
     return st;
   }
-  /* cond(Pi) alone is blind to scale (a 1 x 1 Pi always has cond 1).  The
-   * projectors P_i = L_i Pi^{-1} R_i are what a near-singular Pi spoils, so
-   * the threshold applies to ||R_1|| ||L_1|| ||Pi^{-1}|| >= cond(Pi), which
-   * bounds ||P_1||. */
-  double npi = norm1_0(&ws->Pi);
-  ws->cond_chain = npi > 0 ? norm1_0(&ws->R[0]) * norm1_0(&ws->L[0]) * ws->cond_pi / npi
-                           : INFINITY;
+  /* cond(Pi) alone is blind to scale (a 1 x 1 Pi always has cond 1).  What a
+   * near-singular Pi spoils are P_i = L_i Pi^{-1} R_i and Q_i = L_{i-1} Pi^{-1} R_i,
+   * so the threshold applies to ||Pi^{-1}|| max_i ||L_i|| max_j ||R_j||, which
+   * bounds all of them and is >= cond(Pi) (Pi = R_i L_i).  A merely badly
+   * scaled block (A_1r = [eps; 0]) leaves it O(1). */
+  double npi = norm1_0(&ws->Pi), lmax = 0.0, rmax = 0.0;
+  for (int i = 1; i < r; i++) {
+    lmax = fmax(lmax, norm1_0(&ws->L[i - 1]));
+    rmax = fmax(rmax, norm1_0(&ws->R[i - 1]));
+  }
+  ws->cond_chain = npi > 0 ? lmax * rmax * ws->cond_pi / npi : INFINITY;
   if (ws->cond_chain < ws->cond_pi) {
     ws->cond_chain = ws->cond_pi; /* rounding in the estimates */
   }
   if (!(ws->cond_chain <= ws->cond_max)) {
     lth_error_set_t(err, LTH_ECOND, t,
                     "Pi = A(%d,%d)...A(2,1) A(1,%d) is ill-conditioned: cond(Pi) = %.3e, "
-                    "||R_1|| ||L_1|| ||Pi^-1|| = %.3e exceeds %.3e (--cond-max)",
+                    "||Pi^-1|| max ||L_i|| max ||R_j|| = %.3e exceeds %.3e (--cond-max)",
                     r, r - 1, r, ws->cond_pi, ws->cond_chain, ws->cond_max);
     if (err) {
       err->has_cond = 1;

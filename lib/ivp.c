@@ -88,8 +88,9 @@ static int rhs(double t, const double y[], double dydt[], void *params) {
   lth_ivp *iv = params;
   const lth_point *pt;
   iv->rhs_evals++;
-  iv->st = lth_coef_eval(iv->coef, t, 0, &pt, &iv->err);
-  if (iv->st != LTH_OK) {
+  lth_status st = lth_coef_eval(iv->coef, t, 0, &pt, iv->st == LTH_OK ? &iv->err : NULL);
+  if (st != LTH_OK) {
+    iv->st = iv->st == LTH_OK ? st : iv->st; /* keep the first error: GSL may retry */
     return GSL_EBADFUNC;
   }
   int m = iv->m;
@@ -110,8 +111,9 @@ static int rhs(double t, const double y[], double dydt[], void *params) {
 static int jac(double t, const double y[], double *dfdy, double dfdt[], void *params) {
   lth_ivp *iv = params;
   const lth_point *pt;
-  iv->st = lth_coef_eval(iv->coef, t, 1, &pt, &iv->err);
-  if (iv->st != LTH_OK) {
+  lth_status st = lth_coef_eval(iv->coef, t, 1, &pt, iv->st == LTH_OK ? &iv->err : NULL);
+  if (st != LTH_OK) {
+    iv->st = iv->st == LTH_OK ? st : iv->st;
     return GSL_EBADFUNC;
   }
   int m = iv->m;
@@ -244,14 +246,44 @@ lth_status lth_ivp_start(lth_ivp *iv, double t, const double *V, lth_error *err)
   double h0 = iv->opts.h0 > 0 ? iv->opts.h0 : (span > 0 ? 1e-3 * span : 1e-3);
   double rtol = iv->opts.rtol > 0 ? iv->opts.rtol : 1e-10;
   double atol = iv->opts.atol > 0 ? iv->opts.atol : 1e-12;
+  gsl_error_handler_t *saved = gsl_set_error_handler_off();
   iv->drv = gsl_odeiv2_driver_alloc_y_new(&iv->gsys, step_type(iv->opts.method), h0, atol, rtol);
+  gsl_set_error_handler(saved);
   if (!iv->drv) {
     return lth_error_set(err, LTH_ENOMEM, "could not allocate the GSL driver");
   }
   gsl_odeiv2_driver_set_nmax(iv->drv, iv->opts.max_steps ? iv->opts.max_steps : 10000000);
+  /* a step collapsing below 1e-10 of the span means singular coefficients
+   * (e.g. Pi -> singular): fail fast instead of creeping towards it */
+  if (span > 0) {
+    gsl_odeiv2_driver_set_hmin(iv->drv, 1e-10 * span);
+  }
   iv->t = t;
   memcpy(iv->y, V, iv->dim * sizeof(double));
   return LTH_OK;
+}
+
+/* Why GSL stopped: most often the coefficients become singular (Pi nearly
+ * singular, so Ahat ~ 1 / (t - t*)), which shows in Pi's chain condition. */
+static lth_status integration_failure(lth_ivp *iv, int rc, double t_from, double t_to,
+                                      lth_error *err) {
+  const lth_point *pt;
+  double tf = iv->t;
+  if (lth_coef_eval_full(iv->coef, tf, &pt, NULL) == LTH_OK && pt->cond_chain > 1e6) {
+    lth_error_set_t(err, LTH_ECOND, tf,
+                    "the reduced ODE is singular near t = %.17g: Pi's chain condition %.3e "
+                    "(integration from %.17g stalled)",
+                    tf, pt->cond_chain, t_from);
+    if (err) {
+      err->has_cond = 1;
+      err->cond = pt->cond_chain;
+    }
+    return LTH_ECOND;
+  }
+  return lth_error_set_t(err, LTH_EINTEG, tf,
+                         "GSL %s stopped integrating from %.17g towards %.17g at %.17g: %s",
+                         lth_ivp_method_name(iv->opts.method), t_from, t_to, tf,
+                         gsl_strerror(rc));
 }
 
 lth_status lth_ivp_advance(lth_ivp *iv, double t, double *V, lth_error *err) {
@@ -264,7 +296,10 @@ lth_status lth_ivp_advance(lth_ivp *iv, double t, double *V, lth_error *err) {
   if (t > iv->t && iv->dim > 0) {
     iv->st = LTH_OK;
     double t_from = iv->t;
+    /* GSL's default error handler aborts; the library must return instead */
+    gsl_error_handler_t *saved = gsl_set_error_handler_off();
     int rc = gsl_odeiv2_driver_apply(iv->drv, &iv->t, t, iv->y);
+    gsl_set_error_handler(saved);
     iv->steps += iv->drv->n; /* GSL counts the steps of the last apply only */
     if (rc != GSL_SUCCESS) {
       if (iv->st != LTH_OK) {
@@ -273,9 +308,7 @@ lth_status lth_ivp_advance(lth_ivp *iv, double t, double *V, lth_error *err) {
         }
         return iv->st;
       }
-      return lth_error_set_t(err, LTH_EINTEG, iv->t,
-                             "GSL %s stopped integrating from %.17g towards %.17g: %s",
-                             lth_ivp_method_name(iv->opts.method), t_from, t, gsl_strerror(rc));
+      return integration_failure(iv, rc, t_from, t, err);
     }
   }
   iv->t = t;

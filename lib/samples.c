@@ -419,6 +419,7 @@ static lth_status read_file(const char *path, char **out, size_t *len, lth_error
 typedef struct csv_reader {
   const char *path;
   int ncols;          /* 1 + rows*cols */
+  size_t ncap;        /* cells stored per row: no row can have more than the file has bytes */
   size_t nrows, cap;  /* data rows read */
   double *t, *v;      /* times and row-major values */
   double *cells;      /* one row of cells */
@@ -524,7 +525,7 @@ static void split_cells(csv_reader *r, const char *s, size_t n, int *ncells, int
     }
     double v = 0.0;
     int kind = parse_number(s + cb, ce - cb, &v);
-    if (count < r->ncols) {
+    if ((size_t)count < r->ncap) {
       r->cells[count] = v;
     }
     count++;
@@ -621,11 +622,12 @@ lth_source *lth_samples_read_csv(const char *path, int rows, int cols, int degre
   char *buf = NULL;
   size_t len = 0;
   lth_source *src = NULL;
-  csv_reader r = {path, 1 + rows * cols, 0, 0, NULL, NULL, NULL, 1, 0, err};
+  csv_reader r = {path, 1 + rows * cols, 0, 0, 0, NULL, NULL, NULL, 1, 0, err};
   if (read_file(path, &buf, &len, err) != LTH_OK) {
     goto cleanup;
   }
-  r.cells = malloc((size_t)r.ncols * sizeof *r.cells);
+  r.ncap = (size_t)r.ncols < len + 1 ? (size_t)r.ncols : len + 1;
+  r.cells = malloc(r.ncap * sizeof *r.cells);
   if (!r.cells) {
     lth_error_set(err, LTH_ENOMEM, "out of memory reading a CSV file");
     goto cleanup;

@@ -31,8 +31,10 @@ typedef struct lth_point {
   double t;
   int order;        /* jets below hold coefficients 0..order */
   double cond_pi;   /* 1-norm condition estimate of Pi(t) (dgecon) */
-  double cond_chain;/* ||R_1|| ||L_1|| ||Pi^{-1}|| (1-norms, >= cond_pi): the scale-aware
-                       measure the threshold applies to; it bounds ||P_1|| */
+  double cond_chain;/* ||Pi^{-1}|| max_i ||L_i|| max_j ||R_j|| (1-norms, >= cond_pi), with
+                       L_i = A_{i,i-1}...A_21 A_1r, R_j = A_{r,r-1}...A_{j+1,j}: the
+                       scale-aware measure the threshold applies to; it bounds every
+                       P_i and Q_i */
   int r, s, m, p;   /* index, size, state dimension s - n_r, manifold dimension */
   lth_jet Pi, P, Ahat, g, Bhat, q, G;
   lth_jet *Q;       /* Q[i-1] = Q_i, i = 1..r-1 */

@@ -10,6 +10,7 @@
 #ifndef LTH_LQR_H
 #define LTH_LQR_H
 
+#include "lth/ivp.h"
 #include "lth/source.h"
 #include "lth/status.h"
 #include "lth/system.h"
@@ -31,6 +32,56 @@ typedef struct lth_lqr_spec {
 /* The index-3 optimality DAE with blocks (nx, nx, nu).  The system refers to
  * spec's sources (they must outlive it). */
 lth_status lth_lqr_build_system(const lth_lqr_spec *spec, lth_system **out, lth_error *err);
+
+typedef struct lth_lqr_opts {
+  lth_ivp_opts ivp;   /* integrator settings for Psi(t, t0) */
+  double cond_max;    /* threshold for Pi = -B'HB (0: default) */
+  double tol;         /* relative residual below which (x0, 0) counts as in range(W)
+                         (0: 100 * ivp.rtol) */
+} lth_lqr_opts;
+
+void lth_lqr_opts_init(lth_lqr_opts *opts);
+
+/* Result of Clark's section 4.2 (Theorems 4-6), derived from the optimality
+ * conditions with the signs of ../shared/MATH.md section 6.  Matrices are
+ * column-major; trajectories are stored per time: x + k*nx, ... */
+typedef struct lth_lqr_result {
+  size_t n;
+  int nx, nu, p;
+  double *times;
+  int exists;          /* a smooth optimum exists: Theorem 5's (x0, 0) in range(W [I - P(t0)])
+                          and no terminal impulse */
+  int unique;          /* Theorem 5 / Corollary 5: W injective on the state space */
+  double residual;     /* ||W c - (x0, 0)|| / max(||x0||, tiny) of the least-squares c */
+  double cond_W;       /* sigma_max / sigma_min of W on the state space */
+  /* trajectories: the optimum when exists; otherwise (have_trajectory) the
+   * singular arc after the initial impulse x0 -> x0_consistent */
+  int have_trajectory;
+  double *x, *lambda, *u;       /* nx, nx, nu per time */
+  double cost;                  /* 1/2 x0' lambda(t0) (x0_consistent' ... after a jump); NaN if none */
+  /* inconsistent x0 (exists == 0): the nearest state on the smooth optimal
+   * manifold, reached by an impulsive control when the jump lies in range(B(t0)) */
+  double *x0_consistent, *jump; /* nx each */
+  int jump_in_range_B;
+  /* terminal impulse: when B(t1)' C != 0 the optimum ends with a jump
+   * x(t1) -> x(t1) + terminal_jump along range(B(t1)) that lowers the terminal
+   * cost for free (R = 0); the arc then sees C~ = C - C B (B'CB)^+ B'C */
+  int terminal_impulse;
+  double *terminal_jump;        /* nx */
+  /* closed loop (Theorem 6, canonical form): u = K(t) [x; lambda], K = B_u (I - P),
+   * the u rows of G; nu x 2nx per time */
+  double *gain;
+  /* Theorem 4: P_1' = P_2 (state space of lambda orthogonal to the algebraic
+   * space of x); max relative deviation over the times */
+  double theorem4;
+  double drift;
+} lth_lqr_result;
+
+/* Solve the singular LQR problem of spec at times[0..n-1] (in [t0, t1]).
+ * B'HB singular or ill-conditioned at some t is an error naming t. */
+lth_status lth_lqr_solve(const lth_lqr_spec *spec, const double *times, size_t n,
+                         const lth_lqr_opts *opts, lth_lqr_result **out, lth_error *err);
+void lth_lqr_result_free(lth_lqr_result *res);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* GNU-style option parsing for the lth tools.
+ *
+ *   --name VALUE, --name=VALUE, -x VALUE, -xVALUE, flags (--quiet), "--" ends
+ *   the options; positional arguments (the data file first) may come anywhere.
+ *   --help / -h and --version are built in.  An option's value is always the
+ *   next argument, so negative numbers work: --at -1,2.
+ *   Unknown options, missing or bad values, values out of range, too few or
+ *   too many positional arguments are usage errors: a message on stderr, the
+ *   hint "Try 'TOOL --help'", exit status 1.
+ *
+ * Example:
+ *   app_list at = {0};  long n = 0;  int fmt = 0;  const char *out = NULL;
+ *   app_option opts[] = {
+ *     {"at", 0, APP_OPT_LIST, &at, NULL, 0, 0},
+ *     {"grid", 0, APP_OPT_INT, &n, NULL, 2, 1e9},
+ *     {"format", 0, APP_OPT_CHOICE, &fmt, "text|csv|json", 0, 0},
+ *     {"output", 'o', APP_OPT_STRING, &out, NULL, 0, 0},
+ *   };
+ * After parsing, opts[k].given says whether option k appeared.
+ */
+#ifndef LTH_APP_OPTS_H
+#define LTH_APP_OPTS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* app_parse's return value when the tool should go on. */
+#define APP_CONTINUE (-1)
+
+typedef enum app_opt_type {
+  APP_OPT_FLAG,   /* dest int *: set to 1 (takes no value) */
+  APP_OPT_INT,    /* dest long *: integer in [min, max] */
+  APP_OPT_DOUBLE, /* dest double *: finite number in [min, max] (if min < max) */
+  APP_OPT_LIST,   /* dest app_list *: finite numbers separated by commas */
+  APP_OPT_STRING, /* dest const char **: the argument itself (not copied) */
+  APP_OPT_CHOICE  /* dest int *: index of the value in choices "a|b|c" */
+} app_opt_type;
+
+/* A list of numbers (owned; release with app_list_free). */
+typedef struct app_list {
+  double *v;
+  size_t n;
+} app_list;
+
+typedef struct app_option {
+  const char *name;    /* long name without "--" (NULL: short only) */
+  int short_name;      /* single letter, 0 if none */
+  app_opt_type type;
+  void *dest;
+  const char *choices; /* APP_OPT_CHOICE: "text|csv|json" */
+  double min, max;     /* APP_OPT_INT / APP_OPT_DOUBLE: inclusive range, if min < max */
+  int given;           /* set by app_parse: 1 if the option appeared */
+} app_option;
+
+typedef struct app_spec {
+  const char *help;    /* full --help text (printed as is) */
+  app_option *opts;
+  size_t nopts;
+  int min_args, max_args; /* positional arguments */
+} app_spec;
+
+/* Parse argv.  args (max_args entries) receives the positional arguments,
+ * *nargs their number.  Returns APP_CONTINUE, 0 after --help/--version
+ * (already printed), or 1 after a usage error (already reported).  Later
+ * occurrences of an option override earlier ones. */
+int app_parse(app_spec *spec, int argc, char **argv, const char **args, int *nargs);
+
+/* Strict number parsing: the whole string must be one finite number.
+ * Return 0 on success, -1 otherwise. */
+int app_parse_double(const char *s, double *v);
+int app_parse_long(const char *s, long *v);
+/* "1,2.5,-3" -> list (replaces and frees out's old contents).  Empty items,
+ * non-numbers and non-finite values fail (-1, *bad_item set to the item's
+ * 1-based position, or 0 for an empty list). */
+int app_parse_list(const char *s, app_list *out, size_t *bad_item);
+void app_list_free(app_list *l);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Output sinks: stdout, or a file written through a temporary (app_out.h). */
+#define _POSIX_C_SOURCE 200809L
+
+#include "app_out.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *dup_string(const char *s) {
+  char *d = malloc(strlen(s) + 1);
+  if (d) {
+    strcpy(d, s);
+  }
+  return d;
+}
+
+static void release(app_out *o) {
+  free(o->path);
+  free(o->tmp);
+  o->path = o->tmp = NULL;
+  o->fp = NULL;
+  o->special = 0;
+}
+
+/* Paths that are not regular files (/dev/null, a FIFO, a terminal) are
+ * written in place: renaming a temporary file over them would be wrong. */
+static int is_special(const char *path) {
+  struct stat sb;
+  return stat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
+}
+
+/* Create path.tmp.PID[.N] exclusively, with the permissions of a normal new
+ * file (0666 less the umask, unlike mkstemp's 0600). */
+static int create_temp(app_out *o, const char *path) {
+  size_t size = strlen(path) + 64;
+  o->tmp = malloc(size);
+  if (!o->tmp) {
+    errno = ENOMEM;
+    return -1;
+  }
+  for (int k = 0; k < 100; k++) {
+    snprintf(o->tmp, size, "%s.tmp.%ld.%d", path, (long)getpid(), k);
+    int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd >= 0 || errno != EEXIST) {
+      return fd;
+    }
+  }
+  return -1;
+}
+
+lth_status app_out_open(app_out *o, const char *path, lth_error *err) {
+  memset(o, 0, sizeof *o);
+  if (!path || strcmp(path, "-") == 0) {
+    o->fp = stdout;
+    return LTH_OK;
+  }
+  o->path = dup_string(path);
+  if (!o->path) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  int fd;
+  if (is_special(path)) {
+    free(o->path);
+    o->path = NULL; /* no rename at the end */
+    fd = open(path, O_WRONLY | O_TRUNC);
+  } else {
+    /* beside the target, so the final rename stays on one file system */
+    fd = create_temp(o, path);
+  }
+  if (fd < 0 || !(o->fp = fdopen(fd, "w"))) {
+    int e = errno;
+    if (fd >= 0) {
+      close(fd);
+    }
+    if (fd >= 0 && o->tmp) {
+      remove(o->tmp);
+    }
+    lth_error_set(err, LTH_EIO, "cannot write output file %s: %s", path, strerror(e));
+    release(o);
+    return LTH_EIO;
+  }
+  o->special = o->path == NULL;
+  return LTH_OK;
+}
+
+lth_status app_out_commit(app_out *o, lth_error *err) {
+  if (!o->fp) {
+    return lth_error_set(err, LTH_EIO, "no output open");
+  }
+  if (o->special) {
+    int bad = ferror(o->fp);
+    int e = errno;
+    if (fclose(o->fp) != 0 || bad) {
+      lth_error_set(err, LTH_EIO, "error writing the output: %s", strerror(bad ? e : errno));
+      release(o);
+      return LTH_EIO;
+    }
+    release(o);
+    return LTH_OK;
+  }
+  if (!o->path) {
+    /* stdout: a full disk or closed pipe must not pass for success */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+      return lth_error_set(err, LTH_EIO, "error writing to standard output: %s",
+                           strerror(errno));
+    }
+    o->fp = NULL;
+    return LTH_OK;
+  }
+  int bad = ferror(o->fp);
+  int e = errno;
+  if (fclose(o->fp) != 0) {
+    bad = 1;
+    e = errno;
+  }
+  o->fp = NULL;
+  if (!bad && rename(o->tmp, o->path) != 0) {
+    bad = 1;
+    e = errno;
+  }
+  if (bad) {
+    remove(o->tmp);
+    lth_error_set(err, LTH_EIO, "cannot write output file %s: %s", o->path, strerror(e));
+    release(o);
+    return LTH_EIO;
+  }
+  release(o);
+  return LTH_OK;
+}
+
+void app_out_abort(app_out *o) {
+  if (!o->fp) {
+    release(o);
+    return;
+  }
+  if (o->special) {
+    fclose(o->fp);
+  } else if (!o->path) {
+    fflush(stdout);
+  } else {
+    fclose(o->fp);
+    remove(o->tmp);
+  }
+  release(o);
+}

@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The shipped examples as regression tests: every data/*.lth must decompose
+# (lth-decompose --format json --check) with exit status 0, check residuals
+# below 1e-10, and match its committed output data/expected/NAME.json.
+#
+# Tolerance: numbers agree to a relative 1e-9, normwise per JSON member
+# (|a - e| <= 1e-9 max(|a|, |e|, max |e| over the member's matrix or vector)
+# + 1e-13).  The results are exact to rounding, so this only absorbs
+# different BLAS builds and compilers.  Rounding-level values whose size or
+# place is noise are not compared: the "check" residuals, the worst-residual
+# summary, and the times where a maximum is reached (ties break by rounding).
+#
+# A new example without an expected file fails, with the command to make one.
+# Usage: bash cli_examples.sh BUILD/apps   (env LTH_DATA_DIR = data/)
+set -u
+APPS=${1:?usage: cli_examples.sh BUILD/apps}
+DATA=${LTH_DATA_DIR:?LTH_DATA_DIR must name the data directory}
+DEC="$APPS/lth-decompose"
+JT="$APPS/../tests/tools/jsontool"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+IGNORE=(--ignore check --ignore check_worst --ignore t_check_worst --ignore t_cond_pi_max
+        --ignore t_cond_chain_max --ignore t_error)
+failures=0
+count=0
+
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+[ -x "$DEC" ] || { echo "FAIL: $DEC not built" >&2; exit 1; }
+[ -x "$JT" ] || { echo "FAIL: $JT not built" >&2; exit 1; }
+
+for file in "$DATA"/*.lth; do
+  [ -e "$file" ] || continue
+  name=$(basename "$file" .lth)
+  count=$((count + 1))
+  out="$TMP/$name.json"
+  if ! timeout 300 "$DEC" "$file" --format json --check --quiet -o "$out" 2>"$TMP/err"; then
+    fail "$name: lth-decompose failed: $(head -c 400 "$TMP/err")"
+    continue
+  fi
+  if ! "$JT" validate "$out"; then
+    fail "$name: output is not valid JSON"
+    continue
+  fi
+  "$JT" below "$out" worst 1e-10 || fail "$name: a --check residual exceeds 1e-10"
+  "$JT" near "$out" summary.rank_G_mismatches 0 0 || fail "$name: rank G differs from p"
+  expected="$DATA/expected/$name.json"
+  if [ ! -f "$expected" ]; then
+    fail "$name: no expected output $expected; review the tool's output, then create it with
+    BUILD/apps/lth-decompose data/$name.lth --format json --check --quiet -o data/expected/$name.json"
+    continue
+  fi
+  "$JT" diff "$expected" "$out" --rtol 1e-9 --atol 1e-13 "${IGNORE[@]}" ||
+    fail "$name: output differs from $expected"
+done
+
+[ "$count" -gt 0 ] || fail "no data/*.lth examples found in $DATA"
+for expected in "$DATA"/expected/*.json; do
+  [ -e "$expected" ] || continue
+  name=$(basename "$expected" .json)
+  [ -f "$DATA/$name.lth" ] || fail "$expected has no data file $DATA/$name.lth"
+done
+
+if [ "$failures" -ne 0 ]; then
+  echo "cli_examples: $failures failure(s) over $count examples" >&2
+  exit 1
+fi
+echo "cli_examples: $count examples match their expected output"
