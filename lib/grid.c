@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Grid decompositions (include/lth/grid.h): batches of points computed in
- * parallel, each thread with its own workspace, delivered in time order. */
+/* Grid decompositions (include/lth/grid.h): points computed in parallel,
+ * each thread with its own workspace, delivered in time order through a
+ * bounded ring of result slots. */
+#define _POSIX_C_SOURCE 200809L
 #include "lth/grid.h"
 
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,21 +36,32 @@ typedef struct {
   lth_verify_ws *vw;
 } worker;
 
-/* Per-batch-slot state: the result, its check and its status. */
+/* A slot of the ring of results: the result, its check, its status, and
+ * whether it is ready to be delivered. */
 typedef struct {
   lth_point *pt;
   lth_verify_report rep;
   lth_status st;
   lth_error err;
+  atomic_int ready;
 } slot;
 
 typedef struct {
   const lth_system *sys;
+  const double *times;
+  size_t n;
   lth_grid_opts o;
   int nthreads;
-  size_t batch;
+  size_t batch; /* ring size: results computed but not yet delivered */
   worker *workers;
   slot *slots;
+  atomic_size_t next;      /* next point to claim */
+  atomic_size_t delivered; /* points handed to the consumer */
+  atomic_int stop;
+  lth_grid_consumer consumer;
+  void *ctx;
+  lth_status st;           /* first failure in time order */
+  lth_error *err;
 } grid_run;
 
 static void run_free(grid_run *g) {
@@ -80,6 +95,7 @@ static lth_status run_alloc(grid_run *g, lth_error *err) {
     }
   }
   for (size_t k = 0; k < g->batch; k++) {
+    atomic_init(&g->slots[k].ready, 0);
     if (!(g->slots[k].pt = lth_point_alloc(g->sys, g->o.out_order, err))) {
       return err ? err->status : LTH_ENOMEM;
     }
@@ -95,23 +111,81 @@ static int thread_id(void) {
 #endif
 }
 
-static void compute_point(grid_run *g, double t, slot *sl) {
-  worker *w = &g->workers[thread_id()];
+static void compute_point(grid_run *g, int tid, size_t k) {
+  worker *w = &g->workers[tid];
+  slot *sl = &g->slots[k % g->batch];
   lth_error_clear(&sl->err);
-  sl->st = lth_decomp_at(w->ws, t, sl->pt, &sl->err);
+  sl->st = lth_decomp_at(w->ws, g->times[k], sl->pt, &sl->err);
   if (sl->st == LTH_OK && g->o.verify) {
     sl->st = lth_verify_at(w->vw, w->ws, sl->pt, &sl->rep, &sl->err);
   }
+  atomic_store_explicit(&sl->ready, 1, memory_order_release);
 }
 
-/* Compute points [k0, k0 + cnt) into the slots. */
-static void compute_batch(grid_run *g, const double *times, size_t k0, size_t cnt) {
-  long n = (long)cnt;
+/* Claim and compute one point if the ring has room; 0 if there was none. */
+static int work_once(grid_run *g, int tid) {
+  size_t k = atomic_load(&g->next);
+  if (k >= g->n || atomic_load(&g->stop) || k >= atomic_load(&g->delivered) + g->batch) {
+    return 0;
+  }
+  if (!atomic_compare_exchange_weak(&g->next, &k, k + 1)) {
+    return 1; /* somebody else took k: try again */
+  }
+  compute_point(g, tid, k);
+  return 1;
+}
+
+/* Thread 0: hand the ready results to the consumer in time order. */
+static void deliver_ready(grid_run *g) {
+  size_t d = atomic_load(&g->delivered);
+  while (d < g->n && !atomic_load(&g->stop)) {
+    slot *sl = &g->slots[d % g->batch];
+    if (!atomic_load_explicit(&sl->ready, memory_order_acquire)) {
+      break;
+    }
+    if (sl->st != LTH_OK) {
+      if (g->err) {
+        *g->err = sl->err;
+      }
+      g->st = sl->st;
+      atomic_store(&g->stop, 1);
+      break;
+    }
+    if (g->consumer && g->consumer(g->ctx, d, sl->pt, g->o.verify ? &sl->rep : NULL)) {
+      g->st = lth_error_set_t(g->err, LTH_ECALLBACK, g->times[d], "grid consumer stopped the run");
+      atomic_store(&g->stop, 1);
+      break;
+    }
+    atomic_store_explicit(&sl->ready, 0, memory_order_relaxed);
+    atomic_store(&g->delivered, ++d);
+    if (g->o.progress && (d % g->batch == 0 || d == g->n)) {
+      g->o.progress(g->o.progress_ctx, d, g->n);
+    }
+  }
+  if (d >= g->n) {
+    atomic_store(&g->stop, 1);
+  }
+}
+
+/* Every thread computes points; thread 0 also delivers them.  No barrier
+ * between batches: nobody spins while the consumer writes output. */
+static void run_threads(grid_run *g) {
 #ifdef LTH_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(g->nthreads) if (g->nthreads > 1)
+#pragma omp parallel num_threads(g->nthreads) if (g->nthreads > 1)
 #endif
-  for (long k = 0; k < n; k++) {
-    compute_point(g, times[k0 + (size_t)k], &g->slots[k]);
+  {
+    int tid = thread_id();
+    while (!atomic_load(&g->stop)) {
+      if (tid == 0) {
+        deliver_ready(g);
+      }
+      if (!work_once(g, tid)) {
+        if (tid != 0 && atomic_load(&g->next) >= g->n) {
+          break; /* everything claimed: thread 0 delivers the rest */
+        }
+        sched_yield();
+      }
+    }
   }
 }
 
@@ -121,47 +195,36 @@ lth_status lth_grid_decompose(const lth_system *sys, const double *times, size_t
   grid_run g;
   memset(&g, 0, sizeof g);
   g.sys = sys;
+  g.times = times;
+  g.n = n;
+  g.consumer = consumer;
+  g.ctx = ctx;
+  g.err = err;
   if (opts) {
     g.o = *opts;
   }
   if (g.o.verify && g.o.out_order < 1) {
     g.o.out_order = 1;
   }
-  g.nthreads = available_threads(g.o.threads);
-  g.batch = g.o.batch ? g.o.batch : (size_t)16 * (size_t)g.nthreads;
-  if (g.batch > n && n > 0) {
-    g.batch = n;
-  }
-  if ((size_t)g.nthreads > g.batch) {
-    g.nthreads = (int)g.batch;
-  }
   if (n == 0) {
     return LTH_OK;
   }
-  lth_status st = run_alloc(&g, err);
+  g.nthreads = available_threads(g.o.threads);
+  g.batch = g.o.batch ? g.o.batch : (size_t)16 * (size_t)g.nthreads;
+  g.batch = g.batch > n ? n : g.batch;
+  g.nthreads = (size_t)g.nthreads > g.batch ? (int)g.batch : g.nthreads;
+  atomic_init(&g.next, 0);
+  atomic_init(&g.delivered, 0);
+  atomic_init(&g.stop, 0);
+  g.st = run_alloc(&g, err);
   /* BLAS runs single-threaded inside the grid: parallelism is over points. */
   int blas_saved = lth_blas_threads_push(1);
-  for (size_t k0 = 0; k0 < n && st == LTH_OK; k0 += g.batch) {
-    size_t cnt = n - k0 < g.batch ? n - k0 : g.batch;
-    compute_batch(&g, times, k0, cnt);
-    for (size_t k = 0; k < cnt && st == LTH_OK; k++) {
-      slot *sl = &g.slots[k];
-      if (sl->st != LTH_OK) {
-        if (err) {
-          *err = sl->err;
-        }
-        st = sl->st;
-      } else if (consumer && consumer(ctx, k0 + k, sl->pt, g.o.verify ? &sl->rep : NULL)) {
-        st = lth_error_set_t(err, LTH_ECALLBACK, times[k0 + k], "grid consumer stopped the run");
-      }
-    }
-    if (g.o.progress && st == LTH_OK) {
-      g.o.progress(g.o.progress_ctx, k0 + cnt, n);
-    }
+  if (g.st == LTH_OK) {
+    run_threads(&g);
   }
   lth_blas_threads_pop(blas_saved);
   run_free(&g);
-  return st;
+  return g.st;
 }
 
 /* ---- stored results ---- */

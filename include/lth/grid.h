@@ -24,7 +24,8 @@ typedef struct lth_grid_opts {
   int threads;      /* worker threads; 0 = all available (default), 1 = serial */
   int out_order;    /* order of the result jets (default 0; --check needs 1) */
   double cond_max;  /* chain condition above this is an error (0: LTH_DEFAULT_COND_MAX) */
-  size_t batch;     /* points computed between calls of the consumer (0: 16 per thread) */
+  size_t batch;     /* results computed ahead of the consumer, at most (0: 16 per thread);
+                       memory is O(batch), independent of n */
   int verify;       /* 1: run lth_verify_at at every point (forces out_order >= 1) */
   /* progress: called from the calling thread after each batch */
   void (*progress)(void *ctx, size_t done, size_t total);

@@ -39,10 +39,12 @@ int lth_samples_degree(const lth_source *src);
 /* Sample times of a sampled source (n returned, *times set). */
 size_t lth_samples_times(const lth_source *src, const double **times);
 
-/* Estimate of the error of the Taylor coefficients of order 0..order at t:
- * est[k] bounds |coefficient k estimate - truth| scaled to a derivative
- * (k! * coefficient error), maximised over the entries; from the difference
- * between fits of degree K and K - 1 (allocates). */
+/* Estimate of the error of the derivatives of order 0..order at t: est[k]
+ * is k! * max over the entries of the difference between the degree-K fit
+ * and the degree-(K+1) fit through the same window plus its nearer
+ * neighbour -- the leading term of the degree-K fit's own error (measured
+ * ratio estimate / true error 0.95 .. 1.09 on a sine).  With only K + 1
+ * samples it compares degrees K and K - 1, which overestimates.  Allocates. */
 lth_status lth_samples_error_estimate(const lth_source *src, double t, int order, double *est,
                                       lth_error *err);
 
