@@ -142,7 +142,13 @@ START_TEST(test_manufactured_all_indices) {
 }
 END_TEST
 
-/* ---- Clark's appendix, index 3 (6.1)-(6.2), with the corrections of MATH.md §5 ---- */
+/* ---- Clark's appendix, index 3 (6.1)-(6.2), with the corrections of MATH.md §5 ----
+ * Each correction was re-derived from Algorithm 1 (u = Q_1[... + w_1' ...],
+ * w_1' = D[w_1] = B12' v2 + B12 v2' + q1') and confirmed here: with the formula
+ * as printed the comparison fails at O(1) (measured: q_u with "- q1' ... - f2"
+ * differs by 0.52 relative), with the corrected one it agrees to ~1e-16.
+ * Corrected: the label "Ahat_21" is Ahat_12; q_u = Pi^-1 A32 A21 (B12 g2 + q1'
+ * - A11 q1 - A12 q2 - f1).  The other printed index-3 formulas are right. */
 
 typedef struct {
   lth_jet *A[5][5], *f[5];
@@ -259,7 +265,15 @@ START_TEST(test_clark_appendix_index3) {
 }
 END_TEST
 
-/* ---- Clark's appendix, index 4 (6.3)-(6.4), with the corrections of MATH.md §5 ---- */
+/* ---- Clark's appendix, index 4 (6.3)-(6.4), with the corrections of MATH.md §5 ----
+ * Re-derived from Algorithm 1 and confirmed by this test; as printed they fail:
+ *   g3 and Ahat_23/g2: "A32' A21 A14" / "A21' A14" must be [A32 A21 A14]' and
+ *     [A21 A14]' (the derivative of the whole chain, from -(I - P3) q3'):
+ *     as printed g differs by 1.2e-2 relative;
+ *   B13 and B_u3: "+ B23 [(I - P3) A33 - P3 P3']" (the v3 coefficient of
+ *     w2' = B23' v3 + B23 v3'): with the printed "-" Ahat and Bhat differ by 0.99;
+ *   q_u ends in "- f1" (row 1 of the DAE): "- f3" is not even of the right size.
+ * The remaining index-4 formulas are right as printed. */
 START_TEST(test_clark_appendix_index4) {
   int n[] = {3, 3, 2, 1};
   ts_sys *S = ts_new(4, n, 401, 0.25, 0);
