@@ -67,7 +67,7 @@ static lth_status check_bc_rank(const lth_bvp_problem *bp, lth_error *err) {
   for (int i = 0; info == 0 && i < p; i++) rank += sv[i] > 1e-12 * sv[0];
   free(a);
   if (info != 0 || rank < p) {
-    return lth_error_set(err, LTH_EINVAL,
+    return lth_error_set(err, LTH_EBC,
                          "boundary conditions are dependent: rank [B0 B1] = %d < p = %d", rank,
                          p);
   }
@@ -79,13 +79,13 @@ static lth_status check_input(const lth_bvp_problem *bp, lth_error *err) {
     return lth_error_set(err, LTH_EINVAL, "interval [%g, %g]: need t0 < t1", bp->t0, bp->t1);
   }
   if (bp->rows != bp->p) {
-    return lth_error_set(err, LTH_EDIM,
+    return lth_error_set(err, LTH_EBC,
                          "%d boundary conditions given; the solution manifold has dimension "
                          "p = %d, so exactly p are needed",
                          bp->rows, bp->p);
   }
-  if (!bp->B0 || !bp->B1 || !bp->beta) {
-    return lth_error_set(err, LTH_EINVAL, "boundary conditions B0, B1, beta are missing");
+  if (bp->p > 0 && (!bp->B0 || !bp->B1 || !bp->beta)) {
+    return lth_error_set(err, LTH_EBC, "boundary conditions B0, B1, beta are missing");
   }
   for (size_t k = 0; k < bp->n; k++) {
     if (!(bp->times[k] >= bp->t0 && bp->times[k] <= bp->t1)) {
@@ -137,16 +137,21 @@ static lth_status shooting(const lth_bvp_problem *bp, const lth_bvp_opts *o,
   const double *zp0 = fm->zp, *zp1 = fm->zp + (nall - 1) * (size_t)s;
   /* S = B0 Phi0 + B1 Phi1;  c = beta - B0 zp0 - B1 zp1.  The scale of the two
    * terms is kept: S can be tiny (singular) while its own cond(S) is modest. */
-  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, p, p, s, 1.0, bp->B0, p, Phi0, s, 0.0,
-              S, p);
-  double scale = p > 0 ? LAPACKE_dlange(LAPACK_COL_MAJOR, '1', p, p, S, p) : 0.0;
-  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, p, p, s, 1.0, bp->B1, p, Phi1, s, 0.0,
-              work, p); /* work holds B1 Phi1 for its norm, then S */
-  scale += p > 0 ? LAPACKE_dlange(LAPACK_COL_MAJOR, '1', p, p, work, p) : 0.0;
-  cblas_daxpy(p * p, 1.0, work, 1, S, 1);
-  memcpy(c, bp->beta, (size_t)p * sizeof(double));
-  cblas_dgemv(CblasColMajor, CblasNoTrans, p, s, -1.0, bp->B0, p, zp0, 1, 1.0, c, 1);
-  cblas_dgemv(CblasColMajor, CblasNoTrans, p, s, -1.0, bp->B1, p, zp1, 1, 1.0, c, 1);
+  double scale = 0.0;
+  if (p > 0) {
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, p, p, s, 1.0, bp->B0, p, Phi0, s,
+                0.0, S, p);
+    scale = LAPACKE_dlange(LAPACK_COL_MAJOR, '1', p, p, S, p);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, p, p, s, 1.0, bp->B1, p, Phi1, s,
+                0.0, work, p); /* work holds B1 Phi1 for its norm, then S */
+    scale += LAPACKE_dlange(LAPACK_COL_MAJOR, '1', p, p, work, p);
+    cblas_daxpy(p * p, 1.0, work, 1, S, 1);
+  }
+  if (p > 0) { /* BLAS rejects a leading dimension of 0 */
+    memcpy(c, bp->beta, (size_t)p * sizeof(double));
+    cblas_dgemv(CblasColMajor, CblasNoTrans, p, s, -1.0, bp->B0, p, zp0, 1, 1.0, c, 1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, p, s, -1.0, bp->B1, p, zp1, 1, 1.0, c, 1);
+  }
   double anorm = p > 0 ? LAPACKE_dlange(LAPACK_COL_MAJOR, '1', p, p, S, p) : 0.0, rcond = 0.0;
   lapack_int info = p > 0 ? LAPACKE_dgetrf(LAPACK_COL_MAJOR, p, p, S, p, ipiv) : 0;
   if (info == 0 && p > 0) {

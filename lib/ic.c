@@ -185,6 +185,9 @@ static int constrained_basis(const lth_ic *ic, int nfix, const int *idx, const d
                              double *c, double *N, int *nnull, double *resid) {
   int p = ic->p, k = nfix < p ? nfix : p;
   double *F = malloc(sizeof(double) * ((size_t)nfix * p + (size_t)p * p + p + nfix + 2));
+  if (!F) {
+    return -1;
+  }
   double *Vt = F + (size_t)nfix * p, *sv = Vt + (size_t)p * p, *superb = sv + p;
   for (int i = 0; i < nfix; i++) {
     for (int j = 0; j < p; j++) {

@@ -453,6 +453,7 @@ lth_status lth_lqr_solve(const lth_lqr_spec *spec, const double *times, size_t n
   if (st == LTH_OK) {
     if (res->exists) {
       memcpy(res->x0_consistent, spec->x0, sizeof(double) * (size_t)R.nx);
+      res->jump_in_range_B = 1; /* no jump at t0: trivially in range(B) */
       trajectories(&R, c, res);
     } else {
       st = nearest_consistent(&R, res, c, err);

@@ -57,6 +57,29 @@ for file in "$DATA"/*.lth; do
     fail "$name: output differs from $expected"
 done
 
+# ---- the other tools on the examples shipped for them, against their committed
+# output data/expected/TOOL/NAME.json.  The tools integrate with rtol 1e-10,
+# so numbers are compared at relative 1e-8, absolute 1e-10; timings and step
+# counts ("stats") and the prose "note" are not compared.
+tool_example() { # TOOL NAME ARGS...
+  local tool=$1 name=$2
+  shift 2
+  local out="$TMP/$tool-$name.json" expected="$DATA/expected/$tool/$name.json"
+  if ! timeout 300 "$APPS/$tool" "$DATA/$name.lth" "$@" --format json -o "$out" 2>"$TMP/err"; then
+    fail "$tool $name: failed: $(head -c 400 "$TMP/err")"
+    return
+  fi
+  "$JT" validate "$out" || { fail "$tool $name: output is not valid JSON"; return; }
+  [ -f "$expected" ] || { fail "$tool $name: no expected output $expected; review, then create it with
+    BUILD/apps/$tool data/$name.lth $* --format json -o data/expected/$tool/$name.json"; return; }
+  "$JT" diff "$expected" "$out" --rtol 1e-8 --atol 1e-10 --ignore stats --ignore note ||
+    fail "$tool $name: output differs from $expected"
+}
+tool_example lth-ic index5 --guess 0,0,0,0,0,0,0,0,0 --at 0
+tool_example lth-solve index5 --times 0,0.5,1,1.5,2
+tool_example lth-bvp index2 --method shooting
+tool_example lth-lqr lqr_timevarying --gain
+
 [ "$count" -gt 0 ] || fail "no data/*.lth examples found in $DATA"
 for expected in "$DATA"/expected/*.json; do
   [ -e "$expected" ] || continue

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lth/bvp.h"
+#include "lth/expr.h"
 #include "testsys.h"
 #include "testutil.h"
 
@@ -238,7 +239,7 @@ START_TEST(test_input_errors) {
   /* wrong number of rows */
   ck_assert_int_eq(lth_bvp_solve(c.sys, T0, T1, c.p - 1, c.B0, c.B1, c.beta, times, 1, NULL,
                                  &res, &err),
-                   LTH_EDIM);
+                   LTH_EBC);
   ck_assert(strstr(err.message, "p = 3") != NULL);
   /* dependent rows: row 3 = row 1 */
   for (int j = 0; j < c.s; j++) {
@@ -247,14 +248,50 @@ START_TEST(test_input_errors) {
   }
   ck_assert_int_eq(
       lth_bvp_solve(c.sys, T0, T1, c.p, c.B0, c.B1, c.beta, times, 1, NULL, &res, &err),
-      LTH_EINVAL);
+      LTH_EBC);
   ck_assert(strstr(err.message, "rank") != NULL);
+  ck_assert_int_eq(lth_status_exit_code(err.status), 2);
   /* output time outside the interval */
   double late[] = {T1 + 1};
   ck_assert_int_eq(
       lth_bvp_solve(c.sys, T0, T1, c.p, c.B0, c.B1, c.beta, late, 1, NULL, &res, &err),
       LTH_ERANGE);
   free_case(&c);
+}
+END_TEST
+
+/* p = 0 (blocks 1 1): z' = u, 0 = z - sin t has exactly one solution,
+ * z = sin t, u = cos t; no boundary conditions are needed or accepted. */
+START_TEST(test_no_free_constants) {
+  int n[] = {1, 1};
+  lth_system *sys = lth_system_alloc(2, n, NULL);
+  double one[] = {1.0};
+  lth_expr *e;
+  ck_assert_int_eq(lth_expr_parse("-sin(t)", 7, NULL, NULL, &e, NULL), LTH_OK);
+  lth_system_set_A(sys, 1, 2, lth_source_const(1, 1, one, 1, NULL), NULL);
+  lth_system_set_A(sys, 2, 1, lth_source_const(1, 1, one, 1, NULL), NULL);
+  lth_system_set_f(sys, 2, lth_source_expr(1, 1, &e, NULL), NULL);
+  ck_assert_int_eq(lth_system_manifold_dim(sys), 0);
+  double times[] = {0.3, 1.1};
+  for (int method = 0; method < 3; method++) {
+    lth_bvp_opts o;
+    lth_bvp_opts_init(&o);
+    o.method = method;
+    lth_bvp_result *res = NULL;
+    lth_error err;
+    lth_error_clear(&err);
+    ck_assert_msg(lth_bvp_solve(sys, 0, 2, 0, NULL, NULL, NULL, times, 2, &o, &res, &err) ==
+                      LTH_OK,
+                  "%s: %s", lth_bvp_method_name(method), err.message);
+    double tol = method == LTH_BVP_FD ? 2e-3 : 1e-9;
+    for (int k = 0; k < 2; k++) {
+      ck_assert(fabs(res->z[2 * k] - sin(times[k])) < tol);
+      ck_assert_msg(fabs(res->z[2 * k + 1] - cos(times[k])) < tol, "%s: u(%g) = %.17g",
+                    lth_bvp_method_name(method), times[k], res->z[2 * k + 1]);
+    }
+    lth_bvp_result_free(res);
+  }
+  lth_system_free(sys);
 }
 END_TEST
 
@@ -267,6 +304,7 @@ static Suite *bvp_suite(void) {
   tcase_add_test(tc, test_multiple_holds_where_single_fails);
   tcase_add_test(tc, test_not_uniquely_solvable);
   tcase_add_test(tc, test_input_errors);
+  tcase_add_test(tc, test_no_free_constants);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -79,7 +79,7 @@ typedef struct lth_bvp_result {
  * differences interpolate linearly between grid points, so include the
  * times you need in the grid or use a shooting method).  B0, B1 are rows x s
  * column-major (ld = rows), beta has rows entries; rows must equal p.
- * Errors: LTH_EDIM (rows != p), LTH_EINVAL (rank [B0 B1] < p),
+ * Errors: LTH_EBC (rows != p, or rank [B0 B1] < p: input errors),
  * LTH_ENOTUNIQUE (singular or too ill-conditioned shooting matrix). */
 lth_status lth_bvp_solve(const lth_system *sys, double t0, double t1, int rows, const double *B0,
                          const double *B1, const double *beta, const double *times, size_t n,

@@ -62,7 +62,7 @@ typedef struct lth_lqr_result {
   /* inconsistent x0 (exists == 0): the nearest state on the smooth optimal
    * manifold, reached by an impulsive control when the jump lies in range(B(t0)) */
   double *x0_consistent, *jump; /* nx each */
-  int jump_in_range_B;
+  int jump_in_range_B;  /* 1 also when no jump at t0 is needed (jump = 0) */
   /* terminal impulse: when B(t1)' C != 0 the optimum ends with a jump
    * x(t1) -> x(t1) + terminal_jump along range(B(t1)) that lowers the terminal
    * cost for free (R = 0); the arc then sees C~ = C - C B (B'CB)^+ B'C */

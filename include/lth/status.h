@@ -39,7 +39,8 @@ extern "C" {
   X(LTH_ENOTFINITE, 17, 3, "result is not finite")                                 \
   X(LTH_ELAPACK, 18, 3, "LAPACK reported an error")                                \
   X(LTH_ECALLBACK, 19, 3, "user callback reported an error")                      \
-  X(LTH_EVERIFY, 20, 3, "verification failed")
+  X(LTH_EVERIFY, 20, 3, "verification failed")                                    \
+  X(LTH_EBC, 21, 2, "bad boundary conditions")
 
 typedef enum lth_status {
 #define LTH_X_ENUM(name, value, kind, text) name = value,
