@@ -463,11 +463,7 @@ static lth_status write_output(const ic_run *R, lth_error *err) {
   } else {
     write_text(out.fp, R);
   }
-  if (bad || ferror(out.fp)) {
-    app_out_abort(&out);
-    return lth_error_set(err, LTH_EIO, "error writing the output");
-  }
-  return app_out_commit(&out, err);
+  return app_out_finish(&out, bad, err);
 }
 
 /* ------------------------------------------------------------------------ */

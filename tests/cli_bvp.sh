@@ -6,41 +6,9 @@
 # dependent bc statements are input errors (exit 2), a singular shooting matrix
 # is a numerical failure (exit 3); fd's start-up-layer warning at index 5.
 # Usage: bash cli_bvp.sh BUILD/apps   (env LTH_DATA_DIR = data/)
-set -u
-APPS=${1:?usage: cli_bvp.sh BUILD/apps}
-DATA=${LTH_DATA_DIR:?LTH_DATA_DIR must name the data directory}
+. "$(dirname "$0")/testlib.sh"
 BVP="$APPS/lth-bvp"
-JT="$APPS/../tests/tools/jsontool"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 I2="$DATA/index2.lth"
-failures=0
-
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-
-run() {
-  local want=$1 what=$2
-  shift 2
-  "$@" >"$TMP/out" 2>"$TMP/err"
-  local rc=$?
-  if [ "$rc" -ne "$want" ]; then
-    fail "$what: exit status $rc, expected $want; stderr: $(head -c 600 "$TMP/err")"
-    return 1
-  fi
-  return 0
-}
-
-err_has() {
-  grep -qF -- "$1" "$TMP/err" || fail "$2: stderr lacks '$1': $(head -c 600 "$TMP/err")"
-}
-
-near() {
-  "$JT" near "$1" "$2" "$3" "$4" ||
-    fail "${5:-$1}: $2 = $("$JT" get "$1" "$2" 2>&1) differs from $3 by more than $4"
-}
 
 # maxdiff A.json B.json NTIMES S: max |z_a - z_b| over all entries
 maxdiff() {
@@ -184,8 +152,4 @@ run 0 "-o" "$BVP" "$I2" --times $T --method shooting --format json -o "$TMP/o.js
 [ -s "$TMP/out" ] && fail "-o also wrote to stdout"
 cmp -s "$TMP/o.json" "$TMP/shooting.json" || fail "-o file differs from stdout output"
 
-if [ "$failures" -ne 0 ]; then
-  echo "cli_bvp: $failures failure(s)" >&2
-  exit 1
-fi
-echo "cli_bvp: all checks passed"
+finish cli_bvp

@@ -3,38 +3,12 @@
 # the slope's force u = 2g/5, CSV layout, exit statuses 0/1/2/3, --check,
 # --grid, --at, -o, and a singular Pi that must fail naming t.
 # Usage: bash cli_decompose.sh BUILD/apps   (env LTH_DATA_DIR = data/)
-set -u
-APPS=${1:?usage: cli_decompose.sh BUILD/apps}
-DATA=${LTH_DATA_DIR:?LTH_DATA_DIR must name the data directory}
+. "$(dirname "$0")/testlib.sh"
 DEC="$APPS/lth-decompose"
-JT="$APPS/../tests/tools/jsontool"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 SLOPE="$DATA/slope.lth"
-failures=0
 
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-
-# run WANT_STATUS DESCRIPTION CMD...: stdout to $TMP/out, stderr to $TMP/err
-run() {
-  local want=$1 what=$2
-  shift 2
-  "$@" >"$TMP/out" 2>"$TMP/err"
-  local rc=$?
-  if [ "$rc" -ne "$want" ]; then
-    fail "$what: exit status $rc, expected $want; stderr: $(head -c 600 "$TMP/err")"
-    return 1
-  fi
-  return 0
-}
 
 # err_has SUBSTRING DESCRIPTION: the last run's stderr holds SUBSTRING
-err_has() {
-  grep -qF -- "$1" "$TMP/err" || fail "$2: stderr lacks '$1': $(head -c 600 "$TMP/err")"
-}
 
 # json_eq FILE PATH VALUE: the value printed by jsontool get equals VALUE
 json_eq() {
@@ -220,8 +194,4 @@ else
   echo "note: data/sampled.lth or its CSV is missing; sampled-data checks skipped"
 fi
 
-if [ "$failures" -ne 0 ]; then
-  echo "cli_decompose: $failures failure(s)" >&2
-  exit 1
-fi
-echo "cli_decompose: all checks passed"
+finish cli_decompose

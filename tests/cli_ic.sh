@@ -4,43 +4,11 @@
 # its conflicts, --conditions (s - p rows, M0 z0 = b0), JSON keys and sizes,
 # exit statuses 0/1/2/3, -o.
 # Usage: bash cli_ic.sh BUILD/apps   (env LTH_DATA_DIR = data/)
-set -u
-APPS=${1:?usage: cli_ic.sh BUILD/apps}
-DATA=${LTH_DATA_DIR:?LTH_DATA_DIR must name the data directory}
+. "$(dirname "$0")/testlib.sh"
 IC="$APPS/lth-ic"
-JT="$APPS/../tests/tools/jsontool"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 PEND="$DATA/pendulum.lth"
-failures=0
 
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
 
-# run WANT_STATUS DESCRIPTION CMD...: stdout to $TMP/out, stderr to $TMP/err
-run() {
-  local want=$1 what=$2
-  shift 2
-  "$@" >"$TMP/out" 2>"$TMP/err"
-  local rc=$?
-  if [ "$rc" -ne "$want" ]; then
-    fail "$what: exit status $rc, expected $want; stderr: $(head -c 600 "$TMP/err")"
-    return 1
-  fi
-  return 0
-}
-
-err_has() {
-  grep -qF -- "$1" "$TMP/err" || fail "$2: stderr lacks '$1': $(head -c 600 "$TMP/err")"
-}
-
-# near FILE PATH VALUE TOL [WHAT]
-near() {
-  "$JT" near "$1" "$2" "$3" "$4" ||
-    fail "${5:-$1}: $2 = $("$JT" get "$1" "$2" 2>&1) differs from $3 by more than $4"
-}
 
 # vec FILE PATH N: the N numbers of a JSON vector, space separated
 vec() {
@@ -189,8 +157,4 @@ run 0 "-o" "$IC" "$PEND" --guess "$GUESS" --format json -o "$TMP/o.json"
 [ -s "$TMP/out" ] && fail "-o also wrote to stdout"
 cmp -s "$TMP/o.json" "$TMP/obl.json" || fail "-o file differs from stdout output"
 
-if [ "$failures" -ne 0 ]; then
-  echo "cli_ic: $failures failure(s)" >&2
-  exit 1
-fi
-echo "cli_ic: all checks passed"
+finish cli_ic

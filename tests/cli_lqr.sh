@@ -7,42 +7,10 @@
 # 0.3256983783 confirmed by direct transcription in tests/test_lqr.c), the
 # closed loop u = K [x; lambda], and the errors.
 # Usage: bash cli_lqr.sh BUILD/apps   (env LTH_DATA_DIR = data/)
-set -u
-APPS=${1:?usage: cli_lqr.sh BUILD/apps}
-DATA=${LTH_DATA_DIR:?LTH_DATA_DIR must name the data directory}
+. "$(dirname "$0")/testlib.sh"
 LQR="$APPS/lth-lqr"
-JT="$APPS/../tests/tools/jsontool"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 DI="$DATA/lqr_double_integrator.lth"
 TV="$DATA/lqr_timevarying.lth"
-failures=0
-
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-
-run() {
-  local want=$1 what=$2
-  shift 2
-  "$@" >"$TMP/out" 2>"$TMP/err"
-  local rc=$?
-  if [ "$rc" -ne "$want" ]; then
-    fail "$what: exit status $rc, expected $want; stderr: $(head -c 600 "$TMP/err")"
-    return 1
-  fi
-  return 0
-}
-
-err_has() {
-  grep -qF -- "$1" "$TMP/err" || fail "$2: stderr lacks '$1': $(head -c 600 "$TMP/err")"
-}
-
-near() {
-  "$JT" near "$1" "$2" "$3" "$4" ||
-    fail "${5:-$1}: $2 = $("$JT" get "$1" "$2" 2>&1) differs from $3 by more than $4"
-}
 
 calc() { awk "BEGIN { printf \"%.17g\n\", $1 }"; }
 # awk has no cosh/sinh
@@ -189,8 +157,4 @@ run 0 "-o" "$LQR" "$DI" --times 0,0.5,1,1.5,2 --format json --gain -o "$TMP/o.js
 [ -s "$TMP/out" ] && fail "-o also wrote to stdout"
 cmp -s "$TMP/o.json" "$TMP/di.json" || fail "-o file differs from stdout output"
 
-if [ "$failures" -ne 0 ]; then
-  echo "cli_lqr: $failures failure(s)" >&2
-  exit 1
-fi
-echo "cli_lqr: all checks passed"
+finish cli_lqr

@@ -5,42 +5,10 @@
 # drift < 1e-10, inconsistent z0 (exit 3) and --project, CSV layout, the other
 # integrators, --times order, exit statuses, -o.
 # Usage: bash cli_solve.sh BUILD/apps   (env LTH_DATA_DIR = data/)
-set -u
-APPS=${1:?usage: cli_solve.sh BUILD/apps}
-DATA=${LTH_DATA_DIR:?LTH_DATA_DIR must name the data directory}
+. "$(dirname "$0")/testlib.sh"
 SOLVE="$APPS/lth-solve"
-JT="$APPS/../tests/tools/jsontool"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 PEND="$DATA/pendulum.lth"
 ROD="$DATA/rotating_rod.lth"
-failures=0
-
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-
-run() {
-  local want=$1 what=$2
-  shift 2
-  "$@" >"$TMP/out" 2>"$TMP/err"
-  local rc=$?
-  if [ "$rc" -ne "$want" ]; then
-    fail "$what: exit status $rc, expected $want; stderr: $(head -c 600 "$TMP/err")"
-    return 1
-  fi
-  return 0
-}
-
-err_has() {
-  grep -qF -- "$1" "$TMP/err" || fail "$2: stderr lacks '$1': $(head -c 600 "$TMP/err")"
-}
-
-near() {
-  "$JT" near "$1" "$2" "$3" "$4" ||
-    fail "${5:-$1}: $2 = $("$JT" get "$1" "$2" 2>&1) differs from $3 by more than $4"
-}
 
 # calc AWK-EXPRESSION: evaluate with %.17g (awk has sin, cos, sqrt, exp)
 calc() { awk "BEGIN { printf \"%.17g\n\", $1 }"; }
@@ -171,8 +139,4 @@ run 0 "-o" "$SOLVE" "$PEND" --times 0,1,2.5,7.3,10 --format csv -o "$TMP/o.csv"
 [ -s "$TMP/out" ] && fail "-o also wrote to stdout"
 cmp -s "$TMP/o.csv" "$TMP/pend.csv" || fail "-o file differs from stdout output"
 
-if [ "$failures" -ne 0 ]; then
-  echo "cli_solve: $failures failure(s)" >&2
-  exit 1
-fi
-echo "cli_solve: all checks passed"
+finish cli_solve

@@ -149,3 +149,11 @@ void app_out_abort(app_out *o) {
   }
   release(o);
 }
+
+lth_status app_out_finish(app_out *o, int bad, lth_error *err) {
+  if (bad || ferror(o->fp)) {
+    app_out_abort(o);
+    return lth_error_set(err, LTH_EIO, "error writing the output");
+  }
+  return app_out_commit(o, err);
+}

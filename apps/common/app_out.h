@@ -35,6 +35,9 @@ lth_status app_out_open(app_out *o, const char *path, lth_error *err);
 lth_status app_out_commit(app_out *o, lth_error *err);
 /* Give up: close and remove the temporary file (stdout is only flushed). */
 void app_out_abort(app_out *o);
+/* Finish a write: abort (nothing left behind) when the writer failed (`bad`)
+ * or the stream has an error, else commit. */
+lth_status app_out_finish(app_out *o, int bad, lth_error *err);
 
 #ifdef __cplusplus
 }
