@@ -20,7 +20,13 @@
 #include "bvp_impl.h"
 #include "twopoint.h"
 
-#define PROBE_POINTS 256
+/* The probe integrates a cheap homogeneous problem through PROBE_POINTS
+ * checkpoints, and a segment whose growth exceeds growth^2 again through
+ * PROBE_REFINE sub-checkpoints.  (256 plain checkpoints cost ~3000
+ * decompositions even where one interval suffices: 18x single shooting.) */
+#define PROBE_POINTS 64
+#define PROBE_REFINE 8
+#define MAX_NODES (PROBE_POINTS * PROBE_REFINE)
 #define MAX_INTERVALS 100000
 
 /* Spread of the columns of V (m x p): max column norm, and the ratio of the
@@ -49,30 +55,55 @@ static lth_status restart(lth_ivp *iv, double t, double *V, lth_error *err) {
   return st;
 }
 
+/* Advance the probe to t; place a node there (and restart from the state-space
+ * basis) when the columns have spread by more than G since the last node. */
+static lth_status probe_step(lth_ivp *iv, double t, double *V, int m, int p, double G,
+                             double *tau, int *k, double *spread_out, lth_error *err) {
+  lth_status st = lth_ivp_advance(iv, t, V, err);
+  double sp = st == LTH_OK ? spread(V, m, p, V + (size_t)m * p) : 0.0;
+  if (spread_out) *spread_out = sp;
+  if (st == LTH_OK && sp > G) {
+    tau[(*k)++] = t;
+    st = restart(iv, t, V, err);
+  }
+  return st;
+}
+
 /* Nodes where the fundamental solution grows by more than `growth` since the
  * last node, found by a cheap homogeneous probe integration. */
 static lth_status place_nodes(const lth_bvp_problem *bp, const lth_bvp_opts *o, double *tau,
                               int *M, lth_error *err) {
   int m = lth_system_state_dim(bp->sys), p = bp->p;
-  double G = o->growth > 0 ? o->growth : 1e2;
+  size_t mp = (size_t)m * p;
+  double G = o->growth > 0 ? o->growth : 1e2, h = (bp->t1 - bp->t0) / PROBE_POINTS;
   lth_ivp_opts io = o->ivp;
   io.rtol = fmax(io.rtol, 1e-6);
   io.atol = fmax(io.atol, 1e-9);
   io.cond_max = o->cond_max;
   lth_ivp *iv = lth_ivp_alloc(bp->sys, p, 0, &io, bp->t0, bp->t1, err);
-  double *V = malloc(sizeof(double) * ((size_t)2 * m * p + (size_t)p + 2));
+  double *V = malloc(sizeof(double) * (3 * mp + (size_t)p + 2)), *saved = V + 2 * mp + p + 1;
   lth_status st = (iv && V) ? restart(iv, bp->t0, V, err)
                             : (iv ? lth_error_set(err, LTH_ENOMEM, "out of memory")
                                   : (err ? err->status : LTH_ENOMEM));
   int k = 0;
   tau[k++] = bp->t0;
   for (int i = 1; i < PROBE_POINTS && st == LTH_OK; i++) {
-    double t = bp->t0 + (bp->t1 - bp->t0) * i / PROBE_POINTS;
-    st = lth_ivp_advance(iv, t, V, err);
-    if (st == LTH_OK && spread(V, m, p, V + (size_t)m * p) > G) {
-      tau[k++] = t;
-      st = restart(iv, t, V, err);
+    double t_prev = bp->t0 + h * (i - 1), t = bp->t0 + h * i, sp = 0.0;
+    memcpy(saved, V, mp * sizeof(double));
+    int k_prev = k;
+    st = probe_step(iv, t, V, m, p, G, tau, &k, &sp, err);
+    if (st == LTH_OK && sp > G * G) {
+      /* too much growth in one segment: redo it more finely from its start */
+      k = k_prev;
+      memcpy(V, saved, mp * sizeof(double));
+      st = lth_ivp_start(iv, t_prev, V, err);
+      for (int j = 1; j <= PROBE_REFINE && st == LTH_OK; j++) {
+        st = probe_step(iv, t_prev + h * j / PROBE_REFINE, V, m, p, G, tau, &k, NULL, err);
+      }
     }
+  }
+  if (k > 1 && bp->t1 - tau[k - 1] < 1e-3 * h) {
+    k--; /* a node right at t1 would make an empty last interval */
   }
   tau[k++] = bp->t1;
   *M = k - 1;
@@ -236,7 +267,7 @@ lth_status lth_bvp_multiple(const lth_bvp_problem *bp, const lth_bvp_opts *o,
   size_t nall = 0, *idx = malloc((bp->n + 1) * sizeof(size_t));
   lth_ivp *iv = NULL;
   int M = o->intervals > 0 ? (o->intervals < MAX_INTERVALS ? o->intervals : MAX_INTERVALS)
-                           : PROBE_POINTS;
+                           : MAX_NODES;
   d.tau = malloc(((size_t)M + 2) * sizeof(double));
   lth_status st = (!idx || !d.tau) ? lth_error_set(err, LTH_ENOMEM, "out of memory")
                                    : lth_bvp_time_union(bp, &all, &nall, idx, err);

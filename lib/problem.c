@@ -674,7 +674,7 @@ static lth_status const_field(parser *P, const char *what, const char *stmt, dou
 
 static lth_status st_interval(parser *P, size_t kw) {
   double t0 = 0.0, t1 = 0.0;
-  size_t a, b;
+  size_t a = 0, b = 0;
   lth_status st = once(P, &P->at_interval, kw, "interval");
   if (st == LTH_OK) {
     st = const_field(P, "t0", "interval t0 t1", &t0, &a);

@@ -62,6 +62,25 @@ static void assemble(const lth_twopoint *tp, band *b, double *rhs) {
   memcpy(rhs + r, tp->d, (size_t)nb * sizeof(double));
 }
 
+/* ||A^{-1}||_1 by Hager/Higham's estimator (LAPACK dlacn2) on the banded LU:
+ * a few banded solves, linear in the order.  dgbcon would do the same in
+ * principle, but its scaled triangular solves fall into an O(n^2) path on
+ * these badly scaled DAE matrices (measured: 0.4 s of 0.43 s at 3201 points). */
+static double inverse_norm_estimate(const band *b, const lapack_int *ipiv, double *work,
+                                    lapack_int *iwork) {
+  lapack_int n = b->nrows, kase = 0, isave[3] = {0, 0, 0};
+  double *v = work, *x = work + n, est = 0.0;
+  for (int it = 0; it < 10; it++) {
+    LAPACKE_dlacn2_work(n, v, x, iwork, &est, &kase, isave);
+    if (kase == 0) {
+      break;
+    }
+    LAPACKE_dgbtrs_work(LAPACK_COL_MAJOR, kase == 1 ? 'N' : 'T', n, b->kl, b->ku, 1, b->ab,
+                        b->ldab, ipiv, x, n);
+  }
+  return est;
+}
+
 lth_status lth_twopoint_solve(const lth_twopoint *tp, double *x, double *cond, lth_error *err) {
   int n = tp->n, nb = tp->nb, w = n + nb;
   band b;
@@ -85,8 +104,8 @@ lth_status lth_twopoint_solve(const lth_twopoint *tp, double *x, double *cond, l
   lapack_int info = LAPACKE_dgbtrf_work(LAPACK_COL_MAJOR, b.nrows, b.nrows, b.kl, b.ku, b.ab,
                                         b.ldab, ipiv);
   if (info == 0) {
-    LAPACKE_dgbcon_work(LAPACK_COL_MAJOR, '1', b.nrows, b.kl, b.ku, b.ab, b.ldab, ipiv, anorm,
-                        &rcond, work, iwork);
+    rcond = inverse_norm_estimate(&b, ipiv, work, iwork);
+    rcond = rcond > 0 && anorm > 0 ? 1.0 / (anorm * rcond) : 0.0;
   }
   *cond = rcond > 0 ? 1.0 / rcond : INFINITY;
   if (info != 0 || rcond == 0.0) {
