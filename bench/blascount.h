@@ -32,7 +32,7 @@ typedef struct bc_counts {
   double gemm_logn; /* sum over dgemm calls of flops * log((M N K)^(1/3)) */
   double gemm_mn;   /* sum over dgemm calls of 2 M N: the kernels' C += alpha AB update,
                        not in the 2 M N K convention (for cross-checks only) */
-  long gemm_calls, getrs_calls, getrf_calls, gecon_calls, l1_calls;
+  long gemm_calls, gemv_calls, getrs_calls, getrf_calls, gecon_calls, l1_calls;
 } bc_counts;
 
 static int bc_on;
@@ -51,6 +51,11 @@ static void *bc_next(const char *name) {
 typedef void (*bc_dgemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE,
                             blasint, blasint, blasint, double, const double *, blasint,
                             const double *, blasint, double, double *, blasint);
+typedef void (*bc_dgemv_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, blasint, blasint, double,
+                            const double *, blasint, const double *, blasint, double, double *,
+                            blasint);
+typedef void (*bc_dtrsv_fn)(enum CBLAS_ORDER, enum CBLAS_UPLO, enum CBLAS_TRANSPOSE,
+                            enum CBLAS_DIAG, blasint, const double *, blasint, double *, blasint);
 typedef void (*bc_daxpy_fn)(blasint, double, const double *, blasint, double *, blasint);
 typedef void (*bc_dscal_fn)(blasint, double, double *, blasint);
 typedef lapack_int (*bc_getrf_fn)(int, lapack_int, lapack_int, double *, lapack_int,
@@ -61,6 +66,8 @@ typedef lapack_int (*bc_gecon_fn)(int, char, lapack_int, const double *, lapack_
                                   double *, double *, lapack_int *);
 
 static bc_dgemm_fn bc_real_dgemm;
+static bc_dgemv_fn bc_real_dgemv;
+static bc_dtrsv_fn bc_real_dtrsv;
 static bc_daxpy_fn bc_real_daxpy;
 static bc_dscal_fn bc_real_dscal;
 static bc_getrf_fn bc_real_getrf;
@@ -72,6 +79,8 @@ static bc_gecon_fn bc_real_gecon;
 static void bc_init(void) {
   /* POSIX guarantees dlsym's void * converts to a function pointer. */
   bc_real_dgemm = (bc_dgemm_fn)bc_next("cblas_dgemm");
+  bc_real_dgemv = (bc_dgemv_fn)bc_next("cblas_dgemv");
+  bc_real_dtrsv = (bc_dtrsv_fn)bc_next("cblas_dtrsv");
   bc_real_daxpy = (bc_daxpy_fn)bc_next("cblas_daxpy");
   bc_real_dscal = (bc_dscal_fn)bc_next("cblas_dscal");
   bc_real_getrf = (bc_getrf_fn)bc_next("LAPACKE_dgetrf_work");
@@ -148,6 +157,35 @@ lapack_int LAPACKE_dgecon_work(int matrix_layout, char norm, lapack_int n, const
     bc.gecon_calls++;
   }
   return bc_real_gecon(matrix_layout, norm, n, a, lda, anorm, rcond, work, iwork);
+}
+
+/* lib/jet.c computes small jet products column by column with dgemv (OpenBLAS
+ * locks around every dgemm): count them as the products they are, 2 M N per
+ * column, so the model's 2 M N K per product still adds up. */
+void cblas_dgemv(OPENBLAS_CONST enum CBLAS_ORDER order, OPENBLAS_CONST enum CBLAS_TRANSPOSE trans,
+                 OPENBLAS_CONST blasint m, OPENBLAS_CONST blasint n, OPENBLAS_CONST double alpha,
+                 OPENBLAS_CONST double *a, OPENBLAS_CONST blasint lda, OPENBLAS_CONST double *x,
+                 OPENBLAS_CONST blasint incx, OPENBLAS_CONST double beta, double *y,
+                 OPENBLAS_CONST blasint incy) {
+  if (bc_on) {
+    double f = 2.0 * (double)m * (double)n;
+    bc.gemv_calls++;
+    bc.gemm += f;
+    bc.l3 += f;
+  }
+  bc_real_dgemv(order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+/* ... and small LU solves column by column with dtrsv: n^2 flops each, two per
+ * column, i.e. dgetrs's 2 n^2 nrhs. */
+void cblas_dtrsv(OPENBLAS_CONST enum CBLAS_ORDER order, OPENBLAS_CONST enum CBLAS_UPLO uplo,
+                 OPENBLAS_CONST enum CBLAS_TRANSPOSE trans, OPENBLAS_CONST enum CBLAS_DIAG diag,
+                 OPENBLAS_CONST blasint n, OPENBLAS_CONST double *a, OPENBLAS_CONST blasint lda,
+                 double *x, OPENBLAS_CONST blasint incx) {
+  if (bc_on) {
+    bc.l3 += (double)n * (double)n;
+  }
+  bc_real_dtrsv(order, uplo, trans, diag, n, a, lda, x, incx);
 }
 
 #endif

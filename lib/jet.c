@@ -199,6 +199,30 @@ static enum CBLAS_TRANSPOSE cblas_trans(lth_trans t) {
   return t == LTH_TRANS ? CblasTrans : CblasNoTrans;
 }
 
+/* Products up to this many multiply-adds go through dgemv, column by column.
+ * OpenBLAS 0.3.21 takes a process-wide lock for the packing buffer of every
+ * dgemm call; with several threads computing small decompositions the lock,
+ * not the arithmetic, dominated (2 threads 3x slower than 1 on index-6
+ * blocks of size 6).  dgemv works from a stack buffer and takes no lock. */
+#define SMALL_PRODUCT 4096
+
+/* C += alpha op(A) op(B), one coefficient pair. */
+static void coef_gemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int M, int N, int Kd,
+                      double alpha, const double *a, int lda, const double *b, int ldb,
+                      double *c, int ldc) {
+  if ((long)M * N * Kd > SMALL_PRODUCT) {
+    cblas_dgemm(CblasColMajor, ta, tb, M, N, Kd, alpha, a, lda, b, ldb, 1.0, c, ldc);
+    return;
+  }
+  /* column j of op(B): column j of B, or row j of B (stride ldb) */
+  for (int j = 0; j < N; j++) {
+    const double *bj = tb == CblasNoTrans ? b + (size_t)j * ldb : b + j;
+    int incb = tb == CblasNoTrans ? 1 : ldb;
+    cblas_dgemv(CblasColMajor, ta, ta == CblasNoTrans ? M : Kd, ta == CblasNoTrans ? Kd : M,
+                alpha, a, lda, bj, incb, 1.0, c + (size_t)j * ldc, 1);
+  }
+}
+
 /* Truncated Cauchy product, ../shared/MATH.md section 3. */
 lth_status lth_jet_gemm(lth_trans ta, lth_trans tb, double alpha, const lth_jet *A,
                         const lth_jet *B, double beta, lth_jet *C, lth_error *err) {
@@ -221,7 +245,8 @@ lth_status lth_jet_gemm(lth_trans ta, lth_trans tb, double alpha, const lth_jet 
     return LTH_OK;
   }
   enum CBLAS_TRANSPOSE cta = cblas_trans(ta), ctb = cblas_trans(tb);
-  if (tb == LTH_NOTRANS && is_packed(B) && is_packed(C)) {
+  if (tb == LTH_NOTRANS && is_packed(B) && is_packed(C) &&
+      (long)M * N * Kd > SMALL_PRODUCT) {
     /* C_{j..K} += alpha A_j [B_0 ... B_{K-j}]: one wide dgemm per j. */
     for (int j = 0; j <= K; j++) {
       cblas_dgemm(CblasColMajor, cta, ctb, M, N * (K - j + 1), Kd, alpha, LTH_JET_COEF(A, j),
@@ -231,8 +256,8 @@ lth_status lth_jet_gemm(lth_trans ta, lth_trans tb, double alpha, const lth_jet 
   }
   for (int m = 0; m <= K; m++) {
     for (int j = 0; j <= m; j++) {
-      cblas_dgemm(CblasColMajor, cta, ctb, M, N, Kd, alpha, LTH_JET_COEF(A, j), A->ld,
-                  LTH_JET_COEF(B, m - j), B->ld, 1.0, LTH_JET_COEF(C, m), C->ld);
+      coef_gemm(cta, ctb, M, N, Kd, alpha, LTH_JET_COEF(A, j), A->ld, LTH_JET_COEF(B, m - j),
+                B->ld, LTH_JET_COEF(C, m), C->ld);
     }
   }
   return LTH_OK;
@@ -412,6 +437,26 @@ lth_status lth_jet_lu_factor(lth_jet_lu *lu, const lth_jet *M, double rcond_min,
   return LTH_OK;
 }
 
+/* x <- M_0^{-1} x for nrhs columns.  Small systems use the LU factors through
+ * LAPACK's row interchanges (dlaswp) and level-2 triangular solves (dtrsv):
+ * dgetrs goes through dtrsm, whose OpenBLAS buffer lock serialises threads
+ * (see SMALL_PRODUCT). */
+static lapack_int lu_apply(const lth_jet_lu *lu, int nrhs, double *x, int ldx) {
+  int n = lu->n;
+  if ((long)n * n * nrhs > SMALL_PRODUCT) {
+    return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, lu->lu, lu->nmax, lu->ipiv, x,
+                               ldx);
+  }
+  lapack_int info = LAPACKE_dlaswp_work(LAPACK_COL_MAJOR, nrhs, x, ldx, 1, n, lu->ipiv, 1);
+  for (int j = 0; info == 0 && j < nrhs; j++) {
+    double *xj = x + (size_t)j * ldx;
+    cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasUnit, n, lu->lu, lu->nmax, xj, 1);
+    cblas_dtrsv(CblasColMajor, CblasUpper, CblasNoTrans, CblasNonUnit, n, lu->lu, lu->nmax, xj,
+                1);
+  }
+  return info;
+}
+
 /* X_m = M_0^{-1} (N_m - sum_{j=1}^m M_j X_{m-j}); ../shared/MATH.md section 3. */
 lth_status lth_jet_lu_solve(const lth_jet_lu *lu, const lth_jet *N, lth_jet *X, lth_error *err) {
   const lth_jet *M = &lu->M;
@@ -433,11 +478,10 @@ lth_status lth_jet_lu_solve(const lth_jet_lu *lu, const lth_jet *N, lth_jet *X, 
   for (int m = 0; m <= K; m++) {
     double *xm = LTH_JET_COEF(X, m);
     for (int j = 1; j <= m; j++) {
-      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, lu->n, X->cols, lu->n, -1.0,
-                  LTH_JET_COEF(M, j), M->ld, LTH_JET_COEF(X, m - j), X->ld, 1.0, xm, X->ld);
+      coef_gemm(CblasNoTrans, CblasNoTrans, lu->n, X->cols, lu->n, -1.0, LTH_JET_COEF(M, j),
+                M->ld, LTH_JET_COEF(X, m - j), X->ld, xm, X->ld);
     }
-    lapack_int info = LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', lu->n, X->cols, lu->lu,
-                                          lu->nmax, lu->ipiv, xm, X->ld);
+    lapack_int info = lu_apply(lu, X->cols, xm, X->ld);
     if (info != 0) {
       return lth_error_set(err, LTH_ELAPACK, "dgetrs argument %d invalid", (int)-info);
     }
