@@ -20,7 +20,9 @@ struct lth_verify_ws {
   lth_jet R;    /* residual, s x (m+1), order 0 */
   lth_jet dP;   /* P', m x m, order 0 */
   lth_jet T1, T2; /* s x s scratch, order 0 */
-  double *svd;  /* s*s + s doubles */
+  double *svd;  /* s*(s+1) + s + 1 doubles: the matrix and its singular values */
+  double *work; /* dgesvd workspace, sized at alloc for the largest matrix (G) */
+  lapack_int lwork;
 };
 
 lth_verify_ws *lth_verify_ws_alloc(const lth_system *sys, lth_error *err) {
@@ -39,8 +41,14 @@ lth_verify_ws *lth_verify_ws_alloc(const lth_system *sys, lth_error *err) {
   if (st == LTH_OK) st = lth_jet_init(&vw->T1, s, s + 1, 0, err);
   if (st == LTH_OK) st = lth_jet_init(&vw->T2, s, s + 1, 0, err);
   if (st == LTH_OK) {
+    /* the largest SVD is of G (s x m); the P_i are smaller */
+    double q = 0.0;
+    lapack_int info = LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'N', s, vw->m, NULL, s, NULL,
+                                          NULL, 1, NULL, 1, &q, -1);
+    vw->lwork = info == 0 ? (lapack_int)q + 1 : 5 * (s + vw->m) + 1;
     vw->svd = malloc(((size_t)s * (size_t)(s + 1) + (size_t)s + 1) * sizeof(double));
-    if (!vw->svd) st = lth_error_set(err, LTH_ENOMEM, "out of memory");
+    vw->work = malloc((size_t)vw->lwork * sizeof(double));
+    if (!vw->svd || !vw->work) st = lth_error_set(err, LTH_ENOMEM, "out of memory");
   }
   if (st != LTH_OK) {
     lth_verify_ws_free(vw);
@@ -57,6 +65,7 @@ void lth_verify_ws_free(lth_verify_ws *vw) {
   lth_jet_release(&vw->T1);
   lth_jet_release(&vw->T2);
   free(vw->svd);
+  free(vw->work);
   free(vw);
 }
 
@@ -98,9 +107,9 @@ static int singular_values(lth_verify_ws *vw, const lth_jet *J, double *sv) {
   double *a = vw->svd;
   for (int j = 0; j < cols; j++) memcpy(a + (size_t)j * rows, &LTH_JET_AT(J, 0, 0, j),
                                         (size_t)rows * sizeof(double));
-  double *superb = vw->svd + (size_t)rows * cols;
-  lapack_int info = LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'N', rows, cols, a, rows, sv, NULL, 1,
-                                   NULL, 1, superb);
+  /* no allocation per point: the _work variant with the workspace sized at alloc */
+  lapack_int info = LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'N', rows, cols, a, rows, sv, NULL,
+                                        1, NULL, 1, vw->work, vw->lwork);
   return info == 0 ? k : -1;
 }
 
