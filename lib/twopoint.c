@@ -59,7 +59,9 @@ static void assemble(const lth_twopoint *tp, band *b, double *rhs) {
   size_t r = (size_t)b->nrows - (size_t)nb, cN = tp->N * (size_t)w;
   put_block(b, r, cN, nb, n, tp->DN, nb, 1.0); /* w_N + DN x_N = d */
   put_identity(b, r, cN + (size_t)n, nb, 1.0);
-  memcpy(rhs + r, tp->d, (size_t)nb * sizeof(double));
+  if (nb > 0) {
+    memcpy(rhs + r, tp->d, (size_t)nb * sizeof(double));
+  }
 }
 
 /* ||A^{-1}||_1 by Hager/Higham's estimator (LAPACK dlacn2) on the banded LU:
