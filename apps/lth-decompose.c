@@ -46,7 +46,7 @@ static const char help_text[] =
     "\n"
     "Numerics:\n"
     "  --cond-max X        fail (exit 3) where the chain condition\n"
-    "                      ||R_1|| ||L_1|| ||Pi^-1|| exceeds X (default 1e12)\n"
+    "                      ||Pi^-1|| max||L_i|| max||R_j|| exceeds X (default 1e12)\n"
     "  --threads N         worker threads (0 = all cores, the default); results\n"
     "                      do not depend on N\n"
     "  --sample-tol X      warn when the estimated error of a sampled block's\n"

@@ -55,7 +55,7 @@ static const char help_text[] =
     "                      (Clark section 4.1: M0 has orthonormal rows spanning\n"
     "                      N(G^T), b0 = M0 q)\n"
     "  --cond-max X        fail (exit 3) when the chain condition\n"
-    "                      ||R_1|| ||L_1|| ||Pi^-1|| at T exceeds X (default 1e12)\n"
+    "                      ||Pi^-1|| max||L_i|| max||R_j|| at T exceeds X (default 1e12)\n"
     "  -h, --help          this text\n"
     "  --version           version and license\n"
     "\n"

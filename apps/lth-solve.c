@@ -61,7 +61,7 @@ static const char help_text[] =
     "                      makes the ODE stiff\n"
     "  --reproject         also set v <- (I - P) v at every output time\n"
     "  --cond-max X        fail (exit 3) where the chain condition\n"
-    "                      ||R_1|| ||L_1|| ||Pi^-1|| exceeds X (default 1e12)\n"
+    "                      ||Pi^-1|| max||L_i|| max||R_j|| exceeds X (default 1e12)\n"
     "Output:\n"
     "  --format FMT        text (default: a table and statistics), csv or json\n"
     "  -o, --output FILE   write to FILE instead of standard output (a run that\n"

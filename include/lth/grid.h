@@ -27,7 +27,7 @@ typedef struct lth_grid_opts {
   size_t batch;     /* results computed ahead of the consumer, at most (0: 16 per thread);
                        memory is O(batch), independent of n */
   int verify;       /* 1: run lth_verify_at at every point (forces out_order >= 1) */
-  /* progress: called from the calling thread after each batch */
+  /* progress: called from the calling thread every `batch` delivered points and at the end */
   void (*progress)(void *ctx, size_t done, size_t total);
   void *progress_ctx;
 } lth_grid_opts;

@@ -70,7 +70,8 @@ void lth_jet_scale(lth_jet *J, double a);
 /* Keep orders 0..order only (no-op when order >= J->order). */
 void lth_jet_truncate(lth_jet *J, int order);
 
-/* Truncated Cauchy product through cblas_dgemm:
+/* Truncated Cauchy product through cblas_dgemm (products of at most 16^3
+ * multiply-adds through cblas_dgemv, which avoids OpenBLAS's per-call lock):
  *   C_m = alpha * sum_{j=0}^{m} op(A)_j op(B)_{m-j} + beta * C_m,
  * for m = 0..K, K = min(A->order, B->order[, C->order if beta != 0],
  * C->maxorder).  C must not overlap A or B. */
