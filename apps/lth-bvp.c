@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lth-bvp: the boundary-value problem of a data file's DAE with its `bc`
- * statements (../shared/CONTRACT.md section 2; docs/user-guide.md section 7).
+ * statements (docs/format.md section 2; docs/user-guide.md section 7).
  *
  * lth_bvp_solve does the work (single or multiple shooting on Clark's
  * fundamental solution, or finite differences with the consistency

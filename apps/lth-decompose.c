@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lth-decompose: Clark's decomposition of a data file's DAE on a grid or at
- * given times (../shared/CONTRACT.md section 2; docs/user-guide.md).
+ * given times (docs/format.md section 2; docs/user-guide.md).
  *
  * The grid is streamed: lth_grid_decompose hands each point to one consumer
  * that writes it (JSON, CSV, or the text report's matrices) and folds it into

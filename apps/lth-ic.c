@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lth-ic: a consistent initial value of a data file's DAE at one time
- * (../shared/CONTRACT.md section 2; docs/user-guide.md section 5).
+ * (docs/format.md section 2; docs/user-guide.md section 5).
  *
  * Three ways to turn a guess into a consistent value, all from lth/ic.h:
  * Clark's Corollary 3 (oblique projection, the default), the nearest

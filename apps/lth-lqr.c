@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lth-lqr: totally singular LQR problems (`problem lqr` files) by Clark's
- * section 4.2 (../shared/CONTRACT.md section 2; docs/user-guide.md section 8;
+ * section 4.2 (docs/format.md section 2; docs/user-guide.md section 8;
  * docs/lqr-example.md).
  *
  * lth_lqr_solve answers three questions: does a smooth optimum exist

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lth-solve: the initial-value problem of a data file's DAE through Clark's
- * reduced ODE (../shared/CONTRACT.md section 2; docs/user-guide.md section 6).
+ * reduced ODE (docs/format.md section 2; docs/user-guide.md section 6).
  *
  * lth_ivp_solve integrates v' = Ahat v + g for the state part and rebuilds
  * z = (Nhat + Bhat) v + q at the output times; this file chooses z0, the

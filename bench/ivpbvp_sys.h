@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Manufactured time-varying Hessenberg systems for bench_ivp and bench_bvp
- * (the idea of tests/testsys.h, MATH.md section 4 item 5), plus the small
+ * (the idea of tests/testsys.h, docs/theory.md section 4 item 5), plus the small
  * helpers both benchmarks share: a clock, a deterministic random source and
  * the error against the exact solution.
  *

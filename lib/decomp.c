@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Clark's Algorithm 1 for any index, at one point (include/lth/decomp.h).
  *
- * Uniform form (../shared/MATH.md section 2).  Every algebraic quantity is an
+ * Uniform form (docs/theory.md section 2).  Every algebraic quantity is an
  * affine map of the state v = (v_1, ..., v_{r-1}) in R^m, m = s - n_r.  We store
  * such a map as an "augmented" matrix [B | q] with W = m + 1 columns, the last
  * column being the affine part.  Then
  *   X = [Bhat | q]  (s x W: rows of w_1 .. w_{r-1}, then u), and
  *   Y = [Ahat | g]  (m x W: the reduced ODE v' = Ahat v + g),
- * and the derivative of a map along the reduced flow (MATH.md §2) is
+ * and the derivative of a map along the reduced flow (docs/theory.md §2) is
  *   D[X_i] = X_i' + X_i(:, 1:m) Y,
  * a jet derivative plus one jet product.  V_j denotes the selector of v_j.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Scalar expressions in t: parser, compiler and Taylor-mode evaluation
- * (include/lth/expr.h, language in CONTRACT.md section 1.1).
+ * (include/lth/expr.h, language in docs/format.md section 1.1).
  *
  * The recursive-descent parser emits nodes in postfix order into one flat
  * array, so every node's operands come before it and evaluation is a single

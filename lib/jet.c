@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Matrix Taylor jets (include/lth/jet.h), ../shared/MATH.md section 3.
+/* Matrix Taylor jets (include/lth/jet.h), docs/theory.md section 3.
  * All products go through cblas_dgemm, all factorizations through LAPACKE. */
 #include "lth/jet.h"
 
@@ -223,7 +223,7 @@ static void coef_gemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int M, i
   }
 }
 
-/* Truncated Cauchy product, ../shared/MATH.md section 3. */
+/* Truncated Cauchy product, docs/theory.md section 3. */
 lth_status lth_jet_gemm(lth_trans ta, lth_trans tb, double alpha, const lth_jet *A,
                         const lth_jet *B, double beta, lth_jet *C, lth_error *err) {
   int M = op_rows(A, ta), Kd = op_cols(A, ta), N = op_cols(B, tb);
@@ -457,7 +457,7 @@ static lapack_int lu_apply(const lth_jet_lu *lu, int nrhs, double *x, int ldx) {
   return info;
 }
 
-/* X_m = M_0^{-1} (N_m - sum_{j=1}^m M_j X_{m-j}); ../shared/MATH.md section 3. */
+/* X_m = M_0^{-1} (N_m - sum_{j=1}^m M_j X_{m-j}); docs/theory.md section 3. */
 lth_status lth_jet_lu_solve(const lth_jet_lu *lu, const lth_jet *N, lth_jet *X, lth_error *err) {
   const lth_jet *M = &lu->M;
   if (N->rows != lu->n || X->rows != lu->n || X->cols != N->cols) {

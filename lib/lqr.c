@@ -3,7 +3,7 @@
  *
  * The optimality DAE (x, lambda, u) is homogeneous (f = 0), so every solution
  * is z(t) = Phi(t) c with Phi = (Nhat + Bhat) Psi(t, t0) Q (Corollary 2).  The
- * boundary conditions x(t0) = x0 and lambda(t1) = C x(t1) (MATH.md section 6:
+ * boundary conditions x(t0) = x0 and lambda(t1) = C x(t1) (docs/theory.md section 6:
  * the natural condition has this sign for lambda' = -H x - A' lambda) read
  *     W c = (x0, 0),   W = [ X Phi(t0) ; (Lambda - C X) Phi(t1) ],
  * X, Lambda selecting x and lambda: Clark's (4.14)-(4.15) on the state space.

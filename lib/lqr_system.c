@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The optimality DAE of a totally singular LQR problem (Clark (4.9) with
- * R = 0, MATH.md section 6): Hessenberg of index 3 with blocks (nx, nx, nu). */
+ * R = 0, docs/theory.md section 6): Hessenberg of index 3 with blocks (nx, nx, nu). */
 #include "lth/lqr.h"
 
 lth_status lth_lqr_build_system(const lth_lqr_spec *spec, lth_system **out, lth_error *err) {

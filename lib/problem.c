@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Data files (include/lth/problem.h, CONTRACT.md section 1): statements and
+/* Data files (include/lth/problem.h, docs/format.md section 1): statements and
  * the lth_problem they build.  The text layer is lib/problem_lex.c.
  *
  * Statement order rules (checked, each with a positioned message):

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Data-file text layer (lib/problem_impl.h): byte checks, comments,
  * statements, positions, and the scanners the statements are made of,
- * including matrix literals (CONTRACT.md section 1). */
+ * including matrix literals (docs/format.md section 1). */
 #include "problem_impl.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Verification of a decomposition at a point: ../shared/MATH.md section 4. */
+/* Verification of a decomposition at a point: docs/theory.md section 4. */
 #include "lth/verify.h"
 
 #include <cblas.h>
@@ -119,7 +119,7 @@ static int numerical_rank(const double *sv, int k) {
   return rank;
 }
 
-/* Theorem 3 (MATH.md §4 item 3): residual of z = (Nhat + Bhat) v + q along v' = Ahat v + g. */
+/* Theorem 3 (docs/theory.md §4 item 3): residual of z = (Nhat + Bhat) v + q along v' = Ahat v + g. */
 static lth_status theorem3(lth_verify_ws *vw, const lth_decomp_ws *ws, const lth_point *pt,
                            lth_verify_report *rep, lth_error *err) {
   int s = vw->s, m = vw->m, W = m + 1;

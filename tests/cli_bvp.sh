@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-# lth-bvp against ../shared/CONTRACT.md section 2: data/index2.lth by single
+# lth-bvp against docs/format.md section 2: data/index2.lth by single
 # shooting, multiple shooting and finite differences (shooting and multiple
 # agree to 1e-8, fd within its own error estimate), the boundary conditions and
 # the constraint hold, cond_shooting is reported; missing, wrongly sized or

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-# lth-decompose against ../shared/CONTRACT.md section 2: JSON keys and sizes,
+# lth-decompose against docs/format.md section 2: JSON keys and sizes,
 # the slope's force u = 2g/5, CSV layout, exit statuses 0/1/2/3, --check,
 # --grid, --at, -o, and a singular Pi that must fail naming t.
 # Usage: bash cli_decompose.sh BUILD/apps   (env LTH_DATA_DIR = data/)

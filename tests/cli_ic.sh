@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-# lth-ic against ../shared/CONTRACT.md section 2: the pendulum's consistent
+# lth-ic against docs/format.md section 2: the pendulum's consistent
 # values (exact numbers), --nearest against the oblique projection, --fix and
 # its conflicts, --conditions (s - p rows, M0 z0 = b0), JSON keys and sizes,
 # exit statuses 0/1/2/3, -o.

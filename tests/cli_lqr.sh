@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-# lth-lqr against ../shared/CONTRACT.md section 2 and closed forms:
+# lth-lqr against docs/format.md section 2 and closed forms:
 # the double integrator on its singular arc (x1 = cosh(2 - t), x2 = -sinh(2 - t),
 # u = x1, lambda = (sinh(2 - t), 0), J = sinh 2 cosh 2 / 2), the same off the
 # arc (an impulse at t0 to x2 = -tanh 2, cost tanh(2)/2), the time-varying

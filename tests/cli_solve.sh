@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-# lth-solve against ../shared/CONTRACT.md section 2 and closed-form solutions:
+# lth-solve against docs/format.md section 2 and closed-form solutions:
 # the linearised pendulum (dx = 0.05 cos(w t) + (0.1/w) sin(w t), w = sqrt(9.81)),
 # the rotating rod at t = 1000 (q = s (-sin t, cos t), s = sin(sqrt(3) t)) with
 # drift < 1e-10, inconsistent z0 (exit 3) and --project, CSV layout, the other

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Clark's decomposition: the identities of MATH.md section 4 for index 2..6
+/* Clark's decomposition: the identities of docs/theory.md section 4 for index 2..6
  * and a cascade of index 9, manufactured solutions, Clark's index-3 and
  * index-4 appendix formulas (corrected) implemented independently, the
  * sliding mass of the seed slides, and the error paths. */
@@ -90,7 +90,7 @@ START_TEST(test_identities_cascade9) {
 }
 END_TEST
 
-/* MATH.md §4 item 5: for z* solving the DAE, w = P z*, u* = Bu v* + qu and
+/* docs/theory.md §4 item 5: for z* solving the DAE, w = P z*, u* = Bu v* + qu and
  * v*' = Ahat v* + g with v* = (I - P) z*. */
 static void check_manufactured(int r, const int *n, uint64_t seed) {
   ts_sys *S = ts_new(r, n, seed, 0.2, 1);
@@ -142,7 +142,7 @@ START_TEST(test_manufactured_all_indices) {
 }
 END_TEST
 
-/* ---- Clark's appendix, index 3 (6.1)-(6.2), with the corrections of MATH.md §5 ----
+/* ---- Clark's appendix, index 3 (6.1)-(6.2), with the corrections of docs/theory.md §5 ----
  * Each correction was re-derived from Algorithm 1 (u = Q_1[... + w_1' ...],
  * w_1' = D[w_1] = B12' v2 + B12 v2' + q1') and confirmed here: with the formula
  * as printed the comparison fails at O(1) (measured: q_u with "- q1' ... - f2"
@@ -209,7 +209,7 @@ START_TEST(test_clark_appendix_index3) {
         f2);
     lth_jet *q1 = jc_mul(&a, Q2, stuff);
     lth_jet *T13 = jc_mul3(&a, jc_sub(&a, jc_d(&a, A13), jc_mul(&a, A11, A13)), Pinv, A32);
-    /* printed label "Ahat_21" is Ahat_12 (MATH.md §5) */
+    /* printed label "Ahat_21" is Ahat_12 (docs/theory.md §5) */
     lth_jet *Ah12 = jc_mul(&a, IP1, jc_add(&a, A12, jc_mul(&a, T13, jc_add(&a, dP2, A22))));
     lth_jet *g1 = jc_mul(&a, IP1, jc_add(&a, jc_sub(&a, f1, jc_mul(&a, T13, stuff)),
                                          jc_mul(&a, A12, q2)));
@@ -218,7 +218,7 @@ START_TEST(test_clark_appendix_index3) {
     lth_jet *Bu2 = jc_mul(&a, Qu, jc_add(&a, jc_sub(&a, jc_sub(&a, jc_d(&a, B12), A12),
                                                     jc_mul(&a, A11, B12)),
                                          jc_mul(&a, B12, Ah22)));
-    /* printed q_u ends in "- q1' ... - f2": corrected to + q1' ... - f1 (MATH.md §5) */
+    /* printed q_u ends in "- q1' ... - f2": corrected to + q1' ... - f1 (docs/theory.md §5) */
     lth_jet *qu = jc_mul(
         &a, Qu,
         jc_sub(&a,
@@ -265,7 +265,7 @@ START_TEST(test_clark_appendix_index3) {
 }
 END_TEST
 
-/* ---- Clark's appendix, index 4 (6.3)-(6.4), with the corrections of MATH.md §5 ----
+/* ---- Clark's appendix, index 4 (6.3)-(6.4), with the corrections of docs/theory.md §5 ----
  * Re-derived from Algorithm 1 and confirmed by this test; as printed they fail:
  *   g3 and Ahat_23/g2: "A32' A21 A14" / "A21' A14" must be [A32 A21 A14]' and
  *     [A21 A14]' (the derivative of the whole chain, from -(I - P3) q3'):

@@ -239,7 +239,7 @@ START_TEST(test_direct_transcription_smooth) {
   ck_assert_int_eq(lth_lqr_solve(&pb.spec, times, 3, NULL, &res, NULL), LTH_OK);
   ck_assert(res->exists && res->unique && !res->terminal_impulse);
   ck_assert(res->theorem4 < 1e-13);
-  /* lambda(t1) = C x(t1): the natural boundary condition with MATH.md's sign */
+  /* lambda(t1) = C x(t1): the natural boundary condition with docs/theory.md's sign */
   for (int i = 0; i < 2; i++) {
     double cx = pb.C[i] * res->x[4] + pb.C[i + 2] * res->x[5];
     ck_assert(fabs(res->lambda[4 + i] - cx) < 1e-9);

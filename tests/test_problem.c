@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Data files (lib/problem.c): the CONTRACT's examples and every statement,
+/* Data files (lib/problem.c): docs/format.md's examples and every statement,
  * checked through the system they build (lth_system_eval) and the
  * accessors. */
 #define _POSIX_C_SOURCE 200809L
@@ -11,7 +11,7 @@
 #include "lth/samples.h"
 #include "testutil.h"
 
-/* CONTRACT.md section 1.1 (one `grid` line: the two are alternatives). */
+/* docs/format.md section 1.1 (one `grid` line: the two are alternatives). */
 static const char *contract_dae =
     "lth 1                      # optional; if present, the first statement\n"
     "problem dae                # optional; the default kind\n"
@@ -25,7 +25,7 @@ static const char *contract_dae =
     "f(1)   = [0; -g]           # block f_i, size n_i x 1\n"
     "f(3)   = -4                # a 1x1 block may omit the brackets\n";
 
-/* CONTRACT.md section 1.2 */
+/* docs/format.md section 1.2 */
 static const char *contract_lqr =
     "problem lqr\n"
     "sizes 2 1                  # nx nu (nx > nu >= 1)\n"

@@ -6,7 +6,7 @@
  * A_1r, A_{i,i-1} are "identity plus small oscillation" so that Pi stays well
  * conditioned while the projectors P_i vary with t.
  *
- * Manufactured solutions (MATH.md section 4, item 5): with
+ * Manufactured solutions (docs/theory.md section 4, item 5): with
  *     z*_k(t) = a_k sin(b_k t + c_k) + d_k,
  * f = E z*' - A z* is delivered by a callback as an exact jet, so z* solves
  * the DAE exactly.  Alternatively f is an independent random oscillation.

@@ -21,7 +21,7 @@
  *     ...on an lth_error: return app_fail(&err);   // "lth-foo: file:line:col: msg", exit code
  *   }
  *
- * Exit statuses (CONTRACT section 2): 0 success, 1 usage error, 2 input error
+ * Exit statuses (docs/format.md section 2): 0 success, 1 usage error, 2 input error
  * (file/format), 3 numerical failure; lth_status_exit_code maps library codes.
  */
 #ifndef LTH_APP_H

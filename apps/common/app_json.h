@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Streaming JSON writer (RFC 8259) for the tools' machine-readable output.
  *
- * Numbers are printed with %.17g, so they read back exactly (CONTRACT
+ * Numbers are printed with %.17g, so they read back exactly (docs/format.md
  * section 2).  JSON has no NaN or Inf: a non-finite number is written as
  * null and remembered (app_json_nonfinite); the tool must then fail with exit
  * status 3 (better: check values before writing, so the message can name t).

@@ -6,7 +6,7 @@
  * result under the requested name (and keeps an older FILE intact).
  * Existing non-regular files (/dev/null, a FIFO) are written in place.
  * Standard output cannot be taken back: a run that fails after writing part
- * of its output exits non-zero (CONTRACT section 2) and the partial output
+ * of its output exits non-zero (docs/format.md section 2) and the partial output
  * must not be trusted.
  */
 #ifndef LTH_APP_OUT_H

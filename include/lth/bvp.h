@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* DAE boundary-value problems (Clark section 4 and 4.1; ../shared/MATH.md
+/* DAE boundary-value problems (Clark section 4 and 4.1; docs/theory.md
  * section 6):
  *     E z' = A(t) z + f(t),   B0 z(t0) + B1 z(t1) = beta,
  * with p = dim of the solution manifold boundary conditions (B0, B1: p x s).

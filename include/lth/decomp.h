@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Clark's decomposition at one time point (Algorithm 1 in the uniform form of
- * ../shared/MATH.md section 2), for any index r >= 2, with every derivative
- * carried exactly as a Taylor jet (MATH.md section 3).
+ * docs/theory.md section 2), for any index r >= 2, with every derivative
+ * carried exactly as a Taylor jet (docs/theory.md section 3).
  *
  * Results at t (all jets of order `order` around t; coefficient 0 is the value):
  *   Pi    n_r x n_r          A_{r,r-1} ... A_21 A_1r, with a condition estimate

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Scalar expressions in t with Taylor-mode automatic differentiation.
  *
- * Language (../shared/CONTRACT.md section 1.1): numbers (2, -1.5e-3, .5),
+ * Language (docs/format.md section 1.1): numbers (2, -1.5e-3, .5),
  * the variable t, named parameters (resolved when parsing), pi,
  * + - * / and ^ (power, right-associative, binds tighter than unary minus:
  * -t^2 = -(t^2), 2^3^2 = 2^9), parentheses, and the functions

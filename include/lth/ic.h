@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Consistent initial values (Clark's Corollaries 2-3 and section 4.1;
- * ../shared/MATH.md section 6).
+ * docs/theory.md section 6).
  *
  * z0 is consistent at t iff z0 = G(t) v0 + q(t) for some v0, where
  * G = [Nhat + Bhat][I - P] has rank p.  Equivalently M0 z0 = b0 with

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Initial-value problems through the reduced ODE (Clark's Theorem 1 and
- * Corollary 2; ../shared/MATH.md section 6).
+ * Corollary 2; docs/theory.md section 6).
  *
  * The state part v = (I - P) z(1:m) obeys v' = Ahat(t) v + g(t), integrated
  * with GSL's odeiv2; the full solution is z = (Nhat + Bhat(t)) v + q(t).

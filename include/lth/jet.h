@@ -12,7 +12,7 @@
  * highest order that is exact given its operands (a product has the smaller
  * order of its factors, a derivative one less).  Nothing here allocates except
  * lth_jet_init/_alloc/lth_jet_lu_alloc and the convenience lth_jet_solve.
- * See ../shared/MATH.md section 3.
+ * See docs/theory.md section 3.
  */
 #ifndef LTH_JET_H
 #define LTH_JET_H

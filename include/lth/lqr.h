@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Totally singular LQR by Clark's section 4.2 (../shared/MATH.md section 6):
+/* Totally singular LQR by Clark's section 4.2 (docs/theory.md section 6):
  *   minimise 1/2 x(t1)' C x(t1) + 1/2 int_{t0}^{t1} x' H x dt
  *   subject to x' = A(t) x + B(t) u, x(t0) = x0, R = 0, B' H B invertible.
  * Optimality DAE (index 3): z = (x, lambda, u),
@@ -43,7 +43,7 @@ typedef struct lth_lqr_opts {
 void lth_lqr_opts_init(lth_lqr_opts *opts);
 
 /* Result of Clark's section 4.2 (Theorems 4-6), derived from the optimality
- * conditions with the signs of ../shared/MATH.md section 6.  Matrices are
+ * conditions with the signs of docs/theory.md section 6.  Matrices are
  * column-major; trajectories are stored per time: x + k*nx, ... */
 typedef struct lth_lqr_result {
   size_t n;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Data files (.lth): ../shared/CONTRACT.md section 1.  A parsed file is an
+/* Data files (.lth): docs/format.md section 1.  A parsed file is an
  * lth_problem: a DAE system (for `problem lqr` files, the LQR optimality DAE
  * of Clark section 4.2 built from A, B, H), its interval and grid, and the
  * optional statements the other tools use (z0, bc, sampling order).

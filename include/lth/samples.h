@@ -2,7 +2,7 @@
 /* Sampled matrix functions: a jet source built from values at strictly
  * increasing times.  Taylor coefficients are estimated from local polynomial
  * fits (the only source with truncation error); an error estimate compares
- * fits of two degrees.  ../shared/CONTRACT.md section 1.1, `samples(...)` and
+ * fits of two degrees.  docs/format.md section 1.1, `samples(...)` and
  * `sampling order K`.
  */
 #ifndef LTH_SAMPLES_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A linear time-varying Hessenberg DAE  E z' = A(t) z + f(t)  of index r
- * (Clark (2.1)-(2.2), ../shared/MATH.md section 1):
+ * (Clark (2.1)-(2.2), docs/theory.md section 1):
  *     z = (z_1, ..., z_{r-1}, u),  z_i in R^{n_i},  u in R^{n_r},
  *     s = n_1 + ... + n_r,  m = s - n_r (state-space dimension of v),
  *     p = sum_{i<r} (n_i - n_r) (dimension of the solution manifold).

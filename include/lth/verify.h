@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Built-in verification of a decomposition at a point (../shared/MATH.md
+/* Built-in verification of a decomposition at a point (docs/theory.md
  * section 4): the residual of Clark's Theorem 3, the projector identities
  * (2.5), Theorem 1's structure, and rank G = p.  All residuals are relative
  * (divided by the scale of the terms that cancel), so a correct decomposition
