@@ -14,17 +14,17 @@
 #include "bvp_impl.h"
 #include "times.h"
 
-static const char *const bvp_names[] = {"shooting", "multiple", "fd"};
+static const char *const bvp_names[] = {"shooting", "multiple", "fd", "collocation"};
 
 int lth_bvp_method_from_name(const char *name) {
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < 4; k++) {
     if (strcmp(name, bvp_names[k]) == 0) return k;
   }
   return -1;
 }
 
 const char *lth_bvp_method_name(lth_bvp_method method) {
-  return (unsigned)method < 3 ? bvp_names[method] : "unknown";
+  return (unsigned)method < 4 ? bvp_names[method] : "unknown";
 }
 
 void lth_bvp_opts_init(lth_bvp_opts *opts) {
@@ -215,6 +215,8 @@ static lth_bvp_result *result_alloc(const lth_bvp_problem *bp, lth_bvp_method me
   res->fd_order = NAN;
   res->fd_error = NAN;
   res->fd_error_layer = NAN;
+  res->cond_bvp = NAN;
+  res->error_estimate = NAN;
   res->times = malloc((bp->n + 1) * sizeof(double));
   res->z = malloc(((size_t)bp->s * bp->n + 1) * sizeof(double));
   if (!res->times || !res->z) {
@@ -248,6 +250,9 @@ lth_status lth_bvp_solve(const lth_system *sys, double t0, double t1, int rows, 
     break;
   case LTH_BVP_FD:
     st = lth_bvp_fd(&bp, &o, res, err);
+    break;
+  case LTH_BVP_COLLOCATION:
+    st = lth_bvp_collocation(&bp, &o, res, err);
     break;
   default:
     st = lth_error_set(err, LTH_EINVAL, "unknown BVP method %d", (int)o.method);

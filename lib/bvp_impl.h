@@ -25,5 +25,7 @@ lth_status lth_bvp_multiple(const lth_bvp_problem *bp, const lth_bvp_opts *o,
                             lth_bvp_result *res, lth_error *err);
 lth_status lth_bvp_fd(const lth_bvp_problem *bp, const lth_bvp_opts *o, lth_bvp_result *res,
                       lth_error *err);
+lth_status lth_bvp_collocation(const lth_bvp_problem *bp, const lth_bvp_opts *o,
+                               lth_bvp_result *res, lth_error *err);
 
 #endif

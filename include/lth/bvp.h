@@ -32,10 +32,11 @@ extern "C" {
 typedef enum lth_bvp_method {
   LTH_BVP_SHOOTING = 0,
   LTH_BVP_MULTIPLE = 1,
-  LTH_BVP_FD = 2
+  LTH_BVP_FD = 2,
+  LTH_BVP_COLLOCATION = 3 /* Gauss collocation of the reduced ODE, adaptive mesh (bvp_colloc.c) */
 } lth_bvp_method;
 
-/* "shooting", "multiple", "fd" <-> method; -1 if unknown. */
+/* "shooting", "multiple", "fd", "collocation" <-> method; -1 if unknown. */
 int lth_bvp_method_from_name(const char *name);
 const char *lth_bvp_method_name(lth_bvp_method method);
 
@@ -50,6 +51,9 @@ typedef struct lth_bvp_opts {
                            observed order and an error estimate (1, the default) */
   double cond_max;      /* a shooting matrix with a larger condition estimate is "not uniquely
                            solvable" (0: 1e12); also the Pi threshold */
+  double tol;           /* collocation: error tolerance of the adaptive mesh (0: 1e-8) */
+  int stages;           /* collocation: Gauss stages s (order 2s; 0: the default) */
+  size_t max_intervals; /* collocation: largest mesh before refusing (0: the default) */
 } lth_bvp_opts;
 
 void lth_bvp_opts_init(lth_bvp_opts *opts);
@@ -73,6 +77,14 @@ typedef struct lth_bvp_result {
   double fd_error_layer;  /* the same inside the start-up layer: implicit Euler's algebraic
                              components are inaccurate in the first r steps for index >= 3 */
   double drift;           /* shooting methods: max ||P v|| */
+  double cond_bvp;        /* conditioning constant of the BVP itself (every method; NaN when
+                             not computed): kappa = max_t ||Phi(t) S^{-1}||_inf *
+                             (||B0||_inf + ||B1||_inf), with Phi(t) = [Nhat + Bhat(t)] Psi(t,t0) Q
+                             and S = B0 Phi(t0) + B1 Phi(t1) (the Green's-function bound of
+                             Ascher-Mattheij-Russell for the boundary data; invariant under
+                             scaling of the bc rows): a relative change d in beta moves z by
+                             up to kappa d relative to ||beta||-scale */
+  double error_estimate;  /* estimated max-norm error of z at the output times (NaN if none) */
 } lth_bvp_result;
 
 /* Solve on [t0, t1] and report at times[0..n-1] (in [t0, t1]; finite

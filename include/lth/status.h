@@ -40,7 +40,10 @@ extern "C" {
   X(LTH_ELAPACK, 18, 3, "LAPACK reported an error")                                \
   X(LTH_ECALLBACK, 19, 3, "user callback reported an error")                      \
   X(LTH_EVERIFY, 20, 3, "verification failed")                                    \
-  X(LTH_EBC, 21, 2, "bad boundary conditions")
+  X(LTH_EBC, 21, 2, "bad boundary conditions")                                    \
+  X(LTH_EDATA, 22, 2, "data violate a stated requirement")                         \
+  X(LTH_ETOL, 23, 3, "requested tolerance cannot be reached")                      \
+  X(LTH_EMODEL, 24, 2, "equations have no Hessenberg structure")
 
 typedef enum lth_status {
 #define LTH_X_ENUM(name, value, kind, text) name = value,
