@@ -120,6 +120,7 @@ lth_status lth_point_copy(lth_point *dst, const lth_point *src, lth_error *err) 
   dst->t = src->t;
   dst->cond_pi = src->cond_pi;
   dst->cond_chain = src->cond_chain;
+  dst->pi_sign = src->pi_sign;
   dst->order = imin(dst->order, src->order);
   return st;
 }
@@ -292,6 +293,7 @@ static lth_status chains(lth_decomp_ws *ws, double t, lth_error *err) {
   if (st != LTH_OK) {
     return st;
   }
+  ws->pi_sign = lth_jet_lu_det_sign(ws->lu);
   /* cond(Pi) alone is blind to scale (a 1 x 1 Pi always has cond 1).  What a
    * near-singular Pi spoils are P_i = L_i Pi^{-1} R_i and Q_i = L_{i-1} Pi^{-1} R_i,
    * so the threshold applies to ||Pi^{-1}|| max_i ||L_i|| max_j ||R_j||, which
@@ -563,6 +565,7 @@ lth_status lth_decomp_at(lth_decomp_ws *ws, double t, lth_point *pt, lth_error *
     pt->t = t;
     pt->cond_pi = ws->cond_pi;
     pt->cond_chain = ws->cond_chain;
+    pt->pi_sign = ws->pi_sign;
     st = check_finite(pt, t, err);
   }
   if (st != LTH_OK && err && !err->has_t) {

@@ -13,6 +13,7 @@ struct lth_decomp_ws {
   int K;         /* input jet order = out_order + r - 1 */
   int out_order;
   double cond_max, cond_pi, cond_chain;
+  int pi_sign; /* sign of det Pi at the last point */
   int *n, *off;  /* n[i-1] = n_i, off[i-1] = offset of block i; off[r] = s */
   int *xord;     /* xord[i]: order of X_i (xord[0]: u's map) */
   int *yord;     /* yord[i]: order of row block i of Y */

@@ -381,6 +381,15 @@ static double norm1(const double *a, int n, int ld) {
   return mx;
 }
 
+int lth_jet_lu_det_sign(const lth_jet_lu *lu) {
+  int sign = 1;
+  for (int i = 0; i < lu->n; i++) {
+    if (lu->lu[(size_t)i * lu->nmax + i] < 0.0) sign = -sign;
+    if (lu->ipiv[i] != i + 1) sign = -sign; /* a row interchange */
+  }
+  return sign;
+}
+
 lth_status lth_jet_lu_factor(lth_jet_lu *lu, const lth_jet *M, double rcond_min, double *cond,
                              lth_error *err) {
   int n = M->rows;

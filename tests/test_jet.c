@@ -314,6 +314,32 @@ START_TEST(test_singular_and_ill_conditioned) {
 }
 END_TEST
 
+/* The sign of det M_0 from the LU (pivots included), against det of 3 x 3
+ * matrices with known determinants: permutations and random entries. */
+START_TEST(test_det_sign) {
+  const double mats[][9] = {
+      {1, 0, 0, 0, 1, 0, 0, 0, 1},            /* I: +1 */
+      {0, 1, 0, 1, 0, 0, 0, 0, 1},            /* one swap: -1 */
+      {0, 1, 0, 0, 0, 1, 1, 0, 0},            /* cyclic: +1 */
+      {2.385, -1.2, 0.7, 0.3, 4.1, -2.2, 1.9, 0.5, -3.3},
+      {-2.385, 1.2, -0.7, -0.3, -4.1, 2.2, -1.9, -0.5, 3.3}, /* negated 3 x 3: det flips */
+  };
+  lth_jet *M = lth_jet_alloc(3, 3, 0, NULL);
+  lth_jet_lu *lu = lth_jet_lu_alloc(3, NULL);
+  for (size_t k = 0; k < sizeof mats / sizeof mats[0]; k++) {
+    const double *a = mats[k];
+    double det = a[0] * (a[4] * a[8] - a[7] * a[5]) - a[3] * (a[1] * a[8] - a[7] * a[2]) +
+                 a[6] * (a[1] * a[5] - a[4] * a[2]);
+    memcpy(LTH_JET_COEF(M, 0), a, sizeof mats[0]);
+    M->order = 0;
+    ck_assert_int_eq(lth_jet_lu_factor(lu, M, 0.0, NULL, NULL), LTH_OK);
+    ck_assert_int_eq(lth_jet_lu_det_sign(lu), det > 0 ? 1 : -1);
+  }
+  lth_jet_lu_free(lu);
+  lth_jet_free(M);
+}
+END_TEST
+
 static Suite *jet_suite(void) {
   Suite *s = suite_create("jet");
   TCase *tc = tcase_create("core");
@@ -325,6 +351,7 @@ static Suite *jet_suite(void) {
   tcase_add_test(tc, test_eval_horner);
   tcase_add_test(tc, test_transposes_and_views);
   tcase_add_test(tc, test_singular_and_ill_conditioned);
+  tcase_add_test(tc, test_det_sign);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -35,6 +35,8 @@ typedef struct lth_point {
                        L_i = A_{i,i-1}...A_21 A_1r, R_j = A_{r,r-1}...A_{j+1,j}: the
                        scale-aware measure the threshold applies to; it bounds every
                        P_i and Q_i */
+  int pi_sign;      /* sign of det Pi(t) (+1 or -1): a change of sign between two times
+                       means Pi is singular somewhere in between */
   int r, s, m, p;   /* index, size, state dimension s - n_r, manifold dimension */
   lth_jet Pi, P, Ahat, g, Bhat, q, G;
   lth_jet *Q;       /* Q[i-1] = Q_i, i = 1..r-1 */

@@ -107,6 +107,10 @@ lth_status lth_jet_lu_factor(lth_jet_lu *lu, const lth_jet *M, double rcond_min,
 /* X = M^{-1} N for the factored M; X->order = min(M->order, N->order).
  * X may be N (in place). */
 lth_status lth_jet_lu_solve(const lth_jet_lu *lu, const lth_jet *N, lth_jet *X, lth_error *err);
+/* Sign of det M_0 of the last successful factorization (+1 or -1; +1 for
+ * n = 0): a change of sign between two times means M passed through a
+ * singular matrix in between. */
+int lth_jet_lu_det_sign(const lth_jet_lu *lu);
 /* X = M^{-1} for the factored M. */
 lth_status lth_jet_lu_inverse(const lth_jet_lu *lu, lth_jet *X, lth_error *err);
 
