@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Documentation that cannot go stale: every command shown in README.md and
 # docs/*.md is run and its output compared with the printed one
-# (tests/doctest/run_doctests.py; rules in docs/format.md section 3), and the
-# project points nowhere outside itself.  First, the harness itself is shown
+# (tests/doctest/run_doctests.py; the rules are in tests/doctest/README.md),
+# every JSON key the tools write is in docs/format.md, and the project points
+# nowhere outside itself.  First, the harness itself is shown
 # to catch a wrong figure, a wrong exit status, and to update only output
 # lines with --update.
 source "$(dirname "$0")/testlib.sh"
@@ -42,6 +43,11 @@ diff "$TMP/orig.md" "$TMP/t.md" >"$TMP/diff"
 $(cat "$TMP/doc")"
 tail -n 1 "$TMP/doc"
 grep '^skipped' "$TMP/doc"
+
+# ---- every JSON key the tools write is documented in docs/format.md
+"$PY" "$ROOT/tests/doctest/check_keys.py" --apps "$APPS" >"$TMP/keys" 2>&1 ||
+  fail "undocumented JSON keys:
+$(cat "$TMP/keys")"
 
 # ---- nothing points outside the project
 cd "$ROOT"

@@ -21,6 +21,8 @@ sets per-block options (several may be separated by ';'):
   file NAME           write the block's text to NAME in the scratch
                       directory before later blocks run (a data file or a C
                       program that a later command uses)
+  invalid             a ```lth block that lth must reject (input error, exit
+                      status 2) instead of one it must read
 """
 import re
 
@@ -60,6 +62,9 @@ def parse_directive(text):
         m = re.match(r"^(rtol|atol|timeout)\s*=\s*([0-9.eE+-]+)$", part)
         if m:
             opts[m.group(1)] = float(m.group(2))
+            continue
+        if part == "invalid":
+            opts["invalid"] = True
             continue
         m = re.match(r"^skip\b\s*(.*)$", part)
         if m:

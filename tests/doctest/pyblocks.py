@@ -73,6 +73,7 @@ def run(path):
         test = parser.get_doctest(text, globs, path, path, b.first)
         runner.records = []
         runner.run(test, clear_globs=False, out=lambda s: None)
+        globs.update(test.globs)  # DocTest works on a copy: share names with later blocks
         for ex, got, ok in runner.records:
             nsrc = len(ex.source.rstrip("\n").split("\n"))
             line = b.first + ex.lineno + nsrc

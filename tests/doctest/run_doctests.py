@@ -17,7 +17,9 @@ for how outputs are compared and mdparse.py for the block syntax.
 
 --update rewrites, in place, the expected output of every example that does
 not match, from the real run; it touches only output lines (never commands
-or prose) and keeps lines that already match.  Exit status: 0 when every
+or prose) and keeps lines that differ only in masked timings.  With
+--update-all it also rewrites outputs that match within tolerance, so that
+the documents show exactly what this machine prints.  Exit status: 0 when every
 example matches, 1 otherwise (each mismatch listed as FILE:LINE with a diff),
 2 on usage errors.
 """
@@ -93,7 +95,7 @@ def run_command(cmd, cwd, env, timeout):
     return p.returncode, text.split("\n"), time.time() - t
 
 
-def do_shell(block, lines, cwd, env, rep, update):
+def do_shell(block, lines, cwd, env, rep, update, update_all=False):
     try:
         cmds = mdparse.commands(block, lines)
     except ValueError as e:
@@ -116,21 +118,23 @@ def do_shell(block, lines, cwd, env, rep, update):
                      % (status, c.status, c.text), [], compare._trim(out))
             continue
         want = [mdparse.strip_indent(l, block.indent) for l in lines[c.out_first:c.out_last]]
-        if compare.block_match(want, out, rtol, atol):
+        ok = compare.block_match(want, out, rtol, atol)
+        if ok and not (update and update_all):
             continue
         new = compare.updated(want, out, rtol, atol) if update else None
-        if update and new is not None:
+        if new is not None and new != compare._trim(want):
             rep.edits.setdefault(block.path, []).append(
                 (c.out_first, c.out_last, [(" " * block.indent + l).rstrip() for l in new]))
             print("updated %s: %s" % (where, c.text))
-        else:
+        elif not ok:
             rep.fail(where, "output differs: %s%s" % (
                 c.text, " (elided output: update by hand)" if update else ""),
                 compare._trim(want), compare.shown(want, out, rtol, atol))
 
 
 def do_python(path, lines, blocks, cwd, env, rep, update):
-    pyb = [b for b in blocks if b.lang == "python"]
+    pyb = [b for b in blocks if b.lang == "python"
+           and any(l.lstrip().startswith(">>> ") for l in b.body(lines))]
     if not pyb:
         return
     for b in pyb:
@@ -169,6 +173,32 @@ def do_python(path, lines, blocks, cwd, env, rep, update):
                      r["want"].rstrip("\n").split("\n"), got)
 
 
+def parse_lth(block, lines, cwd, env, rep):
+    """A complete data file shown in a ```lth block (one with `blocks` or
+    `sizes` and `interval`) must be one lth reads: lth-decompose may fail on
+    its numbers (exit status 3) but not on its syntax (1, 2); a block marked
+    `invalid` must be rejected as an input error (2)."""
+    body = block.body(lines)
+    words = {l.split()[0] for l in body if l.strip() and not l.lstrip().startswith("#")}
+    if not ({"blocks", "sizes"} & words and "interval" in words):
+        return
+    name = block.opts.get("file") or "_block_%d.lth" % (block.first + 1)
+    path = os.path.join(cwd, name)
+    if not os.path.exists(path):
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(body) + "\n")
+    status, out, _ = run_command("lth-decompose %s --grid 2 --format json > /dev/null" % name,
+                                 cwd, env, 60)
+    rep.commands += 1
+    if block.opts.get("invalid"):
+        if status != 2:
+            rep.fail(block.where(), "this data file is marked invalid, but lth-decompose "
+                     "exits with status %s, not 2 (input error)" % status)
+    elif status not in (0, 3):
+        rep.fail(block.where(), "the data file in this block does not parse (exit status %s): %s"
+                 % (status, " ".join(out).strip()))
+
+
 def sanitized(env):
     cache = os.path.join(os.path.dirname(env["LTH_LIBRARY"]), "CMakeCache.txt")
     try:
@@ -190,12 +220,14 @@ def check_file(path, args, env, rep):
             if "file" in b.opts:
                 with open(os.path.join(cwd, b.opts["file"]), "w", encoding="utf-8") as f:
                     f.write("\n".join(b.body(lines)) + "\n")
+            if b.lang == "lth" and "skip" not in b.opts:
+                parse_lth(b, lines, cwd, env, rep)
             if b.lang not in mdparse.SHELL_LANGS:
                 continue
             if "skip" in b.opts:
                 rep.skip(b.where(), b.opts["skip"])
                 continue
-            do_shell(b, lines, cwd, env, rep, args.update)
+            do_shell(b, lines, cwd, env, rep, args.update, args.update_all)
         do_python(path, lines, blocks, cwd, env, rep, args.update)
     finally:
         shutil.rmtree(cwd, ignore_errors=True)
@@ -216,6 +248,9 @@ def main():
     ap.add_argument("--build", help="build directory (default: the parent of --apps)")
     ap.add_argument("--update", action="store_true",
                     help="rewrite mismatching expected outputs from real runs")
+    ap.add_argument("--update-all", action="store_true",
+                    help="with --update, also rewrite outputs that match within tolerance "
+                         "(the documents then show exactly what this machine prints)")
     ap.add_argument("files", nargs="*", help="documents (default README.md docs/*.md)")
     args = ap.parse_args()
     if not os.path.isdir(args.apps):
