@@ -15,8 +15,9 @@ import json
 import sys
 import traceback
 
-import compare
-import mdparse
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import compare  # noqa: E402
+import mdparse  # noqa: E402
 
 
 class Checker(doctest.OutputChecker):
