@@ -3,7 +3,8 @@
 # Install the Debian packages lth needs, if any are missing (uses sudo when not root).
 #   LTH_WITH_FUZZ=1  also install clang and its fuzzer runtime (for scripts/fuzz.sh)
 set -euo pipefail
-pkgs=(gcc make cmake pkg-config libgsl-dev liblapacke-dev libopenblas-dev check)
+pkgs=(gcc make cmake pkg-config libgsl-dev liblapacke-dev libopenblas-dev check
+  python3 groff-base) # python3: man pages, completion, doc tests; groff: man page test
 if [ "${LTH_WITH_FUZZ:-0}" = 1 ]; then
   pkgs+=(clang libclang-rt-14-dev)
 fi
