@@ -158,9 +158,10 @@ def load(path):
     Errors: :class:`lth.FileError` (unreadable), :class:`lth.ParseError` and the
     other :class:`lth.InputError` classes, with ``file``, ``line`` and ``column``.
     """
-    path = os.fspath(path)
-    if not isinstance(path, str):
-        path = os.fsdecode(path)
+    try:
+        path = os.fsdecode(os.fspath(path))
+    except TypeError:
+        raise UsageError("load() takes a file path, not %s" % type(path).__name__) from None
     if "\0" in path:
         raise UsageError("a file name cannot contain a NUL character")
     out = ctypes.c_void_p()

@@ -85,8 +85,7 @@ def format_model(model, csv_dir=None, prefix="", relative_to=None):
     """The data file of a Model or LQRModel."""
     w = _Writer(csv_dir, prefix, relative_to)
     lqr = hasattr(model, "nx")
-    out = ["# SPDX-License-Identifier: GPL-3.0-or-later",
-           "# Written by the lth Python package from %s." % model.name.replace("\n", " "),
+    out = ["# Written by the lth Python package from %s." % model.name.replace("\n", " "),
            "lth 1", "problem lqr" if lqr else "problem dae"]
     out.append("sizes %d %d" % (model.nx, model.nu) if lqr
                else "blocks " + " ".join(str(n) for n in model.blocks))
