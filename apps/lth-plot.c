@@ -169,6 +169,25 @@ static void note_number(plot_run *R, const char *label, const char *key) {
   }
 }
 
+/* "sampling": [{"block", "degree", "error": [per derivative order]}, ...]
+ * (sampled data): one note per block with its largest estimated errors. */
+static void note_sampling(plot_run *R) {
+  const app_jval *smp = app_jr_get(R->doc, "sampling");
+  for (size_t k = 0; k < app_jr_len(smp); k++) {
+    const app_jval *b = app_jr_at(smp, k), *label = app_jr_get(b, "block");
+    const app_jval *e = app_jr_get(b, "error");
+    char buf[256];
+    size_t used = (size_t)snprintf(buf, sizeof buf, "sampled %s: estimated error of derivative",
+                                   label && label->type == APP_JSTR ? label->str : "block");
+    double x;
+    for (size_t d = 0; used < sizeof buf && app_jr_num_at(e, d, &x) == 0; d++) {
+      used += (size_t)snprintf(buf + used, sizeof buf - used, "%s %zu: %.2g", d ? "," : "", d,
+                               x);
+    }
+    app_plot_note(R->fig, buf);
+  }
+}
+
 static int draw_trajectories(plot_run *R, const char *kind) {
   double *t = NULL;
   size_t n = read_times(app_jr_get(R->doc, "times"), &t);
@@ -192,6 +211,7 @@ static int draw_trajectories(plot_run *R, const char *kind) {
       note_number(R, "estimated error (fd_error)", "fd_error");
     }
     note_number(R, "drift max ||P v|| =", "drift");
+    note_sampling(R);
   }
   free(t);
   return rc;
@@ -349,6 +369,7 @@ static int draw_decomposition(plot_run *R) {
     snprintf(buf, sizeof buf, "index r = %.0f, manifold dimension p = %.0f", r, p);
     app_plot_note(R->fig, buf);
   }
+  note_sampling(R);
   free(t);
   return rc;
 }

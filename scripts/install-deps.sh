@@ -4,6 +4,8 @@
 #   LTH_WITH_FUZZ=1  also install clang and its fuzzer runtime (for scripts/fuzz.sh)
 set -euo pipefail
 pkgs=(gcc make cmake pkg-config libgsl-dev liblapacke-dev libopenblas-dev check)
+# the Python package and its tests, and the pictures (lth-plot draws with gnuplot)
+pkgs+=(python3 python3-numpy python3-pytest python3-matplotlib gnuplot-nox)
 if [ "${LTH_WITH_FUZZ:-0}" = 1 ]; then
   pkgs+=(clang libclang-rt-14-dev)
 fi

@@ -10,7 +10,8 @@ gives a PNG of exactly that size.
   per block (z_1, ..., u); with ``problem=`` also the drift ||P(t) v(t)||
   on a log scale (lth.solve results).
 - :func:`decomposition` -- cond_pi(t) and cond_chain(t) on a log scale, q(t)
-  and g(t) by entry (or chosen ``entries``), the ``check`` residual if any.
+  and g(t) by entry (or chosen ``entries``), the ``check`` residual if any,
+  and with ``problem=`` the error estimates of sampled data over t.
 - :func:`lqr` -- x(t), lambda(t) and u(t) of ``lth.lqr``.
 """
 
@@ -101,10 +102,13 @@ def solution(res, problem=None, size=None, dpi=100, title=None):
     return fig
 
 
-def decomposition(dec, entries=None, size=None, dpi=100, title=None):
+def decomposition(dec, entries=None, problem=None, size=None, dpi=100, title=None):
     """cond_pi(t) and cond_chain(t) (log scale) of an :class:`lth.Decomposition`,
     then q(t) and g(t) by entry -- or the ``entries`` given as names such as
-    ``"P[1,1]"``, ``"q[3]"`` (1-based) -- and the ``check`` residual."""
+    ``"P[1,1]"``, ``"q[3]"`` (1-based) -- and the ``check`` residual.  With the
+    ``problem`` of a decomposition of sampled data, also the estimated error of
+    the data's derivatives over t (orders 0..r-1, the ones the decomposition
+    uses), on a log scale."""
     t = dec.t
     panels = [("condition of Pi", "log", [("cond_pi", dec.cond_pi), ("cond_chain", dec.cond_chain)])]
     if entries:
@@ -117,6 +121,12 @@ def decomposition(dec, entries=None, size=None, dpi=100, title=None):
                        [("g: " + names[i], dec.g[:, i]) for i in range(dec.m)]))
     if dec.check is not None:
         panels.append(("check: worst relative residual", "log", [("worst", dec.check.worst)]))
+    if problem is not None and problem._sampled:
+        from .sampling import estimates
+        est = estimates(problem, t, dec.index - 1)
+        panels.append(("sampled data: estimated error of the derivatives", "log",
+                       [("%s d%d" % (label, d), arr[:, d]) for label, arr in est.items()
+                        for d in range(arr.shape[1])]))
     fig, axes = _figure(len(panels), size, dpi, title)
     for ax, (name, scale, series) in zip(axes, panels):
         if scale == "log":

@@ -83,6 +83,25 @@ def report(problem, times, order):
     return out
 
 
+def estimates(problem, times, order):
+    """Estimated error of the derivatives of order 0..order of every sampled
+    block at each time: {label: array (len(times), order' + 1)}, order' capped
+    by the block's fit degree (for pictures of the error over t)."""
+    out = {}
+    err = _lib.new_error()
+    for label, src in problem._sampled:
+        n_ord = min(order, LIB.lth_samples_degree(src))
+        arr = np.zeros((len(times), n_ord + 1))
+        est = np.zeros(n_ord + 1)
+        for k, t in enumerate(times):
+            st = LIB.lth_samples_error_estimate(src, float(t), n_ord, est.ctypes.data,
+                                                ctypes.byref(err))
+            _lib.check(st, err)
+            arr[k] = est
+        out[label] = arr
+    return out
+
+
 def _fmax(a, b):
     """C's fmax (NaN-ignoring)."""
     if math.isnan(a):

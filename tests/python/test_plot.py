@@ -48,6 +48,21 @@ def test_bvp_decomposition_lqr(tmp_path):
     assert b"<svg" in open(path, "rb").read(2000)
 
 
+def test_sampled_error_estimates(tmp_path):
+    smp = lth.load(data("sampled.lth"))
+    dec = lth.decompose(smp, grid=41)
+    fig = lth.plot.decomposition(dec, problem=smp, size=(640, 640))
+    last = fig.axes[-1]
+    assert last.get_yscale() == "log" and [l.get_label() for l in last.lines] == [
+        "A(1,1) d0", "A(1,1) d1"]
+    est = lth.sampling.estimates(smp, dec.t, 1)["A(1,1)"]
+    assert est.shape == (41, 2) and np.all(est >= 0) and est.max() < 1e-9
+    # the report is the maximum of the same estimates over the times
+    rep = lth.decompose(smp, dec.t).sampling[0]
+    assert np.array_equal(rep.error[:2], est.max(axis=0))
+    assert check(save(fig, tmp_path, "smp.png"), 640, 640) is None
+
+
 def test_bad_arguments():
     dec = lth.decompose(data("slope.lth"), [0, 1])
     with pytest.raises(lth.UsageError, match="not an entry"):
