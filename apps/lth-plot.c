@@ -440,8 +440,9 @@ static int run(const plot_cli *cli, const char *path) {
     rc = strcmp(kind, "decompose") == 0 ? draw_decomposition(&R) : draw_trajectories(&R, kind);
   }
   if (rc == 0 && app_plot_render(R.fig, cli->out, w, h, &R.err) != LTH_OK) {
-    rc = app_fail(&R.err);
-    rc = rc == APP_EXIT_NUMERIC ? APP_EXIT_INPUT : rc;
+    /* options were checked above: what is left is about the input or gnuplot */
+    app_fail(&R.err);
+    rc = APP_EXIT_INPUT;
   }
   app_plot_free(R.fig);
   app_jr_free(doc);

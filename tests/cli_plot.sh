@@ -67,6 +67,36 @@ run 1 "bad extension" "$PLOT" "$TMP/solve.json" -o "$TMP/no9.jpg" && err_has ".p
 run 1 "bad size" "$PLOT" "$TMP/solve.json" -o "$TMP/no10.png" --size 10x10
 run 1 "bad select" "$PLOT" "$TMP/dec.json" -o "$TMP/no11.png" --select 'P[9,9]' &&
   err_has "not an entry" "bad select"
+# garbage JSON: truncated and mutated tool outputs, deep nesting, bad
+# numbers, escapes and bytes: exit 0 or 2, never a crash (or a sanitizer report)
+"$LTH_PYTHON" - "$TMP" >/dev/null <<'PY'
+import os, random, sys
+tmp = sys.argv[1]
+rng = random.Random(5)
+docs = [open(os.path.join(tmp, n + ".json"), "rb").read() for n in ("dec", "solve", "bvp", "lqr")]
+cases = [b"", b"[" * 100000, b"{\"a\":" * 300, b"1e999", b"-", b"[1,]", b'"\\ud800"', b'"\\u0000"',
+         b'"\x01"', b"[1 2]", b'{"times": [0, 1], "z": [[1e308], [-1e308]]}', b"\xff\xfe{}",
+         b'{"times": [], "z": []}', b'{"points": []}', b'{"points": [{"t": 1}]}',
+         b'{"times": [0, 1], "x": [], "lambda": [], "u": []}']
+for k in range(60):
+    d = bytearray(rng.choice(docs))
+    if k % 3 == 0:
+        d = d[:rng.randrange(len(d))]
+    else:
+        for _ in range(rng.randint(1, 5)):
+            d[rng.randrange(len(d))] = rng.choice(b'[]{},:"0123456789.eE-+ \\ntruefalsenull\x00\xff')
+    cases.append(bytes(d))
+for k, c in enumerate(cases):
+    open(os.path.join(tmp, "g%d.json" % k), "wb").write(c)
+print(len(cases))
+PY
+for f in "$TMP"/g*.json; do
+  "$PLOT" "$f" -o "$TMP/g.png" --size 300x300 >/dev/null 2>"$TMP/gerr"
+  rc=$?
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 2 ]; then
+    fail "garbage $(basename "$f"): exit status $rc: $(head -c 300 "$TMP/gerr")"
+  fi
+done
 for k in 1 2 3 4 5 6 7 8 9 10 11; do
   ls "$TMP"/no"$k".png* >/dev/null 2>&1 && fail "a failed run left $TMP/no$k.png behind"
 done

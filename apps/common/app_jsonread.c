@@ -276,6 +276,7 @@ static lth_status parse_array(jparser *P, app_jval *v) {
     memset(&item, 0, sizeof item);
     lth_status st = parse_value(P, &item);
     if (st != LTH_OK) {
+      free_contents(&item); /* what it holds so far */
       return st;
     }
     if (numeric && item.type != APP_JNUM && numbers_to_items(v, &cap) != 0) {
