@@ -292,7 +292,8 @@ static void callbacks(void) {
 static void status_list(void) {
   printf("# (name, value, exit status of the tools, text): LTH_STATUS_LIST of lth/status.h\n");
   printf("STATUS = [\n");
-#define LTH_X_PY(name, value, kind, text) printf("    (\"%s\", %d, %d, \"%s\"),\n", #name, value, kind, text);
+#define LTH_X_PY(name, value, kind, text) \
+  printf("    (\"%s\", %d, %d, \"%s\"),\n", #name, value, kind, text);
   LTH_STATUS_LIST(LTH_X_PY)
 #undef LTH_X_PY
   printf("]\n\n");

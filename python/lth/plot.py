@@ -110,7 +110,8 @@ def decomposition(dec, entries=None, problem=None, size=None, dpi=100, title=Non
     the data's derivatives over t (orders 0..r-1, the ones the decomposition
     uses), on a log scale."""
     t = dec.t
-    panels = [("condition of Pi", "log", [("cond_pi", dec.cond_pi), ("cond_chain", dec.cond_chain)])]
+    panels = [("condition of Pi", "log",
+               [("cond_pi", dec.cond_pi), ("cond_chain", dec.cond_chain)])]
     if entries:
         panels.append(("selected entries", "lin", [(e, _entry(dec, e)) for e in entries]))
     else:

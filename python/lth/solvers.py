@@ -389,7 +389,8 @@ def lqr(problem, times=None, *, grid=None, rtol=1e-10, cond_max=DEFAULT_COND_MAX
         n, nx, nu = r.n, r.nx, r.nu
         have = bool(r.have_trajectory)
         x = _lib.doubles(r.x, n * nx).reshape(n, nx) if have else np.zeros((0, nx))
-        lam = _lib.doubles(getattr(r, "lambda"), n * nx).reshape(n, nx) if have else np.zeros((0, nx))
+        lam = (_lib.doubles(getattr(r, "lambda"), n * nx).reshape(n, nx) if have
+               else np.zeros((0, nx)))
         u = _lib.doubles(r.u, n * nu).reshape(n, nu) if have else np.zeros((0, nu))
         jump = _lib.doubles(r.jump, nx)
         G = None
