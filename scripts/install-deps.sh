@@ -5,6 +5,8 @@
 set -euo pipefail
 pkgs=(gcc make cmake pkg-config libgsl-dev liblapacke-dev libopenblas-dev check
   python3 groff-base) # python3: man pages, completion, doc tests; groff: man page test
+# the Python package and its tests, and the pictures (lth-plot draws with gnuplot)
+pkgs+=(python3-numpy python3-pytest python3-matplotlib gnuplot-nox)
 if [ "${LTH_WITH_FUZZ:-0}" = 1 ]; then
   pkgs+=(clang libclang-rt-14-dev)
 fi

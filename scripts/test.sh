@@ -23,6 +23,7 @@ cmake --build build-asan -j"$jobs"
 
 step "install to a temporary prefix and link outside programs against it"
 bash scripts/check-install.sh build-ci
+bash scripts/check-python-install.sh build-ci
 
 if [ -f scripts/fuzz.sh ] && [ "${LTH_FUZZ_SECONDS:-60}" != 0 ]; then
   step "fuzz the data-file parser for ${LTH_FUZZ_SECONDS:-60} s"

@@ -2,7 +2,7 @@
 """The ```python blocks of one document, run in a child process.
 
 The parent (run_doctests.py) starts `python3 run_doctests.py --python-worker
-FILE` in the scratch directory with PYTHONPATH=<repo>/python and
+FILE` in the scratch directory with PYTHONPATH=<build>/python and
 LTH_LIBRARY=<build>/liblth.so; the worker runs every python block of FILE in
 order with one shared namespace (a later block may use an earlier block's
 names) and prints one JSON object per example on standard output:

@@ -8,7 +8,7 @@
 Shell blocks (```sh with "$ " lines) run with bash from a scratch copy of the
 repository root (every top-level entry symlinked), with the tools directory
 first on PATH, PKG_CONFIG_PATH pointing at the build tree's uninstalled
-lth.pc, PYTHONPATH=<repo>/python and LTH_LIBRARY=<build>/liblth.so.  The
+lth.pc, PYTHONPATH=<build>/python and LTH_LIBRARY=<build>/liblth.so.  The
 expected output of a command is its standard output followed by its standard
 error; its exit status must be 0, or N when the command line ends in the
 comment `# exit status N`.  ```python blocks run as doctests when
@@ -74,7 +74,12 @@ def environment(args):
     env = dict(os.environ)
     env["PATH"] = os.path.abspath(args.apps) + os.pathsep + env.get("PATH", "")
     env["LC_ALL"] = "C"
-    env["PYTHONPATH"] = os.path.join(REPO, "python") + (
+    # the package as CMake assembles it in the build tree (sources plus the
+    # generated struct layouts); the source tree's python/ lacks _layout.py
+    pkg = os.path.join(args.build, "python")
+    if not os.path.isdir(os.path.join(pkg, "lth")):
+        pkg = os.path.join(REPO, "python")
+    env["PYTHONPATH"] = pkg + (
         os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["LTH_LIBRARY"] = os.path.join(args.build, "liblth.so")
     pc = os.path.join(args.build, "pkgconfig")

@@ -1,0 +1,237 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Clark's decomposition at times or on a grid (``lth_grid_decompose``).
+
+The grid runs in parallel in C; each point is streamed to Python in time
+order and copied into preallocated arrays, so the results equal
+``lth-decompose --format json`` bit for bit.
+"""
+
+import ctypes
+import math
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from . import _lib, errors, sampling
+from ._layout import DEFAULT_COND_MAX
+from ._lib import LIB, S
+from .problem import as_problem, number, select_times
+
+_RESULTS = ("P", "Ahat", "g", "Bhat", "q", "G")
+_CHECKS = ("theorem3_linear", "theorem3_affine", "idempotent", "commute", "structure", "worst")
+
+
+@dataclass
+class CheckReport:
+    """Residuals of the built-in verification at every time (docs/user-guide.md
+    section 3.3): relative residuals of Clark's Theorem 3 (``theorem3_linear``,
+    ``theorem3_affine``), the projector identities (``idempotent``,
+    ``commute``), Theorem 1's structure (``structure``), their maximum
+    ``worst``; ``rank_P_ok``, ``rank_G`` (should be p) and ``sv_gap``."""
+
+    t: np.ndarray
+    theorem3_linear: np.ndarray
+    theorem3_affine: np.ndarray
+    idempotent: np.ndarray
+    commute: np.ndarray
+    structure: np.ndarray
+    worst: np.ndarray
+    rank_P_ok: np.ndarray
+    rank_G: np.ndarray
+    sv_gap: np.ndarray
+
+
+@dataclass
+class Decomposition:
+    """Clark's decomposition at the times ``t`` (n of them).
+
+    Arrays (first axis: time): ``P`` (n, m, m) = blockdiag(P_1..P_{r-1}),
+    ``Ahat`` (n, m, m) and ``g`` (n, m) of the reduced ODE v' = Ahat v + g,
+    ``Bhat`` (n, s, m) and ``q`` (n, s) of (w, u) = Bhat v + q, ``G`` (n, s, m) =
+    [Nhat + Bhat](I - P); ``cond_pi`` and ``cond_chain`` (n,) condition
+    estimates, ``pi_sign`` (n,) the sign of det Pi.  ``derivatives`` maps each
+    result name to its derivatives of order 1..order (axis 1), when asked for.
+    """
+
+    t: np.ndarray
+    cond_pi: np.ndarray
+    cond_chain: np.ndarray
+    pi_sign: np.ndarray
+    P: np.ndarray
+    Ahat: np.ndarray
+    g: np.ndarray
+    Bhat: np.ndarray
+    q: np.ndarray
+    G: np.ndarray
+    index: int
+    blocks: tuple
+    p: int
+    s: int
+    m: int
+    kind: str
+    components: list
+    derivatives: Optional[dict] = None
+    check: Optional[CheckReport] = None
+    sampling: list = field(default_factory=list)
+
+    @property
+    def cond_pi_max(self):
+        """Largest cond_pi and the first time it is reached."""
+        k = int(np.argmax(self.cond_pi))
+        return float(self.cond_pi[k]), float(self.t[k])
+
+    @property
+    def cond_chain_max(self):
+        """Largest cond_chain and the first time it is reached."""
+        k = int(np.argmax(self.cond_chain))
+        return float(self.cond_chain[k]), float(self.t[k])
+
+    def __len__(self):
+        return len(self.t)
+
+
+class _Collector:
+    """Receives the points of lth_grid_decompose (Python side of the consumer)."""
+
+    def __init__(self, pb, n, order, verify):
+        s, m = pb.s, pb.m
+        self.shapes = {"P": (m, m), "Ahat": (m, m), "g": (m,), "Bhat": (s, m), "q": (s,),
+                       "G": (s, m)}
+        self.val = {k: np.zeros((n,) + sh) for k, sh in self.shapes.items()}
+        self.der = {k: np.zeros((n, order) + sh) for k, sh in self.shapes.items()}
+        self.order = order
+        self.t = np.zeros(n)
+        self.cond_pi = np.zeros(n)
+        self.cond_chain = np.zeros(n)
+        self.pi_sign = np.zeros(n, dtype=int)
+        self.verify = verify
+        self.chk = {k: np.zeros(n) for k in _CHECKS + ("sv_gap",)}
+        self.rank_P_ok = np.zeros(n, dtype=bool)
+        self.rank_G = np.zeros(n, dtype=int)
+        self.failure = None
+        self.done = 0
+        self.callback = _lib.CONSUMER_FN(self._consume)
+
+    def _consume(self, ctx, k, pt_ptr, rep_ptr):
+        try:
+            pt = S["lth_point"].from_address(pt_ptr)
+            self.t[k] = pt.t
+            self.cond_pi[k] = pt.cond_pi
+            self.cond_chain[k] = pt.cond_chain
+            self.pi_sign[k] = pt.pi_sign
+            for name in _RESULTS:
+                jet = getattr(pt, name)
+                shape = self.shapes[name]
+                self.val[name][k] = _lib.jet_coef(jet, 0).reshape(shape)
+                fact = 1.0
+                for d in range(1, self.order + 1):
+                    fact *= d if d > 1 else 1.0
+                    self.der[name][k, d - 1] = (fact * _lib.jet_coef(jet, d)).reshape(shape)
+            if self.verify and rep_ptr:
+                rep = S["lth_verify_report"].from_address(rep_ptr)
+                for name in _CHECKS + ("sv_gap",):
+                    self.chk[name][k] = getattr(rep, name)
+                self.rank_P_ok[k] = bool(rep.rank_P_ok)
+                self.rank_G[k] = rep.rank_G
+            self.done = k + 1
+            return 0
+        except BaseException as e:  # never let an exception cross the C frame
+            self.failure = e
+            return 1
+
+
+def _finite_or_raise(col, n_checked):
+    """The tools refuse non-finite output naming t: so does Python."""
+    for k in range(n_checked):
+        for name in _RESULTS:
+            if not np.all(np.isfinite(col.val[name][k])) or (
+                    col.order and not np.all(np.isfinite(col.der[name][k]))):
+                raise errors.NotFiniteError("%s is not finite" % name, t=float(col.t[k]))
+        if not (math.isfinite(col.cond_pi[k]) and math.isfinite(col.cond_chain[k])):
+            raise errors.NotFiniteError("the condition estimate is not finite", t=float(col.t[k]))
+        if col.verify:
+            for name in _CHECKS:
+                if not math.isfinite(col.chk[name][k]):
+                    raise errors.NotFiniteError("check residual %s is not finite" % name,
+                                                t=float(col.t[k]))
+            if not math.isfinite(col.chk["sv_gap"][k]):
+                raise errors.NotFiniteError("check sv_gap is not finite", t=float(col.t[k]))
+
+
+def decompose(problem, times=None, *, grid=None, order=0, check=False, check_tol=1e-8,
+              cond_max=DEFAULT_COND_MAX, threads=0):
+    """Clark's decomposition at `times` (default: the problem's grid; or `grid`
+    uniform points), as ``lth-decompose``.
+
+    ``order`` K > 0 also returns the derivatives of order 1..K of every result;
+    ``check=True`` verifies every point (Theorem 3 residual, projector
+    identities, structure, rank G = p) and raises :class:`lth.VerifyError`
+    when a relative residual exceeds ``check_tol`` (None: report only).
+    A chain condition above ``cond_max`` is :class:`lth.ConditionError`
+    naming t and the estimate; a singular Pi is :class:`lth.SingularError`.
+    ``threads``: worker threads (0 = all cores; results do not depend on it).
+    Returns a :class:`Decomposition`.
+    """
+    pb = as_problem(problem)
+    ts = select_times(pb, times, grid, "times")
+    order = number(order, "order", 0, 20, integer=True)
+    cond_max = number(cond_max, "cond_max", 1, 1e300)
+    threads = number(threads, "threads", 0, 4096, integer=True)
+    if check_tol is not None:
+        check_tol = number(check_tol, "check_tol", 0, 1e300)
+    check = bool(check)
+    out_order = order if order > 0 or not check else 1
+    opts = S["lth_grid_opts"]()
+    LIB.lth_grid_opts_init(ctypes.byref(opts))
+    opts.threads = threads
+    opts.out_order = out_order
+    opts.cond_max = cond_max
+    opts.verify = 1 if check else 0
+    col = _Collector(pb, len(ts), order, check)
+    err = _lib.new_error()
+    st = LIB.lth_grid_decompose(pb._system(), ts.ctypes.data, len(ts), ctypes.byref(opts),
+                                col.callback, None, ctypes.byref(err))
+    if col.failure is not None:
+        raise col.failure
+    _finite_or_raise(col, col.done)
+    _lib.check(st, err)
+    rep = None
+    if check:
+        rep = CheckReport(col.t, *(col.chk[k] for k in _CHECKS), col.rank_P_ok, col.rank_G,
+                          col.chk["sv_gap"])
+        if check_tol is not None:
+            _judge(rep, pb.p, check_tol)
+    smp = sampling.report(pb, ts, pb.index - 1 + out_order) if pb._sampled else []
+    return Decomposition(
+        t=ts, cond_pi=col.cond_pi, cond_chain=col.cond_chain, pi_sign=col.pi_sign,
+        P=col.val["P"], Ahat=col.val["Ahat"], g=col.val["g"], Bhat=col.val["Bhat"],
+        q=col.val["q"], G=col.val["G"], index=pb.index, blocks=pb.blocks, p=pb.p, s=pb.s,
+        m=pb.m, kind=pb.kind, components=list(pb.components),
+        derivatives=dict(col.der) if order > 0 else None, check=rep, sampling=smp)
+
+
+def _judge(rep, p, tol):
+    """The judgement of ``lth-decompose --check --check-tol``."""
+    if len(rep.t) == 0:
+        return
+    k = int(np.argmax(rep.worst))
+    if rep.worst[k] > tol:
+        raise errors.VerifyError("check failed: relative residual %.3e exceeds --check-tol %.3e"
+                                 % (rep.worst[k], tol), t=float(rep.t[k]))
+    bad = np.nonzero(rep.rank_G != p)[0]
+    if bad.size:
+        raise errors.VerifyError("check failed: rank G = %d, expected p = %d (%d points)"
+                                 % (rep.rank_G[bad[0]], p, bad.size), t=float(rep.t[bad[0]]))
+    bad = np.nonzero(~rep.rank_P_ok)[0]
+    if bad.size:
+        raise errors.VerifyError("check failed: a projector P_i does not have rank n_r "
+                                 "(%d points)" % bad.size, t=float(rep.t[bad[0]]))
+
+
+def check(problem, times=None, *, grid=None, tol=1e-8, cond_max=DEFAULT_COND_MAX, threads=0):
+    """Verify the decomposition at every time (``lth-decompose --check``):
+    returns the :class:`CheckReport`, raises :class:`lth.VerifyError` (with t)
+    when a relative residual exceeds `tol` or rank G differs from p."""
+    return decompose(problem, times, grid=grid, check=True, check_tol=tol, cond_max=cond_max,
+                     threads=threads).check

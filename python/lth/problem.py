@@ -1,0 +1,269 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Problems: a DAE (or LQR) system with its interval, grid and the optional
+statements of a data file (z0, bc, sampling order).
+
+A :class:`Problem` comes from a data file (:func:`load`), from the text of
+one (:func:`parse`), or from Python (:class:`lth.Model`, :class:`lth.LQRModel`).
+Every workflow function (``lth.decompose``, ``lth.ic``, ``lth.solve``,
+``lth.bvp``, ``lth.lqr``, ``lth.check``) takes a Problem.
+"""
+
+import ctypes
+import math
+import os
+import weakref
+
+import numpy as np
+
+from . import _lib
+from ._lib import LIB, S
+from .errors import UsageError
+
+_PROBLEM_LQR = 1
+
+
+class Problem:
+    """A parsed or built problem (do not construct directly: use :func:`load`,
+    :func:`parse` or ``Model.build()``).
+
+    Attributes: ``kind`` ("dae" or "lqr"), ``name`` (file name or label),
+    ``blocks`` (n_1..n_r), ``index`` (r), ``s``, ``m`` (= s - n_r), ``p``,
+    ``interval`` (t0, t1), ``grid`` (NumPy array), ``z0`` (array or None),
+    ``bc`` ((B0, B1, beta) or None), ``sampling_order``, ``components``
+    (short names "z_1[1]", ..., "u[1]"; for LQR problems the optimality DAE's
+    components), and for LQR problems ``nx``, ``nu``, ``x0``.
+    """
+
+    def __init__(self, system, kind, name, interval, grid, z0=None, bc=None, sampling_order=0,
+                 lqr_spec=None, sampled=(), finalizer=None, keep=(), source_text=None):
+        self._sys = system
+        self.kind = kind
+        self.name = name
+        self.interval = (float(interval[0]), float(interval[1]))
+        self.grid = np.array(grid, dtype=float)
+        self.z0 = None if z0 is None else np.array(z0, dtype=float)
+        self.bc = bc
+        self.sampling_order = sampling_order
+        self._lqr = lqr_spec
+        self._sampled = list(sampled)  # (label, source pointer)
+        self._keep = keep
+        self.source_text = source_text
+        self._finalizer = finalizer
+        self.index = LIB.lth_system_index(system)
+        self.blocks = tuple(LIB.lth_system_block_size(system, i)
+                            for i in range(1, self.index + 1))
+        self.s = LIB.lth_system_size(system)
+        self.m = LIB.lth_system_state_dim(system)
+        self.p = LIB.lth_system_manifold_dim(system)
+        self.full_components = [_component_name(system, i) for i in range(self.s)]
+        self.components = [_short_name(n) for n in self.full_components]
+        if lqr_spec is not None:
+            spec = lqr_spec.contents if hasattr(lqr_spec, "contents") else lqr_spec
+            self.nx, self.nu = int(spec.nx), int(spec.nu)
+            self.x0 = _lib.doubles(spec.x0, self.nx)
+            self.C = _lib.doubles(spec.C, self.nx * self.nx).reshape(self.nx, self.nx, order="F")
+
+    def close(self):
+        """Release the C objects now (also done when the object is collected)."""
+        if self._finalizer is not None:
+            self._finalizer()
+        self._sys = None
+
+    def _system(self):
+        if not self._sys:
+            raise UsageError("the problem %s has been closed" % self.name)
+        return self._sys
+
+    def __repr__(self):
+        return "<lth.Problem %s: %s, blocks %s, interval [%g, %g], %d grid points>" % (
+            self.name, self.kind, list(self.blocks), self.interval[0], self.interval[1],
+            len(self.grid))
+
+    def component_index(self, key):
+        """0-based index of a component given as an int or a name ("z_2[1]", "u[1]",
+        "z[4]")."""
+        if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+            if not 0 <= key < self.s:
+                raise UsageError("component index %d is not in 0..%d (s = %d)"
+                                 % (key, self.s - 1, self.s))
+            return int(key)
+        if isinstance(key, str):
+            if key in self.components:
+                return self.components.index(key)
+            if key.startswith("z[") and key.endswith("]") and key[2:-1].isdigit():
+                k = int(key[2:-1]) - 1
+                if 0 <= k < self.s:
+                    return k
+            raise UsageError("no component named %r; the components are %s"
+                             % (key, ", ".join(self.components)))
+        raise UsageError("a component is an index or a name, not %r" % (key,))
+
+
+def _component_name(system, i):
+    buf = ctypes.create_string_buffer(128)
+    LIB.lth_system_component_name(system, i, buf, len(buf))
+    return buf.value.decode()
+
+
+def _short_name(full):
+    """'z[4] (z_2[1])' -> 'z_2[1]', as the tools' JSON "components"."""
+    if "(" in full and ")" in full:
+        return full[full.index("(") + 1:full.index(")")]
+    return full
+
+
+def _free_problem(handle):
+    LIB.lth_problem_free(handle)
+
+
+def _from_handle(handle, name, source_text=None):
+    """A Problem owning an lth_problem*."""
+    handle = ctypes.c_void_p(handle)
+    system = LIB.lth_problem_system(handle)
+    t0, t1 = ctypes.c_double(), ctypes.c_double()
+    LIB.lth_problem_interval(handle, ctypes.byref(t0), ctypes.byref(t1))
+    gp = ctypes.c_void_p()
+    n = LIB.lth_problem_grid(handle, ctypes.byref(gp))
+    grid = _lib.doubles(gp.value, n)
+    s = LIB.lth_system_size(system)
+    zp = ctypes.c_void_p()
+    z0 = _lib.doubles(zp.value, s) if LIB.lth_problem_z0(handle, ctypes.byref(zp)) else None
+    b0, b1, beta = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
+    rows = LIB.lth_problem_bc(handle, ctypes.byref(b0), ctypes.byref(b1), ctypes.byref(beta))
+    bc = None
+    if rows > 0:
+        bc = (_lib.doubles(b0.value, rows * s).reshape(rows, s, order="F"),
+              _lib.doubles(b1.value, rows * s).reshape(rows, s, order="F"),
+              _lib.doubles(beta.value, rows))
+    sampled = []
+    for k in range(LIB.lth_problem_sampled_count(handle)):
+        label = ctypes.c_char_p()
+        src = LIB.lth_problem_sampled(handle, k, ctypes.byref(label))
+        sampled.append((label.value.decode(), src))
+    kind = "lqr" if LIB.lth_problem_get_kind(handle) == _PROBLEM_LQR else "dae"
+    spec = None
+    if kind == "lqr":
+        spec = ctypes.cast(LIB.lth_problem_lqr(handle), ctypes.POINTER(S["lth_lqr_spec"]))
+    pb = Problem(system, kind, name, (t0.value, t1.value), grid, z0, bc,
+                 LIB.lth_problem_sampling_order(handle), spec, sampled, None,
+                 source_text=source_text)
+    pb._handle = handle
+    pb._finalizer = weakref.finalize(pb, _free_problem, handle)
+    return pb
+
+
+def load(path):
+    """Read a data file (.lth) into a :class:`Problem`.
+
+    Errors: :class:`lth.FileError` (unreadable), :class:`lth.ParseError` and the
+    other :class:`lth.InputError` classes, with ``file``, ``line`` and ``column``.
+    """
+    try:
+        path = os.fsdecode(os.fspath(path))
+    except TypeError:
+        raise UsageError("load() takes a file path, not %s" % type(path).__name__) from None
+    if "\0" in path:
+        raise UsageError("a file name cannot contain a NUL character")
+    out = ctypes.c_void_p()
+    err = _lib.new_error()
+    st = LIB.lth_problem_read(path.encode(), ctypes.byref(out), ctypes.byref(err))
+    _lib.check(st, err)
+    return _from_handle(out.value, path)
+
+
+def parse(text, name="<string>", basedir=None):
+    """Parse the text of a data file into a :class:`Problem`.
+
+    ``name`` is used in error messages; ``basedir`` resolves the paths of
+    ``samples("...")`` (default: the current directory).
+    """
+    if isinstance(text, str):
+        data = text.encode("utf-8")
+    elif isinstance(text, (bytes, bytearray)):
+        data = bytes(text)
+    else:
+        raise UsageError("parse() takes the text of a data file (str or bytes), not %s"
+                         % type(text).__name__)
+    for label, value in (("name", name), ("basedir", basedir)):
+        if value is not None and (not isinstance(value, str) or "\0" in value):
+            raise UsageError("%s must be a string without NUL characters" % label)
+    buf = ctypes.create_string_buffer(data, len(data) + 1)
+    out = ctypes.c_void_p()
+    err = _lib.new_error()
+    st = LIB.lth_problem_parse(buf, len(data), name.encode(),
+                               basedir.encode() if basedir is not None else None,
+                               ctypes.byref(out), ctypes.byref(err))
+    _lib.check(st, err)
+    return _from_handle(out.value, name, source_text=text)
+
+
+# ---- argument helpers shared by the workflow functions ----
+
+def as_problem(problem):
+    """Accept a Problem, a Model (built on the fly) or a path."""
+    if isinstance(problem, Problem):
+        return problem
+    if hasattr(problem, "build") and callable(problem.build):
+        return problem.build()
+    if isinstance(problem, (str, os.PathLike)):
+        return load(problem)
+    raise UsageError("expected an lth.Problem, a Model or a data file path, not %s"
+                     % type(problem).__name__)
+
+
+def vector(values, n, what):
+    """A float64 C-contiguous vector of n finite entries."""
+    try:
+        arr = np.array(values, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise UsageError("%s must be %d numbers" % (what, n)) from None
+    if arr.size != n:
+        raise UsageError("%s has %d values; %d are needed" % (what, arr.size, n))
+    if not np.all(np.isfinite(arr)):
+        raise UsageError("%s holds a non-finite value" % what)
+    return np.ascontiguousarray(arr)
+
+
+def number(value, what, lo=-math.inf, hi=math.inf, integer=False):
+    """A finite number in [lo, hi] (an int if integer)."""
+    if isinstance(value, bool):
+        raise UsageError("%s must be a number, not a bool" % what)
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise UsageError("%s must be a number, not %r" % (what, value)) from None
+    if integer and (not math.isfinite(x) or x != int(x)):
+        raise UsageError("%s must be an integer, not %r" % (what, value))
+    if not (math.isfinite(x) and lo <= x <= hi):
+        raise UsageError("%s = %r is not a finite number in [%g, %g]" % (what, value, lo, hi))
+    return int(x) if integer else x
+
+
+def uniform(t0, t1, n):
+    """n uniform points from t0 to t1, computed as the data files' `grid N`."""
+    return np.array([t1 if k + 1 == n else t0 + (t1 - t0) * (k / (n - 1)) for k in range(n)])
+
+
+def select_times(pb, times=None, grid=None, what="times"):
+    """The report times: explicit `times` (kept in order; each in the interval),
+    `grid` uniform points, or the problem's grid."""
+    t0, t1 = pb.interval
+    if times is not None and grid is not None:
+        raise UsageError("give %s or grid, not both" % what)
+    if times is not None:
+        try:
+            arr = np.array(times, dtype=float).reshape(-1)
+        except (TypeError, ValueError):
+            raise UsageError("%s must be numbers" % what) from None
+        if arr.size == 0:
+            raise UsageError("%s is empty" % what)
+        for t in arr:
+            if not (t0 <= t <= t1):
+                raise UsageError("%s: time %r lies outside the interval [%r, %r] of %s"
+                                 % (what, float(t), t0, t1, pb.name),
+                                 t=float(t) if math.isfinite(t) else None)
+        return np.ascontiguousarray(arr)
+    if grid is not None:
+        n = number(grid, "grid", 2, 1e8, integer=True)
+        return uniform(t0, t1, n)
+    return pb.grid.copy()

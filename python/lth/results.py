@@ -1,0 +1,164 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Result records of lth.ic, lth.solve, lth.bvp and lth.lqr.
+
+Plain dataclasses of NumPy arrays and numbers; trajectories have time as the
+first axis (``z[k]`` is z at ``times[k]``), and ``components`` names the
+columns ("z_1[1]", ..., "u[1]").  A quantity that was not computed is None
+(the tools leave such keys out of their JSON).
+"""
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+
+class _ByName:
+    """z["z_2[1]"] style access to a column of a trajectory."""
+
+    def component(self, name):
+        """The trajectory of one component (a name or a 0-based index)."""
+        names = self.components
+        k = names.index(name) if isinstance(name, str) else int(name)
+        return self.z[:, k]
+
+
+@dataclass
+class InitialValue:
+    """A consistent initial value (``lth-ic``).
+
+    ``z0`` is consistent at ``t`` (||M0 z0 - b0|| = ``residual`` <=
+    ``tolerance``); ``guess`` is what it was computed from (``guess_source``
+    says where that came from), ``change`` = ||z0 - guess||, ``changed`` the
+    0-based indices of the components that moved.  ``M0`` ((s-p) x s, rows
+    orthonormal) and ``b0`` are the consistency conditions M0 z0 = b0 of
+    Clark's section 4.1; ``method`` is "project", "nearest" or "fix"."""
+
+    t: float
+    z0: np.ndarray
+    residual: float
+    method: str
+    guess: np.ndarray
+    guess_source: str
+    guess_residual: float
+    change: float
+    changed: np.ndarray
+    tolerance: float
+    cond_chain: float
+    M0: np.ndarray
+    b0: np.ndarray
+    p: int
+    s: int
+    index: int
+    components: list
+    fixed: Optional[dict] = None
+
+
+@dataclass
+class Solution(_ByName):
+    """An initial-value solution (``lth-solve``).
+
+    ``z`` (n, s) at ``times`` (the order asked for), ``v`` (n, m) the state part,
+    ``drift`` = max ||P v|| (0 in exact arithmetic) and ``drift_rel``;
+    ``z0_used`` the initial value used (``projected``: replaced by Corollary
+    3's projection of ``z0_given``, moved by ``z0_change``, most in component
+    ``z0_worst``); ``gamma`` the drift damping rate; ``stats`` the integrator's
+    counts and times."""
+
+    times: np.ndarray
+    z: np.ndarray
+    v: np.ndarray
+    drift: float
+    drift_rel: float
+    projected: bool
+    z0_used: np.ndarray
+    z0_given: np.ndarray
+    z0_residual: float
+    z0_change: float
+    z0_worst: Optional[int]
+    t0: float
+    components: list
+    method: str
+    rtol: float
+    atol: float
+    reprojected: bool
+    gamma: float
+    stats: dict
+    sampling: list = field(default_factory=list)
+
+
+@dataclass
+class BVPSolution(_ByName):
+    """A boundary-value solution (``lth-bvp``).
+
+    ``z`` (n, s) at ``times``; ``cond_shooting`` the condition estimate of the
+    shooting matrix (or of the banded system for ``multiple``/``fd``),
+    ``bc_residual`` = ||B0 z(t0) + B1 z(t1) - beta||, ``cond_bvp`` the
+    conditioning constant of the BVP itself and ``error_estimate`` an estimate
+    of the max-norm error of z (None where not computed); for ``fd``:
+    ``fd_points``, ``fd_order``, ``fd_error``, ``fd_error_layer``; for
+    ``multiple``: ``intervals``; for shooting methods: ``drift``."""
+
+    times: np.ndarray
+    z: np.ndarray
+    cond_shooting: float
+    method: str
+    p: int
+    s: int
+    bc_residual: float
+    components: list
+    drift: Optional[float] = None
+    rtol: Optional[float] = None
+    atol: Optional[float] = None
+    intervals: Optional[int] = None
+    fd_points: Optional[int] = None
+    fd_order: Optional[float] = None
+    fd_error: Optional[float] = None
+    fd_error_layer: Optional[float] = None
+    cond_bvp: Optional[float] = None
+    error_estimate: Optional[float] = None
+    sampling: list = field(default_factory=list)
+
+
+@dataclass
+class LQRSolution:
+    """A totally singular LQR solution (``lth-lqr``; Clark's section 4.2).
+
+    ``x`` (n, nx), ``lam`` (n, nx; lambda), ``u`` (n, nu) at ``times`` (empty
+    when ``have_trajectory`` is false), ``cost`` J (None without a trajectory),
+    ``exists`` / ``unique`` (Theorems 5-6).  Without a smooth optimum the
+    trajectories are the singular arc after an impulse ``jump`` at t0 from
+    ``x0`` to ``x0_consistent`` (``jump_in_range_B``) and/or before a
+    ``terminal_jump`` at t1 (``terminal_impulse``).  ``residual``, ``cond_W``,
+    ``theorem4`` (deviation from P_1' = P_2), ``drift``; ``gain`` (n, nu, 2 nx)
+    the closed-loop gain K(t) of u = K [x; lambda] when asked for."""
+
+    times: np.ndarray
+    x: np.ndarray
+    lam: np.ndarray
+    u: np.ndarray
+    cost: Optional[float]
+    exists: bool
+    unique: bool
+    have_trajectory: bool
+    x0: np.ndarray
+    x0_consistent: np.ndarray
+    jump: np.ndarray
+    jump_in_range_B: bool
+    terminal_impulse: bool
+    terminal_jump: np.ndarray
+    residual: float
+    cond_W: Optional[float]
+    theorem4: float
+    drift: float
+    nx: int
+    nu: int
+    p: int
+    gain: Optional[np.ndarray] = None
+
+    @property
+    def components(self):
+        """Names of the columns of x, lam and u."""
+        return ([f"x[{i + 1}]" for i in range(self.nx)]
+                + [f"lambda[{i + 1}]" for i in range(self.nx)]
+                + [f"u[{i + 1}]" for i in range(self.nu)])

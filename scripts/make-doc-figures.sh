@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Regenerate the pictures of docs/plots.md (docs/figures/*.png, committed):
+# lth-plot on the tools' JSON output, and the lth.plot helpers of the Python
+# package, on the shipped examples.  Needs a build (default: build/) and
+# gnuplot-nox and python3-matplotlib.
+#   bash scripts/make-doc-figures.sh [BUILD_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=$(cd "${1:-build}" && pwd)
+export PATH="$BUILD/apps:$PATH"
+# shellcheck source=/dev/null
+. "$BUILD/python/env.sh"
+out=docs/figures
+mkdir -p "$out"
+
+# ---- lth-plot: one picture per tool ----
+lth-decompose data/index2.lth --format json -q --check --grid 151 |
+  lth-plot - -o "$out/cli-decompose.png" --size 800x760 \
+    --title "lth-decompose data/index2.lth --check --grid 151"
+lth-solve data/pendulum.lth --format json -q --grid 401 |
+  lth-plot - -o "$out/cli-solve.png" --size 800x620 --title "lth-solve data/pendulum.lth"
+lth-bvp data/index2.lth --method fd --format json |
+  lth-plot - -o "$out/cli-bvp.png" --size 800x480 --title "lth-bvp data/index2.lth --method fd"
+lth-lqr data/lqr_double_integrator.lth --format json --grid 101 |
+  lth-plot - -o "$out/cli-lqr.png" --size 800x620 --title "lth-lqr data/lqr_double_integrator.lth"
+
+# ---- the Python helpers ----
+MPLBACKEND=Agg "$LTH_PYTHON" - "$out" <<'PY'
+import os, sys
+import lth, lth.plot
+
+out = sys.argv[1]
+pb = lth.load("data/slope.lth")
+sol = lth.solve(pb, grid=81)
+fig = lth.plot.solution(sol, problem=pb, size=(800, 700), title="lth.plot.solution: data/slope.lth")
+fig.savefig(os.path.join(out, "py-solution.png"))
+smp = lth.load("data/sampled.lth")
+dec = lth.decompose(smp, check=True)
+fig = lth.plot.decomposition(dec, problem=smp, size=(800, 900), title="lth.plot.decomposition: data/sampled.lth")
+fig.savefig(os.path.join(out, "py-decomposition.png"))
+res = lth.lqr("data/lqr_timevarying.lth", grid=61)
+fig = lth.plot.lqr(res, size=(800, 620), title="lth.plot.lqr: data/lqr_timevarying.lth")
+fig.savefig(os.path.join(out, "py-lqr.png"))
+PY
+ls -l "$out"
