@@ -28,7 +28,7 @@ lth_status app_check_vector(lth_status st, lth_error *err, const char *what, dou
       if (names && i < (size_t)names->n) {
         snprintf(detail, sizeof detail, ": %s = %g", names->full[i], x[i]);
       } else {
-        snprintf(detail, sizeof detail, ": entry %zu = %g", i + 1, x[i]);
+        snprintf(detail, sizeof detail, ": component %zu = %g", i + 1, x[i]);
       }
       return not_finite(err, what, detail, t);
     }

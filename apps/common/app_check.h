@@ -31,7 +31,7 @@ extern "C" {
 
 /* "WHAT is not finite (t = T)". */
 lth_status app_check_value(lth_status st, lth_error *err, const char *what, double t, double x);
-/* "WHAT is not finite: NAME = inf (t = T)"; names (NULL: "[i]", 1-based) name
+/* "WHAT is not finite: NAME = inf (t = T)"; names (NULL: "component i", 1-based) name
  * the entries. */
 lth_status app_check_vector(lth_status st, lth_error *err, const char *what, double t,
                             const double *x, size_t n, const app_names *names);
