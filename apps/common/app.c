@@ -94,7 +94,7 @@ void app_progress_update(void *ctx, size_t done, size_t total) {
     return; /* redrawing faster than people read only costs time */
   }
   p->last = now;
-  fprintf(stderr, "\r%s: %zu/%zu %s (%d%%)", p->label, done, total, p->unit,
+  fprintf(stderr, "\r%s: %zu/%zu %s (%d%%)\033[K", p->label, done, total, p->unit,
           (int)(100.0 * (double)done / (double)total));
   fflush(stderr);
   p->shown = 1;
