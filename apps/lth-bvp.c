@@ -330,6 +330,7 @@ static void cleanup(app_ctx *C) {
 /* The tool's options (with their defaults) and its description for the driver. */
 static app_ctx ctx = {.rtol = 1e-10, .atol = 1e-12};
 static app_option opts[] = {
+    /* choice k is lth_bvp_method k: a method is one more name here (and its help) */
     APP_CHOICE("method", &ctx.method, "shooting|multiple|fd"),
     APP_INT("intervals", &ctx.intervals, 1, 1e6),
     APP_INT("points", &ctx.points, 3, 1e8),

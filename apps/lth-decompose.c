@@ -43,8 +43,7 @@ static const char help_text[] =
     "                      exceeds X (default 1e-8) or rank G differs from p\n"
     "  --sample-tol X      warn when the estimated error of a sampled block's\n"
     "                      derivative exceeds X relative to the data (default 1e-6;\n"
-    "                      see below)\n"
-    "(--threads N below sets the worker threads of the grid.)\n";
+    "                      see below)\n";
 
 static const char help_tail[] =
     "Data file (one statement per line, '#' starts a comment; a sliding mass on\n"
