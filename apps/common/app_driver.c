@@ -57,7 +57,8 @@ static int check_common(driver *D) {
   const app_option *o = D->all;
   app_common *c = &D->opt;
   const app_tool *T = D->tool;
-  c->times_opt = o[C_TIMES].given ? o[C_TIMES].used : "--times";
+  const char *first = T->times == APP_TIMES_ONE ? "--at" : "--times";
+  c->times_opt = o[C_TIMES].given ? o[C_TIMES].used : first;
   if (o[C_TIMES].given && o[C_GRID].given) {
     return app_usage_error("%s and --grid exclude each other", c->times_opt);
   }
@@ -142,11 +143,11 @@ static int select_times(const app_tool *T, app_run *run) {
   return app_times_select(&run->tm, run->pb, &c->times, c->times_opt, c->grid_n);
 }
 
-static lth_status open_output(app_out *out, app_run *run, lth_error *err) {
+static lth_status open_output(app_out *out, app_run *run, int json_wrap, lth_error *err) {
   lth_status st = app_out_open(out, run->opt->out_path, err);
   if (st == LTH_OK) {
     run->fp = out->fp;
-    app_json_init(&run->json, out->fp, 0);
+    app_json_init(&run->json, out->fp, json_wrap > 0 ? json_wrap : 2);
     app_csv_init(&run->csv, out->fp);
   }
   return st;
@@ -186,11 +187,9 @@ static int execute(const app_tool *T, app_ctx *C, app_run *run) {
   run->progress.t0 = run->t0;
   lth_status st = LTH_OK;
   if (T->streams) {
-    st = open_output(&out, run, &err);
+    st = open_output(&out, run, T->json_wrap, &err);
     open = st == LTH_OK;
   }
-  int wrap = T->json_wrap > 0 ? T->json_wrap : 2;
-  run->json.wrap_depth = wrap;
   if (st == LTH_OK) {
     st = T->compute(C, run, &err);
   }
@@ -199,11 +198,10 @@ static int execute(const app_tool *T, app_ctx *C, app_run *run) {
     st = T->check(C, run, &err);
   }
   if (st == LTH_OK && !open) {
-    st = open_output(&out, run, &err);
+    st = open_output(&out, run, T->json_wrap, &err);
     open = st == LTH_OK;
   }
   if (st == LTH_OK) {
-    run->json.wrap_depth = wrap;
     T->write[c->format](C, run);
     open = 0; /* finish_output commits or removes it */
     st = finish_output(&out, run, &err);
