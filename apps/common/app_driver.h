@@ -30,9 +30,12 @@
  *
  * Hooks for what comes next (one place each): --param NAME=VALUE and reading
  * the data file from "-" go into app_problem_opts and app_load (app_driver.c);
- * the user's variable names into app_names (app_names.h), which every
- * writer uses for labels; --plot FILE would be one more entry of app_tool
- * (a writer beside .write) and one common option.
+ * the user's variable names into app_names (app_names.h), from which the
+ * tables, JSON "components" and messages of lth-ic, lth-solve and lth-bvp
+ * take their labels; --plot FILE would be one more entry of app_tool (a
+ * writer beside .write) and one common option here; error-estimate lines
+ * belong to a tool's writers and check; a BVP method is one more name in
+ * lth-bvp's --method choice.
  */
 #ifndef LTH_APP_DRIVER_H
 #define LTH_APP_DRIVER_H
