@@ -9,7 +9,8 @@
  * library then returns the singular arc between them and the infimum of the
  * cost.  This file must never let that arc pass for a smooth optimum: the
  * JSON says "exists": false with a note, the text says it in words, and
- * stderr says it too.
+ * stderr says it too.  The driver (app_driver.h) does options, loading,
+ * times, output.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -19,6 +20,10 @@
 #include <string.h>
 
 #include "app.h"
+#include "app_check.h"
+#include "app_driver.h"
+#include "app_ivp.h"
+#include "app_table.h"
 #include "lth/decomp.h"
 #include "lth/lqr.h"
 #include "lth/problem.h"
@@ -46,22 +51,14 @@ static const char help_text[] =
     "and in the output.\n"
     "\n"
     "Options:\n"
-    "  --times T1,T2,...   output times (in [t0, t1], in the given order; default:\n"
-    "                      the file's `grid`, else 101 uniform points)\n"
-    "  --grid N            N >= 2 uniform output times from t0 to t1\n"
     "  --gain              also print the closed-loop gain K(t) (nu x 2 nx) of\n"
     "                      Theorem 6: u = K [x; lambda] on the optimal manifold\n"
     "                      (K = the u rows of G = [Nhat + Bhat](I - P))\n"
     "  --rtol R            relative integration tolerance of the fundamental\n"
     "                      solution (default 1e-10; existence is judged at 100 R)\n"
-    "  --cond-max X        fail (exit 3) where the chain condition of\n"
-    "                      Pi = -B'HB exceeds X (default 1e12)\n"
-    "  --format FMT        text (default: a report and a table), csv or json\n"
-    "  -o, --output FILE   write to FILE instead of standard output (a run that\n"
-    "                      fails leaves FILE alone)\n"
-    "  -h, --help          this text\n"
-    "  --version           version and license\n"
-    "\n"
+    "(--cond-max below bounds the chain condition of Pi = -B'HB.)\n";
+
+static const char help_tail[] =
     "Example (data/lqr_double_integrator.lth: x0 on the singular arc):\n"
     "  lth-lqr data/lqr_double_integrator.lth --times 0,2 --format json\n"
     "  {\"times\": [0, 2], \"x\": [[3.76..., -3.62...], [1, 0]],\n"
@@ -82,68 +79,32 @@ static const char help_text[] =
     "Exit status: 0 success (also when no smooth optimum exists: that is an\n"
     "answer), 1 usage error (bad option, time outside the interval), 2 input\n"
     "error (unreadable or malformed file, or not a `problem lqr` file),\n"
-    "3 numerical failure (B'HB singular or ill-conditioned at some t, named).\n";
+    "3 numerical failure (B'HB singular or ill-conditioned at some t, named; a\n"
+    "result that is not finite).\n";
 
-enum { FMT_TEXT = 0, FMT_CSV = 1, FMT_JSON = 2 };
-
-typedef struct lqr_cli {
-  app_list times;
-  long grid_n;
-  int format, gain;
-  double rtol, cond_max;
-  const char *out_path;
-} lqr_cli;
-
-typedef struct lqr_tool {
-  const lqr_cli *cli;
-  const char *path;
-  const lth_problem *pb;
+/* The options of lth-lqr and its answer. */
+struct app_ctx {
+  int gain;
+  double rtol;
   const lth_lqr_spec *spec;
-  app_times tm;
   lth_lqr_result *res;
   int initial_impulse; /* x0 was moved: the jump is not zero */
   char note[4096];     /* what the output is, when it is not a smooth optimum */
-} lqr_tool;
-
-/* ------------------------------------------------------------------------ */
-/* Command line                                                             */
-
-static int parse_cli(int argc, char **argv, lqr_cli *cli, const char **path) {
-  memset(cli, 0, sizeof *cli);
-  cli->rtol = 1e-10;
-  cli->cond_max = LTH_DEFAULT_COND_MAX;
-  app_option opts[] = {
-      {"times", 0, APP_OPT_LIST, &cli->times, NULL, 0, 0, 0},
-      {"grid", 0, APP_OPT_INT, &cli->grid_n, NULL, 2, 1e8, 0},
-      {"gain", 0, APP_OPT_FLAG, &cli->gain, NULL, 0, 0, 0},
-      {"rtol", 0, APP_OPT_DOUBLE, &cli->rtol, NULL, 1e-15, 1e-2, 0},
-      {"cond-max", 0, APP_OPT_DOUBLE, &cli->cond_max, NULL, 1, 1e300, 0},
-      {"format", 0, APP_OPT_CHOICE, &cli->format, "text|csv|json", 0, 0, 0},
-      {"output", 'o', APP_OPT_STRING, &cli->out_path, NULL, 0, 0, 0},
-  };
-  app_spec spec = {help_text, opts, sizeof opts / sizeof opts[0], 1, 1};
-  const char *args[1];
-  int nargs;
-  int rc = app_parse(&spec, argc, argv, args, &nargs);
-  if (rc != APP_CONTINUE) {
-    return rc;
-  }
-  if (opts[0].given && opts[1].given) {
-    return app_usage_error("--times and --grid exclude each other");
-  }
-  *path = args[0];
-  return APP_CONTINUE;
-}
+};
 
 /* ------------------------------------------------------------------------ */
 /* Solving and reading the answer                                           */
 
-static double norm2(const double *x, int n) {
-  double s = 0.0;
-  for (int i = 0; i < n; i++) {
-    s += x[i] * x[i];
+static int prepare(app_ctx *T, app_run *run) {
+  T->spec = lth_problem_lqr(run->pb);
+  if (!T->spec) {
+    return app_failf(APP_EXIT_INPUT,
+                     "%s: not a `problem lqr` file (it is a DAE problem): lth-lqr needs "
+                     "`problem lqr` with `sizes`, A, B, H, C and x0; use lth-solve or lth-bvp "
+                     "for DAE files",
+                     run->path);
   }
-  return sqrt(s);
+  return 0;
 }
 
 /* "[a, b]" with short round-trip numbers, for notes. */
@@ -162,7 +123,7 @@ static void fmt_vec(char *buf, size_t size, const double *x, int n) {
 }
 
 /* The note says what the trajectories and the cost are when exists = 0. */
-static void compose_note(lqr_tool *T) {
+static void compose_note(app_ctx *T) {
   const lth_lqr_result *res = T->res;
   int nx = res->nx;
   char a[256], b[256], c[256];
@@ -204,95 +165,71 @@ static void compose_note(lqr_tool *T) {
            start, end, T->initial_impulse ? "after the jump" : "before the terminal jump");
 }
 
-static lth_status solve(lqr_tool *T, lth_error *err) {
+static lth_status compute(app_ctx *T, app_run *run, lth_error *err) {
   lth_lqr_opts o;
   lth_lqr_opts_init(&o);
-  o.ivp.rtol = T->cli->rtol;
-  o.ivp.cond_max = T->cli->cond_max;
-  o.cond_max = T->cli->cond_max;
-  lth_status st = lth_lqr_solve(T->spec, T->tm.t, T->tm.n, &o, &T->res, err);
+  o.ivp.rtol = T->rtol;
+  app_ivp_setup(run, &o.ivp, NAN);
+  o.cond_max = run->opt->cond_max;
+  o.progress = app_progress_update;
+  o.progress_ctx = &run->progress;
+  lth_status st = lth_lqr_solve(T->spec, run->tm.t, run->tm.n, &o, &T->res, err);
   if (st != LTH_OK) {
     return st;
   }
-  T->initial_impulse = !T->res->exists && norm2(T->res->jump, T->res->nx) > 0.0;
+  T->initial_impulse = !T->res->exists && app_norm2(T->res->jump, (size_t)T->res->nx) > 0.0;
   compose_note(T);
   return LTH_OK;
 }
 
-static int all_finite(const double *x, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    if (!isfinite(x[i])) {
-      return 0;
-    }
-  }
-  return 1;
-}
-
-/* JSON has no NaN or Inf: check everything that will be printed. */
-static lth_status check_finite(const lqr_tool *T, lth_error *err) {
+/* Everything that will be printed, with the time it belongs to. */
+static lth_status check(const app_ctx *T, const app_run *run, lth_error *err) {
   const lth_lqr_result *r = T->res;
-  size_t n = r->n, nx = (size_t)r->nx, nu = (size_t)r->nu;
-  int ok = all_finite(r->x0_consistent, nx) && all_finite(r->jump, nx) &&
-           all_finite(r->terminal_jump, nx) && isfinite(r->residual) && isfinite(r->theorem4) &&
-           isfinite(r->drift);
+  size_t n = r->have_trajectory ? r->n : 0, nx = (size_t)r->nx, nu = (size_t)r->nu;
+  const double *t = run->tm.t, t0 = T->spec->t0, t1 = T->spec->t1;
+  lth_status st = LTH_OK;
+  st = app_check_rows(st, err, "the state x", t, r->x, n, nx, NULL);
+  st = app_check_rows(st, err, "the costate lambda", t, r->lambda, n, nx, NULL);
+  st = app_check_rows(st, err, "the control u", t, r->u, n, nu, NULL);
   if (r->have_trajectory) {
-    ok = ok && all_finite(r->x, n * nx) && all_finite(r->lambda, n * nx) &&
-         all_finite(r->u, n * nu) && isfinite(r->cost);
+    st = app_check_value(st, err, "the cost 1/2 x0' lambda(t0)", t0, r->cost);
   }
-  if (T->cli->gain) {
-    ok = ok && all_finite(r->gain, n * nu * 2 * nx);
+  if (T->gain) {
+    st = app_check_rows(st, err, "the gain K", t, r->gain, r->n, nu * 2 * nx, NULL);
   }
-  return ok ? LTH_OK : lth_error_set(err, LTH_ENOTFINITE, "the LQR solution is not finite");
+  st = app_check_vector(st, err, "the consistent initial state x0_consistent", t0,
+                        r->x0_consistent, nx, NULL);
+  st = app_check_vector(st, err, "the jump at t0", t0, r->jump, nx, NULL);
+  st = app_check_vector(st, err, "the terminal jump", t1, r->terminal_jump, nx, NULL);
+  st = app_check_value(st, err, "the residual of (x0, 0) from range(W)", t0, r->residual);
+  st = app_check_value(st, err, "the Theorem 4 deviation over the output times", NAN,
+                       r->theorem4);
+  return app_check_value(st, err, "the drift max ||P v|| over the output times", NAN, r->drift);
 }
 
 /* ------------------------------------------------------------------------ */
 /* JSON                                                                     */
 
-/* One row per time of a per-time vector field (x + k*dim), or [] if none. */
-static void json_rows(app_json *j, const char *key, const double *a, size_t n, int dim, int have) {
-  app_json_key(j, key);
-  app_json_begin_array(j);
-  for (size_t k = 0; have && k < n; k++) {
-    app_json_vector(j, a + k * (size_t)dim, (size_t)dim, 1);
-  }
-  app_json_end_array(j);
-}
-
-static void json_extensions(app_json *j, const lqr_tool *T) {
+static void json_extensions(app_json *j, const app_ctx *T) {
   const lth_lqr_result *r = T->res;
-  app_json_key(j, "have_trajectory");
-  app_json_bool(j, r->have_trajectory);
-  app_json_key(j, "note");
-  app_json_string(j, r->exists ? "the smooth optimum (Clark's Theorems 5-6)" : T->note);
-  app_json_key(j, "x0");
-  app_json_vector(j, T->spec->x0, (size_t)r->nx, 1);
-  app_json_key(j, "x0_consistent");
-  app_json_vector(j, r->x0_consistent, (size_t)r->nx, 1);
-  app_json_key(j, "jump");
-  app_json_vector(j, r->jump, (size_t)r->nx, 1);
+  app_json_put_bool(j, "have_trajectory", r->have_trajectory);
+  app_json_put_string(j, "note", r->exists ? "the smooth optimum (Clark's Theorems 5-6)" : T->note);
+  app_json_put_vector(j, "x0", T->spec->x0, (size_t)r->nx);
+  app_json_put_vector(j, "x0_consistent", r->x0_consistent, (size_t)r->nx);
+  app_json_put_vector(j, "jump", r->jump, (size_t)r->nx);
   /* without a jump at t0 the library leaves the flag unset; a zero jump is in range(B) */
-  app_json_key(j, "jump_in_range_B");
-  app_json_bool(j, r->jump_in_range_B || !T->initial_impulse);
-  app_json_key(j, "terminal_impulse");
-  app_json_bool(j, r->terminal_impulse);
-  app_json_key(j, "terminal_jump");
-  app_json_vector(j, r->terminal_jump, (size_t)r->nx, 1);
-  app_json_key(j, "residual");
-  app_json_number(j, r->residual);
+  app_json_put_bool(j, "jump_in_range_B", r->jump_in_range_B || !T->initial_impulse);
+  app_json_put_bool(j, "terminal_impulse", r->terminal_impulse);
+  app_json_put_vector(j, "terminal_jump", r->terminal_jump, (size_t)r->nx);
+  app_json_put_number(j, "residual", r->residual);
   if (isfinite(r->cond_W)) {
-    app_json_key(j, "cond_W");
-    app_json_number(j, r->cond_W);
+    app_json_put_number(j, "cond_W", r->cond_W);
   }
-  app_json_key(j, "theorem4");
-  app_json_number(j, r->theorem4);
-  app_json_key(j, "drift");
-  app_json_number(j, r->drift);
-  app_json_key(j, "nx");
-  app_json_int(j, r->nx);
-  app_json_key(j, "nu");
-  app_json_int(j, r->nu);
-  app_json_key(j, "p");
-  app_json_int(j, r->p);
+  app_json_put_number(j, "theorem4", r->theorem4);
+  app_json_put_number(j, "drift", r->drift);
+  app_json_put_int(j, "nx", r->nx);
+  app_json_put_int(j, "nu", r->nu);
+  app_json_put_int(j, "p", r->p);
 }
 
 static void json_gain(app_json *j, const lth_lqr_result *r) {
@@ -305,74 +242,59 @@ static void json_gain(app_json *j, const lth_lqr_result *r) {
   app_json_end_array(j);
 }
 
-static int write_json(FILE *fp, const lqr_tool *T) {
+static void write_json(const app_ctx *T, app_run *run) {
   const lth_lqr_result *r = T->res;
-  app_json j;
-  app_json_init(&j, fp, 2);
-  app_json_begin_object(&j);
-  app_json_key(&j, "times");
-  app_json_vector(&j, T->tm.t, T->tm.n, 1);
-  json_rows(&j, "x", r->x, r->n, r->nx, r->have_trajectory);
-  json_rows(&j, "lambda", r->lambda, r->n, r->nx, r->have_trajectory);
-  json_rows(&j, "u", r->u, r->n, r->nu, r->have_trajectory);
-  app_json_key(&j, "cost");
+  app_json *j = &run->json;
+  size_t n = r->have_trajectory ? r->n : 0;
+  app_json_begin_object(j);
+  app_json_put_vector(j, "times", run->tm.t, run->tm.n);
+  app_json_rows(j, "x", r->x, n, (size_t)r->nx);
+  app_json_rows(j, "lambda", r->lambda, n, (size_t)r->nx);
+  app_json_rows(j, "u", r->u, n, (size_t)r->nu);
+  app_json_key(j, "cost");
   if (r->have_trajectory) {
-    app_json_number(&j, r->cost);
+    app_json_number(j, r->cost);
   } else {
-    app_json_null(&j);
+    app_json_null(j);
   }
-  app_json_key(&j, "exists");
-  app_json_bool(&j, r->exists);
-  app_json_key(&j, "unique");
-  app_json_bool(&j, r->unique);
-  json_extensions(&j, T);
-  if (T->cli->gain) {
-    json_gain(&j, r);
+  app_json_put_bool(j, "exists", r->exists);
+  app_json_put_bool(j, "unique", r->unique);
+  json_extensions(j, T);
+  if (T->gain) {
+    json_gain(j, r);
   }
-  app_json_end_object(&j);
-  return app_json_finish(&j);
+  app_json_end_object(j);
 }
 
 /* ------------------------------------------------------------------------ */
 /* CSV and text                                                             */
 
 /* Every name quoted (K[i,j] needs it; the others follow for one form). */
-static void csv_header(FILE *fp, const lth_lqr_result *r, int gain) {
-  fputc('t', fp);
-  for (int i = 1; i <= r->nx; i++) {
-    fprintf(fp, ",\"x[%d]\"", i);
-  }
-  for (int i = 1; i <= r->nx; i++) {
-    fprintf(fp, ",\"lambda[%d]\"", i);
-  }
-  for (int i = 1; i <= r->nu; i++) {
-    fprintf(fp, ",\"u[%d]\"", i);
-  }
-  for (int i = 1; gain && i <= r->nu; i++) {
-    for (int j = 1; j <= 2 * r->nx; j++) {
-      fprintf(fp, ",\"K[%d,%d]\"", i, j);
-    }
-  }
-  fputc('\n', fp);
-}
-
-static int write_csv(FILE *fp, const lqr_tool *T) {
+static void write_csv(const app_ctx *T, app_run *run) {
   const lth_lqr_result *r = T->res;
-  int nx = r->nx, nu = r->nu, gain = T->cli->gain;
-  csv_header(fp, r, gain);
-  app_csv c;
-  app_csv_init(&c, fp); /* counts the first data row as its header: checks lengths */
-  for (size_t k = 0; r->have_trajectory && k < r->n; k++) {
-    app_csv_number(&c, T->tm.t[k]);
-    app_csv_matrix(&c, r->x + k * (size_t)nx, nx, 1, nx);
-    app_csv_matrix(&c, r->lambda + k * (size_t)nx, nx, 1, nx);
-    app_csv_matrix(&c, r->u + k * (size_t)nu, nu, 1, nu);
-    if (gain) {
-      app_csv_matrix(&c, r->gain + k * (size_t)nu * 2 * nx, nu, 2 * nx, nu);
+  int nx = r->nx, nu = r->nu, gain = T->gain;
+  app_csv *c = &run->csv;
+  fputc('t', c->fp);
+  app_csv_quoted_names(c->fp, "x", nx);
+  app_csv_quoted_names(c->fp, "lambda", nx);
+  app_csv_quoted_names(c->fp, "u", nu);
+  for (int i = 1; gain && i <= nu; i++) {
+    for (int j = 1; j <= 2 * nx; j++) {
+      fprintf(c->fp, ",\"K[%d,%d]\"", i, j);
     }
-    app_csv_end_row(&c);
   }
-  return app_csv_finish(&c);
+  fputc('\n', c->fp);
+  /* the writer counts the first data row as its header: checks lengths */
+  for (size_t k = 0; r->have_trajectory && k < r->n; k++) {
+    app_csv_number(c, run->tm.t[k]);
+    app_csv_matrix(c, r->x + k * (size_t)nx, nx, 1, nx);
+    app_csv_matrix(c, r->lambda + k * (size_t)nx, nx, 1, nx);
+    app_csv_matrix(c, r->u + k * (size_t)nu, nu, 1, nu);
+    if (gain) {
+      app_csv_matrix(c, r->gain + k * (size_t)nu * 2 * nx, nu, 2 * nx, nu);
+    }
+    app_csv_end_row(c);
+  }
 }
 
 static void text_vec_line(FILE *fp, const char *label, const double *x, int n) {
@@ -381,7 +303,7 @@ static void text_vec_line(FILE *fp, const char *label, const double *x, int n) {
   fprintf(fp, "%-15s%s\n", label, b);
 }
 
-static void text_verdict(FILE *fp, const lqr_tool *T) {
+static void text_verdict(FILE *fp, const app_ctx *T) {
   const lth_lqr_result *r = T->res;
   char b[32];
   if (r->exists) {
@@ -424,28 +346,13 @@ static void text_verdict(FILE *fp, const lqr_tool *T) {
           r->theorem4, r->drift);
 }
 
-/* Column names right-aligned to the numbers' widths. */
-static void text_names(FILE *fp, const char *name, int n, int width) {
-  for (int i = 1; i <= n; i++) {
-    char b[32];
-    snprintf(b, sizeof b, "%s[%d]", name, i);
-    fprintf(fp, " %*s", width, b);
-  }
-}
-
-static void text_numbers(FILE *fp, const double *x, int n) {
-  for (int i = 0; i < n; i++) {
-    fprintf(fp, " %16.10g", x[i] == 0.0 ? 0.0 : x[i]);
-  }
-}
-
-static void text_table(FILE *fp, const lqr_tool *T) {
+static void text_table(FILE *fp, const app_ctx *T, const app_run *run) {
   const lth_lqr_result *r = T->res;
-  int nx = r->nx, nu = r->nu, m = 2 * nx, gain = T->cli->gain;
+  int nx = r->nx, nu = r->nu, m = 2 * nx, gain = T->gain;
   fprintf(fp, "%14s", "t");
-  text_names(fp, "x", nx, 16);
-  text_names(fp, "lambda", nx, 16);
-  text_names(fp, "u", nu, 16);
+  app_text_cells(fp, "x", nx, 16);
+  app_text_cells(fp, "lambda", nx, 16);
+  app_text_cells(fp, "u", nu, 16);
   for (int i = 1; gain && i <= nu; i++) {
     for (int j = 1; j <= m; j++) {
       char b[32];
@@ -455,23 +362,24 @@ static void text_table(FILE *fp, const lqr_tool *T) {
   }
   fputc('\n', fp);
   for (size_t k = 0; k < r->n; k++) {
-    fprintf(fp, "%14.8g", T->tm.t[k]);
-    text_numbers(fp, r->x + k * nx, nx);
-    text_numbers(fp, r->lambda + k * nx, nx);
-    text_numbers(fp, r->u + k * nu, nu);
+    fprintf(fp, "%14.8g", run->tm.t[k]);
+    app_text_numbers(fp, r->x + k * nx, (size_t)nx, 16, 10);
+    app_text_numbers(fp, r->lambda + k * nx, (size_t)nx, 16, 10);
+    app_text_numbers(fp, r->u + k * nu, (size_t)nu, 16, 10);
     for (int i = 0; gain && i < nu; i++) {
       for (int j = 0; j < m; j++) {
-        text_numbers(fp, r->gain + k * nu * m + i + (size_t)j * nu, 1);
+        app_text_numbers(fp, r->gain + k * nu * m + i + (size_t)j * nu, 1, 16, 10);
       }
     }
     fputc('\n', fp);
   }
 }
 
-static void write_text(FILE *fp, const lqr_tool *T) {
+static void write_text(const app_ctx *T, app_run *run) {
   const lth_lqr_result *r = T->res;
+  FILE *fp = run->fp;
   char b0[32], b1[32];
-  fprintf(fp, "file           %s\n", T->path);
+  fprintf(fp, "file           %s\n", run->path);
   fprintf(fp,
           "problem        singular LQR, nx = %d, nu = %d, on [%s, %s]: minimise 1/2 x(t1)' "
           "C x(t1) + 1/2 int x' H x dt, x' = A x + B u, R = 0\n",
@@ -486,80 +394,38 @@ static void write_text(FILE *fp, const lqr_tool *T) {
   }
   fprintf(fp, "\n%s%s:\n",
           r->exists ? "the optimal trajectory" : "the singular arc (NOT a smooth optimum)",
-          T->cli->gain ? " and the closed-loop gain u = K [x; lambda]" : "");
-  text_table(fp, T);
+          T->gain ? " and the closed-loop gain u = K [x; lambda]" : "");
+  text_table(fp, T, run);
 }
 
-static lth_status write_output(const lqr_tool *T, lth_error *err) {
-  app_out out;
-  lth_status st = app_out_open(&out, T->cli->out_path, err);
-  if (st != LTH_OK) {
-    return st;
+/* exit 0 when no smooth optimum exists (it is an answer), but nobody should
+ * miss it in a pipeline */
+static lth_status after(app_ctx *T, const app_run *run, lth_error *err) {
+  (void)run;
+  (void)err;
+  if (!T->res->exists) {
+    fprintf(stderr, "%s: %s\n", app_name(), T->note);
   }
-  int bad = 0;
-  if (T->cli->format == FMT_JSON) {
-    bad = write_json(out.fp, T) != 0;
-  } else if (T->cli->format == FMT_CSV) {
-    bad = write_csv(out.fp, T) != 0;
-  } else {
-    write_text(out.fp, T);
-  }
-  return app_out_finish(&out, bad, err);
+  return LTH_OK;
 }
 
 /* ------------------------------------------------------------------------ */
-/* The run                                                                  */
+/* The tool                                                                 */
 
-static int run(const lqr_cli *cli, const char *path, const lth_problem *pb) {
-  lqr_tool T;
-  memset(&T, 0, sizeof T);
-  T.cli = cli;
-  T.path = path;
-  T.pb = pb;
-  T.spec = lth_problem_lqr(pb);
-  if (!T.spec) {
-    return app_failf(APP_EXIT_INPUT,
-                     "%s: not a `problem lqr` file (it is a DAE problem): lth-lqr needs "
-                     "`problem lqr` with `sizes`, A, B, H, C and x0; use lth-solve or lth-bvp "
-                     "for DAE files",
-                     path);
-  }
-  int rc = app_times_select(&T.tm, pb, &cli->times, "--times", cli->grid_n);
-  if (rc != 0) {
-    return rc;
-  }
-  lth_error err;
-  lth_error_clear(&err);
-  lth_status st = solve(&T, &err);
-  if (st == LTH_OK) {
-    st = check_finite(&T, &err);
-  }
-  if (st == LTH_OK) {
-    st = write_output(&T, &err);
-  }
-  if (st == LTH_OK && !T.res->exists) {
-    /* exit 0 (it is an answer), but nobody should miss it in a pipeline */
-    fprintf(stderr, "%s: %s\n", app_name(), T.note);
-  }
-  rc = st == LTH_OK ? 0 : app_fail(&err);
-  lth_lqr_result_free(T.res);
-  app_times_free(&T.tm);
-  return rc;
-}
+static void cleanup(app_ctx *T) { lth_lqr_result_free(T->res); }
 
-int main(int argc, char **argv) {
-  app_init("lth-lqr");
-  lqr_cli cli;
-  const char *path = NULL;
-  int rc = parse_cli(argc, argv, &cli, &path);
-  if (rc == APP_CONTINUE) {
-    lth_problem *pb = NULL;
-    rc = app_load_problem(path, &pb);
-    if (rc == 0) {
-      rc = run(&cli, path, pb);
-    }
-    lth_problem_free(pb);
-  }
-  app_list_free(&cli.times);
-  return rc;
-}
+/* The tool's options (with their defaults) and its description for the driver. */
+static app_ctx ctx = {.rtol = 1e-10};
+static app_option opts[] = {
+    APP_FLAG("gain", &ctx.gain),
+    APP_DOUBLE("rtol", &ctx.rtol, 1e-15, 1e-2),
+};
+static const app_tool tool = {
+    .name = "lth-lqr", .help = help_text, .help_tail = help_tail,
+    .times = APP_TIMES_MANY, .progress_label = "solving", .progress_unit = "gains",
+    .opts = opts, .nopts = APP_COUNT(opts),
+    .prepare = prepare, .compute = compute, .check = check, .after = after,
+    .write = {write_text, write_csv, write_json}, .cleanup = cleanup,
+};
+
+int main(int argc, char **argv) { return app_main(&tool, &ctx, argc, argv); }

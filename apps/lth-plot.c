@@ -453,10 +453,10 @@ int main(int argc, char **argv) {
   app_init("lth-plot");
   plot_cli cli = {NULL, NULL, NULL, NULL};
   app_option opts[] = {
-      {"output", 'o', APP_OPT_STRING, &cli.out, NULL, 0, 0, 0},
-      {"size", 0, APP_OPT_STRING, &cli.size, NULL, 0, 0, 0},
-      {"title", 0, APP_OPT_STRING, &cli.title, NULL, 0, 0, 0},
-      {"select", 0, APP_OPT_STRING, &cli.select, NULL, 0, 0, 0},
+      {"output", 'o', APP_OPT_STRING, &cli.out, NULL, 0, 0, 0, {0}},
+      {"size", 0, APP_OPT_STRING, &cli.size, NULL, 0, 0, 0, {0}},
+      {"title", 0, APP_OPT_STRING, &cli.title, NULL, 0, 0, 0, {0}},
+      {"select", 0, APP_OPT_STRING, &cli.select, NULL, 0, 0, 0, {0}},
   };
   app_spec spec = {help_text, opts, sizeof opts / sizeof opts[0], 1, 1};
   const char *args[1];

@@ -17,6 +17,17 @@
 
 #define FD_DEFAULT_POINTS 1001
 
+/* Progress over all the solves of a run (opts->progress): grid points assembled. */
+typedef struct {
+  const lth_bvp_opts *o;
+  size_t done, total;
+} fd_progress;
+
+static void fd_advance(fd_progress *pg, size_t n) {
+  pg->done += n;
+  if (pg->o->progress) pg->o->progress(pg->o->progress_ctx, pg->done, pg->total);
+}
+
 /* The grid points of [t0, t1] with N intervals, plus the extra times. */
 static lth_status make_grid(const lth_bvp_problem *bp, size_t N, const double *extra,
                             size_t nextra, double **grid, size_t *ng, lth_error *err) {
@@ -38,7 +49,8 @@ static lth_status make_grid(const lth_bvp_problem *bp, size_t N, const double *e
 
 /* Solve the implicit Euler system on `grid` into z (s x ng). */
 static lth_status fd_solve_grid(const lth_bvp_problem *bp, const lth_ic *ic, const double *grid,
-                                size_t ng, double *z, double *cond, lth_error *err) {
+                                size_t ng, double *z, double *cond, fd_progress *pg,
+                                lth_error *err) {
   int s = bp->s, m = lth_system_state_dim(bp->sys), p = bp->p;
   size_t N = ng - 1, ss = (size_t)s * s;
   size_t work = lth_system_work_size(bp->sys, 0) + 1;
@@ -63,7 +75,9 @@ static lth_status fd_solve_grid(const lth_bvp_problem *bp, const lth_ic *ic, con
       Ej[i + (size_t)i * s] += 1.0 / h;
     }
     memcpy(e + (j - 1) * (size_t)s, f.c, (size_t)s * sizeof(double));
+    if (j % 4096 == 0) fd_advance(pg, 4096);
   }
+  if (st == LTH_OK) fd_advance(pg, N % 4096);
   if (st == LTH_OK) {
     const double *M0, *b0;
     int nl = lth_ic_conditions(ic, &M0, &b0);
@@ -82,13 +96,13 @@ static lth_status fd_solve_grid(const lth_bvp_problem *bp, const lth_ic *ic, con
 
 /* Solve on a uniform grid of N intervals (no extra points). */
 static lth_status fd_uniform(const lth_bvp_problem *bp, const lth_ic *ic, size_t N, double **z,
-                             lth_error *err) {
+                             fd_progress *pg, lth_error *err) {
   double *grid = NULL, cond;
   size_t ng;
   lth_status st = make_grid(bp, N, NULL, 0, &grid, &ng, err);
   *z = st == LTH_OK ? malloc(ng * (size_t)bp->s * sizeof(double)) : NULL;
   if (st == LTH_OK && !*z) st = lth_error_set(err, LTH_ENOMEM, "out of memory");
-  if (st == LTH_OK) st = fd_solve_grid(bp, ic, grid, ng, *z, &cond, err);
+  if (st == LTH_OK) st = fd_solve_grid(bp, ic, grid, ng, *z, &cond, pg, err);
   free(grid);
   return st;
 }
@@ -108,11 +122,11 @@ static double grid_diff(const double *za, size_t fa, const double *zb, size_t fb
 
 /* Observed order from N/2, N, 2N intervals: log2(|z_{N/2} - z_N| / |z_N - z_2N|). */
 static lth_status observe_order(const lth_bvp_problem *bp, const lth_ic *ic, size_t N,
-                                lth_bvp_result *res, lth_error *err) {
+                                lth_bvp_result *res, fd_progress *pg, lth_error *err) {
   double *z1 = NULL, *z2 = NULL, *z4 = NULL;
-  lth_status st = fd_uniform(bp, ic, N / 2, &z1, err);
-  if (st == LTH_OK) st = fd_uniform(bp, ic, N, &z2, err);
-  if (st == LTH_OK) st = fd_uniform(bp, ic, 2 * N, &z4, err);
+  lth_status st = fd_uniform(bp, ic, N / 2, &z1, pg, err);
+  if (st == LTH_OK) st = fd_uniform(bp, ic, N, &z2, pg, err);
+  if (st == LTH_OK) st = fd_uniform(bp, ic, 2 * N, &z4, pg, err);
   if (st == LTH_OK) {
     /* Implicit Euler on index r starts with an r-step layer whose errors do not
      * scale like h; it shrinks with h, so the order is measured beyond it. */
@@ -162,6 +176,7 @@ lth_status lth_bvp_fd(const lth_bvp_problem *bp, const lth_bvp_opts *o, lth_bvp_
   int s = bp->s;
   double *grid = NULL, *z = NULL;
   size_t ng = 0;
+  fd_progress pg = {o, 0, o->fd_order_check ? N + N / 2 + N + 2 * N : N};
   lth_ic *ic = lth_ic_alloc(bp->sys, err);
   lth_status st = ic ? LTH_OK : (err ? err->status : LTH_ENOMEM);
   if (st == LTH_OK && o->cond_max > 0) lth_ic_set_cond_max(ic, o->cond_max);
@@ -169,7 +184,7 @@ lth_status lth_bvp_fd(const lth_bvp_problem *bp, const lth_bvp_opts *o, lth_bvp_
   if (st == LTH_OK) st = make_grid(bp, N, NULL, 0, &grid, &ng, err);
   if (st == LTH_OK) {
     z = malloc(ng * (size_t)s * sizeof(double));
-    st = z ? fd_solve_grid(bp, ic, grid, ng, z, &res->cond_shooting, err)
+    st = z ? fd_solve_grid(bp, ic, grid, ng, z, &res->cond_shooting, &pg, err)
            : lth_error_set(err, LTH_ENOMEM, "out of memory");
   }
   if (st == LTH_OK) {
@@ -178,7 +193,7 @@ lth_status lth_bvp_fd(const lth_bvp_problem *bp, const lth_bvp_opts *o, lth_bvp_
     }
     res->bc_residual = lth_bvp_bc_residual(bp, z, z + (ng - 1) * (size_t)s);
     res->fd_points = ng;
-    if (o->fd_order_check) st = observe_order(bp, ic, N, res, err);
+    if (o->fd_order_check) st = observe_order(bp, ic, N, res, &pg, err);
   }
   lth_ic_free(ic);
   free(grid);

@@ -78,6 +78,7 @@ struct lth_ivp {
   double t;
   double *y;
   double gamma;  /* drift damping rate (0: none) */
+  double t_hi;   /* end of the span, for opts.progress */
   lth_status st; /* error raised inside a GSL callback */
   lth_error err;
   size_t steps, rhs_evals;
@@ -169,6 +170,7 @@ lth_ivp *lth_ivp_alloc(const lth_system *sys, int ncols, int affine, const lth_i
     lth_ivp_free(iv);
     return NULL;
   }
+  iv->t_hi = t_hi;
   iv->coef = lth_coef_alloc(sys, &iv->opts, stiff ? 1 : 0, t_lo, t_hi, err);
   iv->y = malloc((iv->dim ? iv->dim : 1) * sizeof(double));
   if (!iv->coef || !iv->y) {
@@ -316,6 +318,9 @@ lth_status lth_ivp_advance(lth_ivp *iv, double t, double *V, lth_error *err) {
   }
   iv->t = t;
   memcpy(V, iv->y, iv->dim * sizeof(double));
+  if (iv->opts.progress) {
+    iv->opts.progress(iv->opts.progress_ctx, t, iv->t_hi);
+  }
   return LTH_OK;
 }
 
@@ -470,9 +475,6 @@ static lth_status integrate_outputs(lth_ivp *iv, double t0, const double *times,
     }
     if (st == LTH_OK) {
       memcpy(res->v + (size_t)k * m, v, (size_t)m * sizeof(double));
-    }
-    if (st == LTH_OK && o->progress) {
-      o->progress(o->progress_ctx, times[k], times[n - 1]);
     }
   }
   free(v);

@@ -366,6 +366,7 @@ static lth_status gain_and_theorem4(lqr_run *R, const lth_lqr_opts *o, lth_lqr_r
         scale = fmax(scale, fabs(p2));
       }
     res->theorem4 = fmax(res->theorem4, dev / scale);
+    if (o->progress) o->progress(o->progress_ctx, k + 1, res->n);
   }
   lth_point_free(pt);
   lth_decomp_ws_free(ws);

@@ -15,7 +15,7 @@ layout it understands (the tools' common style):
   Heading:                                a one-line paragraph ending in ':'
     --opt, -o ARG   description           directly before option entries
                     continued             -> .SS Heading
-  (2-4 spaces) -x, --long ARG  text       an option entry (ARG optional);
+  (2-4 spaces) -x, --long ARG  text       an option entry (ARG optional, also after each name);
   (2-4 spaces) word  text                 a one-word entry (e.g. a method)
   other indented lines                    literal text (examples, data files)
   Exit status: ...                        -> EXIT STATUS
@@ -29,7 +29,11 @@ import re
 import subprocess
 import sys
 
-ENTRY = re.compile(r"^( {1,4})(-[^ ,]+(?:, -[^ ,]+)*(?: [^ ]+)?|[a-z][a-z0-9_]*)"
+# an option's argument: a word ending just before ", -" (the next spelling of
+# the option, as in "--at T, --times T"), or any word ("V1,V2,...")
+ARG = r"(?: (?:[^ ,-][^ ,]*(?=, -)|[^ -]\S*))?"
+ENTRY = re.compile(r"^( {1,4})(-[^ ,]+" + ARG + r"(?:, -[^ ,]+" + ARG + r")*"
+                   r"|[a-z][a-z0-9_]*)"
                    r"(?: {2,}(\S.*))?$")
 
 
@@ -41,9 +45,8 @@ class Entry:
         """Option names and the argument's name ('' if none)."""
         if not self.tag.startswith("-"):
             return [], ""
-        toks = self.tag.replace(",", " ").split()
-        return ([t for t in toks if t.startswith("-")],
-                next((t for t in toks if not t.startswith("-")), ""))
+        parts = [p.split() for p in re.split(r", (?=-)", self.tag)]
+        return ([p[0] for p in parts], next((p[1] for p in parts if len(p) > 1), ""))
 
 
 def parse(text):

@@ -137,7 +137,7 @@ run 0 "index5 --at 1.3" "$IC" "$I5" --at 1.3 --format json && near "$TMP/out" t 
 # ---- errors and usage
 run 1 "--guess with 2 values" "$IC" "$PEND" --guess 1,2 && err_has "s = 5" "--guess length"
 run 1 "--at outside" "$IC" "$PEND" --at 11 && err_has "11" "--at outside"
-run 1 "bad --format" "$IC" "$PEND" --format csv
+run 1 "bad --format" "$IC" "$PEND" --format xml
 run 1 "no data file" "$IC"
 run 2 "missing file" "$IC" "$TMP/none.lth" && err_has "none.lth" "missing file"
 cat >"$TMP/singular.lth" <<'EOF'

@@ -65,23 +65,6 @@ int app_usage_error(const char *fmt, ...) {
   return APP_EXIT_USAGE;
 }
 
-int app_load_problem(const char *path, lth_problem **pb) {
-  lth_error err;
-  lth_error_clear(&err);
-  *pb = NULL;
-  lth_status st = lth_problem_read(path, pb, &err);
-  if (st != LTH_OK) {
-    if (!err.file[0]) {
-      /* make sure the message names the file even if the reader did not */
-      lth_error_set_pos(&err, path, err.line, err.column);
-    }
-    int code = app_fail(&err);
-    /* a reader failure is about the input, whatever code it used */
-    return code == APP_EXIT_USAGE ? APP_EXIT_INPUT : code;
-  }
-  return 0;
-}
-
 const char *app_problem_kind_name(const lth_problem *pb) {
   return lth_problem_get_kind(pb) == LTH_PROBLEM_LQR ? "lqr" : "dae";
 }
@@ -111,8 +94,25 @@ void app_progress_update(void *ctx, size_t done, size_t total) {
     return; /* redrawing faster than people read only costs time */
   }
   p->last = now;
-  fprintf(stderr, "\r%s: %zu/%zu %s (%d%%)", p->label, done, total, p->unit,
+  fprintf(stderr, "\r%s: %zu/%zu %s (%d%%)\033[K", p->label, done, total, p->unit,
           (int)(100.0 * (double)done / (double)total));
+  fflush(stderr);
+  p->shown = 1;
+}
+
+void app_progress_time(void *ctx, double t, double t_end) {
+  app_progress *p = ctx;
+  if (!p || !p->enabled) {
+    return;
+  }
+  double now = app_seconds();
+  if (t < t_end && now - p->last < 0.1) {
+    return;
+  }
+  p->last = now;
+  double span = t_end - p->t0, frac = span > 0 ? (t - p->t0) / span : 1.0;
+  frac = frac < 0 ? 0 : frac > 1 ? 1 : frac;
+  fprintf(stderr, "\r%s: t = %.6g of %.6g (%d%%)\033[K", p->label, t, t_end, (int)(100.0 * frac));
   fflush(stderr);
   p->shown = 1;
 }

@@ -2,24 +2,14 @@
 /* Shared code of the lth command-line tools (library lth_appcommon).
  *
  * Everything here is prefixed app_ (internal to the tools, not part of liblth).
- * A tool includes "app.h" and follows this skeleton:
- *
- *   int main(int argc, char **argv) {
- *     app_init("lth-foo");                   // name for messages; GSL handler off
- *     app_option opts[] = {...};             // app_opts.h
- *     app_spec spec = {HELP, opts, n, 1, 1};
- *     const char *args[1];
- *     int nargs, rc = app_parse(&spec, argc, argv, args, &nargs);
- *     if (rc != APP_CONTINUE) return rc;     // --help/--version (0) or usage error (1)
- *     lth_problem *pb;
- *     rc = app_load_problem(args[0], &pb);   // 0, or exit status 2/3 with message
- *     ...
- *     app_times tm;                           // app_times.h: grid / --grid / --at
- *     app_out out;                            // app_out.h: stdout or -o FILE (atomic)
- *     app_json js;                            // app_json.h / app_csv.h / app_text.h
- *     app_sampling smp;                       // app_sampling.h: sampled-data errors
- *     ...on an lth_error: return app_fail(&err);   // "lth-foo: file:line:col: msg", exit code
- *   }
+ * A tool is an app_tool handed to app_main (app_driver.h), which owns main,
+ * the common options, loading, times, progress, output and exit statuses.
+ * The pieces: app_opts.h (options), app_times.h (report times), app_out.h
+ * (stdout or -o FILE, atomic), app_json.h / app_csv.h / app_text.h /
+ * app_table.h (formats), app_check.h (finite results, scaled norms),
+ * app_names.h (component names), app_sampling.h (sampled-data errors).
+ * Messages: app_fail(&err) prints "lth-foo: file:line:col: msg" and returns
+ * the exit status.
  *
  * Exit statuses (docs/format.md section 2): 0 success, 1 usage error, 2 input error
  * (file/format), 3 numerical failure; lth_status_exit_code maps library codes.
@@ -83,9 +73,6 @@ int app_usage_error(const char *fmt, ...)
 #endif
     ;
 
-/* Read a data file.  Returns 0 and sets *pb, or prints the error (naming
- * file:line:column) and returns its exit status (2 for bad input). */
-int app_load_problem(const char *path, lth_problem **pb);
 /* "dae" or "lqr". */
 const char *app_problem_kind_name(const lth_problem *pb);
 
@@ -93,18 +80,23 @@ const char *app_problem_kind_name(const lth_problem *pb);
 double app_seconds(void);
 
 /* Progress line on stderr, shown only when stderr is a terminal and not
- * quiet: "\rLABEL: 4200/10000 points (42%)", cleared by app_progress_end.
- * app_progress_update has the signature of lth_grid_opts.progress:
- *   opts.progress = app_progress_update; opts.progress_ctx = &prog;  */
+ * quiet: "\rLABEL: 4200/10000 points (42%)" or "\rLABEL: t = 2.5 of 5 (50%)",
+ * cleared by app_progress_end.  The driver sets one up for every run
+ * (app_run.progress); a tool hands it to the library's callbacks:
+ *   grid_opts.progress = app_progress_update;  (counts: done of total)
+ *   ivp_opts.progress = app_progress_time;     (time reached of the end time)
+ *   ...progress_ctx = &run->progress;  */
 typedef struct app_progress {
   const char *label; /* e.g. "decomposing" */
   const char *unit;  /* e.g. "points" */
+  double t0;         /* start of the interval (app_progress_time) */
   int enabled;
   int shown;         /* a line is on the terminal */
   double last;       /* time of the last redraw (throttles to ~10 per second) */
 } app_progress;
 void app_progress_init(app_progress *p, const char *label, const char *unit, int quiet);
 void app_progress_update(void *ctx, size_t done, size_t total);
+void app_progress_time(void *ctx, double t, double t_end);
 void app_progress_end(app_progress *p);
 
 #ifdef __cplusplus

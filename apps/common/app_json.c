@@ -196,3 +196,28 @@ int app_json_finish(app_json *j) {
 }
 
 int app_json_nonfinite(const app_json *j) { return j->nonfinite; }
+
+void app_json_put_number(app_json *j, const char *key, double x) {
+  app_json_key(j, key);
+  app_json_number(j, x);
+}
+
+void app_json_put_int(app_json *j, const char *key, long long v) {
+  app_json_key(j, key);
+  app_json_int(j, v);
+}
+
+void app_json_put_bool(app_json *j, const char *key, int b) {
+  app_json_key(j, key);
+  app_json_bool(j, b);
+}
+
+void app_json_put_string(app_json *j, const char *key, const char *s) {
+  app_json_key(j, key);
+  app_json_string(j, s);
+}
+
+void app_json_put_vector(app_json *j, const char *key, const double *x, size_t n) {
+  app_json_key(j, key);
+  app_json_vector(j, x, n, 1);
+}

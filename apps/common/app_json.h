@@ -58,6 +58,13 @@ void app_json_bool(app_json *j, int b);
 void app_json_null(app_json *j);
 void app_json_string(app_json *j, const char *s);
 
+/* A member: its key, then its value (inside an object). */
+void app_json_put_number(app_json *j, const char *key, double x);
+void app_json_put_int(app_json *j, const char *key, long long v);
+void app_json_put_bool(app_json *j, const char *key, int b);
+void app_json_put_string(app_json *j, const char *key, const char *s);
+void app_json_put_vector(app_json *j, const char *key, const double *x, size_t n);
+
 /* Flat array x[0], x[inc], ..., x[(n-1)*inc]. */
 void app_json_vector(app_json *j, const double *x, size_t n, size_t inc);
 void app_json_int_vector(app_json *j, const int *x, size_t n);

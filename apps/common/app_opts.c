@@ -85,10 +85,12 @@ int app_parse_list(const char *s, app_list *out, size_t *bad_item) {
   return 0;
 }
 
-/* "--name" for messages. */
+/* "--name" for messages: the spelling used, else the first long name. */
 static void opt_label(const app_option *o, char *buf, size_t size) {
-  if (o->name) {
-    snprintf(buf, size, "--%s", o->name);
+  if (o->used[0]) {
+    snprintf(buf, size, "%s", o->used);
+  } else if (o->name) {
+    snprintf(buf, size, "--%.*s", (int)strcspn(o->name, "|"), o->name);
   } else {
     snprintf(buf, size, "-%c", o->short_name);
   }
@@ -186,11 +188,24 @@ static int store_value(app_option *o, const char *val) {
   return bad_value(label, val, "unsupported option type");
 }
 
+/* Is `name` (len characters) one of the spellings "a|b|c"? */
+static int name_matches(const char *names, const char *name, size_t len) {
+  for (const char *c = names; c && *c;) {
+    size_t n = strcspn(c, "|");
+    if (n == len && strncmp(c, name, len) == 0) {
+      return 1;
+    }
+    c += n + (c[n] == '|');
+  }
+  return 0;
+}
+
 static app_option *find_long(app_spec *spec, const char *name, size_t len) {
   for (size_t k = 0; k < spec->nopts; k++) {
-    const char *n = spec->opts[k].name;
-    if (n && strlen(n) == len && strncmp(n, name, len) == 0) {
-      return &spec->opts[k];
+    app_option *o = &spec->opts[k];
+    if (name_matches(o->name, name, len)) {
+      snprintf(o->used, sizeof o->used, "--%.*s", (int)len, name);
+      return o;
     }
   }
   return NULL;
@@ -198,8 +213,10 @@ static app_option *find_long(app_spec *spec, const char *name, size_t len) {
 
 static app_option *find_short(app_spec *spec, int c) {
   for (size_t k = 0; k < spec->nopts; k++) {
-    if (spec->opts[k].short_name == c) {
-      return &spec->opts[k];
+    app_option *o = &spec->opts[k];
+    if (o->short_name == c) {
+      snprintf(o->used, sizeof o->used, "-%c", c);
+      return o;
     }
   }
   return NULL;
@@ -239,7 +256,7 @@ static int parse_long_opt(app_spec *spec, int argc, char **argv, int *i) {
   }
   if (o->type == APP_OPT_FLAG) {
     if (eq) {
-      return app_usage_error("option '--%s' takes no value", o->name);
+      return app_usage_error("option '%s' takes no value", o->used);
     }
     return store_value(o, "");
   }
@@ -247,7 +264,7 @@ static int parse_long_opt(app_spec *spec, int argc, char **argv, int *i) {
     return store_value(o, eq + 1);
   }
   if (*i + 1 >= argc) {
-    return app_usage_error("option '--%s' needs a value", o->name);
+    return app_usage_error("option '%s' needs a value", o->used);
   }
   return store_value(o, argv[++*i]);
 }
@@ -286,6 +303,7 @@ int app_parse(app_spec *spec, int argc, char **argv, const char **args, int *nar
   *nargs = 0;
   for (size_t k = 0; k < spec->nopts; k++) {
     spec->opts[k].given = 0;
+    spec->opts[k].used[0] = '\0';
   }
   int only_args = 0;
   for (int i = 1; i < argc; i++) {

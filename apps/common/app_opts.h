@@ -9,15 +9,17 @@
  *   too many positional arguments are usage errors: a message on stderr, the
  *   hint "Try 'TOOL --help'", exit status 1.
  *
- * Example:
- *   app_list at = {0};  long n = 0;  int fmt = 0;  const char *out = NULL;
+ * Example (the APP_* macros below write one entry each):
+ *   app_list at = {0};  long n = 0;  int fmt = 0;  double tol = 1e-8;
  *   app_option opts[] = {
- *     {"at", 0, APP_OPT_LIST, &at, NULL, 0, 0},
- *     {"grid", 0, APP_OPT_INT, &n, NULL, 2, 1e9},
- *     {"format", 0, APP_OPT_CHOICE, &fmt, "text|csv|json", 0, 0},
- *     {"output", 'o', APP_OPT_STRING, &out, NULL, 0, 0},
+ *     APP_LIST("at", &at),
+ *     APP_INT("grid", &n, 2, 1e9),
+ *     APP_CHOICE("format", &fmt, "text|csv|json"),
+ *     APP_DOUBLE("tol", &tol, 0, 1),
+ *     {.name = "output", .short_name = 'o', .type = APP_OPT_STRING, .dest = &out},
  *   };
- * After parsing, opts[k].given says whether option k appeared.
+ * After parsing, opts[k].given says whether option k appeared and
+ * opts[k].used how it was spelled (for messages: "--at" or "--times").
  */
 #ifndef LTH_APP_OPTS_H
 #define LTH_APP_OPTS_H
@@ -27,6 +29,19 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* One option-table entry (long name only). */
+#define APP_FLAG(nm, dst) {.name = (nm), .type = APP_OPT_FLAG, .dest = (dst)}
+#define APP_STRING(nm, dst) {.name = (nm), .type = APP_OPT_STRING, .dest = (dst)}
+#define APP_LIST(nm, dst) {.name = (nm), .type = APP_OPT_LIST, .dest = (dst)}
+#define APP_CHOICE(nm, dst, list)                                                             \
+  {.name = (nm), .type = APP_OPT_CHOICE, .dest = (dst), .choices = (list)}
+#define APP_INT(nm, dst, lo, hi)                                                              \
+  {.name = (nm), .type = APP_OPT_INT, .dest = (dst), .min = (lo), .max = (hi)}
+#define APP_DOUBLE(nm, dst, lo, hi)                                                           \
+  {.name = (nm), .type = APP_OPT_DOUBLE, .dest = (dst), .min = (lo), .max = (hi)}
+/* Number of entries of an option table. */
+#define APP_COUNT(table) (sizeof(table) / sizeof((table)[0]))
 
 /* app_parse's return value when the tool should go on. */
 #define APP_CONTINUE (-1)
@@ -47,13 +62,15 @@ typedef struct app_list {
 } app_list;
 
 typedef struct app_option {
-  const char *name;    /* long name without "--" (NULL: short only) */
+  const char *name;    /* long name without "--" (NULL: short only); "times|at" gives
+                          one option two spellings */
   int short_name;      /* single letter, 0 if none */
   app_opt_type type;
   void *dest;
   const char *choices; /* APP_OPT_CHOICE: "text|csv|json" */
   double min, max;     /* APP_OPT_INT / APP_OPT_DOUBLE: inclusive range, if min < max */
   int given;           /* set by app_parse: 1 if the option appeared */
+  char used[32];       /* set by app_parse: the spelling last used ("--at", "-o") */
 } app_option;
 
 typedef struct app_spec {

@@ -36,7 +36,8 @@ static int is_special(const char *path) {
 }
 
 /* Create path.tmp.PID[.N] exclusively, with the permissions of a normal new
- * file (0666 less the umask, unlike mkstemp's 0600). */
+ * file (0666 less the umask, unlike mkstemp's 0600), or, when it replaces an
+ * existing file, that file's permissions: a 0600 result stays private. */
 static int create_temp(app_out *o, const char *path) {
   size_t size = strlen(path) + 64;
   o->tmp = malloc(size);
@@ -44,9 +45,19 @@ static int create_temp(app_out *o, const char *path) {
     errno = ENOMEM;
     return -1;
   }
+  struct stat old;
+  int replaces = stat(path, &old) == 0 && S_ISREG(old.st_mode);
   for (int k = 0; k < 100; k++) {
     snprintf(o->tmp, size, "%s.tmp.%ld.%d", path, (long)getpid(), k);
-    int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    /* created 0600 when it replaces a file, so it is never more open than that */
+    int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL, replaces ? 0600 : 0666);
+    if (fd >= 0 && replaces && fchmod(fd, old.st_mode & 07777) != 0) {
+      int e = errno;
+      close(fd);
+      remove(o->tmp);
+      errno = e;
+      return -1;
+    }
     if (fd >= 0 || errno != EEXIST) {
       return fd;
     }

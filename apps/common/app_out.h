@@ -3,7 +3,8 @@
  *
  * A file is written to a temporary file beside it and renamed over FILE
  * only when the tool commits, so a failing run never leaves a half-written
- * result under the requested name (and keeps an older FILE intact).
+ * result under the requested name (and keeps an older FILE intact).  A FILE
+ * that exists keeps its permissions; a new one gets 0666 less the umask.
  * Existing non-regular files (/dev/null, a FIFO) are written in place.
  * Standard output cannot be taken back: a run that fails after writing part
  * of its output exits non-zero (docs/format.md section 2) and the partial output

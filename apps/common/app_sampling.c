@@ -102,6 +102,15 @@ lth_status app_sampling_update(app_sampling *ss, double t, lth_error *err) {
   return LTH_OK;
 }
 
+lth_status app_sampling_over(app_sampling *ss, const lth_problem *pb, int order, const double *t,
+                             size_t n, lth_error *err) {
+  lth_status st = app_sampling_init(ss, pb, order, err);
+  for (size_t k = 0; st == LTH_OK && ss->n > 0 && k < n; k++) {
+    st = app_sampling_update(ss, t[k], err);
+  }
+  return st;
+}
+
 double app_sampling_relative(const app_sampled_block *b, int d) {
   double scale = fmax(b->deriv[d], b->deriv[0]);
   return b->err[d] == 0.0 ? 0.0 : b->err[d] / fmax(scale, DBL_MIN);

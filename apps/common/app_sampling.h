@@ -59,6 +59,9 @@ typedef struct app_sampling {
 /* Set up for the problem's sampled blocks and derivative orders 0..order. */
 lth_status app_sampling_init(app_sampling *ss, const lth_problem *pb, int order, lth_error *err);
 void app_sampling_free(app_sampling *ss);
+/* Init, then update at times t[0..n-1] (no-op without sampled blocks). */
+lth_status app_sampling_over(app_sampling *ss, const lth_problem *pb, int order, const double *t,
+                             size_t n, lth_error *err);
 /* Fold in the estimates at t (allocates; call from one thread).  Errors are
  * prefixed with the block's label. */
 lth_status app_sampling_update(app_sampling *ss, double t, lth_error *err);

@@ -54,6 +54,11 @@ typedef struct lth_bvp_opts {
   double tol;           /* collocation: error tolerance of the adaptive mesh (0: 1e-8) */
   int stages;           /* collocation: Gauss stages s (order 2s; 0: the default) */
   size_t max_intervals; /* collocation: largest mesh before refusing (0: the default) */
+  /* optional progress of the finite differences (the shooting methods report through
+   * ivp.progress): called from the calling thread with grid points done of total,
+   * the order check's solves included */
+  void (*progress)(void *ctx, size_t done, size_t total);
+  void *progress_ctx;
 } lth_bvp_opts;
 
 void lth_bvp_opts_init(lth_bvp_opts *opts);

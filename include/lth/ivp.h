@@ -50,6 +50,9 @@ typedef struct lth_ivp_opts {
   int hermite;              /* -1 auto (on iff the system has sampled data), 0 off, 1 on */
   const double *hermite_grid; /* grid for Hermite mode (NULL: 201 uniform points) */
   size_t hermite_n;
+  /* optional: called from the calling thread each time the integrator reaches an
+   * output time t (lth_ivp_advance; also in fundamental solutions and the BVP
+   * and LQR solvers built on it), t_end the end of its span */
   void (*progress)(void *ctx, double t, double t_end);
   void *progress_ctx;
 } lth_ivp_opts;

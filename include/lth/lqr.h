@@ -38,6 +38,10 @@ typedef struct lth_lqr_opts {
   double cond_max;    /* threshold for Pi = -B'HB (0: default) */
   double tol;         /* relative residual below which (x0, 0) counts as in range(W)
                          (0: 100 * ivp.rtol) */
+  /* optional progress of the gains at the output times (done of total), after the
+   * fundamental solution has reported through ivp.progress; from the calling thread */
+  void (*progress)(void *ctx, size_t done, size_t total);
+  void *progress_ctx;
 } lth_lqr_opts;
 
 void lth_lqr_opts_init(lth_lqr_opts *opts);

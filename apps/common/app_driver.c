@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The driver of the lth tools (app_driver.h). */
+#define _POSIX_C_SOURCE 200809L
+
+#include "app_driver.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "lth/decomp.h"
+
+#include "app_help.h"
+
+/* The common options, in the order of app_help's block. */
+enum { C_TIMES, C_GRID, C_FORMAT, C_OUTPUT, C_QUIET, C_THREADS, C_COND_MAX, C_COUNT };
+
+typedef struct driver {
+  const app_tool *tool;
+  app_common opt;
+  app_option *all; /* the common options, then the tool's */
+  size_t nall;
+  char *help;
+} driver;
+
+static void common_options(driver *D, app_option *o) {
+  app_common *c = &D->opt;
+  const app_tool *T = D->tool;
+  /* lth-ic takes one time: "--at T" is its first spelling */
+  o[C_TIMES] = (app_option){.name = T->times == APP_TIMES_ONE ? "at|times" : "times|at",
+                            .type = APP_OPT_LIST, .dest = &c->times};
+  o[C_GRID] = (app_option){.name = "grid", .type = APP_OPT_INT, .dest = &c->grid_n, .min = 2,
+                           .max = 1e8};
+  o[C_FORMAT] = (app_option){.name = "format", .type = APP_OPT_CHOICE, .dest = &c->format,
+                             .choices = "text|csv|json"};
+  o[C_OUTPUT] = (app_option){.name = "output", .short_name = 'o', .type = APP_OPT_STRING,
+                             .dest = &c->out_path};
+  o[C_QUIET] = (app_option){.name = "quiet", .short_name = 'q', .type = APP_OPT_FLAG,
+                            .dest = &c->quiet};
+  o[C_THREADS] = (app_option){.name = "threads", .type = APP_OPT_INT, .dest = &c->threads,
+                              .min = 1, .max = 256};
+  o[C_COND_MAX] = (app_option){.name = "cond-max", .type = APP_OPT_DOUBLE, .dest = &c->cond_max,
+                               .min = 1, .max = 1e300};
+  if (T->times == APP_TIMES_NONE) {
+    o[C_TIMES].name = NULL; /* no long name: never matches */
+  }
+  if (T->times != APP_TIMES_MANY) {
+    o[C_GRID].name = NULL;
+  }
+}
+
+/* Exclusions and counts of the common options. */
+static int check_common(driver *D) {
+  const app_option *o = D->all;
+  app_common *c = &D->opt;
+  const app_tool *T = D->tool;
+  const char *first = T->times == APP_TIMES_ONE ? "--at" : "--times";
+  c->times_opt = o[C_TIMES].given ? o[C_TIMES].used : first;
+  if (o[C_TIMES].given && o[C_GRID].given) {
+    return app_usage_error("%s and --grid exclude each other", c->times_opt);
+  }
+  if (T->times == APP_TIMES_ONE && o[C_TIMES].given && c->times.n != 1) {
+    return app_usage_error("%s takes one time for %s (%zu given)", c->times_opt, T->name,
+                           c->times.n);
+  }
+  if (!T->write[c->format]) {
+    static const char *const names[] = {"text", "csv", "json"};
+    return app_usage_error("--format %s is not available for %s", names[c->format], T->name);
+  }
+  return 0;
+}
+
+/* Parse argv into the common options and the tool's; APP_CONTINUE to go on. */
+static int parse(driver *D, int argc, char **argv, const char **path) {
+  const app_tool *T = D->tool;
+  D->nall = C_COUNT + T->nopts;
+  D->all = calloc(D->nall, sizeof *D->all);
+  D->help = app_help_compose(T);
+  if (!D->all || !D->help) {
+    return app_failf(APP_EXIT_NUMERIC, "out of memory");
+  }
+  common_options(D, D->all);
+  memcpy(D->all + C_COUNT, T->opts, T->nopts * sizeof *T->opts);
+  app_spec spec = {D->help, D->all, D->nall, 1, 1};
+  const char *args[1];
+  int nargs;
+  int rc = app_parse(&spec, argc, argv, args, &nargs);
+  /* the tool reads given/used from its own table */
+  for (size_t k = 0; k < T->nopts; k++) {
+    T->opts[k].given = D->all[C_COUNT + k].given;
+    memcpy(T->opts[k].used, D->all[C_COUNT + k].used, sizeof T->opts[k].used);
+  }
+  if (rc != APP_CONTINUE) {
+    return rc;
+  }
+  *path = args[0];
+  rc = check_common(D);
+  return rc == 0 ? APP_CONTINUE : rc;
+}
+
+static void driver_free(driver *D) {
+  for (size_t k = 0; D->all && k < D->nall; k++) {
+    if (D->all[k].type == APP_OPT_LIST) {
+      app_list_free(D->all[k].dest);
+    }
+  }
+  free(D->all);
+  free(D->help);
+}
+
+/* Hook: parameter overrides and "-" (standard input) are read here. */
+int app_load(const app_problem_opts *popts, lth_problem **pb) {
+  const char *path = popts->path;
+  lth_error err;
+  lth_error_clear(&err);
+  *pb = NULL;
+  lth_status st = lth_problem_read(path, pb, &err);
+  if (st != LTH_OK) {
+    if (!err.file[0]) {
+      /* make sure the message names the file even if the reader did not */
+      lth_error_set_pos(&err, path, err.line, err.column);
+    }
+    int code = app_fail(&err);
+    /* a reader failure is about the input, whatever code it used */
+    return code == APP_EXIT_USAGE ? APP_EXIT_INPUT : code;
+  }
+  return 0;
+}
+
+/* --times / --at, --grid, or the file's grid; lth-ic: one time, default t0. */
+static int select_times(const app_tool *T, app_run *run) {
+  const app_common *c = run->opt;
+  if (T->times == APP_TIMES_NONE) {
+    return 0;
+  }
+  if (T->times == APP_TIMES_ONE && c->times.n == 0) {
+    app_list one = {&run->t0, 1};
+    return app_times_select(&run->tm, run->pb, &one, c->times_opt, 0);
+  }
+  return app_times_select(&run->tm, run->pb, &c->times, c->times_opt, c->grid_n);
+}
+
+static lth_status open_output(app_out *out, app_run *run, int json_wrap, lth_error *err) {
+  lth_status st = app_out_open(out, run->opt->out_path, err);
+  if (st == LTH_OK) {
+    run->fp = out->fp;
+    app_json_init(&run->json, out->fp, json_wrap > 0 ? json_wrap : 2);
+    app_csv_init(&run->csv, out->fp);
+  }
+  return st;
+}
+
+/* Close the document; non-finite numbers the check missed are still exit 3. */
+static lth_status finish_output(app_out *out, app_run *run, lth_error *err) {
+  int bad = 0;
+  if (run->opt->format == APP_FMT_JSON) {
+    bad = app_json_finish(&run->json) != 0;
+    if (app_json_nonfinite(&run->json) > 0) {
+      app_out_abort(out);
+      return lth_error_set(err, LTH_ENOTFINITE, "non-finite number in the output (key \"%s\")",
+                           run->json.bad_key);
+    }
+  } else if (run->opt->format == APP_FMT_CSV) {
+    bad = app_csv_finish(&run->csv) != 0;
+    if (run->csv.nonfinite > 0) {
+      app_out_abort(out);
+      return lth_error_set(err, LTH_ENOTFINITE, "non-finite number in the CSV output");
+    }
+  }
+  return app_out_finish(out, bad, err);
+}
+
+/* Compute, check, write, after: the part that reports through an lth_error. */
+static int execute(const app_tool *T, app_ctx *C, app_run *run) {
+  const app_common *c = run->opt;
+  lth_error err;
+  lth_error_clear(&err);
+  app_out out;
+  int open = 0;
+  /* JSON or CSV streaming to the terminal would mix with the progress line */
+  int quiet = c->quiet || (c->format != APP_FMT_TEXT && !c->out_path && isatty(STDOUT_FILENO));
+  app_progress_init(&run->progress, T->progress_label ? T->progress_label : "working",
+                    T->progress_unit ? T->progress_unit : "steps", quiet);
+  run->progress.t0 = run->t0;
+  lth_status st = LTH_OK;
+  if (T->streams) {
+    st = open_output(&out, run, T->json_wrap, &err);
+    open = st == LTH_OK;
+  }
+  if (st == LTH_OK) {
+    st = T->compute(C, run, &err);
+  }
+  app_progress_end(&run->progress);
+  if (st == LTH_OK && T->check) {
+    st = T->check(C, run, &err);
+  }
+  if (st == LTH_OK && !open) {
+    st = open_output(&out, run, T->json_wrap, &err);
+    open = st == LTH_OK;
+  }
+  if (st == LTH_OK) {
+    T->write[c->format](C, run);
+    open = 0; /* finish_output commits or removes it */
+    st = finish_output(&out, run, &err);
+  }
+  if (open) {
+    app_out_abort(&out);
+  }
+  if (st == LTH_OK && T->after) {
+    st = T->after(C, run, &err);
+  }
+  return st == LTH_OK ? 0 : app_fail(&err);
+}
+
+/* Load, prepare, choose the times, execute. */
+static int go(const app_tool *T, app_ctx *C, app_run *run) {
+  lth_problem *pb = NULL;
+  int rc = app_load(&run->popts, &pb);
+  if (rc != 0) {
+    return rc;
+  }
+  run->pb = pb;
+  run->sys = lth_problem_system(pb);
+  run->r = lth_system_index(run->sys);
+  run->s = lth_system_size(run->sys);
+  run->m = lth_system_state_dim(run->sys);
+  run->p = lth_system_manifold_dim(run->sys);
+  lth_problem_interval(pb, &run->t0, &run->t1);
+  if (app_names_init(&run->names, run->sys) != 0) {
+    rc = app_failf(APP_EXIT_NUMERIC, "out of memory");
+  }
+  if (rc == 0 && T->prepare) {
+    rc = T->prepare(C, run);
+  }
+  if (rc == 0) {
+    rc = select_times(T, run);
+  }
+  if (rc == 0) {
+    rc = execute(T, C, run);
+  }
+  app_times_free(&run->tm);
+  app_names_free(&run->names);
+  lth_problem_free(pb);
+  return rc;
+}
+
+int app_main(const app_tool *T, app_ctx *C, int argc, char **argv) {
+  app_init(T->name);
+  driver D;
+  memset(&D, 0, sizeof D);
+  D.tool = T;
+  D.opt.cond_max = LTH_DEFAULT_COND_MAX;
+  app_run run;
+  memset(&run, 0, sizeof run);
+  run.opt = &D.opt;
+  int rc = parse(&D, argc, argv, &run.path);
+  if (rc == APP_CONTINUE) {
+    rc = T->validate ? T->validate(C, &run) : 0;
+  }
+  if (rc == 0 && run.path) {
+#ifdef _OPENMP
+    if (D.opt.threads > 0) {
+      omp_set_num_threads((int)D.opt.threads); /* every parallel region, the grid's too */
+    }
+#endif
+    run.popts.path = run.path;
+    rc = go(T, C, &run);
+  }
+  if (T->cleanup) {
+    T->cleanup(C);
+  }
+  driver_free(&D);
+  return rc;
+}

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The one driver of the lth tools: main(), the common options, loading the
+ * data file, the report times, the progress line, the output file and the
+ * exit status are here; a tool only describes itself (an app_tool) and
+ * computes.  An option or a behaviour added here is the same in every tool.
+ *
+ *   struct app_ctx { ...the tool's own options and results... };
+ *   static app_ctx ctx = {...defaults...};
+ *   static app_option opts[] = {APP_LIST("guess", &ctx.guess), ...};
+ *   static const app_tool tool = {.name = "lth-ic", .help = ..., .opts = opts, ...,
+ *       .compute = compute, .write = {write_text, write_csv, write_json}};
+ *   int main(int argc, char **argv) { return app_main(&tool, &ctx, argc, argv); }
+ *
+ * Typing.  Every tool defines its own `struct app_ctx` in its .c file; here
+ * the type is incomplete, and the driver only hands the pointer back to the
+ * tool's callbacks.  Each program is one tool, so each program has exactly
+ * one complete definition: every callback is typed (no void * to cast in
+ * every function, as a void *ctx would need), the compiler checks that the
+ * callbacks take the tool's context, and the driver cannot depend on a
+ * tool's fields.  What the driver owns and a tool reads (common options,
+ * the problem, the times, names, progress) is in app_run, also typed.
+ *
+ * A run: parse the common options and the tool's (usage errors, exit 1) ->
+ * tool.validate -> load the data file (app_problem_opts; exit 2) -> tool.prepare
+ * -> the report times (--times/--at, --grid, the file's grid) -> tool.compute
+ * (with run->progress) -> tool.check (finiteness, before a byte is written)
+ * -> the writer of --format into stdout or the -o file (atomic) ->
+ * tool.after (notes and warnings on stderr; may still fail the run).
+ * Tools that stream (lth-decompose) have the output opened before compute.
+ *
+ * Hooks for what comes next (one place each): --param NAME=VALUE and reading
+ * the data file from "-" go into app_problem_opts and app_load (app_driver.c);
+ * the user's variable names into app_names (app_names.h), from which the
+ * tables, JSON "components" and messages of lth-ic, lth-solve and lth-bvp
+ * take their labels; --plot FILE would be one more entry of app_tool (a
+ * writer beside .write) and one common option here; error-estimate lines
+ * belong to a tool's writers and check; a BVP method is one more name in
+ * lth-bvp's --method choice.
+ */
+#ifndef LTH_APP_DRIVER_H
+#define LTH_APP_DRIVER_H
+
+#include <stdio.h>
+
+#include "lth/problem.h"
+#include "lth/status.h"
+
+#include "app.h"
+#include "app_names.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Defined by each tool (see above). */
+typedef struct app_ctx app_ctx;
+
+typedef enum app_format { APP_FMT_TEXT = 0, APP_FMT_CSV = 1, APP_FMT_JSON = 2 } app_format;
+#define APP_NFORMATS 3
+
+/* How a tool takes times. */
+typedef enum app_times_use {
+  APP_TIMES_NONE = 0, /* no --times/--at */
+  APP_TIMES_ONE,      /* one time (lth-ic): --at T or --times T; default t0 */
+  APP_TIMES_MANY      /* a list or --grid N; default the file's grid */
+} app_times_use;
+
+/* Everything that decides how the data file becomes a problem; app_load
+ * gets it.  (Hook: parameter overrides, "-" for standard input.) */
+typedef struct app_problem_opts {
+  const char *path;
+} app_problem_opts;
+
+/* The common options (the same name and meaning in every tool). */
+typedef struct app_common {
+  int format;            /* app_format */
+  const char *out_path;  /* -o FILE (NULL: standard output) */
+  int quiet;             /* -q: no progress line */
+  long threads;          /* --threads N (0: not given, all cores) */
+  double cond_max;       /* --cond-max X (default LTH_DEFAULT_COND_MAX) */
+  app_list times;        /* --times / --at */
+  const char *times_opt; /* how the user spelled it: "--times" or "--at" */
+  long grid_n;           /* --grid N (0: not given) */
+} app_common;
+
+/* What the driver gives the tool's callbacks. */
+typedef struct app_run {
+  const app_common *opt;
+  app_problem_opts popts;
+  const char *path;          /* the data file as given (for messages) */
+  const lth_problem *pb;
+  const lth_system *sys;
+  int r, s, m, p;            /* index, size, state dimension, manifold dimension */
+  double t0, t1;             /* the file's interval */
+  app_times tm;              /* the report times (tool.times != NONE), in the user's order */
+  app_names names;           /* names of the s components */
+  app_progress progress;     /* hand to library callbacks (app_progress_update / _time) */
+  FILE *fp;                  /* the output (streaming tools: already during compute) */
+  app_json json;             /* initialised for --format json on fp */
+  app_csv csv;               /* initialised for --format csv on fp */
+} app_run;
+
+typedef struct app_tool {
+  const char *name;          /* "lth-ic" */
+  const char *help;          /* --help: usage, description, the tool's own options */
+  const char *help_tail;     /* --help after the common options: examples, keys, exit status */
+  const char *times_default; /* --help: the times without --times (NULL: the file's grid) */
+  app_times_use times;
+  int streams;               /* output opened before compute, which writes into it */
+  int json_wrap;             /* app_json_init's wrap_depth (0: 2) */
+  const char *progress_label, *progress_unit;
+  app_option *opts;          /* the tool's own options */
+  size_t nopts;
+  /* After parsing, before loading: exclusions between options.  0 or an
+   * exit status (app_usage_error). */
+  int (*validate)(app_ctx *c, const app_run *run);
+  /* After loading, before the times: read what the tool needs from the
+   * problem and the options.  0 or an exit status (already reported). */
+  int (*prepare)(app_ctx *c, app_run *run);
+  lth_status (*compute)(app_ctx *c, app_run *run, lth_error *err);
+  /* Every number about to be written is finite, else LTH_ENOTFINITE naming
+   * the quantity and t (app_check.h). */
+  lth_status (*check)(const app_ctx *c, const app_run *run, lth_error *err);
+  /* Writers by app_format (NULL: format not offered).  Text writes to
+   * run->fp, CSV to run->csv, JSON to run->json. */
+  void (*write[APP_NFORMATS])(const app_ctx *c, app_run *run);
+  /* After a successful write: notes and warnings; may fail the run. */
+  lth_status (*after)(app_ctx *c, const app_run *run, lth_error *err);
+  void (*cleanup)(app_ctx *c);
+} app_tool;
+
+/* The tool's main: returns the exit status. */
+int app_main(const app_tool *tool, app_ctx *ctx, int argc, char **argv);
+
+/* Load a data file as popts says.  0 and *pb, or the exit status (2 for
+ * bad input) after reporting the error naming file:line:column. */
+int app_load(const app_problem_opts *popts, lth_problem **pb);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

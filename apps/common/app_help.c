@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* --help texts (app_help.h). */
+#include "app_help.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char times_many[] =
+    "  --times T1,T2,...   report at these times, each in the file's interval\n"
+    "  --at T1,T2,...      [t0, t1], in the given order (--at is the same option);\n"
+    "                      default: %s\n";
+static const char times_one[] =
+    "  --at T, --times T   the time, in the file's interval [t0, t1] (one value;\n"
+    "                      default: %s)\n";
+static const char grid_line[] =
+    "  --grid N            N >= 2 uniform times from t0 to t1 (excludes --times)\n";
+static const char common_rest[] =
+    "  --format FMT        text (default: a report), csv or json\n"
+    "  -o, --output FILE   write to FILE instead of standard output; FILE is\n"
+    "                      replaced only by a complete output and keeps its\n"
+    "                      permissions (a run that fails before its output is\n"
+    "                      complete leaves FILE alone)\n"
+    "  -q, --quiet         no progress line on stderr (shown only on a terminal;\n"
+    "                      warnings still appear)\n"
+    "  --threads N         threads for parallel work, 1..256 (default: all cores);\n"
+    "                      the results do not depend on N\n"
+    "  --cond-max X        fail (exit 3) where the chain condition\n"
+    "                      ||Pi^-1|| max||L_i|| max||R_j|| exceeds X (default 1e12)\n"
+    "  -h, --help          this text\n"
+    "  --version           version and license\n";
+
+char *app_help_compose(const app_tool *T) {
+  const char *head = T->help ? T->help : "";
+  const char *tail = T->help_tail ? T->help_tail : "";
+  const char *dflt =
+      T->times_default ? T->times_default : "the file's `grid`, else 101 uniform points";
+  size_t size = strlen(head) + strlen(tail) + strlen(dflt) + sizeof times_many +
+                sizeof times_one + sizeof grid_line + sizeof common_rest + 128;
+  char *h = malloc(size);
+  if (!h) {
+    return NULL;
+  }
+  size_t used =
+      (size_t)snprintf(h, size, "%s\nCommon options (the same in every lth tool):\n", head);
+  if (T->times == APP_TIMES_MANY) {
+    used += (size_t)snprintf(h + used, size - used, times_many, dflt);
+  } else if (T->times == APP_TIMES_ONE) {
+    used += (size_t)snprintf(h + used, size - used, times_one, dflt);
+  }
+  if (T->times == APP_TIMES_MANY) {
+    used += (size_t)snprintf(h + used, size - used, "%s", grid_line);
+  }
+  snprintf(h + used, size - used, "%s%s%s", common_rest, *tail ? "\n" : "", tail);
+  return h;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Tables of values over times (app_table.h). */
+#include "app_table.h"
+
+void app_json_rows(app_json *j, const char *key, const double *x, size_t n, size_t dim) {
+  app_json_key(j, key);
+  app_json_begin_array(j);
+  for (size_t k = 0; k < n; k++) {
+    app_json_vector(j, x + k * dim, dim, 1);
+  }
+  app_json_end_array(j);
+}
+
+void app_json_names(app_json *j, const char *key, const app_names *names) {
+  app_json_key(j, key);
+  app_json_begin_array(j);
+  for (int i = 0; i < names->n; i++) {
+    app_json_string(j, names->name[i]);
+  }
+  app_json_end_array(j);
+}
+
+void app_csv_quoted_names(FILE *fp, const char *name, int n) {
+  for (int i = 1; i <= n; i++) {
+    fprintf(fp, ",\"%s[%d]\"", name, i);
+  }
+}
+
+void app_csv_table(app_csv *c, const char *name, const double *times, const double *x, size_t n,
+                   size_t dim) {
+  fputc('t', c->fp);
+  app_csv_quoted_names(c->fp, name, (int)dim);
+  fputc('\n', c->fp);
+  /* the writer takes the first row it sees for the header and checks that
+   * every later row has as many cells: all rows here are data rows */
+  for (size_t k = 0; k < n; k++) {
+    app_csv_number(c, times[k]);
+    app_csv_matrix(c, x + k * dim, (int)dim, 1, (int)dim);
+    app_csv_end_row(c);
+  }
+}
+
+void app_text_cells(FILE *fp, const char *name, int n, int width) {
+  for (int i = 1; i <= n; i++) {
+    char b[64];
+    snprintf(b, sizeof b, "%s[%d]", name, i);
+    fprintf(fp, " %*s", width, b);
+  }
+}
+
+void app_text_numbers(FILE *fp, const double *x, size_t n, int width, int digits) {
+  for (size_t i = 0; i < n; i++) {
+    fprintf(fp, " %*.*g", width, digits, x[i] == 0.0 ? 0.0 : x[i]);
+  }
+}
+
+void app_text_table(FILE *fp, const app_names *names, const double *times, const double *x,
+                    size_t n, size_t dim) {
+  fprintf(fp, "\n%17s", "t");
+  for (size_t i = 0; i < dim; i++) {
+    fprintf(fp, " %17s", names->name[i]);
+  }
+  fputc('\n', fp);
+  for (size_t k = 0; k < n; k++) {
+    fprintf(fp, "%17.10g", times[k]);
+    app_text_numbers(fp, x + k * dim, dim, 17, 10);
+    fputc('\n', fp);
+  }
+}
