@@ -59,7 +59,7 @@ static const char help_tail[] =
     "  f(3) = -4\n"
     "Blocks not given are zero.  Entries may be expressions in t (sin, exp, ^, ...)\n"
     "or samples(\"file.csv\"); `problem lqr` files give the LQR optimality DAE.\n"
-    "See docs/user-guide.md for the full format.\n"
+    "See docs/format.md for the data-file format and every output key.\n"
     "\n"
     "Output: P = blockdiag(P_1..P_{r-1}) and Ahat are m x m (m = s - n_r), g has m\n"
     "entries, Bhat and G = [Nhat + Bhat](I - P) are s x m, q has s entries;\n"

@@ -63,7 +63,7 @@ static const char help_tail[] =
     "  lth-lqr data/lqr_double_integrator.lth --times 0,2 --format json\n"
     "  {\"times\": [0, 2], \"x\": [[3.76..., -3.62...], [1, 0]],\n"
     "   \"lambda\": [[3.62..., 0], [0, 0]], \"u\": [[3.76...], [1]],\n"
-    "   \"cost\": 6.8226..., \"exists\": true, \"unique\": true, ...}\n"
+    "   \"cost\": 6.82248..., \"exists\": true, \"unique\": true, ...}\n"
     "data/lqr_timevarying.lth gives \"exists\": false, impulses at both ends and\n"
     "the infimum 0.3256983783...; see docs/lqr-example.md.\n"
     "\n"
