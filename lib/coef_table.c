@@ -127,7 +127,6 @@ lth_table *lth_table_alloc(const lth_system *sys, double t_lo, double t_hi,
   tab->nmin = tab->jet == 0 ? 8 : 4;
   o->max_bytes = o->max_bytes ? o->max_bytes : ((size_t)1 << 30);
   tab->sys = sys;
-  tab->tol_eff = o->tol;
   tab->t_lo = t_lo;
   tab->t_hi = t_hi;
   tab->covered = t_lo;
@@ -414,9 +413,13 @@ static lth_status accept(lth_table *tab, double a, double b, int n, const tab_ve
   /* the next width from the degree this panel needed (the coefficients of
    * data analytic near the panel decay at a rate that scales with the width);
    * a noise-limited panel says nothing about the width: keep it */
-  tab->w_next = v->noise ? w : w * clamp(target / fmax(v->reach, 1.0), 0.5, 2.0);
+  tab->w_next = w * (v->noise ? 1.0 : clamp(target / fmax(v->reach, 1.0), 0.5, 2.0));
+  tab->w_next = fmax(tab->w_next, tab->min_width);
+  /* noise sets the floor below which the next panels' coefficients count as
+   * zero; it decays panel by panel, back to the requested tolerance */
+  tab->noise_floor = v->noise ? v->noise_level : 0.9 * tab->noise_floor;
   if (v->noise) {
-    tab->tol_eff = fmax(tab->tol_eff, 8 * v->tail);
+    tab->noise_seen = fmax(tab->noise_seen, v->noise_level);
   }
   size_t blk = (size_t)(tab->jet + 1) * tab->E;
   memcpy(tab->V, tab->V + (size_t)TAB_NMAX * blk, blk * sizeof(double));
@@ -475,12 +478,15 @@ static lth_status attempt(lth_table *tab, double a, double b, int *done, tab_ver
     tab_transform(tab, *n, b - a);
     tab_magnitudes(tab, *n);
     *v = tab_judge(tab, tab_degree(tab, *n));
-    if (v->converged || v->noise) {
+    if (v->converged) {
       *done = 1;
       return accept(tab, a, b, *n, v, err);
     }
-    if (v->need > 2 * dmax) {
-      break; /* hopeless at this width: narrow it now */
+    /* hopeless at this width: narrow it now (judged once the degree is near
+     * the target, or when the coefficients do not decay at all) */
+    int D = tab_degree(tab, *n);
+    if ((D >= tab->o.target_degree && v->need > 2 * dmax) || (D >= 16 && !isfinite(v->need))) {
+      break;
     }
   }
   return LTH_OK;
@@ -508,6 +514,7 @@ static lth_status build_panel(lth_table *tab, lth_error *err) {
   double a = tab->covered, rest = tab->t_hi - a;
   double w = tab->w_next > 0 ? fmin(tab->w_next, rest) : rest;
   lth_status st = tab->left_known ? LTH_OK : left_node(tab, err);
+  double probe = 0.0; /* flat tail seen at twice this width (candidate noise) */
   for (int fails = 0; st == LTH_OK; fails++) {
     if (rest - w < 0.25 * w) {
       w = rest; /* no sliver at the end */
@@ -518,6 +525,11 @@ static lth_status build_panel(lth_table *tab, lth_error *err) {
     st = attempt(tab, a, b, &done, &v, &n, err);
     if (st != LTH_OK || done) {
       return st;
+    }
+    /* noise: narrowing did not lower the plateau, or it is at a level
+     * already confirmed as noise on an earlier panel */
+    if (v.noise && ((probe > 0 && v.tail >= 0.75 * probe) || v.noise_level <= 2 * tab->noise_seen)) {
+      return accept(tab, a, b, n, &v, err);
     }
     tab_panel tmp;
     memset(&tmp, 0, sizeof tmp);
@@ -530,7 +542,8 @@ static lth_status build_panel(lth_table *tab, lth_error *err) {
       return give_up_panel(tab, a, b, err);
     }
     double f = isfinite(v.need) ? clamp(tab->o.target_degree / v.need, 0.125, 0.5) : 0.125;
-    w = fmax(w * f, tab->min_width);
+    probe = v.noise ? v.tail : 0.0;
+    w = fmax(w * (v.noise ? 0.5 : f), tab->min_width);
   }
   return st;
 }

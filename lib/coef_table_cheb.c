@@ -21,10 +21,13 @@
 #include "coef_table_impl.h"
 
 #define TAB_PI 3.14159265358979323846
-/* A flat tail at degree 64 is noise of the decomposition (rounding, amplified
- * by the conditioning and by large |t| in the data's arguments), which the
- * direct path carries as well: accepted up to max(TAB_NOISE_REL, 100 tol),
- * and the tolerance of the following panels is raised to that level. */
+/* A flat tail at the highest degree may be noise of the decomposition
+ * (rounding, amplified by the conditioning and by large |t| in the data's
+ * arguments), which the direct path carries as well, or a kink in the data
+ * (coefficients decaying like k^-2).  The builder tells them apart by halving
+ * the panel: noise stays, a kink's coefficients halve.  Noise is accepted up to
+ * max(TAB_NOISE_REL, 100 tol), and the tolerance of the following panels is
+ * raised to its level. */
 #define TAB_NOISE_REL 1e-12
 
 /* DCT-I: values at n + 1 Lobatto points -> coefficients. */
@@ -174,55 +177,44 @@ static int chop_above(const double *mag, int n, double level, double *dropped) {
 }
 
 tab_verdict tab_judge(const lth_table *tab, int n) {
-  /* n is the degree D of the level here */
+  /* n is the degree D of the level here.  Magnitudes below thr count as zero:
+   * tol / 8, or twice the noise met on earlier panels. */
   tab_verdict v;
   memset(&v, 0, sizeof v);
-  double tol = tab->tol_eff;
+  double thr = fmax(tab->o.tol / 8, 2 * tab->noise_floor);
   int nt = n / 8 > 3 ? n / 8 : 3;
   v.tail = maxrange(tab->mag, n - nt + 1, n);
-  v.converged = v.tail <= tol / 8;
+  v.converged = v.tail <= thr;
   /* Decay rate from the head (k = 1 .. n/8) to the tail: the degree at which
-   * the coefficients would reach tol / 8 at this width. */
+   * the coefficients would reach thr at this width. */
   int k1 = n / 8 > 1 ? n / 8 : 1, k2 = n - nt + 1;
   double head = maxrange(tab->mag, 1, k1);
-  if (v.converged || head <= tol / 8) {
+  if (v.converged || head <= thr) {
     v.need = n;
   } else if (v.tail >= head || v.tail <= 0) {
     v.need = INFINITY;
   } else {
     double slope = log(v.tail / head) / (double)(k2 - k1);
-    v.need = k1 + log((tol / 8) / head) / slope;
+    v.need = k1 + log(thr / head) / slope;
   }
-  /* Rounding noise: a flat tail (no decay over the last half) at the level of
-   * the decomposition's own rounding.  Not a failure of smoothness. */
+  /* Candidate noise: a flat tail (no decay over the last half), small. */
   double q4 = 0.0;
   if (!v.converged && n == tab_dmax(tab)) {
     double q3 = maxrange(tab->mag, n / 2 + 1, 3 * n / 4);
     q4 = maxrange(tab->mag, 3 * n / 4 + 1, n);
     v.noise = q4 >= 0.25 * q3 && v.tail <= fmax(TAB_NOISE_REL, 100 * tab->o.tol);
+    v.noise_level = q4;
   }
-  if (v.noise) {
-    /* keep what stands out of the plateau: the coefficients at noise level
-     * carry noise only, and kept they would spoil the derivative of the
-     * interpolant (n^2 / width times the noise), which sets how well the
-     * flow keeps v in range(I - P) */
-    int d = n, dr = n;
-    while (d > 0 && tab->mag[d] <= 2 * q4) d--;
-    while (dr > 0 && tab->mag_rhs[dr] <= 2 * q4) dr--;
-    v.deg = d;
-    v.deg_rhs = dr < d ? dr : d;
-    v.err_est = 4 * q4;
-    v.reach = d;
-    return v;
-  }
-  /* Keep the coefficients up to the last one above tol / 8: the dropped ones
-   * decay (their sum is a few times tol / 8) or are noise (which kept would
-   * only spoil the derivative of the interpolant, n^2 / width times its size).
-   * The estimate adds what was dropped to twice the trailing magnitude. */
-  double dropped, dropped_rhs;
-  v.deg = chop_above(tab->mag, n, tol / 8, &dropped);
-  v.deg_rhs = chop_above(tab->mag_rhs, v.deg, tol / 8, &dropped_rhs);
-  v.err_est = dropped + 2 * v.tail;
+  /* Keep the coefficients up to the last one above the threshold (for noise:
+   * twice the plateau): the dropped ones decay (their sum is a few times the
+   * threshold) or are noise (which kept would only spoil the derivative of
+   * the interpolant, n^2 / width times its size, and with it how well the
+   * flow keeps v in range(I - P)).  The estimate adds what was dropped to
+   * twice the trailing magnitude. */
+  double level = v.noise ? 2 * q4 : thr, dropped, dropped_rhs;
+  v.deg = chop_above(tab->mag, n, level, &dropped);
+  v.deg_rhs = chop_above(tab->mag_rhs, v.deg, level, &dropped_rhs);
+  v.err_est = v.noise ? 4 * q4 : dropped + 2 * v.tail;
   v.reach = v.deg;
   return v;
 }

@@ -52,7 +52,8 @@ struct lth_table {
   const lth_system *sys;
   lth_table_opts o;
   double t_lo, t_hi, min_width;
-  double tol_eff;      /* o.tol, raised to the noise level met on earlier panels */
+  double noise_floor;  /* coefficient noise met on earlier panels (relative), decaying */
+  double noise_seen;   /* the largest noise plateau confirmed so far */
   int m, s, E, E_rhs;
   int jet, nmin;       /* jet order o at the nodes, nodes of the first level */
   tab_field fld[TAB_NFIELDS];
@@ -116,11 +117,13 @@ void tab_magnitudes(lth_table *tab, int n);
 /* What the coefficients of one level say. */
 typedef struct tab_verdict {
   int converged;   /* trailing coefficients below tol / 8 */
-  int noise;       /* flat tail at rounding level (accepted as such) */
+  int noise;       /* a flat tail at most max(1e-12, 100 tol): noise if narrowing the
+                      panel does not lower it (decided by the builder) */
   double tail;     /* max trailing magnitude */
   double need;     /* predicted degree for tol / 8 at this width (INFINITY: no decay) */
   int deg, deg_rhs;/* degrees to keep (chop) */
-  int reach;       /* first degree from which every magnitude is below tol / 8 (width control) */
+  int reach;       /* degree up to which the magnitudes stand out (width control) */
+  double noise_level; /* the plateau of a noise candidate */
   double err_est;  /* estimated error of the kept interpolant */
 } tab_verdict;
 

@@ -160,6 +160,7 @@ void lth_coef_report(const lth_coef *c, lth_ivp_result *res) {
   res->table_panels = 0;
   res->table_direct_panels = 0;
   res->coef_error = 0.0;
+  res->table_end = NAN;
   if (c->tab) {
     lth_table_info info;
     lth_table_info_get(c->tab, &info);
@@ -167,6 +168,7 @@ void lth_coef_report(const lth_coef *c, lth_ivp_result *res) {
     res->table_panels = info.panels;
     res->table_direct_panels = info.direct_panels;
     res->coef_error = info.err_est;
+    res->table_end = c->fell_back ? c->t_switch : info.covered;
   }
 }
 

@@ -100,6 +100,8 @@ typedef struct lth_ivp_result {
   size_t table_direct_panels;
   double coef_error; /* table: largest estimated interpolation error (relative to
                         max(1, |field|)); 0 otherwise */
+  double table_end;  /* table: end of the tabulated part -- the last output time, or where
+                        auto went over to direct decompositions; NAN otherwise */
 } lth_ivp_result;
 
 /* Solve from z0 at t0 and report at times[0..n-1] (nondecreasing, >= t0).
