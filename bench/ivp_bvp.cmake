@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # IVP and BVP benchmarks (bench/IVP_BVP.md), included from the root CMakeLists.txt
 # at the root scope.  Built with the tree (they compile -Werror clean), never
-# installed.  Run: build/bench/bench_ivp [--quick] [--csv], build/bench/bench_bvp [--quick] [--csv]
-foreach(lth_ib_name bench_ivp bench_bvp)
+# installed.  Run: build/bench/bench_ivp [--quick] [--csv], build/bench/bench_bvp [--quick] [--csv],
+# build/bench/bench_table [--quick] [--csv] (coefficient tables, docs/performance.md)
+foreach(lth_ib_name bench_ivp bench_bvp bench_table)
   add_executable(${lth_ib_name} ${PROJECT_SOURCE_DIR}/bench/${lth_ib_name}.c)
   target_include_directories(${lth_ib_name} PRIVATE ${PROJECT_SOURCE_DIR}/include
                              ${PROJECT_SOURCE_DIR}/bench ${LTH_DEP_INCLUDE_DIRS})

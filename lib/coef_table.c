@@ -27,6 +27,7 @@
 #define TAB_MIN_TOL 1e-15
 #define TAB_DEFAULT_TARGET 24
 #define TAB_DEFAULT_JET 1
+#define TAB_SERIAL_SECONDS 2e-3
 /* cond_chain growing by this factor inside a panel that will not converge:
  * Pi is becoming singular, not the data rough. */
 #define TAB_COND_GROWTH 1e3
@@ -548,9 +549,21 @@ static lth_status build_panel(lth_table *tab, lth_error *err) {
   return st;
 }
 
-static lth_status build_to(lth_table *tab, double goal, lth_error *err) {
+/* Panels until goal is covered.  Helpers start once the building has cost
+ * TAB_SERIAL_SECONDS (t0: when this call began): small tables, short runs and
+ * sweeps over many small files never start a thread; inside a caller's
+ * parallel region the build stays serial. */
+static lth_status build_to(lth_table *tab, double goal, double t0, lth_error *err) {
   lth_status st = LTH_OK;
   while (st == LTH_OK && (tab->covered < goal || tab->np == 0)) {
+#ifdef LTH_HAVE_OPENMP
+    if (!tab->helpers && tab->nthreads > 1 && tab->seconds + (now() - t0) >= TAB_SERIAL_SECONDS &&
+        !omp_in_parallel()) {
+      start_helpers(tab);
+    }
+#else
+    (void)t0;
+#endif
     st = build_panel(tab, err);
   }
   return st;
@@ -563,12 +576,7 @@ lth_status lth_table_build(lth_table *tab, double t, lth_error *err) {
   }
   double t0 = now();
   int blas_saved = lth_blas_threads_push(1);
-#ifdef LTH_HAVE_OPENMP
-  if (!omp_in_parallel()) {
-    start_helpers(tab); /* inside a caller's parallel region: stay serial */
-  }
-#endif
-  lth_status st = build_to(tab, goal, err);
+  lth_status st = build_to(tab, goal, t0, err);
   lth_blas_threads_pop(blas_saved);
   tab->seconds += now() - t0;
   return st;
