@@ -339,21 +339,37 @@ static void clenshaw(const double *c, size_t ld, int deg, int cnt, double x, dou
 static void eval_field(const lth_table *tab, const double *c, size_t ld, int deg, int f,
                        double x, lth_jet *J, int coef) {
   const tab_field *F = &tab->fld[f];
+  if (J->ld == F->rows) { /* contiguous (lth_point_alloc's jets): one sum for the field */
+    clenshaw(c + F->off, ld, deg, F->rows * F->cols, x, LTH_JET_COEF(J, coef));
+    return;
+  }
   for (int j = 0; j < F->cols; j++) {
     clenshaw(c + F->off + (size_t)j * F->rows, ld, deg, F->rows, x,
              LTH_JET_COEF(J, coef) + (size_t)j * J->ld);
   }
 }
 
-static const tab_panel *find_panel(const lth_table *tab, double t) {
+/* The panel holding t: the hint (the last panel used) first, as integrators
+ * ask for nearby times; then bisection. */
+static const tab_panel *find_panel(const lth_table *tab, double t, size_t *hint) {
   size_t lo = 0, hi = tab->np;
   if (hi == 0 || t < tab->panels[0].a || t > tab->panels[hi - 1].b) {
     return NULL;
+  }
+  if (hint) {
+    size_t h = *hint < hi ? *hint : hi - 1;
+    for (size_t k = h > 0 ? h - 1 : 0; k <= h + 1 && k < hi; k++) {
+      if (tab->panels[k].a <= t && t <= tab->panels[k].b) {
+        *hint = k;
+        return &tab->panels[k];
+      }
+    }
   }
   while (hi - lo > 1) {
     size_t mid = lo + (hi - lo) / 2;
     if (tab->panels[mid].a <= t) lo = mid; else hi = mid;
   }
+  if (hint) *hint = lo;
   return &tab->panels[lo];
 }
 
@@ -364,13 +380,18 @@ static lth_jet *field_jet(lth_point *pt, int f) {
 
 lth_status lth_table_eval(const lth_table *tab, double t, int order, int outputs, lth_point *pt,
                           lth_decomp_ws *ws, lth_error *err) {
+  return tab_eval_hint(tab, t, order, outputs, pt, ws, NULL, err);
+}
+
+lth_status tab_eval_hint(const lth_table *tab, double t, int order, int outputs, lth_point *pt,
+                         lth_decomp_ws *ws, size_t *hint, lth_error *err) {
   if (order < 0 || order > tab->o.deriv || order > pt->order || (outputs && !tab->o.outputs) ||
       pt->m != tab->m || pt->s != tab->s) {
     return lth_error_set(err, LTH_EINVAL,
                          "table evaluation of order %d%s not prepared by this table", order,
                          outputs ? " with output maps" : "");
   }
-  const tab_panel *p = find_panel(tab, t);
+  const tab_panel *p = find_panel(tab, t, hint);
   if (!p) {
     return lth_error_set_t(err, LTH_ERANGE, t, "outside the built table [%.17g, %.17g]",
                            tab->t_lo, tab->covered);

@@ -131,6 +131,10 @@ tab_verdict tab_judge(const lth_table *tab, int D);
 
 /* Append the panel [a, b] with the current coefficients (verdict v). */
 lth_status tab_store(lth_table *tab, double a, double b, const tab_verdict *v, lth_error *err);
+/* lth_table_eval with a panel hint (the caller's last panel; updated). */
+lth_status tab_eval_hint(const lth_table *tab, double t, int order, int outputs, lth_point *pt,
+                         lth_decomp_ws *ws, size_t *hint, lth_error *err);
+
 /* Append a direct panel. */
 lth_status tab_store_direct(lth_table *tab, double a, double b, lth_error *err);
 

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "coef_table_impl.h"
 #include "ivp_coef_impl.h"
 
 #define TABLE_FRAC 1e-3
@@ -228,7 +229,7 @@ static lth_status table_eval(lth_coef *c, double t, int order, int full, const l
     }
   }
   /* direct panels (data not smooth there) come back as LTH_ERANGE */
-  lth_status st = lth_table_eval(c->tab, t, order, full, c->tp, NULL, NULL);
+  lth_status st = tab_eval_hint(c->tab, t, order, full, c->tp, NULL, &c->hint, NULL);
   if (st == LTH_OK) {
     c->served++;
     *pt = c->tp;

@@ -25,6 +25,7 @@ struct lth_coef {
   lth_table *tab;
   lth_point *tp;             /* table values (order deriv) */
   size_t served;             /* evaluations served by the table */
+  size_t hint;               /* the table panel of the last evaluation */
   /* Hermite mode */
   lth_grid_result *grid;
   int k;                     /* order of the stored jets */
