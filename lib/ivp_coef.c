@@ -28,7 +28,7 @@
 #include "ivp_coef_impl.h"
 
 #define TABLE_FRAC 1e-3
-#define TABLE_TOL_MIN 1e-14
+#define TABLE_TOL_MIN 3e-15
 #define TABLE_TOL_MAX 1e-6
 #define AUTO_RATIO 2.0
 #define AUTO_MIN_PANELS 3

@@ -66,7 +66,7 @@ typedef struct lth_ivp_opts {
                                while drift decays.  < 0: auto (default), 0: off */
   lth_ivp_coefficients coefficients; /* LTH_COEF_AUTO (default), _DIRECT or _TABLE */
   double table_tol;         /* interpolation error of the table, relative to max(1, |field|)
-                               (0: auto, 1e-3 rtol, in [1e-14, 1e-6]) */
+                               (0: auto, 1e-3 rtol, in [3e-15, 1e-6]) */
   int hermite;              /* -1 auto (on iff the system has sampled data), 0 off, 1 on */
   const double *hermite_grid; /* grid for Hermite mode (NULL: 201 uniform points) */
   size_t hermite_n;
