@@ -24,7 +24,8 @@ if(LTH_STATIC_TOOLS AND LTH_BUILD_APPS)
         target_link_libraries(${lth_st_t} PRIVATE lth_static ${LTH_LAPACKE_ARCHIVE}
                               ${LTH_GSL_ARCHIVE} ${LTH_OPENBLAS_ARCHIVE} ${LTH_GFORTRAN_LIBRARY}
                               m)
-        target_link_options(${lth_st_t} PRIVATE "LINKER:--as-needed")
+        # not position-independent: no 12600 relative relocations of OpenBLAS to apply at start
+        target_link_options(${lth_st_t} PRIVATE "LINKER:--as-needed" -no-pie)
         target_link_libraries(${lth_st_t} PRIVATE $<TARGET_OBJECTS:lth_tool_lazy>)
       endif()
     endforeach()
