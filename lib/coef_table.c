@@ -516,7 +516,7 @@ static lth_status build_panel(lth_table *tab, lth_error *err) {
   double w = tab->w_next > 0 ? fmin(tab->w_next, rest) : rest;
   lth_status st = tab->left_known ? LTH_OK : left_node(tab, err);
   double probe = 0.0; /* flat tail seen at twice this width (candidate noise) */
-  for (int fails = 0; st == LTH_OK; fails++) {
+  while (st == LTH_OK) {
     if (rest - w < 0.25 * w) {
       w = rest; /* no sliver at the end */
     }
