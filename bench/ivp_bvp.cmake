@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # IVP and BVP benchmarks (bench/IVP_BVP.md), included from the root CMakeLists.txt
 # at the root scope.  Built with the tree (they compile -Werror clean), never
-# installed.  Run: build/bench/bench_ivp [--quick] [--csv], build/bench/bench_bvp [--quick] [--csv]
-foreach(lth_ib_name bench_ivp bench_bvp)
+# installed.  Run: build/bench/bench_ivp [--quick] [--csv], build/bench/bench_bvp [--quick] [--csv],
+# build/bench/bench_table [--quick] [--csv] (coefficient tables, docs/performance.md)
+foreach(lth_ib_name bench_ivp bench_bvp bench_table)
   add_executable(${lth_ib_name} ${PROJECT_SOURCE_DIR}/bench/${lth_ib_name}.c)
   target_include_directories(${lth_ib_name} PRIVATE ${PROJECT_SOURCE_DIR}/include
                              ${PROJECT_SOURCE_DIR}/bench ${LTH_DEP_INCLUDE_DIRS})
@@ -12,3 +13,23 @@ foreach(lth_ib_name bench_ivp bench_bvp)
   set_target_properties(${lth_ib_name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
                                                   ${PROJECT_BINARY_DIR}/bench)
 endforeach()
+
+# Peer comparison with SUNDIALS IDA (docs/performance.md): built only when Debian's
+# libsundials-dev is installed; an optional dependency of this benchmark, never of the
+# library.  Run: build/bench/bench_ida [--quick] [--csv]
+find_path(LTH_IDA_INCLUDE_DIR ida/ida.h)
+find_library(LTH_IDA_LIB sundials_ida)
+find_library(LTH_IDA_NVEC sundials_nvecserial)
+find_library(LTH_IDA_SUNMAT sundials_sunmatrixdense)
+find_library(LTH_IDA_SUNLS sundials_sunlinsoldense)
+if(LTH_IDA_INCLUDE_DIR AND LTH_IDA_LIB AND LTH_IDA_NVEC AND LTH_IDA_SUNMAT AND LTH_IDA_SUNLS)
+  add_executable(bench_ida ${PROJECT_SOURCE_DIR}/bench/bench_ida.c)
+  target_include_directories(bench_ida PRIVATE ${PROJECT_SOURCE_DIR}/include
+                             ${PROJECT_SOURCE_DIR}/bench ${LTH_IDA_INCLUDE_DIR} ${LTH_DEP_INCLUDE_DIRS})
+  target_link_libraries(bench_ida PRIVATE lth_static ${LTH_IDA_LIB} ${LTH_IDA_NVEC}
+                        ${LTH_IDA_SUNMAT} ${LTH_IDA_SUNLS} m)
+  target_compile_options(bench_ida PRIVATE ${LTH_WARNINGS})
+  set_target_properties(bench_ida PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bench)
+else()
+  message(STATUS "SUNDIALS IDA not found: bench_ida is not built (apt-get install libsundials-dev)")
+endif()

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Save/switch/restore OpenBLAS's thread count (lib/blas_threads.h). */
+/* Save/switch/restore OpenBLAS's thread count (lib/blas_threads.h), and a
+ * lazy OpenBLAS thread pool. */
 #include "blas_threads.h"
 
 #include <cblas.h>
@@ -20,3 +21,28 @@ void lth_blas_threads_pop(int saved) {
     openblas_set_num_threads(saved);
   }
 }
+
+/* OpenBLAS (pthreads build) starts its thread pool when it is loaded, and an
+ * idle pool thread polls (sched_yield) for a long while before it sleeps: in a
+ * short run -- a tool on a small file, a sweep over thousands of them -- that
+ * is a second core kept busy for nothing (measured: 61 sched_yield calls, a
+ * few ms of CPU in a 10 ms lth-solve).  lth runs BLAS single-threaded for
+ * small problems anyway (lth_blas_threads_push), so the pool is stopped right
+ * after OpenBLAS's own initialisation, at load time when no BLAS call can be
+ * running; OpenBLAS starts it again by itself at the first call that wants
+ * more than one thread (blas_thread_init from exec_blas_async).  The symbols
+ * are OpenBLAS-internal, hence weak: other BLAS builds (OpenMP, serial) lack
+ * them and nothing happens.  In liblth.so this constructor runs after
+ * OpenBLAS's (a library's dependencies are initialised first); a static link
+ * may order it before, then the pool is not up yet and it does nothing (the
+ * tools link lib/tools/blas_lazy.c last for that case). */
+extern void blas_thread_shutdown_(void) __attribute__((weak));
+extern int blas_server_avail __attribute__((weak));
+
+void lth_blas_lazy_pool(void) {
+  if (blas_thread_shutdown_ && &blas_server_avail && blas_server_avail) {
+    blas_thread_shutdown_();
+  }
+}
+
+__attribute__((constructor)) static void lazy_pool_at_load(void) { lth_blas_lazy_pool(); }

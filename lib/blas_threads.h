@@ -10,6 +10,10 @@
 int lth_blas_threads_push(int serial);
 void lth_blas_threads_pop(int saved);
 
+/* Stop OpenBLAS's idle thread pool (restarted by OpenBLAS when a call needs
+ * it); called at load time, see lib/blas_threads.c. */
+void lth_blas_lazy_pool(void);
+
 /* Matrices up to this order count as small for the integrators. */
 #define LTH_BLAS_SMALL 128
 

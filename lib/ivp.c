@@ -515,6 +515,7 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0,
   if (iv) {
     lth_ivp_stats(iv, &res->steps, &res->rhs_evals, &res->decomps, &res->seconds_decomp);
     res->gamma = lth_ivp_gamma(iv);
+    lth_coef_report(iv->coef, res);
   }
   lth_ivp_free(iv);
   res->seconds_total = now() - t_start;

@@ -1,119 +1,94 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Coefficients of the reduced ODE at any t (lib/ivp_coef.h).
+/* Coefficients of the reduced ODE at any t (lib/ivp_coef.h): the one place the
+ * integrator, the fundamental matrix (shooting, multiple shooting) and LQR get
+ * Ahat, g, P, Bhat, q, G.
  *
- * Exact mode: the decomposition at t (Taylor jets of the data).
- * Hermite mode (sampled data): the decomposition with output jets of order k
- * on a grid, and between grid points t_j < t < t_{j+1} the two-point Hermite
- * polynomial of degree 2k+1 that matches the k+1 Taylor coefficients at both
- * ends.  It is C^k across grid points, so adaptive steppers are not fooled by
- * the jumps that piecewise local fits of the samples would have. */
+ * Table mode (exact data, the default through `auto`): a coefficient table
+ * (include/lth/table.h) over [t_lo, t_hi], built lazily panel by panel as the
+ * integration advances, to the error table_tol (default 1e-3 rtol: a
+ * coefficient error delta changes the solution by about delta times the
+ * growth of the reduced ODE over the span, well below what the integrator's
+ * own local errors add up to; measured in docs/performance.md).
+ * Auto keeps the table while it pays: before each new panel, if at least
+ * three panels exist and the integrator took fewer than AUTO_RATIO right-hand
+ * sides per table decomposition so far, the rest of the span is served by
+ * direct decompositions (same results up to table_tol).  A table that would
+ * exceed its memory budget also falls back; a refusal (Pi singular between
+ * nodes, no convergence while Pi's condition grows) is an error as in the
+ * direct path.
+ * Direct mode: the decomposition at t (Taylor jets of the data).
+ * Hermite mode (sampled data): lib/ivp_coef_hermite.c. */
 #define _POSIX_C_SOURCE 200809L
-#include "ivp_coef.h"
-
-#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "lth/grid.h"
+#include "coef_table_impl.h"
+#include "ivp_coef_impl.h"
 
-#define HERMITE_DEFAULT_POINTS 201
+#define TABLE_FRAC 1e-3
+#define TABLE_TOL_MIN 3e-15
+#define TABLE_TOL_MAX 1e-6
+#define AUTO_RATIO 2.0
+#define AUTO_MIN_PANELS 3
 
-struct lth_coef {
-  const lth_system *sys;
-  int deriv;
-  double t_lo, t_hi;
-  /* exact mode */
-  lth_decomp_ws *ws;
-  lth_point *pt;
-  double t_cached;
-  int cached_full;
-  /* Hermite mode */
-  lth_grid_result *grid;
-  int k;             /* order of the stored jets */
-  double *basis;     /* (2k+2) x (2k+2): column c = monomial coefficients of basis c */
-  lth_point *ip;     /* interpolated values (order 1) */
-  size_t decomps;
-  double seconds;
-};
+static const char *const coef_names[] = {"auto", "direct", "table", "hermite"};
 
-static double now(void) {
+int lth_ivp_coefficients_from_name(const char *name) {
+  for (int k = 0; k < 4; k++) {
+    if (strcmp(name, coef_names[k]) == 0) {
+      return k;
+    }
+  }
+  return -1;
+}
+
+const char *lth_ivp_coefficients_name(lth_ivp_coefficients mode) {
+  return (unsigned)mode < 4 ? coef_names[mode] : "unknown";
+}
+
+double lth_coef_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Basis of two-point Hermite interpolation on [0, 1]: polynomial c has Taylor
- * coefficient c at 0 equal to 1 (c <= k) or coefficient c-k-1 at 1 equal to 1,
- * all other k+1 + k+1 Taylor coefficients zero. */
-static lth_status hermite_basis(int k, double *B, lth_error *err) {
-  int n = 2 * k + 2;
-  double M[64 * 64];
-  lapack_int ipiv[64];
-  if (n > 64) {
-    return lth_error_set(err, LTH_EINVAL, "Hermite order %d too high", k);
+static double table_tol(const lth_ivp_opts *o) {
+  if (o->table_tol > 0) {
+    return o->table_tol;
   }
-  for (int c = 0; c < n; c++) {
-    for (int e = 0; e < n; e++) {
-      double v;
-      if (c <= k) {
-        v = e == c ? 1.0 : 0.0;
-      } else {
-        int j = c - k - 1; /* Taylor coefficient j of x^e at 1 is binom(e, j) */
-        v = 1.0;
-        for (int i = 1; i <= j; i++) v = v * (e - j + i) / i;
-        v = e >= j ? v : 0.0;
-      }
-      M[c + e * n] = v;
-      B[c + e * n] = c == e ? 1.0 : 0.0;
-    }
-  }
-  lapack_int info = LAPACKE_dgesv(LAPACK_COL_MAJOR, n, n, M, n, ipiv, B, n);
-  return info == 0 ? LTH_OK : lth_error_set(err, LTH_ELAPACK, "Hermite basis (info %d)", (int)info);
+  double rtol = o->rtol > 0 ? o->rtol : 1e-10;
+  return fmin(TABLE_TOL_MAX, fmax(TABLE_TOL_MIN, TABLE_FRAC * rtol));
 }
 
-static lth_status hermite_grid(lth_coef *c, const lth_ivp_opts *o, lth_error *err) {
-  size_t n = o->hermite_grid ? o->hermite_n : HERMITE_DEFAULT_POINTS;
-  double *own = NULL;
-  const double *times = o->hermite_grid;
-  if (!times) {
-    own = malloc(n * sizeof(double));
-    if (!own) {
-      return lth_error_set(err, LTH_ENOMEM, "out of memory");
-    }
-    for (size_t j = 0; j < n; j++) {
-      own[j] = c->t_lo + (c->t_hi - c->t_lo) * (double)j / (double)(n - 1);
-    }
-    own[n - 1] = c->t_hi;
-    times = own;
+/* Which source serves the coefficients (see lth_ivp_coefficients). */
+static lth_ivp_coefficients choose_mode(const lth_coef *c, const lth_ivp_opts *o, int *auto_table) {
+  int exact = lth_system_is_exact(c->sys);
+  *auto_table = 0;
+  if (o->hermite == 1 || o->coefficients == LTH_COEF_HERMITE) {
+    return LTH_COEF_HERMITE;
   }
-  lth_status st = LTH_OK;
-  if (n < 2 || times[0] > c->t_lo || times[n - 1] < c->t_hi) {
-    st = lth_error_set(err, LTH_ERANGE, "the Hermite grid [%g, %g] does not cover [%g, %g]",
-                       n ? times[0] : NAN, n ? times[n - 1] : NAN, c->t_lo, c->t_hi);
+  if (!exact) {
+    return o->hermite == 0 || o->coefficients == LTH_COEF_DIRECT ? LTH_COEF_DIRECT
+                                                                 : LTH_COEF_HERMITE;
   }
-  /* the highest order the sampled data support, at most 2 */
-  lth_grid_opts go;
-  lth_grid_opts_init(&go);
-  go.cond_max = o->cond_max;
-  for (c->k = 2; st == LTH_OK && c->k >= 0; c->k--) {
-    go.out_order = c->k;
-    lth_error e2;
-    lth_error_clear(&e2);
-    st = lth_grid_store(c->sys, times, n, &go, &c->grid, &e2);
-    if (st == LTH_OK) {
-      break;
-    }
-    if (st != LTH_EORDER || c->k == 0) {
-      if (err) *err = e2;
-      break;
-    }
-    st = LTH_OK;
+  if (o->coefficients == LTH_COEF_DIRECT || !(c->t_hi > c->t_lo)) {
+    return LTH_COEF_DIRECT;
   }
-  c->decomps += n;
-  free(own);
-  return st;
+  *auto_table = o->coefficients != LTH_COEF_TABLE;
+  return LTH_COEF_TABLE;
+}
+
+static lth_status table_setup(lth_coef *c, const lth_ivp_opts *o, lth_error *err) {
+  lth_table_opts to;
+  lth_table_opts_init(&to);
+  to.tol = table_tol(o);
+  to.deriv = c->deriv;
+  to.cond_max = o->cond_max;
+  c->tab = lth_table_alloc(c->sys, c->t_lo, c->t_hi, &to, err);
+  c->tp = c->tab ? lth_point_alloc(c->sys, c->deriv, err) : NULL;
+  return c->tp ? LTH_OK : (err ? err->status : LTH_ENOMEM);
 }
 
 lth_coef *lth_coef_alloc(const lth_system *sys, const lth_ivp_opts *o, int deriv, double t_lo,
@@ -128,28 +103,25 @@ lth_coef *lth_coef_alloc(const lth_system *sys, const lth_ivp_opts *o, int deriv
   c->t_lo = t_lo;
   c->t_hi = t_hi;
   c->t_cached = NAN;
-  int hermite = o->hermite < 0 ? !lth_system_is_exact(sys) : o->hermite;
+  c->mode = choose_mode(c, o, &c->auto_table);
+  double t_start = lth_coef_now();
   lth_status st = LTH_OK;
-  double t_start = now();
-  if (hermite) {
-    st = hermite_grid(c, o, err);
-    c->basis = malloc(sizeof(double) * (size_t)(2 * c->k + 2) * (2 * c->k + 2));
-    c->ip = lth_point_alloc(sys, 1, err);
-    if (st == LTH_OK && (!c->basis || !c->ip)) {
-      st = lth_error_set(err, LTH_ENOMEM, "out of memory");
-    }
-    if (st == LTH_OK) {
-      st = hermite_basis(c->k, c->basis, err);
-    }
+  if (c->mode == LTH_COEF_HERMITE) {
+    st = lth_coef_hermite_setup(c, o, err);
   } else {
+    /* direct decompositions: the direct mode, and the table's direct panels,
+     * times outside its span and auto's fallback */
     c->ws = lth_decomp_ws_alloc(sys, deriv, err);
     c->pt = c->ws ? lth_point_alloc(sys, deriv, err) : NULL;
     if (c->ws && o->cond_max > 0) {
       lth_decomp_ws_set_cond_max(c->ws, o->cond_max);
     }
     st = c->pt ? LTH_OK : (err ? err->status : LTH_ENOMEM);
+    if (st == LTH_OK && c->mode == LTH_COEF_TABLE) {
+      st = table_setup(c, o, err);
+    }
   }
-  c->seconds += now() - t_start;
+  c->seconds += lth_coef_now() - t_start;
   if (st != LTH_OK) {
     lth_coef_free(c);
     return NULL;
@@ -163,6 +135,8 @@ void lth_coef_free(lth_coef *c) {
   }
   lth_point_free(c->pt);
   lth_decomp_ws_free(c->ws);
+  lth_table_free(c->tab);
+  lth_point_free(c->tp);
   lth_grid_result_free(c->grid);
   lth_point_free(c->ip);
   free(c->basis);
@@ -172,15 +146,38 @@ void lth_coef_free(lth_coef *c) {
 double lth_coef_span(const lth_coef *c) { return c->t_hi - c->t_lo; }
 
 void lth_coef_stats(const lth_coef *c, size_t *decomps, double *seconds) {
-  if (decomps) *decomps = c->decomps;
-  if (seconds) *seconds = c->seconds;
+  lth_table_info info;
+  memset(&info, 0, sizeof info);
+  if (c->tab) {
+    lth_table_info_get(c->tab, &info);
+  }
+  if (decomps) *decomps = c->decomps + info.decomps;
+  if (seconds) *seconds = c->seconds + info.seconds;
+}
+
+void lth_coef_report(const lth_coef *c, lth_ivp_result *res) {
+  res->coef_mode = c->mode;
+  res->coef_order = c->mode == LTH_COEF_HERMITE ? c->k : -1;
+  res->table_panels = 0;
+  res->table_direct_panels = 0;
+  res->coef_error = 0.0;
+  res->table_end = NAN;
+  if (c->tab) {
+    lth_table_info info;
+    lth_table_info_get(c->tab, &info);
+    res->coef_order = info.max_degree;
+    res->table_panels = info.panels;
+    res->table_direct_panels = info.direct_panels;
+    res->coef_error = info.err_est;
+    res->table_end = c->fell_back ? c->t_switch : info.covered;
+  }
 }
 
 static lth_status exact_eval(lth_coef *c, double t, const lth_point **pt, lth_error *err) {
   if (t != c->t_cached) {
-    double t_start = now();
+    double t_start = lth_coef_now();
     lth_status st = lth_decomp_at(c->ws, t, c->pt, err);
-    c->seconds += now() - t_start;
+    c->seconds += lth_coef_now() - t_start;
     c->decomps++;
     if (st != LTH_OK) {
       c->t_cached = NAN;
@@ -192,78 +189,81 @@ static lth_status exact_eval(lth_coef *c, double t, const lth_point **pt, lth_er
   return LTH_OK;
 }
 
-/* Interpolate field F (rows x cols) of the stored points j, j+1 into D. */
-static void hermite_field(const lth_coef *c, const lth_jet *F0, const lth_jet *F1, double h,
-                          const double *val, const double *der, int order, lth_jet *D) {
-  int k = c->k;
-  for (int jj = 0; jj < D->cols; jj++) {
-    for (int ii = 0; ii < D->rows; ii++) {
-      double v = 0.0, d = 0.0, hp = 1.0;
-      for (int i = 0; i <= k; i++) {
-        double a = LTH_JET_AT(F0, i, ii, jj) * hp, b = LTH_JET_AT(F1, i, ii, jj) * hp;
-        v += a * val[i] + b * val[k + 1 + i];
-        d += a * der[i] + b * der[k + 1 + i];
-        hp *= h;
-      }
-      LTH_JET_AT(D, 0, ii, jj) = v;
-      if (order >= 1) {
-        LTH_JET_AT(D, 1, ii, jj) = d / h;
-      }
-    }
-  }
-  D->order = order;
+/* Auto: does the table still pay for new panels? */
+static int table_pays(const lth_coef *c) {
+  lth_table_info info;
+  lth_table_info_get(c->tab, &info);
+  return info.panels < AUTO_MIN_PANELS || (double)c->served >= AUTO_RATIO * (double)info.decomps;
 }
 
-static lth_status hermite_eval(lth_coef *c, double t, int order, int full, const lth_point **pt,
-                               lth_error *err) {
-  const lth_grid_result *g = c->grid;
-  size_t n = g->n;
-  double lo = g->points[0]->t, hi = g->points[n - 1]->t;
-  if (!(t >= lo && t <= hi)) {
-    return lth_error_set_t(err, LTH_ERANGE, t, "outside the interpolation grid [%g, %g]", lo, hi);
+static void fall_back(lth_coef *c) {
+  c->fell_back = 1;
+  c->t_switch = lth_table_covered(c->tab);
+}
+
+/* The table at t (extending it when t is beyond the covered part).  Returns
+ * LTH_ERANGE without touching err when t must be served directly instead. */
+static lth_status table_eval(lth_coef *c, double t, int order, int full, const lth_point **pt,
+                             lth_error *err) {
+  if (c->fell_back ? t > c->t_switch : !(t >= c->t_lo && t <= c->t_hi)) {
+    return LTH_ERANGE;
   }
-  size_t a = 0, b = n - 1; /* bisection: points[a]->t <= t <= points[b]->t */
-  while (b - a > 1) {
-    size_t mid = a + (b - a) / 2;
-    if (g->points[mid]->t <= t) a = mid; else b = mid;
-  }
-  const lth_point *P0 = g->points[a], *P1 = g->points[b];
-  double h = P1->t - P0->t, x = (t - P0->t) / h;
-  int nb = 2 * c->k + 2;
-  double val[64], der[64];
-  for (int cc = 0; cc < nb; cc++) {
-    double v = 0.0, d = 0.0, xp = 1.0;
-    for (int e = 0; e < nb; e++) {
-      v += c->basis[e + cc * nb] * xp;
-      if (e + 1 < nb) d += (e + 1) * c->basis[(e + 1) + cc * nb] * xp;
-      xp *= x;
+  if (t > lth_table_covered(c->tab) || lth_table_covered(c->tab) == c->t_lo) {
+    if (c->auto_table && !table_pays(c)) {
+      fall_back(c);
+      return LTH_ERANGE;
     }
-    val[cc] = v;
-    der[cc] = d;
+    lth_error local;
+    lth_error_clear(&local);
+    /* in chunks that double the covered part: few parallel builds, and the
+     * pay-off check above between them */
+    double covered = lth_table_covered(c->tab);
+    lth_status st = lth_table_build(c->tab, t + (covered - c->t_lo), &local);
+    if (st == LTH_ENOMEM && c->auto_table) {
+      fall_back(c);
+      return t > c->t_switch ? LTH_ERANGE : table_eval(c, t, order, full, pt, err);
+    }
+    if (st != LTH_OK) {
+      if (err) *err = local;
+      return st;
+    }
   }
-  lth_point *ip = c->ip;
-  hermite_field(c, &P0->Ahat, &P1->Ahat, h, val, der, order, &ip->Ahat);
-  hermite_field(c, &P0->g, &P1->g, h, val, der, order, &ip->g);
-  hermite_field(c, &P0->P, &P1->P, h, val, der, order, &ip->P);
-  if (full) {
-    ip->P.order = 0;
-    hermite_field(c, &P0->Bhat, &P1->Bhat, h, val, der, 0, &ip->Bhat);
-    hermite_field(c, &P0->q, &P1->q, h, val, der, 0, &ip->q);
-    hermite_field(c, &P0->G, &P1->G, h, val, der, 0, &ip->G);
+  /* direct panels (data not smooth there) come back as LTH_ERANGE */
+  lth_status st = tab_eval_hint(c->tab, t, order, full, c->tp, NULL, &c->hint, NULL);
+  if (st == LTH_OK) {
+    c->served++;
+    *pt = c->tp;
+  } else if (st != LTH_ERANGE) {
+    st = lth_table_eval(c->tab, t, order, full, c->tp, NULL, err);
   }
-  ip->t = t;
-  ip->cond_pi = fmax(P0->cond_pi, P1->cond_pi);
-  *pt = ip;
-  return LTH_OK;
+  return st;
 }
 
 lth_status lth_coef_eval(lth_coef *c, double t, int order, const lth_point **pt, lth_error *err) {
   if (order > c->deriv) {
     return lth_error_set(err, LTH_EORDER, "coefficient derivative not prepared");
   }
-  return c->grid ? hermite_eval(c, t, order, 0, pt, err) : exact_eval(c, t, pt, err);
+  if (c->mode == LTH_COEF_HERMITE) {
+    return lth_coef_hermite_eval(c, t, order, 0, pt, err);
+  }
+  if (c->mode == LTH_COEF_TABLE) {
+    lth_status st = table_eval(c, t, order, 0, pt, err);
+    if (st != LTH_ERANGE) {
+      return st;
+    }
+  }
+  return exact_eval(c, t, pt, err);
 }
 
 lth_status lth_coef_eval_full(lth_coef *c, double t, const lth_point **pt, lth_error *err) {
-  return c->grid ? hermite_eval(c, t, 0, 1, pt, err) : exact_eval(c, t, pt, err);
+  if (c->mode == LTH_COEF_HERMITE) {
+    return lth_coef_hermite_eval(c, t, 0, 1, pt, err);
+  }
+  if (c->mode == LTH_COEF_TABLE) {
+    lth_status st = table_eval(c, t, 0, 1, pt, err);
+    if (st != LTH_ERANGE) {
+      return st;
+    }
+  }
+  return exact_eval(c, t, pt, err);
 }

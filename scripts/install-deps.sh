@@ -2,6 +2,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Install the Debian packages lth needs, if any are missing (uses sudo when not root).
 #   LTH_WITH_FUZZ=1  also install clang and its fuzzer runtime (for scripts/fuzz.sh)
+#   LTH_WITH_BENCH=1 also install what the benchmarks use: SUNDIALS IDA (bench_ida, the
+#                    peer comparison; never a dependency of the library) and hyperfine
+#                    (start-up timings in docs/performance.md)
 set -euo pipefail
 pkgs=(gcc make cmake pkg-config libgsl-dev liblapacke-dev libopenblas-dev check
   python3 groff-base) # python3: man pages, completion, doc tests; groff: man page test
@@ -9,6 +12,9 @@ pkgs=(gcc make cmake pkg-config libgsl-dev liblapacke-dev libopenblas-dev check
 pkgs+=(python3-numpy python3-pytest python3-matplotlib gnuplot-nox)
 if [ "${LTH_WITH_FUZZ:-0}" = 1 ]; then
   pkgs+=(clang libclang-rt-14-dev)
+fi
+if [ "${LTH_WITH_BENCH:-0}" = 1 ]; then
+  pkgs+=(libsundials-dev hyperfine)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

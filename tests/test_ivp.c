@@ -273,10 +273,12 @@ START_TEST(test_long_horizon_rotating_rod) {
   ck_assert_msg(res->drift < 1e-11 && res->gamma > 0, "drift %.3e", res->drift);
   for (int k = 0; k < 4; k++) ck_assert_msg(cq[k] <= 1.01 * res->drift + 1e-15, "c'q %.3e", cq[k]);
   lth_ivp_result_free(res);
-  /* without damping the drift accumulates (measured 3.4e-10) and so does the error */
+  /* without damping the drift accumulates (measured 3.4e-10) and so does the error;
+   * its size depends on the step sequence: 2.5e-10 .. 4.3e-9 for rtol 0.9e-12 .. 1.1e-12,
+   * direct decompositions and coefficient table alike */
   o.stabilize = 0.0;
   ck_assert_int_eq(lth_ivp_solve(sys, 0.0, z0, times, 4, &o, &res, NULL), LTH_OK);
-  ck_assert_msg(res->drift > 1e-11 && res->drift < 1e-9 && res->gamma == 0.0, "drift %.3e",
+  ck_assert_msg(res->drift > 1e-11 && res->drift < 1e-8 && res->gamma == 0.0, "drift %.3e",
                 res->drift);
   lth_ivp_result_free(res);
   /* with reprojection at the outputs the constraint holds to rounding */

@@ -4,9 +4,12 @@
  *
  * The state part v = (I - P) z(1:m) obeys v' = Ahat(t) v + g(t), integrated
  * with GSL's odeiv2; the full solution is z = (Nhat + Bhat(t)) v + q(t).
- * Ahat and g come from the decomposition at every t the integrator asks for
- * (exact jets), or, for sampled data, from Hermite interpolation of the
- * decomposition's output jets on a grid (continuous, so adaptive steps work).
+ * Ahat and g come from a coefficient table (include/lth/table.h: piecewise
+ * Chebyshev interpolants of the decomposition, error-controlled, built once
+ * and evaluated at every t the integrator asks for), from the decomposition at
+ * every such t (exact jets, `coefficients = LTH_COEF_DIRECT`), or, for sampled
+ * data, from Hermite interpolation of the decomposition's output jets on a
+ * grid (continuous, so adaptive steps work).
  * Theorem 2 says v stays in range(I - P) exactly; numerically the drift
  * ||P v|| is monitored and reported.
  */
@@ -35,6 +38,20 @@ typedef enum lth_ivp_method {
 int lth_ivp_method_from_name(const char *name);
 const char *lth_ivp_method_name(lth_ivp_method method);
 
+/* Where the integrator gets Ahat, g, P (and Bhat, q, G at output times). */
+typedef enum lth_ivp_coefficients {
+  LTH_COEF_AUTO = 0, /* default: the table for exact data while it pays (right-hand sides
+                        served >= 2 x its decompositions, judged panel by panel, else
+                        direct from there on); the Hermite grid for sampled data */
+  LTH_COEF_DIRECT,   /* a decomposition at every t asked for */
+  LTH_COEF_TABLE,    /* the coefficient table (sampled data: the Hermite grid) */
+  LTH_COEF_HERMITE   /* (reported in lth_ivp_result.coef_mode) Hermite interpolation on a grid */
+} lth_ivp_coefficients;
+
+/* Name ("auto", "direct", "table", "hermite") <-> value; -1 if unknown. */
+int lth_ivp_coefficients_from_name(const char *name);
+const char *lth_ivp_coefficients_name(lth_ivp_coefficients mode);
+
 typedef struct lth_ivp_opts {
   lth_ivp_method method;
   double rtol, atol;        /* local error control (defaults 1e-10, 1e-12) */
@@ -47,6 +64,9 @@ typedef struct lth_ivp_opts {
   double stabilize;         /* drift damping rate gamma: the integrator uses Ahat - gamma P,
                                equal to Ahat on the state space, so solutions are unchanged
                                while drift decays.  < 0: auto (default), 0: off */
+  lth_ivp_coefficients coefficients; /* LTH_COEF_AUTO (default), _DIRECT or _TABLE */
+  double table_tol;         /* interpolation error of the table, relative to max(1, |field|)
+                               (0: auto, 1e-3 rtol, in [3e-15, 1e-6]) */
   int hermite;              /* -1 auto (on iff the system has sampled data), 0 off, 1 on */
   const double *hermite_grid; /* grid for Hermite mode (NULL: 201 uniform points) */
   size_t hermite_n;
@@ -74,7 +94,17 @@ typedef struct lth_ivp_result {
   double z0_residual;/* ||M0 z0 - b0|| of the given z0 */
   double gamma;      /* drift damping rate used */
   size_t steps, rhs_evals, decomps;
-  double seconds_total, seconds_decomp;
+  double seconds_total, seconds_decomp; /* decomp: decompositions, table building included */
+  lth_ivp_coefficients coef_mode; /* what served the coefficients: _DIRECT, _TABLE, _HERMITE
+                                     (_TABLE also when auto fell back to direct part-way) */
+  int coef_order;    /* Hermite: the jet order k at the grid points (interpolation degree
+                        2k + 1); table: the highest Chebyshev degree kept; direct: -1 */
+  size_t table_panels; /* table: panels built (table_direct_panels of them left direct) */
+  size_t table_direct_panels;
+  double coef_error; /* table: largest estimated interpolation error (relative to
+                        max(1, |field|)); 0 otherwise */
+  double table_end;  /* table: end of the tabulated part -- the last output time, or where
+                        auto went over to direct decompositions; NAN otherwise */
 } lth_ivp_result;
 
 /* Solve from z0 at t0 and report at times[0..n-1] (nondecreasing, >= t0).

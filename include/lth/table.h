@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Coefficient tables: decompose once, evaluate many times.
+ *
+ * A table holds the decomposition's outputs Ahat, g, P (and, optionally, the
+ * output maps Bhat, q, G) on [t_lo, t_hi] as piecewise Chebyshev interpolants:
+ * the interval is cut into panels, and on each panel every entry is the
+ * polynomial through its values at Chebyshev-Lobatto points (degree 8, 16, 32
+ * or 64; the points of one degree are among those of the next, so raising the
+ * degree reuses every decomposition).  Panels are chosen adaptively, left to
+ * right: a panel is accepted when the trailing Chebyshev coefficients of every
+ * entry are below tol / 8 relative to max(1, max |F|) of its field F on the
+ * panel; the next panel's width is predicted from the degree this one needed.
+ * An evaluation costs one Clenshaw sum per entry (no decomposition).
+ *
+ * Exactness: the interpolants reproduce the decomposition to the estimated
+ * error (lth_table_info.err_est, relative as above); Ahat and Bhat are
+ * tabulated as the decomposition computes them, one convention throughout, so
+ * Ahat (I - P) and Bhat (I - P) are interpolated consistently.
+ *
+ * Refusals (never interpolated across):
+ *  - det Pi changes sign between two nodes (lth_point.pi_sign): Pi is singular
+ *    in between; the zero is located by bisection and reported as LTH_ESING
+ *    (or LTH_ECOND from the decomposition near it), naming t and cond_chain;
+ *  - a node's chain condition above cond_max: LTH_ECOND from the decomposition;
+ *  - no convergence down to the minimum panel width while the chain condition
+ *    grows (Pi nearly singular, det Pi touching zero): LTH_ECOND naming t,
+ *    the interpolation error estimate and cond_chain.
+ * Data that are merely not smooth (a kink, noise above rounding) do not make
+ * a table fail: the panel around them is marked direct (evaluations there need
+ * a decomposition workspace, see lth_table_eval) and counted in the info.
+ *
+ * Building is lazy and left to right (lth_table_build covers [t_lo, t]), and
+ * parallel over the nodes of each panel (OpenMP, one decomposition workspace
+ * per thread; BLAS single-threaded inside).  A fully built table is read-only:
+ * lth_table_eval may then be called from several threads at once (each with
+ * its own lth_point and workspace) -- e.g. by a collocation BVP solver, which
+ * builds the table over [t0, t1] once and evaluates at its collocation points.
+ */
+#ifndef LTH_TABLE_H
+#define LTH_TABLE_H
+
+#include <stddef.h>
+
+#include "lth/decomp.h"
+#include "lth/status.h"
+#include "lth/system.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lth_table_opts {
+  double tol;        /* interpolation error per panel, relative to max(1, max |F|) per
+                        field (default 1e-12; at least 1e-15) */
+  int deriv;         /* 1: also d/dt of Ahat, g and P (order-1 evaluations) */
+  int outputs;       /* 1 (default): also Bhat, q, G; 0: only Ahat, g, P */
+  int threads;       /* worker threads (0: all available, 1: serial) */
+  double cond_max;   /* chain condition above this is an error (0: LTH_DEFAULT_COND_MAX) */
+  double min_width;  /* smallest panel before giving up (0: 1e-10 of the span) */
+  int target_degree; /* degree the width control aims at (0: default 24) */
+  int jet_order;     /* derivatives per node: 0 values only (Chebyshev), 1 values and first
+                        derivatives (Chebyshev-Hermite, default), 2; -1: default */
+  size_t max_bytes;  /* memory for the coefficients (0: 1 GiB); LTH_ENOMEM beyond */
+} lth_table_opts;
+
+void lth_table_opts_init(lth_table_opts *opts);
+
+typedef struct lth_table lth_table;
+
+/* A table for sys over [t_lo, t_hi] (t_lo < t_hi); nothing is built yet. */
+lth_table *lth_table_alloc(const lth_system *sys, double t_lo, double t_hi,
+                           const lth_table_opts *opts, lth_error *err);
+void lth_table_free(lth_table *tab);
+
+/* Build panels until [t_lo, min(t, t_hi)] is covered (t >= t_hi: the whole
+ * table).  Errors name t (see the refusals above); the panels built before a
+ * failure stay usable. */
+lth_status lth_table_build(lth_table *tab, double t, lth_error *err);
+/* Upper end of the covered part (t_lo before any panel). */
+double lth_table_covered(const lth_table *tab);
+
+/* Ahat, g, P at t (coefficients 0..order, order <= opts.deriv) and, with
+ * outputs = 1 (needs opts.outputs), Bhat, q, G (order 0), into pt (allocated
+ * for the table's system with order >= order).  pt->cond_pi, cond_chain and
+ * pi_sign are the panel's largest condition estimates and its sign of det Pi.
+ * t must lie in the covered part.  On a direct panel the decomposition is
+ * computed with ws (a workspace of output order >= order; NULL there is
+ * LTH_ERANGE).  Thread-safe when every caller has its own pt and ws. */
+lth_status lth_table_eval(const lth_table *tab, double t, int order, int outputs,
+                          lth_point *pt, lth_decomp_ws *ws, lth_error *err);
+
+typedef struct lth_table_info {
+  double t_lo, t_hi, covered;
+  size_t panels;         /* accepted panels (direct ones included) */
+  size_t direct_panels;  /* panels left to direct decomposition (data not smooth) */
+  size_t nodes;          /* decompositions kept in accepted panels */
+  size_t decomps;        /* all decompositions, rejected panel attempts and bisections too */
+  size_t bytes;          /* memory of the coefficients */
+  int max_degree;        /* highest degree kept on a panel */
+  double err_est;        /* largest estimated interpolation error (relative) */
+  double cond_chain;     /* largest chain condition at a node */
+  double seconds;        /* wall time spent building */
+  int threads;           /* threads used */
+} lth_table_info;
+
+void lth_table_info_get(const lth_table *tab, lth_table_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

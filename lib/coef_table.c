@@ -1,0 +1,583 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Building the coefficient table (include/lth/table.h): panels left to right,
+ * each tried at degree 8, 16, 32, 64 on nested Chebyshev-Lobatto points (the
+ * decompositions of one degree are reused by the next), the nodes of a degree
+ * decomposed in parallel (OpenMP, one workspace per thread).  A panel that
+ * does not converge at degree 64, or whose coefficients predict a degree far
+ * beyond 64, is retried narrower; the width of the next panel is predicted
+ * from the degree the last one needed.  The node at a panel's right end is the
+ * next panel's left node, so the sign of det Pi is followed across the whole
+ * table. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sched.h>
+
+#ifdef LTH_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+#include "blas_threads.h"
+#include "coef_table_impl.h"
+
+#define TAB_DEFAULT_TOL 1e-12
+#define TAB_MIN_TOL 1e-15
+#define TAB_DEFAULT_TARGET 24
+#define TAB_DEFAULT_JET 1
+#define TAB_SERIAL_SECONDS 2e-3
+/* cond_chain growing by this factor inside a panel that will not converge:
+ * Pi is becoming singular, not the data rough. */
+#define TAB_COND_GROWTH 1e3
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void lth_table_opts_init(lth_table_opts *opts) {
+  memset(opts, 0, sizeof *opts);
+  opts->tol = TAB_DEFAULT_TOL;
+  opts->jet_order = -1;
+  opts->outputs = 1;
+}
+
+static int max_threads(int requested) {
+  /* OpenMP decides how many threads the library may use (OMP_NUM_THREADS);
+   * the table runs them as its own helpers, see the job board in lib/coef_table_impl.h */
+#ifdef LTH_HAVE_OPENMP
+  int mx = omp_get_max_threads();
+  return requested <= 0 ? mx : requested;
+#else
+  (void)requested;
+  return 1;
+#endif
+}
+
+static void set_fields(lth_table *tab) {
+  int m = tab->m, s = tab->s, off = 0;
+  int rows[TAB_NFIELDS] = {m, m, m, s, s, s}, cols[TAB_NFIELDS] = {m, 1, m, m, 1, m};
+  tab->nfields = tab->o.outputs ? TAB_NFIELDS : TAB_P + 1;
+  for (int f = 0; f < tab->nfields; f++) {
+    tab->fld[f] = (tab_field){off, rows[f], cols[f]};
+    off += rows[f] * cols[f];
+    if (f == TAB_P) tab->E_rhs = off;
+  }
+  tab->E = off;
+}
+
+static lth_status alloc_work(lth_table *tab, lth_error *err) {
+  size_t E = (size_t)tab->E, nd = (size_t)tab_dmax(tab) + 1;
+  tab->V = malloc(E * (size_t)(tab->jet + 1) * (TAB_NMAX + 1) * sizeof(double));
+  tab->F = malloc(E * nd * sizeof(double));
+  tab->C = malloc(E * nd * sizeof(double));
+  tab->mag = malloc(nd * sizeof(double));
+  tab->mag_rhs = malloc(nd * sizeof(double));
+  tab->todo = malloc((TAB_NMAX + 1) * sizeof(int));
+  tab->ws = calloc((size_t)tab->nthreads, sizeof *tab->ws);
+  tab->pt = calloc((size_t)tab->nthreads, sizeof *tab->pt);
+  int ok = tab->V && tab->F && tab->C && tab->mag && tab->mag_rhs && tab->todo && tab->ws && tab->pt;
+  for (int lev = 0; ok && lev < TAB_LEVELS; lev++) {
+    ok = (tab->T[lev] = tab_transform_alloc(tab->nmin << lev, tab->jet)) != NULL;
+  }
+  if (!ok) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory allocating a coefficient table");
+  }
+  for (int k = 0; k < tab->nthreads; k++) {
+    tab->ws[k] = lth_decomp_ws_alloc(tab->sys, tab->jet, err);
+    tab->pt[k] = tab->ws[k] ? lth_point_alloc(tab->sys, tab->jet, err) : NULL;
+    if (!tab->pt[k]) {
+      return err ? err->status : LTH_ENOMEM;
+    }
+    if (tab->o.cond_max > 0) {
+      lth_decomp_ws_set_cond_max(tab->ws[k], tab->o.cond_max);
+    }
+  }
+  return LTH_OK;
+}
+
+lth_table *lth_table_alloc(const lth_system *sys, double t_lo, double t_hi,
+                           const lth_table_opts *opts, lth_error *err) {
+  if (!(t_lo < t_hi) || !isfinite(t_lo) || !isfinite(t_hi)) {
+    lth_error_set(err, LTH_EINVAL, "coefficient table over [%g, %g]: need t_lo < t_hi", t_lo,
+                  t_hi);
+    return NULL;
+  }
+  if (lth_system_validate(sys, err) != LTH_OK) {
+    return NULL;
+  }
+  lth_table *tab = calloc(1, sizeof *tab);
+  if (!tab) {
+    lth_error_set(err, LTH_ENOMEM, "out of memory allocating a coefficient table");
+    return NULL;
+  }
+  if (opts) {
+    tab->o = *opts;
+  } else {
+    lth_table_opts_init(&tab->o);
+  }
+  lth_table_opts *o = &tab->o;
+  o->tol = o->tol > 0 ? fmax(o->tol, TAB_MIN_TOL) : TAB_DEFAULT_TOL;
+  o->deriv = o->deriv ? 1 : 0;
+  o->target_degree = o->target_degree > 0 ? o->target_degree : TAB_DEFAULT_TARGET;
+  o->jet_order = o->jet_order < 0 ? TAB_DEFAULT_JET : (o->jet_order > TAB_MAXJET ? TAB_MAXJET : o->jet_order);
+  tab->jet = o->jet_order;
+  tab->nmin = tab->jet == 0 ? 8 : 4;
+  o->max_bytes = o->max_bytes ? o->max_bytes : ((size_t)1 << 30);
+  tab->sys = sys;
+  tab->t_lo = t_lo;
+  tab->t_hi = t_hi;
+  tab->covered = t_lo;
+  tab->min_width = o->min_width > 0 ? o->min_width : 1e-10 * (t_hi - t_lo);
+  tab->m = lth_system_state_dim(sys);
+  tab->s = lth_system_size(sys);
+  tab->nthreads = max_threads(o->threads);
+  if (tab->nthreads < 1) tab->nthreads = 1;
+  if (tab->nthreads > TAB_NMAX / 2) tab->nthreads = TAB_NMAX / 2;
+  pthread_mutex_init(&tab->mu, NULL);
+  pthread_cond_init(&tab->cv, NULL);
+  set_fields(tab);
+  if (alloc_work(tab, err) != LTH_OK) {
+    lth_table_free(tab);
+    return NULL;
+  }
+  return tab;
+}
+
+void lth_table_free(lth_table *tab) {
+  if (!tab) {
+    return;
+  }
+  pthread_mutex_lock(&tab->mu);
+  tab->stop = 1;
+  pthread_cond_broadcast(&tab->cv);
+  pthread_mutex_unlock(&tab->mu);
+  for (int k = 0; k < tab->nhelpers; k++) {
+    pthread_join(tab->helpers[k], NULL);
+  }
+  free(tab->helpers);
+  pthread_mutex_destroy(&tab->mu);
+  pthread_cond_destroy(&tab->cv);
+  for (int k = 0; tab->ws && k < tab->nthreads; k++) {
+    lth_decomp_ws_free(tab->ws[k]);
+    if (tab->pt) lth_point_free(tab->pt[k]);
+  }
+  for (int lev = 0; lev < TAB_LEVELS; lev++) free(tab->T[lev]);
+  free(tab->ws);
+  free(tab->pt);
+  free(tab->todo);
+  free(tab->V);
+  free(tab->F);
+  free(tab->C);
+  free(tab->mag);
+  free(tab->mag_rhs);
+  free(tab->panels);
+  free(tab->coef);
+  free(tab->dcoef);
+  free(tab);
+}
+
+double lth_table_covered(const lth_table *tab) { return tab->covered; }
+
+/* ---- nodes ---- */
+
+/* Node J of the degree-64 grid on [a, b]: the double t nearest to it, and
+ * *dt = (exact node) - t.  Far from 0 the rounding of t (|t| eps) is larger
+ * than what the table must resolve (at t ~ 1000 a data function of unit slope
+ * is off by 1e-13 at the rounded node), so with jets the data are moved back
+ * to the exact node: f(t + dt) = f(t) + f'(t) dt.  The product and the sum are
+ * split exactly (fma, two-sum), leaving only the rounding of the sine. */
+static double node_time(double a, double b, int J, double *dt) {
+  double th = 3.14159265358979323846 * J / (2.0 * TAB_NMAX), w = b - a; /* w exact (Sterbenz) */
+  *dt = 0.0;
+  if (J == 0 || J == TAB_NMAX) {
+    return J == 0 ? a : b;
+  }
+  double base = J <= TAB_NMAX / 2 ? a : b, sgn = J <= TAB_NMAX / 2 ? 1.0 : -1.0;
+  double sn = J <= TAB_NMAX / 2 ? sin(th) : cos(th);
+  double f = sgn * sn * sn;
+  double p = w * f, ep = fma(w, f, -p);          /* w f = p + ep exactly */
+  double t = base + p, bb = t - base;             /* two-sum: base + p = t + et */
+  double et = (base - (t - bb)) + (p - bb);
+  *dt = et + ep;
+  return t;
+}
+
+/* Taylor coefficients 0..o of every tabulated field into the node's columns. */
+static void gather(const lth_table *tab, const lth_point *pt, double *v) {
+  const lth_jet *list[TAB_NFIELDS] = {&pt->Ahat, &pt->g, &pt->P, &pt->Bhat, &pt->q, &pt->G};
+  for (int d = 0; d <= tab->jet; d++) {
+    double *vd = v + (size_t)d * tab->E;
+    for (int f = 0; f < tab->nfields; f++) {
+      const tab_field *F = &tab->fld[f];
+      for (int j = 0; j < F->cols; j++) {
+        memcpy(vd + F->off + (size_t)j * F->rows,
+               LTH_JET_COEF(list[f], d) + (size_t)j * list[f]->ld,
+               (size_t)F->rows * sizeof(double));
+      }
+    }
+  }
+}
+
+static void compute_node(lth_table *tab, int tid, double a, double b, int J) {
+  tab_node *nd = &tab->node[J];
+  lth_point *pt = tab->pt[tid];
+  lth_error_clear(&nd->err);
+  double dt, t = node_time(a, b, J, &dt);
+  nd->st = lth_decomp_at(tab->ws[tid], t, pt, &nd->err);
+  if (nd->st == LTH_OK) {
+    double *v = tab->V + (size_t)J * (tab->jet + 1) * tab->E;
+    gather(tab, pt, v);
+    if (tab->jet >= 1 && dt != 0.0) {
+      for (int e = 0; e < tab->E; e++) v[e] += v[tab->E + e] * dt;
+    }
+    nd->pi_sign = pt->pi_sign;
+    nd->cond_pi = pt->cond_pi;
+    nd->cond_chain = pt->cond_chain;
+  }
+  nd->done = 1;
+}
+
+/* Claim a published node (mu held): 1 and its index and panel, or 0. */
+static int claim(lth_table *tab, int *J, double *a, double *b) {
+  if (tab->job_next >= tab->job_cnt) {
+    return 0;
+  }
+  *J = tab->todo[tab->job_next++];
+  *a = tab->job_a;
+  *b = tab->job_b;
+  return 1;
+}
+
+typedef struct helper_arg {
+  lth_table *tab;
+  int tid;
+} helper_arg;
+
+/* A helper thread: nodes while there are any, asleep otherwise. */
+static void *helper_main(void *vp) {
+  helper_arg *h = vp;
+  lth_table *tab = h->tab;
+  int tid = h->tid;
+  free(h);
+  pthread_mutex_lock(&tab->mu);
+  while (!tab->stop) {
+    int J;
+    double a, b;
+    if (claim(tab, &J, &a, &b)) {
+      pthread_mutex_unlock(&tab->mu);
+      compute_node(tab, tid, a, b, J);
+      pthread_mutex_lock(&tab->mu);
+      tab->job_done++;
+    } else {
+      pthread_cond_wait(&tab->cv, &tab->mu);
+    }
+  }
+  pthread_mutex_unlock(&tab->mu);
+  return NULL;
+}
+
+/* Start the helpers once (nthreads - 1 of them); on failure the build stays serial. */
+static void start_helpers(lth_table *tab) {
+  if (tab->helpers || tab->nthreads < 2) {
+    return;
+  }
+  tab->helpers = calloc((size_t)tab->nthreads - 1, sizeof *tab->helpers);
+  for (int k = 1; tab->helpers && k < tab->nthreads; k++) {
+    helper_arg *h = malloc(sizeof *h);
+    if (!h) break;
+    *h = (helper_arg){tab, k};
+    if (pthread_create(&tab->helpers[k - 1], NULL, helper_main, h) != 0) {
+      free(h);
+      break;
+    }
+    tab->nhelpers++;
+  }
+}
+
+/* Decompose the nodes of degree n not done yet: publish them, take a share,
+ * wait only for nodes a helper is still computing. */
+static void compute_level(lth_table *tab, double a, double b, int n) {
+  int s = TAB_NMAX / n, cnt = 0;
+  pthread_mutex_lock(&tab->mu);
+  for (int j = 0; j <= n; j++) {
+    if (!tab->node[j * s].done) tab->todo[cnt++] = j * s;
+  }
+  tab->job_cnt = cnt;
+  tab->job_next = 0;
+  tab->job_done = 0;
+  tab->job_a = a;
+  tab->job_b = b;
+  if (tab->nhelpers > 0 && cnt > 1) {
+    pthread_cond_broadcast(&tab->cv);
+  }
+  for (;;) {
+    int J;
+    double ja, jb;
+    if (claim(tab, &J, &ja, &jb)) {
+      pthread_mutex_unlock(&tab->mu);
+      compute_node(tab, 0, ja, jb, J);
+      pthread_mutex_lock(&tab->mu);
+      tab->job_done++;
+    } else if (tab->job_done >= cnt) {
+      break;
+    } else {
+      pthread_mutex_unlock(&tab->mu); /* a helper is finishing a node */
+      sched_yield();
+      pthread_mutex_lock(&tab->mu);
+    }
+  }
+  tab->job_cnt = 0;
+  pthread_mutex_unlock(&tab->mu);
+  tab->decomps += (size_t)cnt;
+}
+
+/* Pi is singular between ta and tb (det Pi has signs sa, -sa there): bisect
+ * with decompositions until one refuses (it names t and the condition) or the
+ * interval is at rounding level. */
+static lth_status locate_sign_change(lth_table *tab, double ta, double tb, int sa,
+                                     lth_error *err) {
+  lth_point *pt = tab->pt[0];
+  double cond = NAN;
+  for (int it = 0; it < 200; it++) {
+    double tm = 0.5 * (ta + tb);
+    if (tm <= ta || tm >= tb) {
+      break;
+    }
+    lth_status st = lth_decomp_at(tab->ws[0], tm, pt, err);
+    tab->decomps++;
+    if (st != LTH_OK) {
+      return st;
+    }
+    cond = pt->cond_chain;
+    if (pt->pi_sign == sa) ta = tm; else tb = tm;
+  }
+  lth_status st = lth_error_set_t(err, LTH_ESING, 0.5 * (ta + tb),
+                                  "det Pi changes sign between t = %.17g and t = %.17g "
+                                  "(chain condition %.3e there): Pi is singular in between, "
+                                  "the coefficients cannot be tabulated across",
+                                  ta, tb, cond);
+  if (err && isfinite(cond)) {
+    err->has_cond = 1;
+    err->cond = cond;
+  }
+  return st;
+}
+
+/* The nodes of degree n in time order: the first failure, or a change of the
+ * sign of det Pi between neighbours (also across the panel's left end). */
+static lth_status scan_level(lth_table *tab, double a, double b, int n, lth_error *err) {
+  int s = TAB_NMAX / n;
+  for (int j = 0; j <= n; j++) {
+    const tab_node *nd = &tab->node[j * s];
+    if (nd->st != LTH_OK) {
+      if (err) *err = nd->err;
+      return nd->st;
+    }
+    if (j > 0 && nd->pi_sign != tab->node[(j - 1) * s].pi_sign) {
+      double d0, d1;
+      return locate_sign_change(tab, node_time(a, b, (j - 1) * s, &d0), node_time(a, b, j * s, &d1),
+                                tab->node[(j - 1) * s].pi_sign, err);
+    }
+  }
+  return LTH_OK;
+}
+
+/* ---- panels ---- */
+
+static void panel_conditions(lth_table *tab, int n, tab_panel *p) {
+  int s = TAB_NMAX / n;
+  p->pi_sign = tab->node[0].pi_sign;
+  for (int j = 0; j <= n; j++) {
+    p->cond_pi = fmax(p->cond_pi, tab->node[j * s].cond_pi);
+    p->cond_chain = fmax(p->cond_chain, tab->node[j * s].cond_chain);
+  }
+  tab->cond_chain = fmax(tab->cond_chain, p->cond_chain);
+}
+
+static double clamp(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
+/* Accept [a, b] at degree n: store, carry the right node over as the next left node. */
+static lth_status accept(lth_table *tab, double a, double b, int n, const tab_verdict *v,
+                         lth_error *err) {
+  lth_status st = tab_store(tab, a, b, v, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  panel_conditions(tab, n, &tab->panels[tab->np - 1]);
+  tab->nodes += (size_t)n;
+  double w = b - a, target = tab->o.target_degree;
+  tab->w_ref = w;
+  /* the next width from the degree this panel needed (the coefficients of
+   * data analytic near the panel decay at a rate that scales with the width);
+   * a noise-limited panel says nothing about the width: keep it */
+  tab->w_next = w * (v->noise ? 1.0 : clamp(target / fmax(v->reach, 1.0), 0.5, 2.0));
+  tab->w_next = fmax(tab->w_next, tab->min_width);
+  /* noise sets the floor below which the next panels' coefficients count as
+   * zero; it decays panel by panel, back to the requested tolerance */
+  tab->noise_floor = v->noise ? v->noise_level : 0.9 * tab->noise_floor;
+  if (v->noise) {
+    tab->noise_seen = fmax(tab->noise_seen, v->noise_level);
+  }
+  size_t blk = (size_t)(tab->jet + 1) * tab->E;
+  memcpy(tab->V, tab->V + (size_t)TAB_NMAX * blk, blk * sizeof(double));
+  tab->node[0] = tab->node[TAB_NMAX];
+  tab->covered = b;
+  return LTH_OK;
+}
+
+/* The data are not smooth enough on [a, b] (a kink, noise above rounding):
+ * leave it to direct decomposition. */
+static lth_status give_up_panel(lth_table *tab, double a, double b, lth_error *err) {
+  lth_status st = tab_store_direct(tab, a, b, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  tab->w_next = tab->w_ref > 0 ? tab->w_ref : 2 * (b - a);
+  tab->covered = b;
+  tab->left_sign = tab->node[0].pi_sign;
+  tab->left_known = 0;
+  return LTH_OK;
+}
+
+static lth_status refuse(lth_table *tab, double a, double b, int n, const tab_verdict *v,
+                         lth_error *err) {
+  tab_panel tmp;
+  memset(&tmp, 0, sizeof tmp);
+  panel_conditions(tab, n, &tmp);
+  lth_status st = lth_error_set_t(err, LTH_ECOND, a,
+                                  "the coefficients do not converge on [%.17g, %.17g] (width "
+                                  "%.3e, interpolation error estimate %.3e) while Pi's chain "
+                                  "condition grows from %.3e to %.3e: Pi is nearly singular "
+                                  "near t = %.17g",
+                                  a, b, b - a, v->tail, tab->node[0].cond_chain, tmp.cond_chain,
+                                  a);
+  if (err) {
+    err->has_cond = 1;
+    err->cond = tmp.cond_chain;
+  }
+  return st;
+}
+
+/* One attempt at [a, a + w]: degrees 8 .. 64 until converged.  *done = 1 when
+ * the panel was accepted; otherwise *v and *n describe the last degree tried. */
+static lth_status attempt(lth_table *tab, double a, double b, int *done, tab_verdict *v, int *n,
+                          lth_error *err) {
+  *done = 0;
+  for (int j = 1; j <= TAB_NMAX; j++) tab->node[j].done = 0;
+  int dmax = tab_dmax(tab);
+  for (int lev = 0; lev < TAB_LEVELS; lev++) {
+    *n = tab->nmin << lev;
+    compute_level(tab, a, b, *n);
+    lth_status st = scan_level(tab, a, b, *n, err);
+    if (st != LTH_OK) {
+      return st;
+    }
+    tab_transform(tab, *n, b - a);
+    tab_magnitudes(tab, *n);
+    *v = tab_judge(tab, tab_degree(tab, *n));
+    if (v->converged) {
+      *done = 1;
+      return accept(tab, a, b, *n, v, err);
+    }
+    /* hopeless at this width: narrow it now (judged once the degree is near
+     * the target, or when the coefficients do not decay at all) */
+    int D = tab_degree(tab, *n);
+    if ((D >= tab->o.target_degree && v->need > 2 * dmax) || (D >= 16 && !isfinite(v->need))) {
+      break;
+    }
+  }
+  return LTH_OK;
+}
+
+/* The left node of the next panel, with the sign check across a direct panel. */
+static lth_status left_node(lth_table *tab, lth_error *err) {
+  double a = tab->covered;
+  compute_node(tab, 0, a, a, 0);
+  tab->decomps++;
+  tab_node *nd = &tab->node[0];
+  if (nd->st != LTH_OK) {
+    if (err) *err = nd->err;
+    return nd->st;
+  }
+  if (tab->np > 0 && nd->pi_sign != tab->left_sign) {
+    const tab_panel *p = &tab->panels[tab->np - 1];
+    return locate_sign_change(tab, p->a, a, tab->left_sign, err);
+  }
+  tab->left_known = 1;
+  return LTH_OK;
+}
+
+static lth_status build_panel(lth_table *tab, lth_error *err) {
+  double a = tab->covered, rest = tab->t_hi - a;
+  double w = tab->w_next > 0 ? fmin(tab->w_next, rest) : rest;
+  lth_status st = tab->left_known ? LTH_OK : left_node(tab, err);
+  double probe = 0.0; /* flat tail seen at twice this width (candidate noise) */
+  while (st == LTH_OK) {
+    if (rest - w < 0.25 * w) {
+      w = rest; /* no sliver at the end */
+    }
+    double b = w >= rest ? tab->t_hi : a + w;
+    int done = 0, n = tab->nmin;
+    tab_verdict v;
+    st = attempt(tab, a, b, &done, &v, &n, err);
+    if (st != LTH_OK || done) {
+      return st;
+    }
+    /* noise: narrowing did not lower the plateau, or it is at a level
+     * already confirmed as noise on an earlier panel */
+    if (v.noise && ((probe > 0 && v.tail >= 0.75 * probe) || v.noise_level <= 2 * tab->noise_seen)) {
+      return accept(tab, a, b, n, &v, err);
+    }
+    tab_panel tmp;
+    memset(&tmp, 0, sizeof tmp);
+    panel_conditions(tab, n, &tmp);
+    int growth = tmp.cond_chain > TAB_COND_GROWTH * tab->node[0].cond_chain;
+    if (w <= tab->min_width) {
+      return growth ? refuse(tab, a, b, n, &v, err) : give_up_panel(tab, a, b, err);
+    }
+    if (!growth && tab->w_ref > 0 && w <= tab->w_ref / 64) {
+      return give_up_panel(tab, a, b, err);
+    }
+    double f = isfinite(v.need) ? clamp(tab->o.target_degree / v.need, 0.125, 0.5) : 0.125;
+    probe = v.noise ? v.tail : 0.0;
+    w = fmax(w * (v.noise ? 0.5 : f), tab->min_width);
+  }
+  return st;
+}
+
+/* Panels until goal is covered.  Helpers start once the building has cost
+ * TAB_SERIAL_SECONDS (t0: when this call began): small tables, short runs and
+ * sweeps over many small files never start a thread; inside a caller's
+ * parallel region the build stays serial. */
+static lth_status build_to(lth_table *tab, double goal, double t0, lth_error *err) {
+  lth_status st = LTH_OK;
+  while (st == LTH_OK && (tab->covered < goal || tab->np == 0)) {
+#ifdef LTH_HAVE_OPENMP
+    if (!tab->helpers && tab->nthreads > 1 && tab->seconds + (now() - t0) >= TAB_SERIAL_SECONDS &&
+        !omp_in_parallel()) {
+      start_helpers(tab);
+    }
+#else
+    (void)t0;
+#endif
+    st = build_panel(tab, err);
+  }
+  return st;
+}
+
+lth_status lth_table_build(lth_table *tab, double t, lth_error *err) {
+  double goal = fmin(t, tab->t_hi);
+  if (tab->covered >= goal && tab->np > 0) {
+    return LTH_OK;
+  }
+  double t0 = now();
+  int blas_saved = lth_blas_threads_push(1);
+  lth_status st = build_to(tab, goal, t0, err);
+  lth_blas_threads_pop(blas_saved);
+  tab->seconds += now() - t0;
+  return st;
+}

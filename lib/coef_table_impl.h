@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Private: the coefficient table (include/lth/table.h) -- panels, the
+ * coefficient pool, the builder's scratch, and the Chebyshev kernels shared by
+ * lib/coef_table.c (building) and lib/coef_table_cheb.c (transforms,
+ * analysis, evaluation). */
+#ifndef LTH_COEF_TABLE_IMPL_H
+#define LTH_COEF_TABLE_IMPL_H
+
+#include <pthread.h>
+
+#include "lth/table.h"
+
+/* Nodes: Chebyshev-Lobatto points of a panel, n + 1 of them, n = nmin << level
+ * for 4 levels (the points of one level are the even points of the next), all
+ * positions of the finest grid (n = TAB_NMAX).  With jets of order o at the
+ * nodes (values and o derivatives, lth_table_opts.jet_order) the interpolant
+ * of a level has degree D = (n + 1)(o + 1) - 1; nmin = 8 for o = 0 (degrees 8,
+ * 16, 32, 64), 4 otherwise (o = 1: 9, 17, 33, 65; o = 2: 14, 26, 50, 98). */
+#define TAB_LEVELS 4
+#define TAB_NMAX 64
+#define TAB_MAXJET 2
+#define TAB_DMAX 98
+
+/* Fields in the order of the entries: the right-hand side needs a prefix. */
+enum { TAB_AHAT, TAB_G, TAB_P, TAB_BHAT, TAB_Q, TAB_GMAP, TAB_NFIELDS };
+
+typedef struct tab_field {
+  int off, rows, cols; /* entries off .. off + rows*cols - 1, column-major */
+} tab_field;
+
+typedef struct tab_panel {
+  double a, b;
+  int direct;          /* 1: not tabulated, evaluations decompose */
+  int deg;             /* degree kept for every entry */
+  int deg_rhs;         /* degree needed by the Ahat, g, P entries (<= deg) */
+  int pi_sign;
+  double cond_pi, cond_chain, err_est;
+  size_t off;          /* coefficient k of entry e at coef[off + k*E + e] */
+  size_t doff;         /* derivative (deriv): coefficient k at dcoef[doff + k*E_rhs + e] */
+} tab_panel;
+
+/* One node of the degree-64 grid of the panel being built. */
+typedef struct tab_node {
+  int done;
+  lth_status st;
+  lth_error err;
+  int pi_sign;
+  double cond_pi, cond_chain;
+} tab_node;
+
+struct lth_table {
+  const lth_system *sys;
+  lth_table_opts o;
+  double t_lo, t_hi, min_width;
+  double noise_floor;  /* coefficient noise met on earlier panels (relative), decaying */
+  double noise_seen;   /* the largest noise plateau confirmed so far */
+  int m, s, E, E_rhs;
+  int jet, nmin;       /* jet order o at the nodes, nodes of the first level */
+  tab_field fld[TAB_NFIELDS];
+  int nfields;
+  /* accepted panels and their coefficients */
+  tab_panel *panels;
+  size_t np, pcap;
+  double *coef, *dcoef;
+  size_t ncoef, ccap, ndcoef, dcap;
+  /* builder state */
+  double covered;      /* panels cover [t_lo, covered] */
+  double w_next;       /* width to try next (0: none yet) */
+  double w_ref;        /* last accepted tabulated width (0: none yet) */
+  /* the panel being built */
+  double *V;           /* E x (o+1)(TAB_NMAX + 1): Taylor coefficient d (in t) of node J at
+                          column J (o+1) + d */
+  double *F;           /* E x (D+1): the data of one level, scaled to x = the panel in [-1, 1] */
+  double *C;           /* E x (D+1): coefficients of the current level */
+  double *mag, *mag_rhs; /* D+1: max over entries of |c_k| / scale */
+  double scale[TAB_NFIELDS];
+  tab_node node[TAB_NMAX + 1];
+  int left_known;      /* node 0 (= covered) already decomposed */
+  int left_sign;       /* sign of det Pi at the left end of the last direct panel */
+  double *T[TAB_LEVELS]; /* data -> coefficients, (D+1) x (D+1) per level */
+  /* workers */
+  int nthreads;
+  lth_decomp_ws **ws;
+  lth_point **pt;
+  int *todo;           /* node indices of one level */
+  /* the job board of a parallel build: the calling thread runs the panel
+   * logic, publishes each level's nodes and takes its share; helper threads
+   * (started at the first parallel build, asleep between levels) claim the
+   * rest one by one.  Nobody waits for a helper that has not started, so a
+   * descheduled thread on a busy machine costs nothing -- unlike a fork-join
+   * parallel region, whose closing barrier waits for every thread. */
+  pthread_t *helpers;
+  int nhelpers;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int job_cnt, job_next, job_done, stop;
+  double job_a, job_b;
+  /* statistics */
+  size_t nodes, decomps, direct_panels;
+  int max_degree;
+  double err_est, cond_chain, seconds;
+};
+
+/* ---- lib/coef_table_cheb.c ---- */
+
+static inline int tab_degree(const lth_table *tab, int n) { return (n + 1) * (tab->jet + 1) - 1; }
+static inline int tab_dmax(const lth_table *tab) { return tab_degree(tab, tab->nmin << (TAB_LEVELS - 1)); }
+
+/* Data -> Chebyshev coefficients for n + 1 nodes with jets of order o. */
+double *tab_transform_alloc(int n, int o);
+/* tab->C (E x (D+1)) from the data at the level-n nodes of [a, a + w]. */
+void tab_transform(lth_table *tab, int n, double w);
+/* Per-field scales max(1, max |value|) over the level-n nodes and the
+ * magnitudes mag[k] (all entries) and mag_rhs[k] (Ahat, g, P), k = 0..D. */
+void tab_magnitudes(lth_table *tab, int n);
+
+/* What the coefficients of one level say. */
+typedef struct tab_verdict {
+  int converged;   /* trailing coefficients below tol / 8 */
+  int noise;       /* a flat tail at most max(1e-12, 100 tol): noise if narrowing the
+                      panel does not lower it (decided by the builder) */
+  double tail;     /* max trailing magnitude */
+  double need;     /* predicted degree for tol / 8 at this width (INFINITY: no decay) */
+  int deg, deg_rhs;/* degrees to keep (chop) */
+  int reach;       /* degree up to which the magnitudes stand out (width control) */
+  double noise_level; /* the plateau of a noise candidate */
+  double err_est;  /* estimated error of the kept interpolant */
+} tab_verdict;
+
+tab_verdict tab_judge(const lth_table *tab, int D);
+
+/* Append the panel [a, b] with the current coefficients (verdict v). */
+lth_status tab_store(lth_table *tab, double a, double b, const tab_verdict *v, lth_error *err);
+/* lth_table_eval with a panel hint (the caller's last panel; updated). */
+lth_status tab_eval_hint(const lth_table *tab, double t, int order, int outputs, lth_point *pt,
+                         lth_decomp_ws *ws, size_t *hint, lth_error *err);
+
+/* Append a direct panel. */
+lth_status tab_store_direct(lth_table *tab, double a, double b, lth_error *err);
+
+#endif
