@@ -32,6 +32,8 @@ static void samples_destroy(void *state) {
     free(s->sigma);
     free(s->cell_done);
     free(s->choice);
+    free(s->cache_state);
+    free(s->cache);
     free(s);
   }
 }
@@ -179,6 +181,28 @@ static lth_status check_count(size_t n, const lth_samples_opts *o, lth_error *er
                        n, o->need_order, need);
 }
 
+/* The per-interval cache of fits (lib/samples_impl.h), when it fits the budget. */
+static lth_status init_cache(samples_state *s, int need_order, lth_error *err) {
+  int Mc = need_order + 1 > 4 ? need_order + 1 : 4; /* the decomposition, its check */
+  Mc = Mc < s->maxorder ? Mc : s->maxorder;
+  size_t per = (size_t)(Mc + 1) * (size_t)s->maxcol * s->nrhs, nint = s->n - 1;
+  s->sel_orders = Mc;
+  s->cache_orders = -1;
+  if (per > SAMPLES_CACHE_BUDGET / nint) {
+    return LTH_OK; /* fills then fit at every call */
+  }
+  s->cache_state = malloc(nint * sizeof *s->cache_state);
+  s->cache = malloc(nint * per * sizeof *s->cache);
+  if (!s->cache_state || !s->cache) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory for the fits of %zu samples", s->n);
+  }
+  for (size_t i = 0; i < nint; i++) {
+    atomic_init(&s->cache_state[i], 0);
+  }
+  s->cache_orders = Mc;
+  return LTH_OK;
+}
+
 static lth_status init_state(samples_state *s, const lth_samples_opts *o, lth_error *err) {
   s->K = o->degree;
   s->noise_kind = o->noise_kind;
@@ -210,7 +234,8 @@ static lth_status init_state(samples_state *s, const lth_samples_opts *o, lth_er
     }
   }
   s->lwork = query_lwork(s->maxwin, s->maxcol, s->nrhs);
-  return samples_noise_init(s, err);
+  lth_status st = init_cache(s, o->need_order, err);
+  return st == LTH_OK ? samples_noise_init(s, err) : st;
 }
 
 lth_source *lth_source_samples_opts(int rows, int cols, size_t n, const double *times,

@@ -21,8 +21,11 @@
 #define SAMPLES_MAX_DEGREE 30      /* `sampling order K`: K <= 30 */
 #define SAMPLES_AUTO_MAX_DEGREE 16 /* highest degree the automatic choice tries */
 #define SAMPLES_AUTO_MAX_ORDER 12  /* derivative orders served in automatic mode */
+#define SAMPLES_CACHE_BUDGET ((size_t)1 << 23) /* doubles of fit cache per source, at most */
 #define SAMPLES_MAX_WINDOW 160     /* largest least-squares window (samples) */
-#define SAMPLES_MAX_CELLS 2048     /* automatic choices are made per cell of intervals */
+#define SAMPLES_MAX_CELLS 32       /* automatic choices are made per cell of intervals */
+#define SAMPLES_ROUNDING 3.3e-17   /* 0.3 DBL_EPSILON: std of a correctly rounded value */
+#define SAMPLES_NOISE_COVER 3.0    /* the error estimate's noise term: 3 standard deviations */
 
 typedef struct samples_state {
   int rows, cols;
@@ -44,8 +47,15 @@ typedef struct samples_state {
    * in several threads: the cells are atomics, and a choice is a pure
    * function of the data, so two threads making it at once agree) */
   size_t ncell, stride;
-  atomic_uint *cell_done; /* ncell: 1 once the cell's choices are stored */
+  int sel_orders;         /* orders 0..sel_orders are chosen together and kept */
+  atomic_uint *cell_done; /* ncell: 1 once the cell's choices are kept */
   atomic_uint *choice;    /* ncell * (SAMPLES_AUTO_MAX_ORDER + 1): K | N << 8 */
+  /* cache of the fits per sample interval (both modes): orders 0..cache_orders
+   * as polynomials in x = (t - midpoint) / width, maxcol coefficients per entry
+   * and order; -1: no cache (it would exceed SAMPLES_CACHE_BUDGET) */
+  int cache_orders;
+  atomic_uchar *cache_state; /* n - 1: 0 empty, 1 being written, 2 ready */
+  double *cache;
 } samples_state;
 
 /* ---- windows and fits (lib/samples_fit.c) ---- */
@@ -93,11 +103,10 @@ lth_status samples_qr_amp(const samples_qr *q, double u, double *rinv, double *a
 double samples_diff_deriv(const samples_state *s, const double *a, int lda, int ka,
                           const double *b, int ldb, int kb, int m, const double *xp, int np);
 
-/* ---- noise and the automatic choice (lib/samples_select.c) ---- */
+/* ---- noise (lib/samples_noise.c) and the automatic choice (lib/samples_select.c) ---- */
 
-/* Estimate each entry's noise level from the data (normalised divided
- * differences of several orders; see the file comment), or apply the
- * declared one; never below the rounding of the values.  Allocates. */
+/* Estimate each entry's noise level from the data (lib/samples_noise.c), or
+ * apply the declared one; never below the rounding of the values.  Allocates. */
 lth_status samples_noise_init(samples_state *s, lth_error *err);
 /* The (degree, window) of derivative order m <= s->maxorder at interval i:
  * the fixed choice, or the automatic one of the interval's cell (made now

@@ -1,232 +1,280 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Noise level and the automatic choice of degree and window for sampled data
+/* The automatic choice of degree and window for sampled data
  * (lib/samples_impl.h; docs/sampled-data.md explains the method).
  *
- * Noise.  For q + 2 consecutive samples the divided difference of order q + 1,
- *     d = sum_j w_j v_j,   w_j = 1 / prod_{i != j} (x_j - x_i),
- * vanishes on polynomials of degree <= q, so for smooth data it is a
- * truncation term of size |f^(q+1)| h^(q+1) that falls quickly with q, while
- * for independent noise of standard deviation sigma, d / ||w||_2 has standard
- * deviation exactly sigma, whatever q and the spacing.  The estimate is the
- * smallest over q = 3, 5, 7, 9 of median(|d| / ||w||_2) / 0.6745 (the median
- * of |N(0, sigma^2)| is 0.6745 sigma) over all windows: the decay of
- * high-order differences stops at the noise level.  Times inside a window are
- * scaled to [0, 1] (w then has moderate size); the weights are explicit, no
- * system is solved.  A declared `sampling noise` replaces the estimate.
- * Every entry's level is at least the rounding of its values, eps max |v|.
+ * For every cell of `stride` sample intervals the choice is made at the
+ * cell's middle interval [t_i, t_i+1] (centre tc, width u).  Candidates are
+ * least-squares fits of degree K on windows of N samples around it: for
+ * every derivative order m, a candidate's estimated error is
+ *     E_m(K, N) = T_m(K, N) + sigma * amp_m(K, N),
+ *   T_m   = max over the interval (its ends and midpoint) and the entries of
+ *           |d^m/dt^m (fit(K, N) - fit(K', N'))|, fit(K', N') the comparison
+ *           fit: degree K + 2 on the same window for a least-squares fit
+ *           (K + 2, not K + 1: on a window symmetric about the interval the
+ *           fits of degrees 2j and 2j + 1 share their even part and would
+ *           hide each other's error), or for an interpolant (K = N - 1)
+ *           degree K + 1 on one more sample -- the leading term of the
+ *           truncation error (Richardson's idea: the difference of two
+ *           approximations of consecutive orders estimates the error of the
+ *           lower one), plus the noise both fits carry;
+ *   amp_m = the noise amplification of derivative m (lib/samples_fit.c), so
+ *           that sigma * amp_m is the standard deviation the noise level
+ *           sigma (the block's largest) gives it.
+ * Truncation falls with K and with smaller windows; the noise term grows with
+ * K and falls with larger windows; the smallest E balances the two, as
+ * Ridders' choice of step does for a finite difference.
  *
- * Choice (automatic mode).  For every cell of `stride` sample intervals, at
- * the cell's middle interval [t_i, t_i+1] with centre tc and width u, and for
- * every derivative order m, the fit (degree K, window of N samples) with the
- * smallest estimated error
- *     E_m(K, N) = T_m(K, N) + sigma * amp_m(K, N)
- * is chosen, where
- *   T_m = max over the interval (probes at t_i, tc, t_i+1) and the entries of
- *         the m-th derivative of fit(K, N) - fit(K + 1, N'), the next-degree
- *         fit on the same window (N' = N) or, for an interpolant (K = N - 1),
- *         on the window with one more sample (N' = N + 1): the leading term of
- *         the truncation error of fit(K, N), plus the noise both carry
- *         (Richardson's idea: the difference of two approximations of
- *         consecutive orders estimates the error of the lower one);
- *   amp_m = the noise amplification of derivative m (lib/samples_fit.c): the
- *         standard deviation the noise sigma (the largest of the block's
- *         entries) gives it.
- * Truncation falls with K and with smaller windows; the noise term grows
- * with K and falls with larger windows, so the minimum balances the two, as
- * Ridders' step choice does for a finite difference.  Windows are tried in
- * increasing size: N = 2 .. 18 (each one's QR gives all degrees below N,
- * interpolation included), then N growing by a quarter up to 160 samples;
- * the search stops once three consecutive windows improved no order.
- * Degrees go up to SAMPLES_AUTO_MAX_DEGREE.
+ * Windows: N = 2 .. 18 (interpolants up to degree 16 and the least-squares
+ * fits below them), then N growing by 30 % up to 160 samples, every one
+ * tried (the gains of larger windows under noise are irregular: stopping
+ * early loses them).  One QR per window (dgeqrf, dormqr) gives every degree
+ * below N: R^{-1} (dtrtri) applied to the leading part of Q^T b gives the
+ * coefficients of degree K as those of degree K - 1 plus one column, so the
+ * derivatives at the probes and the amplifications of all degrees come from
+ * running sums.
+ *
+ * One window per cell: the window N whose best fits are closest, over the
+ * orders m, to each order's best (the smallest max_m E_m(N) / min_N E_m), and
+ * for every order the best degree on it.  So one QR per interval serves every
+ * order when the fits are evaluated (lib/samples_est.c).  The choice is a
+ * function of the data and the orders 0..M it is made for; the orders chosen
+ * together are fixed per source (samples_choice), so every thread and every
+ * call makes the same.
  */
-#include <float.h>
+#include <lapacke.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "samples_impl.h"
 
-#define NOISE_MEDIAN_GAUSS 0.6744897501960817
+#define SEL_COLS (SAMPLES_AUTO_MAX_DEGREE + 2)
+#define SEL_NP 3  /* probes */
+#define SEL_NWIN 40
+#ifndef SEL_STEP
+#define SEL_STEP 2
+#endif
+#ifndef SEL_GROW
+#define SEL_GROW 4
+#endif
+#ifndef SEL_INTERP
+#define SEL_INTERP 0
+#endif
+#ifndef SEL_SLACK
+#define SEL_SLACK 2.0
+#endif
+#ifndef SEL_N0
+#define SEL_N0 4
+#endif
+#define SEL_M (SAMPLES_AUTO_MAX_ORDER + 1)
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
+/* Next window size after N (see the file comment). */
+static size_t next_window(size_t N) {
+  return N < SEL_COLS ? N + SEL_STEP : N + (SEL_GROW * N + 9) / 10;
 }
 
-/* Divided-difference weights of samples k .. k+q+1 (times scaled to [0, 1]),
- * normalised to ||w||_2 = 1. */
-static void dd_weights(const samples_state *s, size_t k, int q, double *w) {
-  int np = q + 2;
-  double t0 = s->t[k], span = s->t[k + (size_t)np - 1] - t0, nrm = 0.0;
-  for (int j = 0; j < np; j++) {
-    double xj = (s->t[k + (size_t)j] - t0) / span, p = 1.0;
-    for (int i = 0; i < np; i++) {
-      if (i != j) {
-        p *= xj - (s->t[k + (size_t)i] - t0) / span;
-      }
-    }
-    w[j] = 1.0 / p;
-    nrm += w[j] * w[j];
+size_t samples_select_size(const samples_state *s) {
+  size_t c = SEL_COLS, m = SEL_M, np = SEL_NP;
+  return samples_qr_size(s) + c * c + 2 * m * c * np + c * m * np * s->nrhs +
+         m * np * s->nrhs + c * m + m + 2 * SEL_NWIN * m;
+}
+
+typedef struct sel {
+  const samples_state *s;
+  int M, C;        /* orders 0..M; columns of the current window */
+  double *rinv;    /* C x C, ld SEL_COLS: R^{-1} in units of u (row j times (u/hs)^j) */
+  double *phi;     /* phi[(m*SEL_COLS + j)*NP + p] = j!/(j-m)! x_p^(j-m) */
+  double *psi;     /* psi[(l*SEL_M + m)*NP + p] = d^m/dx^m of column l of R^{-1} at x_p */
+  double *dv;      /* dv[((K*SEL_M + m)*NP + p)*nrhs + e]: derivative m of fit K at x_p */
+  double *pdv;     /* the previous window's interpolant: [(m*NP + p)*nrhs + e] */
+  double *amp;     /* amp[K*SEL_M + m] */
+  double *pamp;    /* the previous window's interpolant's */
+  double *E, *Kb;  /* per window w and order m: best estimate and its degree */
+} sel;
+
+/* max over probes and entries of |dv_a - dv_b| for order m. */
+static double probe_diff(const sel *c, const double *a, const double *b, int m) {
+  size_t nr = c->s->nrhs, off = (size_t)m * SEL_NP * nr;
+  double mx = 0.0;
+  for (size_t k = 0; k < SEL_NP * nr; k++) {
+    double d = fabs(a[off + k] - b[off + k]);
+    mx = d > mx || d != d ? d : mx;
   }
-  nrm = sqrt(nrm);
-  for (int j = 0; j < np; j++) {
-    w[j] /= nrm;
+  return mx;
+}
+
+static void offer(sel *c, int w, int m, int K, double E) {
+  double *e = c->E + (size_t)w * SEL_M + (size_t)m;
+  if (E < *e) {
+    *e = E;
+    c->Kb[(size_t)w * SEL_M + (size_t)m] = K;
   }
 }
 
-/* sigma per entry from the data (see the file comment); r: n * nrhs scratch. */
-static void noise_estimate(samples_state *s, double *r) {
-  static const int qs[] = {3, 5, 7, 9};
-  double w[16];
-  for (size_t e = 0; e < s->nrhs; e++) {
-    s->sigma[e] = INFINITY;
-  }
-  for (size_t iq = 0; iq < sizeof qs / sizeof qs[0]; iq++) {
-    int q = qs[iq];
-    if (s->n < (size_t)q + 2 + 4) {
-      break; /* too few windows for a median */
+/* R^{-1}, the running sums of the derivatives at the probes and the
+ * amplifications of every degree on window q. */
+static lth_status window_sums(sel *c, const samples_qr *q, double u, lth_error *err) {
+  int C = q->C;
+  size_t nr = c->s->nrhs, L = SEL_COLS, N = q->N;
+  for (int j = 0; j < C; j++) {
+    for (int i = 0; i < C; i++) {
+      c->rinv[i + (size_t)j * L] = i <= j ? q->R[i + (size_t)j * N] : 0.0;
     }
-    size_t nw = s->n - (size_t)q - 1;
-    for (size_t k = 0; k < nw; k++) {
-      dd_weights(s, k, q, w);
-      for (size_t e = 0; e < s->nrhs; e++) {
-        double d = 0.0;
-        for (int j = 0; j < q + 2; j++) {
-          d += w[j] * s->v[(k + (size_t)j) * s->nrhs + e];
+  }
+  lapack_int info = LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'U', 'N', C, c->rinv, (lapack_int)L);
+  if (info != 0) {
+    return lth_error_set_t(err, LTH_ELAPACK, q->tc,
+                           "sampled data: the fit on samples %zu..%zu is singular (dtrtri info "
+                           "%d)",
+                           q->k0 + 1, q->k0 + N, (int)info);
+  }
+  double r = u / q->hs, sc = 1.0;
+  for (int j = 0; j < C; j++, sc *= r) {
+    for (int l = j; l < C; l++) {
+      c->rinv[j + (size_t)l * L] *= sc;
+    }
+  }
+  for (int l = 0; l < C; l++) {
+    for (int m = 0; m <= c->M; m++) {
+      for (int p = 0; p < SEL_NP; p++) {
+        double acc = 0.0;
+        for (int j = m; j <= l; j++) {
+          acc += c->rinv[j + (size_t)l * L] * c->phi[((size_t)m * L + (size_t)j) * SEL_NP + p];
         }
-        r[e * nw + k] = fabs(d);
+        c->psi[((size_t)l * SEL_M + (size_t)m) * SEL_NP + (size_t)p] = acc;
       }
     }
-    for (size_t e = 0; e < s->nrhs; e++) {
-      double *re = r + e * nw;
-      qsort(re, nw, sizeof *re, cmp_double);
-      double med = nw % 2 ? re[nw / 2] : 0.5 * (re[nw / 2 - 1] + re[nw / 2]);
-      double sig = med / NOISE_MEDIAN_GAUSS;
-      s->sigma[e] = sig < s->sigma[e] ? sig : s->sigma[e];
+  }
+  size_t blk = (size_t)SEL_M * SEL_NP * nr;
+  for (int K = 0; K < C; K++) {
+    double *dv = c->dv + (size_t)K * blk;
+    for (int m = 0; m <= c->M; m++) {
+      for (int p = 0; p < SEL_NP; p++) {
+        double ps = c->psi[((size_t)K * SEL_M + (size_t)m) * SEL_NP + (size_t)p];
+        for (size_t e = 0; e < nr; e++) {
+          size_t k = ((size_t)m * SEL_NP + (size_t)p) * nr + e;
+          dv[k] = (K > 0 ? dv[k - blk] : 0.0) + q->QtB[(size_t)K + e * N] * ps;
+        }
+      }
     }
   }
-  for (size_t e = 0; e < s->nrhs; e++) {
-    s->sigma[e] = isfinite(s->sigma[e]) ? s->sigma[e] : 0.0; /* too few samples to tell */
-  }
-}
-
-lth_status samples_noise_init(samples_state *s, lth_error *err) {
-  s->sigma = calloc(s->nrhs, sizeof *s->sigma);
-  double *r = s->noise_kind == LTH_SAMPLES_NOISE_ESTIMATED
-                  ? malloc(s->n * s->nrhs * sizeof *r)
-                  : NULL;
-  if (!s->sigma || (s->noise_kind == LTH_SAMPLES_NOISE_ESTIMATED && !r)) {
-    free(r);
-    return lth_error_set(err, LTH_ENOMEM, "out of memory estimating the noise of %zu samples",
-                         s->n);
-  }
-  if (r) {
-    noise_estimate(s, r);
-    free(r);
-  }
-  s->sigma_max = 0.0;
-  for (size_t e = 0; e < s->nrhs; e++) {
-    double vmax = 0.0;
-    for (size_t k = 0; k < s->n; k++) {
-      vmax = fmax(vmax, fabs(s->v[k * s->nrhs + e]));
+  for (int m = 0; m <= c->M; m++) {
+    double acc = 0.0, fact = 1.0;
+    for (int k = 2; k <= m; k++) {
+      fact *= k;
     }
-    double floor = DBL_EPSILON * vmax, sig = s->sigma[e];
-    if (s->noise_kind == LTH_SAMPLES_NOISE_ABSOLUTE) {
-      sig = s->noise_declared;
-    } else if (s->noise_kind == LTH_SAMPLES_NOISE_RELATIVE) {
-      sig = s->noise_declared * vmax;
+    for (int K = 0; K < C; K++) {
+      double x = K >= m ? c->rinv[m + (size_t)K * L] : 0.0;
+      acc += x * x;
+      c->amp[(size_t)K * SEL_M + (size_t)m] = fact * sqrt(acc);
     }
-    s->sigma[e] = sig > floor ? sig : floor;
-    s->sigma_max = fmax(s->sigma_max, s->sigma[e]);
   }
   return LTH_OK;
 }
 
-/* ---- the automatic choice ---- */
-
-#define SEL_COLS (SAMPLES_AUTO_MAX_DEGREE + 2)
-#define SEL_STALL 3
-
-size_t samples_select_size(const samples_state *s) {
-  size_t c = SEL_COLS, cm = (size_t)SAMPLES_AUTO_MAX_ORDER + 1;
-  return samples_qr_size(s) + c * c * s->nrhs + c * s->nrhs + 2 * c * c + c + cm;
-}
-
-typedef struct sel_ctx {
-  const samples_state *s;
-  int M;               /* orders 0..M */
-  double xp[3];        /* probes in units of u */
-  double best[SAMPLES_AUTO_MAX_ORDER + 1];
-  unsigned choice[SAMPLES_AUTO_MAX_ORDER + 1];
-  int improved;
-} sel_ctx;
-
-/* Candidate fit a (degree K on N samples) against b (degree kb > K). */
-static void candidate(sel_ctx *c, int K, size_t N, const double *a, const double *b, int kb,
-                      const double *amp) {
-  int top = K < c->M ? K : c->M;
-  for (int m = 0; m <= top; m++) {
-    double T = samples_diff_deriv(c->s, a, SEL_COLS, K, b, SEL_COLS, kb, m, c->xp, 3);
-    double E = T + c->s->sigma_max * amp[m];
-    if (E < c->best[m]) {
-      c->improved |= E < 0.999 * c->best[m];
-      c->best[m] = E;
-      c->choice[m] = (unsigned)K | (unsigned)N << 8;
+/* The candidates of window w (N samples); Kp >= 0: the interpolant of the
+ * previous window w - 1, now comparable. */
+static void candidates(sel *c, int w, size_t N, int Kp) {
+  size_t blk = (size_t)SEL_M * SEL_NP * c->s->nrhs;
+  double sig = c->s->sigma_max;
+  for (int m = 0; m <= c->M; m++) {
+    if (Kp >= m) {
+      double T = probe_diff(c, c->pdv, c->dv + (size_t)(Kp + 1) * blk, m);
+      offer(c, w - 1, m, Kp, T + sig * c->pamp[m]);
+    }
+    for (int K = m; K + 2 < c->C && K <= SAMPLES_AUTO_MAX_DEGREE; K++) {
+      double T = probe_diff(c, c->dv + (size_t)K * blk, c->dv + (size_t)(K + 2) * blk, m);
+      offer(c, w, m, K, T + sig * c->amp[(size_t)K * SEL_M + (size_t)m]);
+    }
+  }
+  if ((size_t)c->C == N && c->C - 1 <= SAMPLES_AUTO_MAX_DEGREE) { /* keep the interpolant */
+    memcpy(c->pdv, c->dv + (size_t)(c->C - 1) * blk, blk * sizeof *c->pdv);
+    for (int m = 0; m <= c->M; m++) {
+      c->pamp[m] = c->amp[(size_t)(c->C - 1) * SEL_M + (size_t)m];
     }
   }
 }
 
-/* Next window size after N (see the file comment). */
-static size_t next_window(size_t N) {
-  return N < SEL_COLS ? N + 1 : N + (N + 3) / 4;
+/* The common window and each order's degree on it (see the file comment). */
+static void pick(const sel *c, const size_t *Nw, int nw, unsigned *choice) {
+  double best[SEL_M];
+  for (int m = 0; m <= c->M; m++) {
+    best[m] = INFINITY;
+    for (int w = 0; w < nw; w++) {
+      best[m] = fmin(best[m], c->E[(size_t)w * SEL_M + (size_t)m]);
+    }
+  }
+  int wbest = -1;
+  double score[SEL_NWIN], smin = INFINITY;
+  for (int w = 0; w < nw; w++) {
+    double worst = 0.0;
+    for (int m = 0; m <= c->M; m++) {
+      double e = c->E[(size_t)w * SEL_M + (size_t)m];
+      worst = fmax(worst, best[m] > 0.0 ? e / best[m] : (e > 0.0 ? INFINITY : 1.0));
+    }
+    score[w] = worst;
+    smin = fmin(smin, worst);
+  }
+  /* the smallest window within a factor SEL_SLACK of the best score: the
+   * estimates are not sharper than that, and smaller windows cost less */
+  for (int w = nw - 1; w >= 0; w--) {
+    wbest = score[w] <= SEL_SLACK * smin ? w : wbest;
+  }
+  for (int m = 0; m <= c->M; m++) {
+    choice[m] = wbest < 0 ? 0
+                          : (unsigned)c->Kb[(size_t)wbest * SEL_M + (size_t)m] |
+                                (unsigned)Nw[wbest] << 8;
+  }
 }
 
-static lth_status select_cell(const samples_state *s, size_t cell, double *work,
+static lth_status select_cell(const samples_state *s, size_t cell, int M, double *work,
                               unsigned *choice, lth_error *err) {
-  size_t i = cell * s->stride + s->stride / 2, cC = SEL_COLS, blk = cC * s->nrhs;
+  size_t i = cell * s->stride + s->stride / 2, L = SEL_COLS, nr = s->nrhs;
   i = i > s->n - 2 ? s->n - 2 : i;
   double tc = 0.5 * (s->t[i] + s->t[i + 1]), u = s->t[i + 1] - s->t[i];
-  double *coefs = work + samples_qr_size(s), *pend = coefs + cC * blk;
-  double *amp = pend + blk, *rinv = amp + cC * cC, *pamp = rinv + cC * cC;
-  sel_ctx c = {s, s->maxorder, {-0.5, 0.0, 0.5}, {0}, {0}, 0};
-  for (int m = 0; m <= c.M; m++) {
-    c.best[m] = INFINITY;
-  }
-  size_t nmax = s->n < (size_t)s->maxwin ? s->n : (size_t)s->maxwin, Np = 0;
-  int stall = 0, Kp = -1;
-  for (size_t N = 2; N <= nmax && stall < SEL_STALL; N = next_window(N)) {
-    int C = N < cC ? (int)N : (int)cC;
-    samples_qr q;
-    lth_status st = samples_qr_factor(s, tc, samples_window(s, i, N), N, C, work, &q, err);
-    for (int K = 0; K < C && st == LTH_OK; K++) {
-      st = samples_qr_coef(s, &q, K, u, coefs + (size_t)K * blk, (int)cC, err);
+  double xp[SEL_NP] = {-0.5, 0.0, 0.5};
+  sel c = {s, M, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+  c.rinv = work + samples_qr_size(s);
+  c.phi = c.rinv + L * L;
+  c.psi = c.phi + (size_t)SEL_M * L * SEL_NP;
+  c.dv = c.psi + (size_t)SEL_M * L * SEL_NP;
+  c.pdv = c.dv + L * SEL_M * SEL_NP * nr;
+  c.amp = c.pdv + (size_t)SEL_M * SEL_NP * nr;
+  c.pamp = c.amp + L * SEL_M;
+  c.E = c.pamp + SEL_M;
+  c.Kb = c.E + (size_t)SEL_NWIN * SEL_M;
+  for (int m = 0; m <= M; m++) { /* phi: derivative m of x^j at the probes */
+    for (size_t j = 0; j < L; j++) {
+      for (int p = 0; p < SEL_NP; p++) {
+        double f = 1.0;
+        for (size_t k = j - (size_t)m + 1; (int)j >= m && k <= j; k++) {
+          f *= (double)k;
+        }
+        c.phi[((size_t)m * L + j) * SEL_NP + (size_t)p] =
+            (int)j >= m ? f * pow(xp[p], (double)(j - (size_t)m)) : 0.0;
+      }
     }
+  }
+  for (size_t k = 0; k < (size_t)SEL_NWIN * SEL_M; k++) {
+    c.E[k] = INFINITY;
+  }
+  size_t nmax = s->n < (size_t)s->maxwin ? s->n : (size_t)s->maxwin, Nw[SEL_NWIN];
+  int nw = 0, Kp = -1;
+  for (size_t N = SEL_N0; N <= nmax && nw < SEL_NWIN; N = next_window(N), nw++) {
+    c.C = N < L ? (int)N : (int)L;
+    samples_qr q;
+    lth_status st = samples_qr_factor(s, tc, samples_window(s, i, N), N, c.C, work, &q, err);
     if (st == LTH_OK) {
-      st = samples_qr_amp(&q, u, rinv, amp, (int)cC, err);
+      st = window_sums(&c, &q, u, err);
     }
     if (st != LTH_OK) {
       return st;
     }
-    c.improved = 0;
-    if (Kp >= 0 && N == Np + 1 && Kp + 1 < C) { /* the last window's interpolant */
-      candidate(&c, Kp, Np, pend, coefs + (size_t)(Kp + 1) * blk, Kp + 1, pamp);
-    }
-    Kp = -1;
-    for (int K = 0; K + 2 < C && K <= SAMPLES_AUTO_MAX_DEGREE; K++) { /* least squares */
-      candidate(&c, K, N, coefs + (size_t)K * blk, coefs + (size_t)(K + 2) * blk, K + 2,
-                amp + (size_t)K * cC);
-    }
-    if ((size_t)C == N && C - 1 <= SAMPLES_AUTO_MAX_DEGREE) { /* interpolation */
-      Kp = C - 1;
-      Np = N;
-      memcpy(pend, coefs + (size_t)Kp * blk, blk * sizeof *pend);
-      memcpy(pamp, amp + (size_t)Kp * cC, cC * sizeof *pamp);
-    }
-    stall = c.improved ? 0 : stall + 1;
+    Nw[nw] = N;
+    int prev = Kp >= 0 && N == Nw[nw > 0 ? nw - 1 : 0] + 1 && Kp + 1 < c.C ? Kp : -1;
+    Kp = SEL_INTERP && (size_t)c.C == N && c.C - 1 <= SAMPLES_AUTO_MAX_DEGREE ? c.C - 1 : -1;
+    candidates(&c, nw, N, prev);
   }
-  for (int m = 0; m <= c.M; m++) {
-    choice[m] = c.best[m] < INFINITY ? c.choice[m] : 0; /* 0: too few samples */
-  }
+  pick(&c, Nw, nw, choice);
   return LTH_OK;
 }
 
@@ -240,18 +288,27 @@ lth_status samples_choice(const samples_state *s, size_t i, int m, int *K, size_
   size_t cell = i / s->stride, cm = (size_t)SAMPLES_AUTO_MAX_ORDER + 1;
   cell = cell < s->ncell ? cell : s->ncell - 1;
   atomic_uint *ch = s->choice + cell * cm;
-  if (!atomic_load_explicit(&s->cell_done[cell], memory_order_acquire)) {
-    unsigned local[SAMPLES_AUTO_MAX_ORDER + 1] = {0};
-    lth_status st = select_cell(s, cell, work, local, err);
+  unsigned c = 0, local[SAMPLES_AUTO_MAX_ORDER + 1] = {0};
+  if (m > s->sel_orders) {
+    /* above the orders chosen together: chosen with the orders below it, not kept */
+    lth_status st = select_cell(s, cell, m, work, local, err);
     if (st != LTH_OK) {
       return st;
     }
-    for (int k = 0; k <= s->maxorder; k++) {
-      atomic_store_explicit(&ch[k], local[k], memory_order_relaxed);
+    c = local[m];
+  } else {
+    if (!atomic_load_explicit(&s->cell_done[cell], memory_order_acquire)) {
+      lth_status st = select_cell(s, cell, s->sel_orders, work, local, err);
+      if (st != LTH_OK) {
+        return st;
+      }
+      for (int k = 0; k <= s->sel_orders; k++) {
+        atomic_store_explicit(&ch[k], local[k], memory_order_relaxed);
+      }
+      atomic_store_explicit(&s->cell_done[cell], 1u, memory_order_release);
     }
-    atomic_store_explicit(&s->cell_done[cell], 1u, memory_order_release);
+    c = atomic_load_explicit(&ch[m], memory_order_relaxed);
   }
-  unsigned c = atomic_load_explicit(&ch[m], memory_order_relaxed);
   *K = (int)(c & 0xffu);
   *N = c >> 8;
   return *N > 0 ? LTH_OK

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Error estimates of the decomposition's outputs caused by sampled data
+ * (docs/sampled-data.md, "Error bars").
+ *
+ * Exact sources (expressions, callbacks, constants) give the decomposition to
+ * rounding; sampled blocks carry the error of their local fits, which the
+ * decomposition propagates to its outputs.  lth_decomp_error_at estimates
+ * that propagated error at t by first-order perturbation: for every sampled
+ * block and every derivative order m the decomposition needs, the block's
+ * Taylor coefficient m is perturbed by its own error estimate
+ * (lth_samples_error_jet: est_m, in the pattern over the entries of the
+ * difference to the alternative fit), the decomposition is repeated, and the
+ * absolute changes of the outputs are summed over blocks and orders.  So the
+ * estimate does not rely on errors cancelling; it costs 1 + (number of
+ * sampled blocks) * r decompositions per time.
+ *
+ * Outputs (values at t, order 0), in the canonical form that is unique:
+ *   P, Ahat (I - P), g, Bhat (I - P), q and G = [Nhat + Bhat][I - P].
+ *
+ * For the IVP, BVP and LQR solvers, whose solutions depend on the data over
+ * the whole interval, lth_system_sampling_variant gives the same system with
+ * every sampled block replaced by its alternative fit: solving with both and
+ * differencing estimates the sampling contribution to the solution's error
+ * (run it with the same tolerances; that difference is what the tools print
+ * next to the integration tolerance).
+ */
+#ifndef LTH_DECOMP_ERROR_H
+#define LTH_DECOMP_ERROR_H
+
+#include "lth/decomp.h"
+#include "lth/status.h"
+#include "lth/system.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The outputs, in this order. */
+enum {
+  LTH_OUT_P = 0,    /* P */
+  LTH_OUT_AHAT = 1, /* Ahat (I - P)   m x m */
+  LTH_OUT_G = 2,    /* g              m x 1 */
+  LTH_OUT_BHAT = 3, /* Bhat (I - P)   s x m */
+  LTH_OUT_Q = 4,    /* q              s x 1 */
+  LTH_OUT_GMAT = 5, /* G              s x m */
+  LTH_NOUT = 6
+};
+
+/* "P", "Ahat", "g", "Bhat", "q", "G" (NULL outside 0..LTH_NOUT-1): the keys
+ * the tools use in `error_estimate`. */
+const char *lth_decomp_output_name(int which);
+
+typedef struct lth_decomp_errest {
+  double t;
+  double abs[LTH_NOUT]; /* estimated largest |error| over the output's entries */
+  double rel[LTH_NOUT]; /* abs / max(1, largest |entry|) */
+  double overall;       /* largest rel */
+  int nsampled;         /* sampled blocks that contribute (0: exact data, all estimates 0) */
+} lth_decomp_errest;
+
+typedef struct lth_decomp_error lth_decomp_error;
+
+/* Workspace for the estimates of sys (which must outlive it).  Sampled blocks
+ * are sources made by lth/samples.h, or lth_source_scaled views of them (the
+ * LQR optimality DAE). */
+lth_decomp_error *lth_decomp_error_alloc(const lth_system *sys, lth_error *err);
+void lth_decomp_error_free(lth_decomp_error *de);
+/* As lth_decomp_ws_set_cond_max. */
+void lth_decomp_error_set_cond_max(lth_decomp_error *de, double cond_max);
+/* Number of sampled blocks. */
+int lth_decomp_error_nsampled(const lth_decomp_error *de);
+
+/* Decompose at t and estimate the outputs' errors into *out.  Errors as
+ * lth_decomp_at (they name t).  Does not allocate. */
+lth_status lth_decomp_error_at(lth_decomp_error *de, double t, lth_decomp_errest *out,
+                               lth_error *err);
+/* After a successful lth_decomp_error_at: the decomposition at t (order 0)... */
+const lth_point *lth_decomp_error_point(const lth_decomp_error *de);
+/* ...and the estimates entry by entry: |error| of each entry of output
+ * `which` (rows x cols, column-major, leading dimension rows). */
+const double *lth_decomp_error_entries(const lth_decomp_error *de, int which, int *rows,
+                                       int *cols);
+
+/* The system sys with every sampled block replaced by its alternative fit
+ * (the next degree; lth_samples_fill_alternative) and the other blocks
+ * shared; sys must outlive it.  Free with lth_system_free. */
+lth_system *lth_system_sampling_variant(const lth_system *sys, lth_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Private: a view of a system's block through which the output error
+ * estimate (lib/decomp_error.c) perturbs sampled data, and the "variant"
+ * system whose sampled blocks deliver their alternative fits
+ * (lth_system_sampling_variant).  lib/samples_wrap.c. */
+#ifndef LTH_SAMPLES_WRAP_H
+#define LTH_SAMPLES_WRAP_H
+
+#include "lth/source.h"
+#include "lth/system.h"
+
+typedef struct swrap {
+  const lth_source *base; /* the block's own source (not owned) */
+  const lth_source *samp; /* the sampled data behind it (base itself, or the base of a
+                             scaled view), or NULL */
+  double alpha;           /* block = alpha * samp or alpha * samp^T */
+  int transpose;
+  int rows, cols;         /* the block's size */
+  int variant;            /* 1: deliver samp's alternative fits */
+  int active;             /* 1: add delta to the coefficients */
+  int dorder;             /* delta holds coefficients 0..dorder */
+  double *delta;          /* rows x cols per coefficient, column-major (ld rows) */
+  int bi, bj;             /* block A(bi,bj), or f(bi) when bj == 0 */
+} swrap;
+
+/* A system of the same structure whose blocks are views of sys's blocks
+ * (sys must outlive it); *list (allocated, may be NULL when not wanted)
+ * receives the views of the sampled blocks, *nlist their number.  variant:
+ * sampled blocks deliver their alternative fits.  delta_order: the views of
+ * sampled blocks get a perturbation buffer of orders 0..delta_order (-1:
+ * none). */
+lth_system *swrap_system(const lth_system *sys, int variant, int delta_order, swrap ***list,
+                         int *nlist, lth_error *err);
+
+#endif
