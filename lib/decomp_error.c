@@ -23,6 +23,9 @@
 #include "lth/samples.h"
 #include "samples_wrap.h"
 
+/* Blocks of at most this many entries are perturbed entry by entry. */
+#define LTH_DECOMP_ERROR_ENTRYWISE 16
+
 struct lth_decomp_error {
   const lth_system *sys;
   lth_system *view; /* views of sys's blocks */
@@ -187,12 +190,14 @@ static lth_status block_data(lth_decomp_error *de, const swrap *w, double t, lth
   return st == LTH_OK ? lth_source_fill(w->samp, t, de->K, &ch, de->work, err) : st;
 }
 
-/* The perturbation of block w's coefficient m (see the file comment). */
-static void set_delta(lth_decomp_error *de, swrap *w, int m) {
+/* The perturbation of block w's coefficient m: entry `only` of the data
+ * (row-major index), or all of them (only < 0); see the file comment.
+ * Returns 0 when it is zero (nothing to do). */
+static int set_delta(lth_decomp_error *de, swrap *w, int m, int only) {
   lth_jet ch, alt;
   data_jets(de, w, &ch, &alt);
   size_t sz = (size_t)w->rows * (size_t)w->cols;
-  double fact = 1.0, dmax = 0.0;
+  double fact = 1.0, dmax = 0.0, nz = 0.0;
   for (int k = 2; k <= m; k++) {
     fact *= k;
   }
@@ -205,12 +210,47 @@ static void set_delta(lth_decomp_error *de, swrap *w, int m) {
   memset(w->delta, 0, sz * (size_t)(w->dorder + 1) * sizeof *w->delta);
   for (int j = 0; j < ch.cols; j++) {
     for (int i = 0; i < ch.rows; i++) {
+      if (only >= 0 && i * ch.cols + j != only) {
+        continue;
+      }
       double d = LTH_JET_AT(&alt, m, i, j) - LTH_JET_AT(&ch, m, i, j);
       double x = w->alpha * (dmax > 0.0 ? size * d / dmax : size);
       int bi = w->transpose ? j : i, bj = w->transpose ? i : j;
       w->delta[(size_t)m * sz + (size_t)bi + (size_t)bj * (size_t)w->rows] = x;
+      nz += fabs(x);
     }
   }
+  return nz > 0.0;
+}
+
+/* Decompose with the perturbation of w set and add |change| to acc. */
+static lth_status perturbed(lth_decomp_error *de, swrap *w, double t, lth_error *err) {
+  w->active = 1;
+  lth_status st = lth_decomp_at(de->ws, t, de->pt1, err);
+  w->active = 0;
+  if (st == LTH_OK) {
+    canonical(de, de->pt1, de->out1);
+    for (size_t k = 0; k < de->nout; k++) {
+      de->acc[k] += fabs(de->out1[k] - de->out0[k]);
+    }
+  }
+  return st;
+}
+
+/* Every perturbation of block w (see the file comment). */
+static lth_status block_error(lth_decomp_error *de, swrap *w, double t, lth_error *err) {
+  int ne = lth_source_rows(w->samp) * lth_source_cols(w->samp);
+  lth_status st = block_data(de, w, t, err);
+  for (int m = 0; m <= de->K && st == LTH_OK; m++) {
+    if (ne > LTH_DECOMP_ERROR_ENTRYWISE) {
+      st = set_delta(de, w, m, -1) ? perturbed(de, w, t, err) : LTH_OK;
+      continue;
+    }
+    for (int e = 0; e < ne && st == LTH_OK; e++) {
+      st = set_delta(de, w, m, e) ? perturbed(de, w, t, err) : LTH_OK;
+    }
+  }
+  return st;
 }
 
 lth_status lth_decomp_error_at(lth_decomp_error *de, double t, lth_decomp_errest *out,
@@ -226,19 +266,7 @@ lth_status lth_decomp_error_at(lth_decomp_error *de, double t, lth_decomp_errest
   memset(de->acc, 0, de->nout * sizeof *de->acc);
   for (int b = 0; b < de->nlist && st == LTH_OK; b++) {
     swrap *w = de->list[b];
-    st = block_data(de, w, t, err);
-    for (int m = 0; m <= de->K && st == LTH_OK; m++) {
-      set_delta(de, w, m);
-      w->active = 1;
-      st = lth_decomp_at(de->ws, t, de->pt1, err);
-      w->active = 0;
-      if (st == LTH_OK) {
-        canonical(de, de->pt1, de->out1);
-        for (size_t k = 0; k < de->nout; k++) {
-          de->acc[k] += fabs(de->out1[k] - de->out0[k]);
-        }
-      }
-    }
+    st = block_error(de, w, t, err);
     if (st != LTH_OK) {
       lth_error_prefix(err, "error estimate of sampled block %c(%d%s%.0d): ", w->bj ? 'A' : 'f',
                        w->bi, w->bj ? "," : "", w->bj);

@@ -30,9 +30,8 @@ static void samples_destroy(void *state) {
     free(s->t);
     free(s->v);
     free(s->sigma);
-    free(s->cell_done);
     free(s->choice);
-    free(s->cache_state);
+    free(s->cell_state);
     free(s->cache);
     free(s);
   }
@@ -181,25 +180,34 @@ static lth_status check_count(size_t n, const lth_samples_opts *o, lth_error *er
                        n, o->need_order, need);
 }
 
-/* The per-interval cache of fits (lib/samples_impl.h), when it fits the budget. */
-static lth_status init_cache(samples_state *s, int need_order, lth_error *err) {
-  int Mc = need_order + 1 > 4 ? need_order + 1 : 4; /* the decomposition, its check */
-  Mc = Mc < s->maxorder ? Mc : s->maxorder;
-  size_t per = (size_t)(Mc + 1) * (size_t)s->maxcol * s->nrhs, nint = s->n - 1;
-  s->sel_orders = Mc;
-  s->cache_orders = -1;
-  if (per > SAMPLES_CACHE_BUDGET / nint) {
-    return LTH_OK; /* fills then fit at every call */
+/* Cells, and what is kept per cell (lib/samples_impl.h). */
+static lth_status init_cells(samples_state *s, int need_order, lth_error *err) {
+  size_t nint = s->n - 1;
+  if (s->K > 0) {
+    s->stride = 1;
+  } else {
+    size_t st = (nint + SAMPLES_CELL_TARGET - 1) / SAMPLES_CELL_TARGET;
+    s->stride = st < 1 ? 1 : st > SAMPLES_CELL_MAX_STRIDE ? SAMPLES_CELL_MAX_STRIDE : st;
   }
-  s->cache_state = malloc(nint * sizeof *s->cache_state);
-  s->cache = malloc(nint * per * sizeof *s->cache);
-  if (!s->cache_state || !s->cache) {
+  s->ncell = (nint + s->stride - 1) / s->stride;
+  /* the decomposition (need_order - 1 for index need_order), its check and
+   * the Hermite interpolation of the IVP (+1, +2); at least 3 */
+  int kept = need_order + 1 > 3 ? need_order + 1 : 3;
+  s->kept = kept < s->maxorder ? kept : s->maxorder;
+  size_t per = samples_polys_size(s, s->kept);
+  s->cell_state = malloc(s->ncell * sizeof *s->cell_state);
+  if (s->K == 0) {
+    s->choice = malloc(s->ncell * (size_t)(s->kept + 1) * sizeof *s->choice);
+  }
+  if (per <= SAMPLES_CACHE_BUDGET / s->ncell) {
+    s->cache = malloc(s->ncell * per * sizeof *s->cache);
+  }
+  if (!s->cell_state || (s->K == 0 && !s->choice)) {
     return lth_error_set(err, LTH_ENOMEM, "out of memory for the fits of %zu samples", s->n);
   }
-  for (size_t i = 0; i < nint; i++) {
-    atomic_init(&s->cache_state[i], 0);
+  for (size_t c = 0; c < s->ncell; c++) {
+    atomic_init(&s->cell_state[c], 0);
   }
-  s->cache_orders = Mc;
   return LTH_OK;
 }
 
@@ -211,30 +219,14 @@ static lth_status init_state(samples_state *s, const lth_samples_opts *o, lth_er
     s->maxorder = s->K;
     s->maxwin = s->K + 2;
     s->maxcol = s->K + 2;
-    s->ncell = 0;
   } else {
-    size_t mo = s->n - 2 < SAMPLES_AUTO_MAX_ORDER ? s->n - 2 : SAMPLES_AUTO_MAX_ORDER;
+    size_t mo = s->n - 3 < SAMPLES_AUTO_MAX_ORDER ? s->n - 3 : SAMPLES_AUTO_MAX_ORDER;
     s->maxorder = (int)mo;
     s->maxwin = s->n < SAMPLES_MAX_WINDOW ? (int)s->n : SAMPLES_MAX_WINDOW;
     s->maxcol = SAMPLES_AUTO_MAX_DEGREE + 2;
-    size_t nint = s->n - 1;
-    s->stride = (nint + SAMPLES_MAX_CELLS - 1) / SAMPLES_MAX_CELLS;
-    s->ncell = (nint + s->stride - 1) / s->stride;
-    s->cell_done = malloc(s->ncell * sizeof *s->cell_done);
-    s->choice = malloc(s->ncell * (SAMPLES_AUTO_MAX_ORDER + 1) * sizeof *s->choice);
-    if (!s->cell_done || !s->choice) {
-      return lth_error_set(err, LTH_ENOMEM, "out of memory for %zu cells of sampled data",
-                           s->ncell);
-    }
-    for (size_t c = 0; c < s->ncell; c++) {
-      atomic_init(&s->cell_done[c], 0u);
-      for (size_t m = 0; m <= SAMPLES_AUTO_MAX_ORDER; m++) {
-        atomic_init(&s->choice[c * (SAMPLES_AUTO_MAX_ORDER + 1) + m], 0u);
-      }
-    }
   }
   s->lwork = query_lwork(s->maxwin, s->maxcol, s->nrhs);
-  lth_status st = init_cache(s, o->need_order, err);
+  lth_status st = init_cells(s, o->need_order, err);
   return st == LTH_OK ? samples_noise_init(s, err) : st;
 }
 
@@ -346,7 +338,7 @@ lth_status lth_samples_fit_at(const lth_source *src, double t, int m, int *degre
     return st;
   }
   double *work = malloc(samples_eval_size(s) * sizeof *work);
-  st = work ? samples_choice(s, samples_interval(s, t), m, degree, window, work, err)
+  st = work ? samples_fit_of(s, t, m, degree, window, work, err)
             : lth_error_set(err, LTH_ENOMEM, "out of memory");
   free(work);
   return st;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Local polynomial fits of sampled data (lib/samples_impl.h).
  *
- * A window is N consecutive samples around one sample interval.  Its
+ * A window is N consecutive samples around one cell (lib/samples_impl.h).  Its
  * Vandermonde matrix V (N x C, V[k, j] = x_k^j, x_k = (t_k - tc) / hs, hs the
  * largest |t_k - tc|, so |x| <= 1 and V stays well conditioned) is factored
  * once by LAPACK's dgeqrf, and Q^T b is formed by dormqr for all entries at
@@ -41,17 +41,31 @@ size_t samples_interval(const samples_state *s, double t) {
   return lo;
 }
 
-size_t samples_window(const samples_state *s, size_t i, size_t npts) {
-  long long ii = (long long)i, n = (long long)s->n, half = (long long)npts / 2;
-  long long left = half; /* samples t_{i-left+1} .. t_i */
-  if (npts % 2 == 1) {
-    /* the odd sample goes to the side whose candidate is nearer the midpoint */
-    double mid = 0.5 * (s->t[i] + s->t[i + 1]);
-    long long lc = ii - half, rc = ii + half + 1;
-    int use_left = rc > n - 1 || (lc >= 0 && mid - s->t[lc] < s->t[rc] - mid);
-    left += use_left;
+size_t samples_cell_of(const samples_state *s, double t) {
+  size_t c = samples_interval(s, t) / s->stride;
+  return c < s->ncell ? c : s->ncell - 1;
+}
+
+void samples_cell(const samples_state *s, size_t cell, size_t *a, size_t *b, double *tc,
+                  double *u) {
+  *a = cell * s->stride;
+  *b = *a + s->stride < s->n - 1 ? *a + s->stride : s->n - 1;
+  *tc = 0.5 * (s->t[*a] + s->t[*b]);
+  *u = s->t[*b] - s->t[*a];
+}
+
+size_t samples_window(const samples_state *s, size_t cell, size_t npts) {
+  size_t a, b;
+  double tc, u;
+  samples_cell(s, cell, &a, &b, &tc, &u);
+  long long n = (long long)s->n, extra = (long long)npts - (long long)(b - a + 1);
+  long long left = extra / 2;
+  if (extra % 2 != 0) {
+    /* the odd sample goes to the side whose candidate is nearer the centre */
+    long long lc = (long long)a - left - 1, rc = (long long)b + left + 1;
+    left += rc > n - 1 || (lc >= 0 && tc - s->t[lc] < s->t[rc] - tc);
   }
-  long long k0 = ii - left + 1, last = n - (long long)npts;
+  long long k0 = (long long)a - left, last = n - (long long)npts;
   k0 = k0 > last ? last : k0;
   return (size_t)(k0 < 0 ? 0 : k0);
 }

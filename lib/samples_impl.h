@@ -21,12 +21,20 @@
 #define SAMPLES_MAX_DEGREE 30      /* `sampling order K`: K <= 30 */
 #define SAMPLES_AUTO_MAX_DEGREE 16 /* highest degree the automatic choice tries */
 #define SAMPLES_AUTO_MAX_ORDER 12  /* derivative orders served in automatic mode */
-#define SAMPLES_CACHE_BUDGET ((size_t)1 << 23) /* doubles of fit cache per source, at most */
 #define SAMPLES_MAX_WINDOW 160     /* largest least-squares window (samples) */
-#define SAMPLES_MAX_CELLS 32       /* automatic choices are made per cell of intervals */
+#define SAMPLES_CELL_TARGET 8      /* automatic mode: about this many cells ... */
+#define SAMPLES_CELL_MAX_STRIDE 16 /* ... of at most this many sample intervals */
+#define SAMPLES_CACHE_BUDGET ((size_t)1 << 23) /* doubles of fit cache per source, at most */
 #define SAMPLES_ROUNDING 3.3e-17   /* 0.3 DBL_EPSILON: std of a correctly rounded value */
 #define SAMPLES_NOISE_COVER 3.0    /* the error estimate's noise term: 3 standard deviations */
 
+/* Cells.  The data are fitted cell by cell: a cell is `stride` consecutive
+ * sample intervals, [t_a, t_b] with a = cell * stride, b = min(a + stride,
+ * n - 1).  All t in a cell use the same fits: one polynomial per derivative
+ * order, fitted on a window of samples placed around the cell.  With a fixed
+ * degree K a cell is one interval and the window its K + 1 nearest samples
+ * (interpolation); in automatic mode a cell is up to 8 intervals and its
+ * fits are chosen per order (lib/samples_select.c). */
 typedef struct samples_state {
   int rows, cols;
   size_t n;      /* number of samples */
@@ -42,30 +50,30 @@ typedef struct samples_state {
   double sigma_max;
   int noise_kind;        /* lth_samples_noise_kind */
   double noise_declared; /* as declared (absolute, or relative to each entry's max |value|) */
-  /* automatic mode: the choice (degree, window) per derivative order and cell
-   * of `stride` consecutive sample intervals, made on first use (fill may run
-   * in several threads: the cells are atomics, and a choice is a pure
-   * function of the data, so two threads making it at once agree) */
   size_t ncell, stride;
-  int sel_orders;         /* orders 0..sel_orders are chosen together and kept */
-  atomic_uint *cell_done; /* ncell: 1 once the cell's choices are kept */
-  atomic_uint *choice;    /* ncell * (SAMPLES_AUTO_MAX_ORDER + 1): K | N << 8 */
-  /* cache of the fits per sample interval (both modes): orders 0..cache_orders
-   * as polynomials in x = (t - midpoint) / width, maxcol coefficients per entry
-   * and order; -1: no cache (it would exceed SAMPLES_CACHE_BUDGET) */
-  int cache_orders;
-  atomic_uchar *cache_state; /* n - 1: 0 empty, 1 being written, 2 ready */
-  double *cache;
+  /* per cell, made on first use (fill may run in several threads: the thread
+   * that moves cell_state from 0 to 1 writes the cell's data and then sets 2;
+   * others read the data only after seeing 2, and meanwhile compute their own
+   * copy, which is the same: everything is a function of the data alone) */
+  int kept;                 /* orders 0..kept are kept per cell */
+  atomic_uchar *cell_state; /* ncell: 0 empty, 1 being written, 2 ready */
+  unsigned *choice;         /* ncell * (kept + 1): degree | window << 8 (automatic mode) */
+  double *cache;            /* ncell * polys_size(kept), or NULL (over the budget) */
 } samples_state;
 
-/* ---- windows and fits (lib/samples_fit.c) ---- */
+/* ---- cells, windows and fits (lib/samples_fit.c) ---- */
 
 /* Index i of the sample interval [t_i, t_i+1] holding t (clamped to 0..n-2). */
 size_t samples_interval(const samples_state *s, double t);
-/* First sample of the npts-sample window of interval i: npts / 2 samples up
- * to t_i and the rest after it (an odd one on the side of the nearer
- * neighbour), shifted inwards at the two ends of the data. */
-size_t samples_window(const samples_state *s, size_t i, size_t npts);
+/* The cell holding t. */
+size_t samples_cell_of(const samples_state *s, double t);
+/* Cell geometry: samples a..b, centre tc, width u = t_b - t_a. */
+void samples_cell(const samples_state *s, size_t cell, size_t *a, size_t *b, double *tc,
+                  double *u);
+/* First sample of the npts-sample window of a cell (npts >= its b - a + 1
+ * samples): the extra samples split evenly on both sides (an odd one on the
+ * side of the nearer neighbour), shifted inwards at the ends of the data. */
+size_t samples_window(const samples_state *s, size_t cell, size_t npts);
 
 /* QR factorisation of one window's Vandermonde matrix: columns x^0..x^(C-1)
  * with x = (t_k - tc) / hs, hs = max |t_k - tc| over the window. */
@@ -108,15 +116,16 @@ double samples_diff_deriv(const samples_state *s, const double *a, int lda, int 
 /* Estimate each entry's noise level from the data (lib/samples_noise.c), or
  * apply the declared one; never below the rounding of the values.  Allocates. */
 lth_status samples_noise_init(samples_state *s, lth_error *err);
-/* The (degree, window) of derivative order m <= s->maxorder at interval i:
- * the fixed choice, or the automatic one of the interval's cell (made now
- * if needed, with scratch from work: samples_select_size doubles). */
-lth_status samples_choice(const samples_state *s, size_t i, int m, int *K, size_t *N,
-                          double *work, lth_error *err);
+/* Automatic mode: the fits (degree | window << 8) of orders 0..M of a cell,
+ * into choice[0..M] (0: no fit, too few samples).  work: samples_select_size. */
+lth_status samples_select(const samples_state *s, size_t cell, int M, double *work,
+                          unsigned *choice, lth_error *err);
 size_t samples_select_size(const samples_state *s);
 
-/* ---- fill and the error estimate (lib/samples_est.c) ---- */
+/* ---- fits of a cell, fill and the error estimate (lib/samples_est.c) ---- */
 
+/* Doubles of one set of cell polynomials of orders 0..M. */
+size_t samples_polys_size(const samples_state *s, int M);
 /* Coefficients 0..order at t of the chosen fits (variant 0) or of the
  * alternative fits the error estimate compares them with (variant 1), into
  * coef[m + e*ld] (Taylor coefficients in t). */
@@ -127,7 +136,10 @@ lth_status samples_eval(const samples_state *s, double t, int order, int variant
  * coefficients alt[m + e*ld]. */
 lth_status samples_error(const samples_state *s, double t, int order, double *est, double *alt,
                          int ld, double *work, lth_error *err);
-/* Doubles of work samples_eval and samples_error need. */
+/* The fit (degree, window) of order m at t (for reports). */
+lth_status samples_fit_of(const samples_state *s, double t, int m, int *K, size_t *N,
+                          double *work, lth_error *err);
+/* Doubles of work samples_eval, samples_error and samples_fit_of need. */
 size_t samples_eval_size(const samples_state *s);
 
 #endif

@@ -29,9 +29,39 @@
 
 #define NOISE_QUARTILE_GAUSS 0.31863936396437514 /* P(|N(0,1)| <= x) = 1/4 */
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
+/* The k-th smallest of r[0..n-1] (0-based; reorders r): Hoare's selection. */
+static double kth_smallest(double *r, size_t n, size_t k) {
+  size_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    double pivot = r[lo + (hi - lo) / 2];
+    size_t i = lo, j = hi;
+    while (i <= j) {
+      while (r[i] < pivot) {
+        i++;
+      }
+      while (r[j] > pivot) {
+        j--;
+      }
+      if (i <= j) {
+        double tmp = r[i];
+        r[i] = r[j];
+        r[j] = tmp;
+        i++;
+        if (j == 0) {
+          break;
+        }
+        j--;
+      }
+    }
+    if (k <= j) {
+      hi = j;
+    } else if (k >= i) {
+      lo = i;
+    } else {
+      return r[k];
+    }
+  }
+  return r[k];
 }
 
 /* Divided-difference weights of samples k .. k+q+1 (times scaled to [0, 1]),
@@ -81,8 +111,7 @@ static void noise_estimate(samples_state *s, double *r) {
     }
     for (size_t e = 0; e < s->nrhs; e++) {
       double *re = r + e * nw;
-      qsort(re, nw, sizeof *re, cmp_double);
-      double sig = re[(nw - 1) / 4] / NOISE_QUARTILE_GAUSS;
+      double sig = kth_smallest(re, nw, (nw - 1) / 4) / NOISE_QUARTILE_GAUSS;
       s->sigma[e] = sig < s->sigma[e] ? sig : s->sigma[e];
     }
   }

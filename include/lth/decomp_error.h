@@ -6,13 +6,14 @@
  * rounding; sampled blocks carry the error of their local fits, which the
  * decomposition propagates to its outputs.  lth_decomp_error_at estimates
  * that propagated error at t by first-order perturbation: for every sampled
- * block and every derivative order m the decomposition needs, the block's
- * Taylor coefficient m is perturbed by its own error estimate
- * (lth_samples_error_jet: est_m, in the pattern over the entries of the
- * difference to the alternative fit), the decomposition is repeated, and the
- * absolute changes of the outputs are summed over blocks and orders.  So the
- * estimate does not rely on errors cancelling; it costs 1 + (number of
- * sampled blocks) * r decompositions per time.
+ * block, every derivative order m the decomposition needs and (blocks of up
+ * to 16 entries) every entry, the block's Taylor coefficient m is perturbed
+ * by its own error estimate (lth_samples_error_jet: est_m, in the pattern
+ * over the entries of the difference to the alternative fit), the
+ * decomposition is repeated, and the absolute changes of the outputs are
+ * summed.  So the estimate does not rely on errors cancelling; it costs
+ * 1 + r * (the sampled entries; 1 per block above 16 entries) decompositions
+ * per time.
  *
  * Outputs (values at t, order 0), in the canonical form that is unique:
  *   P, Ahat (I - P), g, Bhat (I - P), q and G = [Nhat + Bhat][I - P].
