@@ -95,9 +95,11 @@ static lth_status samples_fill(const void *state, double t, int order, lth_jet *
 static const lth_source_type samples_type = {"samples",      samples_fill,    samples_work_size,
                                              samples_domain, samples_destroy, 0};
 
-/* LAPACK's workspace for dgeqrf (m x n) and dormqr (m x nrhs, n reflectors). */
+/* LAPACK's workspace for dgeqrf (m x n) and dormqr (m x nrhs, min(m, n)
+ * reflectors).  (Invalid arguments would make LAPACK print: never pass any.) */
 static size_t query_lwork(int m, int n, size_t nrhs) {
   double q1 = 0.0, q2 = 0.0, dummy = 0.0;
+  n = n < m ? n : m;
   lapack_int i1 = LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, m, n, &dummy, m, &dummy, &q1, -1);
   lapack_int i2 = LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', 'T', m, (lapack_int)nrhs, n, &dummy,
                                       m, &dummy, &dummy, m, &q2, -1);
@@ -175,9 +177,9 @@ static lth_status check_count(size_t n, const lth_samples_opts *o, lth_error *er
                          n, o->degree, need, o->degree, need);
   }
   return lth_error_set(err, LTH_ESAMPLE,
-                       "%zu samples, but derivatives up to order %d of sampled data need at "
-                       "least %zu (automatic degree)",
-                       n, o->need_order, need);
+                       "%zu samples, but the automatic fit of derivatives up to order %d needs at "
+                       "least %zu (a fit of degree %d and its check)",
+                       n, o->need_order, need, o->need_order);
 }
 
 /* Cells, and what is kept per cell (lib/samples_impl.h). */

@@ -281,10 +281,9 @@ static size_t grow_rows(grow *g, size_t k0, size_t k1, size_t r, size_t ld) {
     for (int j = 0; j < g->C; j++, p *= x) {
       g->S[r + (size_t)j * ld] = p;
     }
-    double *dst = g->aug ? g->S + r + (size_t)g->C * ld : g->bv + (r - 0);
-    size_t step = g->aug ? ld : ld;
+    double *dst = g->aug ? g->S + r + (size_t)g->C * ld : g->bv + r; /* both with ld */
     for (size_t e = 0; e < nr; e++) {
-      dst[e * step] = g->s->v[k * nr + e];
+      dst[e * ld] = g->s->v[k * nr + e];
     }
   }
   return r;
@@ -321,6 +320,9 @@ static lth_status grow_to(grow *g, size_t N, lth_error *err) {
     p0 = p1 = k0;
   }
   size_t M = (p0 - k0) + (k1 - p1), off = g->aug ? ca : 0, ld = off + M;
+  if (M == 0) {
+    return LTH_OK; /* the same window */
+  }
   grow_rows(g, p1, k1, grow_rows(g, k0, p0, off, ld), ld);
   lapack_int info;
   if (g->aug) {
