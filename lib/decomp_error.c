@@ -108,7 +108,7 @@ lth_decomp_error *lth_decomp_error_alloc(const lth_system *sys, lth_error *err) 
   de->s = lth_system_size(sys);
   de->m = lth_system_state_dim(sys);
   de->K = de->r - 1;
-  de->view = swrap_system(sys, 0, de->K, &de->list, &de->nlist, err);
+  de->view = swrap_system(sys, -2, de->K, &de->list, &de->nlist, err);
   size_t wsz = 0;
   int maxent = 0;
   lth_status st = de->view ? sizes(de, &wsz, &maxent, err) : LTH_ENOMEM;

@@ -119,14 +119,18 @@ static lth_source *swrap_new(const lth_source *base, int variant, int delta_orde
 static lth_status add_view(lth_system *dst, const lth_source *base, int i, int j, int variant,
                            int delta_order, swrap **list, int *nlist, lth_error *err) {
   swrap *w = NULL;
-  lth_source *v = swrap_new(base, variant, delta_order, &w, err);
+  lth_source *v = swrap_new(base, 0, delta_order, &w, err);
   if (!v) {
     return err ? err->status : LTH_ENOMEM;
   }
   w->bi = i;
   w->bj = j;
-  if (w->samp && list) {
-    list[(*nlist)++] = w;
+  if (w->samp) {
+    w->variant = variant == -1 || variant == *nlist;
+    if (list) {
+      list[*nlist] = w;
+    }
+    (*nlist)++;
   }
   return j > 0 ? lth_system_set_A(dst, i, j, v, err) : lth_system_set_f(dst, i, v, err);
 }
@@ -140,7 +144,7 @@ lth_system *swrap_system(const lth_system *sys, int variant, int delta_order, sw
   lth_system *dst = n ? lth_system_alloc(r, n, err) : NULL;
   free(n);
   swrap **l = list ? calloc((size_t)r * (size_t)(r + 1) + 1, sizeof *l) : NULL;
-  int cnt = 0;
+  int cnt = 0; /* sampled blocks so far */
   lth_status st = dst && (!list || l) ? LTH_OK : lth_error_set(err, LTH_ENOMEM, "out of memory");
   for (int i = 1; i <= r && st == LTH_OK; i++) {
     for (int j = 1; j <= r && st == LTH_OK; j++) {
@@ -157,11 +161,32 @@ lth_system *swrap_system(const lth_system *sys, int variant, int delta_order, sw
   }
   if (list) {
     *list = l;
+  }
+  if (nlist) {
     *nlist = cnt;
   }
   return dst;
 }
 
-lth_system *lth_system_sampling_variant(const lth_system *sys, lth_error *err) {
-  return swrap_system(sys, 1, -1, NULL, NULL, err);
+lth_system *lth_system_sampling_variant(const lth_system *sys, int which, lth_error *err) {
+  int n = lth_system_sampled_blocks(sys);
+  if (which < -1 || which >= n) {
+    lth_error_set(err, LTH_EINVAL, "sampled block %d of %d (-1: all)", which, n);
+    return NULL;
+  }
+  return swrap_system(sys, which, -1, NULL, NULL, err);
+}
+
+int lth_system_sampled_blocks(const lth_system *sys) {
+  int r = lth_system_index(sys), n = 0;
+  for (int i = 1; i <= r; i++) {
+    for (int j = 1; j <= r + 1; j++) {
+      const lth_source *src = j <= r ? lth_system_A(sys, i, j) : lth_system_f(sys, i);
+      double alpha;
+      int tr;
+      n += src && (lth_source_is_samples(src) ||
+                   lth_source_is_samples(lth_source_scaled_base(src, &alpha, &tr)));
+    }
+  }
+  return n;
 }

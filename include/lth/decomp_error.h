@@ -20,10 +20,11 @@
  *
  * For the IVP, BVP and LQR solvers, whose solutions depend on the data over
  * the whole interval, lth_system_sampling_variant gives the same system with
- * every sampled block replaced by its alternative fit: solving with both and
- * differencing estimates the sampling contribution to the solution's error
- * (run it with the same tolerances; that difference is what the tools print
- * next to the integration tolerance).
+ * sampled blocks moved by their error estimate (derivative m by est_m, in the
+ * pattern of the alternative fit): solving with it too and differencing
+ * estimates the sampling contribution to the solution's error (run it with
+ * the same tolerances; that difference is what the tools print next to the
+ * integration tolerance).
  */
 #ifndef LTH_DECOMP_ERROR_H
 #define LTH_DECOMP_ERROR_H
@@ -82,10 +83,21 @@ const lth_point *lth_decomp_error_point(const lth_decomp_error *de);
 const double *lth_decomp_error_entries(const lth_decomp_error *de, int which, int *rows,
                                        int *cols);
 
-/* The system sys with every sampled block replaced by its alternative fit
- * (the next degree; lth_samples_fill_alternative) and the other blocks
- * shared; sys must outlive it.  Free with lth_system_free. */
-lth_system *lth_system_sampling_variant(const lth_system *sys, lth_error *err);
+/* Number of sampled blocks of sys (samples sources, or lth_source_scaled
+ * views of them), counted in the order A(1,1), ..., A(1,r), f(1), A(2,1),
+ * ..., f(r). */
+int lth_system_sampled_blocks(const lth_system *sys);
+
+/* The system sys with sampled blocks moved by their error estimate towards
+ * their alternative fits (at every t and order m: chosen + est_m / m! *
+ * (alt - chosen) / max|alt - chosen|, lth_samples_error_jet): every sampled
+ * block (which = -1), or only the which-th (0 .. lth_system_sampled_blocks
+ * - 1); the other blocks are shared.  sys must outlive it; free with
+ * lth_system_free.  For a solution z: the sum over which = 0 .. nb - 1 of
+ * |z - z_which| estimates z's sampling error without counting on errors
+ * cancelling between blocks (nb extra solves); |z - z_all| is one solve and
+ * can be smaller than the truth by the cancellation (docs/sampled-data.md). */
+lth_system *lth_system_sampling_variant(const lth_system *sys, int which, lth_error *err);
 
 #ifdef __cplusplus
 }
