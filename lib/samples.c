@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Sampled matrix functions (include/lth/samples.h): the source type, its
  * creation and accessors.  The fits are lib/samples_fit.c, the noise level
- * and the automatic choice lib/samples_select.c, the coefficients at t and
- * the error estimate lib/samples_est.c, the CSV reader lib/samples_csv.c.
+ * lib/samples_noise.c, the automatic choice lib/samples_select.c, the fits
+ * of a cell, the coefficients at t and the error estimate lib/samples_est.c,
+ * the CSV reader lib/samples_csv.c.
  *
  * fill allocates nothing: the QR factorisations, the right-hand sides and
  * LAPACK's workspace (queried once, at creation, for the largest fit) come
  * from the caller's work array, and so does the scratch of the automatic
- * choice, which fill makes the first time a cell of intervals is used.
+ * choice, which fill makes the first time a cell is used.  What is kept per
+ * cell (the choices, and within a memory budget the fitted polynomials) is
+ * allocated at creation.
  */
 #include <lapacke.h>
 #include <limits.h>

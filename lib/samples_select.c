@@ -22,11 +22,12 @@
  *
  * Windows: from the cell's own samples (at least 4), growing by 4 samples up
  * to 18, then by half up to 160 samples, every one tried (the gains of larger
- * windows under noise are irregular: stopping early loses them).  One QR per window (dgeqrf, dormqr) gives every degree
- * below N: R^{-1} (dtrtri) applied to the leading part of Q^T b gives the
- * coefficients of degree K as those of degree K - 1 plus one column, so the
- * derivatives at the probes and the amplifications of all degrees come from
- * running sums.
+ * windows under noise are irregular: stopping early loses them).  The
+ * windows are nested, so each one's QR is the last one's updated with its new
+ * rows (see grow_to below).  One QR gives every degree below N: R^{-1}
+ * (dtrtri) applied to the leading part of Q^T b gives the coefficients of
+ * degree K as those of degree K - 1 plus one column, so the derivatives at
+ * the probes and the amplifications of all degrees come from running sums.
  *
  * One window per cell: the smallest window whose best fits are within a
  * factor 2 (the estimates are not sharper than that) of the best score

@@ -5,16 +5,17 @@
  *
  * Taylor coefficients are estimated from local polynomial least-squares fits
  * (LAPACK QR) -- the only source with truncation error.  Two modes:
- *   automatic (default): per derivative order and per cell of sample
- *     intervals, the degree (up to 16) and the window (up to 160 samples)
- *     with the smallest estimated total error: truncation, estimated by the
- *     difference to the next-degree fit, plus the amplified noise, whose
- *     level is estimated from the data or declared (`sampling noise`);
+ *   automatic (default): per cell of up to 16 sample intervals and per
+ *     derivative order, the degree (up to 16) and the window (up to 160
+ *     samples) with the smallest estimated total error: truncation,
+ *     estimated by the difference to the degree K + 2 fit, plus the
+ *     amplified noise, whose level is estimated from the data or declared
+ *     (`sampling noise`);
  *   fixed (`sampling order K`): interpolation of degree K through the K + 1
  *     samples around t's sample interval.
  * For every derivative the source also gives an error estimate and an
- * alternative fit (the next degree), from which lth/decomp_error.h derives
- * error estimates of the decomposition's outputs.
+ * alternative fit (the one the estimate compares with), from which
+ * lth/decomp_error.h derives error estimates of the decomposition's outputs.
  */
 #ifndef LTH_SAMPLES_H
 #define LTH_SAMPLES_H
@@ -93,11 +94,11 @@ lth_status lth_samples_fit_at(const lth_source *src, double t, int m, int *degre
 
 /* Error estimates of the derivatives of order 0..order at t: est[k] estimates
  * max over the entries of |error of the k-th derivative| as the difference
- * between the chosen fit and the next-degree fit (largest over t's sample
- * interval) plus the noise level times the fit's noise amplification.  An
- * estimate, not a bound: on smooth data it is within a factor 3 of the true
- * error (tests/test_samples.c); for noise its size is that of the error's
- * standard deviation.  Allocates (lth_samples_error_jet does not). */
+ * between the chosen fit and the alternative fit (largest over t's sample
+ * interval) plus three times the noise level times the fit's noise
+ * amplification (three standard deviations).  An estimate, not a bound: on
+ * the test data it is about 0.5 to 10 times the true error
+ * (tests/test_samples_auto.c).  Allocates (lth_samples_error_jet does not). */
 lth_status lth_samples_error_estimate(const lth_source *src, double t, int order, double *est,
                                       lth_error *err);
 /* Doubles of work lth_samples_error_jet and lth_samples_fill_alternative need. */
