@@ -1074,8 +1074,9 @@ static const struct stmt_def {
 
 static lth_status unknown_statement(parser *P, size_t b, size_t n) {
   int lqr = P->pb->kind == LTH_PROBLEM_LQR;
-  const char *list = lqr ? "sizes, interval, grid, param, A, B, H, C, x0, sampling order"
-                         : "blocks, interval, grid, param, A(i,j), f(i), z0, bc, sampling order";
+  const char *list =
+      lqr ? "sizes, interval, grid, param, A, B, H, C, x0, sampling order, sampling noise"
+          : "blocks, interval, grid, param, A(i,j), f(i), z0, bc, sampling order, sampling noise";
   if (!n) {
     char shown[64];
     lth_pcur_show(&P->c, b, shown, sizeof shown);
