@@ -8,8 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lth/decomp_error.h"
+
 /* Relative singular-value threshold separating range(G) from N(G^T). */
 #define IC_RANK_TOL 1e-10
+/* The sampled data's part of the consistency tolerance: this many times the
+ * first-order effect of the estimated errors of q and G (the estimates are
+ * within a factor of a few of the true errors: docs/sampled-data.md). */
+#define IC_DATA_SAFETY 2.0
 
 struct lth_ic {
   const lth_system *sys;
@@ -24,6 +30,10 @@ struct lth_ic {
   double *M0, *b0; /* (s-p) x s, s-p */
   double *tmp;   /* 2 s */
   int ready;
+  /* sampled data: the estimated errors of q and G at the setup time
+   * (lth/decomp_error.h), which widen the consistency tolerance */
+  lth_decomp_error *de;
+  double data_dq, data_dG; /* ||error of q||_2, ||error of G||_F (estimates) */
 };
 
 static double nrm2(int n, const double *x) { return n > 0 ? cblas_dnrm2(n, x, 1) : 0.0; }
@@ -41,6 +51,10 @@ lth_ic *lth_ic_alloc(const lth_system *sys, lth_error *err) {
   int s = ic->s, m = ic->m, np = s - ic->p;
   ic->ws = lth_decomp_ws_alloc(sys, 0, err);
   ic->pt = ic->ws ? lth_point_alloc(sys, 0, err) : NULL;
+  if (ic->pt && !lth_system_is_exact(sys)) {
+    ic->de = lth_decomp_error_alloc(sys, err);
+    ic->pt = ic->de ? ic->pt : NULL;
+  }
   if (!ic->pt) {
     lth_ic_free(ic);
     return NULL;
@@ -70,6 +84,7 @@ void lth_ic_free(lth_ic *ic) {
   }
   lth_point_free(ic->pt);
   lth_decomp_ws_free(ic->ws);
+  lth_decomp_error_free(ic->de);
   free(ic->U);
   free(ic->sv);
   free(ic->a);
@@ -82,6 +97,27 @@ void lth_ic_free(lth_ic *ic) {
 
 void lth_ic_set_cond_max(lth_ic *ic, double cond_max) {
   lth_decomp_ws_set_cond_max(ic->ws, cond_max);
+  if (ic->de) {
+    lth_decomp_error_set_cond_max(ic->de, cond_max);
+  }
+}
+
+/* Sampled data: the norms of the estimated errors of q and G at t. */
+static lth_status data_error(lth_ic *ic, double t, lth_error *err) {
+  ic->data_dq = ic->data_dG = 0.0;
+  if (!ic->de) {
+    return LTH_OK;
+  }
+  lth_decomp_errest e;
+  lth_status st = lth_decomp_error_at(ic->de, t, &e, err);
+  int rows, cols;
+  const double *dq = st == LTH_OK ? lth_decomp_error_entries(ic->de, LTH_OUT_Q, &rows, &cols) : NULL;
+  const double *dG = dq ? lth_decomp_error_entries(ic->de, LTH_OUT_GMAT, &rows, &cols) : NULL;
+  if (dG) {
+    ic->data_dq = nrm2(ic->s, dq);
+    ic->data_dG = nrm2(rows * cols, dG);
+  }
+  return st;
 }
 
 /* SVD of G(t): range(G) = first p left singular vectors, N(G^T) = the rest
@@ -124,6 +160,9 @@ lth_status lth_ic_setup(lth_ic *ic, double t, lth_error *err) {
   lth_status st = lth_decomp_at(ic->ws, t, ic->pt, err);
   if (st == LTH_OK) {
     st = factor_G(ic, t, err);
+  }
+  if (st == LTH_OK) {
+    st = data_error(ic, t, err);
   }
   ic->ready = st == LTH_OK;
   return st;
@@ -311,10 +350,27 @@ double lth_ic_residual(const lth_ic *ic, const double *z0) {
   return nrm2(np, r);
 }
 
+double lth_ic_data_tolerance(const lth_ic *ic, const double *z0) {
+  if (!ic->de || !ic->ready) {
+    return 0.0;
+  }
+  /* z0 = q_exact + G_exact v consistent for the exact data gives, to first
+   * order, ||M0 z0 - b0|| <= ||dq|| + ||dG|| ||v||, ||v|| <= ||z0 - q|| / sigma_p(G) */
+  const double *q = &LTH_JET_AT(&ic->pt->q, 0, 0, 0);
+  double *d = ic->tmp + ic->s, nv = 0.0;
+  for (int i = 0; i < ic->s; i++) {
+    d[i] = z0[i] - q[i];
+  }
+  if (ic->p > 0 && ic->sv[ic->p - 1] > 0.0) {
+    nv = nrm2(ic->s, d) / ic->sv[ic->p - 1];
+  }
+  return IC_DATA_SAFETY * (ic->data_dq + ic->data_dG * nv);
+}
+
 double lth_ic_tolerance(const lth_ic *ic, const double *z0) {
   double nq = nrm2(ic->s, &LTH_JET_AT(&ic->pt->q, 0, 0, 0)), nz = nrm2(ic->s, z0);
   double scale = fmax(1.0, fmax(nq, nz));
-  return 1e-10 * scale;
+  return 1e-10 * scale + lth_ic_data_tolerance(ic, z0);
 }
 
 const lth_point *lth_ic_point(const lth_ic *ic) { return ic->pt; }

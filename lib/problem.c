@@ -13,9 +13,10 @@
  *     the coverage of sampled data, run once the file has been read.
  * Nothing is ignored: every statement is used or is an error.
  *
- * Defaults: kind dae; grid of 101 uniform points; sampling order r + 2 (5
- * for LQR, whose optimality DAE has index 3), at least r and at most 20;
- * blocks not given are zero; LQR C = 0.
+ * Defaults: kind dae; grid of 101 uniform points; sampled data fitted with
+ * an automatic degree (`sampling order K` fixes it: at least r, at most 20)
+ * and the noise level estimated from the data (`sampling noise EPS`
+ * declares it); blocks not given are zero; LQR C = 0.
  * Literals: rows end at ';' or a newline, entries at ','; a newline right
  * after ',' continues the row; blank lines and a ';' before ']' are allowed.
  * Vectors (z0, x0, bc beta, grid points) may be written as a row or a column;
@@ -104,6 +105,9 @@ typedef struct parser {
   double *grid_pts;       /* explicit grid */
   size_t ngrid_pts;
   int K_given;
+  spos at_noise;              /* `sampling noise EPS [relative]` (lth/samples.h) */
+  int noise_kind;
+  double noise;
   size_t first_samples_line;
   param *params;
   size_t nparams, pcap;
@@ -411,7 +415,13 @@ static lth_status rhs_samples(parser *P, const char *label, int rows, int cols, 
   if (!path) {
     return PERR(P, b, LTH_ENOMEM, "out of memory");
   }
-  *out = lth_samples_read_csv(path, rows, cols, P->pb->K, P->err);
+  lth_samples_opts so;
+  lth_samples_opts_init(&so);
+  so.degree = P->K_given ? P->pb->K : LTH_SAMPLES_AUTO;
+  so.need_order = P->r; /* the decomposition and its check */
+  so.noise_kind = P->noise_kind;
+  so.noise = P->noise;
+  *out = lth_samples_read_csv_opts(path, rows, cols, &so, P->err);
   free(path);
   *path_b = b;
   *path_n = n;
@@ -583,7 +593,6 @@ static lth_status st_problem(parser *P, size_t kw) {
   } else if (n && lth_pcur_name_is(&P->c, b, n, "lqr")) {
     P->pb->kind = LTH_PROBLEM_LQR;
     P->r = 3;
-    P->pb->K = 5; /* r + 2 for the index-3 optimality DAE */
   } else {
     char shown[64];
     lth_pcur_show(&P->c, b, shown, sizeof shown);
@@ -631,9 +640,6 @@ static lth_status st_blocks(parser *P, size_t kw) {
                       : relocate(P, here(P, kw), P->err ? P->err->status : LTH_ENOMEM);
   }
   P->r = r;
-  if (!P->K_given) {
-    P->pb->K = r + 2;
-  }
   return LTH_OK;
 }
 
@@ -774,13 +780,53 @@ static lth_status st_param(parser *P, size_t kw) {
   return st != LTH_OK ? st : param_add(P, c->tx->buf + b, n, v, b);
 }
 
+/* `sampling noise EPS [relative|absolute]`: the samples' noise level, declared
+ * instead of estimated from the data (lth_samples_opts). */
+static lth_status st_sampling_noise(parser *P, size_t kw) {
+  lth_status st = once(P, &P->at_noise, kw, "sampling noise");
+  if (st == LTH_OK && P->first_samples_line) {
+    st = PERR(P, kw, LTH_EPARSE,
+              "`sampling noise` must come before the first samples(...) block (line %zu): it "
+              "sets how their fits are chosen",
+              P->first_samples_line);
+  }
+  size_t b, e, wb, wn;
+  if (st == LTH_OK && !lth_pcur_field(&P->c, &b, &e)) {
+    st = PERR(P, P->c.pos, LTH_EPARSE, "expected a noise level after `sampling noise`");
+  }
+  double v = 0.0;
+  if (st == LTH_OK && (st = lth_pcur_const(&P->c, b, e, "the noise level", &v)) == LTH_OK &&
+      !(v >= 0.0 && v < 1e300)) {
+    st = PERR(P, b, LTH_EPARSE, "the noise level must be a finite number >= 0, found %g", v);
+  }
+  if (st != LTH_OK) {
+    return st;
+  }
+  P->noise = v;
+  P->noise_kind = LTH_SAMPLES_NOISE_ABSOLUTE;
+  if ((wn = lth_pcur_name(&P->c, &wb)) != 0) {
+    if (lth_pcur_name_is(&P->c, wb, wn, "relative")) {
+      P->noise_kind = LTH_SAMPLES_NOISE_RELATIVE;
+    } else if (!lth_pcur_name_is(&P->c, wb, wn, "absolute")) {
+      return PERR(P, wb, LTH_EPARSE,
+                  "expected `relative`, `absolute` or the end of the line after the noise level");
+    }
+  }
+  return lth_pcur_end(&P->c, "the noise level");
+}
+
 static lth_status st_sampling(parser *P, size_t kw) {
   size_t b, at, n = lth_pcur_name(&P->c, &b);
   long K;
+  if (n && lth_pcur_name_is(&P->c, b, n, "noise")) {
+    return st_sampling_noise(P, kw);
+  }
   if (!n || !lth_pcur_name_is(&P->c, b, n, "order")) {
     char shown[64];
     lth_pcur_show(&P->c, b, shown, sizeof shown);
-    return PERR(P, b, LTH_EPARSE, "expected `order` after `sampling` (`sampling order K`), found %s",
+    return PERR(P, b, LTH_EPARSE,
+                "expected `order` or `noise` after `sampling` (`sampling order K`, `sampling "
+                "noise EPS`), found %s",
                 shown);
   }
   lth_status st = once(P, &P->at_sampling, kw, "sampling order");
@@ -1028,8 +1074,9 @@ static const struct stmt_def {
 
 static lth_status unknown_statement(parser *P, size_t b, size_t n) {
   int lqr = P->pb->kind == LTH_PROBLEM_LQR;
-  const char *list = lqr ? "sizes, interval, grid, param, A, B, H, C, x0, sampling order"
-                         : "blocks, interval, grid, param, A(i,j), f(i), z0, bc, sampling order";
+  const char *list =
+      lqr ? "sizes, interval, grid, param, A, B, H, C, x0, sampling order, sampling noise"
+          : "blocks, interval, grid, param, A(i,j), f(i), z0, bc, sampling order, sampling noise";
   if (!n) {
     char shown[64];
     lth_pcur_show(&P->c, b, shown, sizeof shown);

@@ -76,7 +76,7 @@ START_TEST(test_contract_dae_example) {
   ck_assert_int_eq(lth_system_index(sys), 3);
   ck_assert_int_eq(lth_system_size(sys), 5);
   ck_assert_int_eq(lth_system_manifold_dim(sys), 2);
-  ck_assert_int_eq(lth_problem_sampling_order(pb), 5); /* default r + 2 */
+  ck_assert_int_eq(lth_problem_sampling_order(pb), 0); /* default: automatic */
   ck_assert_ptr_null(lth_problem_lqr(pb));
   double t0, t1;
   lth_problem_interval(pb, &t0, &t1);
@@ -122,7 +122,7 @@ START_TEST(test_contract_lqr_example) {
   ck_assert_int_eq(lth_system_block_size(sys, 1), 2);
   ck_assert_int_eq(lth_system_block_size(sys, 2), 2);
   ck_assert_int_eq(lth_system_block_size(sys, 3), 1);
-  ck_assert_int_eq(lth_problem_sampling_order(pb), 5);
+  ck_assert_int_eq(lth_problem_sampling_order(pb), 0); /* automatic */
   /* A(2,2) = -A', A(1,1) = A, A(2,1) = -H, A(1,3) = B, A(3,2) = B' */
   sys_eval ev = eval_at(pb, 0.4, 1);
   double A[2][2] = {{0, 1}, {-1, 0}};
@@ -261,7 +261,7 @@ START_TEST(test_index4_pattern) {
   const lth_system *sys = lth_problem_system(pb);
   ck_assert_int_eq(lth_system_index(sys), 4);
   ck_assert_int_eq(lth_system_manifold_dim(sys), 2 + 1 + 1);
-  ck_assert_int_eq(lth_problem_sampling_order(pb), 6);
+  ck_assert_int_eq(lth_problem_sampling_order(pb), 0); /* automatic */
   sys_eval ev = eval_at(pb, 0.3, 1);
   ck_assert(fabs(LTH_JET_AT(ev.f, 0, 7, 0) - sin(0.3)) < 1e-15);
   ck_assert(fabs(LTH_JET_AT(ev.f, 1, 7, 0) - cos(0.3)) < 1e-15);

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Sampled data (lib/samples.c): exactness on polynomials, convergence order
- * and error estimate on smooth data, and the CSV reader's errors. */
-#define _POSIX_C_SOURCE 200809L
-
+/* Sampled data with a fixed degree (lib/samples*.c): exactness on
+ * polynomials, convergence order and error estimate on smooth data, errors.
+ * The automatic mode: tests/test_samples_auto.c; CSV files:
+ * tests/test_samples_csv.c. */
 #include <string.h>
-#include <unistd.h>
 
 #include "lth/samples.h"
 #include "testutil.h"
@@ -182,80 +181,14 @@ START_TEST(test_order_and_range_errors) {
   double tbad[4] = {0, 0.3, 0.3, 1.1};
   ck_assert_ptr_null(lth_source_samples(1, 1, 4, tbad, v, 2, &err));
   ck_assert_int_eq(err.status, LTH_ESAMPLE);
-  ck_assert_ptr_null(lth_source_samples(1, 1, 4, t, v, 0, &err));
+  ck_assert_ptr_null(lth_source_samples(1, 1, 4, t, v, -1, &err));
+  ck_assert_int_eq(err.status, LTH_EINVAL);
+  ck_assert_ptr_null(lth_source_samples(1, 1, 4, t, v, 31, &err));
   ck_assert_int_eq(err.status, LTH_EINVAL);
   lth_source_free(small);
   free(work);
   lth_jet_free(J);
   lth_source_free(src);
-}
-END_TEST
-
-static char tmpdir[64];
-
-static void csv_write(const char *name, const char *text, char *path, size_t size) {
-  snprintf(path, size, "%s/%s", tmpdir, name);
-  FILE *fp = fopen(path, "w");
-  ck_assert_ptr_nonnull(fp);
-  fputs(text, fp);
-  fclose(fp);
-}
-
-/* Read text as a rows x cols CSV of degree K: the error must name line. */
-static void csv_fails(const char *text, int rows, int cols, int K, int status, int line,
-                      const char *substring) {
-  char path[256];
-  lth_error err;
-  csv_write("case.csv", text, path, sizeof path);
-  lth_source *src = lth_samples_read_csv(path, rows, cols, K, &err);
-  ck_assert_msg(src == NULL, "CSV accepted:\n%s", text);
-  ck_assert_int_eq(err.status, status);
-  ck_assert_int_eq(lth_status_exit_code(status), 2);
-  ck_assert_str_eq(err.file, path);
-  ck_assert_msg(err.line == line, "line %d, expected %d: %s", err.line, line, err.message);
-  ck_assert_msg(strstr(err.message, substring) != NULL, "message: %s", err.message);
-  unlink(path);
-}
-
-START_TEST(test_csv_reader) {
-  strcpy(tmpdir, "/tmp/lth_test_samples_XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-  char path[256];
-  /* header, comments, blank lines, CR-LF, spaces around ',' */
-  csv_write("ok.csv",
-            "# sampled 2 x 1 block\r\n"
-            "t , a , b\r\n"
-            "\n"
-            "0, 1, 2   # trailing comment\n"
-            "0.5,1.5e0,-2\n"
-            " 1 ,\t2, -2.5E-1\n"
-            "1.5, 3, .5\n",
-            path, sizeof path);
-  lth_error err;
-  lth_source *src = lth_samples_read_csv(path, 2, 1, 3, &err);
-  ck_assert_msg(src != NULL, "%s:%d: %s", err.file, err.line, err.message);
-  lth_jet *J = fill_at(src, 1.0, 0);
-  ck_assert(LTH_JET_AT(J, 0, 0, 0) == 2.0 && fabs(LTH_JET_AT(J, 0, 1, 0) + 0.25) < 1e-14);
-  lth_jet_free(J);
-  lth_source_free(src);
-  unlink(path);
-
-  csv_fails("t, a\n0, 1\n1, 2\n2, 3, 4\n3, 4\n", 1, 1, 1, LTH_ESAMPLE, 4, "has 3 columns");
-  csv_fails("t, a, b\n0, 1, 2\n1, 2\n", 2, 1, 1, LTH_ESAMPLE, 3, "has 2 columns");
-  csv_fails("# c\n0, 1\n1, 2\n2, abc\n", 1, 1, 1, LTH_ESAMPLE, 4, "column 2 is not a number");
-  csv_fails("0, 1\n1, 2\n2, 1.5.2\n", 1, 1, 1, LTH_ESAMPLE, 3, "not a number");
-  csv_fails("0, 1\n1, nan\n", 1, 1, 1, LTH_ESAMPLE, 2, "not a finite number");
-  csv_fails("0, 1\n1, 1e999\n", 1, 1, 1, LTH_ESAMPLE, 2, "not a finite number");
-  csv_fails("0, 1\n1, 2\n\n# x\n1, 3\n", 1, 1, 1, LTH_ESAMPLE, 5, "strictly increasing");
-  csv_fails("t,a\n0, 1\n1, 2\n2, 3\n# end\n", 1, 1, 3, LTH_ESAMPLE, 5, "needs at least 4");
-  csv_fails("t,a\nx,y\n0, 1\n", 1, 1, 1, LTH_ESAMPLE, 2, "column 1 is not a number");
-  csv_fails("", 1, 1, 1, LTH_ESAMPLE, 1, "0 data rows");
-  /* a file that cannot be opened */
-  snprintf(path, sizeof path, "%s/none.csv", tmpdir);
-  ck_assert_ptr_null(lth_samples_read_csv(path, 1, 1, 1, &err));
-  ck_assert_int_eq(err.status, LTH_EIO);
-  ck_assert_str_eq(err.file, path);
-  rmdir(tmpdir);
 }
 END_TEST
 
@@ -265,7 +198,6 @@ static Suite *samples_suite(void) {
   tcase_add_test(tc, test_polynomials_exact);
   tcase_add_test(tc, test_sine_convergence_and_estimate);
   tcase_add_test(tc, test_order_and_range_errors);
-  tcase_add_test(tc, test_csv_reader);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -38,7 +38,8 @@ const lth_system *lth_problem_system(const lth_problem *pb);
 void lth_problem_interval(const lth_problem *pb, double *t0, double *t1);
 /* Grid points (strictly increasing, from `grid`, default 101 uniform points). */
 size_t lth_problem_grid(const lth_problem *pb, const double **times);
-/* Degree of the local fits for sampled blocks (`sampling order K`). */
+/* Degree of the local fits for sampled blocks (`sampling order K`), or 0
+ * (LTH_SAMPLES_AUTO) when it is chosen automatically (the default). */
 int lth_problem_sampling_order(const lth_problem *pb);
 
 /* z0 statement: returns 1 and sets *z0 (s entries) if present, else 0. */

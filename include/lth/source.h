@@ -68,6 +68,11 @@ lth_source *lth_source_expr(int rows, int cols, lth_expr **entries, lth_error *e
 lth_source *lth_source_scaled(const lth_source *base, double alpha, int transpose,
                               lth_error *err);
 
+/* If src is a view made by lth_source_scaled: its base (and *alpha,
+ * *transpose); otherwise NULL.  Lets error estimates reach sampled data
+ * behind the LQR optimality DAE's views. */
+const lth_source *lth_source_scaled_base(const lth_source *src, double *alpha, int *transpose);
+
 int lth_source_rows(const lth_source *src);
 int lth_source_cols(const lth_source *src);
 const lth_source_type *lth_source_get_type(const lth_source *src);
