@@ -205,15 +205,20 @@ static lth_status chain_measure(lth_decomp_ws *ws, double t, lth_error *err) {
   if (ws->cond_interval <= ws->cond_max) {
     return LTH_OK;
   }
+  return lth_decomp_interval_error(err, t, r, ws->pi_inv_norm, fmax(chain, ws->scale),
+                                   ws->cond_max);
+}
+
+lth_status lth_decomp_interval_error(lth_error *err, double t, int r, double pi_inv,
+                                     double scale, double cond_max) {
   lth_error_set_t(err, LTH_ECOND, t,
                   "Pi = A(%d,%d)...A(2,1) A(1,%d) is nearly singular relative to the data on "
                   "the interval: cond_interval = ||Pi^-1|| x max ||A(%d,%d)||...||A(1,%d)|| = "
-                  "%.3e x %.3e = %.3e exceeds %.3e (--cond-max; cond(Pi) = %.3e)",
-                  r, r - 1, r, r, r - 1, r, ws->pi_inv_norm, fmax(chain, ws->scale),
-                  ws->cond_interval, ws->cond_max, ws->cond_pi);
+                  "%.3e x %.3e = %.3e exceeds %.3e (--cond-max)",
+                  r, r - 1, r, r, r - 1, r, pi_inv, scale, pi_inv * scale, cond_max);
   if (err) {
     err->has_cond = 1;
-    err->cond = ws->cond_interval;
+    err->cond = pi_inv * scale;
   }
   return LTH_ECOND;
 }

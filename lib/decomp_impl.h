@@ -37,4 +37,8 @@ struct lth_decomp_ws {
 lth_decomp_ws *lth_decomp_ws_alloc_scaled(const lth_system *sys, int out_order, double scale,
                                           lth_error *err);
 
+/* The LTH_ECOND record of a cond_interval = pi_inv * scale above cond_max at t. */
+lth_status lth_decomp_interval_error(lth_error *err, double t, int r, double pi_inv,
+                                     double scale, double cond_max);
+
 #endif
