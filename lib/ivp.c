@@ -296,6 +296,7 @@ void lth_ivp_guard_scale(lth_ivp *iv, double scale) {
   iv->guard.scale = fmax(iv->guard.scale, scale);
 }
 
+
 static lth_status guard_eval(void *ctx, double t, const lth_point **pt) {
   return lth_coef_eval_full(((lth_ivp *)ctx)->coef, t, pt, NULL);
 }
@@ -306,6 +307,12 @@ static lth_status integration_failure(lth_ivp *iv, int rc, double t_from, double
                                       lth_error *err) {
   const lth_point *pt;
   double tf = iv->t;
+  lth_status st = lth_ivp_guard_probe(&iv->guard, lth_system_index(iv->sys), tf, t_to,
+                                      lth_coef_span(iv->coef), guard_eval, iv, err);
+  if (st != LTH_OK) {
+    lth_error_prefix(err, "integration from %.17g stalled at %.17g: ", t_from, tf);
+    return st;
+  }
   if (lth_coef_eval_full(iv->coef, tf, &pt, NULL) == LTH_OK && pt->cond_chain > 1e6) {
     lth_error_set_t(err, LTH_ECOND, tf,
                     "the reduced ODE is singular near t = %.17g: Pi's chain condition %.3e "

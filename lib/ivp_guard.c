@@ -94,3 +94,31 @@ lth_status lth_ivp_guard_locate(lth_ivp_guard *g, int r, lth_ivp_guard_eval eval
   }
   return LTH_ESING;
 }
+
+/* The step-size control can creep towards a singular Pi without ever trying
+ * a step across it (each step a fraction of the remaining distance, until
+ * the minimum step).  Look ahead of tf at distances growing tenfold. */
+lth_status lth_ivp_guard_probe(lth_ivp_guard *g, int r, double tf, double t_to, double span,
+                               lth_ivp_guard_eval eval, void *ctx, lth_error *err) {
+  double pinv = 0.0, t_worst = tf;
+  for (double d = 1e-13 * span; d < 2 * (t_to - tf) && g->sign0 != 0; d *= 10) {
+    double t = fmin(tf + d, t_to);
+    const lth_point *pt;
+    if (eval(ctx, t, &pt) != LTH_OK) continue;
+    g->scale = fmax(g->scale, pt->chain_norm);
+    if (pt->pi_sign != 0 && pt->pi_sign != g->sign0) {
+      g->tripped = 1;
+      g->t_flip = t;
+      g->ring_t[g->nring++ % LTH_IVP_GUARD_RING] = tf;
+      return lth_ivp_guard_locate(g, r, eval, ctx, err);
+    }
+    if (pt->pi_inv_norm > pinv) {
+      pinv = pt->pi_inv_norm;
+      t_worst = t;
+    }
+  }
+  if (pinv * g->scale > g->cond_max) {
+    return lth_decomp_interval_error(err, t_worst, r, pinv, g->scale, g->cond_max);
+  }
+  return LTH_OK;
+}

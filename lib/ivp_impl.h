@@ -44,6 +44,12 @@ typedef lth_status (*lth_ivp_guard_eval)(void *ctx, double t, const lth_point **
 lth_status lth_ivp_guard_locate(lth_ivp_guard *g, int r, lth_ivp_guard_eval eval, void *ctx,
                                 lth_error *err);
 
+/* After the integrator gave up at tf on its way to t_to: a sign change of
+ * det Pi just ahead (bisected, LTH_ESING) or cond_interval above cond_max
+ * there (LTH_ECOND); LTH_OK if neither. */
+lth_status lth_ivp_guard_probe(lth_ivp_guard *g, int r, double tf, double t_to, double span,
+                               lth_ivp_guard_eval eval, void *ctx, lth_error *err);
+
 /* Raise the guard's chain-norm scale (e.g. to the scan's). */
 void lth_ivp_guard_scale(lth_ivp *iv, double scale);
 
