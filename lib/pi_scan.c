@@ -322,7 +322,7 @@ lth_status lth_pi_scan_check(const lth_system *sys, double t0, double t1, size_t
   double cmax = cond_max > 0 ? cond_max : LTH_DEFAULT_COND_MAX;
   int r = lth_system_index(sys);
   if (sc->sign_change || sc->pi_inv == INFINITY) {
-    if (sc->sign_change) {
+    if (sc->sign_change && sc->pi_inv < INFINITY) {
       st = lth_error_set_t(err, LTH_ESING, sc->worst_t,
                            "Pi = A(%d,%d)...A(2,1) A(1,%d) is singular at t = %.17g: det Pi "
                            "changes sign between t = %.17g and %.17g (||Pi^-1|| = %.3e there, "
@@ -332,8 +332,8 @@ lth_status lth_pi_scan_check(const lth_system *sys, double t0, double t1, size_t
                            sc->pi_inv * sc->scale, r, t0, t1);
     } else {
       st = lth_error_set_t(err, LTH_ESING, sc->worst_t,
-                           "Pi = A(%d,%d)...A(2,1) A(1,%d) is singular at t = %.17g: the system "
-                           "is not Hessenberg of index %d on [%g, %g]",
+                           "Pi = A(%d,%d)...A(2,1) A(1,%d) is exactly singular at t = %.17g: "
+                           "the system is not Hessenberg of index %d on [%g, %g]",
                            r, r - 1, r, sc->worst_t, r, t0, t1);
     }
   } else if (!(sc->worst <= cmax)) {
