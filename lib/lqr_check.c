@@ -173,8 +173,8 @@ lth_status lth_lqr_check_data(const lth_lqr_spec *spec, const double *times, siz
     if (sm[k].asym > SYM_TOL) {
       st = lth_error_set_t(err, LTH_EDATA, sm[k].t,
                            "H must be symmetric on the whole interval (docs/format.md section "
-                           "1.2), but max |H - H'| / max |H| = %.3e at t = %.17g",
-                           sm[k].asym, sm[k].t);
+                           "1.2), but max |H(t) - H(t)'| / max |H(t)| = %.3e",
+                           sm[k].asym);
       break;
     }
   }
@@ -206,10 +206,10 @@ lth_status lth_lqr_check_data(const lth_lqr_spec *spec, const double *times, siz
   if (st == LTH_OK && worst.lmin < -PSD_TOL * scale) {
     st = lth_error_set_t(err, LTH_EDATA, worst.t,
                          "H must be positive semidefinite on the whole interval (docs/format.md "
-                         "section 1.2), but at t = %.17g it has the eigenvalue %.6g (largest "
-                         "|eigenvalue| of H on the interval: %.6g): the cost can be unbounded "
-                         "below and the stationary point of section 4.2 is no minimum",
-                         worst.t, worst.lmin, scale);
+                         "section 1.2), but H(t) has the eigenvalue %.6g (largest |eigenvalue| "
+                         "of H on the interval: %.6g): the cost can be unbounded below and the "
+                         "stationary point of section 4.2 is no minimum",
+                         worst.lmin, scale);
   }
   free(sm);
   h_free(&h);
