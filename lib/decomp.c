@@ -202,7 +202,7 @@ static lth_status chain_measure(lth_decomp_ws *ws, double t, lth_error *err) {
   if (ws->cond_interval < ws->cond_pi) {
     ws->cond_interval = ws->cond_pi;
   }
-  if (ws->cond_interval <= ws->cond_max) {
+  if (lth_cond_acceptable(ws->cond_interval, r, ws->cond_max)) {
     return LTH_OK;
   }
   return lth_decomp_interval_error(err, t, r, ws->pi_inv_norm, fmax(chain, ws->scale),
@@ -211,11 +211,16 @@ static lth_status chain_measure(lth_decomp_ws *ws, double t, lth_error *err) {
 
 lth_status lth_decomp_interval_error(lth_error *err, double t, int r, double pi_inv,
                                      double scale, double cond_max) {
+  double kappa = pi_inv * scale;
   lth_error_set_t(err, LTH_ECOND, t,
                   "Pi = A(%d,%d)...A(2,1) A(1,%d) is nearly singular relative to the data on "
                   "the interval: cond_interval = ||Pi^-1|| x max ||A(%d,%d)||...||A(1,%d)|| = "
-                  "%.3e x %.3e = %.3e exceeds %.3e (--cond-max)",
-                  r, r - 1, r, r, r - 1, r, pi_inv, scale, pi_inv * scale, cond_max);
+                  "%.3e x %.3e = %.3e (error amplification cond_interval^%d = %.3e) exceeds "
+                  "%.3e (--cond-max%s)",
+                  r, r - 1, r, r, r - 1, r, pi_inv, scale, kappa, r - 1,
+                  lth_cond_amplification(kappa, r),
+                  kappa > cond_max ? cond_max : fmax(cond_max, LTH_AMPLIFICATION_MAX),
+                  kappa > cond_max ? "" : "; the amplification keeps 2 digits at least");
   if (err) {
     err->has_cond = 1;
     err->cond = pi_inv * scale;

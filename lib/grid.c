@@ -17,6 +17,7 @@
 
 #include "blas_threads.h"
 #include "decomp_impl.h"
+#include "lth/wellposed.h"
 
 void lth_grid_opts_init(lth_grid_opts *opts) {
   memset(opts, 0, sizeof *opts);
@@ -158,7 +159,7 @@ static int interval_check(grid_run *g, lth_point *pt) {
     g->pinv_max = pt->pi_inv_norm;
     g->t_pinv_max = pt->t;
   }
-  if (kappa <= cond_max_of(g)) {
+  if (lth_cond_acceptable(kappa, pt->r, cond_max_of(g))) {
     return 0;
   }
   g->st = lth_decomp_interval_error(g->err, pt->t, pt->r, pt->pi_inv_norm, g->scale,
@@ -168,8 +169,10 @@ static int interval_check(grid_run *g, lth_point *pt) {
 
 /* After the last point: the largest ||Pi^-1|| against the largest chain norm. */
 static void interval_final(grid_run *g) {
-  if (g->st == LTH_OK && g->n > 0 && !(g->pinv_max * g->scale <= cond_max_of(g))) {
-    g->st = lth_decomp_interval_error(g->err, g->t_pinv_max, lth_system_index(g->sys),
+  int r = lth_system_index(g->sys);
+  if (g->st == LTH_OK && g->n > 0 &&
+      !lth_cond_acceptable(g->pinv_max * g->scale, r, cond_max_of(g))) {
+    g->st = lth_decomp_interval_error(g->err, g->t_pinv_max, r,
                                       g->pinv_max, g->scale, cond_max_of(g));
   }
 }
@@ -325,6 +328,13 @@ lth_status lth_grid_store(const lth_system *sys, const double *times, size_t n,
   if (st != LTH_OK) {
     lth_grid_result_free(res);
     return st;
+  }
+  /* streamed points saw the chain norms before them; stored ones get all */
+  double scale = 0.0;
+  for (size_t k = 0; k < n; k++) scale = fmax(scale, res->points[k]->chain_norm);
+  for (size_t k = 0; k < n; k++) {
+    lth_point *pt = res->points[k];
+    pt->cond_interval = fmax(pt->cond_interval, pt->pi_inv_norm * scale);
   }
   *out = res;
   return LTH_OK;

@@ -349,6 +349,17 @@ lth_status lth_ivp_advance(lth_ivp *iv, double t, double *V, lth_error *err) {
       if (iv->st != LTH_OK && iv->guard.tripped == 1) {
         return lth_ivp_guard_locate(&iv->guard, lth_system_index(iv->sys), guard_eval, iv, err);
       }
+      if (iv->st != LTH_OK && iv->guard.tripped == 2) {
+        /* nearly singular here: if det Pi changes sign just ahead, name that t */
+        iv->guard.tripped = 0;
+        lth_error e2;
+        lth_error_clear(&e2);
+        if (lth_ivp_guard_probe(&iv->guard, lth_system_index(iv->sys), iv->err.t, t,
+                                lth_coef_span(iv->coef), guard_eval, iv, &e2) == LTH_ESING) {
+          if (err) *err = e2;
+          return LTH_ESING;
+        }
+      }
       if (iv->st != LTH_OK) {
         if (err) {
           *err = iv->err;

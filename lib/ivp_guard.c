@@ -54,7 +54,7 @@ lth_status lth_ivp_guard_point(lth_ivp_guard *g, const lth_point *pt, lth_error 
   }
   g->ring_t[g->nring++ % LTH_IVP_GUARD_RING] = t;
   double kappa = pt->pi_inv_norm * g->scale;
-  if (kappa <= g->cond_max) return LTH_OK;
+  if (lth_cond_acceptable(kappa, pt->r, g->cond_max)) return LTH_OK;
   g->tripped = 2;
   g->kappa = kappa;
   lth_status st = lth_decomp_interval_error(err, t, pt->r, pt->pi_inv_norm, g->scale, g->cond_max);
@@ -117,7 +117,7 @@ lth_status lth_ivp_guard_probe(lth_ivp_guard *g, int r, double tf, double t_to, 
       t_worst = t;
     }
   }
-  if (pinv * g->scale > g->cond_max) {
+  if (!lth_cond_acceptable(pinv * g->scale, r, g->cond_max)) {
     return lth_decomp_interval_error(err, t_worst, r, pinv, g->scale, g->cond_max);
   }
   return LTH_OK;

@@ -304,6 +304,15 @@ lth_status lth_pi_scan_run(const lth_system *sys, double t0, double t1, size_t p
   return LTH_OK;
 }
 
+double lth_cond_amplification(double cond_interval, int r) {
+  return r <= 2 ? cond_interval : pow(cond_interval, r - 1);
+}
+
+int lth_cond_acceptable(double cond_interval, int r, double cond_max) {
+  return cond_interval <= cond_max &&
+         lth_cond_amplification(cond_interval, r) <= fmax(cond_max, LTH_AMPLIFICATION_MAX);
+}
+
 double lth_pi_chain_scale(const lth_system *sys, double t0, double t1, size_t points) {
   lth_pi_scan sc;
   if (lth_pi_scan_run(sys, t0, t1, points ? points : auto_points(sys, 257), 0, &sc, NULL) !=
@@ -336,13 +345,16 @@ lth_status lth_pi_scan_check(const lth_system *sys, double t0, double t1, size_t
                            "the system is not Hessenberg of index %d on [%g, %g]",
                            r, r - 1, r, sc->worst_t, r, t0, t1);
     }
-  } else if (!(sc->worst <= cmax)) {
+  } else if (!lth_cond_acceptable(sc->worst, r, cmax)) {
     st = lth_error_set_t(err, LTH_ECOND, sc->worst_t,
                          "Pi = A(%d,%d)...A(2,1) A(1,%d) is nearly singular at t = %.17g "
                          "relative to the data on [%g, %g]: cond_interval = ||Pi^-1|| x max "
-                         "||A(%d,%d)||...||A(1,%d)|| = %.3e x %.3e = %.3e exceeds %.3e (--cond-max)",
+                         "||A(%d,%d)||...||A(1,%d)|| = %.3e x %.3e = %.3e (error amplification "
+                         "cond_interval^%d = %.3e) exceeds %.3e (--cond-max%s)",
                          r, r - 1, r, sc->worst_t, t0, t1, r, r - 1, r, sc->pi_inv, sc->scale,
-                         sc->worst, cmax);
+                         sc->worst, r - 1, lth_cond_amplification(sc->worst, r),
+                         sc->worst > cmax ? cmax : fmax(cmax, LTH_AMPLIFICATION_MAX),
+                         sc->worst > cmax ? "" : "; the amplification keeps 2 digits at least");
   } else {
     return LTH_OK;
   }

@@ -89,8 +89,9 @@ START_TEST(grid_judged_after_last_point) {
   ck_assert_int_eq(lth_grid_store(sys, times, 11, &go, &res, &err), LTH_ECOND);
   ck_assert(err.has_t && err.t == 0.0);
   ck_assert_double_eq_tol(err.cond, 1e14 * 1.0, 1e2);
-  /* with cond_max above it, the grid passes and reports cond_interval */
-  go.cond_max = 1e15;
+  /* with cond_max above the measure and its amplification (index 3:
+   * cond_interval^2 = 1e28), the grid passes and reports cond_interval */
+  go.cond_max = 1e29;
   TU_ASSERT_OK(lth_grid_store(sys, times, 11, &go, &res, NULL));
   ck_assert_double_eq_tol(res->points[10]->cond_interval, 1.0, 1e-12);
   lth_grid_result_free(res);

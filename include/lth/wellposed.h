@@ -30,6 +30,21 @@
 extern "C" {
 #endif
 
+/* The error amplification behind cond_interval for index r:
+ *   amplification = cond_interval^(r-1).
+ * The outputs (Ahat, g, Bhat, q) carry derivatives of order up to r - 1 of
+ * Pi^-1-weighted data.  Near a simple root of det Pi every order of the jet
+ * division divides the rounding error once more by Pi: their relative error
+ * is then about eps * cond_interval^(r-1) (measured on the index-3 family
+ * Pi = t - t*: 0.2 to 2 eps cond^2; for Pi that is merely small relative to
+ * the interval's data, far from a root, it is far smaller).  So a point is
+ * accepted when cond_interval <= cond_max and the amplification stays below
+ * max(cond_max, LTH_AMPLIFICATION_MAX), i.e. the outputs keep at least two
+ * digits: lth_cond_acceptable. */
+#define LTH_AMPLIFICATION_MAX 4.5e13 /* 1 / (100 eps) */
+double lth_cond_amplification(double cond_interval, int r);
+int lth_cond_acceptable(double cond_interval, int r, double cond_max);
+
 /* Default number of scan points of a check (lth_pi_scan_check with points = 0). */
 #define LTH_PI_SCAN_POINTS 1025
 
