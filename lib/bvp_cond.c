@@ -129,6 +129,13 @@ void lth_bvp_dependence(const lth_bvp_problem *bp, const double *Phi0, const dou
       return;
     }
     memcpy(y, U + (size_t)(p - 1) * p, (size_t)p * sizeof(double)); /* S' y = sigma_min v */
+    /* only a (numerically) singular S has dependent rows: sigma_min against
+     * the size of the terms, ||B|| max |Phi| (an ill-conditioned BVP with a
+     * regular S, cond_bvp large, is not "dependent") */
+    if (!(sv[p - 1] <= 1e-9 * fmax(sv[0], lth_bvp_bc_norm(bp) * scale))) {
+      free(a);
+      return;
+    }
   } else {
     for (int i = 0; i < p; i++) y[i] = row_on_manifold(bp, Phi0, Phi1, i, scale) <= 1e-10;
   }
