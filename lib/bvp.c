@@ -12,6 +12,7 @@
 
 #include "blas_threads.h"
 #include "bvp_impl.h"
+#include "ivp_impl.h"
 #include "times.h"
 
 static const char *const bvp_names[] = {"shooting", "multiple", "fd", "collocation"};
@@ -116,42 +117,67 @@ lth_status lth_bvp_time_union(const lth_bvp_problem *bp, double **all, size_t *n
 
 /* ---- single shooting: S = B0 Phi(t0) + B1 Phi(t1) (Clark section 4) ---- */
 
+/* S = B0 Phi0 + B1 Phi1 into S (p x p) and c = beta - B0 zp0 - B1 zp1; returns
+ * ||B0 Phi0|| + ||B1 Phi1||.  The scale of the two terms is kept: S can be tiny
+ * (singular) while its own cond(S) is modest. */
+static double shooting_matrix(const lth_bvp_problem *bp, const lth_fundamental *fm, size_t last,
+                              double *S, double *c, double *work) {
+  int s = bp->s, p = bp->p;
+  const double *Phi0 = fm->Phi, *Phi1 = fm->Phi + last * (size_t)s * p;
+  const double *zp0 = fm->zp, *zp1 = fm->zp + last * (size_t)s;
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, p, p, s, 1.0, bp->B0, p, Phi0, s, 0.0,
+              S, p);
+  double scale = LAPACKE_dlange(LAPACK_COL_MAJOR, '1', p, p, S, p);
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, p, p, s, 1.0, bp->B1, p, Phi1, s, 0.0,
+              work, p);
+  scale += LAPACKE_dlange(LAPACK_COL_MAJOR, '1', p, p, work, p);
+  cblas_daxpy(p * p, 1.0, work, 1, S, 1);
+  memcpy(c, bp->beta, (size_t)p * sizeof(double));
+  cblas_dgemv(CblasColMajor, CblasNoTrans, p, s, -1.0, bp->B0, p, zp0, 1, 1.0, c, 1);
+  cblas_dgemv(CblasColMajor, CblasNoTrans, p, s, -1.0, bp->B1, p, zp1, 1, 1.0, c, 1);
+  return scale;
+}
+
+/* cond_bvp = max_k ||Phi(t_k) S^{-1}||_inf (||B0|| + ||B1||) from the LU of S. */
+static double shooting_cond_bvp(const lth_bvp_problem *bp, const lth_fundamental *fm,
+                                const double *LU, const lapack_int *ipiv, double *Sinv,
+                                double *X) {
+  int s = bp->s, p = bp->p;
+  for (int j = 0; j < p; j++)
+    for (int i = 0; i < p; i++) Sinv[i + (size_t)j * p] = i == j;
+  LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', p, p, LU, p, ipiv, Sinv, p);
+  double mx = 0.0;
+  for (size_t k = 0; k < fm->n; k++) {
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s, p, p, 1.0,
+                fm->Phi + k * (size_t)s * p, s, Sinv, p, 0.0, X, s);
+    double g = lth_bvp_green_norm(X, s, p, (size_t)s);
+    mx = g > mx || isnan(g) ? g : mx;
+  }
+  return mx * lth_bvp_bc_norm(bp);
+}
+
 static lth_status shooting(const lth_bvp_problem *bp, const lth_bvp_opts *o,
                            lth_bvp_result *res, lth_error *err) {
   int s = bp->s, p = bp->p;
   double *all = NULL;
   size_t nall = 0, *idx = malloc((bp->n + 1) * sizeof(size_t));
   lth_fundamental *fm = NULL;
-  double *S = malloc(sizeof(double) * (2 * (size_t)p * p + 6 * (size_t)p + 2)); /* S c work */
+  size_t pp = (size_t)p * p;
+  /* S, its copy, S^{-1}, c, work (max(p p, 4 p)), X (s x p) */
+  double *S = malloc(sizeof(double) * (4 * pp + 6 * (size_t)p + (size_t)s * p + 2));
   lapack_int *ipiv = malloc(sizeof(lapack_int) * (2 * (size_t)p + 1));
   lth_status st = (!idx || !S || !ipiv) ? lth_error_set(err, LTH_ENOMEM, "out of memory")
-                                        : lth_bvp_time_union(bp, &all, &nall, idx, err);
+                                        : lth_bvp_cond_times(bp, &all, &nall, idx, err);
   if (st == LTH_OK) {
     lth_ivp_opts io = o->ivp;
     io.cond_max = o->cond_max;
+    io.pi_scan = -1; /* lth_bvp_solve scanned the interval */
     st = lth_ivp_fundamental(bp->sys, bp->t0, all, nall, &io, &fm, err);
   }
   if (st != LTH_OK) goto cleanup;
-  double *c = S + (size_t)p * p, *work = c + p + 1; /* work: max(p p, 4 p) */
-  const double *Phi0 = fm->Phi, *Phi1 = fm->Phi + (nall - 1) * (size_t)s * p;
-  const double *zp0 = fm->zp, *zp1 = fm->zp + (nall - 1) * (size_t)s;
-  /* S = B0 Phi0 + B1 Phi1;  c = beta - B0 zp0 - B1 zp1.  The scale of the two
-   * terms is kept: S can be tiny (singular) while its own cond(S) is modest. */
-  double scale = 0.0;
-  if (p > 0) {
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, p, p, s, 1.0, bp->B0, p, Phi0, s,
-                0.0, S, p);
-    scale = LAPACKE_dlange(LAPACK_COL_MAJOR, '1', p, p, S, p);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, p, p, s, 1.0, bp->B1, p, Phi1, s,
-                0.0, work, p); /* work holds B1 Phi1 for its norm, then S */
-    scale += LAPACKE_dlange(LAPACK_COL_MAJOR, '1', p, p, work, p);
-    cblas_daxpy(p * p, 1.0, work, 1, S, 1);
-  }
-  if (p > 0) { /* BLAS rejects a leading dimension of 0 */
-    memcpy(c, bp->beta, (size_t)p * sizeof(double));
-    cblas_dgemv(CblasColMajor, CblasNoTrans, p, s, -1.0, bp->B0, p, zp0, 1, 1.0, c, 1);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, p, s, -1.0, bp->B1, p, zp1, 1, 1.0, c, 1);
-  }
+  double *S0 = S + pp, *Sinv = S0 + pp, *c = Sinv + pp, *work = c + p + 1, *X = work + pp + 4 * (size_t)p;
+  double scale = p > 0 ? shooting_matrix(bp, fm, nall - 1, S, c, work) : 0.0;
+  memcpy(S0, S, pp * sizeof(double));
   double anorm = p > 0 ? LAPACKE_dlange(LAPACK_COL_MAJOR, '1', p, p, S, p) : 0.0, rcond = 0.0;
   lapack_int info = p > 0 ? LAPACKE_dgetrf(LAPACK_COL_MAJOR, p, p, S, p, ipiv) : 0;
   if (info == 0 && p > 0) {
@@ -162,12 +188,23 @@ static lth_status shooting(const lth_bvp_problem *bp, const lth_bvp_opts *o,
   res->cond_shooting = p == 0 ? 1.0
                        : (rcond > 0 && anorm > 0) ? fmax(scale / anorm, 1.0) / rcond
                                                   : INFINITY;
+  res->cond_bvp = p == 0 ? 0.0
+                  : (info == 0 && rcond > 0) ? shooting_cond_bvp(bp, fm, S, ipiv, Sinv, X)
+                                             : INFINITY;
   res->drift = fm->drift;
-  if (info != 0 || !(res->cond_shooting <= lth_bvp_cond_max(o))) {
-    st = lth_bvp_not_unique(res->cond_shooting, "shooting matrix S = B0 Phi(t0) + B1 Phi(t1)",
-                            err);
+  double cmax = lth_bvp_cond_max(o);
+  if (info != 0 || !(res->cond_shooting <= cmax) || !(res->cond_bvp <= cmax)) {
+    char detail[LTH_ERROR_MSG_MAX];
+    lth_bvp_dependence(bp, fm->Phi, fm->Phi + (nall - 1) * (size_t)s * p, S0, detail,
+                       sizeof detail);
+    st = (info != 0 || !(res->cond_shooting <= cmax))
+             ? lth_bvp_not_unique_detail(res->cond_shooting,
+                                         "shooting matrix S = B0 Phi(t0) + B1 Phi(t1)", detail,
+                                         err)
+             : lth_bvp_ill_posed(res->cond_bvp, cmax, "single shooting", "", err);
     goto cleanup;
   }
+  res->error_estimate = NAN;
   if (p > 0) LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', p, 1, S, p, ipiv, c, p);
   for (size_t k = 0; k < bp->n; k++) {
     size_t j = idx[k];
@@ -181,6 +218,7 @@ static lth_status shooting(const lth_bvp_problem *bp, const lth_bvp_opts *o,
   /* boundary residual from the end values (zp0, zp1 are not needed any more) */
   double *z0 = fm->zp, *z1 = fm->zp + (nall - 1) * (size_t)s;
   if (p > 0) {
+    const double *Phi0 = fm->Phi, *Phi1 = fm->Phi + (nall - 1) * (size_t)s * p;
     cblas_dgemv(CblasColMajor, CblasNoTrans, s, p, 1.0, Phi0, s, c, 1, 1.0, z0, 1);
     cblas_dgemv(CblasColMajor, CblasNoTrans, s, p, 1.0, Phi1, s, c, 1, 1.0, z1, 1);
   }
@@ -195,9 +233,16 @@ cleanup:
 }
 
 lth_status lth_bvp_not_unique(double cond, const char *what, lth_error *err) {
+  return lth_bvp_not_unique_detail(cond, what, NULL, err);
+}
+
+lth_status lth_bvp_not_unique_detail(double cond, const char *what, const char *detail,
+                                     lth_error *err) {
   lth_error_set(err, LTH_ENOTUNIQUE,
-                "the BVP is not uniquely solvable: the %s is %s (condition estimate %.3e)", what,
-                isfinite(cond) ? "numerically singular" : "singular", cond);
+                "the BVP is not uniquely solvable: the %s is %s (condition estimate %.3e)%s%s",
+                what, isfinite(cond) ? "numerically singular" : "singular", cond,
+                detail && *detail ? ": the boundary conditions are " : "",
+                detail ? detail : "");
   if (err) {
     err->has_cond = 1;
     err->cond = cond;
@@ -236,7 +281,10 @@ lth_status lth_bvp_solve(const lth_system *sys, double t0, double t1, int rows, 
   lth_bvp_problem bp = {sys, t0, t1, rows, B0, B1, beta, times, n,
                         lth_system_size(sys), lth_system_manifold_dim(sys)};
   lth_status st = check_input(&bp, err);
+  /* no method may step over a singular Pi between its own points */
+  if (st == LTH_OK) st = lth_ivp_prescan(sys, t0, t1, &o.ivp, NULL, err);
   if (st != LTH_OK) return st;
+  o.ivp.pi_scan = -1;
   lth_bvp_result *res = result_alloc(&bp, o.method);
   if (!res) return lth_error_set(err, LTH_ENOMEM, "out of memory allocating a BVP solution");
   int blas_saved = lth_blas_threads_push(bp.s <= LTH_BLAS_SMALL);
@@ -258,6 +306,7 @@ lth_status lth_bvp_solve(const lth_system *sys, double t0, double t1, int rows, 
     st = lth_error_set(err, LTH_EINVAL, "unknown BVP method %d", (int)o.method);
   }
   lth_blas_threads_pop(blas_saved);
+  if (st == LTH_ENOTUNIQUE) lth_bvp_explain(&bp, &o, err);
   if (st != LTH_OK) {
     lth_bvp_result_free(res);
     return st;

@@ -47,9 +47,24 @@ static lth_status make_grid(const lth_bvp_problem *bp, size_t N, const double *e
   return LTH_OK;
 }
 
-/* Solve the implicit Euler system on `grid` into z (s x ng). */
+/* cond_bvp of the discrete problem: max over the nodes of ||Z_i||_inf, Z_i
+ * (s x p) the responses at node i to unit boundary values (the discrete
+ * Phi(t_i) S^{-1}), times ||B0|| + ||B1||. */
+static double fd_cond_bvp(const lth_bvp_problem *bp, const double *green, size_t ng) {
+  int s = bp->s, p = bp->p;
+  double mx = 0.0;
+  for (size_t i = 0; i < ng; i++) {
+    double g = lth_bvp_green_norm(green + i * (size_t)s, s, p, ng * (size_t)s);
+    mx = g > mx || isnan(g) ? g : mx;
+  }
+  return mx * lth_bvp_bc_norm(bp);
+}
+
+/* Solve the implicit Euler system on `grid` into z (s x ng); cond_bvp (may be
+ * NULL) from the same factorization. */
 static lth_status fd_solve_grid(const lth_bvp_problem *bp, const lth_ic *ic, const double *grid,
-                                size_t ng, double *z, double *cond, fd_progress *pg,
+                                size_t ng, double *z, double *cond, double *cond_bvp,
+                                fd_progress *pg,
                                 lth_error *err) {
   int s = bp->s, m = lth_system_state_dim(bp->sys), p = bp->p;
   size_t N = ng - 1, ss = (size_t)s * s;
@@ -82,8 +97,12 @@ static lth_status fd_solve_grid(const lth_bvp_problem *bp, const lth_ic *ic, con
     const double *M0, *b0;
     int nl = lth_ic_conditions(ic, &M0, &b0);
     lth_twopoint tp = {s, nl, p, N, M0, b0, bp->B0, bp->B1, bp->beta, C, E, e};
-    st = lth_twopoint_solve(&tp, z, cond, err);
+    double *green = cond_bvp && p > 0 ? malloc(ng * (size_t)s * p * sizeof(double)) : NULL;
+    if (cond_bvp && p > 0 && !green) st = lth_error_set(err, LTH_ENOMEM, "out of memory");
+    if (st == LTH_OK) st = lth_twopoint_solve_green(&tp, z, cond, green, err);
     if (st == LTH_ESING) st = lth_bvp_not_unique(*cond, "finite-difference matrix", err);
+    if (st == LTH_OK && cond_bvp) *cond_bvp = p > 0 ? fd_cond_bvp(bp, green, ng) : 0.0;
+    free(green);
   }
   lth_jet_release(&A);
   lth_jet_release(&f);
@@ -102,7 +121,7 @@ static lth_status fd_uniform(const lth_bvp_problem *bp, const lth_ic *ic, size_t
   lth_status st = make_grid(bp, N, NULL, 0, &grid, &ng, err);
   *z = st == LTH_OK ? malloc(ng * (size_t)bp->s * sizeof(double)) : NULL;
   if (st == LTH_OK && !*z) st = lth_error_set(err, LTH_ENOMEM, "out of memory");
-  if (st == LTH_OK) st = fd_solve_grid(bp, ic, grid, ng, *z, &cond, pg, err);
+  if (st == LTH_OK) st = fd_solve_grid(bp, ic, grid, ng, *z, &cond, NULL, pg, err);
   free(grid);
   return st;
 }
@@ -184,8 +203,11 @@ lth_status lth_bvp_fd(const lth_bvp_problem *bp, const lth_bvp_opts *o, lth_bvp_
   if (st == LTH_OK) st = make_grid(bp, N, NULL, 0, &grid, &ng, err);
   if (st == LTH_OK) {
     z = malloc(ng * (size_t)s * sizeof(double));
-    st = z ? fd_solve_grid(bp, ic, grid, ng, z, &res->cond_shooting, &pg, err)
+    st = z ? fd_solve_grid(bp, ic, grid, ng, z, &res->cond_shooting, &res->cond_bvp, &pg, err)
            : lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  if (st == LTH_OK && !(res->cond_bvp <= lth_bvp_cond_max(o))) {
+    st = lth_bvp_ill_posed(res->cond_bvp, lth_bvp_cond_max(o), "finite differences", "", err);
   }
   if (st == LTH_OK) {
     for (size_t k = 0; k < bp->n; k++) {

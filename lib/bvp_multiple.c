@@ -167,7 +167,7 @@ static void lift(const lth_point *pt, const double *V, int cols, double *out) {
 
 /* The two-point system in the unknowns c_0 .. c_{M-1}. */
 static lth_status assemble_solve(lth_ivp *iv, const lth_bvp_problem *bp, ms_data *d, double *c,
-                                 double *cond, lth_error *err) {
+                                 double *green, double *cond, lth_error *err) {
   int s = d->s, m = d->m, p = d->p, M = d->M;
   size_t pp = (size_t)p * p;
   double *buf = calloc(3 * pp + 2 * (size_t)s * p + 2 * (size_t)s + 2 * (size_t)p +
@@ -204,20 +204,37 @@ static lth_status assemble_solve(lth_ivp *iv, const lth_bvp_problem *bp, ms_data
                   0.0, e + (size_t)(j - 1) * p, 1);
     }
     lth_twopoint tp = {p, 0, p, (size_t)(M - 1), NULL, NULL, D0, DN, dvec, C, E, e};
-    st = lth_twopoint_solve(&tp, c, cond, err);
+    st = lth_twopoint_solve_green(&tp, c, cond, green, err);
   }
   free(buf);
   return st;
 }
 
-/* z at the output times from the local solutions. */
+/* ||Phi(t) S^{-1}||_inf at an output time: the local fundamental solution
+ * (Vout's first p columns) times the responses c_k of the banded system to
+ * unit boundary values (green: column i holds c_0 .. c_{M-1}). */
+static double green_at(const lth_point *pt, const ms_data *d, const double *V, int k,
+                       const double *green, double *tmp, double *X) {
+  int m = d->m, p = d->p;
+  for (int i = 0; i < p; i++) {
+    cblas_dgemv(CblasColMajor, CblasNoTrans, m, p, 1.0, V, m,
+                green + (size_t)i * d->M * p + (size_t)k * p, 1, 0.0, tmp + (size_t)i * m, 1);
+  }
+  lift(pt, tmp, p, X);
+  return lth_bvp_green_norm(X, d->s, p, (size_t)d->s);
+}
+
+/* z at the output times from the local solutions, and cond_bvp. */
 static lth_status outputs(lth_ivp *iv, const lth_bvp_problem *bp, const ms_data *d,
-                          const double *c, const double *all, size_t nall, const size_t *idx,
-                          lth_bvp_result *res, lth_error *err) {
+                          const double *c, const double *green, const double *all, size_t nall,
+                          const size_t *idx, lth_bvp_result *res, lth_error *err) {
   int s = d->s, m = d->m, p = d->p;
   size_t w = (size_t)m * (p + 1);
-  double *zall = malloc(sizeof(double) * ((size_t)s * nall + (size_t)m + 1)), *v = zall + (size_t)s * nall;
+  double *zall = malloc(sizeof(double) * ((size_t)s * nall + (size_t)m + 1 +
+                                          (size_t)(m + s) * p + 1));
   if (!zall) return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  double *v = zall + (size_t)s * nall, *tmp = v + m + 1, *X = tmp + (size_t)m * p;
+  double gmax = 0.0;
   lth_status st = LTH_OK;
   for (size_t j = 0; j < nall && st == LTH_OK; j++) {
     const double *V = d->Vout + j * w;
@@ -227,6 +244,10 @@ static lth_status outputs(lth_ivp *iv, const lth_bvp_problem *bp, const ms_data 
     const lth_point *pt;
     st = lth_ivp_point(iv, all[j], &pt, err);
     if (st != LTH_OK) break;
+    if (p > 0) {
+      double g = green_at(pt, d, V, d->sub[j], green, tmp, X);
+      gmax = g > gmax || isnan(g) ? g : gmax;
+    }
     double *z = zall + j * (size_t)s;
     lift(pt, v, 1, z);
     cblas_daxpy(s, 1.0, pt->q.c, 1, z, 1);
@@ -242,6 +263,7 @@ static lth_status outputs(lth_ivp *iv, const lth_bvp_problem *bp, const ms_data 
       memcpy(res->z + k * (size_t)s, zall + idx[k] * (size_t)s, (size_t)s * sizeof(double));
     }
     res->bc_residual = lth_bvp_bc_residual(bp, zall, zall + (nall - 1) * (size_t)s);
+    res->cond_bvp = gmax * lth_bvp_bc_norm(bp);
   }
   free(zall);
   return st;
@@ -263,14 +285,14 @@ static lth_status ms_alloc(ms_data *d, size_t nall, lth_error *err) {
 lth_status lth_bvp_multiple(const lth_bvp_problem *bp, const lth_bvp_opts *o,
                             lth_bvp_result *res, lth_error *err) {
   ms_data d = {bp->s, lth_system_state_dim(bp->sys), bp->p, 0, NULL, NULL, NULL, NULL, NULL, NULL};
-  double *all = NULL, *c = NULL;
+  double *all = NULL, *c = NULL, *green = NULL;
   size_t nall = 0, *idx = malloc((bp->n + 1) * sizeof(size_t));
   lth_ivp *iv = NULL;
   int M = o->intervals > 0 ? (o->intervals < MAX_INTERVALS ? o->intervals : MAX_INTERVALS)
                            : MAX_NODES;
   d.tau = malloc(((size_t)M + 2) * sizeof(double));
   lth_status st = (!idx || !d.tau) ? lth_error_set(err, LTH_ENOMEM, "out of memory")
-                                   : lth_bvp_time_union(bp, &all, &nall, idx, err);
+                                   : lth_bvp_cond_times(bp, &all, &nall, idx, err);
   if (st == LTH_OK && o->intervals > 0) {
     for (int k = 0; k <= M; k++) d.tau[k] = bp->t0 + (bp->t1 - bp->t0) * k / M;
     d.tau[M] = bp->t1;
@@ -287,18 +309,23 @@ lth_status lth_bvp_multiple(const lth_bvp_problem *bp, const lth_bvp_opts *o,
   }
   if (st == LTH_OK) {
     c = malloc(((size_t)d.M * d.p + 1) * sizeof(double));
-    st = c ? assemble_solve(iv, bp, &d, c, &res->cond_shooting, err)
-           : lth_error_set(err, LTH_ENOMEM, "out of memory");
+    green = malloc(((size_t)d.M * d.p * d.p + 1) * sizeof(double));
+    st = c && green ? assemble_solve(iv, bp, &d, c, green, &res->cond_shooting, err)
+                    : lth_error_set(err, LTH_ENOMEM, "out of memory");
     if (st == LTH_ESING || (st == LTH_OK && !(res->cond_shooting <= lth_bvp_cond_max(o)))) {
       st = lth_bvp_not_unique(res->cond_shooting, "multiple-shooting matrix", err);
     }
   }
-  if (st == LTH_OK) st = outputs(iv, bp, &d, c, all, nall, idx, res, err);
+  if (st == LTH_OK) st = outputs(iv, bp, &d, c, green, all, nall, idx, res, err);
+  if (st == LTH_OK && !(res->cond_bvp <= lth_bvp_cond_max(o))) {
+    st = lth_bvp_ill_posed(res->cond_bvp, lth_bvp_cond_max(o), "multiple shooting", "", err);
+  }
   res->intervals = d.M;
   lth_ivp_free(iv);
   free(all);
   free(idx);
   free(c);
+  free(green);
   free(d.tau);
   free(d.Q);
   free(d.Y);

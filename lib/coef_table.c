@@ -28,6 +28,8 @@
 #define TAB_DEFAULT_TARGET 24
 #define TAB_DEFAULT_JET 1
 #define TAB_SERIAL_SECONDS 2e-3
+/* below this fraction of the span a panel is left to direct decomposition */
+#define TAB_DIRECT_WIDTH 1e-6
 /* cond_chain growing by this factor inside a panel that will not converge:
  * Pi is becoming singular, not the data rough. */
 #define TAB_COND_GROWTH 1e3
@@ -413,8 +415,11 @@ static lth_status accept(lth_table *tab, double a, double b, int n, const tab_ve
   tab->w_ref = w;
   /* the next width from the degree this panel needed (the coefficients of
    * data analytic near the panel decay at a rate that scales with the width);
-   * a noise-limited panel says nothing about the width: keep it */
-  tab->w_next = w * (v->noise ? 1.0 : clamp(target / fmax(v->reach, 1.0), 0.5, 2.0));
+   * a noise-limited panel says nothing about the width, and its noise does
+   * not shrink with it: try a wider one (keeping the width crawled at 1e-10
+   * of the span towards a pole of Pi^-1 just outside the interval, where
+   * rounding in the large coefficients made every panel noise-limited) */
+  tab->w_next = w * (v->noise ? 2.0 : clamp(target / fmax(v->reach, 1.0), 0.5, 2.0));
   tab->w_next = fmax(tab->w_next, tab->min_width);
   /* noise sets the floor below which the next panels' coefficients count as
    * zero; it decays panel by panel, back to the requested tolerance */
@@ -511,10 +516,24 @@ static lth_status left_node(lth_table *tab, lth_error *err) {
   return LTH_OK;
 }
 
+/* [a, t_hi] is left to direct decomposition (see build_panel). */
+static lth_status direct_rest(lth_table *tab, double a, lth_error *err) {
+  lth_error_clear(err);
+  lth_status st = tab_store_direct(tab, a, tab->t_hi, err);
+  if (st == LTH_OK) {
+    tab->covered = tab->t_hi;
+  }
+  return st;
+}
+
 static lth_status build_panel(lth_table *tab, lth_error *err) {
   double a = tab->covered, rest = tab->t_hi - a;
   double w = tab->w_next > 0 ? fmin(tab->w_next, rest) : rest;
   lth_status st = tab->left_known ? LTH_OK : left_node(tab, err);
+  if (st == LTH_ECOND && tab->np > 0 && tab->panels[tab->np - 1].direct) {
+    /* past a stretch left to direct decomposition the next node is refused */
+    return direct_rest(tab, a, err);
+  }
   double probe = 0.0; /* flat tail seen at twice this width (candidate noise) */
   while (st == LTH_OK) {
     if (rest - w < 0.25 * w) {
@@ -538,6 +557,14 @@ static lth_status build_panel(lth_table *tab, lth_error *err) {
     int growth = tmp.cond_chain > TAB_COND_GROWTH * tab->node[0].cond_chain;
     if (w <= tab->min_width) {
       return growth ? refuse(tab, a, b, n, &v, err) : give_up_panel(tab, a, b, err);
+    }
+    /* panels this narrow cost more than the decompositions they save: where
+     * the coefficients vary this fast (a pole of Pi^-1 just outside the
+     * interval, a nearly singular Pi) the stretch is left to direct
+     * decomposition, whose every point the integrator's guard judges
+     * (lib/ivp_guard.c).  Before, the builder crawled on at 1e-10 of the span. */
+    if (w <= TAB_DIRECT_WIDTH * (tab->t_hi - tab->t_lo)) {
+      return give_up_panel(tab, a, b, err);
     }
     if (!growth && tab->w_ref > 0 && w <= tab->w_ref / 64) {
       return give_up_panel(tab, a, b, err);

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "decomp_impl.h"
+#include "lth/wellposed.h"
 
 static lth_jet sub(const lth_jet *J, int r0, int c0, int rows, int cols, int order) {
   lth_jet V = lth_jet_view(J, r0, c0, rows, cols);
@@ -40,90 +41,6 @@ static lth_jet sub(const lth_jet *J, int r0, int c0, int rows, int cols, int ord
 }
 
 static int imin(int a, int b) { return a < b ? a : b; }
-
-/* ---- results ---- */
-
-static lth_status point_jets(lth_point *pt, const lth_system *sys, int order, lth_error *err) {
-  int r = pt->r, s = pt->s, m = pt->m, nr = lth_system_block_size(sys, r);
-  lth_status st = LTH_OK;
-  struct {
-    lth_jet *J;
-    int rows, cols;
-  } list[] = {{&pt->Pi, nr, nr},  {&pt->P, m, m}, {&pt->Ahat, m, m}, {&pt->g, m, 1},
-              {&pt->Bhat, s, m}, {&pt->q, s, 1}, {&pt->G, s, m}};
-  for (size_t k = 0; k < sizeof list / sizeof list[0] && st == LTH_OK; k++) {
-    st = lth_jet_init(list[k].J, list[k].rows, list[k].cols, order, err);
-  }
-  for (int i = 1; i < r && st == LTH_OK; i++) {
-    int rows = i == 1 ? nr : lth_system_block_size(sys, i - 1);
-    st = lth_jet_init(&pt->Q[i - 1], rows, lth_system_block_size(sys, i), order, err);
-  }
-  return st;
-}
-
-lth_point *lth_point_alloc(const lth_system *sys, int order, lth_error *err) {
-  if (order < 0) {
-    lth_error_set(err, LTH_EINVAL, "result order %d must be >= 0", order);
-    return NULL;
-  }
-  lth_point *pt = calloc(1, sizeof *pt);
-  int r = lth_system_index(sys);
-  if (pt) {
-    pt->Q = calloc((size_t)r, sizeof *pt->Q);
-  }
-  if (!pt || !pt->Q) {
-    free(pt);
-    lth_error_set(err, LTH_ENOMEM, "out of memory allocating a result");
-    return NULL;
-  }
-  pt->order = order;
-  pt->r = r;
-  pt->s = lth_system_size(sys);
-  pt->m = lth_system_state_dim(sys);
-  pt->p = lth_system_manifold_dim(sys);
-  pt->t = NAN;
-  if (point_jets(pt, sys, order, err) != LTH_OK) {
-    lth_point_free(pt);
-    return NULL;
-  }
-  return pt;
-}
-
-void lth_point_free(lth_point *pt) {
-  if (!pt) {
-    return;
-  }
-  lth_jet *list[] = {&pt->Pi, &pt->P, &pt->Ahat, &pt->g, &pt->Bhat, &pt->q, &pt->G};
-  for (size_t k = 0; k < sizeof list / sizeof list[0]; k++) {
-    lth_jet_release(list[k]);
-  }
-  for (int i = 0; i < pt->r; i++) {
-    lth_jet_release(&pt->Q[i]);
-  }
-  free(pt->Q);
-  free(pt);
-}
-
-lth_status lth_point_copy(lth_point *dst, const lth_point *src, lth_error *err) {
-  if (dst->r != src->r || dst->s != src->s || dst->m != src->m) {
-    return lth_error_set(err, LTH_EDIM, "copy between results of different systems");
-  }
-  lth_jet *d[] = {&dst->Pi, &dst->P, &dst->Ahat, &dst->g, &dst->Bhat, &dst->q, &dst->G};
-  const lth_jet *s[] = {&src->Pi, &src->P, &src->Ahat, &src->g, &src->Bhat, &src->q, &src->G};
-  lth_status st = LTH_OK;
-  for (size_t k = 0; k < sizeof d / sizeof d[0] && st == LTH_OK; k++) {
-    st = lth_jet_copy(d[k], s[k], err);
-  }
-  for (int i = 0; i < src->r - 1 && st == LTH_OK; i++) {
-    st = lth_jet_copy(&dst->Q[i], &src->Q[i], err);
-  }
-  dst->t = src->t;
-  dst->cond_pi = src->cond_pi;
-  dst->cond_chain = src->cond_chain;
-  dst->pi_sign = src->pi_sign;
-  dst->order = imin(dst->order, src->order);
-  return st;
-}
 
 /* ---- workspace ---- */
 
@@ -151,6 +68,11 @@ static lth_status ws_jets(lth_decomp_ws *ws, lth_error *err) {
 }
 
 lth_decomp_ws *lth_decomp_ws_alloc(const lth_system *sys, int out_order, lth_error *err) {
+  return lth_decomp_ws_alloc_scaled(sys, out_order, -1.0, err);
+}
+
+lth_decomp_ws *lth_decomp_ws_alloc_scaled(const lth_system *sys, int out_order, double scale,
+                                          lth_error *err) {
   if (out_order < 0) {
     lth_error_set(err, LTH_EINVAL, "output order %d must be >= 0", out_order);
     return NULL;
@@ -171,6 +93,10 @@ lth_decomp_ws *lth_decomp_ws_alloc(const lth_system *sys, int out_order, lth_err
   ws->out_order = out_order;
   ws->K = out_order + ws->r - 1;
   ws->cond_max = LTH_DEFAULT_COND_MAX;
+  double t0, t1;
+  ws->scale = scale >= 0 ? scale
+              : lth_system_interval(sys, &t0, &t1) ? lth_pi_chain_scale(sys, t0, t1, 0)
+                                                    : 0.0;
   int r = ws->r;
   ws->n = malloc((size_t)r * sizeof *ws->n);
   ws->off = malloc((size_t)(r + 1) * sizeof *ws->off);
@@ -228,6 +154,8 @@ void lth_decomp_ws_free(lth_decomp_ws *ws) {
 }
 
 void lth_decomp_ws_set_cond_max(lth_decomp_ws *ws, double cond_max) { ws->cond_max = cond_max; }
+void lth_decomp_ws_set_scale(lth_decomp_ws *ws, double scale) { ws->scale = scale > 0 ? scale : 0; }
+double lth_decomp_ws_scale(const lth_decomp_ws *ws) { return ws->scale; }
 const lth_system *lth_decomp_ws_system(const lth_decomp_ws *ws) { return ws->sys; }
 int lth_decomp_ws_order(const lth_decomp_ws *ws) { return ws->out_order; }
 const lth_jet *lth_decomp_ws_A(const lth_decomp_ws *ws) { return &ws->A; }
@@ -255,6 +183,49 @@ static double norm1_0(const lth_jet *J) {
 
 static int has_A(const lth_decomp_ws *ws, int i, int j) {
   return lth_system_A(ws->sys, i, j) != NULL;
+}
+
+/* cond_interval = ||Pi^-1|| max(chain_norm(t), scale), chain_norm = the product
+ * of the chain blocks' norms (include/lth/wellposed.h): Pi's distance to
+ * singularity relative to the largest size the chain data reach on the
+ * interval.  Unlike cond_chain it sees a block that shrinks with Pi. */
+static lth_status chain_measure(lth_decomp_ws *ws, double t, lth_error *err) {
+  int r = ws->r;
+  lth_jet a = Ablk(ws, 1, r);
+  double chain = norm1_0(&a);
+  for (int i = 2; i <= r; i++) {
+    a = Ablk(ws, i, i - 1);
+    chain *= norm1_0(&a);
+  }
+  ws->chain_norm = chain;
+  ws->cond_interval = ws->pi_inv_norm * fmax(chain, ws->scale);
+  if (ws->cond_interval < ws->cond_pi) {
+    ws->cond_interval = ws->cond_pi;
+  }
+  if (lth_cond_acceptable(ws->cond_interval, r, ws->cond_max)) {
+    return LTH_OK;
+  }
+  return lth_decomp_interval_error(err, t, r, ws->pi_inv_norm, fmax(chain, ws->scale),
+                                   ws->cond_max);
+}
+
+lth_status lth_decomp_interval_error(lth_error *err, double t, int r, double pi_inv,
+                                     double scale, double cond_max) {
+  double kappa = pi_inv * scale;
+  lth_error_set_t(err, LTH_ECOND, t,
+                  "Pi = A(%d,%d)...A(2,1) A(1,%d) is nearly singular relative to the data on "
+                  "the interval: cond_interval = ||Pi^-1|| x max ||A(%d,%d)||...||A(1,%d)|| = "
+                  "%.3e x %.3e = %.3e (error amplification cond_interval^%d = %.3e) exceeds "
+                  "%.3e (--cond-max%s)",
+                  r, r - 1, r, r, r - 1, r, pi_inv, scale, kappa, r - 1,
+                  lth_cond_amplification(kappa, r),
+                  kappa > cond_max ? cond_max : fmax(cond_max, LTH_AMPLIFICATION_MAX),
+                  kappa > cond_max ? "" : "; the amplification keeps 2 digits at least");
+  if (err) {
+    err->has_cond = 1;
+    err->cond = pi_inv * scale;
+  }
+  return LTH_ECOND;
 }
 
 /* Chains L_1 = A_1r, L_i = A_{i,i-1} L_{i-1}; R_{r-1} = A_{r,r-1},
@@ -304,7 +275,8 @@ static lth_status chains(lth_decomp_ws *ws, double t, lth_error *err) {
     lmax = fmax(lmax, norm1_0(&ws->L[i - 1]));
     rmax = fmax(rmax, norm1_0(&ws->R[i - 1]));
   }
-  ws->cond_chain = npi > 0 ? lmax * rmax * ws->cond_pi / npi : INFINITY;
+  ws->pi_inv_norm = npi > 0 ? ws->cond_pi / npi : INFINITY;
+  ws->cond_chain = lmax * rmax * ws->pi_inv_norm;
   if (ws->cond_chain < ws->cond_pi) {
     ws->cond_chain = ws->cond_pi; /* rounding in the estimates */
   }
@@ -319,6 +291,7 @@ static lth_status chains(lth_decomp_ws *ws, double t, lth_error *err) {
     }
     return LTH_ECOND;
   }
+  st = chain_measure(ws, t, err);
   for (int i = 1; i < r && st == LTH_OK; i++) {
     st = lth_jet_lu_solve(ws->lu, &ws->R[i - 1], &ws->S[i - 1], err);
   }
@@ -566,6 +539,9 @@ lth_status lth_decomp_at(lth_decomp_ws *ws, double t, lth_point *pt, lth_error *
     pt->cond_pi = ws->cond_pi;
     pt->cond_chain = ws->cond_chain;
     pt->pi_sign = ws->pi_sign;
+    pt->pi_inv_norm = ws->pi_inv_norm;
+    pt->chain_norm = ws->chain_norm;
+    pt->cond_interval = ws->cond_interval;
     st = check_finite(pt, t, err);
   }
   if (st != LTH_OK && err && !err->has_t) {

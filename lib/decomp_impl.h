@@ -13,6 +13,8 @@ struct lth_decomp_ws {
   int K;         /* input jet order = out_order + r - 1 */
   int out_order;
   double cond_max, cond_pi, cond_chain;
+  double scale;      /* largest chain norm on the interval (0: unknown) */
+  double pi_inv_norm, chain_norm, cond_interval; /* at the last point */
   int pi_sign; /* sign of det Pi at the last point */
   int *n, *off;  /* n[i-1] = n_i, off[i-1] = offset of block i; off[r] = s */
   int *xord;     /* xord[i]: order of X_i (xord[0]: u's map) */
@@ -28,5 +30,15 @@ struct lth_decomp_ws {
   lth_jet Z;     /* n_r x (m+1) */
   lth_jet tmp;   /* s x nmax */
 };
+
+/* lth_decomp_ws_alloc with a known scale (scale >= 0) instead of a scan of
+ * the system's interval (scale < 0): for callers that allocate several
+ * workspaces of one system (the grid's threads). */
+lth_decomp_ws *lth_decomp_ws_alloc_scaled(const lth_system *sys, int out_order, double scale,
+                                          lth_error *err);
+
+/* The LTH_ECOND record of a cond_interval = pi_inv * scale above cond_max at t. */
+lth_status lth_decomp_interval_error(lth_error *err, double t, int r, double pi_inv,
+                                     double scale, double cond_max);
 
 #endif

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "lth/grid.h"
 
+#include <math.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -15,6 +16,8 @@
 #endif
 
 #include "blas_threads.h"
+#include "decomp_impl.h"
+#include "lth/wellposed.h"
 
 void lth_grid_opts_init(lth_grid_opts *opts) {
   memset(opts, 0, sizeof *opts);
@@ -62,6 +65,9 @@ typedef struct {
   void *ctx;
   lth_status st;           /* first failure in time order */
   lth_error *err;
+  /* cond_interval over the grid (include/lth/wellposed.h): the scale is the
+   * largest chain norm of the workspaces' scan and of the points delivered */
+  double scale, pinv_max, t_pinv_max;
 } grid_run;
 
 static void run_free(grid_run *g) {
@@ -83,10 +89,13 @@ static lth_status run_alloc(grid_run *g, lth_error *err) {
     return lth_error_set(err, LTH_ENOMEM, "out of memory allocating grid workspaces");
   }
   for (int k = 0; k < g->nthreads; k++) {
-    g->workers[k].ws = lth_decomp_ws_alloc(g->sys, g->o.out_order, err);
+    /* one scan of the system's interval (if it has one) serves every thread */
+    g->workers[k].ws = lth_decomp_ws_alloc_scaled(g->sys, g->o.out_order, k ? g->scale : -1.0,
+                                                  err);
     if (!g->workers[k].ws) {
       return err ? err->status : LTH_ENOMEM;
     }
+    g->scale = lth_decomp_ws_scale(g->workers[k].ws);
     if (g->o.cond_max > 0) {
       lth_decomp_ws_set_cond_max(g->workers[k].ws, g->o.cond_max);
     }
@@ -135,6 +144,39 @@ static int work_once(grid_run *g, int tid) {
   return 1;
 }
 
+static double cond_max_of(const grid_run *g) {
+  return g->o.cond_max > 0 ? g->o.cond_max : LTH_DEFAULT_COND_MAX;
+}
+
+/* cond_interval of point k against the largest chain norm of the grid so far
+ * (delivery is in time order, so the numbers do not depend on the threads);
+ * the points after it are judged at the end (interval_final). */
+static int interval_check(grid_run *g, lth_point *pt) {
+  g->scale = fmax(g->scale, pt->chain_norm);
+  double kappa = pt->pi_inv_norm * g->scale;
+  pt->cond_interval = fmax(pt->cond_interval, kappa);
+  if (!(pt->pi_inv_norm <= g->pinv_max)) {
+    g->pinv_max = pt->pi_inv_norm;
+    g->t_pinv_max = pt->t;
+  }
+  if (lth_cond_acceptable(kappa, pt->r, cond_max_of(g))) {
+    return 0;
+  }
+  g->st = lth_decomp_interval_error(g->err, pt->t, pt->r, pt->pi_inv_norm, g->scale,
+                                    cond_max_of(g));
+  return 1;
+}
+
+/* After the last point: the largest ||Pi^-1|| against the largest chain norm. */
+static void interval_final(grid_run *g) {
+  int r = lth_system_index(g->sys);
+  if (g->st == LTH_OK && g->n > 0 &&
+      !lth_cond_acceptable(g->pinv_max * g->scale, r, cond_max_of(g))) {
+    g->st = lth_decomp_interval_error(g->err, g->t_pinv_max, r,
+                                      g->pinv_max, g->scale, cond_max_of(g));
+  }
+}
+
 /* Thread 0: hand the ready results to the consumer in time order. */
 static void deliver_ready(grid_run *g) {
   size_t d = atomic_load(&g->delivered);
@@ -148,6 +190,10 @@ static void deliver_ready(grid_run *g) {
         *g->err = sl->err;
       }
       g->st = sl->st;
+      atomic_store(&g->stop, 1);
+      break;
+    }
+    if (interval_check(g, sl->pt)) {
       atomic_store(&g->stop, 1);
       break;
     }
@@ -224,6 +270,7 @@ lth_status lth_grid_decompose(const lth_system *sys, const double *times, size_t
   }
   lth_blas_threads_pop(blas_saved);
   run_free(&g);
+  interval_final(&g);
   return g.st;
 }
 
@@ -281,6 +328,13 @@ lth_status lth_grid_store(const lth_system *sys, const double *times, size_t n,
   if (st != LTH_OK) {
     lth_grid_result_free(res);
     return st;
+  }
+  /* streamed points saw the chain norms before them; stored ones get all */
+  double scale = 0.0;
+  for (size_t k = 0; k < n; k++) scale = fmax(scale, res->points[k]->chain_norm);
+  for (size_t k = 0; k < n; k++) {
+    lth_point *pt = res->points[k];
+    pt->cond_interval = fmax(pt->cond_interval, pt->pi_inv_norm * scale);
   }
   *out = res;
   return LTH_OK;

@@ -36,7 +36,39 @@ struct lth_ic {
   double data_dq, data_dG; /* ||error of q||_2, ||error of G||_F (estimates) */
 };
 
-static double nrm2(int n, const double *x) { return n > 0 ? cblas_dnrm2(n, x, 1) : 0.0; }
+static double maxabs(int n, const double *x) {
+  double m = 0.0;
+  for (int i = 0; i < n; i++) {
+    double a = fabs(x[i]);
+    m = a > m || isnan(a) ? a : m;
+  }
+  return m;
+}
+
+/* 2-norm scaled by the largest entry (no overflow in the sum of squares);
+ * inf only when the norm itself exceeds the largest double. */
+static double nrm2(int n, const double *x) {
+  double m = maxabs(n, x), sum = 0.0;
+  if (m == 0.0 || !isfinite(m)) return m;
+  for (int i = 0; i < n; i++) sum += (x[i] / m) * (x[i] / m);
+  return m * sqrt(sum);
+}
+
+/* A result with an entry that is not finite (the guess overflowed). */
+static lth_status check_z0(const lth_ic *ic, const double *z0, const double *guess,
+                           lth_error *err) {
+  for (int i = 0; i < ic->s; i++) {
+    if (!isfinite(z0[i])) {
+      char name[64];
+      lth_system_component_name(ic->sys, i, name, sizeof name);
+      return lth_error_set_t(err, LTH_ENOTFINITE, ic->pt->t,
+                             "the consistent value is not finite: %s overflows (largest |guess| "
+                             "entry %.3e; scale the problem or give a smaller guess)",
+                             name, guess ? maxabs(ic->s, guess) : 0.0);
+    }
+  }
+  return LTH_OK;
+}
 
 lth_ic *lth_ic_alloc(const lth_system *sys, lth_error *err) {
   lth_ic *ic = calloc(1, sizeof *ic);
@@ -182,10 +214,15 @@ lth_status lth_ic_project(const lth_ic *ic, const double *guess, double *z0, lth
   const lth_point *pt = ic->pt;
   memcpy(z0, &LTH_JET_AT(&pt->q, 0, 0, 0), (size_t)ic->s * sizeof(double));
   if (ic->m > 0) {
-    cblas_dgemv(CblasColMajor, CblasNoTrans, ic->s, ic->m, 1.0, pt->G.c, pt->G.ld, guess, 1, 1.0,
-                z0, 1);
+    /* scaled by the guess's largest entry: G guess + q may be finite where
+     * the sums of products are not */
+    double m = maxabs(ic->m, guess), *tmp = ic->tmp;
+    m = m > 0 && isfinite(m) ? m : 1.0;
+    cblas_dgemv(CblasColMajor, CblasNoTrans, ic->s, ic->m, 1.0 / m, pt->G.c, pt->G.ld, guess, 1,
+                0.0, tmp, 1);
+    for (int i = 0; i < ic->s; i++) z0[i] += m * tmp[i];
   }
-  return LTH_OK;
+  return check_z0(ic, z0, guess, err);
 }
 
 /* z0 = q + U_p c. */
@@ -196,15 +233,18 @@ static void from_coords(const lth_ic *ic, const double *c, double *z0) {
   }
 }
 
-/* c = U_p^T (guess - q). */
+/* c = U_p^T (guess - q), scaled by the largest entry so that a huge guess
+ * does not overflow in the difference or the sums. */
 static void to_coords(const lth_ic *ic, const double *guess, double *c) {
   double *d = ic->tmp + ic->s;
   const double *q = &LTH_JET_AT(&ic->pt->q, 0, 0, 0);
+  double m = fmax(maxabs(ic->s, guess), maxabs(ic->s, q));
+  m = m > 0 && isfinite(m) ? m : 1.0;
   for (int i = 0; i < ic->s; i++) {
-    d[i] = guess[i] - q[i];
+    d[i] = guess[i] / m - q[i] / m;
   }
   if (ic->p > 0) {
-    cblas_dgemv(CblasColMajor, CblasTrans, ic->s, ic->p, 1.0, ic->U, ic->s, d, 1, 0.0, c, 1);
+    cblas_dgemv(CblasColMajor, CblasTrans, ic->s, ic->p, m, ic->U, ic->s, d, 1, 0.0, c, 1);
   }
 }
 
@@ -215,7 +255,7 @@ lth_status lth_ic_nearest(const lth_ic *ic, const double *guess, double *z0, lth
   }
   to_coords(ic, guess, ic->tmp);
   from_coords(ic, ic->tmp, z0);
-  return LTH_OK;
+  return check_z0(ic, z0, guess, err);
 }
 
 /* Minimum-norm solution c of F c = b (F = rows idx of U_p, nfix x p) by SVD,
@@ -260,24 +300,48 @@ static int constrained_basis(const lth_ic *ic, int nfix, const int *idx, const d
   return info == 0 ? rank : -1;
 }
 
-static lth_status fix_conflict(const lth_ic *ic, int nfix, int rank, const int *idx,
-                               const double *val, const double *resid, lth_error *err) {
-  int worst = 0;
-  for (int i = 1; i < nfix; i++) {
-    worst = fabs(resid[i]) > fabs(resid[worst]) ? i : worst;
+/* The prescriptions do not hold together: blame the first one, in the order
+ * given, that contradicts the ones before it and the algebraic constraints
+ * (the least-squares residual spreads the conflict over all of them and may
+ * point at an innocent one), and say what value they fix it at. */
+static lth_status fix_conflict(const lth_ic *ic, int nfix, const int *idx, const double *val,
+                               const double *b, double scale, double *c, double *N,
+                               double *resid, lth_error *err) {
+  int p = ic->p, k = nfix, nnull = 0;
+  for (int m = 1; m <= nfix; m++) {
+    int bad = 0;
+    if (p == 0) {
+      bad = fabs(b[m - 1]) > 1e-10 * scale;
+    } else if (constrained_basis(ic, m, idx, b, c, N, &nnull, resid) >= 0) {
+      for (int i = 0; i < m && !bad; i++) bad = fabs(resid[i]) > 1e-10 * scale;
+    }
+    if (bad) {
+      k = m;
+      break;
+    }
+  }
+  /* the value the first k - 1 prescriptions and the constraints give z[idx[k-1]] */
+  const double *q = &LTH_JET_AT(&ic->pt->q, 0, 0, 0);
+  double implied = q[idx[k - 1]];
+  if (p > 0 && k > 1 && constrained_basis(ic, k - 1, idx, b, c, N, &nnull, resid) >= 0) {
+    implied += cblas_ddot(p, ic->U + idx[k - 1], ic->s, c, 1);
   }
   char name[64];
-  lth_system_component_name(ic->sys, idx[worst], name, sizeof name);
-  if (nfix > ic->p && rank == ic->p) {
+  lth_system_component_name(ic->sys, idx[k - 1], name, sizeof name);
+  if (p > 0 && k > 1 && nnull == 0) {
     return lth_error_set(err, LTH_ECONSIST,
-                         "%d prescriptions but the solution manifold has dimension p = %d; "
-                         "%s = %.17g conflicts with the others (off by %.3e)",
-                         nfix, ic->p, name, val[worst], resid[worst]);
+                         "%s = %.17g conflicts with the %d prescription%s before it: with the "
+                         "algebraic constraints they fix all p = %d free values, and %s at "
+                         "%.17g (off by %.3e)",
+                         name, val[k - 1], k - 1, k == 2 ? "" : "s", p, name, implied,
+                         val[k - 1] - implied);
   }
+  implied += 0.0; /* print 0, not -0 */
   return lth_error_set(err, LTH_ECONSIST,
-                       "prescribed %s = %.17g cannot hold together with the others and the "
-                       "algebraic constraints (off by %.3e)",
-                       name, val[worst], resid[worst]);
+                       "prescribed %s = %.17g cannot hold together with %sthe algebraic "
+                       "constraints, which fix it at %.17g (off by %.3e)",
+                       name, val[k - 1], k > 1 ? "the prescriptions before it and " : "",
+                       implied, val[k - 1] - implied);
 }
 
 lth_status lth_ic_fix(const lth_ic *ic, const double *guess, int nfix, const int *idx,
@@ -315,7 +379,7 @@ lth_status lth_ic_fix(const lth_ic *ic, const double *guess, int nfix, const int
     bad = fabs(resid[i]) > 1e-10 * scale;
   }
   if (bad) {
-    st = fix_conflict(ic, nfix, rank, idx, val, resid, err);
+    st = fix_conflict(ic, nfix, idx, val, b, scale, c, N, resid, err);
   } else {
     /* free directions: c += N N^T (U^T (guess - q) - c), least squares to the guess */
     to_coords(ic, guess, g);
@@ -328,6 +392,7 @@ lth_status lth_ic_fix(const lth_ic *ic, const double *guess, int nfix, const int
     for (int i = 0; i < nfix; i++) {
       z0[idx[i]] = val[i]; /* exact, not merely to rounding */
     }
+    st = check_z0(ic, z0, guess, err);
   }
   free(buf);
   return st;
@@ -344,10 +409,17 @@ double lth_ic_residual(const lth_ic *ic, const double *z0) {
   if (np == 0) {
     return 0.0;
   }
-  double *r = ic->tmp;
-  memcpy(r, ic->b0, (size_t)np * sizeof(double));
-  cblas_dgemv(CblasColMajor, CblasNoTrans, np, ic->s, 1.0, ic->M0, np, z0, 1, -1.0, r, 1);
-  return nrm2(np, r);
+  /* M0 z0 - b0 scaled by the largest entry of z0 and b0: no overflow before
+   * the result itself (M0 has orthonormal rows, so ||M0 z0|| <= ||z0||) */
+  double m = fmax(maxabs(ic->s, z0), maxabs(np, ic->b0));
+  if (m == 0.0 || !isfinite(m)) {
+    return m;
+  }
+  double *r = ic->tmp, *zs = ic->tmp + ic->s;
+  for (int i = 0; i < ic->s; i++) zs[i] = z0[i] / m;
+  for (int i = 0; i < np; i++) r[i] = ic->b0[i] / m;
+  cblas_dgemv(CblasColMajor, CblasNoTrans, np, ic->s, 1.0, ic->M0, np, zs, 1, -1.0, r, 1);
+  return m * nrm2(np, r);
 }
 
 double lth_ic_data_tolerance(const lth_ic *ic, const double *z0) {
@@ -370,7 +442,7 @@ double lth_ic_data_tolerance(const lth_ic *ic, const double *z0) {
 double lth_ic_tolerance(const lth_ic *ic, const double *z0) {
   double nq = nrm2(ic->s, &LTH_JET_AT(&ic->pt->q, 0, 0, 0)), nz = nrm2(ic->s, z0);
   double scale = fmax(1.0, fmax(nq, nz));
-  return 1e-10 * scale + lth_ic_data_tolerance(ic, z0);
+  return (isfinite(scale) ? 1e-10 * scale : 0.0) + lth_ic_data_tolerance(ic, z0); /* never infinite */
 }
 
 const lth_point *lth_ic_point(const lth_ic *ic) { return ic->pt; }

@@ -15,6 +15,7 @@
 #include "lth/ic.h"
 #include "blas_threads.h"
 #include "ivp_coef.h"
+#include "ivp_impl.h"
 
 static double now(void) {
   struct timespec ts;
@@ -81,6 +82,7 @@ struct lth_ivp {
   double t_hi;   /* end of the span, for opts.progress */
   lth_status st; /* error raised inside a GSL callback */
   lth_error err;
+  lth_ivp_guard guard; /* no step over a singular Pi */
   size_t steps, rhs_evals;
 };
 
@@ -89,7 +91,11 @@ static int rhs(double t, const double y[], double dydt[], void *params) {
   lth_ivp *iv = params;
   const lth_point *pt;
   iv->rhs_evals++;
-  lth_status st = lth_coef_eval(iv->coef, t, 0, &pt, iv->st == LTH_OK ? &iv->err : NULL);
+  lth_error *e = iv->st == LTH_OK ? &iv->err : NULL;
+  lth_status st = lth_coef_eval(iv->coef, t, 0, &pt, e);
+  if (st == LTH_OK) {
+    st = lth_ivp_guard_point(&iv->guard, pt, e);
+  }
   if (st != LTH_OK) {
     iv->st = iv->st == LTH_OK ? st : iv->st; /* keep the first error: GSL may retry */
     return GSL_EBADFUNC;
@@ -112,7 +118,11 @@ static int rhs(double t, const double y[], double dydt[], void *params) {
 static int jac(double t, const double y[], double *dfdy, double dfdt[], void *params) {
   lth_ivp *iv = params;
   const lth_point *pt;
-  lth_status st = lth_coef_eval(iv->coef, t, 1, &pt, iv->st == LTH_OK ? &iv->err : NULL);
+  lth_error *e = iv->st == LTH_OK ? &iv->err : NULL;
+  lth_status st = lth_coef_eval(iv->coef, t, 1, &pt, e);
+  if (st == LTH_OK) {
+    st = lth_ivp_guard_point(&iv->guard, pt, e);
+  }
   if (st != LTH_OK) {
     iv->st = iv->st == LTH_OK ? st : iv->st;
     return GSL_EBADFUNC;
@@ -171,6 +181,20 @@ lth_ivp *lth_ivp_alloc(const lth_system *sys, int ncols, int affine, const lth_i
     return NULL;
   }
   iv->t_hi = t_hi;
+  if (!stiff && iv->opts.stabilize * (t_hi - t_lo) > LTH_IVP_EXPLICIT_GAMMA_SPAN) {
+    /* the drift directions decay at rate gamma: an explicit method needs
+     * h < ~3 / gamma and would run for hours instead of failing */
+    lth_error_set(err, LTH_EINVAL,
+                  "--stabilize %g makes the reduced ODE stiff (the drift decays at rate "
+                  "gamma): the explicit %s needs steps h < ~3/gamma, about %.1e steps on "
+                  "[%g, %g]; use a stiff method (msbdf or bsimp) or gamma <= %g",
+                  iv->opts.stabilize, lth_ivp_method_name(iv->opts.method),
+                  iv->opts.stabilize * (t_hi - t_lo) / 3.0, t_lo, t_hi,
+                  LTH_IVP_EXPLICIT_GAMMA_SPAN / (t_hi - t_lo));
+    lth_ivp_free(iv);
+    return NULL;
+  }
+  lth_ivp_guard_init(&iv->guard, t_lo, 0.0, iv->opts.cond_max);
   iv->coef = lth_coef_alloc(sys, &iv->opts, stiff ? 1 : 0, t_lo, t_hi, err);
   iv->y = malloc((iv->dim ? iv->dim : 1) * sizeof(double));
   if (!iv->coef || !iv->y) {
@@ -264,8 +288,19 @@ lth_status lth_ivp_start(lth_ivp *iv, double t, const double *V, lth_error *err)
     gsl_odeiv2_driver_set_hmin(iv->drv, 1e-10 * span);
   }
   iv->t = t;
+  iv->guard.t_start = t;
+  iv->guard.nring = 0;
   memcpy(iv->y, V, iv->dim * sizeof(double));
   return LTH_OK;
+}
+
+void lth_ivp_guard_scale(lth_ivp *iv, double scale) {
+  iv->guard.scale = fmax(iv->guard.scale, scale);
+}
+
+
+static lth_status guard_eval(void *ctx, double t, const lth_point **pt) {
+  return lth_coef_eval_full(((lth_ivp *)ctx)->coef, t, pt, NULL);
 }
 
 /* Why GSL stopped: most often the coefficients become singular (Pi nearly
@@ -274,6 +309,12 @@ static lth_status integration_failure(lth_ivp *iv, int rc, double t_from, double
                                       lth_error *err) {
   const lth_point *pt;
   double tf = iv->t;
+  lth_status st = lth_ivp_guard_probe(&iv->guard, lth_system_index(iv->sys), tf, t_to,
+                                      lth_coef_span(iv->coef), guard_eval, iv, err);
+  if (st != LTH_OK) {
+    lth_error_prefix(err, "integration from %.17g stalled at %.17g: ", t_from, tf);
+    return st;
+  }
   if (lth_coef_eval_full(iv->coef, tf, &pt, NULL) == LTH_OK && pt->cond_chain > 1e6) {
     lth_error_set_t(err, LTH_ECOND, tf,
                     "the reduced ODE is singular near t = %.17g: Pi's chain condition %.3e "
@@ -307,6 +348,20 @@ lth_status lth_ivp_advance(lth_ivp *iv, double t, double *V, lth_error *err) {
     gsl_set_error_handler(saved);
     iv->steps += iv->drv->n; /* GSL counts the steps of the last apply only */
     if (rc != GSL_SUCCESS) {
+      if (iv->st != LTH_OK && iv->guard.tripped == 1) {
+        return lth_ivp_guard_locate(&iv->guard, lth_system_index(iv->sys), guard_eval, iv, err);
+      }
+      if (iv->st != LTH_OK && iv->guard.tripped == 2) {
+        /* nearly singular here: if det Pi changes sign just ahead, name that t */
+        iv->guard.tripped = 0;
+        lth_error e2;
+        lth_error_clear(&e2);
+        if (lth_ivp_guard_probe(&iv->guard, lth_system_index(iv->sys), iv->err.t, t,
+                                lth_coef_span(iv->coef), guard_eval, iv, &e2) == LTH_ESING) {
+          if (err) *err = e2;
+          return LTH_ESING;
+        }
+      }
       if (iv->st != LTH_OK) {
         if (err) {
           *err = iv->err;
@@ -368,16 +423,6 @@ static lth_ivp_result *result_alloc(int s, int m, size_t n) {
     return NULL;
   }
   return res;
-}
-
-static lth_status check_times(double t0, const double *times, size_t n, lth_error *err) {
-  for (size_t k = 0; k < n; k++) {
-    if (!(times[k] >= t0) || (k > 0 && times[k] < times[k - 1])) {
-      return lth_error_set_t(err, LTH_EINVAL, times[k],
-                             "output times must be nondecreasing and >= t0 = %.17g", t0);
-    }
-  }
-  return LTH_OK;
 }
 
 /* Consistency of z0 (section 4.1) and, with opts->project, Corollary 3's projection. */
@@ -491,7 +536,7 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0,
   } else {
     lth_ivp_opts_init(&o);
   }
-  lth_status st = check_times(t0, times, n, err);
+  lth_status st = lth_ivp_check_times(t0, times, n, err);
   if (st != LTH_OK) {
     return st;
   }
@@ -502,12 +547,18 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0,
     lth_blas_threads_pop(blas_saved);
     return lth_error_set(err, LTH_ENOMEM, "out of memory allocating a solution");
   }
-  st = initial_value(sys, t0, z0, &o, res, err);
+  double t_hi = n > 0 ? times[n - 1] : t0, scale = 0.0;
+  st = lth_ivp_prescan(sys, t0, t_hi, &o, &scale, err);
+  if (st == LTH_OK) {
+    st = initial_value(sys, t0, z0, &o, res, err);
+  }
   lth_ivp *iv = NULL;
   if (st == LTH_OK) {
-    double t_hi = n > 0 ? times[n - 1] : t0;
     iv = lth_ivp_alloc(sys, 1, 1, &o, t0, t_hi, err);
     st = iv ? LTH_OK : (err ? err->status : LTH_ENOMEM);
+  }
+  if (iv) {
+    lth_ivp_guard_scale(iv, scale);
   }
   if (st == LTH_OK) {
     st = integrate_outputs(iv, t0, times, n, &o, res, err);
@@ -525,157 +576,5 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0,
     return st;
   }
   *out = res;
-  return LTH_OK;
-}
-
-/* ---- fundamental solution ---- */
-
-void lth_fundamental_free(lth_fundamental *fm) {
-  if (!fm) {
-    return;
-  }
-  free(fm->times);
-  free(fm->Q);
-  free(fm->Psi);
-  free(fm->Phi);
-  free(fm->vp);
-  free(fm->zp);
-  free(fm);
-}
-
-static lth_fundamental *fundamental_alloc(int s, int m, int p, size_t n) {
-  lth_fundamental *fm = calloc(1, sizeof *fm);
-  if (!fm) {
-    return NULL;
-  }
-  fm->n = n;
-  fm->s = s;
-  fm->m = m;
-  fm->p = p;
-  size_t n1 = n ? n : 1;
-  fm->times = malloc(n1 * sizeof(double));
-  fm->Q = malloc(((size_t)m * p + 1) * sizeof(double));
-  fm->Psi = malloc(((size_t)m * p * n1 + 1) * sizeof(double));
-  fm->Phi = malloc(((size_t)s * p * n1 + 1) * sizeof(double));
-  fm->vp = malloc(((size_t)m * n1 + 1) * sizeof(double));
-  fm->zp = malloc(((size_t)s * n1 + 1) * sizeof(double));
-  if (!fm->times || !fm->Q || !fm->Psi || !fm->Phi || !fm->vp || !fm->zp) {
-    lth_fundamental_free(fm);
-    return NULL;
-  }
-  return fm;
-}
-
-lth_status lth_state_basis(const lth_point *pt, double *Q, lth_error *err) {
-  int m = pt->m, p = pt->p;
-  double *a = malloc(sizeof(double) * ((size_t)m * m * 2 + (size_t)m * 2 + 2));
-  if (!a) {
-    return lth_error_set(err, LTH_ENOMEM, "out of memory");
-  }
-  double *U = a + (size_t)m * m, *sv = U + (size_t)m * m, *superb = sv + m;
-  for (int j = 0; j < m; j++) {
-    for (int i = 0; i < m; i++) {
-      a[i + (size_t)j * m] = (i == j ? 1.0 : 0.0) - LTH_JET_AT(&pt->P, 0, i, j);
-    }
-  }
-  lapack_int info = m > 0 ? LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'S', 'N', m, m, a, m, sv, U, m,
-                                           NULL, 1, superb)
-                          : 0;
-  lth_status st = LTH_OK;
-  if (info != 0) {
-    st = lth_error_set_t(err, LTH_ELAPACK, pt->t, "SVD of I - P failed (info %d)", (int)info);
-  } else if (p > 0 && !(sv[p - 1] > 1e-10 * sv[0])) {
-    st = lth_error_set_t(err, LTH_EVERIFY, pt->t, "rank(I - P) < p = %d", p);
-  } else {
-    memcpy(Q, U, (size_t)m * p * sizeof(double));
-  }
-  free(a);
-  return st;
-}
-
-/* Columns: Psi Q (p of them) and the particular solution (affine column). */
-static lth_status fundamental_run(lth_ivp *iv, lth_fundamental *fm, const double *times,
-                                  lth_error *err) {
-  int m = fm->m, p = fm->p, s = fm->s;
-  double *V = calloc((size_t)m * (p + 1) + 1, sizeof(double));
-  if (!V) {
-    return lth_error_set(err, LTH_ENOMEM, "out of memory");
-  }
-  const lth_point *pt;
-  lth_status st = lth_ivp_point(iv, fm->t0, &pt, err);
-  if (st == LTH_OK) {
-    st = lth_state_basis(pt, fm->Q, err);
-  }
-  if (st == LTH_OK) {
-    memcpy(V, fm->Q, (size_t)m * p * sizeof(double));
-    st = lth_ivp_start(iv, fm->t0, V, err);
-  }
-  for (size_t k = 0; k < fm->n && st == LTH_OK; k++) {
-    fm->times[k] = times[k];
-    st = lth_ivp_advance(iv, times[k], V, err);
-    if (st == LTH_OK) {
-      st = lth_ivp_point(iv, times[k], &pt, err);
-    }
-    if (st != LTH_OK) {
-      break;
-    }
-    double *Psi = fm->Psi + (size_t)k * m * p, *Phi = fm->Phi + (size_t)k * s * p;
-    double *vp = fm->vp + (size_t)k * m, *zp = fm->zp + (size_t)k * s;
-    memcpy(Psi, V, (size_t)m * p * sizeof(double));
-    memcpy(vp, V + (size_t)m * p, (size_t)m * sizeof(double));
-    /* Phi = (Nhat + Bhat) Psi Q;  zp = (Nhat + Bhat) vp + q */
-    for (int j = 0; j < p; j++) {
-      memset(Phi + (size_t)j * s, 0, (size_t)s * sizeof(double));
-      memcpy(Phi + (size_t)j * s, Psi + (size_t)j * m, (size_t)m * sizeof(double));
-    }
-    if (p > 0) {
-      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s, p, m, 1.0, pt->Bhat.c,
-                  pt->Bhat.ld, Psi, m, 1.0, Phi, s);
-    }
-    memcpy(zp, pt->q.c, (size_t)s * sizeof(double));
-    cblas_daxpy(m, 1.0, vp, 1, zp, 1);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, s, m, 1.0, pt->Bhat.c, pt->Bhat.ld, vp, 1, 1.0, zp,
-                1);
-    /* drift of every column: ||P V|| */
-    for (int j = 0; j <= p; j++) {
-      const double *col = V + (size_t)j * m;
-      double d = 0.0;
-      for (int i = 0; i < m; i++) {
-        double x = cblas_ddot(m, pt->P.c + i, pt->P.ld, col, 1);
-        d += x * x;
-      }
-      fm->drift = fmax(fm->drift, sqrt(d));
-    }
-  }
-  free(V);
-  return st;
-}
-
-lth_status lth_ivp_fundamental(const lth_system *sys, double t0, const double *times, size_t n,
-                               const lth_ivp_opts *opts, lth_fundamental **out, lth_error *err) {
-  *out = NULL;
-  lth_status st = check_times(t0, times, n, err);
-  if (st != LTH_OK) {
-    return st;
-  }
-  int s = lth_system_size(sys), m = lth_system_state_dim(sys), p = lth_system_manifold_dim(sys);
-  lth_fundamental *fm = fundamental_alloc(s, m, p, n);
-  if (!fm) {
-    return lth_error_set(err, LTH_ENOMEM, "out of memory allocating a fundamental solution");
-  }
-  fm->t0 = t0;
-  int blas_saved = lth_blas_threads_push(s <= LTH_BLAS_SMALL);
-  lth_ivp *iv = lth_ivp_alloc(sys, p + 1, 1, opts, t0, n > 0 ? times[n - 1] : t0, err);
-  st = iv ? fundamental_run(iv, fm, times, err) : (err ? err->status : LTH_ENOMEM);
-  if (iv) {
-    lth_ivp_stats(iv, &fm->steps, &fm->rhs_evals, NULL, NULL);
-  }
-  lth_ivp_free(iv);
-  lth_blas_threads_pop(blas_saved);
-  if (st != LTH_OK) {
-    lth_fundamental_free(fm);
-    return st;
-  }
-  *out = fm;
   return LTH_OK;
 }

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ivp_impl.h"
+#include "lqr_impl.h"
 #include "lth/decomp.h"
 #include "times.h"
 
@@ -218,8 +220,17 @@ static lth_status terminal_weight(lqr_run *R, lth_error *err) {
   return LTH_OK;
 }
 
-/* Trajectories z_k = Phi_k c and the cost 1/2 x(t0)' lambda(t0). */
-static void trajectories(const lqr_run *R, const double *c, lth_lqr_result *res) {
+static int finite_vec(const double *x, int n) {
+  for (int i = 0; i < n; i++) {
+    if (!isfinite(x[i])) return 0;
+  }
+  return 1;
+}
+
+/* Trajectories z_k = Phi_k c and the cost 1/2 x(t0)' lambda(t0); a value that
+ * is not finite is an error naming its time. */
+static lth_status trajectories(const lqr_run *R, const double *c, lth_lqr_result *res,
+                               lth_error *err) {
   int nx = R->nx, nu = R->nu, s = R->s, p = R->p;
   double z[s > 0 ? s : 1];
   for (size_t k = 0; k < res->n; k++) {
@@ -228,6 +239,10 @@ static void trajectories(const lqr_run *R, const double *c, lth_lqr_result *res)
     memcpy(res->x + k * (size_t)nx, z, (size_t)nx * sizeof(double));
     memcpy(res->lambda + k * (size_t)nx, z + nx, (size_t)nx * sizeof(double));
     memcpy(res->u + k * (size_t)nu, z + 2 * nx, (size_t)nu * sizeof(double));
+    if (!finite_vec(z, s)) {
+      return lth_error_set_t(err, LTH_ENOTFINITE, res->times[k],
+                             "the LQR solution (x, lambda, u) is not finite (overflow)");
+    }
   }
   cblas_dgemv(CblasColMajor, CblasNoTrans, s, p, 1.0, R->fm->Phi, s, c, 1, 0.0, z, 1);
   res->cost = 0.5 * cblas_ddot(nx, z, 1, z + nx, 1);
@@ -240,6 +255,11 @@ static void trajectories(const lqr_run *R, const double *c, lth_lqr_result *res)
   double nj = cblas_dnrm2(nx, res->terminal_jump, 1), nx1 = cblas_dnrm2(nx, z, 1);
   res->terminal_impulse = nj > 1e-8 * fmax(nx1, 1e-300);
   if (res->terminal_impulse) res->exists = 0;
+  if (!isfinite(res->cost) || !finite_vec(res->terminal_jump, nx)) {
+    return lth_error_set_t(err, LTH_ENOTFINITE, isfinite(res->cost) ? R->spec->t1 : R->spec->t0,
+                           "the LQR %s is not finite", isfinite(res->cost) ? "terminal jump" : "cost");
+  }
+  return LTH_OK;
 }
 
 /* Inconsistent x0: the optimum jumps at t0 onto the smooth optimal manifold
@@ -426,6 +446,18 @@ lth_status lth_lqr_solve(const lth_lqr_spec *spec, const double *times, size_t n
   lth_lqr_result *res = NULL;
   double *c = NULL;
   st = lth_lqr_build_system(spec, &R.sys, err);
+  /* B'HB invertible everywhere (also between the integrator's times), then
+   * H and C positive semidefinite: the order of the theory's assumptions */
+  if (st == LTH_OK) {
+    lth_ivp_opts so = o.ivp;
+    so.cond_max = o.cond_max;
+    st = lth_ivp_prescan(R.sys, spec->t0, spec->t1, &so, NULL, err);
+    if (st == LTH_ESING || st == LTH_ECOND) {
+      lth_error_prefix(err, "B'H B (= -Pi) must be invertible on the interval: ");
+    }
+    o.ivp.pi_scan = -1;
+  }
+  if (st == LTH_OK) st = lth_lqr_check_data(spec, times, n, err);
   if (st == LTH_OK) {
     R.s = lth_system_size(R.sys);
     R.p = lth_system_manifold_dim(R.sys);
@@ -455,10 +487,10 @@ lth_status lth_lqr_solve(const lth_lqr_spec *spec, const double *times, size_t n
     if (res->exists) {
       memcpy(res->x0_consistent, spec->x0, sizeof(double) * (size_t)R.nx);
       res->jump_in_range_B = 1; /* no jump at t0: trivially in range(B) */
-      trajectories(&R, c, res);
+      st = trajectories(&R, c, res, err);
     } else {
       st = nearest_consistent(&R, res, c, err);
-      if (st == LTH_OK && res->jump_in_range_B) trajectories(&R, c, res);
+      if (st == LTH_OK && res->jump_in_range_B) st = trajectories(&R, c, res, err);
     }
   }
   if (st == LTH_OK) st = gain_and_theorem4(&R, &o, res, err);

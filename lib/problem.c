@@ -1202,7 +1202,12 @@ static lth_status finish_dae(parser *P) {
                     P->at_bc[2].line ? "" : " `bc beta`");
   }
   pb->nbc = given ? lth_system_manifold_dim(pb->sys) : 0;
-  return check_common(P);
+  st = check_common(P);
+  if (st == LTH_OK && pb->t0 < pb->t1) {
+    /* the interval's scale for cond_interval (include/lth/wellposed.h) */
+    st = lth_system_set_interval(pb->sys, pb->t0, pb->t1, P->err);
+  }
+  return st;
 }
 
 /* Symmetry of an nx x nx column-major matrix: max |M - M'| <= tol * max |M|. */

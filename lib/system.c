@@ -14,6 +14,8 @@ struct lth_system {
   int s, m, p;
   lth_source **A; /* A[(i-1)*r + (j-1)], NULL = zero block */
   lth_source **f; /* f[i-1] */
+  int has_interval; /* lth_system_set_interval was called */
+  double t0, t1;
 };
 
 lth_system *lth_system_alloc(int r, const int *n, lth_error *err) {
@@ -160,6 +162,24 @@ lth_status lth_system_validate(const lth_system *sys, lth_error *err) {
     }
   }
   return LTH_OK;
+}
+
+lth_status lth_system_set_interval(lth_system *sys, double t0, double t1, lth_error *err) {
+  if (!(t0 < t1) || !isfinite(t0) || !isfinite(t1)) {
+    return lth_error_set(err, LTH_EINVAL, "interval [%g, %g]: need finite t0 < t1", t0, t1);
+  }
+  sys->has_interval = 1;
+  sys->t0 = t0;
+  sys->t1 = t1;
+  return LTH_OK;
+}
+
+int lth_system_interval(const lth_system *sys, double *t0, double *t1) {
+  if (sys->has_interval) {
+    *t0 = sys->t0;
+    *t1 = sys->t1;
+  }
+  return sys->has_interval;
 }
 
 int lth_system_index(const lth_system *sys) { return sys->r; }

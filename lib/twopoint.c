@@ -84,7 +84,12 @@ static double inverse_norm_estimate(const band *b, const lapack_int *ipiv, doubl
 }
 
 lth_status lth_twopoint_solve(const lth_twopoint *tp, double *x, double *cond, lth_error *err) {
-  int n = tp->n, nb = tp->nb, w = n + nb;
+  return lth_twopoint_solve_green(tp, x, cond, NULL, err);
+}
+
+lth_status lth_twopoint_solve_green(const lth_twopoint *tp, double *x, double *cond,
+                                    double *green, lth_error *err) {
+  int n = tp->n, nb = tp->nb, w = n + nb, nrhs = green ? 1 + nb : 1;
   band b;
   b.nrows = (lapack_int)((tp->N + 1) * (size_t)w);
   b.kl = 2 * n + nb - 1;
@@ -93,7 +98,7 @@ lth_status lth_twopoint_solve(const lth_twopoint *tp, double *x, double *cond, l
   size_t nr = (size_t)b.nrows;
   b.ab = calloc((size_t)b.ldab * nr, sizeof(double));
   b.colsum = calloc(nr, sizeof(double));
-  double *rhs = malloc(nr * sizeof(double)), *work = malloc(3 * nr * sizeof(double));
+  double *rhs = calloc(nr * (size_t)nrhs, sizeof(double)), *work = malloc(3 * nr * sizeof(double));
   lapack_int *ipiv = malloc(nr * sizeof(lapack_int)), *iwork = malloc(nr * sizeof(lapack_int));
   lth_status st = LTH_OK;
   if (!b.ab || !b.colsum || !rhs || !work || !ipiv || !iwork) {
@@ -114,10 +119,16 @@ lth_status lth_twopoint_solve(const lth_twopoint *tp, double *x, double *cond, l
     st = lth_error_set(err, LTH_ESING, "singular banded system of order %zu", nr);
     goto cleanup;
   }
-  LAPACKE_dgbtrs_work(LAPACK_COL_MAJOR, 'N', b.nrows, b.kl, b.ku, 1, b.ab, b.ldab, ipiv, rhs,
+  for (int j = 1; j < nrhs; j++) { /* unit boundary value j - 1: the last nb rows hold d */
+    rhs[(size_t)j * nr + nr - (size_t)nb + (size_t)(j - 1)] = 1.0;
+  }
+  LAPACKE_dgbtrs_work(LAPACK_COL_MAJOR, 'N', b.nrows, b.kl, b.ku, nrhs, b.ab, b.ldab, ipiv, rhs,
                       b.nrows);
-  for (size_t j = 0; j <= tp->N; j++) {
-    memcpy(x + j * (size_t)n, rhs + j * (size_t)w, (size_t)n * sizeof(double));
+  for (int c = 0; c < nrhs; c++) {
+    double *dst = c == 0 ? x : green + (size_t)(c - 1) * (tp->N + 1) * (size_t)n;
+    for (size_t j = 0; j <= tp->N; j++) {
+      memcpy(dst + j * (size_t)n, rhs + (size_t)c * nr + j * (size_t)w, (size_t)n * sizeof(double));
+    }
   }
 cleanup:
   free(b.ab);

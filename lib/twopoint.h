@@ -27,4 +27,11 @@ typedef struct lth_twopoint {
  * matrix (dgbcon).  A singular matrix is LTH_ESING. */
 lth_status lth_twopoint_solve(const lth_twopoint *tp, double *x, double *cond, lth_error *err);
 
+/* The same, and with the same factorization the boundary Green's function:
+ * green ((N+1) n x nb, may be NULL) receives in column j the solution x_0..x_N
+ * of the system with every right-hand side zero except d = e_j (the response
+ * to a unit change of boundary value j; column j starts at green + j (N+1) n). */
+lth_status lth_twopoint_solve_green(const lth_twopoint *tp, double *x, double *cond,
+                                    double *green, lth_error *err);
+
 #endif

@@ -195,22 +195,32 @@ static void projector_identities(lth_verify_ws *vw, const lth_decomp_ws *ws,
   rep->commute = e > rep->commute ? e : rep->commute;
 }
 
-/* Theorem 1 as one matrix test: (P' + P Ahat)(I - P) = 0 and P g = 0. */
-static lth_status structure(lth_verify_ws *vw, const lth_point *pt, lth_verify_report *rep,
-                            lth_error *err) {
-  int m = vw->m;
+/* Theorem 1 as one matrix test: (P' + P Ahat)(I - P) = 0 and P g = 0.  Each
+ * residual is relative to the size of the data that enter it, never to the
+ * quantity itself: g is made of A q + f - q' (Clark (3.6), affine part), so a
+ * g that is rounding noise (p = 0: g = 0 exactly) is measured against those,
+ * and Ahat against A as well as itself. */
+static lth_status structure(lth_verify_ws *vw, const lth_decomp_ws *ws, const lth_point *pt,
+                            lth_verify_report *rep, lth_error *err) {
+  int m = vw->m, s = vw->s;
   lth_status st = lth_jet_deriv(&vw->dP, &pt->P, err);
   if (st != LTH_OK) return st;
   lth_jet P0 = sub0(&pt->P, 0, 0, m, m), A0 = sub0(&pt->Ahat, 0, 0, m, m);
   lth_jet g0 = sub0(&pt->g, 0, 0, m, 1);
   lth_jet S = sub0(&vw->T1, 0, 0, m, m), T = sub0(&vw->T2, 0, 0, m, m);
-  double scale = norm1(&vw->dP) + norm1(&P0) * norm1(&A0);
+  lth_jet Ain = sub0(&ws->A, 0, 0, s, s), fin = sub0(&ws->f, 0, 0, s, 1);
+  lth_jet q0 = sub0(&pt->q, 0, 0, s, 1), q1 = lth_jet_view(&pt->q, 0, 0, s, 1);
+  double dq = 0.0;
+  for (int i = 0; i < s; i++) dq += fabs(LTH_JET_AT(&q1, 1, i, 0));
+  double nA = norm1(&Ain), nP = norm1(&P0);
+  double scale = norm1(&vw->dP) + nP * (norm1(&A0) + nA);
+  double scale_g = nP * (norm1(&g0) + nA * norm1(&q0) + norm1(&fin) + dq);
   lth_jet_copy(&S, &vw->dP, NULL);
   gemm0(1.0, &P0, &A0, 1.0, &S);         /* S = P' + P Ahat */
   lth_jet_copy(&T, &S, NULL);
   double e1 = ratio(gemm0(-1.0, &S, &P0, 1.0, &T), scale); /* S (I - P) */
   lth_jet Pg = sub0(&vw->T1, 0, 0, m, 1);
-  double e2 = ratio(gemm0(1.0, &P0, &g0, 0.0, &Pg), norm1(&P0) * norm1(&g0));
+  double e2 = ratio(gemm0(1.0, &P0, &g0, 0.0, &Pg), scale_g);
   rep->structure = e1 > e2 ? e1 : e2;
   return LTH_OK;
 }
@@ -227,7 +237,7 @@ lth_status lth_verify_at(lth_verify_ws *vw, const lth_decomp_ws *ws, const lth_p
     return lth_error_set(err, LTH_EDIM, "verification workspace of another system");
   }
   lth_status st = theorem3(vw, ws, pt, rep, err);
-  if (st == LTH_OK) st = structure(vw, pt, rep, err);
+  if (st == LTH_OK) st = structure(vw, ws, pt, rep, err);
   if (st != LTH_OK) return st;
   projector_identities(vw, ws, pt, rep);
   double sv[vw->m > 0 ? vw->m : 1];

@@ -331,7 +331,10 @@ START_TEST(test_kink_left_to_direct_panels) {
   }
   ck_assert_msg(e < 1e-11, "error %.2e with a kink (%zu panels, %zu direct)", e, info.panels,
                 info.direct_panels);
-  ck_assert_msg(need_ws == (info.direct_panels > 0), "direct panels %zu", info.direct_panels);
+  /* a time that needed the workspace lies on a direct panel (direct panels can
+   * be narrower than the 0.001 sampling step: TAB_DIRECT_WIDTH of the span) */
+  ck_assert_msg(!need_ws || info.direct_panels > 0, "direct panels %zu", info.direct_panels);
+  ck_assert_msg(info.direct_panels > 0, "the kink was interpolated across");
   lth_point_free(pe);
   lth_point_free(pt);
   lth_decomp_ws_free(ws);

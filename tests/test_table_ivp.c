@@ -109,8 +109,10 @@ START_TEST(test_singular_pi_refused) {
 END_TEST
 
 /* A(1,1)[0][0] plus 1e-7 sin(300 t): the table must resolve it (thousands of
- * nodes), the integrator hardly sees it (it moves the solution by ~1e-10).  Auto leaves the table after a few
- * panels; the solution is the direct path's. */
+ * nodes), the integrator hardly sees it (it moves the solution by ~1e-10).  Auto leaves the
+ * table after a few panels (narrow panels are left to direct decomposition,
+ * TAB_DIRECT_WIDTH, so it takes a little longer to see that the table does not
+ * pay); the solution is the direct path's and the cost stays near it. */
 typedef struct wiggle {
   ts_sys *S;
   struct ts_blk blk;
@@ -144,7 +146,7 @@ START_TEST(test_auto_falls_back_where_the_table_does_not_pay) {
   lth_system_set_f(sys, 2, lth_source_callback(1, 1, ts_f_cb, &S->blk[3], NULL), NULL);
   lth_ivp_result *a = solve(S, sys, 10.0, 1e-6, LTH_IVP_RK8PD, LTH_COEF_AUTO);
   lth_ivp_result *d = solve(S, sys, 10.0, 1e-6, LTH_IVP_RK8PD, LTH_COEF_DIRECT);
-  ck_assert_msg(a->table_end < 2.0, "the table went on to %g (%zu decompositions, %zu rhs)",
+  ck_assert_msg(a->table_end < 5.0, "the table went on to %g (%zu decompositions, %zu rhs)",
                 a->table_end, a->decomps, a->rhs_evals);
   ck_assert_msg(a->decomps < 3 * d->decomps, "%zu decompositions, direct %zu", a->decomps,
                 d->decomps);

@@ -37,6 +37,17 @@ typedef struct lth_point {
                        P_i and Q_i */
   int pi_sign;      /* sign of det Pi(t) (+1 or -1): a change of sign between two times
                        means Pi is singular somewhere in between */
+  double pi_inv_norm;   /* ||Pi(t)^{-1}||_1 (estimate, dgecon) */
+  double chain_norm;    /* ||A_{r,r-1}(t)||_1 ... ||A_21(t)||_1 ||A_1r(t)||_1 >= ||Pi(t)||_1 */
+  double cond_interval; /* ||Pi(t)^{-1}||_1 max(chain_norm(t), scale), scale = the largest
+                           chain_norm on the workspace's interval (lth_decomp_ws_set_scale;
+                           docs/conditioning.md): how close Pi(t) is to singular relative to
+                           the size of the data on the whole interval.  A chain block that
+                           shrinks to nothing at one t leaves cond_pi and cond_chain at 1 but
+                           not this.  The threshold applies to it, and its error
+                           amplification cond_interval^(r-1) must keep two digits
+                           (lth_cond_acceptable, include/lth/wellposed.h): near a root of
+                           det Pi the outputs' relative error is about eps cond_interval^(r-1). */
   int r, s, m, p;   /* index, size, state dimension s - n_r, manifold dimension */
   lth_jet Pi, P, Ahat, g, Bhat, q, G;
   lth_jet *Q;       /* Q[i-1] = Q_i, i = 1..r-1 */
@@ -54,14 +65,24 @@ lth_status lth_point_copy(lth_point *dst, const lth_point *src, lth_error *err);
 typedef struct lth_decomp_ws lth_decomp_ws;
 lth_decomp_ws *lth_decomp_ws_alloc(const lth_system *sys, int out_order, lth_error *err);
 void lth_decomp_ws_free(lth_decomp_ws *ws);
-/* cond_chain above cond_max is LTH_ECOND (default LTH_DEFAULT_COND_MAX). */
+/* cond_chain or cond_interval above cond_max is LTH_ECOND (default
+ * LTH_DEFAULT_COND_MAX), and so is cond_interval^(r-1) above
+ * max(cond_max, LTH_AMPLIFICATION_MAX) (lth_cond_acceptable). */
 void lth_decomp_ws_set_cond_max(lth_decomp_ws *ws, double cond_max);
+/* The scale of cond_interval: the largest chain_norm on the interval of
+ * interest.  A workspace of a system with an interval (lth_system_set_interval)
+ * starts with the scale of a scan of that interval (lth_pi_chain_scale);
+ * otherwise with 0, i.e. cond_interval = ||Pi^-1|| chain_norm(t) until a caller
+ * that knows the interval sets it (lth_grid_decompose does, from its times). */
+void lth_decomp_ws_set_scale(lth_decomp_ws *ws, double scale);
+double lth_decomp_ws_scale(const lth_decomp_ws *ws);
 const lth_system *lth_decomp_ws_system(const lth_decomp_ws *ws);
 int lth_decomp_ws_order(const lth_decomp_ws *ws);
 
 /* Decompose at t into pt (pt->order must be <= the workspace's out_order; the
  * results are truncated to pt->order).  Errors name t: a singular or
- * ill-conditioned Pi (LTH_ESING / LTH_ECOND with the condition estimate), a
+ * ill-conditioned Pi (LTH_ESING / LTH_ECOND with the condition estimate: the
+ * chain condition or cond_interval above the threshold), a
  * source failure, or a non-finite result (LTH_ENOTFINITE). */
 lth_status lth_decomp_at(lth_decomp_ws *ws, double t, lth_point *pt, lth_error *err);
 

@@ -35,6 +35,11 @@ typedef struct lth_grid_opts {
 void lth_grid_opts_init(lth_grid_opts *opts);
 
 /* Receives point k (times[k]) in increasing k; rep is NULL unless opts->verify.
+ * pt->cond_interval is judged against the largest chain norm of the points up
+ * to k (and of the system's interval, if it has one); after the last point
+ * the largest ||Pi^-1|| of the grid is judged against the largest chain norm
+ * of all of them, so a run that succeeds had every point within cond_max.
+ * lth_grid_store updates the stored points' cond_interval to the whole grid.
  * Return 0 to continue, nonzero to stop (lth_grid_decompose then returns
  * LTH_ECALLBACK). */
 typedef int (*lth_grid_consumer)(void *ctx, size_t k, const lth_point *pt,

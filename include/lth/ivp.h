@@ -63,10 +63,16 @@ typedef struct lth_ivp_opts {
                                oblique projection (result says what changed); 0: error */
   double stabilize;         /* drift damping rate gamma: the integrator uses Ahat - gamma P,
                                equal to Ahat on the state space, so solutions are unchanged
-                               while drift decays.  < 0: auto (default), 0: off */
+                               while drift decays.  < 0: auto (default), 0: off.  gamma makes
+                               the ODE stiff: an explicit method refuses gamma (t1 - t0) above
+                               LTH_IVP_EXPLICIT_GAMMA_SPAN (LTH_EINVAL, at once) */
   lth_ivp_coefficients coefficients; /* LTH_COEF_AUTO (default), _DIRECT or _TABLE */
   double table_tol;         /* interpolation error of the table, relative to max(1, |field|)
                                (0: auto, 1e-3 rtol, in [3e-15, 1e-6]) */
+  int pi_scan;              /* points of the scan of Pi on the interval before integrating
+                               (include/lth/wellposed.h: a Pi that is singular or nearly so
+                               between the integrator's times is refused, naming t and
+                               cond_interval); 0: automatic, < 0: none (the caller scanned) */
   int hermite;              /* -1 auto (on iff the system has sampled data), 0 off, 1 on */
   const double *hermite_grid; /* grid for Hermite mode (NULL: 201 uniform points) */
   size_t hermite_n;
@@ -78,6 +84,10 @@ typedef struct lth_ivp_opts {
 } lth_ivp_opts;
 
 void lth_ivp_opts_init(lth_ivp_opts *opts);
+
+/* An explicit method needs steps h < ~3 / gamma for a damping rate gamma: at
+ * most this many "stability steps" over the span are accepted. */
+#define LTH_IVP_EXPLICIT_GAMMA_SPAN 1e4
 
 typedef struct lth_ivp_result {
   size_t n;
@@ -108,7 +118,10 @@ typedef struct lth_ivp_result {
 } lth_ivp_result;
 
 /* Solve from z0 at t0 and report at times[0..n-1] (nondecreasing, >= t0).
- * An inconsistent z0 is LTH_ECONSIST (naming the residual) unless opts->project. */
+ * An inconsistent z0 is LTH_ECONSIST (naming the residual) unless opts->project.
+ * A Pi that is singular or nearly so anywhere in [t0, times[n-1]] -- also
+ * between the integrator's steps -- is LTH_ESING / LTH_ECOND naming t and
+ * cond_interval (the scan of opts->pi_scan, and a guard on every step). */
 lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0,
                          const double *times, size_t n, const lth_ivp_opts *opts,
                          lth_ivp_result **out, lth_error *err);

@@ -35,6 +35,14 @@ lth_status lth_system_set_f(lth_system *sys, int i, lth_source *src, lth_error *
 /* Check that the chain A(1,r), A(2,1), ..., A(r,r-1) is complete. */
 lth_status lth_system_validate(const lth_system *sys, lth_error *err);
 
+/* The interval of interest [t0, t1] (optional; the data-file reader and
+ * lth_lqr_build_system set it).  Decomposition workspaces allocated after this
+ * judge how close Pi(t) is to singular against the size of the chain blocks
+ * over the whole interval (lth_point.cond_interval), not only at t. */
+lth_status lth_system_set_interval(lth_system *sys, double t0, double t1, lth_error *err);
+/* 1 and [t0, t1] if an interval was set, else 0 (t0, t1 untouched). */
+int lth_system_interval(const lth_system *sys, double *t0, double *t1);
+
 int lth_system_index(const lth_system *sys);               /* r */
 int lth_system_block_size(const lth_system *sys, int i);   /* n_i, 1-based */
 int lth_system_block_offset(const lth_system *sys, int i); /* row of z_i in z, 0-based */

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* How close Pi(t) = A(r,r-1) ... A(2,1) A(1,r) comes to singular on an
+ * interval, measured against the size of the data there (docs/conditioning.md):
+ *
+ *   chain_norm(t)    = ||A(r,r-1)(t)||_1 ... ||A(2,1)(t)||_1 ||A(1,r)(t)||_1   (>= ||Pi(t)||_1)
+ *   scale            = max of chain_norm over the interval
+ *   cond_interval(t) = ||Pi(t)^-1||_1 * max(scale, chain_norm(t))
+ *
+ * cond(Pi) and the chain condition are blind to a chain block that shrinks to
+ * nothing at one t together with Pi (a 1 x 1 Pi always has cond 1);
+ * cond_interval is not: it is the reciprocal of Pi's distance to singularity
+ * relative to the largest size the chain's data reach on the interval.
+ *
+ * A scan evaluates the chain blocks (values only, no derivatives) at uniform
+ * points, locates every sign change of det Pi by bisection (Pi is singular
+ * there) and refines the local maxima of ||Pi^-1|| by golden-section search,
+ * so a Pi that is singular or nearly so between the points is found too: the
+ * tools that integrate at times of their own choosing (lth_ivp_solve,
+ * lth_ivp_fundamental, lth_bvp_solve, lth_lqr_solve) scan before they start.
+ */
+#ifndef LTH_WELLPOSED_H
+#define LTH_WELLPOSED_H
+
+#include <stddef.h>
+
+#include "lth/status.h"
+#include "lth/system.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The error amplification behind cond_interval for index r:
+ *   amplification = cond_interval^(r-1).
+ * The outputs (Ahat, g, Bhat, q) carry derivatives of order up to r - 1 of
+ * Pi^-1-weighted data.  Near a simple root of det Pi every order of the jet
+ * division divides the rounding error once more by Pi: their relative error
+ * is then about eps * cond_interval^(r-1) (measured on the index-3 family
+ * Pi = t - t*: 0.2 to 2 eps cond^2; for Pi that is merely small relative to
+ * the interval's data, far from a root, it is far smaller).  So a point is
+ * accepted when cond_interval <= cond_max and the amplification stays below
+ * max(cond_max, LTH_AMPLIFICATION_MAX), i.e. the outputs keep at least two
+ * digits: lth_cond_acceptable. */
+#define LTH_AMPLIFICATION_MAX 4.5e13 /* 1 / (100 eps) */
+double lth_cond_amplification(double cond_interval, int r);
+int lth_cond_acceptable(double cond_interval, int r, double cond_max);
+
+/* Default number of scan points of a check (lth_pi_scan_check with points = 0). */
+#define LTH_PI_SCAN_POINTS 1025
+
+typedef struct lth_pi_scan {
+  double t0, t1;
+  size_t points;     /* uniform scan points used */
+  size_t evals;      /* chain evaluations in all (scan, bisection, refinement) */
+  double scale;      /* largest chain_norm seen */
+  double worst;      /* largest cond_interval found (inf: Pi exactly singular there) */
+  double worst_t;    /* where */
+  double pi_inv;     /* ||Pi^-1||_1 at worst_t (inf: exactly singular) */
+  int sign_change;   /* 1: det Pi changes sign between lo and hi (Pi singular in between) */
+  double lo, hi;     /* bracket of worst_t after refinement */
+} lth_pi_scan;
+
+/* Scan [t0, t1] at `points` uniform points (>= 2; 0: an automatic number that
+ * keeps the scan cheap for large blocks), with bisection and refinement when
+ * refine != 0.  Points where a block cannot be evaluated are skipped (the
+ * solver reports them itself when it gets there).  Fills out; the status is
+ * an error only for bad arguments or memory. */
+lth_status lth_pi_scan_run(const lth_system *sys, double t0, double t1, size_t points, int refine,
+                           lth_pi_scan *out, lth_error *err);
+
+/* The scan with refinement, judged: LTH_ESING (det Pi changes sign, or Pi is
+ * exactly singular at a point) or LTH_ECOND (cond_interval > cond_max; 0: the
+ * default LTH_DEFAULT_COND_MAX) naming t and the measure; out may be NULL. */
+lth_status lth_pi_scan_check(const lth_system *sys, double t0, double t1, size_t points,
+                             double cond_max, lth_pi_scan *out, lth_error *err);
+
+/* Largest chain_norm on a scan of [t0, t1] without refinement (the scale a
+ * decomposition workspace uses); 0 if no point could be evaluated. */
+double lth_pi_chain_scale(const lth_system *sys, double t0, double t1, size_t points);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
