@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Mesh adaptation and error estimation for collocation (lib/colloc.h).
+ *
+ * Every iteration solves on a mesh pi and on its halving pi/2 (as COLSYS /
+ * COLDAE do).  At the mesh points of pi both solutions converge with order 2s
+ * and the finer one is 2^{2s} times more accurate, so ||z_pi - z_{pi/2}|| is
+ * the error of z_pi to within a factor 1 + 2^{-2s}: the coarse solution is the
+ * one returned, with that difference as its error estimate (never the fine
+ * solution with a guessed Richardson factor, which would claim an accuracy
+ * that nothing has measured).  The same difference is taken at the output
+ * times, where both solutions are evaluated by a Gauss step from the mesh
+ * point below (order 2s as well).
+ *
+ * The next mesh equidistributes the local error per unit step: from the fine
+ * solution at t_k, one coarse step against two fine steps gives the local
+ * error le_k ~ phi_k h_k^{2s+1} of interval k, and an interval is cut into
+ * n_k = ceil((le_k L / (theta tol h_k))^{1/(2s)}) pieces (at most 8 at once),
+ * so that the local errors add up to a fraction theta of the tolerance;
+ * theta shrinks when the global estimate misses the tolerance although
+ * every local one met it (error amplification).  Intervals cut in two reuse
+ * the fine mesh's work, intervals kept the coarse mesh's.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cblas.h>
+
+#include "colloc.h"
+
+#define MAX_ITER 40
+#define MAX_SPLIT 8
+#define THETA0 0.1
+
+lth_cmesh *lth_cmesh_uniform(size_t N, double t0, double t1, int s, int m, int p, lth_error *err) {
+  lth_cmesh *M = lth_cmesh_alloc(N, s, m, p, err);
+  if (!M) return NULL;
+  for (size_t k = 0; k <= N; k++) M->t[k] = t0 + (t1 - t0) * (double)k / (double)N;
+  M->t[N] = t1;
+  return M;
+}
+
+static lth_cmesh *halve(const lth_cmesh *C, lth_error *err) {
+  lth_cmesh *M = lth_cmesh_alloc(2 * C->N, C->s, C->m, C->p, err);
+  if (!M) return NULL;
+  for (size_t k = 0; k < C->N; k++) {
+    M->t[2 * k] = C->t[k];
+    M->t[2 * k + 1] = C->t[k] + 0.5 * (C->t[k + 1] - C->t[k]);
+  }
+  M->t[2 * C->N] = C->t[C->N];
+  return M;
+}
+
+/* Interval k of C cut into nk[k] pieces; halves take the fine mesh's midpoint. */
+static lth_cmesh *refine(const lth_cmesh *C, const lth_cmesh *Fm, const int *nk, size_t Nnew,
+                         lth_error *err) {
+  lth_cmesh *M = lth_cmesh_alloc(Nnew, C->s, C->m, C->p, err);
+  if (!M) return NULL;
+  size_t j = 0;
+  for (size_t k = 0; k < C->N; k++) {
+    double a = C->t[k], h = C->t[k + 1] - a;
+    M->t[j++] = a;
+    if (nk[k] == 2) {
+      M->t[j++] = Fm->t[2 * k + 1];
+    } else {
+      for (int i = 1; i < nk[k]; i++) M->t[j++] = a + h * i / nk[k];
+    }
+  }
+  M->t[j] = C->t[C->N];
+  return M;
+}
+
+/* ||GW_k y||_inf for a mesh point's data. */
+static double znorm(const lth_cmesh *M, size_t k, const double *y, double *tmp) {
+  int s = M->s, p = M->p;
+  cblas_dgemv(CblasColMajor, CblasNoTrans, s, p, 1.0, M->GW + k * (size_t)s * p, s, y, 1, 0.0, tmp,
+              1);
+  double mx = 0.0;
+  for (int i = 0; i < s; i++) mx = fmax(mx, fabs(tmp[i]));
+  return mx;
+}
+
+static double bnorm_inf(const lth_colloc_bc *bc, int s) {
+  double n0 = 0.0, n1 = 0.0;
+  for (int i = 0; i < bc->rows; i++) {
+    double r0 = 0.0, r1 = 0.0;
+    for (int j = 0; j < s; j++) {
+      r0 += fabs(bc->B0[i + (size_t)j * bc->rows]);
+      r1 += fabs(bc->B1[i + (size_t)j * bc->rows]);
+    }
+    n0 = fmax(n0, r0);
+    n1 = fmax(n1, r1);
+  }
+  return n0 + n1;
+}
+
+/* Scale of z, cond_bvp (from the homogeneous solutions of the fine mesh),
+ * error at the coarse mesh points and local errors of the coarse steps. */
+typedef struct {
+  double zscale, cond_bvp, est_mesh;
+  double *le; /* N of the coarse mesh */
+} compare_t;
+
+static void compare(const lth_cmesh *C, const lth_cmesh *Fm, const lth_colloc_bc *bc, double *tmp,
+                    compare_t *c) {
+  int s = C->s, p = C->p, nb = Fm->nh;
+  size_t pp = (size_t)p * p;
+  c->zscale = 0.0;
+  c->cond_bvp = 0.0;
+  for (size_t k = 0; k <= Fm->N; k++) {
+    double *z = tmp;
+    memcpy(z, Fm->q + k * s, sizeof(double) * s);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, s, p, 1.0, Fm->GW + k * (size_t)s * p, s,
+                Fm->y + k * (size_t)p, 1, 1.0, z, 1);
+    for (int i = 0; i < s; i++) c->zscale = fmax(c->zscale, fabs(z[i]));
+    if (nb > 0) { /* ||GW_k Y_k||_inf: row sums of |Z_k| */
+      double *Z = tmp + s;
+      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s, nb, p, 1.0,
+                  Fm->GW + k * (size_t)s * p, s, Fm->Y + k * (size_t)p * nb, p, 0.0, Z, s);
+      for (int i = 0; i < s; i++) {
+        double r = 0.0;
+        for (int j = 0; j < nb; j++) r += fabs(Z[i + (size_t)j * s]);
+        c->cond_bvp = fmax(c->cond_bvp, r);
+      }
+    }
+  }
+  c->cond_bvp *= bnorm_inf(bc, s);
+  c->est_mesh = 0.0;
+  double *dy = tmp + s + (size_t)s * (nb > 0 ? nb : 1);
+  for (size_t k = 0; k <= C->N; k++) {
+    for (int i = 0; i < p; i++) dy[i] = C->y[k * p + i] - Fm->y[2 * k * p + i];
+    c->est_mesh = fmax(c->est_mesh, znorm(C, k, dy, tmp));
+    if (k == C->N) break;
+    /* one coarse step from the fine solution at t_k, against the fine solution at t_{k+1} */
+    memcpy(dy, C->f + k * (size_t)p, sizeof(double) * p);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, p, p, 1.0, C->F + k * pp, p, Fm->y + 2 * k * p, 1, 1.0,
+                dy, 1);
+    cblas_daxpy(p, -1.0, Fm->y + (2 * k + 2) * p, 1, dy, 1);
+    c->le[k] = znorm(C, k + 1, dy, tmp);
+  }
+}
+
+/* n_k from the local errors (error per unit step), theta adapted. */
+static size_t split_counts(const lth_cmesh *C, const compare_t *c, double tol_abs, int s,
+                           double *theta, int *nk) {
+  double L = C->t[C->N] - C->t[0];
+  for (int pass = 0; pass < 2; pass++) {
+    size_t Nnew = 0, kmax = 0;
+    int any = 0;
+    for (size_t k = 0; k < C->N; k++) {
+      double h = C->t[k + 1] - C->t[k], rho = c->le[k] * L / (*theta * tol_abs * h);
+      int n = 1;
+      if (rho > 1.0) {
+        double x = ceil(pow(rho, 1.0 / (2.0 * s)));
+        n = x > MAX_SPLIT ? MAX_SPLIT : (x < 2 ? 2 : (int)x);
+        any = 1;
+      }
+      nk[k] = n > nk[k] ? n : nk[k];
+      Nnew += (size_t)nk[k];
+      if (c->le[k] > c->le[kmax]) kmax = k;
+    }
+    if (any || pass == 1) {
+      if (!any && nk[kmax] < 2) { /* nothing to gain locally: cut the worst interval anyway */
+        Nnew += (size_t)(2 - nk[kmax]);
+        nk[kmax] = 2;
+      }
+      return Nnew;
+    }
+    /* every local error met its share, the global one did not: amplification */
+    *theta *= fmax(0.01, 0.5 * tol_abs / fmax(c->est_mesh, DBL_MIN));
+  }
+  return 0; /* not reached */
+}
+
+typedef struct {
+  lth_cmesh *C, *F, *pC, *pF; /* coarse, fine, previous coarse and fine */
+  double *buf;
+  int *nk;
+} adapt_state;
+
+static void state_free(adapt_state *a) {
+  lth_cmesh_free(a->C);
+  lth_cmesh_free(a->F);
+  lth_cmesh_free(a->pC);
+  lth_cmesh_free(a->pF);
+  free(a->buf);
+  free(a->nk);
+}
+
+/* Outputs of the coarse and fine solutions; their difference. */
+static lth_status outputs(lth_colloc_ctx *cx, adapt_state *a, const double *times, size_t n,
+                          const lth_colloc_opts *co, lth_colloc_out *out, double tol_abs,
+                          int *ok, lth_error *err) {
+  int s = a->C->s, m = a->C->m;
+  double *zf = a->buf;
+  out->error_estimate = 0.0;
+  out->drift = 0.0;
+  *ok = 1;
+  for (size_t j = 0; j < n; j++) {
+    double dr = 0.0, e = 0.0;
+    lth_status st = lth_cmesh_eval(cx, a->C, times[j], co->output_mode, out->z + j * (size_t)s,
+                                   out->v ? out->v + j * (size_t)m : NULL, &dr, err);
+    if (st == LTH_OK) st = lth_cmesh_eval(cx, a->F, times[j], co->output_mode, zf, NULL, NULL, err);
+    if (st != LTH_OK) return st;
+    for (int i = 0; i < s; i++) e = fmax(e, fabs(out->z[j * (size_t)s + i] - zf[i]));
+    out->error_estimate = fmax(out->error_estimate, e);
+    out->drift = fmax(out->drift, dr);
+    if (e > tol_abs) { /* refine the interval holding t_j */
+      *ok = 0;
+      size_t lo = 0, hi = a->C->N;
+      while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a->C->t[mid] <= times[j]) lo = mid; else hi = mid;
+      }
+      a->nk[lo] = 2;
+    }
+  }
+  return LTH_OK;
+}
+
+static lth_status refuse_singular(const lth_cmesh *M, lth_error *err) {
+  char rows[160] = "";
+  size_t len = 0;
+  for (int i = 0; i < M->ndep && len + 8 < sizeof rows; i++) {
+    len += (size_t)snprintf(rows + len, sizeof rows - len, "%s%d", i ? ", " : "", M->dep_rows[i] + 1);
+  }
+  return lth_error_set(err, LTH_ENOTUNIQUE,
+                       "the BVP is not uniquely solvable: on the consistent manifold the boundary "
+                       "conditions are dependent (rows %s combine to zero; rank %d of %d)",
+                       len ? rows : "?", M->rank - M->p, M->p);
+}
+
+static lth_status refuse_cond(double cond, double limit, double tol, lth_error *err) {
+  lth_error_set(err, LTH_ENOTUNIQUE,
+                "the BVP is too ill-conditioned for the tolerance: cond_bvp = %.3e > %.3e "
+                "(= min(cond_max, tol / eps) for tol %.1e): rounding alone could change the "
+                "answer by more than the tolerance",
+                cond, limit, tol);
+  if (err) {
+    err->has_cond = 1;
+    err->cond = cond;
+  }
+  return LTH_ENOTUNIQUE;
+}
+
+/* Intervals whose local step failed (basis lost, singular stages) on the
+ * coarse or fine mesh must be cut; returns 1 if there are any. */
+static int failed_steps(const adapt_state *a) {
+  int any = 0;
+  for (size_t k = 0; k < a->C->N; k++) {
+    if (a->F->rc[2 * k] == 0.0 || a->F->rc[2 * k + 1] == 0.0) {
+      a->nk[k] = 4;
+      any = 1;
+    } else if (a->C->rc[k] == 0.0) {
+      a->nk[k] = 2;
+      any = 1;
+    }
+  }
+  return any;
+}
+
+/* Build and solve both meshes; *failed when some local step failed. */
+static lth_status build_both(lth_colloc_ctx *cx, adapt_state *a, const lth_colloc_bc *bc,
+                             int *failed, lth_error *err) {
+  lth_cmesh *oldC[2] = {a->pC, a->pF}, *oldF[3] = {a->pF, a->pC, a->C};
+  lth_status st = lth_cmesh_build(cx, a->C, oldC, 2, err);
+  if (st == LTH_OK) a->F = halve(a->C, err);
+  if (st == LTH_OK && !a->F) st = err ? err->status : LTH_ENOMEM;
+  if (st == LTH_OK) st = lth_cmesh_build(cx, a->F, oldF, 3, err);
+  *failed = st == LTH_OK && failed_steps(a);
+  if (st == LTH_OK && !*failed) st = lth_cmesh_solve(cx, a->C, bc, 0, err);
+  if (st == LTH_OK && !*failed) st = lth_cmesh_solve(cx, a->F, bc, 1, err);
+  if (st == LTH_ENOTUNIQUE) st = refuse_singular(a->C->rank < 2 * a->C->p ? a->C : a->F, err);
+  return st;
+}
+
+lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double t0, double t1,
+                            const double *times, size_t n, const lth_colloc_opts *co,
+                            lth_colloc_out *out, lth_error *err) {
+  int s, m, p, stages = lth_colloc_ctx_tableau(cx)->s;
+  lth_colloc_ctx_dims(cx, &s, &m, &p);
+  size_t maxN = co->max_intervals ? co->max_intervals : LTH_COLLOC_MAX_INTERVALS;
+  size_t N0 = co->initial_intervals ? co->initial_intervals : LTH_COLLOC_INITIAL;
+  double cond_lim = fmin(co->cond_max > 0 ? co->cond_max : 1e12, co->tol / DBL_EPSILON);
+  adapt_state a = {0};
+  compare_t c = {0};
+  a.buf = malloc(sizeof(double) * (2 * (size_t)s + (size_t)s * bc->rows + (size_t)p + 8));
+  a.C = a.buf ? lth_cmesh_uniform(N0 > maxN ? maxN : N0, t0, t1, s, m, p, err) : NULL;
+  lth_status st = a.C ? LTH_OK : lth_error_set(err, LTH_ENOMEM, "out of memory");
+  double theta = THETA0, best = INFINITY;
+  int stall = 0;
+  out->error_estimate = out->error_mesh = out->tol_abs = out->cond_bvp = NAN;
+  out->drift = 0.0;
+  out->iterations = 0;
+  out->mesh = NULL;
+  for (size_t it = 1; st == LTH_OK; it++) {
+    out->iterations = it;
+    free(a.nk);
+    a.nk = calloc(a.C->N, sizeof(int));
+    free(c.le);
+    c.le = calloc(a.C->N, sizeof(double));
+    if (!a.nk || !c.le) {
+      st = lth_error_set(err, LTH_ENOMEM, "out of memory");
+      break;
+    }
+    for (size_t k = 0; k < a.C->N; k++) a.nk[k] = 1;
+    int failed = 0;
+    st = build_both(cx, &a, bc, &failed, err);
+    if (st != LTH_OK) break;
+    double tol_abs = INFINITY;
+    if (!failed) {
+      compare(a.C, a.F, bc, a.buf, &c);
+      out->cond_bvp = c.cond_bvp;
+      out->error_mesh = c.est_mesh;
+      tol_abs = co->tol * fmax(1.0, c.zscale);
+      out->tol_abs = tol_abs;
+      if (c.cond_bvp > cond_lim && (it >= 3 || c.est_mesh <= 1e-3 * fmax(1.0, c.zscale))) {
+        st = refuse_cond(c.cond_bvp, cond_lim, co->tol, err);
+        break;
+      }
+      if (c.est_mesh <= tol_abs) {
+        int ok = 0;
+        st = outputs(cx, &a, times, n, co, out, tol_abs, &ok, err);
+        if (st != LTH_OK || ok) break; /* accepted: a.C is the solution */
+      } else {
+        (void)split_counts(a.C, &c, tol_abs, stages, &theta, a.nk);
+      }
+      stall = c.est_mesh > 0.5 * best ? stall + 1 : 0;
+      best = fmin(best, c.est_mesh);
+    }
+    size_t Nnew = 0;
+    for (size_t k = 0; k < a.C->N; k++) Nnew += (size_t)a.nk[k];
+    double h_min = INFINITY;
+    for (size_t k = 0; k < a.C->N; k++) h_min = fmin(h_min, a.C->t[k + 1] - a.C->t[k]);
+    if (failed && h_min < 1e-12 * (t1 - t0)) {
+      st = lth_error_set(err, LTH_ESING,
+                         "collocation cannot resolve the problem: local steps fail on intervals "
+                         "of length %.2e", h_min);
+    } else if (Nnew > maxN || stall >= 4 || it >= MAX_ITER) {
+      st = lth_error_set(err, LTH_ETOL,
+                         "the tolerance %.1e cannot be reached: error estimate %.3e (needed "
+                         "%.3e) with %zu intervals; %s",
+                         co->tol, c.est_mesh, tol_abs, a.C->N,
+                         Nnew > maxN ? "the next mesh would exceed max_intervals"
+                         : stall >= 4 ? "the estimate stalls (rounding level of this problem)"
+                                      : "too many mesh refinements");
+      if (err) {
+        err->has_cond = 1;
+        err->cond = c.cond_bvp;
+      }
+    } else {
+      lth_cmesh *next = refine(a.C, a.F, a.nk, Nnew, err);
+      if (!next) {
+        st = err ? err->status : LTH_ENOMEM;
+        break;
+      }
+      lth_cmesh_free(a.pC);
+      lth_cmesh_free(a.pF);
+      a.pC = a.C;
+      a.pF = a.F;
+      a.C = next;
+      a.F = NULL;
+    }
+  }
+  out->decomps = lth_colloc_ctx_decomps(cx);
+  if (st == LTH_OK) {
+    out->mesh = a.C;
+    a.C = NULL;
+    if (n == 0) out->error_estimate = out->error_mesh;
+  }
+  free(c.le);
+  state_free(&a);
+  return st;
+}
