@@ -16,8 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* singular values below this fraction of the largest count as zero */
-#define ABD_RANK_TOL 1e-13
 
 struct lth_abd {
   int p, nb;
@@ -169,9 +167,13 @@ lth_status lth_abd_factor(lth_abd *a, const double *F, const double *D0, const d
     return lth_error_set(err, LTH_ELAPACK, "collocation system: SVD of the reduced matrix (info %d)",
                          (int)info);
   }
-  a->rank = 0;
-  for (int i = 0; i < p2; i++) a->rank += a->sv[i] > ABD_RANK_TOL * a->sv[0];
+  lth_abd_set_rank_tol(a, 0.0);
   return LTH_OK;
+}
+
+void lth_abd_set_rank_tol(lth_abd *a, double tol) {
+  a->rank = 0;
+  for (int i = 0; i < 2 * a->p; i++) a->rank += a->sv[i] > tol * a->sv[0];
 }
 
 int lth_abd_rank(const lth_abd *a) { return a->rank; }
@@ -179,21 +181,6 @@ int lth_abd_rank(const lth_abd *a) { return a->rank; }
 double lth_abd_cond(const lth_abd *a) {
   int p2 = 2 * a->p;
   return a->sv[p2 - 1] > 0.0 ? a->sv[0] / a->sv[p2 - 1] : INFINITY;
-}
-
-int lth_abd_dependent_rows(const lth_abd *a, int *rows, int max) {
-  int p2 = 2 * a->p, nr = a->nb + a->p;
-  if (a->rank >= p2) return 0;
-  /* left singular vector of the smallest singular value: its weights on the
-   * bc rows (each row was scaled to unit length, so weights compare) */
-  const double *u = a->U + (size_t)(p2 - 1) * nr;
-  double mx = 0.0;
-  for (int i = 0; i < a->nb; i++) mx = fmax(mx, fabs(u[i]));
-  int n = 0;
-  for (int i = 0; i < a->nb && n < max; i++) {
-    if (mx > 0.0 && fabs(u[i]) > 0.1 * mx) rows[n++] = i;
-  }
-  return n;
 }
 
 lth_status lth_abd_solve(const lth_abd *a, int nrhs, const double *f, const double *d,

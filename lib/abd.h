@@ -13,9 +13,8 @@
  * compactification or single shooting); the running rows are rescaled to
  * unit size so that no product of the F_k over- or underflows.  The last
  * (nb + p) x 2p system [D0 DN; a b] in (y_0, y_N) is solved by an SVD
- * (dgesvd): its rank tells uniqueness, its left null vector which boundary
- * rows are dependent, and for nb > p its residual whether the data are
- * consistent.  Work and storage O(N p^3) and O(N p^2); never a dense solve.
+ * (dgesvd): its rank tells uniqueness, and for nb > p its residual whether
+ * the data are consistent.  Work and storage O(N p^3) and O(N p^2); never a dense solve.
  */
 #ifndef LTH_ABD_H
 #define LTH_ABD_H
@@ -36,11 +35,10 @@ lth_status lth_abd_factor(lth_abd *a, const double *F, const double *D0, const d
 /* Numerical rank of the reduced matrix (2p: unique solution) and its
  * condition sigma_max / sigma_min (rows scaled to unit length). */
 int lth_abd_rank(const lth_abd *a);
+/* Singular values up to tol * sigma_max count as zero (default 0: only exact
+ * zeros; the callers judge near-singularity by their own condition numbers). */
+void lth_abd_set_rank_tol(lth_abd *a, double tol);
 double lth_abd_cond(const lth_abd *a);
-/* When rank < 2p: the boundary rows (0-based) with a weight above 10% of the
- * largest in the left null vector; returns their number (<= max stored). */
-int lth_abd_dependent_rows(const lth_abd *a, int *rows, int max);
-
 /* Solve for nrhs right-hand sides: f (N blocks p x nrhs, ld p; NULL: zero),
  * d (nb x nrhs, ld nb); y receives N + 1 blocks p x nrhs (ld p).  A rank-
  * deficient reduced matrix gives the minimum-norm least-squares (y_0, y_N).

@@ -94,7 +94,7 @@ lth_status lth_bvp_collocation(const lth_bvp_problem *bp, const lth_bvp_opts *o,
     return st;
   }
   lth_colloc_bc bc = {bp->p, bp->B0, bp->B1, bp->beta};
-  lth_colloc_opts co = {tol, o->max_intervals, 0, o->cond_max, LTH_COLLOC_STEP};
+  lth_colloc_opts co = {tol, o->max_intervals, 0, o->cond_max, LTH_COLLOC_STEP, 0.0, 0};
   lth_colloc_out out = {0};
   out.z = res->z;
   lth_status st = lth_colloc_adapt(cx, &bc, bp->t0, bp->t1, bp->times, bp->n, &co, &out, err);

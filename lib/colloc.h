@@ -103,11 +103,13 @@ lth_status lth_cmesh_build(lth_colloc_ctx *cx, lth_cmesh *M, lth_cmesh *const *o
                            lth_error *err);
 
 /* Solve the discrete BVP for bc; keep_homog: also the bc->rows homogeneous
- * solutions for unit data (M->Y, for cond_bvp).  A reduced matrix of rank
- * < 2p is LTH_ENOTUNIQUE (M->rank, M->dep_rows say why); rows > p is a
- * least-squares solve (M->lsq_resid). */
+ * solutions for unit data (M->Y, for cond_bvp).  LTH_ENOTUNIQUE when the
+ * conditions restricted to the manifold at t0 and t1 are dependent (M->ndep
+ * rows named in M->dep_rows, M->rank = -1), or when the reduced matrix has
+ * rank < 2p, singular values up to rank_tol * sigma_max counting as zero
+ * (M->rank, M->rank_cond); rows > p is a least-squares solve (M->lsq_resid). */
 lth_status lth_cmesh_solve(lth_colloc_ctx *cx, lth_cmesh *M, const lth_colloc_bc *bc,
-                           int keep_homog, lth_error *err);
+                           int keep_homog, double rank_tol, lth_error *err);
 
 /* Output at t in [t_0, t_N].  mode LTH_COLLOC_STEP: one Gauss step of length
  * t - t_k from the mesh point t_k below t (order 2s); LTH_COLLOC_POLY: the
@@ -124,6 +126,8 @@ typedef struct lth_colloc_opts {
   size_t initial_intervals; /* uniform start (0: LTH_COLLOC_INITIAL) */
   double cond_max;          /* refuse cond_bvp above min(cond_max, tol / DBL_EPSILON) */
   int output_mode;          /* LTH_COLLOC_STEP (default) or LTH_COLLOC_POLY */
+  double rank_tol;          /* lth_cmesh_solve's (0: only exact singularity) */
+  int keep_singular;        /* 1: a singular system is returned as lth_cmesh_solve said (LQR) */
 } lth_colloc_opts;
 
 #define LTH_COLLOC_INITIAL 8

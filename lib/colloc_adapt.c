@@ -21,6 +21,7 @@
  * the fine mesh's work, intervals kept the coarse mesh's.
  */
 #include <float.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,13 +223,33 @@ static lth_status outputs(lth_colloc_ctx *cx, adapt_state *a, const double *time
 static lth_status refuse_singular(const lth_cmesh *M, lth_error *err) {
   char rows[160] = "";
   size_t len = 0;
-  for (int i = 0; i < M->ndep && len + 8 < sizeof rows; i++) {
+  for (int i = 0; i < M->ndep && len + 16 < sizeof rows; i++) {
     len += (size_t)snprintf(rows + len, sizeof rows - len, "%s%d", i ? ", " : "", M->dep_rows[i] + 1);
   }
-  return lth_error_set(err, LTH_ENOTUNIQUE,
-                       "the BVP is not uniquely solvable: on the consistent manifold the boundary "
-                       "conditions are dependent (rows %s combine to zero; rank %d of %d)",
-                       len ? rows : "?", M->rank - M->p, M->p);
+  if (M->ndep == 1) {
+    return lth_error_set(err, LTH_ENOTUNIQUE,
+                         "the BVP is not uniquely solvable: boundary condition row %s fixes "
+                         "nothing on the consistent manifold (it involves only what the "
+                         "constraints determine)",
+                         rows);
+  }
+  if (M->ndep > 1) {
+    return lth_error_set(err, LTH_ENOTUNIQUE,
+                         "the BVP is not uniquely solvable: on the consistent manifold the "
+                         "boundary condition rows %s are dependent",
+                         rows);
+  }
+  /* independent rows, singular through the dynamics (e.g. a condition where
+   * the Green's function is unbounded in floating point) */
+  lth_error_set(err, LTH_ENOTUNIQUE,
+                "the BVP is not uniquely solvable: its discrete two-point matrix is numerically "
+                "singular (cond_bvp ~ %.3e, beyond what double precision resolves)",
+                M->rank_cond);
+  if (err) {
+    err->has_cond = 1;
+    err->cond = M->rank_cond;
+  }
+  return LTH_ENOTUNIQUE;
 }
 
 static lth_status refuse_cond(double cond, double limit, double tol, lth_error *err) {
@@ -262,16 +283,20 @@ static int failed_steps(const adapt_state *a) {
 
 /* Build and solve both meshes; *failed when some local step failed. */
 static lth_status build_both(lth_colloc_ctx *cx, adapt_state *a, const lth_colloc_bc *bc,
-                             int *failed, lth_error *err) {
+                             const lth_colloc_opts *co, int *failed, lth_error *err) {
   lth_cmesh *oldC[2] = {a->pC, a->pF}, *oldF[3] = {a->pF, a->pC, a->C};
   lth_status st = lth_cmesh_build(cx, a->C, oldC, 2, err);
   if (st == LTH_OK) a->F = halve(a->C, err);
   if (st == LTH_OK && !a->F) st = err ? err->status : LTH_ENOMEM;
   if (st == LTH_OK) st = lth_cmesh_build(cx, a->F, oldF, 3, err);
   *failed = st == LTH_OK && failed_steps(a);
-  if (st == LTH_OK && !*failed) st = lth_cmesh_solve(cx, a->C, bc, 0, err);
-  if (st == LTH_OK && !*failed) st = lth_cmesh_solve(cx, a->F, bc, 1, err);
-  if (st == LTH_ENOTUNIQUE) st = refuse_singular(a->C->rank < 2 * a->C->p ? a->C : a->F, err);
+  const lth_cmesh *solved = a->C;
+  if (st == LTH_OK && !*failed) st = lth_cmesh_solve(cx, a->C, bc, 0, co->rank_tol, err);
+  if (st == LTH_OK && !*failed) {
+    solved = a->F;
+    st = lth_cmesh_solve(cx, a->F, bc, 1, co->rank_tol, err);
+  }
+  if (st == LTH_ENOTUNIQUE && !co->keep_singular) st = refuse_singular(solved, err);
   return st;
 }
 
@@ -306,16 +331,18 @@ lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double 
     }
     for (size_t k = 0; k < a.C->N; k++) a.nk[k] = 1;
     int failed = 0;
-    st = build_both(cx, &a, bc, &failed, err);
+    st = build_both(cx, &a, bc, co, &failed, err);
     if (st != LTH_OK) break;
     double tol_abs = INFINITY;
     if (!failed) {
       compare(a.C, a.F, bc, a.buf, &c);
+      double prev_cond = out->cond_bvp; /* NaN at first */
       out->cond_bvp = c.cond_bvp;
       out->error_mesh = c.est_mesh;
       tol_abs = co->tol * fmax(1.0, c.zscale);
       out->tol_abs = tol_abs;
-      if (c.cond_bvp > cond_lim && (it >= 3 || c.est_mesh <= 1e-3 * fmax(1.0, c.zscale))) {
+      /* refuse once the estimate is confirmed (two meshes in a row) or resolved */
+      if (c.cond_bvp > cond_lim && (prev_cond > cond_lim || c.est_mesh <= 1e-3 * fmax(1.0, c.zscale))) {
         st = refuse_cond(c.cond_bvp, cond_lim, co->tol, err);
         break;
       }
@@ -326,6 +353,7 @@ lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double 
       } else {
         (void)split_counts(a.C, &c, tol_abs, stages, &theta, a.nk);
       }
+      if (getenv("LTH_COLLOC_DEBUG")) fprintf(stderr, "it %zu N %zu est %.3e tol %.3e cond %.3e decomps %zu\n", it, a.C->N, c.est_mesh, tol_abs, c.cond_bvp, lth_colloc_ctx_decomps(cx));
       stall = c.est_mesh > 0.5 * best ? stall + 1 : 0;
       best = fmin(best, c.est_mesh);
     }

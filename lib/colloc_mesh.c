@@ -13,6 +13,7 @@
  * there is no drift to control.
  */
 #include <cblas.h>
+#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,8 +152,46 @@ lth_status lth_cmesh_build(lth_colloc_ctx *cx, lth_cmesh *M, lth_cmesh *const *o
   return st;
 }
 
+/* Rows of [D0 DN] -- the conditions restricted to the consistent manifold at
+ * t0 and t1 -- that vanish or are dependent: then no dynamics can make the
+ * BVP uniquely solvable.  Returns how many rows are named (0: the rows are
+ * independent there and a singular system comes from the dynamics). */
+static int dependent_rows(const double *D0, const double *DN, const lth_colloc_bc *bc,
+                          const lth_cmesh *M, int *rows, int max) {
+  int nb = bc->rows, p = M->p, s = M->s, p2 = 2 * p;
+  if (nb > p2) return 0;
+  double g = fmax(LAPACKE_dlange(LAPACK_COL_MAJOR, 'F', s, p, M->GW, s),
+                  LAPACKE_dlange(LAPACK_COL_MAJOR, 'F', s, p, M->GW + M->N * (size_t)s * p, s));
+  double *D = malloc(sizeof(double) * ((size_t)nb * p2 + (size_t)nb * nb + (size_t)p2 + 2));
+  if (!D) return 0;
+  double *U = D + (size_t)nb * p2, *sv = U + (size_t)nb * nb;
+  int n = 0;
+  for (int i = 0; i < nb && n == 0; i++) {
+    double b = hypot(cblas_dnrm2(s, bc->B0 + i, nb), cblas_dnrm2(s, bc->B1 + i, nb)) * g;
+    double di = hypot(cblas_dnrm2(p, D0 + i, nb), cblas_dnrm2(p, DN + i, nb));
+    if (!(di > 1e-12 * b)) {
+      rows[n++] = i; /* this row sees nothing of the manifold */
+    }
+    for (int j = 0; j < p; j++) {
+      D[i + (size_t)j * nb] = di > 0 ? D0[i + (size_t)j * nb] / di : 0.0;
+      D[i + (size_t)(p + j) * nb] = di > 0 ? DN[i + (size_t)j * nb] / di : 0.0;
+    }
+  }
+  if (n == 0 && LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'A', 'N', nb, p2, D, nb, sv, U, nb, NULL, 1,
+                               sv + nb) == 0 && !(sv[nb - 1] > 1e-12 * sv[0])) {
+    const double *u = U + (size_t)(nb - 1) * nb; /* left null vector: the combination */
+    double mx = 0.0;
+    for (int i = 0; i < nb; i++) mx = fmax(mx, fabs(u[i]));
+    for (int i = 0; i < nb && n < max; i++) {
+      if (fabs(u[i]) > 0.1 * mx) rows[n++] = i;
+    }
+  }
+  free(D);
+  return n;
+}
+
 lth_status lth_cmesh_solve(lth_colloc_ctx *cx, lth_cmesh *M, const lth_colloc_bc *bc,
-                           int keep_homog, lth_error *err) {
+                           int keep_homog, double rank_tol, lth_error *err) {
   (void)cx;
   int s = M->s, p = M->p, nb = bc->rows;
   size_t N = M->N, sp = (size_t)s * p;
@@ -170,12 +209,18 @@ lth_status lth_cmesh_solve(lth_colloc_ctx *cx, lth_cmesh *M, const lth_colloc_bc
     memcpy(d, bc->beta, sizeof(double) * nb);
     cblas_dgemv(CblasColMajor, CblasNoTrans, nb, s, -1.0, bc->B0, nb, M->q, 1, 1.0, d, 1);
     cblas_dgemv(CblasColMajor, CblasNoTrans, nb, s, -1.0, bc->B1, nb, M->q + N * s, 1, 1.0, d, 1);
-    st = lth_abd_factor(A, M->F, D0, DN, err);
+    M->ndep = dependent_rows(D0, DN, bc, M, M->dep_rows, 16);
+    if (M->ndep > 0) {
+      M->rank = -1;
+      st = lth_error_set(err, LTH_ENOTUNIQUE,
+                         "the boundary conditions are dependent on the consistent manifold");
+    }
   }
+  if (st == LTH_OK) st = lth_abd_factor(A, M->F, D0, DN, err);
   if (st == LTH_OK) {
+    lth_abd_set_rank_tol(A, rank_tol);
     M->rank = lth_abd_rank(A);
     M->rank_cond = lth_abd_cond(A);
-    M->ndep = lth_abd_dependent_rows(A, M->dep_rows, 16);
     if (M->rank < 2 * p) {
       st = lth_error_set(err, LTH_ENOTUNIQUE,
                          "the collocation system is singular (rank %d < %d): the boundary "
