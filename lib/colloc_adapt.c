@@ -352,6 +352,10 @@ lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double 
         if (st != LTH_OK || ok) break; /* accepted: a.C is the solution */
       } else {
         (void)split_counts(a.C, &c, tol_abs, stages, &theta, a.nk);
+        if (getenv("LTH_COLLOC_DEBUG")) {
+          for (size_t k = 0; k < a.C->N; k++) fprintf(stderr, "  [%.4g %.4g] le %.2e n %d\n", a.C->t[k], a.C->t[k+1], c.le[k], a.nk[k]);
+          fprintf(stderr, "theta %g\n", theta);
+        }
       }
       if (getenv("LTH_COLLOC_DEBUG")) fprintf(stderr, "it %zu N %zu est %.3e tol %.3e cond %.3e decomps %zu\n", it, a.C->N, c.est_mesh, tol_abs, c.cond_bvp, lth_colloc_ctx_decomps(cx));
       stall = c.est_mesh > 0.5 * best ? stall + 1 : 0;

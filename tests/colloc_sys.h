@@ -17,6 +17,10 @@
 
 #include "lth/system.h"
 
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
 #define CS_MAXS 12
 #define CS_MAXK 24
 
