@@ -183,6 +183,32 @@ double lth_abd_cond(const lth_abd *a) {
   return a->sv[p2 - 1] > 0.0 ? a->sv[0] / a->sv[p2 - 1] : INFINITY;
 }
 
+double lth_abd_bc_cond(const lth_abd *a) {
+  int p = a->p, nb = a->nb, p2 = 2 * p, rows = nb + p;
+  size_t need = (size_t)p * p2 + (size_t)p2 * p2 + (size_t)p2 * 2 + (size_t)nb * p2 + (size_t)nb * p +
+                (size_t)p + (size_t)nb + 8;
+  double *buf = malloc(sizeof(double) * need), cond = NAN;
+  if (!buf) return NAN;
+  double *R = buf, *Vt = R + (size_t)p * p2, *sv = Vt + (size_t)p2 * p2, *D = sv + 2 * (size_t)p2;
+  double *WN = D + (size_t)nb * p2, *sw = WN + (size_t)nb * p;
+  /* the running rows [a b] (their scaling does not move the null space) */
+  for (int j = 0; j < p2; j++) {
+    for (int i = 0; i < p; i++) R[i + (size_t)j * p] = a->K[nb + i + (size_t)j * rows];
+    for (int i = 0; i < nb; i++) D[i + (size_t)j * nb] = a->K[i + (size_t)j * rows] / a->rs[i];
+  }
+  if (LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'A', p, p2, R, p, sv, NULL, 1, Vt, p2, sv + p2) == 0) {
+    /* N = rows p..2p-1 of V' (transposed): WN = D N */
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, nb, p, p2, 1.0, D, nb, Vt + p, p2, 0.0, WN,
+                nb);
+    int k = nb < p ? nb : p;
+    if (LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'N', nb, p, WN, nb, sw, NULL, 1, NULL, 1, sv) == 0) {
+      cond = sw[k - 1] > 0.0 && k == p ? sw[0] / sw[k - 1] : INFINITY;
+    }
+  }
+  free(buf);
+  return cond;
+}
+
 lth_status lth_abd_solve(const lth_abd *a, int nrhs, const double *f, const double *d,
                          double *y, double *resid, lth_error *err) {
   int p = a->p, nb = a->nb, p2 = 2 * p, rows = nb + p;

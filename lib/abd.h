@@ -39,6 +39,12 @@ int lth_abd_rank(const lth_abd *a);
  * zeros; the callers judge near-singularity by their own condition numbers). */
 void lth_abd_set_rank_tol(lth_abd *a, double tol);
 double lth_abd_cond(const lth_abd *a);
+/* Condition sigma_max / sigma_min of the boundary rows [D0 DN] on the
+ * solution space of the recurrence (an orthonormal basis of the null space
+ * of the running rows [a b]): how well the conditions fix the p free
+ * constants, in end-point coordinates (INFINITY if they do not). */
+double lth_abd_bc_cond(const lth_abd *a);
+
 /* Solve for nrhs right-hand sides: f (N blocks p x nrhs, ld p; NULL: zero),
  * d (nb x nrhs, ld nb); y receives N + 1 blocks p x nrhs (ld p).  A rank-
  * deficient reduced matrix gives the minimum-norm least-squares (y_0, y_N).

@@ -53,8 +53,6 @@
 #include "bvp_impl.h"
 #include "colloc.h"
 
-#define LTH_COLLOC_DEFAULT_STAGES 4
-
 /* p = 0: no free constants, the unique solution is z = q(t) (v = 0). */
 static lth_status no_free_constants(lth_colloc_ctx *cx, const lth_bvp_problem *bp,
                                     lth_bvp_result *res, lth_error *err) {
@@ -94,7 +92,7 @@ lth_status lth_bvp_collocation(const lth_bvp_problem *bp, const lth_bvp_opts *o,
     return st;
   }
   lth_colloc_bc bc = {bp->p, bp->B0, bp->B1, bp->beta};
-  lth_colloc_opts co = {tol, o->max_intervals, 0, o->cond_max, LTH_COLLOC_STEP, 0.0, 0};
+  lth_colloc_opts co = {tol, o->max_intervals, 0, o->cond_max, LTH_COLLOC_STEP, 0.0, 0, 0.0};
   lth_colloc_out out = {0};
   out.z = res->z;
   lth_status st = lth_colloc_adapt(cx, &bc, bp->t0, bp->t1, bp->times, bp->n, &co, &out, err);

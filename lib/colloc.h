@@ -22,6 +22,8 @@
 #include "lth/system.h"
 
 #define LTH_COLLOC_MAX_STAGES 8
+/* the default number of stages (docs/collocation.md: accuracy per cost) */
+#define LTH_COLLOC_DEFAULT_STAGES 4
 
 /* ---- Gauss-Legendre tableau on [0, 1] (lib/colloc_gauss.c) ---- */
 typedef struct lth_colloc_tableau {
@@ -90,6 +92,7 @@ typedef struct lth_cmesh {
   double rank_cond;  /* condition (sigma_max / sigma_min) of the reduced two-point matrix */
   int rank;          /* its rank (2p: unique) */
   double lsq_resid;  /* relative least-squares residual of the bc (rows > p) */
+  double bc_cond;    /* rows > p: lth_abd_bc_cond (NaN otherwise) */
   int dep_rows[16];  /* when rank < 2p: bc rows (0-based) in the dependent combination */
   int ndep;
 } lth_cmesh;
@@ -128,6 +131,8 @@ typedef struct lth_colloc_opts {
   int output_mode;          /* LTH_COLLOC_STEP (default) or LTH_COLLOC_POLY */
   double rank_tol;          /* lth_cmesh_solve's (0: only exact singularity) */
   int keep_singular;        /* 1: a singular system is returned as lth_cmesh_solve said (LQR) */
+  double lsq_max;           /* rows > p: a least-squares residual above this that does not
+                               shrink on the finer mesh is LTH_ENOSOL (0: not checked) */
 } lth_colloc_opts;
 
 #define LTH_COLLOC_INITIAL 8
@@ -150,8 +155,8 @@ typedef struct lth_colloc_out {
  * (returned), local errors of the coarse steps for the next mesh.  Errors:
  * LTH_ETOL (tolerance not reachable within max_intervals, or the estimate
  * stalls: message names the estimate reached), LTH_ENOTUNIQUE (singular
- * system naming dependent bc rows, or cond_bvp too large), decomposition
- * errors naming t. */
+ * system naming dependent bc rows, or cond_bvp too large), LTH_ENOSOL
+ * (co->lsq_max), decomposition errors naming t. */
 lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double t0, double t1,
                             const double *times, size_t n, const lth_colloc_opts *co,
                             lth_colloc_out *out, lth_error *err);

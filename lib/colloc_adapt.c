@@ -334,6 +334,15 @@ lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double 
     st = build_both(cx, &a, bc, co, &failed, err);
     if (st != LTH_OK) break;
     double tol_abs = INFINITY;
+    if (!failed && co->lsq_max > 0 && a.F->lsq_resid > co->lsq_max &&
+        a.F->lsq_resid > 0.5 * a.C->lsq_resid) {
+      /* rows > p: a residual that does not shrink with the mesh is no discretisation error */
+      st = lth_error_set(err, LTH_ENOSOL,
+                         "the boundary conditions are inconsistent on the solution manifold "
+                         "(least-squares residual %.3e)",
+                         a.F->lsq_resid);
+      break;
+    }
     if (!failed) {
       compare(a.C, a.F, bc, a.buf, &c);
       double prev_cond = out->cond_bvp; /* NaN at first */

@@ -159,7 +159,7 @@ lth_status lth_cmesh_build(lth_colloc_ctx *cx, lth_cmesh *M, lth_cmesh *const *o
 static int dependent_rows(const double *D0, const double *DN, const lth_colloc_bc *bc,
                           const lth_cmesh *M, int *rows, int max) {
   int nb = bc->rows, p = M->p, s = M->s, p2 = 2 * p;
-  if (nb > p2) return 0;
+  if (nb != p) return 0; /* rows > p (LQR): redundant rows are legitimate */
   double g = fmax(LAPACKE_dlange(LAPACK_COL_MAJOR, 'F', s, p, M->GW, s),
                   LAPACKE_dlange(LAPACK_COL_MAJOR, 'F', s, p, M->GW + M->N * (size_t)s * p, s));
   double *D = malloc(sizeof(double) * ((size_t)nb * p2 + (size_t)nb * nb + (size_t)p2 + 2));
@@ -221,6 +221,7 @@ lth_status lth_cmesh_solve(lth_colloc_ctx *cx, lth_cmesh *M, const lth_colloc_bc
     lth_abd_set_rank_tol(A, rank_tol);
     M->rank = lth_abd_rank(A);
     M->rank_cond = lth_abd_cond(A);
+    M->bc_cond = nb > p ? lth_abd_bc_cond(A) : NAN;
     if (M->rank < 2 * p) {
       st = lth_error_set(err, LTH_ENOTUNIQUE,
                          "the collocation system is singular (rank %d < %d): the boundary "

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lqr_impl.h"
 #include "lth/decomp.h"
 #include "times.h"
 
@@ -416,6 +417,7 @@ lth_status lth_lqr_solve(const lth_lqr_spec *spec, const double *times, size_t n
   if (opts) o = *opts; else lth_lqr_opts_init(&o);
   lth_status st = check_spec(spec, times, n, err);
   if (st != LTH_OK) return st;
+  if (o.method == LTH_LQR_COLLOCATION) return lth_lqr_colloc(spec, times, n, &o, out, err);
   lqr_run R;
   memset(&R, 0, sizeof R);
   R.spec = spec;
@@ -469,4 +471,9 @@ lth_status lth_lqr_solve(const lth_lqr_spec *spec, const double *times, size_t n
   }
   *out = res;
   return LTH_OK;
+}
+
+/* The result holder, for lib/lqr_colloc.c. */
+lth_lqr_result *lth_lqr_result_new(int nx, int nu, size_t n, const double *times) {
+  return result_alloc(nx, nu, n, times);
 }

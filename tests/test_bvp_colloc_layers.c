@@ -167,7 +167,7 @@ START_TEST(test_boundary_layer) {
     lth_ivp_opts_init(&io);
     lth_colloc_ctx *cx = lth_colloc_ctx_alloc(c.sys, 4, &io, 0, 1, NULL);
     lth_colloc_bc bc = {2, c.B0, c.B1, c.beta};
-    lth_colloc_opts co = {tols[i], 0, 0, 0, LTH_COLLOC_STEP, 0.0, 0};
+    lth_colloc_opts co = {tols[i], 0, 0, 0, LTH_COLLOC_STEP, 0.0, 0, 0.0};
     double z[NOUT * CS_MAXS];
     lth_colloc_out out = {0};
     out.z = z;

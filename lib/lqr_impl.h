@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Private: the LQR paths (lib/lqr.c: shooting, lib/lqr_colloc.c: collocation). */
+#ifndef LTH_LQR_IMPL_H
+#define LTH_LQR_IMPL_H
+
+#include "lth/lqr.h"
+
+/* An empty result for n output times (lib/lqr.c). */
+lth_lqr_result *lth_lqr_result_new(int nx, int nu, size_t n, const double *times);
+
+/* lth_lqr_solve with opts->method == LTH_LQR_COLLOCATION (lib/lqr_colloc.c);
+ * spec and times are checked already. */
+lth_status lth_lqr_colloc(const lth_lqr_spec *spec, const double *times, size_t n,
+                          const lth_lqr_opts *opts, lth_lqr_result **out, lth_error *err);
+
+#endif
