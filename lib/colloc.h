@@ -87,6 +87,7 @@ typedef struct lth_cmesh {
   double *q;         /* N + 1 blocks s */
   double *F, *f;     /* N blocks p x p and p: y_{k+1} = F_k y_k + f_k */
   double *rc;        /* N: smallest reciprocal condition of a local solve (stages, basis) */
+  double *pw;        /* N + 1: ||P(t_k) W_k||_F (rounding): the drift of v = W_k y is <= pw ||y|| */
   double *y;         /* N + 1 blocks p: the solution (after lth_cmesh_solve) */
   double *Y;         /* N + 1 blocks p x nh: homogeneous solutions for unit bc data */
   double rank_cond;  /* condition (sigma_max / sigma_min) of the reduced two-point matrix */
@@ -114,13 +115,22 @@ lth_status lth_cmesh_build(lth_colloc_ctx *cx, lth_cmesh *M, lth_cmesh *const *o
 lth_status lth_cmesh_solve(lth_colloc_ctx *cx, lth_cmesh *M, const lth_colloc_bc *bc,
                            int keep_homog, double rank_tol, lth_error *err);
 
-/* Output at t in [t_0, t_N].  mode LTH_COLLOC_STEP: one Gauss step of length
+/* Output at t in [t_0, t_N] (lib/colloc_eval.c).  mode LTH_COLLOC_STEP: one Gauss step of length
  * t - t_k from the mesh point t_k below t (order 2s); LTH_COLLOC_POLY: the
  * collocation polynomial (order s + 1).  z (s), v (m, may be NULL), *drift =
- * ||P(t) v||_2 (may be NULL).  A failed local step is LTH_ESING naming t. */
+ * ||P(t) v||_2 (may be NULL).  A failed local step is LTH_ESING naming t.
+ * At a mesh point no decomposition is needed (the point's own data). */
 enum { LTH_COLLOC_STEP = 0, LTH_COLLOC_POLY = 1 };
 lth_status lth_cmesh_eval(lth_colloc_ctx *cx, const lth_cmesh *M, double t, int mode, double *z,
                           double *v, double *drift, lth_error *err);
+
+/* The same (LTH_COLLOC_STEP), with *est, the estimated error of z: the error
+ * at the mesh point below, y_k - y_{2k} of the halved mesh Mf, carried through
+ * the same Gauss step, plus the local error of the step, le_k tau^{2s+1}
+ * (tau = (t - t_k) / h_k, le: the local errors of M's full steps). */
+lth_status lth_cmesh_eval_est(lth_colloc_ctx *cx, const lth_cmesh *M, const lth_cmesh *Mf,
+                              const double *le, double t, double *z, double *v, double *drift,
+                              double *est, lth_error *err);
 
 /* ---- the adaptive solver (lib/colloc_adapt.c) ---- */
 typedef struct lth_colloc_opts {

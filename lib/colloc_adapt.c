@@ -7,18 +7,25 @@
  * the error of z_pi to within a factor 1 + 2^{-2s}: the coarse solution is the
  * one returned, with that difference as its error estimate (never the fine
  * solution with a guessed Richardson factor, which would claim an accuracy
- * that nothing has measured).  The same difference is taken at the output
- * times, where both solutions are evaluated by a Gauss step from the mesh
- * point below (order 2s as well).
+ * that nothing has measured).  At an output time t_k < t < t_{k+1} the coarse
+ * solution is one Gauss step of length tau h_k from t_k (order 2s as well);
+ * its estimate is the difference at t_k carried through that step plus the
+ * step's own local error, le_k tau^{2s+1} (lth_cmesh_eval_est): no second
+ * evaluation on the fine mesh.
  *
  * The next mesh equidistributes the local error per unit step: from the fine
  * solution at t_k, one coarse step against two fine steps gives the local
  * error le_k ~ phi_k h_k^{2s+1} of interval k, and an interval is cut into
- * n_k = ceil((le_k L / (theta tol h_k))^{1/(2s)}) pieces (at most 8 at once),
- * so that the local errors add up to a fraction theta of the tolerance;
- * theta shrinks when the global estimate misses the tolerance although
- * every local one met it (error amplification).  Intervals cut in two reuse
- * the fine mesh's work, intervals kept the coarse mesh's.
+ * n_k = ceil((le_k L / (theta tol h_k))^{1/(2s)}) pieces (at most 16 at once),
+ * so that the local errors add up to a fraction theta of the tolerance.
+ * theta = 0.5 / A, where A = (global estimate) / (sum of the local errors)
+ * is the amplification of local errors this problem showed on the last mesh
+ * (e.g. ~ cond_bvp for an oscillator over many periods), kept in [1e-3, 0.5];
+ * it shrinks further when the global estimate misses the tolerance although
+ * every local one met its share.  Intervals cut in two reuse the fine mesh's
+ * work, intervals kept the coarse mesh's; when cutting would overshoot the
+ * continuous prediction sum_k n_k by more than 30 % (a near miss would
+ * double every interval), the new mesh equidistributes n_k / h_k instead.
  */
 #include <float.h>
 #include <stdio.h>
@@ -31,8 +38,8 @@
 #include "colloc.h"
 
 #define MAX_ITER 40
-#define MAX_SPLIT 8
-#define THETA0 0.1
+#define MAX_SPLIT 16
+#define THETA0 0.5
 
 lth_cmesh *lth_cmesh_uniform(size_t N, double t0, double t1, int s, int m, int p, lth_error *err) {
   lth_cmesh *M = lth_cmesh_alloc(N, s, m, p, err);
@@ -142,19 +149,21 @@ static void compare(const lth_cmesh *C, const lth_cmesh *Fm, const lth_colloc_bc
   }
 }
 
-/* n_k from the local errors (error per unit step), theta adapted. */
+/* n_k from the local errors (error per unit step), theta adapted; nreal[k]:
+ * the same before rounding up (at least 1/2: an interval may double). */
 static size_t split_counts(const lth_cmesh *C, const compare_t *c, double tol_abs, int s,
-                           double *theta, int *nk) {
+                           double *theta, int *nk, double *nreal) {
   double L = C->t[C->N] - C->t[0];
   for (int pass = 0; pass < 2; pass++) {
     size_t Nnew = 0, kmax = 0;
     int any = 0;
     for (size_t k = 0; k < C->N; k++) {
       double h = C->t[k + 1] - C->t[k], rho = c->le[k] * L / (*theta * tol_abs * h);
+      double x = pow(rho, 1.0 / (2.0 * s));
+      nreal[k] = fmin(fmax(x, 0.5), MAX_SPLIT);
       int n = 1;
       if (rho > 1.0) {
-        double x = ceil(pow(rho, 1.0 / (2.0 * s)));
-        n = x > MAX_SPLIT ? MAX_SPLIT : (x < 2 ? 2 : (int)x);
+        n = x > MAX_SPLIT ? MAX_SPLIT : (x < 2 ? 2 : (int)ceil(x));
         any = 1;
       }
       nk[k] = n > nk[k] ? n : nk[k];
@@ -165,6 +174,7 @@ static size_t split_counts(const lth_cmesh *C, const compare_t *c, double tol_ab
       if (!any && nk[kmax] < 2) { /* nothing to gain locally: cut the worst interval anyway */
         Nnew += (size_t)(2 - nk[kmax]);
         nk[kmax] = 2;
+        nreal[kmax] = fmax(nreal[kmax], 2.0);
       }
       return Nnew;
     }
@@ -174,9 +184,31 @@ static size_t split_counts(const lth_cmesh *C, const compare_t *c, double tol_ab
   return 0; /* not reached */
 }
 
+/* A new mesh of Nnew intervals equidistributing the density nreal[k] / h_k
+ * (used instead of cutting intervals when cutting would overshoot, e.g. a
+ * near miss that would otherwise double every interval). */
+static lth_cmesh *redistribute(const lth_cmesh *C, const double *nreal, size_t Nnew,
+                               lth_error *err) {
+  lth_cmesh *M = lth_cmesh_alloc(Nnew, C->s, C->m, C->p, err);
+  if (!M) return NULL;
+  double total = 0.0;
+  for (size_t k = 0; k < C->N; k++) total += nreal[k];
+  size_t k = 0;
+  double below = 0.0; /* sum of nreal over intervals before k */
+  M->t[0] = C->t[0];
+  for (size_t i = 1; i < Nnew; i++) {
+    double target = total * (double)i / (double)Nnew;
+    while (k + 1 < C->N && below + nreal[k] <= target) below += nreal[k++];
+    double frac = fmin(fmax((target - below) / nreal[k], 0.0), 1.0);
+    M->t[i] = C->t[k] + frac * (C->t[k + 1] - C->t[k]);
+  }
+  M->t[Nnew] = C->t[C->N];
+  return M;
+}
+
 typedef struct {
   lth_cmesh *C, *F, *pC, *pF; /* coarse, fine, previous coarse and fine */
-  double *buf;
+  double *buf, *nreal;
   int *nk;
 } adapt_state;
 
@@ -187,24 +219,28 @@ static void state_free(adapt_state *a) {
   lth_cmesh_free(a->pF);
   free(a->buf);
   free(a->nk);
+  free(a->nreal);
 }
 
-/* Outputs of the coarse and fine solutions; their difference. */
-static lth_status outputs(lth_colloc_ctx *cx, adapt_state *a, const double *times, size_t n,
-                          const lth_colloc_opts *co, lth_colloc_out *out, double tol_abs,
-                          int *ok, lth_error *err) {
+/* The coarse solution at the output times with its error estimates. */
+static lth_status outputs(lth_colloc_ctx *cx, adapt_state *a, const double *le,
+                          const double *times, size_t n, const lth_colloc_opts *co,
+                          lth_colloc_out *out, double tol_abs, int *ok, lth_error *err) {
   int s = a->C->s, m = a->C->m;
-  double *zf = a->buf;
   out->error_estimate = 0.0;
   out->drift = 0.0;
   *ok = 1;
   for (size_t j = 0; j < n; j++) {
     double dr = 0.0, e = 0.0;
-    lth_status st = lth_cmesh_eval(cx, a->C, times[j], co->output_mode, out->z + j * (size_t)s,
-                                   out->v ? out->v + j * (size_t)m : NULL, &dr, err);
-    if (st == LTH_OK) st = lth_cmesh_eval(cx, a->F, times[j], co->output_mode, zf, NULL, NULL, err);
+    double *z = out->z + j * (size_t)s, *v = out->v ? out->v + j * (size_t)m : NULL;
+    lth_status st = co->output_mode == LTH_COLLOC_STEP
+                        ? lth_cmesh_eval_est(cx, a->C, a->F, le, times[j], z, v, &dr, &e, err)
+                        : lth_cmesh_eval(cx, a->C, times[j], co->output_mode, z, v, &dr, err);
+    if (st == LTH_OK && co->output_mode != LTH_COLLOC_STEP) { /* the fine solution compared */
+      st = lth_cmesh_eval(cx, a->F, times[j], co->output_mode, a->buf, NULL, NULL, err);
+      for (int i = 0; st == LTH_OK && i < s; i++) e = fmax(e, fabs(z[i] - a->buf[i]));
+    }
     if (st != LTH_OK) return st;
-    for (int i = 0; i < s; i++) e = fmax(e, fabs(out->z[j * (size_t)s + i] - zf[i]));
     out->error_estimate = fmax(out->error_estimate, e);
     out->drift = fmax(out->drift, dr);
     if (e > tol_abs) { /* refine the interval holding t_j */
@@ -323,14 +359,16 @@ lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double 
     out->iterations = it;
     free(a.nk);
     a.nk = calloc(a.C->N, sizeof(int));
+    free(a.nreal);
+    a.nreal = calloc(a.C->N, sizeof(double));
     free(c.le);
     c.le = calloc(a.C->N, sizeof(double));
-    if (!a.nk || !c.le) {
+    if (!a.nk || !a.nreal || !c.le) {
       st = lth_error_set(err, LTH_ENOMEM, "out of memory");
       break;
     }
     for (size_t k = 0; k < a.C->N; k++) a.nk[k] = 1;
-    int failed = 0;
+    int failed = 0, redist = 0;
     st = build_both(cx, &a, bc, co, &failed, err);
     if (st != LTH_OK) break;
     double tol_abs = INFINITY;
@@ -357,10 +395,14 @@ lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double 
       }
       if (c.est_mesh <= tol_abs) {
         int ok = 0;
-        st = outputs(cx, &a, times, n, co, out, tol_abs, &ok, err);
+        st = outputs(cx, &a, c.le, times, n, co, out, tol_abs, &ok, err);
         if (st != LTH_OK || ok) break; /* accepted: a.C is the solution */
       } else {
-        (void)split_counts(a.C, &c, tol_abs, stages, &theta, a.nk);
+        double sum_le = 0.0;
+        for (size_t k = 0; k < a.C->N; k++) sum_le += c.le[k];
+        if (sum_le > 0.0) theta = fmin(theta, fmin(0.5, fmax(1e-3, 0.5 * sum_le / c.est_mesh)));
+        (void)split_counts(a.C, &c, tol_abs, stages, &theta, a.nk, a.nreal);
+        redist = 1;
         if (getenv("LTH_COLLOC_DEBUG")) {
           for (size_t k = 0; k < a.C->N; k++) fprintf(stderr, "  [%.4g %.4g] le %.2e n %d\n", a.C->t[k], a.C->t[k+1], c.le[k], a.nk[k]);
           fprintf(stderr, "theta %g\n", theta);
@@ -391,7 +433,13 @@ lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double 
         err->cond = c.cond_bvp;
       }
     } else {
-      lth_cmesh *next = refine(a.C, a.F, a.nk, Nnew, err);
+      /* cut intervals (their work is reused) unless that overshoots the
+       * continuous prediction by more than 30 % */
+      double Neq = 0.0;
+      for (size_t k = 0; redist && k < a.C->N; k++) Neq += a.nreal[k];
+      lth_cmesh *next = redist && (double)Nnew > 1.3 * Neq
+                            ? redistribute(a.C, a.nreal, (size_t)ceil(1.05 * Neq), err)
+                            : refine(a.C, a.F, a.nk, Nnew, err);
       if (!next) {
         st = err ? err->status : LTH_ENOMEM;
         break;
@@ -405,6 +453,7 @@ lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double 
     }
   }
   out->decomps = lth_colloc_ctx_decomps(cx);
+  if (getenv("LTH_COLLOC_DEBUG")) fprintf(stderr, "final decomps %zu\n", out->decomps);
   if (st == LTH_OK) {
     out->mesh = a.C;
     a.C = NULL;

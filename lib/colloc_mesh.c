@@ -32,7 +32,7 @@ lth_cmesh *lth_cmesh_alloc(size_t N, int s, int m, int p, lth_error *err) {
   lth_cmesh *M = calloc(1, sizeof *M);
   size_t n1 = N + 1, mp = (size_t)m * p, sp = (size_t)s * p, pp = (size_t)p * p;
   if (M) {
-    M->t = malloc(sizeof(double) * (n1 * (1 + mp + sp + s + p) + N * (pp + p + 1) + 1));
+    M->t = malloc(sizeof(double) * (n1 * (2 + mp + sp + s + p) + N * (pp + p + 1) + 1));
   }
   if (!M || !M->t) {
     lth_cmesh_free(M);
@@ -50,6 +50,7 @@ lth_cmesh *lth_cmesh_alloc(size_t N, int s, int m, int p, lth_error *err) {
   M->F = M->y + n1 * p;
   M->f = M->F + N * pp;
   M->rc = M->f + N * p;
+  M->pw = M->rc + N;
   return M;
 }
 
@@ -63,6 +64,10 @@ static lth_status point_data(lth_colloc_ctx *cx, lth_cmesh *M, size_t k, const l
   cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s, p, m, 1.0, pt->G.c, pt->G.ld, W, m, 0.0,
               M->GW + k * (size_t)s * p, s);
   memcpy(M->q + k * (size_t)s, pt->q.c, sizeof(double) * s);
+  double *PW = lth_colloc_scratch(cx); /* m x p fits */
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, p, m, 1.0, pt->P.c, pt->P.ld, W, m, 0.0,
+              PW, m);
+  M->pw[k] = cblas_dnrm2(m * p, PW, 1);
   return LTH_OK;
 }
 
@@ -71,6 +76,7 @@ static void copy_point(lth_cmesh *M, size_t k, const lth_cmesh *O, size_t i) {
   memcpy(M->W + k * mp, O->W + i * mp, sizeof(double) * mp);
   memcpy(M->GW + k * sp, O->GW + i * sp, sizeof(double) * sp);
   memcpy(M->q + k * M->s, O->q + i * M->s, sizeof(double) * M->s);
+  M->pw[k] = O->pw[i];
 }
 
 /* An interval [a, b] of a previous mesh (bitwise equal ends): its mesh and index. */
@@ -248,66 +254,3 @@ lth_status lth_cmesh_solve(lth_colloc_ctx *cx, lth_cmesh *M, const lth_colloc_bc
   return st;
 }
 
-/* Mesh interval holding t: the largest k < N with t_k <= t. */
-static size_t locate(const lth_cmesh *M, double t) {
-  size_t lo = 0, hi = M->N;
-  while (hi - lo > 1) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (M->t[mid] <= t) lo = mid; else hi = mid;
-  }
-  return lo;
-}
-
-lth_status lth_cmesh_eval(lth_colloc_ctx *cx, const lth_cmesh *M, double t, int mode, double *z,
-                          double *v, double *drift, lth_error *err) {
-  int s = M->s, m = M->m, p = M->p;
-  size_t pp = (size_t)p * p, mp = (size_t)m * p;
-  double *Gam = lth_colloc_scratch(cx), *gam = Gam + pp, *R = gam + p, *ys = R + mp;
-  double *K = ys + p, *vv = K + (size_t)lth_colloc_ctx_tableau(cx)->s * p, *w = vv + m;
-  size_t k = locate(M, t);
-  if (t >= M->t[k + 1]) k++; /* t = t_N */
-  const double *Wk = M->W + k * mp;
-  const double *yk = M->y + k * (size_t)p;
-  lth_status st = LTH_OK;
-  double rc = 1.0;
-  int at_mesh = t == M->t[k];
-  if (at_mesh) {
-    memcpy(ys, yk, sizeof(double) * p);
-  } else if (mode == LTH_COLLOC_STEP) {
-    st = lth_colloc_step(cx, Wk, M->t[k], t - M->t[k], Gam, gam, &rc, err);
-    memcpy(ys, gam, sizeof(double) * p);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, p, p, 1.0, Gam, p, yk, 1, 1.0, ys, 1);
-  } else {
-    /* collocation polynomial y_k + h sum_l a_l(tau) K_l, K = X_y y_k + X_d */
-    const lth_colloc_tableau *tab = lth_colloc_ctx_tableau(cx);
-    double h = M->t[k + 1] - M->t[k], al[LTH_COLLOC_MAX_STAGES];
-    st = lth_colloc_step(cx, Wk, M->t[k], h, Gam, gam, &rc, err);
-    int sp = tab->s * p;
-    const double *X = lth_colloc_stage_map(cx);
-    memcpy(K, X + (size_t)p * sp, sizeof(double) * sp);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, sp, p, 1.0, X, sp, yk, 1, 1.0, K, 1);
-    lth_colloc_gauss_integrals(tab, (t - M->t[k]) / h, al);
-    memcpy(ys, yk, sizeof(double) * p);
-    for (int l = 0; l < tab->s; l++) cblas_daxpy(p, h * al[l], K + (size_t)l * p, 1, ys, 1);
-  }
-  if (st == LTH_OK && rc == 0.0) {
-    st = lth_error_set_t(err, LTH_ESING, t, "collocation step to the output time failed");
-  }
-  const lth_point *pt;
-  if (st == LTH_OK) st = lth_colloc_point(cx, t, &pt, err);
-  if (st == LTH_OK && !at_mesh) st = lth_colloc_transfer(cx, pt, Wk, R, &rc, err);
-  if (st == LTH_OK && rc == 0.0) {
-    st = lth_error_set_t(err, LTH_ESING, t, "state-space basis lost at the output time");
-  }
-  if (st != LTH_OK) return st;
-  /* v = R y (W_k y at a mesh point), z = G v + q, drift = ||P v|| */
-  cblas_dgemv(CblasColMajor, CblasNoTrans, m, p, 1.0, at_mesh ? Wk : R, m, ys, 1, 0.0, vv, 1);
-  memcpy(z, pt->q.c, sizeof(double) * s);
-  cblas_dgemv(CblasColMajor, CblasNoTrans, s, m, 1.0, pt->G.c, pt->G.ld, vv, 1, 1.0, z, 1);
-  if (v) memcpy(v, vv, sizeof(double) * m);
-  if (drift) {
-    cblas_dgemv(CblasColMajor, CblasNoTrans, m, m, 1.0, pt->P.c, pt->P.ld, vv, 1, 0.0, w, 1);
-    *drift = cblas_dnrm2(m, w, 1);
-  }
-  return LTH_OK;
-}
