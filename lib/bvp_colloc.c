@@ -42,8 +42,9 @@
  * or cond_bvp > cond_max) is refused with LTH_ENOTUNIQUE; a tolerance that is
  * not reached within max_intervals with LTH_ETOL naming the estimate.
  *
- * Default stages: LTH_COLLOC_DEFAULT_STAGES, chosen by accuracy per cost in
- * bench/bench_colloc.c (docs/collocation.md section 4).
+ * Default stages: lth_colloc_default_stages(tol), 5 at the default 1e-8 and 6
+ * at 1e-10, chosen by accuracy per cost in bench/bench_colloc.c
+ * (docs/collocation.md).
  */
 #include <math.h>
 #include <string.h>
@@ -73,8 +74,8 @@ static lth_status no_free_constants(lth_colloc_ctx *cx, const lth_bvp_problem *b
 
 lth_status lth_bvp_collocation(const lth_bvp_problem *bp, const lth_bvp_opts *o,
                                lth_bvp_result *res, lth_error *err) {
-  int stages = o->stages ? o->stages : LTH_COLLOC_DEFAULT_STAGES;
   double tol = o->tol != 0.0 ? o->tol : 1e-8;
+  int stages = o->stages ? o->stages : (tol > 0.0 && tol < 1.0 ? lth_colloc_default_stages(tol) : 1);
   if (stages < 1 || stages > LTH_COLLOC_MAX_STAGES) {
     return lth_error_set(err, LTH_EINVAL, "collocation stages %d: need 1 <= stages <= %d", stages,
                          LTH_COLLOC_MAX_STAGES);

@@ -22,8 +22,6 @@
 #include "lth/system.h"
 
 #define LTH_COLLOC_MAX_STAGES 8
-/* the default number of stages (docs/collocation.md: accuracy per cost) */
-#define LTH_COLLOC_DEFAULT_STAGES 4
 
 /* ---- Gauss-Legendre tableau on [0, 1] (lib/colloc_gauss.c) ---- */
 typedef struct lth_colloc_tableau {
@@ -34,6 +32,11 @@ typedef struct lth_colloc_tableau {
 } lth_colloc_tableau;
 
 lth_status lth_colloc_gauss(int s, lth_colloc_tableau *tab, lth_error *err);
+/* The default number of stages for a tolerance: 1 + round(log10(1/tol) / 2)
+ * in [3, 8] (4 at 1e-6, 5 at 1e-8, 6 at 1e-10, 7 at 1e-12): the number with
+ * the least time relative to the best in bench/bench_colloc.c's table 3,
+ * averaged over its six problems, at each of these tolerances. */
+int lth_colloc_default_stages(double tol);
 /* a[l] = int_0^tau l_l(x) dx, l_l the Lagrange basis at the nodes (the
  * collocation polynomial is y_k + h sum_l a[l] K_l at t_k + tau h). */
 void lth_colloc_gauss_integrals(const lth_colloc_tableau *tab, double tau, double *a);
@@ -126,10 +129,11 @@ lth_status lth_cmesh_eval(lth_colloc_ctx *cx, const lth_cmesh *M, double t, int 
 
 /* The same (LTH_COLLOC_STEP), with *est, the estimated error of z: the error
  * at the mesh point below, y_k - y_{2k} of the halved mesh Mf, carried through
- * the same Gauss step, plus the local error of the step, le_k tau^{2s+1}
- * (tau = (t - t_k) / h_k, le: the local errors of M's full steps). */
+ * the same Gauss step, plus the local error of the step, tau^{2s+1} lev_k
+ * (tau = (t - t_k) / h_k; lev: N blocks of s, the local errors of M's full
+ * steps as errors of z), as one signed vector; *est its max-norm. */
 lth_status lth_cmesh_eval_est(lth_colloc_ctx *cx, const lth_cmesh *M, const lth_cmesh *Mf,
-                              const double *le, double t, double *z, double *v, double *drift,
+                              const double *lev, double t, double *z, double *v, double *drift,
                               double *est, lth_error *err);
 
 /* ---- the adaptive solver (lib/colloc_adapt.c) ---- */

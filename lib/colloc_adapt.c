@@ -10,8 +10,9 @@
  * that nothing has measured).  At an output time t_k < t < t_{k+1} the coarse
  * solution is one Gauss step of length tau h_k from t_k (order 2s as well);
  * its estimate is the difference at t_k carried through that step plus the
- * step's own local error, le_k tau^{2s+1} (lth_cmesh_eval_est): no second
- * evaluation on the fine mesh.
+ * step's own local error, taken as tau^{2s+1} times the (signed) local error
+ * of the full step k (lth_cmesh_eval_est): no second evaluation on the fine
+ * mesh, and no overestimate where the two parts cancel.
  *
  * The next mesh equidistributes the local error per unit step: from the fine
  * solution at t_k, one coarse step against two fine steps gives the local
@@ -107,7 +108,8 @@ static double bnorm_inf(const lth_colloc_bc *bc, int s) {
  * error at the coarse mesh points and local errors of the coarse steps. */
 typedef struct {
   double zscale, cond_bvp, est_mesh;
-  double *le; /* N of the coarse mesh */
+  double *le;  /* N of the coarse mesh: ||lev_k||_inf */
+  double *lev; /* N blocks s: the local error of coarse step k as an error of z(t_{k+1}) */
 } compare_t;
 
 static void compare(const lth_cmesh *C, const lth_cmesh *Fm, const lth_colloc_bc *bc, double *tmp,
@@ -146,6 +148,7 @@ static void compare(const lth_cmesh *C, const lth_cmesh *Fm, const lth_colloc_bc
                 dy, 1);
     cblas_daxpy(p, -1.0, Fm->y + (2 * k + 2) * p, 1, dy, 1);
     c->le[k] = znorm(C, k + 1, dy, tmp);
+    memcpy(c->lev + k * (size_t)s, tmp, sizeof(double) * s);
   }
 }
 
@@ -223,7 +226,7 @@ static void state_free(adapt_state *a) {
 }
 
 /* The coarse solution at the output times with its error estimates. */
-static lth_status outputs(lth_colloc_ctx *cx, adapt_state *a, const double *le,
+static lth_status outputs(lth_colloc_ctx *cx, adapt_state *a, const double *lev,
                           const double *times, size_t n, const lth_colloc_opts *co,
                           lth_colloc_out *out, double tol_abs, int *ok, lth_error *err) {
   int s = a->C->s, m = a->C->m;
@@ -234,7 +237,7 @@ static lth_status outputs(lth_colloc_ctx *cx, adapt_state *a, const double *le,
     double dr = 0.0, e = 0.0;
     double *z = out->z + j * (size_t)s, *v = out->v ? out->v + j * (size_t)m : NULL;
     lth_status st = co->output_mode == LTH_COLLOC_STEP
-                        ? lth_cmesh_eval_est(cx, a->C, a->F, le, times[j], z, v, &dr, &e, err)
+                        ? lth_cmesh_eval_est(cx, a->C, a->F, lev, times[j], z, v, &dr, &e, err)
                         : lth_cmesh_eval(cx, a->C, times[j], co->output_mode, z, v, &dr, err);
     if (st == LTH_OK && co->output_mode != LTH_COLLOC_STEP) { /* the fine solution compared */
       st = lth_cmesh_eval(cx, a->F, times[j], co->output_mode, a->buf, NULL, NULL, err);
@@ -362,7 +365,8 @@ lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double 
     free(a.nreal);
     a.nreal = calloc(a.C->N, sizeof(double));
     free(c.le);
-    c.le = calloc(a.C->N, sizeof(double));
+    c.le = calloc(a.C->N * ((size_t)s + 1), sizeof(double));
+    c.lev = c.le + a.C->N;
     if (!a.nk || !a.nreal || !c.le) {
       st = lth_error_set(err, LTH_ENOMEM, "out of memory");
       break;
@@ -395,7 +399,7 @@ lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double 
       }
       if (c.est_mesh <= tol_abs) {
         int ok = 0;
-        st = outputs(cx, &a, c.le, times, n, co, out, tol_abs, &ok, err);
+        st = outputs(cx, &a, c.lev, times, n, co, out, tol_abs, &ok, err);
         if (st != LTH_OK || ok) break; /* accepted: a.C is the solution */
       } else {
         double sum_le = 0.0;
@@ -403,12 +407,7 @@ lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double 
         if (sum_le > 0.0) theta = fmin(theta, fmin(0.5, fmax(1e-3, 0.5 * sum_le / c.est_mesh)));
         (void)split_counts(a.C, &c, tol_abs, stages, &theta, a.nk, a.nreal);
         redist = 1;
-        if (getenv("LTH_COLLOC_DEBUG")) {
-          for (size_t k = 0; k < a.C->N; k++) fprintf(stderr, "  [%.4g %.4g] le %.2e n %d\n", a.C->t[k], a.C->t[k+1], c.le[k], a.nk[k]);
-          fprintf(stderr, "theta %g\n", theta);
-        }
       }
-      if (getenv("LTH_COLLOC_DEBUG")) fprintf(stderr, "it %zu N %zu est %.3e tol %.3e cond %.3e decomps %zu\n", it, a.C->N, c.est_mesh, tol_abs, c.cond_bvp, lth_colloc_ctx_decomps(cx));
       stall = c.est_mesh > 0.5 * best ? stall + 1 : 0;
       best = fmin(best, c.est_mesh);
     }
@@ -453,7 +452,6 @@ lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double 
     }
   }
   out->decomps = lth_colloc_ctx_decomps(cx);
-  if (getenv("LTH_COLLOC_DEBUG")) fprintf(stderr, "final decomps %zu\n", out->decomps);
   if (st == LTH_OK) {
     out->mesh = a.C;
     a.C = NULL;

@@ -118,7 +118,7 @@ lth_status lth_cmesh_eval(lth_colloc_ctx *cx, const lth_cmesh *M, double t, int 
 }
 
 lth_status lth_cmesh_eval_est(lth_colloc_ctx *cx, const lth_cmesh *M, const lth_cmesh *Mf,
-                              const double *le, double t, double *z, double *v, double *drift,
+                              const double *lev, double t, double *z, double *v, double *drift,
                               double *est, lth_error *err) {
   int s = M->s, m = M->m, p = M->p, st_s = lth_colloc_ctx_tableau(cx)->s;
   scratch_t S = scratch(cx, m, p);
@@ -151,8 +151,8 @@ lth_status lth_cmesh_eval_est(lth_colloc_ctx *cx, const lth_cmesh *M, const lth_
   cblas_dgemv(CblasColMajor, CblasNoTrans, p, p, 1.0, S.Gam, p, dy, 1, 0.0, gd, 1);
   cblas_dgemv(CblasColMajor, CblasNoTrans, m, p, 1.0, S.R, m, gd, 1, 0.0, S.vv, 1);
   cblas_dgemv(CblasColMajor, CblasNoTrans, s, m, 1.0, pt->G.c, pt->G.ld, S.vv, 1, 0.0, S.w, 1);
-  double e = 0.0; /* S.w holds s entries: the scratch has m + s + mp after vv */
-  for (int i = 0; i < s; i++) e = fmax(e, fabs(S.w[i]));
-  *est = e + le[k] * pow(tau, 2.0 * st_s + 1.0);
+  double e = 0.0, f = pow(tau, 2.0 * st_s + 1.0); /* S.w: s entries (m + s + mp after vv) */
+  for (int i = 0; i < s; i++) e = fmax(e, fabs(S.w[i] + f * lev[k * (size_t)s + i]));
+  *est = e;
   return LTH_OK;
 }

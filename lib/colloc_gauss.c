@@ -69,3 +69,8 @@ lth_status lth_colloc_gauss(int s, lth_colloc_tableau *tab, lth_error *err) {
   }
   return LTH_OK;
 }
+
+int lth_colloc_default_stages(double tol) {
+  double d = 1.0 + floor(0.5 * log10(1.0 / tol) + 0.5);
+  return d < 3 ? 3 : d > LTH_COLLOC_MAX_STAGES ? LTH_COLLOC_MAX_STAGES : (int)d;
+}

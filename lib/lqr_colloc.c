@@ -130,7 +130,7 @@ lth_status lth_lqr_colloc(const lth_lqr_spec *spec, const double *times, size_t 
   lth_ivp_opts io = opts->ivp;
   io.cond_max = opts->cond_max;
   lth_colloc_ctx *cx =
-      buf ? lth_colloc_ctx_alloc(sys, LTH_COLLOC_DEFAULT_STAGES, &io, spec->t0, spec->t1, err) : NULL;
+      buf ? lth_colloc_ctx_alloc(sys, lth_colloc_default_stages(tol), &io, spec->t0, spec->t1, err) : NULL;
   st = cx ? LTH_OK : (buf ? (err ? err->status : LTH_ENOMEM) : lth_error_set(err, LTH_ENOMEM, "out of memory"));
   lth_colloc_out co_out = {0};
   if (st == LTH_OK) {

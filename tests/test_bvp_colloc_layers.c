@@ -134,7 +134,10 @@ START_TEST(test_dichotomic) {
       ck_assert_msg(res->intervals <= 400, "index %d, lambda %g: %d intervals", r, lams[i],
                     res->intervals);
       ck_assert(res->cond_bvp < 1e3 && res->drift < 1e-14 * scale);
-      if (e > 1e-12 * scale) ck_assert(res->error_estimate > e / 10 && res->error_estimate < 10 * e);
+      if (e > 1e-12 * scale) {
+        ck_assert_msg(res->error_estimate > e / 10 && res->error_estimate < 10 * e,
+                      "index %d, lambda %g: estimate %.3e, error %.3e", r, lams[i], res->error_estimate, e);
+      }
       lth_bvp_result_free(res);
       if (r == 2) { /* single shooting cannot: Psi(1, 0) holds e^{lambda} */
         ck_assert_int_eq(run(&c, LTH_BVP_SHOOTING, 1e-10, &res, &err), LTH_ENOTUNIQUE);
