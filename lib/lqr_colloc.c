@@ -113,13 +113,15 @@ static void fill(const lth_lqr_spec *spec, const lth_colloc_out *out, const doub
   res->drift = out->drift;
 }
 
-lth_status lth_lqr_colloc(const lth_lqr_spec *spec, const double *times, size_t n,
-                          const lth_lqr_opts *opts, lth_lqr_result **out, lth_error *err) {
+lth_status lth_lqr_colloc_smooth(const lth_lqr_spec *spec, const double *times, size_t n,
+                                 const lth_lqr_opts *opts, lth_lqr_result **out, lth_error *err) {
   *out = NULL;
   int nx = spec->nx, nu = spec->nu, smooth = 0;
   lth_status st = terminal_smooth(spec, &smooth, err);
   if (st != LTH_OK) return st;
-  if (!smooth) return shooting_path(spec, times, n, opts, out, err);
+  if (!smooth) {
+    return lth_error_set(err, LTH_ENOSOL, "B(t1)' C != 0: the optimum ends with an impulse");
+  }
   lth_system *sys = NULL;
   st = lth_lqr_build_system(spec, &sys, err);
   if (st != LTH_OK) return st;
@@ -147,10 +149,11 @@ lth_status lth_lqr_colloc(const lth_lqr_spec *spec, const double *times, size_t 
     co_out.z = beta + rows;
     st = lth_colloc_adapt(cx, &bc, spec->t0, spec->t1, times, n, &co, &co_out, err);
   }
-  int unique_smooth = st == LTH_OK && co_out.mesh->lsq_resid <= exist_tol;
-  if (st == LTH_ENOTUNIQUE || st == LTH_ENOSOL || (st == LTH_OK && !unique_smooth)) {
-    st = shooting_path(spec, times, n, opts, out, err); /* no unique smooth optimum */
-  } else if (st == LTH_OK) {
+  if (st == LTH_OK && !(co_out.mesh->lsq_resid <= exist_tol)) {
+    st = lth_error_set(err, LTH_ENOSOL, "(x0, 0) is not in range(W): residual %.3e",
+                       co_out.mesh->lsq_resid);
+  }
+  if (st == LTH_OK) {
     lth_lqr_result *res = lth_lqr_result_new(nx, nu, n, times);
     st = res ? LTH_OK : lth_error_set(err, LTH_ENOMEM, "out of memory");
     if (st == LTH_OK) {
@@ -166,5 +169,14 @@ lth_status lth_lqr_colloc(const lth_lqr_spec *spec, const double *times, size_t 
   lth_colloc_ctx_free(cx);
   lth_system_free(sys);
   free(buf);
+  return st;
+}
+
+lth_status lth_lqr_colloc(const lth_lqr_spec *spec, const double *times, size_t n,
+                          const lth_lqr_opts *opts, lth_lqr_result **out, lth_error *err) {
+  lth_status st = lth_lqr_colloc_smooth(spec, times, n, opts, out, err);
+  if (st == LTH_ENOSOL || st == LTH_ENOTUNIQUE) {
+    st = shooting_path(spec, times, n, opts, out, err); /* no unique smooth optimum */
+  }
   return st;
 }

@@ -13,4 +13,10 @@ lth_lqr_result *lth_lqr_result_new(int nx, int nu, size_t n, const double *times
 lth_status lth_lqr_colloc(const lth_lqr_spec *spec, const double *times, size_t n,
                           const lth_lqr_opts *opts, lth_lqr_result **out, lth_error *err);
 
+/* The collocation path alone: LTH_ENOSOL (no smooth optimum: terminal
+ * impulse, or (x0, 0) not in range(W)) or LTH_ENOTUNIQUE instead of the
+ * hand-over to the shooting analysis (for tests). */
+lth_status lth_lqr_colloc_smooth(const lth_lqr_spec *spec, const double *times, size_t n,
+                                 const lth_lqr_opts *opts, lth_lqr_result **out, lth_error *err);
+
 #endif

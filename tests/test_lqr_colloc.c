@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lqr_impl.h"
 #include "lth/expr.h"
 #include "lth/lqr.h"
 #include "lth/problem.h"
@@ -65,13 +66,15 @@ static void cross_check(const lth_lqr_spec *spec, const double *tt, size_t n, in
   lth_lqr_result_free(b);
 }
 
-/* The shipped LQR examples as they are, with C = 0, and started on the smooth
- * optimal manifold: measured differences 4e-12 and below.  lqr_timevarying
- * has B(t1)' C != 0 (a terminal impulse) and an x0 off the manifold. */
+/* The shipped LQR examples as they are, with C = 0 or C = diag(0.7, 0)
+ * (B(t1)' C = 0: no terminal impulse, but lambda(t1) = C x(t1) != 0), and
+ * started on the smooth optimal manifold: measured differences 4e-12 and
+ * below.  lqr_timevarying has B(t1)' C != 0 (a terminal impulse) and an x0
+ * off the manifold. */
 START_TEST(test_cross_check_examples) {
   const char *names[] = {"lqr_double_integrator", "lqr_timevarying"};
   int smooth_cases = 0;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 6; i++) {
     const char *dir = getenv("LTH_DATA_DIR");
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.lth", dir ? dir : "data", names[i % 2]);
@@ -81,8 +84,8 @@ START_TEST(test_cross_check_examples) {
     const double *tt;
     size_t n = lth_problem_grid(pb, &tt);
     lth_lqr_spec spec = *lth_problem_lqr(pb);
-    double C0[4] = {0, 0, 0, 0}, x0c[2];
-    if (i >= 2) spec.C = C0;
+    double C0[4] = {0, 0, 0, 0}, C1[4] = {0.7, 0, 0, 0}, x0c[2];
+    if (i >= 2) spec.C = i < 4 ? C0 : C1;
     int smooth;
     cross_check(&spec, tt, n, &smooth, x0c);
     smooth_cases += smooth;
@@ -94,7 +97,7 @@ START_TEST(test_cross_check_examples) {
     }
     lth_problem_free(pb);
   }
-  ck_assert_int_eq(smooth_cases, 3);
+  ck_assert_int_eq(smooth_cases, 5);
 }
 END_TEST
 
@@ -132,34 +135,49 @@ static void problem_free(problem *pb) {
   lth_source_free(pb->H);
 }
 
-/* T = 40, x0 = (1, -tanh 40): the optimum is x1 = cosh(40 - t) / cosh 40 ~ e^{-t},
- * but Psi(t1, t0) of the Hamiltonian system holds e^{+-40}.  Collocation is
- * exact to 1e-9 with cond_W = 1.41.  (The shooting path, measured: for
- * T >= 20 its W has cond 3e8 .. 7e15 and it reports "no smooth optimum, not
- * unique".) */
+/* Double integrator, H = I, C = diag(c, 0) (B' C = 0: no terminal impulse) on
+ * [0, T]: lambda_2 = 0, x2 = -lambda_1, x1'' = x1 and lambda_1(T) = c x1(T) give
+ *     x1 = a (cosh(T - t) + c sinh(T - t)),  x2 = -a (sinh(T - t) + c cosh(T - t)),
+ *     u = x1,  lambda_1 = -x2,  J = x0_1 lambda_1(0) / 2;
+ * a = 1 / (cosh T + c sinh T), so x1(0) = 1.  For T = 40 the optimum is
+ * x1 ~ e^{-t}, but Psi(t1, t0) of the Hamiltonian system holds e^{+-40}.
+ * Collocation is exact to 1e-9 with cond_W = O(1).  (The shooting path,
+ * measured for c = 0: for T >= 20 its W has cond 3e8 .. 7e15 and it reports
+ * "no smooth optimum, not unique".) */
 START_TEST(test_long_horizon) {
-  double T = 40.0, a = 1.0 / cosh(T);
-  problem pb;
-  double_integrator(&pb, T, 1.0, -tanh(T));
-  double tt[] = {0, 1, 5, 10, 20, 39, 40};
-  lth_status st;
-  lth_error err;
-  lth_lqr_result *res = solve(&pb.spec, LTH_LQR_COLLOCATION, tt, 7, &st, &err);
-  ck_assert_msg(st == LTH_OK, "%s", err.message);
-  ck_assert(res->exists && res->unique);
-  for (int k = 0; k < 7; k++) {
-    double s = T - tt[k], x1 = cosh(s) / cosh(T), x2 = -sinh(s) / cosh(T);
-    ck_assert_msg(fabs(res->x[2 * k] - x1) < 1e-9 && fabs(res->x[2 * k + 1] - x2) < 1e-9,
-                  "t = %g: x = %.17g %.17g vs %.17g %.17g", tt[k], res->x[2 * k],
-                  res->x[2 * k + 1], x1, x2);
-    ck_assert(fabs(res->lambda[2 * k] - sinh(s) / cosh(T)) < 1e-9);
-    ck_assert(fabs(res->u[k] - x1) < 1e-9);
+  const double cs[] = {0.0, 0.7, 0.7}, Ts[] = {40, 40, 2};
+  for (int ic = 0; ic < 3; ic++) {
+    double T = Ts[ic], c = cs[ic], a = 1.0 / (cosh(T) + c * sinh(T));
+    problem pb;
+    double_integrator(&pb, T, 1.0, -a * (sinh(T) + c * cosh(T)));
+    pb.C[0] = c;
+    double tt[] = {0, 1, 5, 10, 20, 39, 40};
+    if (T == 2) { /* the closed form on [0, 2] */
+      for (int k = 0; k < 7; k++) tt[k] = k / 3.0;
+    }
+    lth_status st;
+    lth_error err;
+    lth_lqr_opts o;
+    lth_lqr_opts_init(&o);
+    lth_lqr_result *res = NULL;
+    st = lth_lqr_colloc_smooth(&pb.spec, tt, 7, &o, &res, &err); /* no hand-over */
+    ck_assert_msg(st == LTH_OK, "c = %g, T = %g: %s", c, T, err.message);
+    ck_assert_msg(res->exists && res->unique, "c = %g: exists %d unique %d", c, res->exists,
+                  res->unique);
+    for (int k = 0; k < 7; k++) {
+      double s = T - tt[k], x1 = a * (cosh(s) + c * sinh(s)), x2 = -a * (sinh(s) + c * cosh(s));
+      ck_assert_msg(fabs(res->x[2 * k] - x1) < 1e-9 && fabs(res->x[2 * k + 1] - x2) < 1e-9,
+                    "c = %g, t = %g: x = %.17g %.17g vs %.17g %.17g", c, tt[k], res->x[2 * k],
+                    res->x[2 * k + 1], x1, x2);
+      ck_assert(fabs(res->lambda[2 * k] + x2) < 1e-9 && fabs(res->lambda[2 * k + 1]) < 1e-9);
+      ck_assert(fabs(res->u[k] - x1) < 1e-9);
+    }
+    double J = -0.5 * res->x[0] * (-a * (sinh(T) + c * cosh(T)));
+    ck_assert_msg(fabs(res->cost - J) < 1e-9, "cost %.17g vs %.17g", res->cost, J);
+    ck_assert(res->cond_W < 10);
+    lth_lqr_result_free(res);
+    problem_free(&pb);
   }
-  double J = 0.5 * a * a * sinh(T) * cosh(T);
-  ck_assert_msg(fabs(res->cost - J) < 1e-9, "cost %.17g vs %.17g", res->cost, J);
-  ck_assert(res->cond_W < 10);
-  lth_lqr_result_free(res);
-  problem_free(&pb);
 }
 END_TEST
 
