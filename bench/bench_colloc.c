@@ -48,9 +48,9 @@ static double cpu_now(void) {
 
 typedef struct prob {
   const char *name;
-  ib_sys *S;             /* manufactured, or */
-  lth_problem *pb;       /* a data file with */
-  exact_fn exact;        /* its closed form */
+  ib_sys *S;       /* manufactured, or */
+  lth_problem *pb; /* a data file with */
+  exact_fn exact;  /* its closed form */
   const lth_system *sys;
   int s, p;
   double t0, t1;
@@ -107,7 +107,8 @@ static int make_manufactured(prob *P, const char *name, int r, const int *n, uin
   ib_exact(P->S, P->t0, z0);
   ib_exact(P->S, P->t1, z1);
   for (int i = 0; i < P->p; i++) {
-    for (int j = 0; j < P->s; j++) P->beta[i] += P->B0[i + j * P->p] * z0[j] + P->B1[i + j * P->p] * z1[j];
+    for (int j = 0; j < P->s; j++)
+      P->beta[i] += P->B0[i + j * P->p] * z0[j] + P->B1[i + j * P->p] * z1[j];
   }
   set_times(P);
   return 0;
@@ -161,8 +162,8 @@ static run solve(const cfg *cf, const prob *P, const lth_bvp_opts *o) {
   for (int rep = 0; rep < cf->reps; rep++) {
     lth_bvp_result *res = NULL;
     double t = cpu_now();
-    R.st = lth_bvp_solve(P->sys, P->t0, P->t1, P->p, P->B0, P->B1, P->beta, P->times, NOUT, o,
-                         &res, NULL);
+    R.st = lth_bvp_solve(P->sys, P->t0, P->t1, P->p, P->B0, P->B1, P->beta, P->times, NOUT, o, &res,
+                         NULL);
     t = cpu_now() - t;
     if (t < R.wall) {
       R.wall = t;
@@ -194,7 +195,8 @@ static lth_bvp_opts opts_for(lth_bvp_method m, double setting, int stages) {
   return o;
 }
 
-static const char *const t1_cols[] = {"problem", "method", "setting", "status", "ms", "error", "estimate", "N"};
+static const char *const t1_cols[] = {"problem", "method", "setting",  "status",
+                                      "ms",      "error",  "estimate", "N"};
 static const int t1_w[] = {8, 11, 8, 7, 9, 9, 9, 7};
 
 static void row1(const cfg *cf, const prob *P, const char *method, const char *setting, run R) {
@@ -256,13 +258,14 @@ static void compare(const cfg *cf, const prob *P, char *sum, size_t sumlen) {
 }
 
 static const char *const t2_cols[] = {"problem", "col_ms", "col_err", "ms_rtol", "ms_ms", "ms_err",
-                                      "col/ms", "fd_N", "fd_ms", "fd_err", "orders"};
+                                      "col/ms",  "fd_N",   "fd_ms",   "fd_err",  "orders"};
 static const int t2_w[] = {8, 8, 9, 7, 8, 9, 6, 8, 8, 9, 6};
 
 static void table2(const cfg *cf, char sums[][256], int n) {
-  ib_title(cf->csv, "table 2: collocation to 1e-10 against multiple shooting reaching 1e-10 "
-                    "(fastest rtol) and finite differences at collocation's time; orders = "
-                    "log10(fd error / collocation error)");
+  ib_title(cf->csv,
+           "table 2: collocation to 1e-10 against multiple shooting reaching 1e-10 "
+           "(fastest rtol) and finite differences at collocation's time; orders = "
+           "log10(fd error / collocation error)");
   ib_emit(cf->csv, 11, t2_cols, t2_w);
   for (int i = 0; i < n; i++) {
     const char *cells[11];

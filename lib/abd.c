@@ -16,16 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 struct lth_abd {
   int p, nb;
   size_t N;
-  double *qr;   /* N-1 blocks 2p x p (ld 2p): Householder vectors and R_k */
-  double *tau;  /* N-1 blocks p */
-  double *S, *T;/* N-1 blocks p x p: coefficients of y_0 and y_{k+1} in the kept rows */
-  double *sc;   /* N blocks p: scaling of the running rows after step k (k = 0: row block 0) */
-  double *K;    /* (nb + p) x 2p: the reduced matrix, rows scaled to unit length */
-  double *rs;   /* nb + p: those row scales */
+  double *qr;    /* N-1 blocks 2p x p (ld 2p): Householder vectors and R_k */
+  double *tau;   /* N-1 blocks p */
+  double *S, *T; /* N-1 blocks p x p: coefficients of y_0 and y_{k+1} in the kept rows */
+  double *sc;    /* N blocks p: scaling of the running rows after step k (k = 0: row block 0) */
+  double *K;     /* (nb + p) x 2p: the reduced matrix, rows scaled to unit length */
+  double *rs;    /* nb + p: those row scales */
   double *U, *sv, *Vt; /* SVD of K: (nb+p) x (nb+p), 2p, 2p x 2p */
   int rank;
   double *work; /* 2p x 3p step matrix, then LAPACK work */
@@ -43,8 +42,10 @@ void lth_abd_free(lth_abd *a) {
 lth_abd *lth_abd_alloc(int p, int nb, size_t N, lth_error *err) {
   lth_abd *a = calloc(1, sizeof *a);
   if (!a || p < 1 || nb < p || N < 1) {
-    if (a) lth_error_set(err, LTH_EINVAL, "ABD solver: need p >= 1, rows >= p, N >= 1");
-    else lth_error_set(err, LTH_ENOMEM, "out of memory");
+    if (a)
+      lth_error_set(err, LTH_EINVAL, "ABD solver: need p >= 1, rows >= p, N >= 1");
+    else
+      lth_error_set(err, LTH_ENOMEM, "out of memory");
     free(a);
     return NULL;
   }
@@ -94,7 +95,7 @@ lth_status lth_abd_factor(lth_abd *a, const double *F, const double *D0, const d
                           lth_error *err) {
   int p = a->p, nb = a->nb, p2 = 2 * p, rows = nb + p;
   size_t pp = (size_t)p * p;
-  double *Mk = a->work, *lw = a->work + 6 * pp; /* Mk: 2p x 3p, ld 2p */
+  double *Mk = a->work, *lw = a->work + 6 * pp;                 /* Mk: 2p x 3p, ld 2p */
   double *ra = Mk + (size_t)p2 * p, *rb = Mk + (size_t)p2 * p2; /* running a, b: top rows */
   /* row block 0 starts the running equation: a = -F_0, b = I */
   memset(Mk, 0, sizeof(double) * 6 * pp);
@@ -160,12 +161,12 @@ lth_status lth_abd_factor(lth_abd *a, const double *F, const double *D0, const d
   }
   double *Kc = lw; /* dgesvd destroys its input: factor a copy */
   memcpy(Kc, K, sizeof(double) * (size_t)rows * p2);
-  lapack_int info = LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'A', 'A', rows, p2, Kc, rows, a->sv,
-                                        a->U, rows, a->Vt, p2, lw + (size_t)rows * p2,
-                                        a->lwork - (lapack_int)((size_t)rows * p2));
+  lapack_int info =
+      LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'A', 'A', rows, p2, Kc, rows, a->sv, a->U, rows, a->Vt,
+                          p2, lw + (size_t)rows * p2, a->lwork - (lapack_int)((size_t)rows * p2));
   if (info != 0) {
-    return lth_error_set(err, LTH_ELAPACK, "collocation system: SVD of the reduced matrix (info %d)",
-                         (int)info);
+    return lth_error_set(err, LTH_ELAPACK,
+                         "collocation system: SVD of the reduced matrix (info %d)", (int)info);
   }
   lth_abd_set_rank_tol(a, 0.0);
   return LTH_OK;
@@ -185,8 +186,8 @@ double lth_abd_cond(const lth_abd *a) {
 
 double lth_abd_bc_cond(const lth_abd *a) {
   int p = a->p, nb = a->nb, p2 = 2 * p, rows = nb + p;
-  size_t need = (size_t)p * p2 + (size_t)p2 * p2 + (size_t)p2 * 2 + (size_t)nb * p2 + (size_t)nb * p +
-                (size_t)p + (size_t)nb + 8;
+  size_t need = (size_t)p * p2 + (size_t)p2 * p2 + (size_t)p2 * 2 + (size_t)nb * p2 +
+                (size_t)nb * p + (size_t)p + (size_t)nb + 8;
   double *buf = malloc(sizeof(double) * need), cond = NAN;
   if (!buf) return NAN;
   double *R = buf, *Vt = R + (size_t)p * p2, *sv = Vt + (size_t)p2 * p2, *D = sv + 2 * (size_t)p2;
@@ -209,8 +210,8 @@ double lth_abd_bc_cond(const lth_abd *a) {
   return cond;
 }
 
-lth_status lth_abd_solve(const lth_abd *a, int nrhs, const double *f, const double *d,
-                         double *y, double *resid, lth_error *err) {
+lth_status lth_abd_solve(const lth_abd *a, int nrhs, const double *f, const double *d, double *y,
+                         double *resid, lth_error *err) {
   int p = a->p, nb = a->nb, p2 = 2 * p, rows = nb + p;
   size_t N = a->N, pp = (size_t)p * p, blk = (size_t)p * nrhs;
   double *buf = malloc(sizeof(double) * ((size_t)p2 * nrhs + (size_t)rows * nrhs * 2 + 1));
@@ -219,15 +220,17 @@ lth_status lth_abd_solve(const lth_abd *a, int nrhs, const double *f, const doub
   lth_status st = LTH_OK;
   /* running right-hand side r = f_0, scaled as its rows */
   for (int j = 0; j < nrhs; j++) {
-    for (int i = 0; i < p; i++) Mr[i + (size_t)j * p2] = (f ? f[i + (size_t)j * p] : 0.0) * a->sc[i];
+    for (int i = 0; i < p; i++)
+      Mr[i + (size_t)j * p2] = (f ? f[i + (size_t)j * p] : 0.0) * a->sc[i];
   }
   for (size_t k = 1; k < N && st == LTH_OK; k++) {
     for (int j = 0; j < nrhs; j++) {
-      for (int i = 0; i < p; i++) Mr[p + i + (size_t)j * p2] = f ? f[k * blk + i + (size_t)j * p] : 0.0;
+      for (int i = 0; i < p; i++)
+        Mr[p + i + (size_t)j * p2] = f ? f[k * blk + i + (size_t)j * p] : 0.0;
     }
-    lapack_int info = LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', 'T', p2, nrhs, p,
-                                          a->qr + (k - 1) * 2 * pp, p2, a->tau + (k - 1) * p, Mr,
-                                          p2, a->work + 6 * pp, a->lwork);
+    lapack_int info =
+        LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', 'T', p2, nrhs, p, a->qr + (k - 1) * 2 * pp, p2,
+                            a->tau + (k - 1) * p, Mr, p2, a->work + 6 * pp, a->lwork);
     if (info != 0) {
       st = lth_error_set(err, LTH_ELAPACK, "collocation system: dormqr (info %d)", (int)info);
       break;

@@ -50,7 +50,7 @@ double lth_abd_bc_cond(const lth_abd *a);
  * deficient reduced matrix gives the minimum-norm least-squares (y_0, y_N).
  * resid (nrhs entries, may be NULL): relative residual of the reduced
  * least-squares problem (0 when nb = p and the rank is full). */
-lth_status lth_abd_solve(const lth_abd *a, int nrhs, const double *f, const double *d,
-                         double *y, double *resid, lth_error *err);
+lth_status lth_abd_solve(const lth_abd *a, int nrhs, const double *f, const double *d, double *y,
+                         double *resid, lth_error *err);
 
 #endif

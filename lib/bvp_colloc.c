@@ -75,7 +75,8 @@ static lth_status no_free_constants(lth_colloc_ctx *cx, const lth_bvp_problem *b
 lth_status lth_bvp_collocation(const lth_bvp_problem *bp, const lth_bvp_opts *o,
                                lth_bvp_result *res, lth_error *err) {
   double tol = o->tol != 0.0 ? o->tol : 1e-8;
-  int stages = o->stages ? o->stages : (tol > 0.0 && tol < 1.0 ? lth_colloc_default_stages(tol) : 1);
+  int stages =
+      o->stages ? o->stages : (tol > 0.0 && tol < 1.0 ? lth_colloc_default_stages(tol) : 1);
   if (stages < 1 || stages > LTH_COLLOC_MAX_STAGES) {
     return lth_error_set(err, LTH_EINVAL, "collocation stages %d: need 1 <= stages <= %d", stages,
                          LTH_COLLOC_MAX_STAGES);

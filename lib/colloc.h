@@ -26,9 +26,9 @@
 /* ---- Gauss-Legendre tableau on [0, 1] (lib/colloc_gauss.c) ---- */
 typedef struct lth_colloc_tableau {
   int s;
-  double c[LTH_COLLOC_MAX_STAGES];                          /* nodes */
-  double b[LTH_COLLOC_MAX_STAGES];                          /* weights */
-  double A[LTH_COLLOC_MAX_STAGES * LTH_COLLOC_MAX_STAGES];  /* a_jl = int_0^{c_j} l_l, ld s */
+  double c[LTH_COLLOC_MAX_STAGES];                         /* nodes */
+  double b[LTH_COLLOC_MAX_STAGES];                         /* weights */
+  double A[LTH_COLLOC_MAX_STAGES * LTH_COLLOC_MAX_STAGES]; /* a_jl = int_0^{c_j} l_l, ld s */
 } lth_colloc_tableau;
 
 lth_status lth_colloc_gauss(int s, lth_colloc_tableau *tab, lth_error *err);
@@ -82,22 +82,22 @@ typedef struct lth_colloc_bc {
 
 /* A mesh with its discretisation and solution. */
 typedef struct lth_cmesh {
-  size_t N;          /* intervals */
-  int s, m, p, nh;   /* sizes; nh: homogeneous solutions kept (0 or bc rows) */
-  double *t;         /* N + 1 mesh points */
-  double *W;         /* N + 1 blocks m x p: orthonormal basis of range(I - P(t_k)) */
-  double *GW;        /* N + 1 blocks s x p: G(t_k) W_k, so z(t_k) = GW_k y_k + q_k */
-  double *q;         /* N + 1 blocks s */
-  double *F, *f;     /* N blocks p x p and p: y_{k+1} = F_k y_k + f_k */
-  double *rc;        /* N: smallest reciprocal condition of a local solve (stages, basis) */
-  double *pw;        /* N + 1: ||P(t_k) W_k||_F (rounding): the drift of v = W_k y is <= pw ||y|| */
-  double *y;         /* N + 1 blocks p: the solution (after lth_cmesh_solve) */
-  double *Y;         /* N + 1 blocks p x nh: homogeneous solutions for unit bc data */
-  double rank_cond;  /* condition (sigma_max / sigma_min) of the reduced two-point matrix */
-  int rank;          /* its rank (2p: unique) */
-  double lsq_resid;  /* relative least-squares residual of the bc (rows > p) */
-  double bc_cond;    /* rows > p: lth_abd_bc_cond (NaN otherwise) */
-  int dep_rows[16];  /* when rank < 2p: bc rows (0-based) in the dependent combination */
+  size_t N;         /* intervals */
+  int s, m, p, nh;  /* sizes; nh: homogeneous solutions kept (0 or bc rows) */
+  double *t;        /* N + 1 mesh points */
+  double *W;        /* N + 1 blocks m x p: orthonormal basis of range(I - P(t_k)) */
+  double *GW;       /* N + 1 blocks s x p: G(t_k) W_k, so z(t_k) = GW_k y_k + q_k */
+  double *q;        /* N + 1 blocks s */
+  double *F, *f;    /* N blocks p x p and p: y_{k+1} = F_k y_k + f_k */
+  double *rc;       /* N: smallest reciprocal condition of a local solve (stages, basis) */
+  double *pw;       /* N + 1: ||P(t_k) W_k||_F (rounding): the drift of v = W_k y is <= pw ||y|| */
+  double *y;        /* N + 1 blocks p: the solution (after lth_cmesh_solve) */
+  double *Y;        /* N + 1 blocks p x nh: homogeneous solutions for unit bc data */
+  double rank_cond; /* condition (sigma_max / sigma_min) of the reduced two-point matrix */
+  int rank;         /* its rank (2p: unique) */
+  double lsq_resid; /* relative least-squares residual of the bc (rows > p) */
+  double bc_cond;   /* rows > p: lth_abd_bc_cond (NaN otherwise) */
+  int dep_rows[16]; /* when rank < 2p: bc rows (0-based) in the dependent combination */
   int ndep;
 } lth_cmesh;
 
@@ -153,15 +153,15 @@ typedef struct lth_colloc_opts {
 #define LTH_COLLOC_MAX_INTERVALS 100000
 
 typedef struct lth_colloc_out {
-  double *z;                /* s x n, caller's storage: the solution at the output times */
-  double *v;                /* m x n or NULL: its state part */
-  double error_estimate;    /* max over the output times of ||z_N - z_2N||_inf */
-  double error_mesh;        /* the same over the mesh points */
-  double tol_abs;           /* tol * max(1, max |z|) that was met */
-  double cond_bvp;          /* max_t ||Z(t)||_inf (||B0||_inf + ||B1||_inf), Z: bc data -> z */
-  double drift;             /* max ||P v|| at the output times */
+  double *z;             /* s x n, caller's storage: the solution at the output times */
+  double *v;             /* m x n or NULL: its state part */
+  double error_estimate; /* max over the output times of ||z_N - z_2N||_inf */
+  double error_mesh;     /* the same over the mesh points */
+  double tol_abs;        /* tol * max(1, max |z|) that was met */
+  double cond_bvp;       /* max_t ||Z(t)||_inf (||B0||_inf + ||B1||_inf), Z: bc data -> z */
+  double drift;          /* max ||P v|| at the output times */
   size_t iterations, decomps;
-  lth_cmesh *mesh;          /* the mesh of the returned solution (the caller frees it) */
+  lth_cmesh *mesh; /* the mesh of the returned solution (the caller frees it) */
 } lth_colloc_out;
 
 /* Solve to co->tol on an adaptive mesh: solutions on a mesh and on its

@@ -251,7 +251,10 @@ static lth_status outputs(lth_colloc_ctx *cx, adapt_state *a, const double *lev,
       size_t lo = 0, hi = a->C->N;
       while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
-        if (a->C->t[mid] <= times[j]) lo = mid; else hi = mid;
+        if (a->C->t[mid] <= times[j])
+          lo = mid;
+        else
+          hi = mid;
       }
       a->nk[lo] = 2;
     }
@@ -263,7 +266,8 @@ static lth_status refuse_singular(const lth_cmesh *M, lth_error *err) {
   char rows[160] = "";
   size_t len = 0;
   for (int i = 0; i < M->ndep && len + 16 < sizeof rows; i++) {
-    len += (size_t)snprintf(rows + len, sizeof rows - len, "%s%d", i ? ", " : "", M->dep_rows[i] + 1);
+    len +=
+        (size_t)snprintf(rows + len, sizeof rows - len, "%s%d", i ? ", " : "", M->dep_rows[i] + 1);
   }
   if (M->ndep == 1) {
     return lth_error_set(err, LTH_ENOTUNIQUE,
@@ -393,7 +397,8 @@ lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double 
       tol_abs = co->tol * fmax(1.0, c.zscale);
       out->tol_abs = tol_abs;
       /* refuse once the estimate is confirmed (two meshes in a row) or resolved */
-      if (c.cond_bvp > cond_lim && (prev_cond > cond_lim || c.est_mesh <= 1e-3 * fmax(1.0, c.zscale))) {
+      if (c.cond_bvp > cond_lim &&
+          (prev_cond > cond_lim || c.est_mesh <= 1e-3 * fmax(1.0, c.zscale))) {
         st = refuse_cond(c.cond_bvp, cond_lim, co->tol, err);
         break;
       }
@@ -418,13 +423,14 @@ lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double 
     if (failed && h_min < 1e-12 * (t1 - t0)) {
       st = lth_error_set(err, LTH_ESING,
                          "collocation cannot resolve the problem: local steps fail on intervals "
-                         "of length %.2e", h_min);
+                         "of length %.2e",
+                         h_min);
     } else if (Nnew > maxN || stall >= 4 || it >= MAX_ITER) {
       st = lth_error_set(err, LTH_ETOL,
                          "the tolerance %.1e cannot be reached: error estimate %.3e (needed "
                          "%.3e) with %zu intervals; %s",
                          co->tol, c.est_mesh, tol_abs, a.C->N,
-                         Nnew > maxN ? "the next mesh would exceed max_intervals"
+                         Nnew > maxN  ? "the next mesh would exceed max_intervals"
                          : stall >= 4 ? "the estimate stalls (rounding level of this problem)"
                                       : "too many mesh refinements");
       if (err) {

@@ -23,7 +23,7 @@
 
 struct lth_colloc_ctx {
   const lth_system *sys;
-  int s, m, p, st;   /* DAE size, state dimension, manifold dimension, stages */
+  int s, m, p, st; /* DAE size, state dimension, manifold dimension, stages */
   lth_colloc_tableau tab;
   lth_coef *coef;
   /* work */
@@ -69,8 +69,8 @@ lth_colloc_ctx *lth_colloc_ctx_alloc(const lth_system *sys, int stages, const lt
   cx->ImP = malloc(sizeof(double) * (2 * mm + m + 3 * mp + (size_t)p * p + stages * (size_t)p * p +
                                      sp + sp * sp + sp * (p + 1) + 4 * sp + 1));
   cx->svwork = malloc(sizeof(double) * ((size_t)cx->svlwork + 1));
-  cx->scratch = malloc(sizeof(double) * ((p + 3) * (size_t)p + 2 * mp + sp + 2 * (size_t)m +
-                                         (size_t)cx->s + 1));
+  cx->scratch = malloc(sizeof(double) *
+                       ((p + 3) * (size_t)p + 2 * mp + sp + 2 * (size_t)m + (size_t)cx->s + 1));
   cx->ipiv = malloc(sizeof(lapack_int) * (2 * sp + p + 1));
   cx->coef = lth_coef_alloc(sys, io, 0, t0, t1, err);
   if (!cx->ImP || !cx->svwork || !cx->scratch || !cx->ipiv || !cx->coef) {
@@ -80,15 +80,15 @@ lth_colloc_ctx *lth_colloc_ctx_alloc(const lth_system *sys, int stages, const lt
   }
   cx->U = cx->ImP + mm;
   cx->sv = cx->U + mm;
-  cx->T = cx->sv + m;             /* m x p */
-  cx->AR = cx->T + mp;            /* m x p */
-  cx->WT = cx->AR + mp;           /* p x p, then (m x p spare) */
-  cx->C = cx->WT + (size_t)p * p + mp; /* stages blocks p x p */
-  cx->d = cx->C + (size_t)stages * p * p;    /* sp */
-  cx->M = cx->d + sp;             /* sp x sp */
-  cx->X = cx->M + sp * sp;        /* sp x (p + 1) */
-  cx->cwork = cx->X + sp * (p + 1); /* 4 sp */
-  cx->iwork = cx->ipiv + sp;      /* sp + p + 1 */
+  cx->T = cx->sv + m;                     /* m x p */
+  cx->AR = cx->T + mp;                    /* m x p */
+  cx->WT = cx->AR + mp;                   /* p x p, then (m x p spare) */
+  cx->C = cx->WT + (size_t)p * p + mp;    /* stages blocks p x p */
+  cx->d = cx->C + (size_t)stages * p * p; /* sp */
+  cx->M = cx->d + sp;                     /* sp x sp */
+  cx->X = cx->M + sp * sp;                /* sp x (p + 1) */
+  cx->cwork = cx->X + sp * (p + 1);       /* 4 sp */
+  cx->iwork = cx->ipiv + sp;              /* sp + p + 1 */
   return cx;
 }
 
@@ -124,8 +124,8 @@ lth_status lth_colloc_basis(lth_colloc_ctx *cx, const lth_point *pt, double *W, 
       cx->ImP[i + (size_t)j * m] = (i == j ? 1.0 : 0.0) - LTH_JET_AT(&pt->P, 0, i, j);
     }
   }
-  lapack_int info = LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'S', 'N', m, m, cx->ImP, m, cx->sv,
-                                        cx->U, m, NULL, 1, cx->svwork, cx->svlwork);
+  lapack_int info = LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'S', 'N', m, m, cx->ImP, m, cx->sv, cx->U,
+                                        m, NULL, 1, cx->svwork, cx->svlwork);
   if (info != 0) {
     return lth_error_set_t(err, LTH_ELAPACK, pt->t, "SVD of I - P failed (info %d)", (int)info);
   }

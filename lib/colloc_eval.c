@@ -19,7 +19,10 @@ static size_t locate(const lth_cmesh *M, double t) {
   size_t lo = 0, hi = M->N;
   while (hi - lo > 1) {
     size_t mid = lo + (hi - lo) / 2;
-    if (M->t[mid] <= t) lo = mid; else hi = mid;
+    if (M->t[mid] <= t)
+      lo = mid;
+    else
+      hi = mid;
   }
   return t >= M->t[M->N] ? M->N : lo;
 }

@@ -56,7 +56,8 @@ lth_status lth_colloc_gauss(int s, lth_colloc_tableau *tab, lth_error *err) {
   }
   /* exact symmetry c_{s-1-k} = 1 - c_k, b_{s-1-k} = b_k (and 1/2 at the middle) */
   for (int k = 0; k < s / 2; k++) {
-    double c = 0.5 * (tab->c[k] + 1.0 - tab->c[s - 1 - k]), b = 0.5 * (tab->b[k] + tab->b[s - 1 - k]);
+    double c = 0.5 * (tab->c[k] + 1.0 - tab->c[s - 1 - k]),
+           b = 0.5 * (tab->b[k] + tab->b[s - 1 - k]);
     tab->c[k] = c;
     tab->c[s - 1 - k] = 1.0 - c;
     tab->b[k] = tab->b[s - 1 - k] = b;

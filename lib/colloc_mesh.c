@@ -89,7 +89,10 @@ static const lth_cmesh *find_interval(lth_cmesh *const *old, int nold, double a,
     if (!(a >= O->t[0] && a < O->t[O->N])) continue;
     while (hi - lo > 1) {
       size_t mid = lo + (hi - lo) / 2;
-      if (O->t[mid] <= a) lo = mid; else hi = mid;
+      if (O->t[mid] <= a)
+        lo = mid;
+      else
+        hi = mid;
     }
     if (O->t[lo] == a && O->t[lo + 1] == b) {
       *idx = lo;
@@ -183,8 +186,9 @@ static int dependent_rows(const double *D0, const double *DN, const lth_colloc_b
       D[i + (size_t)(p + j) * nb] = di > 0 ? DN[i + (size_t)j * nb] / di : 0.0;
     }
   }
-  if (n == 0 && LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'A', 'N', nb, p2, D, nb, sv, U, nb, NULL, 1,
-                               sv + nb) == 0 && !(sv[nb - 1] > 1e-12 * sv[0])) {
+  if (n == 0 &&
+      LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'A', 'N', nb, p2, D, nb, sv, U, nb, NULL, 1, sv + nb) == 0 &&
+      !(sv[nb - 1] > 1e-12 * sv[0])) {
     const double *u = U + (size_t)(nb - 1) * nb; /* left null vector: the combination */
     double mx = 0.0;
     for (int i = 0; i < nb; i++) mx = fmax(mx, fabs(u[i]));
@@ -203,8 +207,9 @@ lth_status lth_cmesh_solve(lth_colloc_ctx *cx, lth_cmesh *M, const lth_colloc_bc
   size_t N = M->N, sp = (size_t)s * p;
   double *buf = malloc(sizeof(double) * (2 * (size_t)nb * p + (size_t)nb * nb + nb + 1));
   lth_abd *A = buf ? lth_abd_alloc(p, nb, N, err) : NULL;
-  lth_status st = A ? LTH_OK : (buf ? (err ? err->status : LTH_ENOMEM)
-                                    : lth_error_set(err, LTH_ENOMEM, "out of memory"));
+  lth_status st = A ? LTH_OK
+                    : (buf ? (err ? err->status : LTH_ENOMEM)
+                           : lth_error_set(err, LTH_ENOMEM, "out of memory"));
   double *D0 = buf, *DN = D0 + (size_t)nb * p, *Id = DN + (size_t)nb * p, *d = Id + (size_t)nb * nb;
   if (st == LTH_OK) {
     /* D0 = B0 G(t0) W_0,  DN = B1 G(t1) W_N,  d = beta - B0 q(t0) - B1 q(t1) */
@@ -253,4 +258,3 @@ lth_status lth_cmesh_solve(lth_colloc_ctx *cx, lth_cmesh *M, const lth_colloc_bc
   free(buf);
   return st;
 }
-

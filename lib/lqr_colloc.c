@@ -38,7 +38,8 @@ static lth_status shooting_path(const lth_lqr_spec *spec, const double *times, s
 /* ||B(t1)' C|| <= 1e-14 ||B(t1)|| ||C||: no terminal impulse. */
 static lth_status terminal_smooth(const lth_lqr_spec *spec, int *smooth, lth_error *err) {
   int nx = spec->nx, nu = spec->nu;
-  double *Bm = malloc(sizeof(double) * ((size_t)2 * nx * nu + lth_source_work_size(spec->B, 0) + 1));
+  double *Bm =
+      malloc(sizeof(double) * ((size_t)2 * nx * nu + lth_source_work_size(spec->B, 0) + 1));
   if (!Bm) return lth_error_set(err, LTH_ENOMEM, "out of memory");
   double *BC = Bm + (size_t)nx * nu, *work = BC + (size_t)nx * nu;
   lth_jet Bj = lth_jet_wrap(Bm, nx, nu, nx, (size_t)nx * nu, 0);
@@ -132,8 +133,11 @@ lth_status lth_lqr_colloc_smooth(const lth_lqr_spec *spec, const double *times, 
   lth_ivp_opts io = opts->ivp;
   io.cond_max = opts->cond_max;
   lth_colloc_ctx *cx =
-      buf ? lth_colloc_ctx_alloc(sys, lth_colloc_default_stages(tol), &io, spec->t0, spec->t1, err) : NULL;
-  st = cx ? LTH_OK : (buf ? (err ? err->status : LTH_ENOMEM) : lth_error_set(err, LTH_ENOMEM, "out of memory"));
+      buf ? lth_colloc_ctx_alloc(sys, lth_colloc_default_stages(tol), &io, spec->t0, spec->t1, err)
+          : NULL;
+  st = cx ? LTH_OK
+          : (buf ? (err ? err->status : LTH_ENOMEM)
+                 : lth_error_set(err, LTH_ENOMEM, "out of memory"));
   lth_colloc_out co_out = {0};
   if (st == LTH_OK) {
     /* x(t0) = x0;  lambda(t1) - C x(t1) = 0 */
@@ -160,8 +164,10 @@ lth_status lth_lqr_colloc_smooth(const lth_lqr_spec *spec, const double *times, 
       fill(spec, &co_out, co_out.z, s, res);
       st = gain_theorem4(sys, nx, nu, opts, res, err);
     }
-    if (st == LTH_OK) *out = res;
-    else lth_lqr_result_free(res);
+    if (st == LTH_OK)
+      *out = res;
+    else
+      lth_lqr_result_free(res);
   } else if ((st == LTH_ESING || st == LTH_ECOND) && err && err->has_t) {
     lth_error_prefix(err, "B'H B (= -Pi) must be invertible on the interval: ");
   }

@@ -32,7 +32,10 @@ typedef struct cs_sys {
   int r, n[6], off[7], s, m;
   cs_fn A[CS_MAXS * CS_MAXS]; /* column-major, zero outside the pattern */
   cs_fn z[CS_MAXS];           /* exact solution */
-  struct cs_blk { struct cs_sys *S; int i, j; } blk[64];
+  struct cs_blk {
+    struct cs_sys *S;
+    int i, j;
+  } blk[64];
 } cs_sys;
 
 /* Taylor coefficients of a at t, k = 0..K. */
@@ -79,7 +82,8 @@ static int cs_f_cb(void *ctx, double t, int order, double *coef, int ld, size_t 
   for (int l = 0; l < s; l++) cs_coef(&S->z[l], t, order + 1, z[l]);
   for (int ii = 0; ii < S->n[b->i - 1]; ii++) {
     int gi = S->off[b->i - 1] + ii;
-    for (int k = 0; k <= order; k++) coef[k * stride + ii] = gi < S->m ? (k + 1) * z[gi][k + 1] : 0.0;
+    for (int k = 0; k <= order; k++)
+      coef[k * stride + ii] = gi < S->m ? (k + 1) * z[gi][k + 1] : 0.0;
     for (int l = 0; l < s; l++) {
       cs_coef(&S->A[gi + l * s], t, order, a);
       for (int k = 0; k <= order; k++)

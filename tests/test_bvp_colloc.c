@@ -27,7 +27,8 @@ typedef struct {
   double B0[256], B1[256], beta[16];
 } bvp_case;
 
-static const int blocks[][6] = {{3, 1}, {2, 3, 1}, {3, 3, 2, 2}, {2, 2, 2, 2, 1}, {2, 2, 2, 2, 2, 1}};
+static const int blocks[][6] = {
+    {3, 1}, {2, 3, 1}, {3, 3, 2, 2}, {2, 2, 2, 2, 1}, {2, 2, 2, 2, 2, 1}};
 static const double times[NT] = {T0, 0.31, 0.5, 0.77, 1.0, 1.13, 1.3, 1.61, T1};
 
 /* Random boundary matrices; beta from z* so that z* solves the BVP. */
@@ -57,8 +58,7 @@ static void free_case(bvp_case *c) {
   ts_free(c->S);
 }
 
-static lth_status solve(bvp_case *c, double tol, int stages, lth_bvp_result **res,
-                        lth_error *err) {
+static lth_status solve(bvp_case *c, double tol, int stages, lth_bvp_result **res, lth_error *err) {
   lth_bvp_opts o;
   lth_bvp_opts_init(&o);
   o.method = LTH_BVP_COLLOCATION;
@@ -117,8 +117,8 @@ START_TEST(test_estimate_honest) {
       ck_assert_msg(e <= tol * scale, "index %d stages %d: error %.3e > tol", r, st, e);
       if (e > 1e-12 * scale) {
         ck_assert_msg(res->error_estimate <= 10 * e && res->error_estimate >= e / 10,
-                      "index %d stages %d: estimate %.3e vs error %.3e", r, st,
-                      res->error_estimate, e);
+                      "index %d stages %d: estimate %.3e vs error %.3e", r, st, res->error_estimate,
+                      e);
       }
       lth_bvp_result_free(res);
     }
@@ -176,9 +176,13 @@ static void check_orders(int r, int stages) {
         double expect = w < 2 ? 2 * stages : stages + 1;
         for (int comp = 0; comp < 3; comp++) {
           double q = log2(prev[w][comp] / cur[w][comp]);
-          ck_assert_msg(fabs(q - expect) < 0.25, "index %d, %d stages, %s, %s: order %.2f (%.2e -> %.2e)",
-                        r, stages, where[w], comp == 0 ? "v" : comp == 1 ? "w" : "u", q,
-                        prev[w][comp], cur[w][comp]);
+          ck_assert_msg(fabs(q - expect) < 0.25,
+                        "index %d, %d stages, %s, %s: order %.2f (%.2e -> %.2e)", r, stages,
+                        where[w],
+                        comp == 0   ? "v"
+                        : comp == 1 ? "w"
+                                    : "u",
+                        q, prev[w][comp], cur[w][comp]);
         }
       }
     }
@@ -216,7 +220,8 @@ START_TEST(test_no_drift) {
       double rc = lth_ic_residual(ic, res->z + k * c.s);
       ck_assert_msg(rc < 1e-13 * scale, "index %d, t = %g: ||M0 z - b0|| = %.3e", r, times[k], rc);
     }
-    ck_assert_msg(res->drift < 1e-14 * scale, "drift %.3e", res->drift); /* ... exactly consistent */
+    ck_assert_msg(res->drift < 1e-14 * scale, "drift %.3e",
+                  res->drift); /* ... exactly consistent */
     lth_ic_free(ic);
     lth_bvp_result_free(res);
     free_case(&c);

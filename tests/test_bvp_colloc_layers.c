@@ -16,7 +16,9 @@
 #define NOUT 41
 
 static cs_fn K(double c) { return (cs_fn){c, 0, 0, 0, 0, 0, 0}; }
-static cs_fn S(double c0, double c1, double w, double phi) { return (cs_fn){c0, c1, w, phi, 0, 0, 0}; }
+static cs_fn S(double c0, double c1, double w, double phi) {
+  return (cs_fn){c0, c1, w, phi, 0, 0, 0};
+}
 
 /* Index 2, blocks (3, 1), or index 3, blocks (3, 1, 1), on [0, 1]: A(1,1) has
  * +lam in x1 and -mu in x2 (plus time-varying couplings), so the state space
@@ -87,7 +89,8 @@ static void make_fast(fast_case *c, int r, double lam, double mu) {
   cs_exact(&c->S, 1, z1);
   for (int i = 0; i < 2; i++) {
     c->beta[i] = 0;
-    for (int j = 0; j < c->s; j++) c->beta[i] += c->B0[i + j * 2] * z0[j] + c->B1[i + j * 2] * z1[j];
+    for (int j = 0; j < c->s; j++)
+      c->beta[i] += c->B0[i + j * 2] * z0[j] + c->B1[i + j * 2] * z1[j];
   }
   for (int k = 0; k < NOUT; k++) c->times[k] = k / (NOUT - 1.0);
   c->times[1] = 0.0007;
@@ -136,7 +139,8 @@ START_TEST(test_dichotomic) {
       ck_assert(res->cond_bvp < 1e3 && res->drift < 1e-14 * scale);
       if (e > 1e-12 * scale) {
         ck_assert_msg(res->error_estimate > e / 10 && res->error_estimate < 10 * e,
-                      "index %d, lambda %g: estimate %.3e, error %.3e", r, lams[i], res->error_estimate, e);
+                      "index %d, lambda %g: estimate %.3e, error %.3e", r, lams[i],
+                      res->error_estimate, e);
       }
       lth_bvp_result_free(res);
       if (r == 2) { /* single shooting cannot: Psi(1, 0) holds e^{lambda} */
@@ -181,8 +185,9 @@ START_TEST(test_boundary_layer) {
       in_layer += M->t[k + 1] <= 1e-2;
       outside += M->t[k] >= 0.1;
     }
-    ck_assert_msg(in_layer / 0.01 > 10 * outside / 0.9, "tol %g: %zu intervals in [0, 0.01], %zu in [0.1, 1]",
-                  tols[i], in_layer, outside);
+    ck_assert_msg(in_layer / 0.01 > 10 * outside / 0.9,
+                  "tol %g: %zu intervals in [0, 0.01], %zu in [0.1, 1]", tols[i], in_layer,
+                  outside);
     ck_assert(M->t[1] < 2e-3);
     lth_cmesh_free(out.mesh);
     lth_colloc_ctx_free(cx);
