@@ -2,9 +2,10 @@
 /* lth-bvp: the boundary-value problem of a data file's DAE with its `bc`
  * statements (docs/format.md section 2; docs/user-guide.md section 7).
  *
- * lth_bvp_solve does the work (single or multiple shooting on Clark's
- * fundamental solution, or finite differences with the consistency
- * conditions of his section 4.1); this file reads the boundary conditions,
+ * lth_bvp_solve does the work (Gauss collocation of the reduced ODE on an
+ * adaptive mesh, single or multiple shooting on Clark's fundamental
+ * solution, or finite differences with the consistency conditions of his
+ * section 4.1); this file reads the boundary conditions,
  * chooses the method and writes the solution and its diagnostics.  The
  * driver (app_driver.h) does options, loading, times, output.
  */
@@ -33,7 +34,14 @@ static const char help_text[] =
     "`bc beta = [...]`, p x 1; p = dimension of the solution manifold, the\n"
     "number of free constants: the algebraic part needs no conditions).\n"
     "\n"
-    "Methods (--method, default shooting):\n"
+    "Methods (--method, default collocation):\n"
+    "  collocation  Gauss collocation of the reduced ODE v' = Ahat v + g in local\n"
+    "            coordinates of range(I - P), on a mesh adapted until the estimated\n"
+    "            error is below --tol; order 2s with s Gauss stages, the algebraic\n"
+    "            components from z = G v + q exactly (no drift, no start-up layer,\n"
+    "            any index).  Reports error_estimate and cond_bvp; refuses (exit 3)\n"
+    "            when cond_bvp * 2.2e-16 exceeds --tol or the tolerance cannot be\n"
+    "            reached within --max-intervals.  docs/collocation.md.\n"
     "  shooting  Clark section 4: every solution is z = Phi(t) c + z_p(t) with\n"
     "            Phi = [Nhat + Bhat] Psi(t, t0) Q from the reduced ODE; the p x p\n"
     "            shooting matrix S = B0 Phi(t0) + B1 Phi(t1) gives c.  Solvable iff\n"
@@ -51,7 +59,12 @@ static const char help_text[] =
     "            for index >= 4 prefer the shooting methods.\n"
     "\n"
     "Options:\n"
-    "  --method M          shooting (default), multiple or fd\n"
+    "  --method M          collocation (default), shooting, multiple or fd\n"
+    "  --tol T             collocation: tolerance on the max-norm error of z relative\n"
+    "                      to max(1, max |z|) (default 1e-8)\n"
+    "  --stages S          collocation: Gauss stages 1..8, order 2s (default by\n"
+    "                      --tol: 5 at 1e-8, 6 at 1e-10, 7 at 1e-12)\n"
+    "  --max-intervals N   collocation: largest mesh before refusing (default 100000)\n"
     "  --intervals M       multiple: number of subintervals (default: placed\n"
     "                      automatically where ||Psi|| grows by more than 100)\n"
     "  --points N          fd: grid points N (default 1001)\n"
@@ -60,8 +73,10 @@ static const char help_text[] =
     "                      (default 1e-10)\n"
     "  --atol A            shooting methods: absolute tolerance (default 1e-12)\n"
     "--cond-max X (below) also judges the BVP: a shooting matrix with a condition\n"
-    "estimate above min(X, 1/rtol) means the BVP is not uniquely solvable at this\n"
-    "accuracy (exit 3).\n";
+    "estimate above min(X, 1/rtol), or cond_bvp above min(X, tol / 2.2e-16), means\n"
+    "the BVP is not uniquely solvable at this accuracy (exit 3).\n"
+    "If the DAE has no free constants (p = 0) the file needs no bc statements:\n"
+    "its only solution is returned.\n";
 
 static const char help_tail[] =
     "Warnings on stderr: cond_shooting above 1e8 (the answer may have lost that\n"
@@ -71,13 +86,17 @@ static const char help_tail[] =
     "Example (data/index2.lth: index 2, p = 2, bc z_1[1](0) = 1, z_1[2](3) = 0):\n"
     "  lth-bvp data/index2.lth --times 0,1.5,3 --format json\n"
     "  {\"times\": [0, 1.5, 3], \"z\": [[1, ...], [...], [...]],\n"
-    "   \"cond_shooting\": 2.76..., \"method\": \"shooting\", \"bc_residual\": ...}\n"
+    "   \"cond_shooting\": ..., \"method\": \"collocation\", \"cond_bvp\": ...,\n"
+    "   \"error_estimate\": ..., ...}\n"
     "\n"
-    "JSON keys: times, z (one row of s numbers per time), cond_shooting;\n"
-    "extensions: method, p, s, components, bc_residual = ||B0 z(t0) + B1 z(t1) -\n"
-    "beta||, drift (shooting methods), intervals (multiple), fd_points, fd_order,\n"
-    "fd_error, fd_error_layer (fd; keys whose value is not available are\n"
-    "omitted), rtol, atol, and for sampled data \"sampling\".\n"
+    "JSON keys: times, z (one row of s numbers per time), cond_shooting (for\n"
+    "collocation: of the reduced two-point matrix); extensions: method, p, s,\n"
+    "components, bc_residual = ||B0 z(t0) + B1 z(t1) - beta||, cond_bvp (the\n"
+    "BVP's conditioning constant, every method), error_estimate, tol, stages\n"
+    "(collocation), intervals (collocation: the mesh; multiple: subintervals),\n"
+    "drift (collocation and shooting methods), rtol, atol (shooting methods),\n"
+    "fd_points, fd_order, fd_error, fd_error_layer (fd; keys whose value is not\n"
+    "available are omitted), and for sampled data \"sampling\".\n"
     "CSV: header t,\"z[1]\",...,\"z[s]\", then one row per time (%.17g).\n"
     "\n"
     "Exit status: 0 success, 1 usage error (bad option, time outside the\n"
@@ -89,9 +108,9 @@ static const char help_tail[] =
 
 /* The options of lth-bvp, the boundary conditions and the solution. */
 struct app_ctx {
-  long intervals, points;
+  long intervals, points, stages, max_intervals;
   int method, no_order_check;
-  double rtol, atol;
+  double rtol, atol, tol;
   int rows;
   const double *B0, *B1, *beta;
   lth_bvp_result *res;
@@ -110,6 +129,11 @@ static int validate(app_ctx *C, const app_run *run) {
   if ((C->points > 0 || C->no_order_check) && C->method != LTH_BVP_FD) {
     return app_usage_error("--points and --no-order-check apply to --method fd only");
   }
+  if ((C->tol > 0 || C->stages > 0 || C->max_intervals > 0) &&
+      C->method != LTH_BVP_COLLOCATION) {
+    return app_usage_error("--tol, --stages and --max-intervals apply to --method collocation "
+                           "only (the shooting methods take --rtol and --atol)");
+  }
   return 0;
 }
 
@@ -122,13 +146,16 @@ static int prepare(app_ctx *C, app_run *R) {
                      "for lth-bvp; use lth-lqr",
                      R->path);
   }
-  if (R->p == 0) {
-    /* a BVP needs p conditions: with p = 0 a file cannot state any */
+  if (R->p == 0 && C->rows > 0) {
+    /* p = 0: the DAE alone fixes its only solution; conditions cannot choose */
     return app_failf(APP_EXIT_INPUT,
                      "%s: the solution manifold has dimension p = 0: the DAE alone fixes its "
-                     "only solution, there is nothing for boundary conditions to choose; use "
-                     "`lth-ic %s` for its value at t0 and `lth-solve %s --z0 ...` for the rest",
-                     R->path, R->path, R->path);
+                     "only solution, there is nothing for the %d boundary condition(s) to "
+                     "choose; remove the bc statements",
+                     R->path, C->rows);
+  }
+  if (R->p == 0) {
+    return 0;
   }
   if (C->rows == 0) {
     return app_failf(APP_EXIT_INPUT,
@@ -161,8 +188,14 @@ static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
   o.intervals = (int)C->intervals;
   o.fd_points = (size_t)C->points;
   o.fd_order_check = !C->no_order_check;
+  o.tol = C->tol;
+  o.stages = (int)C->stages;
+  o.max_intervals = (size_t)C->max_intervals;
   o.progress = app_progress_update;
   o.progress_ctx = &run->progress;
+  if (o.method == LTH_BVP_COLLOCATION) {
+    run->progress.unit = "digits of the tolerance (mesh refinements)";
+  }
   lth_status st = lth_bvp_solve(run->sys, run->t0, run->t1, C->rows, C->B0, C->B1, C->beta,
                                 run->tm.t, run->tm.n, &o, &C->res, err);
   if (st == LTH_EBC) {
@@ -182,13 +215,25 @@ static lth_status check(const app_ctx *C, const app_run *run, lth_error *err) {
   st = app_check_rows(st, err, "the solution z", res->times, res->z, res->n, (size_t)run->s,
                       &run->names);
   st = app_check_value(st, err, "the condition estimate cond_shooting", NAN, res->cond_shooting);
+  if (C->method == LTH_BVP_COLLOCATION) {
+    st = app_check_value(st, err, "the condition number cond_bvp", NAN, res->cond_bvp);
+    st = app_check_value(st, err, "the error estimate", NAN, res->error_estimate);
+  }
   return app_check_value(st, err, "the boundary residual", NAN, res->bc_residual);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Output                                                                   */
 
-static int is_shooting(const lth_bvp_result *res) { return res->method != LTH_BVP_FD; }
+static int is_shooting(const lth_bvp_result *res) {
+  return res->method == LTH_BVP_SHOOTING || res->method == LTH_BVP_MULTIPLE;
+}
+
+/* The collocation tolerance and stages in effect (the library's defaults). */
+static double colloc_tol(const app_ctx *C) { return C->tol > 0 ? C->tol : 1e-8; }
+static int colloc_stages(const app_ctx *C) {
+  return C->stages > 0 ? (int)C->stages : lth_bvp_collocation_stages(colloc_tol(C));
+}
 
 /* JSON has no NaN: a value that was not estimated is left out. */
 static void json_opt(app_json *j, const char *key, double x) {
@@ -203,7 +248,14 @@ static void json_method(app_json *j, const app_ctx *C, const app_run *run) {
   app_json_put_int(j, "p", run->p);
   app_json_put_int(j, "s", run->s);
   app_json_put_number(j, "bc_residual", res->bc_residual);
-  if (is_shooting(res)) {
+  json_opt(j, "cond_bvp", res->cond_bvp);
+  json_opt(j, "error_estimate", res->error_estimate);
+  if (res->method == LTH_BVP_COLLOCATION) {
+    app_json_put_number(j, "tol", colloc_tol(C));
+    app_json_put_int(j, "stages", colloc_stages(C));
+    app_json_put_int(j, "intervals", res->intervals);
+    json_opt(j, "drift", res->drift);
+  } else if (is_shooting(res)) {
     json_opt(j, "drift", res->drift);
     app_json_put_number(j, "rtol", C->rtol);
     app_json_put_number(j, "atol", C->atol);
@@ -245,6 +297,8 @@ static const char *method_text(lth_bvp_method m) {
     return "multiple shooting";
   case LTH_BVP_FD:
     return "finite differences (implicit Euler + consistency conditions)";
+  case LTH_BVP_COLLOCATION:
+    return "Gauss collocation of the reduced ODE, adaptive mesh";
   default:
     return "single shooting (Clark section 4)";
   }
@@ -262,12 +316,23 @@ static void text_header(FILE *fp, const app_ctx *C, const app_run *R) {
   fprintf(fp, "cond_shooting  %.3g%s\n", res->cond_shooting,
           res->method == LTH_BVP_FD         ? " (condition of the banded system)"
           : res->method == LTH_BVP_MULTIPLE ? " (condition of the multiple-shooting system)"
-                                            : " (shooting matrix S = B0 Phi(t0) + B1 Phi(t1))");
+          : res->method == LTH_BVP_COLLOCATION
+              ? " (reduced two-point matrix)"
+              : " (shooting matrix S = B0 Phi(t0) + B1 Phi(t1))");
+  if (isfinite(res->cond_bvp)) {
+    fprintf(fp, "cond_bvp       %.3g (a relative change d in beta moves z by up to cond_bvp d)\n",
+            res->cond_bvp);
+  }
   fprintf(fp, "bc residual    ||B0 z(t0) + B1 z(t1) - beta|| = %.3g\n", res->bc_residual);
   if (res->method == LTH_BVP_MULTIPLE) {
     fprintf(fp, "intervals      %d\n", res->intervals);
   }
-  if (is_shooting(res)) {
+  if (res->method == LTH_BVP_COLLOCATION) {
+    fprintf(fp, "collocation    %d Gauss stages (order %d), %d mesh intervals, tol %.3g\n",
+            colloc_stages(C), 2 * colloc_stages(C), res->intervals, colloc_tol(C));
+    fprintf(fp, "error          ~%.3g (estimated, max-norm over the output times); drift %.3g\n",
+            res->error_estimate, res->drift);
+  } else if (is_shooting(res)) {
     fprintf(fp, "integrator     rtol %.3g, atol %.3g; drift max ||P v|| = %.3g\n", C->rtol,
             C->atol, res->drift);
   } else {
@@ -298,7 +363,7 @@ static lth_status after(app_ctx *C, const app_run *R, lth_error *err) {
   if (res->cond_shooting > 1e8 && res->method == LTH_BVP_FD) {
     app_warn("the finite-difference system has condition estimate %.3g (it grows like "
              "h^-(r-1) for index r = %d): about %.0f digits may be lost; prefer --method "
-             "shooting or multiple",
+             "collocation",
              res->cond_shooting, R->r, floor(log10(res->cond_shooting)));
   } else if (res->cond_shooting > 1e8) {
     app_warn("cond_shooting = %.3g: the boundary conditions barely determine the solution; "
@@ -312,7 +377,7 @@ static lth_status after(app_ctx *C, const app_run *R, lth_error *err) {
       res->fd_error_layer > 10.0 * fmax(res->fd_error, 1e-12) && res->fd_error_layer > 1e-6) {
     app_warn("finite differences: the error in the first r = %d steps after t0 is ~%.3g, "
              "against ~%.3g elsewhere: implicit Euler's algebraic components start with an "
-             "error there (index %d); use a shooting method for accurate values near t0",
+             "error there (index %d); use --method collocation for accurate values near t0",
              R->r, res->fd_error_layer, res->fd_error, R->r);
   }
   app_sampling_warn(&C->smp, 1e-6);
@@ -328,13 +393,16 @@ static void cleanup(app_ctx *C) {
 }
 
 /* The tool's options (with their defaults) and its description for the driver. */
-static app_ctx ctx = {.rtol = 1e-10, .atol = 1e-12};
+static app_ctx ctx = {.rtol = 1e-10, .atol = 1e-12, .method = LTH_BVP_COLLOCATION};
 static app_option opts[] = {
     /* choice k is lth_bvp_method k: a method is one more name here (and its help) */
-    APP_CHOICE("method", &ctx.method, "shooting|multiple|fd"),
+    APP_CHOICE("method", &ctx.method, "shooting|multiple|fd|collocation"),
     APP_INT("intervals", &ctx.intervals, 1, 1e6),
     APP_INT("points", &ctx.points, 3, 1e8),
     APP_FLAG("no-order-check", &ctx.no_order_check),
+    APP_DOUBLE("tol", &ctx.tol, 1e-15, 0.5),
+    APP_INT("stages", &ctx.stages, 1, 8),
+    APP_INT("max-intervals", &ctx.max_intervals, 1, 1e7),
     APP_DOUBLE("rtol", &ctx.rtol, 1e-15, 1),
     APP_DOUBLE("atol", &ctx.atol, 0, 1e300),
 };

@@ -3,7 +3,8 @@
 # at the root scope.  Built with the tree (they compile -Werror clean), never
 # installed.  Run: build/bench/bench_ivp [--quick] [--csv], build/bench/bench_bvp [--quick] [--csv],
 # build/bench/bench_table [--quick] [--csv] (coefficient tables, docs/performance.md)
-foreach(lth_ib_name bench_ivp bench_bvp bench_table)
+# build/bench/bench_colloc [--quick] [--csv] (docs/collocation.md)
+foreach(lth_ib_name bench_ivp bench_bvp bench_table bench_colloc)
   add_executable(${lth_ib_name} ${PROJECT_SOURCE_DIR}/bench/${lth_ib_name}.c)
   target_include_directories(${lth_ib_name} PRIVATE ${PROJECT_SOURCE_DIR}/include
                              ${PROJECT_SOURCE_DIR}/bench ${LTH_DEP_INCLUDE_DIRS})
@@ -13,6 +14,7 @@ foreach(lth_ib_name bench_ivp bench_bvp bench_table)
   set_target_properties(${lth_ib_name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
                                                   ${PROJECT_BINARY_DIR}/bench)
 endforeach()
+target_compile_definitions(bench_colloc PRIVATE LTH_BENCH_DATA="${PROJECT_SOURCE_DIR}/data")
 
 # Peer comparison with SUNDIALS IDA (docs/performance.md): built only when Debian's
 # libsundials-dev is installed; an optional dependency of this benchmark, never of the

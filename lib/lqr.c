@@ -458,6 +458,11 @@ lth_status lth_lqr_solve(const lth_lqr_spec *spec, const double *times, size_t n
     o.ivp.pi_scan = -1;
   }
   if (st == LTH_OK) st = lth_lqr_check_data(spec, times, n, err);
+  if (o.method == LTH_LQR_COLLOCATION || st != LTH_OK) {
+    /* the data's requirements are checked for both paths */
+    run_free(&R);
+    return st == LTH_OK ? lth_lqr_colloc(spec, times, n, &o, out, err) : st;
+  }
   if (st == LTH_OK) {
     R.s = lth_system_size(R.sys);
     R.p = lth_system_manifold_dim(R.sys);
@@ -502,4 +507,9 @@ lth_status lth_lqr_solve(const lth_lqr_spec *spec, const double *times, size_t n
   }
   *out = res;
   return LTH_OK;
+}
+
+/* The result holder, for lib/lqr_colloc.c. */
+lth_lqr_result *lth_lqr_result_new(int nx, int nu, size_t n, const double *times) {
+  return result_alloc(nx, nu, n, times);
 }

@@ -145,7 +145,10 @@ static lth_status window_sums(sel *c, const winfac *q, double u, lth_error *err)
         double ps = c->psi[((size_t)K * SEL_M + (size_t)m) * SEL_NP + (size_t)p];
         for (size_t e = 0; e < nr; e++) {
           size_t k = ((size_t)m * SEL_NP + (size_t)p) * nr + e;
-          dv[k] = (K > 0 ? dv[k - blk] : 0.0) + q->y[(size_t)K + e * q->ldy] * ps;
+          /* Running sum over degrees: block K adds to block K - 1 (indexed from
+           * c->dv so that no pointer is formed before the array). */
+          double prev = K > 0 ? c->dv[(size_t)(K - 1) * blk + k] : 0.0;
+          dv[k] = prev + q->y[(size_t)K + e * q->ldy] * ps;
         }
       }
     }

@@ -259,6 +259,7 @@ static void functions(void) {
   FN(lth_bvp_opts_init, void (*)(lth_bvp_opts *), "void", "ptr");
   FN(lth_bvp_method_from_name, int (*)(const char *), "int", "char*");
   FN(lth_bvp_method_name, cstr (*)(lth_bvp_method), "char*", "int");
+  FN(lth_bvp_collocation_stages, int (*)(double), "int", "double");
   FN(lth_bvp_solve,
      lth_status (*)(const lth_system *, double, double, int, const double *, const double *,
                     const double *, const double *, size_t, const lth_bvp_opts *,

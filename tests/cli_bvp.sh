@@ -140,7 +140,7 @@ run 0 "index5 fd" "$BVP" "$TMP/i5.lth" --method fd --times 0,2 --format json && 
 # ---- usage
 run 1 "--intervals without multiple" "$BVP" "$I2" --intervals 3
 run 1 "--points without fd" "$BVP" "$I2" --points 100
-run 1 "bad --method" "$BVP" "$I2" --method collocation
+run 1 "bad --method" "$BVP" "$I2" --method spline
 run 1 "--times outside" "$BVP" "$I2" --times 4
 run 2 "missing file" "$BVP" "$TMP/none.lth"
 if run 0 "--help" "$BVP" --help; then

@@ -38,7 +38,7 @@ out=$(complete_words lth-solve lth-solve --method "" | sort | tr '\n' ' ')
 out=$(complete_words lth-decompose lth-decompose --format j)
 [ "$out" = "json" ] || fail "lth-decompose --format j completes to '$out'"
 out=$(complete_words lth-bvp lth-bvp --method = "" | sort | tr '\n' ' ')
-[ "$out" = "fd multiple shooting " ] || fail "lth-bvp --method= values: '$out'"
+[ "$out" = "collocation fd multiple shooting " ] || fail "lth-bvp --method= values: '$out'"
 # data files: .lth files and directories, not other files
 mkdir -p "$TMP/w/sub" && touch "$TMP/w/a.lth" "$TMP/w/b.csv"
 out=$(cd "$TMP/w" && complete_words lth-ic lth-ic "" | sort | tr '\n' ' ')

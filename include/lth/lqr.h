@@ -33,6 +33,15 @@ typedef struct lth_lqr_spec {
  * spec's sources (they must outlive it). */
 lth_status lth_lqr_build_system(const lth_lqr_spec *spec, lth_system **out, lth_error *err);
 
+typedef enum lth_lqr_method {
+  LTH_LQR_SHOOTING = 0,   /* Psi(t, t0) by the integrator and Theorem 5 on W (the default) */
+  LTH_LQR_COLLOCATION = 1 /* the optimality BVP x(t0) = x0, lambda(t1) = C x(t1) by Gauss
+                             collocation (lib/lqr_colloc.c, docs/collocation.md), to the
+                             tolerance ivp.rtol; stable for long horizons.  Used when the
+                             smooth optimum exists and is unique; otherwise the shooting
+                             path's analysis (impulses, non-uniqueness) is returned */
+} lth_lqr_method;
+
 typedef struct lth_lqr_opts {
   lth_ivp_opts ivp;   /* integrator settings for Psi(t, t0) */
   double cond_max;    /* threshold for Pi = -B'HB (0: default) */
@@ -42,6 +51,7 @@ typedef struct lth_lqr_opts {
    * fundamental solution has reported through ivp.progress; from the calling thread */
   void (*progress)(void *ctx, size_t done, size_t total);
   void *progress_ctx;
+  lth_lqr_method method;
 } lth_lqr_opts;
 
 void lth_lqr_opts_init(lth_lqr_opts *opts);

@@ -97,7 +97,8 @@ class BVPSolution(_ByName):
     conditioning constant of the BVP itself and ``error_estimate`` an estimate
     of the max-norm error of z (None where not computed); for ``fd``:
     ``fd_points``, ``fd_order``, ``fd_error``, ``fd_error_layer``; for
-    ``multiple``: ``intervals``; for shooting methods: ``drift``."""
+    ``multiple``: ``intervals``; for shooting methods: ``drift``; for
+    ``collocation``: ``tol``, ``stages``, ``intervals`` (the mesh), ``drift``."""
 
     times: np.ndarray
     z: np.ndarray
@@ -117,6 +118,8 @@ class BVPSolution(_ByName):
     fd_error_layer: Optional[float] = None
     cond_bvp: Optional[float] = None
     error_estimate: Optional[float] = None
+    tol: Optional[float] = None
+    stages: Optional[int] = None
     sampling: list = field(default_factory=list)
 
 

@@ -261,15 +261,16 @@ def _bc_arrays(pb, bc):
     return out[0], out[1], beta
 
 
-def bvp(problem, times=None, *, grid=None, method="shooting", bc=None, intervals=None,
+def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, intervals=None,
         points=None, order_check=True, rtol=1e-10, atol=1e-12, cond_max=DEFAULT_COND_MAX,
         tol=None, stages=None, max_intervals=None):
     """The boundary-value problem B0 z(t0) + B1 z(t1) = beta (the problem's bc
     statements, or ``bc=(B0, B1, beta)``), reported at `times`, as ``lth-bvp``.
 
-    ``method``: "shooting" (single), "multiple" (``intervals``: 0 = automatic),
-    "fd" (finite differences: ``points``, ``order_check``) or "collocation"
-    (``tol``, ``stages``, ``max_intervals``).  A shooting matrix that is
+    ``method``: "collocation" (the default, as the tool: ``tol``, ``stages``,
+    ``max_intervals``), "shooting" (single), "multiple" (``intervals``: 0 =
+    automatic) or "fd" (finite differences: ``points``, ``order_check``).
+    With p = 0 (no free constants) no conditions are needed.  A shooting matrix that is
     singular or too ill-conditioned is :class:`lth.NotUniqueError`; bad bc rows
     are :class:`lth.BoundaryConditionError`.  Returns a :class:`BVPSolution`.
     """
@@ -282,12 +283,18 @@ def bvp(problem, times=None, *, grid=None, method="shooting", bc=None, intervals
     if pb.kind == "lqr":
         raise errors.DataError("%s: a `problem lqr` file has no boundary-value problem; use "
                                "lth.lqr()" % pb.name)
-    if pb.p == 0:
+    if (tol is not None or stages is not None or max_intervals is not None) and \
+            method != "collocation":
+        raise errors.UsageError("tol, stages and max_intervals apply to method='collocation' "
+                                "only")
+    from_file = bc is None
+    arrays = _bc_arrays(pb, bc)
+    if pb.p == 0 and arrays is not None and len(arrays[2]) > 0:
         raise errors.DataError("%s: the solution manifold has dimension p = 0: the DAE alone "
                                "fixes its only solution, there is nothing for boundary "
                                "conditions to choose" % pb.name)
-    from_file = bc is None
-    arrays = _bc_arrays(pb, bc)
+    if pb.p == 0:
+        arrays = (np.zeros((0, pb.s)), np.zeros((0, pb.s)), np.zeros(0))
     if arrays is None:
         raise errors.DataError("%s: no boundary conditions: give bc statements (or bc=(B0, B1, "
                                "beta)) with B0, B1 of size p x s = %d x %d and beta of %d"
@@ -345,14 +352,18 @@ def bvp(problem, times=None, *, grid=None, method="shooting", bc=None, intervals
             raise errors.NotFiniteError("the condition estimate or the boundary residual is not "
                                         "finite")
         name = LIB.lth_bvp_method_name(r.method).decode()
-        fd = name == "fd"
+        fd, col = name == "fd", name == "collocation"
         opt = (lambda x: float(x) if math.isfinite(x) else None)
+        ctol = o.tol if o.tol > 0 else 1e-8
         sol = BVPSolution(
             times=rtimes, z=z, cond_shooting=r.cond_shooting, method=name, p=pb.p, s=s,
             bc_residual=r.bc_residual, components=list(pb.components),
-            drift=None if fd else opt(r.drift), rtol=None if fd else o.ivp.rtol,
-            atol=None if fd else o.ivp.atol,
-            intervals=int(r.intervals) if name == "multiple" else None,
+            drift=None if fd else opt(r.drift), rtol=None if fd or col else o.ivp.rtol,
+            atol=None if fd or col else o.ivp.atol,
+            intervals=int(r.intervals) if name in ("multiple", "collocation") else None,
+            tol=ctol if col else None,
+            stages=(int(o.stages) if o.stages > 0 else LIB.lth_bvp_collocation_stages(ctol))
+            if col else None,
             fd_points=int(r.fd_points) if fd else None,
             fd_order=opt(r.fd_order) if fd else None, fd_error=opt(r.fd_error) if fd else None,
             fd_error_layer=opt(r.fd_error_layer) if fd else None,

@@ -15,7 +15,8 @@ import pytest
 import lth
 from conftest import DATA, data, run_tool
 
-DAE_FILES = ["index2", "index5", "pendulum", "rotating_rod", "sampled", "slope"]
+DAE_FILES = ["index2", "index5", "pendulum", "pendulum_10s_bvp", "pendulum_bvp",
+             "pendulum_forced_bvp", "rlc_periodic", "rotating_rod", "sampled", "slope"]
 LQR_FILES = ["lqr_double_integrator", "lqr_timevarying"]
 Z0_FILES = ["index5", "pendulum", "rotating_rod", "sampled", "slope"]
 
@@ -138,14 +139,15 @@ def test_solve_options():
     compare_solve(sol, js)
 
 
-@pytest.mark.parametrize("method", ["shooting", "multiple", "fd"])
+@pytest.mark.parametrize("method", ["shooting", "multiple", "fd", "collocation"])
 def test_bvp(method):
     js = run_tool("lth-bvp", data("index2.lth"), "--format", "json", "--method", method)
     sol = lth.bvp(lth.load(data("index2.lth")), method=method)
     same(sol.times, js["times"], "times")
     same(sol.z, js["z"], "z")
     for key in ("cond_shooting", "bc_residual", "drift", "rtol", "atol", "intervals", "fd_points",
-                "fd_order", "fd_error", "fd_error_layer"):
+                "fd_order", "fd_error", "fd_error_layer", "cond_bvp", "error_estimate", "tol",
+                "stages"):
         if key in js or getattr(sol, key) is not None:
             assert getattr(sol, key) is not None and key in js, key
             same(getattr(sol, key), js[key], "bvp " + key)
