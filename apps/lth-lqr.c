@@ -51,11 +51,19 @@ static const char help_text[] =
     "and in the output.\n"
     "\n"
     "Options:\n"
+    "  --method M          collocation (default): the optimality BVP by Gauss\n"
+    "                      collocation to the tolerance --rtol, stable on long\n"
+    "                      horizons; when there is no smooth unique optimum the\n"
+    "                      shooting path's analysis is returned.  shooting:\n"
+    "                      Psi(t, t0) by the integrator and Theorem 5 on W (it\n"
+    "                      refuses, exit 3, to judge uniqueness when Psi's columns\n"
+    "                      spread by more than 1e8, e.g. e^(+-t) over t1 - t0 > 9)\n"
     "  --gain              also print the closed-loop gain K(t) (nu x 2 nx) of\n"
     "                      Theorem 6: u = K [x; lambda] on the optimal manifold\n"
     "                      (K = the u rows of G = [Nhat + Bhat](I - P))\n"
-    "  --rtol R            relative integration tolerance of the fundamental\n"
-    "                      solution (default 1e-10; existence is judged at 100 R)\n"
+    "  --rtol R            tolerance of the collocation, or the relative integration\n"
+    "                      tolerance of the fundamental solution (default 1e-10;\n"
+    "                      existence is judged at 100 R)\n"
     "(--cond-max below bounds the chain condition of Pi = -B'HB.)\n";
 
 static const char help_tail[] =
@@ -79,12 +87,13 @@ static const char help_tail[] =
     "Exit status: 0 success (also when no smooth optimum exists: that is an\n"
     "answer), 1 usage error (bad option, time outside the interval), 2 input\n"
     "error (unreadable or malformed file, or not a `problem lqr` file),\n"
-    "3 numerical failure (B'HB singular or ill-conditioned at some t, named; a\n"
-    "result that is not finite).\n";
+    "3 numerical failure (B'HB singular or ill-conditioned at some t, named;\n"
+    "--method shooting unable to judge uniqueness on a long horizon; a result\n"
+    "that is not finite).\n";
 
 /* The options of lth-lqr and its answer. */
 struct app_ctx {
-  int gain;
+  int gain, method;
   double rtol;
   const lth_lqr_spec *spec;
   lth_lqr_result *res;
@@ -168,6 +177,7 @@ static void compose_note(app_ctx *T) {
 static lth_status compute(app_ctx *T, app_run *run, lth_error *err) {
   lth_lqr_opts o;
   lth_lqr_opts_init(&o);
+  o.method = T->method == 0 ? LTH_LQR_COLLOCATION : LTH_LQR_SHOOTING;
   o.ivp.rtol = T->rtol;
   app_ivp_setup(run, &o.ivp, NAN);
   o.cond_max = run->opt->cond_max;
@@ -178,6 +188,15 @@ static lth_status compute(app_ctx *T, app_run *run, lth_error *err) {
     return st;
   }
   T->initial_impulse = !T->res->exists && app_norm2(T->res->jump, (size_t)T->res->nx) > 0.0;
+  if (!T->res->exists && T->res->have_trajectory && !T->initial_impulse &&
+      !T->res->terminal_impulse) {
+    /* "no smooth optimum" without an impulse at either end contradicts itself */
+    return lth_error_set(err, LTH_ECOND,
+                         "cannot decide whether a smooth optimum exists: (x0, 0) is off "
+                         "range(W) by the relative residual %.3g (cond W = %.3g), yet no impulse "
+                         "at t0 or t1 is needed; try a smaller --rtol or the other --method",
+                         T->res->residual, T->res->cond_W);
+  }
   compose_note(T);
   return LTH_OK;
 }
@@ -417,6 +436,7 @@ static void cleanup(app_ctx *T) { lth_lqr_result_free(T->res); }
 /* The tool's options (with their defaults) and its description for the driver. */
 static app_ctx ctx = {.rtol = 1e-10};
 static app_option opts[] = {
+    APP_CHOICE("method", &ctx.method, "collocation|shooting"),
     APP_FLAG("gain", &ctx.gain),
     APP_DOUBLE("rtol", &ctx.rtol, 1e-15, 1e-2),
 };

@@ -18,6 +18,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,8 @@
 void lth_lqr_opts_init(lth_lqr_opts *opts) {
   memset(opts, 0, sizeof *opts);
   lth_ivp_opts_init(&opts->ivp);
+  /* stable on long horizons, where Psi(t1, t0) ruins W (docs/collocation.md section 7) */
+  opts->method = LTH_LQR_COLLOCATION;
 }
 
 void lth_lqr_result_free(lth_lqr_result *res) {
@@ -407,6 +410,31 @@ static lth_status check_spec(const lth_lqr_spec *spec, const double *times, size
   return LTH_OK;
 }
 
+/* W's columns come from Psi(t, t0): when the fundamental solution spreads
+ * its columns by more than 1 / rank_tol between t0 and t1 (modes e^{+-T} on
+ * a long horizon), a small singular value of W says nothing about its rank.
+ * "Not unique" (and the "no smooth optimum" that a truncated least-squares
+ * solve then implies) would be a guess: refuse it, naming the spread. */
+static lth_status judge_rank(lqr_run *R, const lth_lqr_result *res, lth_error *err) {
+  const double *Phi1 = R->fm->Phi + (R->nall - 1) * (size_t)R->s * R->p;
+  svd_t sP;
+  lth_status st = svd(Phi1, R->s, R->p, R->rank_tol, &sP, err);
+  if (st != LTH_OK) return st;
+  double spread = sP.sv[R->p - 1] > 0 ? sP.sv[0] / sP.sv[R->p - 1] : INFINITY;
+  svd_free(&sP);
+  if (spread * R->rank_tol <= 1.0) return LTH_OK;
+  char how[64];
+  if (isfinite(spread) && spread < 1e300) snprintf(how, sizeof how, "by %.3g", spread);
+  else snprintf(how, sizeof how, "beyond working precision");
+  return lth_error_set_t(err, LTH_ECOND, R->spec->t1,
+                         "the shooting path cannot decide whether the optimum is unique: W has "
+                         "condition %.3g, but the fundamental solution's columns spread %s "
+                         "over [%g, %g], so a small singular value of W may be growth, not "
+                         "rank; solve by collocation (lth-lqr --method collocation), which "
+                         "never forms Psi(t1, t0)",
+                         res->cond_W, how, R->spec->t0, R->spec->t1);
+}
+
 /* Theorem 5 from the SVD of W: least squares, existence, uniqueness. */
 static lth_status theorem5(lqr_run *R, const lth_lqr_opts *o, lth_lqr_result *res, double *c,
                            lth_error *err) {
@@ -427,7 +455,7 @@ static lth_status theorem5(lqr_run *R, const lth_lqr_opts *o, lth_lqr_result *re
   res->unique = sW.rank == p;
   res->cond_W = (p > 0 && sW.sv[p - 1] > 0) ? sW.sv[0] / sW.sv[p - 1] : INFINITY;
   svd_free(&sW);
-  return LTH_OK;
+  return res->unique ? LTH_OK : judge_rank(R, res, err);
 }
 
 lth_status lth_lqr_solve(const lth_lqr_spec *spec, const double *times, size_t n,

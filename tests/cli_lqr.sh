@@ -157,4 +157,30 @@ run 0 "-o" "$LQR" "$DI" --times 0,0.5,1,1.5,2 --format json --gain -o "$TMP/o.js
 [ -s "$TMP/out" ] && fail "-o also wrote to stdout"
 cmp -s "$TMP/o.json" "$TMP/di.json" || fail "-o file differs from stdout output"
 
+# ---- a long horizon: the double integrator on [0, 40] with x0 on the arc,
+# x1 = cosh(40 - t) / cosh(40), u = x1, J = tanh(40) / 2.  Psi(t, t0)
+# spreads its columns by e^80: collocation (the default) solves it; the
+# shooting path refuses to judge W's rank (it used to say "no smooth optimum"
+# with exit status 0).
+cat >"$TMP/di40.lth" <<'EOF'
+lth 1
+problem lqr
+sizes 2 1
+interval 0 40
+A = [0, 1; 0, 0]
+B = [0; 1]
+H = eye
+C = [0, 0; 0, 0]
+x0 = [1; -tanh(40)]
+EOF
+run 0 "T = 40, collocation" "$LQR" "$TMP/di40.lth" --times 0,20,40 --format json && {
+  [ "$("$JT" get "$TMP/out" exists)" = true ] || fail "T = 40: exists is not true"
+  [ "$("$JT" get "$TMP/out" unique)" = true ] || fail "T = 40: unique is not true"
+  near "$TMP/out" cost 0.5 1e-9 "T = 40 cost"
+  near "$TMP/out" 'x[1][0]' "$(awk 'BEGIN { printf "%.17g", (exp(20) + exp(-20)) / (exp(40) + exp(-40)) }')" 1e-9 "T = 40 x1(20)"
+  near "$TMP/out" 'u[2][0]' "$(awk 'BEGIN { printf "%.17g", 2 / (exp(40) + exp(-40)) }')" 1e-9 "T = 40 u(40)"
+}
+run 3 "T = 40, shooting" "$LQR" "$TMP/di40.lth" --method shooting && err_has "cannot decide" "T = 40 shooting"
+run 1 "bad --method" "$LQR" "$DI" --method fd
+
 finish cli_lqr

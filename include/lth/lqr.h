@@ -34,8 +34,10 @@ typedef struct lth_lqr_spec {
 lth_status lth_lqr_build_system(const lth_lqr_spec *spec, lth_system **out, lth_error *err);
 
 typedef enum lth_lqr_method {
-  LTH_LQR_SHOOTING = 0,   /* Psi(t, t0) by the integrator and Theorem 5 on W (the default) */
-  LTH_LQR_COLLOCATION = 1 /* the optimality BVP x(t0) = x0, lambda(t1) = C x(t1) by Gauss
+  LTH_LQR_SHOOTING = 0,   /* Psi(t, t0) by the integrator and Theorem 5 on W; refuses
+                             (LTH_ECOND) to call W rank-deficient when Psi's columns spread
+                             by more than 1e8 over the interval */
+  LTH_LQR_COLLOCATION = 1 /* (the default of lth_lqr_opts_init) the optimality BVP x(t0) = x0, lambda(t1) = C x(t1) by Gauss
                              collocation (lib/lqr_colloc.c, docs/collocation.md), to the
                              tolerance ivp.rtol; stable for long horizons.  Used when the
                              smooth optimum exists and is unique; otherwise the shooting

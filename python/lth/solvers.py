@@ -375,7 +375,8 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
 
 # ---------------------------------------------------------------- lqr
 
-def lqr(problem, times=None, *, grid=None, rtol=1e-10, cond_max=DEFAULT_COND_MAX, gain=False):
+def lqr(problem, times=None, *, grid=None, rtol=1e-10, cond_max=DEFAULT_COND_MAX, gain=False,
+        method="collocation"):
     """The totally singular LQR problem of a ``problem lqr`` file or an
     :class:`lth.LQRModel` (Clark's section 4.2), reported at `times`, as
     ``lth-lqr``: the optimum (x, lambda, u), its cost, whether it exists and is
@@ -389,6 +390,9 @@ def lqr(problem, times=None, *, grid=None, rtol=1e-10, cond_max=DEFAULT_COND_MAX
     ts = select_times(pb, times, grid, "times")
     o = S["lth_lqr_opts"]()
     LIB.lth_lqr_opts_init(_ref(o))
+    if method not in ("collocation", "shooting"):
+        raise errors.UsageError("method must be 'collocation' or 'shooting', not %r" % (method,))
+    o.method = 1 if method == "collocation" else 0
     o.ivp.rtol = number(rtol, "rtol", 1e-15, 1e-2)
     o.ivp.cond_max = number(cond_max, "cond_max", 1, 1e300)
     o.cond_max = o.ivp.cond_max
