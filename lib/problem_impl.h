@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Internals of the data-file reader (lib/problem.c, lib/problem_lex.c).
+/* Internals of the data-file reader.  The layers, in the order data flow:
  *
- * Reading a file has two layers.  problem_lex.c owns the text: it checks the
- * bytes (UTF-8, no control characters, limits), blanks comments, cuts the
- * text into statements (one line each, or several lines joined while a '['
- * is open), maps byte positions to line:column, and offers a cursor with the
- * small scanners every statement needs, including matrix literals whose
- * entries are compiled by lth_expr_parse.  problem.c gives the statements
- * their meaning and builds the lth_problem.
+ *   text       problem_lex.c   bytes, comments, statements, positions, and a
+ *                              cursor with the small scanners statements need;
+ *   literals   problem_lit.c   matrix literals (values and t-dependent entries);
+ *   statements problem.c       entry points, dispatch, the statements every
+ *                              kind shares (problem_common.c), right-hand sides
+ *                              of blocks (problem_rhs.c);
+ *   front ends problem_block.c the block form (`problem dae`),
+ *              problem_lqr.c   `problem lqr`;
+ *   system     lth_system (lib/system.c), which the decomposition consumes.
  */
 #ifndef LTH_PROBLEM_IMPL_H
 #define LTH_PROBLEM_IMPL_H
@@ -122,5 +124,149 @@ size_t lth_pcur_find_t(const lth_pcur *c, size_t b, size_t e);
 /* Parse "[ ... ]" at the cursor (which must be at '['). */
 lth_status lth_pmat_parse(lth_pcur *c, lth_pmat *m);
 void lth_pmat_free(lth_pmat *m);
+
+
+/* ------------------------------------------------------------------------ */
+/* Statement layer (problem.c, problem_common.c, problem_rhs.c and the front */
+/* ends).                                                                   */
+
+#include "lth/problem.h"
+
+#define LTH_P_MAX_BLOCKS 64
+#define LTH_P_MAX_BLOCK_SIZE 100000L
+#define LTH_P_MAX_ENTRIES 50000000.0 /* sum of rows*cols over the given blocks */
+#define LTH_P_MAX_GRID 10000000L
+#define LTH_P_DEFAULT_GRID 101
+#define LTH_P_MAX_SAMPLING_ORDER 20
+
+typedef struct lth_spos {
+  int line, col; /* line 0: not given */
+} lth_spos;
+
+typedef struct lth_psampled {
+  char label[16];
+  const lth_source *src;
+  lth_spos at; /* the statement, for the coverage check */
+  char *path;  /* as written in the file */
+} lth_psampled;
+
+struct lth_problem {
+  lth_problem_kind kind;
+  lth_system *sys;
+  double t0, t1;
+  double *grid;
+  size_t ngrid;
+  int K;
+  double *z0;
+  int nbc;
+  double *B0, *B1, *beta;
+  lth_psampled *sampled;
+  size_t nsampled;
+  /* `problem lqr` */
+  lth_lqr_spec lqr;
+  lth_source *lqr_src[3]; /* A, B, H (the system refers to them) */
+  double *C, *x0;
+};
+
+typedef struct lth_pparam {
+  char *name;
+  size_t len;
+  double value;
+} lth_pparam;
+
+enum { LTH_P_KIND_DAE = 1, LTH_P_KIND_LQR = 2, LTH_P_KIND_BOTH = 3 };
+enum { LTH_P_LQR_A, LTH_P_LQR_B, LTH_P_LQR_H, LTH_P_LQR_C };
+
+/* The statement parser: what the statements have seen so far. */
+typedef struct lth_pp {
+  lth_ptext tx;
+  lth_pcur c; /* the current statement */
+  lth_problem *pb;
+  lth_error *err;
+  const char *basedir;
+  int nstmt;
+  lth_spos at_lth, at_problem, at_blocks, at_sizes, at_interval, at_grid, at_sampling, at_z0,
+      at_x0;
+  lth_spos at_bc[3];  /* B0, B1, beta */
+  lth_spos at_lqr[4]; /* A, B, H, C */
+  lth_spos *at_block; /* A(i,j) at (i-1)*r + j-1, f(i) at r*r + i-1 */
+  int r, nx, nu;
+  double entries; /* sum of rows*cols over the given blocks */
+  size_t ndep;
+  long grid_n;      /* uniform grid (0: explicit points or default) */
+  double *grid_pts; /* explicit grid */
+  size_t ngrid_pts;
+  int K_given;
+  size_t first_samples_line;
+  lth_pparam *params;
+  size_t nparams, pcap;
+  size_t *slots; /* hash table of params: index + 1, 0 = empty */
+  size_t nslots;
+  size_t cap_sampled;
+} lth_pp;
+
+typedef lth_status (*lth_pp_handler)(lth_pp *P, size_t kw);
+
+/* An error at byte pos of the current statement. */
+#define LTH_PERR(P, pos, status, ...) lth_pcur_error(&(P)->c, (pos), (status), __VA_ARGS__)
+
+/* ---- helpers (problem_common.c) ---- */
+/* Line and column of byte pos of the current statement. */
+lth_spos lth_pp_here(lth_pp *P, size_t pos);
+/* An error at a recorded position (line 0: the file's last line). */
+lth_status lth_pp_at_error(lth_pp *P, lth_spos at, lth_status status, const char *fmt, ...)
+    LTH_P_PRINTF(4, 5);
+/* Move an error another module reported to a recorded position, as an input
+ * error (status codes that are not input errors become LTH_EPARSE). */
+lth_status lth_pp_relocate(lth_pp *P, lth_spos at, lth_status st);
+/* A statement that may be given once: records it, or fails naming the first. */
+lth_status lth_pp_once(lth_pp *P, lth_spos *seen, size_t kw, const char *what);
+/* Param lookup for expressions (ctx is the lth_pp). */
+int lth_pp_param_lookup(void *ctx, const char *name, size_t len, double *value);
+void lth_pp_params_free(lth_pp *P);
+/* Budget against hostile sizes: the total of rows*cols over the blocks. */
+lth_status lth_pp_charge_entries(lth_pp *P, size_t kw, int rows, int cols);
+
+/* ---- statements every kind shares (problem_common.c) ---- */
+lth_status lth_pp_st_lth(lth_pp *P, size_t kw);
+lth_status lth_pp_st_problem(lth_pp *P, size_t kw);
+lth_status lth_pp_st_interval(lth_pp *P, size_t kw);
+lth_status lth_pp_st_grid(lth_pp *P, size_t kw);
+lth_status lth_pp_st_param(lth_pp *P, size_t kw);
+lth_status lth_pp_st_sampling(lth_pp *P, size_t kw);
+/* After the last statement: interval given, sampling order, grid, coverage. */
+lth_status lth_pp_check_common(lth_pp *P);
+
+/* ---- right-hand sides (problem_rhs.c) ---- */
+/* The right-hand side of a block `label` of size rows x cols: a matrix
+ * literal, `eye`, samples("file.csv") or a bare expression (1 x 1).  For
+ * sampled data *path_b, *path_n locate the file name in the text (*path_n = 0
+ * otherwise). */
+lth_status lth_pp_parse_rhs(lth_pp *P, const char *label, int rows, int cols, lth_source **out,
+                            size_t *path_b, size_t *path_n);
+/* A constant matrix literal of the given size (rows < 0: a vector of -rows
+ * entries, written as a row or a column); column-major copy in *out. */
+lth_status lth_pp_parse_const(lth_pp *P, const char *label, int rows, int cols, int allow_eye,
+                              double **out);
+/* Record a sampled block for error reports and the coverage check. */
+lth_status lth_pp_add_sampled(lth_pp *P, const char *label, const lth_source *src, lth_spos at,
+                              const char *path, size_t n);
+
+/* ---- the block form, `problem dae` (problem_block.c) ---- */
+lth_status lth_pp_st_blocks(lth_pp *P, size_t kw);
+lth_status lth_pp_st_A(lth_pp *P, size_t kw); /* A(i,j) = ..., or the LQR `A = ...` */
+lth_status lth_pp_st_f(lth_pp *P, size_t kw);
+lth_status lth_pp_st_z0(lth_pp *P, size_t kw);
+lth_status lth_pp_st_bc(lth_pp *P, size_t kw);
+lth_status lth_pp_finish_dae(lth_pp *P);
+
+/* ---- `problem lqr` (problem_lqr.c) ---- */
+lth_status lth_pp_st_sizes(lth_pp *P, size_t kw);
+lth_status lth_pp_lqr_A(lth_pp *P, size_t kw);
+lth_status lth_pp_st_B(lth_pp *P, size_t kw);
+lth_status lth_pp_st_H(lth_pp *P, size_t kw);
+lth_status lth_pp_st_C(lth_pp *P, size_t kw);
+lth_status lth_pp_st_x0(lth_pp *P, size_t kw);
+lth_status lth_pp_finish_lqr(lth_pp *P);
 
 #endif
