@@ -16,10 +16,13 @@
  * Defaults: kind dae; grid of 101 uniform points; sampling order r + 2 (5
  * for LQR, whose optimality DAE has index 3), at least r and at most 20;
  * blocks not given are zero; LQR C = 0.
- * Literals: rows end at ';' or a newline, entries at ','; a newline right
- * after ',' continues the row; blank lines and a ';' before ']' are allowed.
- * Vectors (z0, x0, bc beta, grid points) may be written as a row or a column;
- * blocks must have their exact shape.  `eye` and samples("...") stand alone.
+ * Right-hand sides are MATLAB-like expressions (lib/problem_lit.c,
+ * docs/equations.md): matrix literals with entries separated by ',' or blanks
+ * and rows by ';' or a newline, eye / eye(n) / zeros / ones / diag, sums,
+ * products, transposes; one ';' may end any statement.  Vectors (z0, x0,
+ * bc beta, grid points, and blocks of n x 1 or 1 x n) may be written as a
+ * row or a column; other blocks must have their exact shape.  samples("...")
+ * stands alone.
  * Text: UTF-8 (an initial byte order mark and CR-LF line ends are accepted),
  * '#' starts a comment except inside "..." (CSV names cannot contain '"');
  * columns in messages count characters.
@@ -80,9 +83,22 @@ static lth_status unknown_statement(lth_pp *P, size_t b, size_t n) {
                   list);
 }
 
+/* MATLAB habit: one ';' may end any statement (`A(1,1) = [1 2; 3 4];`). */
+static void strip_semicolon(lth_pp *P) {
+  const char *buf = P->tx.buf;
+  size_t e = P->c.st.e;
+  while (e > P->c.st.b && (buf[e - 1] == ' ' || buf[e - 1] == '\t')) {
+    e--;
+  }
+  if (e > P->c.st.b && buf[e - 1] == ';') {
+    P->c.st.e = e - 1;
+  }
+}
+
 static lth_status statement(lth_pp *P, const lth_pstmt *stmt) {
   P->c.st = *stmt;
   P->c.pos = stmt->b;
+  strip_semicolon(P);
   size_t b, n = lth_pcur_name(&P->c, &b);
   for (size_t k = 0; n && k < sizeof STATEMENTS / sizeof STATEMENTS[0]; k++) {
     const struct stmt_def *d = &STATEMENTS[k];

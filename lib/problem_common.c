@@ -251,15 +251,18 @@ lth_status lth_pp_st_interval(lth_pp *P, size_t kw) {
 
 static lth_status grid_points(lth_pp *P) {
   lth_pcur *c = &P->c;
+  lth_pcur_skip_ws(c);
   size_t open = c->pos;
-  lth_pmat m;
-  lth_status st = lth_pmat_parse(c, &m);
+  lth_plit_opts o = {0, 0, "grid", NULL, NULL, NULL, 0};
+  lth_pval m;
+  lth_status st = lth_plit_parse(c, &o, &m);
   if (st != LTH_OK) {
     return st;
   }
   size_t n = (size_t)m.rows * (size_t)m.cols;
-  if (m.ndep) {
-    st = LTH_PERR(P, m.first_dep, LTH_EPARSE, "grid points must be constant, but this one uses t");
+  if (lth_pval_has_t(&m)) {
+    st = LTH_PERR(P, lth_pcur_find_t(c, open, c->st.e), LTH_EPARSE,
+                  "grid points must be constant, but this one uses t");
   } else if (m.rows != 1 && m.cols != 1) {
     st = LTH_PERR(P, open, LTH_EDIM,
                   "grid points must be a row or a column, found a %d x %d matrix", m.rows, m.cols);
@@ -275,12 +278,12 @@ static lth_status grid_points(lth_pp *P) {
                    k + 1, m.val[k], k, m.val[k - 1]);
     }
   }
-  if (st == LTH_OK && (st = lth_pcur_end(c, "the grid points")) == LTH_OK) {
+  if (st == LTH_OK) {
     P->grid_pts = m.val; /* a vector: row- and column-major agree */
     P->ngrid_pts = n;
     m.val = NULL;
   }
-  lth_pmat_free(&m);
+  lth_pval_free(&m);
   return st;
 }
 

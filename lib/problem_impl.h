@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "lth/expr.h"
+#include "lth/source.h"
 #include "lth/status.h"
 
 #define LTH_P_MAX_FILE ((size_t)64 << 20) /* bytes in a data file */
@@ -64,22 +65,6 @@ typedef struct lth_pcur {
   lth_error *err;
 } lth_pcur;
 
-/* A matrix literal.  Constant entries are stored as values, t-dependent ones
- * as compiled expressions (their val[] is 0). */
-typedef struct lth_pdep {
-  size_t idx; /* row-major index */
-  lth_expr *e;
-} lth_pdep;
-
-typedef struct lth_pmat {
-  int rows, cols;
-  double *val;      /* rows*cols, row-major */
-  size_t n, cap;    /* entries stored so far */
-  lth_pdep *dep;
-  size_t ndep, depcap;
-  size_t first_dep; /* byte position of the first t-dependent entry */
-} lth_pmat;
-
 /* ---- text ---- */
 lth_status lth_ptext_init(lth_ptext *tx, const char *text, size_t len, const char *name,
                           lth_error *err);
@@ -120,11 +105,118 @@ lth_status lth_pcur_const(lth_pcur *c, size_t b, size_t e, const char *what, dou
 /* Position of the first name t in [b, e) (b if none). */
 size_t lth_pcur_find_t(const lth_pcur *c, size_t b, size_t e);
 
-/* ---- matrix literals ---- */
-/* Parse "[ ... ]" at the cursor (which must be at '['). */
-lth_status lth_pmat_parse(lth_pcur *c, lth_pmat *m);
-void lth_pmat_free(lth_pmat *m);
+/* ---- values (problem_val.c) ----
+ * What a right-hand side or a side of an equation evaluates to: a matrix
+ * (a scalar is 1 x 1) whose entries are affine in the unknowns of the
+ * equation form (none in the block form), with coefficients that are
+ * constants or expressions in t.  A t-dependent scalar is kept as the text
+ * of an expression (fully parenthesised, params replaced by their values)
+ * and compiled by lth_expr_parse at the end; constants are folded as they
+ * arise, with the same arithmetic and errors as lib/expr.c, so that
+ * multiplying by an exact 0 gives an exact (structural) zero. */
 
+/* A scalar: the constant v (txt == NULL) or the expression txt in t. */
+typedef struct lth_psc {
+  double v;
+  char *txt;
+} lth_psc;
+
+/* A term c * x^(order) of a linear form (x = unknown number var). */
+typedef struct lth_pterm {
+  int var, order;
+  lth_psc c;
+} lth_pterm;
+
+/* c0 + sum of terms, sorted by (var, order), no duplicates. */
+typedef struct lth_plin {
+  lth_psc c0;
+  lth_pterm *t;
+  int n;
+} lth_plin;
+
+/* A matrix value.  Entry k (row-major) is val[k] when ext is NULL or
+ * ext[k] is NULL, else the linear form *ext[k] (val[k] is then 0). */
+typedef struct lth_pval {
+  int rows, cols;
+  double *val;
+  lth_plin **ext;
+} lth_pval;
+
+/* Names of unknowns for messages (the equation form), NULL in the block form. */
+typedef const char *(*lth_pvar_name_fn)(void *ctx, int var, int order, char *buf, size_t size);
+
+/* Context of value operations: errors go to the cursor at the operator. */
+typedef struct lth_pvctx {
+  lth_pcur *c;
+  lth_pvar_name_fn var_name;
+  void *var_ctx;
+} lth_pvctx;
+
+void lth_psc_free(lth_psc *s);
+void lth_plin_free(lth_plin *l);
+void lth_pval_free(lth_pval *v);
+/* A rows x cols value of constants (zeros); rows*cols is checked against
+ * LTH_P_MAX_ENTRIES (error at pos). */
+lth_status lth_pval_zeros(const lth_pvctx *x, size_t pos, long rows, long cols, lth_pval *out);
+/* 1 x 1 values: a constant, t, and the unknown var^(order). */
+lth_status lth_pval_const(const lth_pvctx *x, size_t pos, double v, lth_pval *out);
+lth_status lth_pval_t(const lth_pvctx *x, size_t pos, lth_pval *out);
+lth_status lth_pval_unknown(const lth_pvctx *x, size_t pos, int var, int order, lth_pval *out);
+/* out = a op b for op in + - * / ^ (MATLAB rules: a scalar combines with a
+ * matrix entrywise for + - and scales it for * and /; * of two matrices is
+ * the matrix product; ^ and / need a scalar right operand, ^ a scalar base).
+ * a and b are consumed (freed), also on failure. */
+lth_status lth_pval_binop(const lth_pvctx *x, size_t pos, int op, lth_pval *a, lth_pval *b,
+                          lth_pval *out);
+/* In place: -a, a', and fn(a) for a scalar a without unknowns (fn is one of
+ * lib/expr.c's functions). */
+lth_status lth_pval_neg(const lth_pvctx *x, size_t pos, lth_pval *a);
+lth_status lth_pval_transpose(const lth_pvctx *x, size_t pos, lth_pval *a);
+lth_status lth_pval_func(const lth_pvctx *x, size_t pos, const char *fn, lth_pval *a);
+/* [a, b] and [a; b]: consume a and b, result in a (error at pos). */
+lth_status lth_pval_hcat(const lth_pvctx *x, size_t pos, lth_pval *a, lth_pval *b,
+                         const char *what);
+lth_status lth_pval_vcat(const lth_pvctx *x, size_t pos, lth_pval *a, lth_pval *b,
+                         const char *what);
+/* 1 if entry k is a constant (then *v is it). */
+int lth_pval_entry_const(const lth_pval *a, size_t k, double *v);
+/* 1 if some entry uses an unknown / depends on t. */
+int lth_pval_has_unknowns(const lth_pval *a);
+int lth_pval_has_t(const lth_pval *a);
+/* A copy of the constants, column-major (ld = rows); needs no t, no unknowns. */
+double *lth_pval_colmajor(const lth_pval *a);
+/* Compile an expression text (t-dependent scalar) into *e, counting it
+ * against LTH_P_MAX_DEP (error at pos). */
+lth_status lth_psc_compile(lth_pcur *c, size_t pos, const lth_psc *s, lth_expr **e);
+/* The value (no unknowns) as a source: constant, or expressions; error at pos. */
+lth_status lth_pval_source(lth_pcur *c, size_t pos, const lth_pval *a, lth_source **out);
+
+/* ---- literals and expressions (problem_lit.c) ----
+ * The right-hand side grammar, MATLAB-like (docs/equations.md):
+ *   expr    := term (('+'|'-') term)*
+ *   term    := unary (('*'|'/') unary)*
+ *   unary   := ('-'|'+') unary | power
+ *   power   := postfix ['^' unary]            (right-associative)
+ *   postfix := primary ("'" | ".'")*          (transpose; derivative of an unknown)
+ *   primary := number | t | pi | param | unknown | f(expr) | (expr) | [rows]
+ *            | eye | eye(n) | eye(m,n) | zeros(m[,n]) | ones(m[,n]) | diag(v)
+ * Inside [ ], entries are separated by ',' or blanks and rows by ';' or a
+ * newline; blanks separate entries as in MATLAB: `[1 -2]` has two entries,
+ * `[1 - 2]` and `[1 -  2]`... see lth_plit_parse. */
+typedef struct lth_plit_opts {
+  /* bare `eye`: the target's size, for messages its label; rows = 0: unknown */
+  int eye_rows, eye_cols;
+  const char *label;
+  /* the equation form: unknown names, NULL in the block form */
+  int (*lookup_var)(void *ctx, const char *name, size_t len);
+  lth_pvar_name_fn var_name;
+  void *var_ctx;
+  int stop_at_eq; /* stop before a top-level '=' (left side of an equation) */
+} lth_plit_opts;
+
+/* Parse a value from the cursor to the end of the statement (or to '=').
+ * On failure *out is empty and the error is positioned. */
+lth_status lth_plit_parse(lth_pcur *c, const lth_plit_opts *o, lth_pval *out);
 
 /* ------------------------------------------------------------------------ */
 /* Statement layer (problem.c, problem_common.c, problem_rhs.c and the front */

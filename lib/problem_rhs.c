@@ -9,74 +9,6 @@
 #include "lth/samples.h"
 #include "problem_impl.h"
 
-/* Row-major literal values to a column-major copy. */
-static double *colmajor(const lth_pmat *m) {
-  size_t n = (size_t)m->rows * (size_t)m->cols;
-  double *a = malloc((n ? n : 1) * sizeof *a);
-  if (a) {
-    for (int i = 0; i < m->rows; i++) {
-      for (int j = 0; j < m->cols; j++) {
-        a[i + (size_t)j * m->rows] = m->val[(size_t)i * m->cols + j];
-      }
-    }
-  }
-  return a;
-}
-
-/* A source from a literal: constant if every entry is, else expressions
- * (constant nonzero entries become constant expressions; %.17g reads back
- * exactly).  The t-dependent expressions move into the source. */
-static lth_source *mat_source(lth_pmat *m, lth_error *err) {
-  size_t n = (size_t)m->rows * (size_t)m->cols;
-  if (m->ndep == 0) {
-    double *a = colmajor(m);
-    lth_source *src = a ? lth_source_const(m->rows, m->cols, a, m->rows, err) : NULL;
-    if (!a) {
-      lth_error_set(err, LTH_ENOMEM, "out of memory building a constant block");
-    }
-    free(a);
-    return src;
-  }
-  lth_expr **e = calloc(n, sizeof *e);
-  if (!e) {
-    lth_error_set(err, LTH_ENOMEM, "out of memory building an expression block");
-    return NULL;
-  }
-  for (size_t k = 0; k < m->ndep; k++) {
-    e[m->dep[k].idx] = m->dep[k].e;
-    m->dep[k].e = NULL;
-  }
-  lth_status st = LTH_OK;
-  for (size_t idx = 0; idx < n && st == LTH_OK; idx++) {
-    if (!e[idx] && m->val[idx] != 0.0) {
-      char num[40];
-      snprintf(num, sizeof num, "%.17g", m->val[idx]);
-      st = lth_expr_parse(num, strlen(num), NULL, NULL, &e[idx], err);
-    }
-  }
-  /* reorder row-major -> column-major in place through a second array */
-  lth_expr **cm = st == LTH_OK ? malloc(n * sizeof *cm) : NULL;
-  if (!cm) {
-    for (size_t k = 0; k < n; k++) {
-      lth_expr_free(e[k]);
-    }
-    free(e);
-    if (st == LTH_OK) {
-      lth_error_set(err, LTH_ENOMEM, "out of memory building an expression block");
-    }
-    return NULL;
-  }
-  for (int i = 0; i < m->rows; i++) {
-    for (int j = 0; j < m->cols; j++) {
-      cm[i + (size_t)j * m->rows] = e[(size_t)i * m->cols + j];
-    }
-  }
-  free(e);
-  lth_source *src = lth_source_expr(m->rows, m->cols, cm, err);
-  free(cm);
-  return src;
-}
-
 /* Budget against hostile sizes: the total of rows*cols over the blocks. */
 
 static char *join_path(const char *dir, const char *s, size_t n) {
@@ -170,121 +102,90 @@ static lth_status rhs_samples(lth_pp *P, const char *label, int rows, int cols, 
   return st;
 }
 
-/* The right-hand side of a block `label` of size rows x cols: a matrix
- * literal, `eye`, samples("file.csv") or a bare expression (1 x 1).  For
- * sampled data *path_b, *path_n locate the file name in the text (*path_n = 0
- * otherwise). */
+/* Fit a value to a target of rows x cols: exact shape, or a vector of the
+ * right length given as a row for a column (or the reverse).  Messages name
+ * the target and its size. */
+static lth_status fit_shape(lth_pp *P, const char *label, int rows, int cols, size_t rhs,
+                            lth_pval *v) {
+  lth_pvctx x = {&P->c, NULL, NULL};
+  if (v->rows == rows && v->cols == cols) {
+    return LTH_OK;
+  }
+  if ((rows == 1 || cols == 1) && (v->rows == 1 || v->cols == 1) &&
+      (long)v->rows * v->cols == (long)rows * cols) {
+    return lth_pval_transpose(&x, rhs, v);
+  }
+  if (v->rows == 1 && v->cols == 1) {
+    return LTH_PERR(P, rhs, LTH_EDIM,
+                    "%s is %d x %d, but the right-hand side is a scalar: give its entries as a "
+                    "matrix literal [ ... ] (a bare expression is a 1 x 1 block; for a "
+                    "multiple of the identity write c*eye)",
+                    label, rows, cols);
+  }
+  return LTH_PERR(P, rhs, LTH_EDIM, "%s is %d x %d, but the matrix literal is %d x %d", label, rows,
+                  cols, v->rows, v->cols);
+}
+
 lth_status lth_pp_parse_rhs(lth_pp *P, const char *label, int rows, int cols, lth_source **out,
                             size_t *path_b, size_t *path_n) {
   lth_pcur *c = &P->c;
   *out = NULL;
   *path_n = 0;
-  size_t b, save = c->pos;
+  size_t b;
   lth_pcur_skip_ws(c);
   size_t rhs = c->pos;
-  if (lth_pcur_peek(c) == '[') {
-    lth_pmat m;
-    lth_status st = lth_pmat_parse(c, &m);
-    if (st != LTH_OK) {
-      return st;
-    }
-    if (m.rows != rows || m.cols != cols) {
-      st = LTH_PERR(P, rhs, LTH_EDIM, "%s is %d x %d, but the matrix literal is %d x %d", label,
-                    rows, cols, m.rows, m.cols);
-    } else if ((st = lth_pcur_end(c, "the matrix literal")) == LTH_OK) {
-      *out = mat_source(&m, P->err);
-      st = *out ? LTH_OK : lth_pcur_locate(c, rhs, P->err ? P->err->status : LTH_ENOMEM);
-    }
-    lth_pmat_free(&m);
-    return st;
-  }
   size_t n = lth_pcur_name(c, &b);
-  int next = lth_pcur_peek(c);
-  if (n && lth_pcur_name_is(c, b, n, "eye") && next < 0) {
-    if (rows != cols) {
-      return LTH_PERR(P, b, LTH_EDIM, "`eye` needs a square block, but %s is %d x %d", label, rows,
-                      cols);
-    }
-    *out = lth_source_identity(rows, cols, P->err);
-    return *out ? LTH_OK : lth_pcur_locate(c, b, P->err ? P->err->status : LTH_ENOMEM);
-  }
-  if (n && lth_pcur_name_is(c, b, n, "samples") && next == '(') {
+  if (n && lth_pcur_name_is(c, b, n, "samples") && lth_pcur_peek(c) == '(') {
     if (!P->first_samples_line) {
       P->first_samples_line = (size_t)lth_pp_here(P, b).line;
     }
     return rhs_samples(P, label, rows, cols, out, path_b, path_n);
   }
-  c->pos = save;
-  if (rows != 1 || cols != 1) {
-    return LTH_PERR(
-        P, rhs, LTH_EDIM,
-        "%s is %d x %d: give its entries as a matrix literal [ ... ] (a bare expression "
-        "is a 1 x 1 block)",
-        label, rows, cols);
-  }
-  lth_expr *x = NULL;
-  double v = 0.0;
-  lth_status st = lth_pcur_expr(c, rhs, c->st.e, &x, &v);
+  c->pos = rhs;
+  lth_plit_opts o = {rows, cols, label, NULL, NULL, NULL, 0};
+  lth_pval v;
+  lth_status st = lth_plit_parse(c, &o, &v);
   if (st != LTH_OK) {
     return st;
   }
-  c->pos = c->st.e;
-  *out = x ? lth_source_expr(1, 1, &x, P->err) : lth_source_const(1, 1, &v, 1, P->err);
-  return *out ? LTH_OK : lth_pcur_locate(c, rhs, P->err ? P->err->status : LTH_ENOMEM);
+  st = fit_shape(P, label, rows, cols, rhs, &v);
+  if (st == LTH_OK) {
+    st = lth_pval_source(c, rhs, &v, out);
+  }
+  lth_pval_free(&v);
+  return st;
 }
 
-/* A constant matrix literal of the given size (rows or cols < 0: a vector of
- * -rows entries, written as a row or a column); column-major copy in *out. */
+/* A constant matrix of the given size (rows < 0: a vector of -rows entries,
+ * written as a row or a column); column-major copy in *out. */
 lth_status lth_pp_parse_const(lth_pp *P, const char *label, int rows, int cols, int allow_eye,
                               double **out) {
   lth_pcur *c = &P->c;
-  size_t b;
   lth_pcur_skip_ws(c);
   size_t rhs = c->pos;
-  if (allow_eye) {
-    size_t n = lth_pcur_name(c, &b);
-    if (n && lth_pcur_name_is(c, b, n, "eye") && lth_pcur_peek(c) < 0) {
-      *out = calloc((size_t)rows * (size_t)cols, sizeof **out);
-      if (!*out) {
-        return LTH_PERR(P, b, LTH_ENOMEM, "out of memory");
-      }
-      for (int i = 0; i < rows && i < cols; i++) {
-        (*out)[i + (size_t)i * rows] = 1.0;
-      }
-      return LTH_OK;
-    }
-    c->pos = rhs;
-  }
-  if (lth_pcur_peek(c) != '[') {
-    char shown[64];
-    lth_pcur_show(c, c->pos, shown, sizeof shown);
-    return LTH_PERR(P, c->pos, LTH_EPARSE,
-                    "expected a constant matrix literal [ ... ] for %s, found %s", label, shown);
-  }
-  lth_pmat m;
-  lth_status st = lth_pmat_parse(c, &m);
+  int vec = rows < 0;
+  lth_plit_opts o = {allow_eye ? rows : 0, allow_eye ? cols : 0, label, NULL, NULL, NULL, 0};
+  lth_pval v;
+  lth_status st = lth_plit_parse(c, &o, &v);
   if (st != LTH_OK) {
     return st;
   }
-  int vec = rows < 0, ok;
-  if (vec) {
-    ok = (m.rows == 1 || m.cols == 1) && (long)m.rows * m.cols == -rows;
-  } else {
-    ok = m.rows == rows && m.cols == cols;
-  }
-  if (m.ndep) {
-    st = LTH_PERR(P, m.first_dep, LTH_EPARSE, "%s must be constant, but this entry uses t", label);
+  int ok = vec ? (v.rows == 1 || v.cols == 1) && (long)v.rows * v.cols == -rows
+               : v.rows == rows && v.cols == cols;
+  if (lth_pval_has_t(&v)) {
+    st = LTH_PERR(P, lth_pcur_find_t(c, rhs, c->st.e), LTH_EPARSE,
+                  "%s must be constant, but this entry uses t", label);
   } else if (!ok && vec) {
     st = LTH_PERR(P, rhs, LTH_EDIM,
                   "%s needs %d entries (a row or a column), found a %d x %d matrix", label, -rows,
-                  m.rows, m.cols);
+                  v.rows, v.cols);
   } else if (!ok) {
     st = LTH_PERR(P, rhs, LTH_EDIM, "%s must be %d x %d, found a %d x %d matrix", label, rows, cols,
-                  m.rows, m.cols);
-  } else if ((st = lth_pcur_end(c, "the matrix literal")) == LTH_OK) {
-    *out = colmajor(&m);
+                  v.rows, v.cols);
+  } else {
+    *out = lth_pval_colmajor(&v);
     st = *out ? LTH_OK : LTH_PERR(P, rhs, LTH_ENOMEM, "out of memory");
   }
-  lth_pmat_free(&m);
+  lth_pval_free(&v);
   return st;
 }
