@@ -54,6 +54,7 @@ static const struct stmt_def {
     {"sampling", LTH_P_KIND_BOTH, lth_pp_st_sampling},
     {"A", LTH_P_KIND_BOTH, lth_pp_st_A},
     {"f", LTH_P_KIND_DAE, lth_pp_st_f},
+    {"M", LTH_P_KIND_DAE, lth_pp_st_M},
     {"z0", LTH_P_KIND_DAE, lth_pp_st_z0},
     {"bc", LTH_P_KIND_DAE, lth_pp_st_bc},
     {"B", LTH_P_KIND_LQR, lth_pp_st_B},
@@ -64,8 +65,9 @@ static const struct stmt_def {
 
 static lth_status unknown_statement(lth_pp *P, size_t b, size_t n) {
   int lqr = P->pb->kind == LTH_PROBLEM_LQR;
-  const char *list = lqr ? "sizes, interval, grid, param, A, B, H, C, x0, sampling order"
-                         : "blocks, interval, grid, param, A(i,j), f(i), z0, bc, sampling order";
+  const char *list =
+      lqr ? "sizes, interval, grid, param, A, B, H, C, x0, sampling order"
+          : "blocks, interval, grid, param, A(i,j), f(i), M(i), z0, bc, sampling order";
   if (!n) {
     char shown[64];
     lth_pcur_show(&P->c, b, shown, sizeof shown);
@@ -133,6 +135,13 @@ static void parser_free(lth_pp *P) {
   free(P->params);
   free(P->slots);
   free(P->at_block);
+  if (P->blk) {
+    for (int k = 0; k < P->r * (P->r + 1); k++) {
+      lth_source_free(P->blk[k]);
+    }
+  }
+  free(P->blk);
+  free(P->at_mass);
   free(P->grid_pts);
 }
 
@@ -267,10 +276,14 @@ void lth_problem_free(lth_problem *pb) {
   if (!pb) {
     return;
   }
-  lth_system_free(pb->sys); /* before the LQR sources it refers to */
+  lth_system_free(pb->sys); /* before the LQR sources and mass matrices it refers to */
   for (int k = 0; k < 3; k++) {
     lth_source_free(pb->lqr_src[k]);
   }
+  for (int k = 0; pb->mass && k < pb->nmass; k++) {
+    lth_source_free(pb->mass[k]);
+  }
+  free(pb->mass);
   for (size_t k = 0; k < pb->nsampled; k++) {
     free(pb->sampled[k].path);
   }

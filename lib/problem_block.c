@@ -44,7 +44,11 @@ lth_status lth_pp_st_blocks(lth_pp *P, size_t kw) {
   }
   P->pb->sys = lth_system_alloc(r, n, P->err);
   P->at_block = calloc((size_t)r * (size_t)(r + 1), sizeof *P->at_block);
-  if (!P->pb->sys || !P->at_block) {
+  P->blk = calloc((size_t)r * (size_t)(r + 1), sizeof *P->blk);
+  P->at_mass = calloc((size_t)r, sizeof *P->at_mass);
+  P->pb->mass = calloc((size_t)r, sizeof *P->pb->mass);
+  P->pb->nmass = r - 1;
+  if (!P->pb->sys || !P->at_block || !P->blk || !P->at_mass || !P->pb->mass) {
     return P->pb->sys
                ? LTH_PERR(P, kw, LTH_ENOMEM, "out of memory")
                : lth_pp_relocate(P, lth_pp_here(P, kw), P->err ? P->err->status : LTH_ENOMEM);
@@ -136,13 +140,48 @@ static lth_status dae_block(lth_pp *P, size_t kw, long i, long j) {
     return st;
   }
   int sampled = lth_source_is_samples(src);
-  st = j ? lth_system_set_A(sys, (int)i, (int)j, src, P->err)
-         : lth_system_set_f(sys, (int)i, src, P->err);
-  if (st != LTH_OK) {
-    return lth_pp_relocate(P, lth_pp_here(P, kw), st);
-  }
+  P->blk[j ? (i - 1) * r + (j - 1) : r * r + (i - 1)] = src; /* set at the end (M(i)) */
   return sampled ? lth_pp_add_sampled(P, label, src, lth_pp_here(P, pb_), P->c.tx->buf + pb_, pn)
                  : LTH_OK;
+}
+
+/* M(i) = ...: the mass matrix of block row i < r, n_i x n_i, may depend on t. */
+lth_status lth_pp_st_M(lth_pp *P, size_t kw) {
+  long i, j = 0;
+  lth_status st = block_index(P, "M", 0, &i, &j);
+  if (st != LTH_OK) {
+    return st;
+  }
+  char label[48];
+  snprintf(label, sizeof label, "M(%ld)", i);
+  if (!P->pb->sys) {
+    return LTH_PERR(P, kw, LTH_EPARSE, "%s before `blocks`: the block sizes must be given first",
+                    label);
+  }
+  if (i < 1 || i >= P->r) {
+    return LTH_PERR(P, kw, LTH_ESTRUCT,
+                    "%s: mass matrices belong to the differential block rows 1..%d (row %d is "
+                    "algebraic: 0 = A(%d,%d) z_%d + f(%d))",
+                    label, P->r - 1, P->r, P->r, P->r - 1, P->r - 1, P->r);
+  }
+  if (P->at_mass[i - 1].line) {
+    return LTH_PERR(P, kw, LTH_EPARSE, "%s is given twice (first on line %d)", label,
+                    P->at_mass[i - 1].line);
+  }
+  P->at_mass[i - 1] = lth_pp_here(P, kw);
+  int n = lth_system_block_size(P->pb->sys, (int)i);
+  if ((st = lth_pp_charge_entries(P, kw, n, n)) != LTH_OK) {
+    return st;
+  }
+  size_t pb_, pn;
+  lth_source *src;
+  if ((st = lth_pp_parse_rhs(P, label, n, n, &src, &pb_, &pn)) != LTH_OK) {
+    return st;
+  }
+  P->pb->mass[i - 1] = src;
+  return lth_source_is_samples(src)
+             ? lth_pp_add_sampled(P, label, src, lth_pp_here(P, pb_), P->c.tx->buf + pb_, pn)
+             : LTH_OK;
 }
 
 lth_status lth_pp_st_f(lth_pp *P, size_t kw) {
@@ -224,6 +263,52 @@ lth_status lth_pp_st_bc(lth_pp *P, size_t kw) {
                    : lth_pp_parse_const(P, label, -p, 1, 0, dst);
 }
 
+/* Check each M(i) on the check times, then give the system its blocks,
+ * those of row i as M(i)^{-1} A(i,j), M(i)^{-1} f(i) (exact jet solves). */
+static lth_status set_blocks(lth_pp *P) {
+  lth_problem *pb = P->pb;
+  int r = P->r;
+  double *times = NULL;
+  size_t nt = 0;
+  lth_status st = LTH_OK;
+  for (int i = 1; i < r && st == LTH_OK; i++) {
+    if (!pb->mass[i - 1]) {
+      continue;
+    }
+    char label[48];
+    snprintf(label, sizeof label, "M(%d)", i);
+    double mscale = 0.0;
+    if (!times) {
+      st = lth_pp_check_times(P, &times, &nt);
+    }
+    if (st == LTH_OK) {
+      st = lth_source_solve_scan(pb->mass[i - 1], times, nt, 0.0, label, &mscale, P->err);
+      st = st == LTH_OK ? st : lth_pp_mass_error(P, P->at_mass[i - 1], st);
+    }
+    for (int j = 0; j <= r && st == LTH_OK; j++) {
+      lth_source **b = &P->blk[j < r ? (i - 1) * r + j : r * r + (i - 1)];
+      if (*b) {
+        *b = lth_source_solve(pb->mass[i - 1], *b, mscale, 0.0, label, P->err);
+        st = *b ? LTH_OK : lth_pp_relocate(P, P->at_mass[i - 1], LTH_ENOMEM);
+      }
+    }
+  }
+  free(times);
+  for (int k = 0; k < r * (r + 1); k++) {
+    lth_source *src = P->blk[k];
+    P->blk[k] = NULL;
+    if (!src || st != LTH_OK) {
+      lth_source_free(src);
+      continue;
+    }
+    int i = k < r * r ? k / r + 1 : k - r * r + 1, j = k < r * r ? k % r + 1 : 0;
+    st = j ? lth_system_set_A(pb->sys, i, j, src, P->err)
+           : lth_system_set_f(pb->sys, i, src, P->err);
+    st = st == LTH_OK ? st : lth_pp_relocate(P, P->at_block[k], st);
+  }
+  return st;
+}
+
 lth_status lth_pp_finish_dae(lth_pp *P) {
   lth_problem *pb = P->pb;
   if (!pb->sys) {
@@ -231,9 +316,20 @@ lth_status lth_pp_finish_dae(lth_pp *P) {
         P, P->at_blocks, LTH_EPARSE,
         "missing `blocks n_1 ... n_r` statement: a DAE file must give its block sizes");
   }
-  lth_status st = lth_system_validate(pb->sys, P->err);
-  if (st != LTH_OK) {
+  int any_mass = 0;
+  for (int i = 0; i < P->r - 1; i++) {
+    any_mass = any_mass || pb->mass[i];
+  }
+  /* mass matrices are checked on the grid: the common checks come first */
+  lth_status st = any_mass ? lth_pp_check_common(P) : LTH_OK;
+  if (st == LTH_OK) {
+    st = set_blocks(P);
+  }
+  if (st == LTH_OK && (st = lth_system_validate(pb->sys, P->err)) != LTH_OK) {
     return lth_pp_relocate(P, P->at_blocks, st);
+  }
+  if (st != LTH_OK) {
+    return st;
   }
   int given = !!P->at_bc[0].line + !!P->at_bc[1].line + !!P->at_bc[2].line;
   if (given > 0 && given < 3) {
@@ -246,7 +342,6 @@ lth_status lth_pp_finish_dae(lth_pp *P) {
         P->at_bc[2].line ? "" : " `bc beta`");
   }
   pb->nbc = given ? lth_system_manifold_dim(pb->sys) : 0;
-  return lth_pp_check_common(P);
+  return any_mass ? LTH_OK : lth_pp_check_common(P);
 }
-
 /* Symmetry of an nx x nx column-major matrix: max |M - M'| <= tol * max |M|. */

@@ -423,3 +423,46 @@ lth_status lth_pp_check_common(lth_pp *P) {
   lth_status st = make_grid(P);
   return st != LTH_OK ? st : check_coverage(P);
 }
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+lth_status lth_pp_check_times(lth_pp *P, double **times, size_t *n) {
+  const size_t uniform = 257, grid_max = 100001;
+  lth_problem *pb = P->pb;
+  size_t step = pb->ngrid > grid_max ? (pb->ngrid + grid_max - 1) / grid_max : 1;
+  size_t cap = uniform + pb->ngrid / step + 2, k = 0;
+  double *t = malloc(cap * sizeof *t);
+  if (!t) {
+    return lth_pp_at_error(P, P->at_interval, LTH_ENOMEM, "out of memory");
+  }
+  for (size_t i = 0; i < uniform; i++) {
+    t[k++] = i + 1 == uniform ? pb->t1 : pb->t0 + (pb->t1 - pb->t0) * ((double)i / (uniform - 1));
+  }
+  for (size_t i = 0; i < pb->ngrid; i += step) {
+    t[k++] = pb->grid[i];
+  }
+  qsort(t, k, sizeof *t, cmp_double);
+  size_t m = 0;
+  for (size_t i = 0; i < k; i++) {
+    if (m == 0 || t[i] > t[m - 1]) {
+      t[m++] = t[i];
+    }
+  }
+  *times = t;
+  *n = m;
+  return LTH_OK;
+}
+
+lth_status lth_pp_mass_error(lth_pp *P, lth_spos at, lth_status st) {
+  if (st == LTH_ENOMEM) {
+    return st;
+  }
+  if (P->err) {
+    P->err->status = LTH_EMODEL;
+    lth_error_set_pos(P->err, P->tx.name, at.line ? at.line : P->tx.nlines, at.col);
+  }
+  return LTH_EMODEL;
+}

@@ -258,6 +258,10 @@ struct lth_problem {
   lth_lqr_spec lqr;
   lth_source *lqr_src[3]; /* A, B, H (the system refers to them) */
   double *C, *x0;
+  /* mass matrices M(i) of the block form, i = 1..r-1 (the system's solve
+   * sources refer to them); NULL where not given */
+  lth_source **mass;
+  int nmass;
 };
 
 typedef struct lth_pparam {
@@ -282,6 +286,8 @@ typedef struct lth_pp {
   lth_spos at_bc[3];  /* B0, B1, beta */
   lth_spos at_lqr[4]; /* A, B, H, C */
   lth_spos *at_block; /* A(i,j) at (i-1)*r + j-1, f(i) at r*r + i-1 */
+  lth_source **blk;   /* the blocks given, indexed as at_block, until the end */
+  lth_spos *at_mass;  /* M(i) at i-1 */
   int r, nx, nu;
   double entries; /* sum of rows*cols over the given blocks */
   size_t ndep;
@@ -328,6 +334,13 @@ lth_status lth_pp_st_param(lth_pp *P, size_t kw);
 lth_status lth_pp_st_sampling(lth_pp *P, size_t kw);
 /* After the last statement: interval given, sampling order, grid, coverage. */
 lth_status lth_pp_check_common(lth_pp *P);
+/* Times where data are checked once the file is read (mass matrices,
+ * structure): the grid (thinned to at most 100001 points) and 257 uniform
+ * points of the interval, sorted, without repeats.  Caller frees. */
+lth_status lth_pp_check_times(lth_pp *P, double **times, size_t *n);
+/* A mass matrix error (LTH_ESING/LTH_ECOND from lth_source_solve_scan) as
+ * an input error (LTH_EMODEL) at the statement `at`, keeping t and cond. */
+lth_status lth_pp_mass_error(lth_pp *P, lth_spos at, lth_status st);
 
 /* ---- right-hand sides (problem_rhs.c) ---- */
 /* The right-hand side of a block `label` of size rows x cols: a matrix
@@ -348,6 +361,7 @@ lth_status lth_pp_add_sampled(lth_pp *P, const char *label, const lth_source *sr
 lth_status lth_pp_st_blocks(lth_pp *P, size_t kw);
 lth_status lth_pp_st_A(lth_pp *P, size_t kw); /* A(i,j) = ..., or the LQR `A = ...` */
 lth_status lth_pp_st_f(lth_pp *P, size_t kw);
+lth_status lth_pp_st_M(lth_pp *P, size_t kw);
 lth_status lth_pp_st_z0(lth_pp *P, size_t kw);
 lth_status lth_pp_st_bc(lth_pp *P, size_t kw);
 lth_status lth_pp_finish_dae(lth_pp *P);
