@@ -44,38 +44,49 @@ static const struct stmt_def {
   int kinds;
   lth_pp_handler fn;
 } STATEMENTS[] = {
-    {"lth", LTH_P_KIND_BOTH, lth_pp_st_lth},
-    {"problem", LTH_P_KIND_BOTH, lth_pp_st_problem},
+    {"lth", LTH_P_KIND_ALL, lth_pp_st_lth},
+    {"problem", LTH_P_KIND_ALL, lth_pp_st_problem},
     {"blocks", LTH_P_KIND_DAE, lth_pp_st_blocks},
     {"sizes", LTH_P_KIND_LQR, lth_pp_st_sizes},
-    {"interval", LTH_P_KIND_BOTH, lth_pp_st_interval},
-    {"grid", LTH_P_KIND_BOTH, lth_pp_st_grid},
-    {"param", LTH_P_KIND_BOTH, lth_pp_st_param},
-    {"sampling", LTH_P_KIND_BOTH, lth_pp_st_sampling},
+    {"interval", LTH_P_KIND_ALL, lth_pp_st_interval},
+    {"grid", LTH_P_KIND_ALL, lth_pp_st_grid},
+    {"param", LTH_P_KIND_ALL, lth_pp_st_param},
+    {"sampling", LTH_P_KIND_ALL, lth_pp_st_sampling},
+    {"variables", LTH_P_KIND_EQN, lth_pp_st_variables},
     {"A", LTH_P_KIND_BOTH, lth_pp_st_A},
     {"f", LTH_P_KIND_DAE, lth_pp_st_f},
     {"M", LTH_P_KIND_DAE, lth_pp_st_M},
-    {"z0", LTH_P_KIND_DAE, lth_pp_st_z0},
-    {"bc", LTH_P_KIND_DAE, lth_pp_st_bc},
+    {"z0", LTH_P_KIND_DAE | LTH_P_KIND_EQN, lth_pp_st_z0},
+    {"bc", LTH_P_KIND_DAE | LTH_P_KIND_EQN, lth_pp_st_bc},
     {"B", LTH_P_KIND_LQR, lth_pp_st_B},
     {"H", LTH_P_KIND_LQR, lth_pp_st_H},
     {"C", LTH_P_KIND_LQR, lth_pp_st_C},
     {"x0", LTH_P_KIND_LQR, lth_pp_st_x0},
 };
 
+static int current_kind(const lth_pp *P) {
+  return P->pb->kind == LTH_PROBLEM_LQR ? LTH_P_KIND_LQR : P->eqn ? LTH_P_KIND_EQN : LTH_P_KIND_DAE;
+}
+
 static lth_status unknown_statement(lth_pp *P, size_t b, size_t n) {
   int lqr = P->pb->kind == LTH_PROBLEM_LQR;
-  const char *list =
-      lqr ? "sizes, interval, grid, param, A, B, H, C, x0, sampling order"
-          : "blocks, interval, grid, param, A(i,j), f(i), M(i), z0, bc, sampling order";
+  const char *list = lqr ? "sizes, interval, grid, param, A, B, H, C, x0, sampling order"
+                         : "blocks, interval, grid, param, A(i,j), f(i), M(i), z0, bc, sampling "
+                           "order";
   if (!n) {
     char shown[64];
     lth_pcur_show(&P->c, b, shown, sizeof shown);
     return LTH_PERR(P, b, LTH_EPARSE, "expected a statement (%s), found %s", list, shown);
   }
   const char *name = P->c.tx->buf + b;
-  int len = (int)(n > 40 ? 40 : n);
-  if (lth_pcur_peek(&P->c) == '=') {
+  int len = (int)(n > 40 ? 40 : n), next = lth_pcur_peek(&P->c);
+  if (next == '\'' && !lqr) {
+    return LTH_PERR(P, b, LTH_EPARSE,
+                    "unknown statement '%.*s': to write the DAE as equations (%.*s' = ...), start "
+                    "the file with `problem equations`; statements are %s",
+                    len, name, len, name, list);
+  }
+  if (next == '=') {
     return LTH_PERR(P, b, LTH_EPARSE,
                     "unknown statement '%.*s': to define a constant write `param %.*s = ...`; "
                     "statements are %s",
@@ -83,6 +94,29 @@ static lth_status unknown_statement(lth_pp *P, size_t b, size_t n) {
   }
   return LTH_PERR(P, b, LTH_EPARSE, "unknown statement '%.*s': expected one of %s", len, name,
                   list);
+}
+
+static lth_status wrong_kind(lth_pp *P, size_t b, const struct stmt_def *d, int kind) {
+  if (kind == LTH_P_KIND_LQR) {
+    return LTH_PERR(P, b, LTH_EPARSE,
+                    "`%s` is a DAE statement and not allowed in a `problem lqr` file", d->kw);
+  }
+  if (kind == LTH_P_KIND_EQN) {
+    return LTH_PERR(P, b, LTH_EPARSE,
+                    "`%s` belongs to the block form (`problem dae`); a `problem equations` file "
+                    "gives the DAE as equations in its unknowns",
+                    d->kw);
+  }
+  if (d->kinds == LTH_P_KIND_EQN) {
+    return LTH_PERR(P, b, LTH_EPARSE,
+                    "`%s` belongs to `problem equations` files; this file is in the block form "
+                    "(start it with `problem equations` to write equations)",
+                    d->kw);
+  }
+  return LTH_PERR(P, b, LTH_EPARSE,
+                  "`%s` belongs to `problem lqr` files; this file is a DAE problem (start "
+                  "it with `problem lqr`)",
+                  d->kw);
 }
 
 /* MATLAB habit: one ';' may end any statement (`A(1,1) = [1 2; 3 4];`). */
@@ -102,24 +136,16 @@ static lth_status statement(lth_pp *P, const lth_pstmt *stmt) {
   P->c.pos = stmt->b;
   strip_semicolon(P);
   size_t b, n = lth_pcur_name(&P->c, &b);
+  int kind = current_kind(P);
+  if (kind == LTH_P_KIND_EQN && lth_pp_eqn_is_equation(P, b, n)) {
+    return lth_pp_eqn_equation(P, stmt->b);
+  }
   for (size_t k = 0; n && k < sizeof STATEMENTS / sizeof STATEMENTS[0]; k++) {
     const struct stmt_def *d = &STATEMENTS[k];
     if (!lth_pcur_name_is(&P->c, b, n, d->kw)) {
       continue;
     }
-    int kind = P->pb->kind == LTH_PROBLEM_LQR ? LTH_P_KIND_LQR : LTH_P_KIND_DAE;
-    if (!(d->kinds & kind)) {
-      return kind == LTH_P_KIND_LQR
-                 ? LTH_PERR(P, b, LTH_EPARSE,
-                            "`%s` is a DAE statement and not allowed in a `problem lqr` file",
-                            d->kw)
-                 : LTH_PERR(
-                       P, b, LTH_EPARSE,
-                       "`%s` belongs to `problem lqr` files; this file is a DAE problem (start "
-                       "it with `problem lqr`)",
-                       d->kw);
-    }
-    return d->fn(P, b);
+    return d->kinds & kind ? d->fn(P, b) : wrong_kind(P, b, d, kind);
   }
   return unknown_statement(P, b, n);
 }
@@ -142,6 +168,8 @@ static void parser_free(lth_pp *P) {
   }
   free(P->blk);
   free(P->at_mass);
+  lth_pp_eqn_free(P);
+  free(P->override_used);
   free(P->grid_pts);
 }
 
@@ -161,8 +189,16 @@ static lth_status parse_all(lth_pp *P) {
   }
 }
 
+void lth_problem_opts_init(lth_problem_opts *opts) { memset(opts, 0, sizeof *opts); }
+
 lth_status lth_problem_parse(const char *text, size_t len, const char *name, const char *basedir,
                              lth_problem **out, lth_error *err) {
+  return lth_problem_parse_opts(text, len, name, basedir, NULL, out, err);
+}
+
+lth_status lth_problem_parse_opts(const char *text, size_t len, const char *name,
+                                  const char *basedir, const lth_problem_opts *opts,
+                                  lth_problem **out, lth_error *err) {
   lth_error_clear(err);
   if (!out || (!text && len > 0)) {
     return lth_error_set(err, LTH_EINVAL, "lth_problem_parse: NULL text or output pointer");
@@ -172,8 +208,12 @@ lth_status lth_problem_parse(const char *text, size_t len, const char *name, con
   memset(&P, 0, sizeof P);
   P.err = err;
   P.basedir = basedir;
+  P.opts = opts;
   P.pb = calloc(1, sizeof *P.pb);
-  if (!P.pb) {
+  P.override_used = calloc(opts && opts->nparams ? opts->nparams : 1, sizeof *P.override_used);
+  if (!P.pb || !P.override_used) {
+    free(P.pb);
+    free(P.override_used);
     return lth_error_set(err, LTH_ENOMEM, "out of memory");
   }
   P.pb->kind = LTH_PROBLEM_DAE;
@@ -183,7 +223,12 @@ lth_status lth_problem_parse(const char *text, size_t len, const char *name, con
     st = parse_all(&P);
   }
   if (st == LTH_OK) {
-    st = P.pb->kind == LTH_PROBLEM_LQR ? lth_pp_finish_lqr(&P) : lth_pp_finish_dae(&P);
+    st = lth_pp_check_overrides(&P);
+  }
+  if (st == LTH_OK) {
+    st = P.pb->kind == LTH_PROBLEM_LQR ? lth_pp_finish_lqr(&P)
+         : P.eqn                       ? lth_pp_finish_eqn(&P)
+                                       : lth_pp_finish_dae(&P);
   }
   parser_free(&P);
   if (st != LTH_OK) {
@@ -194,10 +239,12 @@ lth_status lth_problem_parse(const char *text, size_t len, const char *name, con
   return LTH_OK;
 }
 
-/* Read a whole file of at most LTH_P_MAX_FILE bytes. */
+/* Read a whole file of at most LTH_P_MAX_FILE bytes ("-": standard input). */
 static lth_status slurp(const char *path, char **out, size_t *len, lth_error *err) {
-  FILE *fp = fopen(path, "rb");
+  int is_stdin = strcmp(path, "-") == 0;
+  FILE *fp = is_stdin ? stdin : fopen(path, "rb");
   lth_status st = LTH_OK;
+  path = is_stdin ? "<stdin>" : path;
   *out = NULL;
   if (!fp) {
     lth_error_set(err, LTH_EIO, "cannot open data file: %s", strerror(errno));
@@ -223,7 +270,9 @@ static lth_status slurp(const char *path, char **out, size_t *len, lth_error *er
       break;
     }
   }
-  fclose(fp);
+  if (!is_stdin) {
+    fclose(fp);
+  }
   if (!buf || st != LTH_OK || n > LTH_P_MAX_FILE) {
     free(buf);
     st = !buf ? LTH_ENOMEM : st != LTH_OK ? st : LTH_EPARSE;
@@ -240,6 +289,11 @@ static lth_status slurp(const char *path, char **out, size_t *len, lth_error *er
 }
 
 lth_status lth_problem_read(const char *path, lth_problem **out, lth_error *err) {
+  return lth_problem_read_opts(path, NULL, out, err);
+}
+
+lth_status lth_problem_read_opts(const char *path, const lth_problem_opts *opts, lth_problem **out,
+                                 lth_error *err) {
   lth_error_clear(err);
   if (!path || !out) {
     return lth_error_set(err, LTH_EINVAL, "lth_problem_read: NULL path or output pointer");
@@ -251,8 +305,10 @@ lth_status lth_problem_read(const char *path, lth_problem **out, lth_error *err)
   if (st != LTH_OK) {
     return st;
   }
-  /* CSV paths are relative to the data file's directory */
-  const char *slash = strrchr(path, '/');
+  /* CSV paths are relative to the data file's directory (standard input:
+   * the current directory) */
+  int is_stdin = strcmp(path, "-") == 0;
+  const char *slash = is_stdin ? NULL : strrchr(path, '/');
   char *dir = NULL;
   if (slash) {
     size_t dn = slash == path ? 1 : (size_t)(slash - path);
@@ -265,7 +321,7 @@ lth_status lth_problem_read(const char *path, lth_problem **out, lth_error *err)
   if (slash && !dir) {
     st = lth_error_set(err, LTH_ENOMEM, "out of memory");
   } else {
-    st = lth_problem_parse(text, len, path, dir, out, err);
+    st = lth_problem_parse_opts(text, len, is_stdin ? "<stdin>" : path, dir, opts, out, err);
   }
   free(dir);
   free(text);
@@ -276,7 +332,8 @@ void lth_problem_free(lth_problem *pb) {
   if (!pb) {
     return;
   }
-  lth_system_free(pb->sys); /* before the LQR sources and mass matrices it refers to */
+  lth_system_free(pb->sys); /* before the LQR sources, mass matrices and model it refers to */
+  lth_model_free(pb->model);
   for (int k = 0; k < 3; k++) {
     lth_source_free(pb->lqr_src[k]);
   }

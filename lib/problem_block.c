@@ -217,6 +217,9 @@ lth_status lth_pp_st_z0(lth_pp *P, size_t kw) {
   if (st == LTH_OK) {
     st = lth_pp_once(P, &P->at_z0, kw, "z0");
   }
+  if (st == LTH_OK && P->eqn) {
+    return lth_pp_eqn_z0(P, kw);
+  }
   if (st == LTH_OK && !P->pb->sys) {
     st = LTH_PERR(P, kw, LTH_EPARSE, "z0 before `blocks`: the block sizes must be given first");
   }
@@ -242,6 +245,9 @@ lth_status lth_pp_st_bc(lth_pp *P, size_t kw) {
   lth_status st = lth_pcur_expect(&P->c, '=', "'=' after the bc name");
   if (st == LTH_OK) {
     st = lth_pp_once(P, &P->at_bc[which], kw, stmts[which]);
+  }
+  if (st == LTH_OK && P->eqn) {
+    return lth_pp_eqn_bc(P, kw, which);
   }
   if (st == LTH_OK && !P->pb->sys) {
     st = LTH_PERR(P, kw, LTH_EPARSE, "%s before `blocks`: the block sizes must be given first",

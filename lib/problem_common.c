@@ -97,6 +97,10 @@ int lth_pp_param_lookup(void *ctx, const char *name, size_t len, double *value) 
   return pa != NULL;
 }
 
+int lth_pp_param_value(lth_pp *P, const char *s, size_t n, double *value) {
+  return lth_pp_param_lookup(P, s, n, value);
+}
+
 static int rehash(lth_pp *P) {
   size_t ns = P->nslots ? 2 * P->nslots : 64;
   size_t *slots = calloc(ns, sizeof *slots);
@@ -144,10 +148,10 @@ static lth_status param_add(lth_pp *P, const char *s, size_t n, double v, size_t
   return LTH_OK;
 }
 
-static int reserved_name(const char *s, size_t n) {
-  static const char *const words[] = {"t",    "pi",   "sin",  "cos",  "tan",    "exp",
-                                      "log",  "sqrt", "sinh", "cosh", "tanh",   "asin",
-                                      "acos", "atan", "abs",  "eye",  "samples"};
+int lth_pp_reserved_name(const char *s, size_t n) {
+  static const char *const words[] = {"t",    "pi",   "sin",   "cos",  "tan",  "exp",    "log",
+                                      "sqrt", "sinh", "cosh",  "tanh", "asin", "acos",   "atan",
+                                      "abs",  "eye",  "zeros", "ones", "diag", "samples"};
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
     if (strlen(words[i]) == n && memcmp(words[i], s, n) == 0) {
       return 1;
@@ -200,6 +204,12 @@ lth_status lth_pp_st_problem(lth_pp *P, size_t kw) {
   size_t b, n = lth_pcur_name(&P->c, &b);
   if (n && lth_pcur_name_is(&P->c, b, n, "dae")) {
     P->pb->kind = LTH_PROBLEM_DAE;
+  } else if (n && lth_pcur_name_is(&P->c, b, n, "equations")) {
+    P->pb->kind = LTH_PROBLEM_DAE;
+    lth_status st2 = lth_pp_eqn_begin(P, kw);
+    if (st2 != LTH_OK) {
+      return st2;
+    }
   } else if (n && lth_pcur_name_is(&P->c, b, n, "lqr")) {
     P->pb->kind = LTH_PROBLEM_LQR;
     P->r = 3;
@@ -207,7 +217,8 @@ lth_status lth_pp_st_problem(lth_pp *P, size_t kw) {
   } else {
     char shown[64];
     lth_pcur_show(&P->c, b, shown, sizeof shown);
-    return LTH_PERR(P, b, LTH_EPARSE, "expected `dae` or `lqr` after `problem`, found %s", shown);
+    return LTH_PERR(P, b, LTH_EPARSE,
+                    "expected `dae`, `equations` or `lqr` after `problem`, found %s", shown);
   }
   return lth_pcur_end(&P->c, "the problem kind");
 }
@@ -301,8 +312,42 @@ lth_status lth_pp_st_grid(lth_pp *P, size_t kw) {
   return st != LTH_OK ? st : lth_pcur_end(&P->c, "the number of grid points");
 }
 
-lth_status lth_pp_st_param(lth_pp *P, size_t kw) {
-  (void)kw;
+/* The override of param name[0..n-1] (`--param NAME=VALUE`), if any:
+ * *found = 1 and *v its value. */
+static lth_status param_override(lth_pp *P, const char *name, size_t n, size_t pos, int *found,
+                                 double *v) {
+  *found = 0;
+  for (size_t k = 0; P->opts && k < P->opts->nparams; k++) {
+    const char *o = P->opts->params[k], *eq = o ? strchr(o, '=') : NULL;
+    if (!eq || (size_t)(eq - o) != n || memcmp(o, name, n) != 0) {
+      continue;
+    }
+    lth_expr *e = NULL;
+    lth_status st = lth_expr_parse(eq + 1, strlen(eq + 1), lth_pp_param_lookup, P, &e, P->err);
+    if (st == LTH_OK && lth_expr_depends_on_t(e)) {
+      st = lth_error_set(P->err, LTH_EINVAL, "must be constant, but it uses t");
+    }
+    if (st == LTH_OK) {
+      st = lth_expr_eval(e, 0.0, v, P->err);
+    }
+    lth_expr_free(e);
+    if (st != LTH_OK) {
+      lth_pp_relocate(P, lth_pp_here(P, pos), st);
+      lth_error_prefix(P->err, "--param %.60s: ", o);
+      if (P->err) {
+        P->err->status = LTH_EINVAL;
+      }
+      return LTH_EINVAL;
+    }
+    P->override_used[k] = 1;
+    *found = 1;
+  }
+  return LTH_OK;
+}
+
+/* One `NAME = EXPR` of a param statement, EXPR up to a ',' outside
+ * parentheses (or the end). */
+static lth_status param_one(lth_pp *P) {
   lth_pcur *c = &P->c;
   size_t b, n = lth_pcur_name(c, &b);
   char shown[64], what[80];
@@ -310,11 +355,16 @@ lth_status lth_pp_st_param(lth_pp *P, size_t kw) {
     lth_pcur_show(c, b, shown, sizeof shown);
     return LTH_PERR(P, b, LTH_EPARSE, "expected a name after `param`, found %s", shown);
   }
-  if (reserved_name(c->tx->buf + b, n)) {
+  if (lth_pp_reserved_name(c->tx->buf + b, n)) {
     return LTH_PERR(P, b, LTH_EPARSE,
-                    "'%.*s' cannot be a param name: t, pi, eye, samples and the function names are "
-                    "reserved",
+                    "'%.*s' cannot be a param name: t, pi, eye, zeros, ones, diag, samples and the "
+                    "function names are reserved",
                     (int)n, c->tx->buf + b);
+  }
+  if (lth_pp_eqn_has_variable(P, c->tx->buf + b, n)) {
+    return LTH_PERR(P, b, LTH_EPARSE,
+                    "'%.*s' is an unknown (see `variables`): it cannot be a param",
+                    (int)(n > 40 ? 40 : n), c->tx->buf + b);
   }
   if (param_find(P, c->tx->buf + b, n)) {
     return LTH_PERR(P, b, LTH_EPARSE, "param '%.*s' is already defined", (int)(n > 40 ? 40 : n),
@@ -324,11 +374,56 @@ lth_status lth_pp_st_param(lth_pp *P, size_t kw) {
   if (st != LTH_OK) {
     return st;
   }
-  double v;
-  snprintf(what, sizeof what, "param '%.*s'", (int)(n > 40 ? 40 : n), c->tx->buf + b);
   lth_pcur_skip_ws(c);
-  st = lth_pcur_const(c, c->pos, c->st.e, what, &v);
+  size_t e = c->pos;
+  for (int depth = 0; e < c->st.e && !(c->tx->buf[e] == ',' && depth == 0); e++) {
+    depth += c->tx->buf[e] == '(';
+    depth -= c->tx->buf[e] == ')';
+  }
+  double v;
+  int overridden;
+  snprintf(what, sizeof what, "param '%.*s'", (int)(n > 40 ? 40 : n), c->tx->buf + b);
+  st = lth_pcur_const(c, c->pos, e, what, &v);
+  if (st == LTH_OK) {
+    st = param_override(P, c->tx->buf + b, n, b, &overridden, &v);
+  }
+  c->pos = e;
   return st != LTH_OK ? st : param_add(P, c->tx->buf + b, n, v, b);
+}
+
+/* param NAME = EXPR [, NAME = EXPR ...] */
+lth_status lth_pp_st_param(lth_pp *P, size_t kw) {
+  (void)kw;
+  lth_status st = param_one(P);
+  while (st == LTH_OK && lth_pcur_peek(&P->c) == ',') {
+    P->c.pos++;
+    st = param_one(P);
+  }
+  return st;
+}
+
+lth_status lth_pp_check_overrides(lth_pp *P) {
+  for (size_t k = 0; P->opts && k < P->opts->nparams; k++) {
+    const char *o = P->opts->params[k], *eq = o ? strchr(o, '=') : NULL;
+    if (!eq || eq == o) {
+      lth_error_clear(P->err);
+      return lth_error_set(P->err, LTH_EINVAL, "--param %.60s: expected NAME=VALUE",
+                           o ? o : "(null)");
+    }
+    if (!P->override_used[k]) {
+      char list[256] = "";
+      size_t len = 0;
+      for (size_t i = 0; i < P->nparams && len + 2 < sizeof list; i++) {
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "",
+                                P->params[i].name);
+      }
+      lth_error_clear(P->err);
+      return lth_error_set(P->err, LTH_EINVAL, "--param %.60s: %s defines no param '%.*s' (%s%s)",
+                           o, P->tx.name, (int)(eq - o > 40 ? 40 : eq - o), o,
+                           P->nparams ? "its params: " : "it has no params", list);
+    }
+  }
+  return LTH_OK;
 }
 
 lth_status lth_pp_st_sampling(lth_pp *P, size_t kw) {

@@ -42,8 +42,8 @@ typedef struct lth_ptext {
 
 /* Where the statement splitter stands. */
 typedef struct lth_pscan {
-  size_t pos;        /* start of the next line */
-  int line;          /* its number */
+  size_t pos; /* start of the next line */
+  int line;   /* its number */
 } lth_pscan;
 
 /* One statement: bytes [b, e) of the text, starting on line `line`, whose
@@ -61,7 +61,7 @@ typedef struct lth_pcur {
   size_t pos;
   lth_expr_lookup_fn lookup; /* params */
   void *ctx;
-  size_t *ndep;              /* running count of t-dependent entries */
+  size_t *ndep; /* running count of t-dependent entries */
   lth_error *err;
 } lth_pcur;
 
@@ -92,8 +92,7 @@ int lth_pcur_name_is(const lth_pcur *c, size_t b, size_t n, const char *word);
 /* Consume the byte ch or fail with "expected <what>, found ...". */
 lth_status lth_pcur_expect(lth_pcur *c, int ch, const char *what);
 /* A decimal integer in [lo, hi]; what names it in messages. *at = its position. */
-lth_status lth_pcur_int(lth_pcur *c, long lo, long hi, const char *what, long *value,
-                        size_t *at);
+lth_status lth_pcur_int(lth_pcur *c, long lo, long hi, const char *what, long *value, size_t *at);
 /* A blank-separated field (blanks inside parentheses do not end it). */
 int lth_pcur_field(lth_pcur *c, size_t *b, size_t *e);
 /* The statement must end here: "unexpected ... after <after>". */
@@ -105,7 +104,7 @@ lth_status lth_pcur_const(lth_pcur *c, size_t b, size_t e, const char *what, dou
 /* Position of the first name t in [b, e) (b if none). */
 size_t lth_pcur_find_t(const lth_pcur *c, size_t b, size_t e);
 
-/* ---- values (problem_val.c) ----
+/* ---- values (problem_val.c, problem_valmat.c) ----
  * What a right-hand side or a side of an equation evaluates to: a matrix
  * (a scalar is 1 x 1) whose entries are affine in the unknowns of the
  * equation form (none in the block form), with coefficients that are
@@ -191,6 +190,32 @@ lth_status lth_psc_compile(lth_pcur *c, size_t pos, const lth_psc *s, lth_expr *
 /* The value (no unknowns) as a source: constant, or expressions; error at pos. */
 lth_status lth_pval_source(lth_pcur *c, size_t pos, const lth_pval *a, lth_source **out);
 
+/* Internals shared by problem_val.c (scalars, linear forms) and
+ * problem_valmat.c (matrices).  Binary operations leave their operands
+ * unchanged; op is one of + - * / ^. */
+extern const lth_plin LTH_PLIN_ZERO;
+static inline int lth_psc_is(const lth_psc *s, double v) { return !s->txt && s->v == v; }
+static inline int lth_plin_pure(const lth_plin *l) { return l->n == 0; }
+static inline int lth_plin_const(const lth_plin *l) { return l->n == 0 && !l->c0.txt; }
+lth_status lth_pval_nomem(const lth_pvctx *x, size_t pos);
+lth_status lth_psc_const_binop(const lth_pvctx *x, size_t pos, int op, double a, double b,
+                               double *v);
+lth_status lth_psc_binop(const lth_pvctx *x, size_t pos, int op, const lth_psc *a, const lth_psc *b,
+                         lth_psc *out);
+lth_status lth_psc_func(const lth_pvctx *x, size_t pos, const char *fn, const lth_psc *a,
+                        lth_psc *out);
+/* a op b for op + or - (zero coefficients drop their terms). */
+lth_status lth_plin_add(const lth_pvctx *x, size_t pos, int op, const lth_plin *a,
+                        const lth_plin *b, lth_plin *out);
+/* a op s (or s op a if s_left) for op * or /, s free of unknowns. */
+lth_status lth_plin_scale(const lth_pvctx *x, size_t pos, int op, const lth_plin *a,
+                          const lth_psc *s, int s_left, lth_plin *out);
+/* a * b, one of them free of unknowns (else "not linear in the unknowns"). */
+lth_status lth_plin_mul(const lth_pvctx *x, size_t pos, const lth_plin *a, const lth_plin *b,
+                        lth_plin *out);
+/* The first unknown of l for messages ("x1'"). */
+const char *lth_plin_name(const lth_pvctx *x, const lth_plin *l, char *buf, size_t size);
+
 /* ---- literals and expressions (problem_lit.c) ----
  * The right-hand side grammar, MATLAB-like (docs/equations.md):
  *   expr    := term (('+'|'-') term)*
@@ -222,6 +247,7 @@ lth_status lth_plit_parse(lth_pcur *c, const lth_plit_opts *o, lth_pval *out);
 /* Statement layer (problem.c, problem_common.c, problem_rhs.c and the front */
 /* ends).                                                                   */
 
+#include "lth/model.h"
 #include "lth/problem.h"
 
 #define LTH_P_MAX_BLOCKS 64
@@ -262,6 +288,9 @@ struct lth_problem {
    * sources refer to them); NULL where not given */
   lth_source **mass;
   int nmass;
+  /* `problem equations`: the model the system comes from (it refers to it) */
+  int form; /* LTH_FORM_BLOCKS or LTH_FORM_EQUATIONS */
+  lth_model *model;
 };
 
 typedef struct lth_pparam {
@@ -270,7 +299,13 @@ typedef struct lth_pparam {
   double value;
 } lth_pparam;
 
-enum { LTH_P_KIND_DAE = 1, LTH_P_KIND_LQR = 2, LTH_P_KIND_BOTH = 3 };
+enum {
+  LTH_P_KIND_DAE = 1,
+  LTH_P_KIND_LQR = 2,
+  LTH_P_KIND_BOTH = 3, /* block form and LQR */
+  LTH_P_KIND_EQN = 4,
+  LTH_P_KIND_ALL = 7
+};
 enum { LTH_P_LQR_A, LTH_P_LQR_B, LTH_P_LQR_H, LTH_P_LQR_C };
 
 /* The statement parser: what the statements have seen so far. */
@@ -281,8 +316,7 @@ typedef struct lth_pp {
   lth_error *err;
   const char *basedir;
   int nstmt;
-  lth_spos at_lth, at_problem, at_blocks, at_sizes, at_interval, at_grid, at_sampling, at_z0,
-      at_x0;
+  lth_spos at_lth, at_problem, at_blocks, at_sizes, at_interval, at_grid, at_sampling, at_z0, at_x0;
   lth_spos at_bc[3];  /* B0, B1, beta */
   lth_spos at_lqr[4]; /* A, B, H, C */
   lth_spos *at_block; /* A(i,j) at (i-1)*r + j-1, f(i) at r*r + i-1 */
@@ -301,6 +335,9 @@ typedef struct lth_pp {
   size_t *slots; /* hash table of params: index + 1, 0 = empty */
   size_t nslots;
   size_t cap_sampled;
+  struct lth_peqn *eqn; /* the equation form's state (problem_eqn.c) */
+  const lth_problem_opts *opts;
+  int *override_used; /* per opts->params entry */
 } lth_pp;
 
 typedef lth_status (*lth_pp_handler)(lth_pp *P, size_t kw);
@@ -319,6 +356,10 @@ lth_status lth_pp_at_error(lth_pp *P, lth_spos at, lth_status status, const char
 lth_status lth_pp_relocate(lth_pp *P, lth_spos at, lth_status st);
 /* A statement that may be given once: records it, or fails naming the first. */
 lth_status lth_pp_once(lth_pp *P, lth_spos *seen, size_t kw, const char *what);
+/* t, pi, the functions and the builders (eye, zeros, ...): not names of params or unknowns. */
+int lth_pp_reserved_name(const char *s, size_t n);
+/* A param's value by name, 1 if it exists. */
+int lth_pp_param_value(lth_pp *P, const char *s, size_t n, double *value);
 /* Param lookup for expressions (ctx is the lth_pp). */
 int lth_pp_param_lookup(void *ctx, const char *name, size_t len, double *value);
 void lth_pp_params_free(lth_pp *P);
@@ -332,6 +373,8 @@ lth_status lth_pp_st_interval(lth_pp *P, size_t kw);
 lth_status lth_pp_st_grid(lth_pp *P, size_t kw);
 lth_status lth_pp_st_param(lth_pp *P, size_t kw);
 lth_status lth_pp_st_sampling(lth_pp *P, size_t kw);
+/* Every `--param NAME=VALUE` override named a param of the file (LTH_EINVAL). */
+lth_status lth_pp_check_overrides(lth_pp *P);
 /* After the last statement: interval given, sampling order, grid, coverage. */
 lth_status lth_pp_check_common(lth_pp *P);
 /* Times where data are checked once the file is read (mass matrices,
@@ -365,6 +408,20 @@ lth_status lth_pp_st_M(lth_pp *P, size_t kw);
 lth_status lth_pp_st_z0(lth_pp *P, size_t kw);
 lth_status lth_pp_st_bc(lth_pp *P, size_t kw);
 lth_status lth_pp_finish_dae(lth_pp *P);
+
+/* ---- the equation form, `problem equations` (problem_eqn.c) ---- */
+lth_status lth_pp_eqn_begin(lth_pp *P, size_t kw);
+/* 1 if the statement at name [b, b+n) is an equation (a declared unknown
+ * or a param starts it, or no statement keyword does). */
+int lth_pp_eqn_is_equation(lth_pp *P, size_t b, size_t n);
+lth_status lth_pp_st_variables(lth_pp *P, size_t kw);
+lth_status lth_pp_eqn_equation(lth_pp *P, size_t start);
+lth_status lth_pp_eqn_z0(lth_pp *P, size_t kw);
+lth_status lth_pp_eqn_bc(lth_pp *P, size_t kw, int which);
+lth_status lth_pp_finish_eqn(lth_pp *P);
+void lth_pp_eqn_free(lth_pp *P);
+/* 1 if a param name is taken by an unknown (params and unknowns share names). */
+int lth_pp_eqn_has_variable(lth_pp *P, const char *s, size_t n);
 
 /* ---- `problem lqr` (problem_lqr.c) ---- */
 lth_status lth_pp_st_sizes(lth_pp *P, size_t kw);

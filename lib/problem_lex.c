@@ -80,8 +80,7 @@ static lth_status check_bytes(lth_ptext *tx, lth_error *err) {
   for (size_t i = tx->start; i < tx->len; i++) {
     unsigned c = s[i];
     if (i - ls >= LTH_P_MAX_LINE && c != '\n') {
-      return text_error(tx, line, ls, i, err, "line longer than %zu bytes (1 MiB)",
-                        LTH_P_MAX_LINE);
+      return text_error(tx, line, ls, i, err, "line longer than %zu bytes (1 MiB)", LTH_P_MAX_LINE);
     }
     if (c == '\n') {
       line++;
@@ -390,8 +389,10 @@ lth_status lth_pcur_end(lth_pcur *c, const char *after) {
   }
   char shown[SHOW_MAX + 32];
   lth_pcur_show(c, c->pos, shown, sizeof shown);
-  return lth_pcur_error(c, c->pos, LTH_EPARSE, "unexpected %s after %s: expected the end of the "
-                        "statement", shown, after);
+  return lth_pcur_error(c, c->pos, LTH_EPARSE,
+                        "unexpected %s after %s: expected the end of the "
+                        "statement",
+                        shown, after);
 }
 
 /* Column of an error that lth_expr reported within text [b, e). */

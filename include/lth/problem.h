@@ -20,8 +20,21 @@ extern "C" {
 #endif
 
 typedef enum lth_problem_kind { LTH_PROBLEM_DAE = 0, LTH_PROBLEM_LQR = 1 } lth_problem_kind;
+/* How a DAE file is written: blocks in Clark's canonical form (`problem dae`)
+ * or equations in the user's unknowns (`problem equations`, docs/equations.md). */
+typedef enum lth_problem_form { LTH_FORM_BLOCKS = 0, LTH_FORM_EQUATIONS = 1 } lth_problem_form;
 
 typedef struct lth_problem lth_problem;
+
+/* Options of reading a file. */
+typedef struct lth_problem_opts {
+  /* "NAME=VALUE" overrides of `param` values (for sweeps, `--param`): VALUE
+   * is a constant expression that may use params defined before NAME; a
+   * NAME the file does not define is LTH_EINVAL (a usage error) */
+  const char *const *params;
+  size_t nparams;
+} lth_problem_opts;
+void lth_problem_opts_init(lth_problem_opts *opts);
 
 /* Read and parse a data file; CSV paths in samples("...") are relative to
  * the file's directory. */
@@ -30,6 +43,14 @@ lth_status lth_problem_read(const char *path, lth_problem **out, lth_error *err)
  * paths (NULL: the current directory). */
 lth_status lth_problem_parse(const char *text, size_t len, const char *name, const char *basedir,
                              lth_problem **out, lth_error *err);
+/* The same with options (opts may be NULL).  lth_problem_read_opts reads
+ * standard input when path is "-": messages then name "<stdin>", and CSV
+ * paths are relative to the current directory. */
+lth_status lth_problem_parse_opts(const char *text, size_t len, const char *name,
+                                  const char *basedir, const lth_problem_opts *opts,
+                                  lth_problem **out, lth_error *err);
+lth_status lth_problem_read_opts(const char *path, const lth_problem_opts *opts, lth_problem **out,
+                                 lth_error *err);
 void lth_problem_free(lth_problem *pb);
 
 lth_problem_kind lth_problem_get_kind(const lth_problem *pb);
