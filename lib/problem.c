@@ -230,6 +230,9 @@ lth_status lth_problem_parse_opts(const char *text, size_t len, const char *name
          : P.eqn                       ? lth_pp_finish_eqn(&P)
                                        : lth_pp_finish_dae(&P);
   }
+  if (st == LTH_OK) {
+    st = lth_pp_make_names(&P);
+  }
   parser_free(&P);
   if (st != LTH_OK) {
     lth_problem_free(P.pb);
@@ -334,6 +337,7 @@ void lth_problem_free(lth_problem *pb) {
   }
   lth_system_free(pb->sys); /* before the LQR sources, mass matrices and model it refers to */
   lth_model_free(pb->model);
+  lth_pp_names_free(pb);
   for (int k = 0; k < 3; k++) {
     lth_source_free(pb->lqr_src[k]);
   }

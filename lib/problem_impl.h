@@ -291,6 +291,9 @@ struct lth_problem {
   /* `problem equations`: the model the system comes from (it refers to it) */
   int form; /* LTH_FORM_BLOCKS or LTH_FORM_EQUATIONS */
   lth_model *model;
+  /* the user's unknowns (problem_vars.c) */
+  char **names;
+  int *perm, *iperm;
 };
 
 typedef struct lth_pparam {
@@ -422,6 +425,11 @@ lth_status lth_pp_finish_eqn(lth_pp *P);
 void lth_pp_eqn_free(lth_pp *P);
 /* 1 if a param name is taken by an unknown (params and unknowns share names). */
 int lth_pp_eqn_has_variable(lth_pp *P, const char *s, size_t n);
+
+/* ---- the user's unknowns (problem_vars.c) ---- */
+/* Names and orders once the system exists. */
+lth_status lth_pp_make_names(lth_pp *P);
+void lth_pp_names_free(lth_problem *pb);
 
 /* ---- `problem lqr` (problem_lqr.c) ---- */
 lth_status lth_pp_st_sizes(lth_pp *P, size_t kw);

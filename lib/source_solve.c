@@ -99,10 +99,10 @@ static lth_status cond_error(const char *label, double t, double inv_norm, doubl
   lth_status st;
   if (!isfinite(rel)) {
     st =
-        lth_error_set_t(err, LTH_ESING, t, "the mass matrix %s is singular at t = %.17g", label, t);
+        lth_error_set_t(err, LTH_ESING, t, "the mass matrix %s is singular at t = %.10g", label, t);
   } else {
     st = lth_error_set_t(err, LTH_ECOND, t,
-                         "the mass matrix %s is nearly singular at t = %.17g: its condition "
+                         "the mass matrix %s is nearly singular at t = %.10g: its condition "
                          "relative to its size on the interval, max||M|| ||M(t)^-1|| = %.3g, "
                          "exceeds %.3g",
                          label, t, rel, cond_max);
@@ -237,7 +237,7 @@ lth_status lth_source_solve_scan(const lth_source *M, const double *times, size_
         st = cond_error(label, times[i], inv_norm, scale, anorm, cond_max, err);
       } else if (prev_sign && sign != prev_sign) {
         st = lth_error_set_t(err, LTH_ESING, times[i],
-                             "the mass matrix %s is singular between t = %.17g and t = %.17g "
+                             "the mass matrix %s is singular between t = %.10g and t = %.10g "
                              "(its determinant changes sign)",
                              label, times[i - 1], times[i]);
       }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "lth/lqr.h"
+#include "lth/model.h"
 #include "lth/source.h"
 #include "lth/status.h"
 #include "lth/system.h"
@@ -76,6 +77,37 @@ const lth_source *lth_problem_sampled(const lth_problem *pb, size_t k, const cha
 
 /* LQR data of a `problem lqr` file (NULL for DAE files); valid while pb lives. */
 const lth_lqr_spec *lth_problem_lqr(const lth_problem *pb);
+
+/* ---- the user's unknowns (for the tools' output, docs/equations.md) ----
+ * The system's unknowns z = (z_1, ..., z_{r-1}, u) are in the canonical
+ * order; a `problem equations` file names its unknowns in its own order
+ * (`variables`, with the velocity x' right after x where x'' appears).  For
+ * block and LQR files both orders agree and the names are z_1[1], ...,
+ * u[1] (LQR: x[1], ..., lambda[1], ..., u[1], ...).  z0 and bc (lth_problem_z0,
+ * lth_problem_bc) are always in the canonical order. */
+lth_problem_form lth_problem_get_form(const lth_problem *pb);
+/* The model of a `problem equations` file (lth/model.h: the structure found,
+ * the mass matrices), NULL for other files. */
+const lth_model *lth_problem_model(const lth_problem *pb);
+/* s, and the name of the user's unknown k (0-based). */
+int lth_problem_nvars(const lth_problem *pb);
+const char *lth_problem_var_name(const lth_problem *pb, int k);
+/* The user's unknown called name (e.g. "x1" or "x1'"), -1 if none. */
+int lth_problem_find_var(const lth_problem *pb, const char *name);
+/* perm[k] = the user's unknown at canonical position k; iperm its inverse. */
+const int *lth_problem_perm(const lth_problem *pb);
+const int *lth_problem_iperm(const lth_problem *pb);
+/* Vectors of s entries between the orders (may not overlap). */
+void lth_problem_to_canonical(const lth_problem *pb, const double *user, double *canonical);
+void lth_problem_to_user(const lth_problem *pb, const double *canonical, double *user);
+/* The structure in the user's terms, a few lines: the index, each block
+ * with its unknowns, the mass matrices found, p (snprintf semantics). */
+size_t lth_problem_describe(const lth_problem *pb, char *buf, size_t size);
+/* Which p unknowns (user indices, increasing, into vars[0..p-1]) can be
+ * given freely at t: differential unknowns whose rows of G(t) =
+ * [Nhat + Bhat](I - P) are independent (pivoted QR), so that the other
+ * values follow from them (Clark's Corollary 3).  Decomposes at t. */
+lth_status lth_problem_free_initial(const lth_problem *pb, double t, int *vars, lth_error *err);
 
 #ifdef __cplusplus
 }
