@@ -24,10 +24,8 @@ static void coef_free(lth_mcoef *c) {
   memset(c, 0, sizeof *c);
 }
 
-void lth_model_free(lth_model *m) {
-  if (!m) {
-    return;
-  }
+/* Forget the results of an analysis. */
+static void reset(lth_model *m) {
   for (int i = 0; m->M && i < m->r - 1; i++) {
     lth_source_free(m->M[i]);
     free(m->mlabel[i]);
@@ -35,11 +33,31 @@ void lth_model_free(lth_model *m) {
   free(m->M);
   free(m->mscale);
   free(m->mlabel);
-  for (int k = 0; k < m->ngroups; k++) {
+  for (int k = 0; m->groups && k <= m->ngroups; k++) {
     free(m->groups[k].vars);
     free(m->groups[k].eqs);
   }
   free(m->groups);
+  free(m->n);
+  free(m->perm);
+  free(m->iperm);
+  free(m->eqperm);
+  free(m->ieqperm);
+  free(m->block);
+  m->M = NULL;
+  m->mscale = NULL;
+  m->mlabel = NULL;
+  m->groups = NULL;
+  m->n = m->perm = m->iperm = m->eqperm = m->ieqperm = m->block = NULL;
+  m->ngroups = m->r = m->p = 0;
+  m->analyzed = 0;
+}
+
+void lth_model_free(lth_model *m) {
+  if (!m) {
+    return;
+  }
+  reset(m);
   for (size_t k = 0; k < m->nent; k++) {
     coef_free(&m->ent[k].c);
   }
@@ -52,12 +70,6 @@ void lth_model_free(lth_model *m) {
   free(m->vcol);
   free(m->eline);
   free(m->ecol);
-  free(m->n);
-  free(m->perm);
-  free(m->iperm);
-  free(m->eqperm);
-  free(m->ieqperm);
-  free(m->block);
   free(m);
 }
 
@@ -295,6 +307,9 @@ lth_status lth_model_analyze(lth_model *m, double t0, double t1, const double *t
   }
   if (st == LTH_OK) {
     st = lth_model_check_pi(m, err);
+  }
+  if (st != LTH_OK) {
+    reset(m); /* the model may be changed and analysed again */
   }
   free(own);
   return st;

@@ -325,6 +325,7 @@ static lth_status order(det *D, int r) {
       }
       D->dist[c] = -2; /* placed */
       lth_mgroup *g = &m->groups[ng++];
+      m->ngroups = ng;
       g->vars = malloc((size_t)nv * sizeof *g->vars);
       g->eqs = malloc((size_t)nv * sizeof *g->eqs);
       if (!g->vars || !g->eqs) {
