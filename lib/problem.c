@@ -337,6 +337,10 @@ void lth_problem_free(lth_problem *pb) {
   }
   lth_system_free(pb->sys); /* before the LQR sources, mass matrices and model it refers to */
   lth_model_free(pb->model);
+  for (size_t k = 0; k < pb->neqsrc; k++) {
+    lth_source_free(pb->eqsrc[k]);
+  }
+  free(pb->eqsrc);
   lth_pp_names_free(pb);
   for (int k = 0; k < 3; k++) {
     lth_source_free(pb->lqr_src[k]);

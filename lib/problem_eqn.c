@@ -26,7 +26,8 @@
 
 #include "problem_impl.h"
 
-#define MAX_ORDER 20 /* highest derivative of an unknown */
+#define MAX_ORDER 20         /* highest derivative of an unknown */
+#define EQN_SAMPLING_ORDER 6 /* default degree of sampled fits in the equation form */
 
 typedef struct evar {
   char *name;
@@ -197,11 +198,46 @@ lth_status lth_pp_st_variables(lth_pp *P, size_t kw) {
   }
 }
 
+/* samples("file.csv") inside an equation: a 1 x 1 sampled function, owned
+ * by the problem.  Its fits have degree `sampling order` if given before,
+ * else EQN_SAMPLING_ORDER (the index is not known yet). */
+static lth_status eqn_samples(void *ctx, size_t name_pos, const lth_source **out) {
+  lth_pp *P = ctx;
+  lth_problem *pb = P->pb;
+  lth_spos at = lth_pp_here(P, name_pos);
+  char label[16];
+  snprintf(label, sizeof label, "line %d", at.line);
+  if (!P->K_given) {
+    pb->K = EQN_SAMPLING_ORDER;
+  }
+  if (!P->first_samples_line) {
+    P->first_samples_line = (size_t)at.line;
+  }
+  if (pb->neqsrc == pb->capeqsrc) {
+    size_t cap = pb->capeqsrc ? 2 * pb->capeqsrc : 4;
+    lth_source **ns = realloc(pb->eqsrc, cap * sizeof *ns);
+    if (!ns) {
+      return LTH_PERR(P, name_pos, LTH_ENOMEM, "out of memory");
+    }
+    pb->eqsrc = ns;
+    pb->capeqsrc = cap;
+  }
+  lth_source *src = NULL;
+  size_t path_b, path_n;
+  lth_status st = lth_pp_samples_call(P, label, 1, 1, &src, &path_b, &path_n, 0);
+  if (st != LTH_OK) {
+    return st;
+  }
+  pb->eqsrc[pb->neqsrc++] = src;
+  *out = src;
+  return lth_pp_add_sampled(P, label, src, lth_pp_here(P, path_b), P->c.tx->buf + path_b, path_n);
+}
+
 /* lhs = rhs: one equation per entry of lhs - rhs. */
 lth_status lth_pp_eqn_equation(lth_pp *P, size_t start) {
   lth_pcur *c = &P->c;
   struct lth_peqn *E = P->eqn;
-  lth_plit_opts o = {0, 0, NULL, lookup_var, var_name, E, 1};
+  lth_plit_opts o = {0, 0, NULL, lookup_var, var_name, E, 1, eqn_samples, P};
   lth_pvctx x = {c, var_name, E};
   lth_pval L, R, D;
   c->pos = start;
@@ -268,7 +304,7 @@ static lth_status raw_const(lth_pp *P, const char *label, lth_pval *out) {
   lth_pcur *c = &P->c;
   lth_pcur_skip_ws(c);
   size_t b = c->pos;
-  lth_plit_opts o = {0, 0, label, NULL, NULL, NULL, 0};
+  lth_plit_opts o = {0, 0, label, NULL, NULL, NULL, 0, NULL, NULL};
   lth_status st = lth_plit_parse(c, &o, out);
   if (st == LTH_OK && lth_pval_has_t(out)) {
     lth_pval_free(out);
@@ -292,28 +328,96 @@ lth_status lth_pp_eqn_bc(lth_pp *P, size_t kw, int which) {
 /* ------------------------------------------------------------------------ */
 /* The model                                                                */
 
-/* Compile sign * s into the model as coefficient (part, q, var). */
-static lth_status put(lth_pp *P, lth_model *m, lth_spos at, lth_model_part part, int q, int var,
-                      const lth_psc *s, double sign) {
-  if (!s->txt) {
-    return s->v == 0.0 ? LTH_OK : lth_model_set_const(m, part, q, var, sign * s->v, P->err);
+/* A coefficient c(t) + a S(t) with S sampled (shared, owned by the problem)
+ * and c an expression (owned) or the constant c0. */
+typedef struct affine {
+  lth_expr *e;
+  double c0, a;
+  const lth_source *S;
+} affine;
+
+static void affine_destroy(void *state) {
+  affine *af = state;
+  if (af) {
+    lth_expr_free(af->e);
+    free(af);
   }
+}
+
+static size_t affine_work(const void *state, int order) {
+  const affine *af = state;
+  size_t we = af->e ? lth_expr_work_size(af->e, order) : 0, ws = lth_source_work_size(af->S, order);
+  return (we > ws ? we : ws) + 2 * ((size_t)order + 1);
+}
+
+static void affine_domain(const void *state, double *lo, double *hi) {
+  lth_source_domain(((const affine *)state)->S, lo, hi);
+}
+
+static lth_status affine_fill(const void *state, double t, int order, lth_jet *out, double *work,
+                              lth_error *err) {
+  const affine *af = state;
+  double *y = work, *w = work + order + 1;
+  lth_jet J = lth_jet_wrap(y, 1, 1, 1, 1, order);
+  lth_status st = lth_source_fill(af->S, t, order, &J, w, err);
+  for (int k = 0; st == LTH_OK && k <= order; k++) {
+    LTH_JET_AT(out, k, 0, 0) = af->a * y[k] + (k == 0 ? af->c0 : 0.0);
+  }
+  if (st == LTH_OK && af->e) {
+    st = lth_expr_taylor(af->e, t, order, y, w, err);
+    for (int k = 0; st == LTH_OK && k <= order; k++) {
+      LTH_JET_AT(out, k, 0, 0) += y[k];
+    }
+  }
+  return st;
+}
+
+static const lth_source_type AFFINE = {"sampled coefficient", affine_fill,    affine_work,
+                                       affine_domain,         affine_destroy, 0};
+
+/* Compile text (times sign) into *e, counting it against LTH_P_MAX_DEP. */
+static lth_status compile(lth_pp *P, lth_spos at, const char *txt, double sign, lth_expr **e) {
   if (P->ndep >= LTH_P_MAX_DEP) {
     return lth_pp_at_error(P, at, LTH_EPARSE,
                            "more than %d time-dependent coefficients in one file", LTH_P_MAX_DEP);
   }
   P->ndep++;
-  size_t n = strlen(s->txt);
+  size_t n = strlen(txt);
   char *text = malloc(n + 4);
   if (!text) {
     return lth_pp_at_error(P, at, LTH_ENOMEM, "out of memory");
   }
-  snprintf(text, n + 4, sign < 0 ? "-(%s)" : "%s", s->txt);
-  lth_expr *e = NULL;
-  lth_status st = lth_expr_parse(text, strlen(text), NULL, NULL, &e, P->err);
+  snprintf(text, n + 4, sign < 0 ? "-(%s)" : "%s", txt);
+  lth_status st = lth_expr_parse(text, strlen(text), NULL, NULL, e, P->err);
   free(text);
+  return st == LTH_OK ? st : lth_pp_relocate(P, at, st);
+}
+
+/* Compile sign * s into the model as coefficient (part, q, var). */
+static lth_status put(lth_pp *P, lth_model *m, lth_spos at, lth_model_part part, int q, int var,
+                      const lth_psc *s, double sign) {
+  if (s->src) {
+    affine *af = calloc(1, sizeof *af);
+    if (!af) {
+      return lth_pp_at_error(P, at, LTH_ENOMEM, "out of memory");
+    }
+    *af = (affine){NULL, s->txt ? 0.0 : sign * s->v, sign * s->sf, s->src};
+    lth_status st = s->txt ? compile(P, at, s->txt, sign, &af->e) : LTH_OK;
+    if (st != LTH_OK) {
+      free(af);
+      return st;
+    }
+    lth_source *src = lth_source_new(&AFFINE, af, 1, 1, P->err);
+    return src ? lth_model_set_source(m, part, q, var, src, P->err)
+               : lth_pp_relocate(P, at, LTH_ENOMEM);
+  }
+  if (!s->txt) {
+    return s->v == 0.0 ? LTH_OK : lth_model_set_const(m, part, q, var, sign * s->v, P->err);
+  }
+  lth_expr *e = NULL;
+  lth_status st = compile(P, at, s->txt, sign, &e);
   if (st != LTH_OK) {
-    return lth_pp_relocate(P, at, st);
+    return st;
   }
   return lth_model_set_expr(m, part, q, var, e, P->err);
 }
@@ -485,7 +589,14 @@ lth_status lth_pp_finish_eqn(lth_pp *P) {
                            "the decomposition needs derivatives of the data up to order %d",
                            pb->K, P->r, P->r);
   }
-  pb->K = P->K_given ? pb->K : P->r + 2;
+  if (!P->K_given && pb->neqsrc > 0 && pb->K < P->r) {
+    return lth_pp_at_error(P, P->at_problem, LTH_EPARSE,
+                           "the samples(...) were fitted with degree %d (the default in the "
+                           "equation form), below the index r = %d: give `sampling order %d` (or "
+                           "more) before the first samples(...)",
+                           pb->K, P->r, P->r + 2);
+  }
+  pb->K = P->K_given || pb->neqsrc > 0 ? pb->K : P->r + 2;
   st = P->at_z0.line ? convert_z0(P, pb->model) : LTH_OK;
   return st == LTH_OK ? convert_bc(P, pb->model) : st;
 }

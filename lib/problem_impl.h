@@ -114,10 +114,14 @@ size_t lth_pcur_find_t(const lth_pcur *c, size_t b, size_t e);
  * arise, with the same arithmetic and errors as lib/expr.c, so that
  * multiplying by an exact 0 gives an exact (structural) zero. */
 
-/* A scalar: the constant v (txt == NULL) or the expression txt in t. */
+/* A scalar: the constant v (txt == NULL) or the expression txt in t, plus
+ * sf * src(t) when src is set (a samples(...) term of the equation form;
+ * src is owned by the problem). */
 typedef struct lth_psc {
   double v;
   char *txt;
+  const lth_source *src;
+  double sf;
 } lth_psc;
 
 /* A term c * x^(order) of a linear form (x = unknown number var). */
@@ -161,6 +165,8 @@ lth_status lth_pval_zeros(const lth_pvctx *x, size_t pos, long rows, long cols, 
 lth_status lth_pval_const(const lth_pvctx *x, size_t pos, double v, lth_pval *out);
 lth_status lth_pval_t(const lth_pvctx *x, size_t pos, lth_pval *out);
 lth_status lth_pval_unknown(const lth_pvctx *x, size_t pos, int var, int order, lth_pval *out);
+/* 1 x 1: the sampled function src (1 x 1, not owned). */
+lth_status lth_pval_samples(const lth_pvctx *x, size_t pos, const lth_source *src, lth_pval *out);
 /* out = a op b for op in + - * / ^ (MATLAB rules: a scalar combines with a
  * matrix entrywise for + - and scales it for * and /; * of two matrices is
  * the matrix product; ^ and / need a scalar right operand, ^ a scalar base).
@@ -194,9 +200,11 @@ lth_status lth_pval_source(lth_pcur *c, size_t pos, const lth_pval *a, lth_sourc
  * problem_valmat.c (matrices).  Binary operations leave their operands
  * unchanged; op is one of + - * / ^. */
 extern const lth_plin LTH_PLIN_ZERO;
-static inline int lth_psc_is(const lth_psc *s, double v) { return !s->txt && s->v == v; }
+static inline int lth_psc_is(const lth_psc *s, double v) { return !s->txt && !s->src && s->v == v; }
 static inline int lth_plin_pure(const lth_plin *l) { return l->n == 0; }
-static inline int lth_plin_const(const lth_plin *l) { return l->n == 0 && !l->c0.txt; }
+static inline int lth_plin_const(const lth_plin *l) {
+  return l->n == 0 && !l->c0.txt && !l->c0.src;
+}
 lth_status lth_pval_nomem(const lth_pvctx *x, size_t pos);
 lth_status lth_psc_const_binop(const lth_pvctx *x, size_t pos, int op, double a, double b,
                                double *v);
@@ -237,6 +245,11 @@ typedef struct lth_plit_opts {
   lth_pvar_name_fn var_name;
   void *var_ctx;
   int stop_at_eq; /* stop before a top-level '=' (left side of an equation) */
+  /* samples("file.csv") as a coefficient (the equation form): parse the
+   * call from the cursor (at the '(' after the name at name_pos) and give
+   * the 1 x 1 source; NULL: samples(...) is not allowed inside expressions */
+  lth_status (*samples)(void *ctx, size_t name_pos, const lth_source **out);
+  void *samples_ctx;
 } lth_plit_opts;
 
 /* Parse a value from the cursor to the end of the statement (or to '=').
@@ -291,6 +304,9 @@ struct lth_problem {
   /* `problem equations`: the model the system comes from (it refers to it) */
   int form; /* LTH_FORM_BLOCKS or LTH_FORM_EQUATIONS */
   lth_model *model;
+  /* sampled coefficients of the equation form (the model refers to them) */
+  lth_source **eqsrc;
+  size_t neqsrc, capeqsrc;
   /* the user's unknowns (problem_vars.c) */
   char **names;
   int *perm, *iperm;
@@ -395,6 +411,10 @@ lth_status lth_pp_mass_error(lth_pp *P, lth_spos at, lth_status st);
  * otherwise). */
 lth_status lth_pp_parse_rhs(lth_pp *P, const char *label, int rows, int cols, lth_source **out,
                             size_t *path_b, size_t *path_n);
+/* samples("file.csv") from the '(' after the name: reads the CSV (rows x
+ * cols, degree pb->K); to_end: nothing may follow. */
+lth_status lth_pp_samples_call(lth_pp *P, const char *label, int rows, int cols, lth_source **out,
+                               size_t *path_b, size_t *path_n, int to_end);
 /* A constant matrix literal of the given size (rows < 0: a vector of -rows
  * entries, written as a row or a column); column-major copy in *out. */
 lth_status lth_pp_parse_const(lth_pp *P, const char *label, int rows, int cols, int allow_eye,

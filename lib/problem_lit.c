@@ -280,6 +280,18 @@ static lth_status p_primary(lth_plp *p, const char *after, lth_pval *out) {
       snprintf(fn, sizeof fn, "%.*s", (int)(p->tk.e - p->tk.b), p->c->tx->buf + p->tk.b);
       return lth_plit_builder(p, fn, out);
     }
+    if (name_is(p, "samples") && p->o->samples) {
+      size_t b = p->tk.b;
+      const lth_source *src = NULL;
+      p->c->pos = p->tk.e;
+      lth_status st = p->o->samples(p->o->samples_ctx, b, &src);
+      if (st == LTH_OK) {
+        p->pos = p->c->pos;
+        lth_plit_next(p);
+        st = lth_pval_samples(&p->x, b, src, out);
+      }
+      return st;
+    }
     if (name_is(p, "samples")) {
       return ERR(p, p->tk.b, "samples(\"...\") must be the whole right-hand side of a block");
     }

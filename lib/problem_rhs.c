@@ -50,8 +50,8 @@ lth_status lth_pp_add_sampled(lth_pp *P, const char *label, const lth_source *sr
 }
 
 /* samples("file.csv"), the cursor after the word `samples`. */
-static lth_status rhs_samples(lth_pp *P, const char *label, int rows, int cols, lth_source **out,
-                              size_t *path_b, size_t *path_n) {
+lth_status lth_pp_samples_call(lth_pp *P, const char *label, int rows, int cols, lth_source **out,
+                               size_t *path_b, size_t *path_n, int to_end) {
   lth_pcur *c = &P->c;
   lth_status st = lth_pcur_expect(c, '(', "'(' after `samples`");
   if (st == LTH_OK) {
@@ -73,7 +73,7 @@ static lth_status rhs_samples(lth_pp *P, const char *label, int rows, int cols, 
   }
   size_t n = c->pos++ - b;
   st = lth_pcur_expect(c, ')', "')' after the file name");
-  if (st == LTH_OK) {
+  if (st == LTH_OK && to_end) {
     st = lth_pcur_end(c, "samples(...)");
   }
   if (st != LTH_OK) {
@@ -139,10 +139,10 @@ lth_status lth_pp_parse_rhs(lth_pp *P, const char *label, int rows, int cols, lt
     if (!P->first_samples_line) {
       P->first_samples_line = (size_t)lth_pp_here(P, b).line;
     }
-    return rhs_samples(P, label, rows, cols, out, path_b, path_n);
+    return lth_pp_samples_call(P, label, rows, cols, out, path_b, path_n, 1);
   }
   c->pos = rhs;
-  lth_plit_opts o = {rows, cols, label, NULL, NULL, NULL, 0};
+  lth_plit_opts o = {rows, cols, label, NULL, NULL, NULL, 0, NULL, NULL};
   lth_pval v;
   lth_status st = lth_plit_parse(c, &o, &v);
   if (st != LTH_OK) {
@@ -164,7 +164,8 @@ lth_status lth_pp_parse_const(lth_pp *P, const char *label, int rows, int cols, 
   lth_pcur_skip_ws(c);
   size_t rhs = c->pos;
   int vec = rows < 0;
-  lth_plit_opts o = {allow_eye ? rows : 0, allow_eye ? cols : 0, label, NULL, NULL, NULL, 0};
+  lth_plit_opts o = {
+      allow_eye ? rows : 0, allow_eye ? cols : 0, label, NULL, NULL, NULL, 0, NULL, NULL};
   lth_pval v;
   lth_status st = lth_plit_parse(c, &o, &v);
   if (st != LTH_OK) {

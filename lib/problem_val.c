@@ -22,7 +22,7 @@
 
 #define TEXT_MAX ((size_t)1 << 20) /* bytes of one t-dependent entry's expression */
 
-const lth_plin LTH_PLIN_ZERO = {{0.0, NULL}, NULL, 0};
+const lth_plin LTH_PLIN_ZERO = {{0.0, NULL, NULL, 0.0}, NULL, 0};
 
 lth_status lth_pval_nomem(const lth_pvctx *x, size_t pos) {
   return lth_pcur_error(x->c, pos, LTH_ENOMEM, "out of memory evaluating an expression");
@@ -85,7 +85,7 @@ static char *dup_text(const char *s) {
 }
 
 static lth_status sc_copy(const lth_pvctx *x, size_t pos, const lth_psc *a, lth_psc *out) {
-  *out = (lth_psc){a->v, NULL};
+  *out = (lth_psc){a->v, NULL, a->src, a->sf};
   if (a->txt && !(out->txt = dup_text(a->txt))) {
     return lth_pval_nomem(x, pos);
   }
@@ -105,11 +105,8 @@ static lth_status fold_text(const lth_pvctx *x, size_t pos, const char *text, do
 }
 
 static lth_status sc_neg(const lth_pvctx *x, size_t pos, const lth_psc *a, lth_psc *out) {
-  if (!a->txt) {
-    *out = (lth_psc){-a->v, NULL};
-    return LTH_OK;
-  }
-  return make_text(x, pos, out, "-(%s)", a->txt);
+  *out = (lth_psc){-a->v + 0.0, NULL, a->src, -a->sf};
+  return a->txt ? make_text(x, pos, out, "-(%s)", a->txt) : LTH_OK;
 }
 
 lth_status lth_psc_const_binop(const lth_pvctx *x, size_t pos, int op, double a, double b,
@@ -134,10 +131,10 @@ lth_status lth_psc_const_binop(const lth_pvctx *x, size_t pos, int op, double a,
   return LTH_OK;
 }
 
-/* out = a op b (a, b unchanged), op in + - * / ^. */
-lth_status lth_psc_binop(const lth_pvctx *x, size_t pos, int op, const lth_psc *a, const lth_psc *b,
-                         lth_psc *out) {
-  *out = (lth_psc){0.0, NULL};
+/* out = a op b on the constant or formula parts (src ignored). */
+static lth_status base_binop(const lth_pvctx *x, size_t pos, int op, const lth_psc *a,
+                             const lth_psc *b, lth_psc *out) {
+  *out = (lth_psc){0.0, NULL, NULL, 0.0};
   if (!a->txt && !b->txt) {
     return lth_psc_const_binop(x, pos, op, a->v, b->v, &out->v);
   }
@@ -173,7 +170,7 @@ lth_status lth_psc_binop(const lth_pvctx *x, size_t pos, int op, const lth_psc *
     break;
   default:
     if (lth_psc_is(b, 0.0)) {
-      *out = (lth_psc){1.0, NULL};
+      *out = (lth_psc){1.0, NULL, NULL, 0.0};
       return LTH_OK;
     }
     if (lth_psc_is(b, 1.0)) {
@@ -184,14 +181,57 @@ lth_status lth_psc_binop(const lth_pvctx *x, size_t pos, int op, const lth_psc *
   return make_text(x, pos, out, "(%s)%c(%s)", operand(a, na), op, operand(b, nb));
 }
 
+/* With samples(...) terms: sums of one such term and a formula, and
+ * constant multiples; anything else is refused at pos. */
+lth_status lth_psc_binop(const lth_pvctx *x, size_t pos, int op, const lth_psc *a, const lth_psc *b,
+                         lth_psc *out) {
+  if (!a->src && !b->src) {
+    return base_binop(x, pos, op, a, b, out);
+  }
+  lth_psc ab = {a->v, a->txt, NULL, 0.0}, bb = {b->v, b->txt, NULL, 0.0};
+  const lth_psc *s = a->src ? a : b, *k = a->src ? b : a;
+  lth_status st;
+  *out = (lth_psc){0.0, NULL, NULL, 0.0};
+  if ((op == '+' || op == '-') && a->src && b->src) {
+    return lth_pcur_error(x->c, pos, LTH_EPARSE,
+                          "a coefficient may hold one samples(...) term only (here '%c' combines "
+                          "two)",
+                          op);
+  }
+  if (op == '+' || op == '-') {
+    st = base_binop(x, pos, op, &ab, &bb, out);
+    out->src = s->src;
+    out->sf = op == '-' && s == b ? -s->sf : s->sf;
+    return st;
+  }
+  if ((op == '*' || (op == '/' && s == a)) && !k->src && !k->txt) {
+    lth_psc sb = {s->v, s->txt, NULL, 0.0};
+    st = s == a ? base_binop(x, pos, op, &sb, k, out) : base_binop(x, pos, op, k, &sb, out);
+    double f = op == '*' ? s->sf * k->v : s->sf / k->v;
+    if (st == LTH_OK && f != 0.0) {
+      out->src = s->src;
+      out->sf = f;
+    }
+    return st;
+  }
+  return lth_pcur_error(x->c, pos, LTH_EPARSE,
+                        "samples(...) may only be added to a formula or multiplied (or divided) "
+                        "by a constant, not combined by '%c' with %s",
+                        op, k->src ? "another samples(...)" : "a function of t");
+}
+
 lth_status lth_psc_func(const lth_pvctx *x, size_t pos, const char *fn, const lth_psc *a,
                         lth_psc *out) {
+  if (a->src) {
+    return lth_pcur_error(x->c, pos, LTH_EPARSE,
+                          "%s(samples(...)): functions of sampled data are not supported", fn);
+  }
   if (a->txt) {
     return make_text(x, pos, out, "%s(%s)", fn, a->txt);
   }
   char text[128];
   snprintf(text, sizeof text, "%s(%.17g)", fn, a->v);
-  *out = (lth_psc){0.0, NULL};
+  *out = (lth_psc){0.0, NULL, NULL, 0.0};
   return fold_text(x, pos, text, &out->v);
 }
 
@@ -222,7 +262,7 @@ lth_status lth_plin_add(const lth_pvctx *x, size_t pos, int op, const lth_plin *
   while (st == LTH_OK && (i < a->n || j < b->n)) {
     int cmp = i == a->n ? 1 : j == b->n ? -1 : term_cmp(&a->t[i], &b->t[j]);
     lth_pterm *tm = &out->t[out->n];
-    lth_psc zero = {0.0, NULL};
+    lth_psc zero = {0.0, NULL, NULL, 0.0};
     if (cmp < 0) {
       *tm = a->t[i++];
       st = sc_copy(x, pos, &a->t[i - 1].c, &tm->c);

@@ -103,6 +103,14 @@ lth_status lth_pval_t(const lth_pvctx *x, size_t pos, lth_pval *out) {
   return st == LTH_OK ? store(x, pos, out, 0, &l) : st;
 }
 
+lth_status lth_pval_samples(const lth_pvctx *x, size_t pos, const lth_source *src, lth_pval *out) {
+  lth_plin l = LTH_PLIN_ZERO;
+  lth_status st = lth_pval_zeros(x, pos, 1, 1, out);
+  l.c0.src = src;
+  l.c0.sf = 1.0;
+  return st == LTH_OK ? store(x, pos, out, 0, &l) : st;
+}
+
 lth_status lth_pval_unknown(const lth_pvctx *x, size_t pos, int var, int order, lth_pval *out) {
   lth_plin l = LTH_PLIN_ZERO;
   lth_status st = lth_pval_zeros(x, pos, 1, 1, out);
@@ -112,7 +120,7 @@ lth_status lth_pval_unknown(const lth_pvctx *x, size_t pos, int var, int order, 
   if (st != LTH_OK) {
     return st;
   }
-  l.t[0] = (lth_pterm){var, order, {1.0, NULL}};
+  l.t[0] = (lth_pterm){var, order, {1.0, NULL, NULL, 0.0}};
   l.n = 1;
   return store(x, pos, out, 0, &l);
 }
@@ -293,7 +301,7 @@ lth_status lth_pval_neg(const lth_pvctx *x, size_t pos, lth_pval *a) {
     if (!l) {
       continue;
     }
-    lth_psc s = {-1.0, NULL};
+    lth_psc s = {-1.0, NULL, NULL, 0.0};
     lth_plin r;
     lth_status st = lth_plin_scale(x, pos, '*', l, &s, 1, &r);
     if (st != LTH_OK) {
@@ -432,11 +440,11 @@ int lth_pval_has_t(const lth_pval *a) {
   size_t n = (size_t)a->rows * (size_t)a->cols;
   for (size_t k = 0; a->ext && k < n; k++) {
     const lth_plin *l = a->ext[k];
-    if (l && l->c0.txt) {
+    if (l && (l->c0.txt || l->c0.src)) {
       return 1;
     }
     for (int i = 0; l && i < l->n; i++) {
-      if (l->t[i].c.txt) {
+      if (l->t[i].c.txt || l->t[i].c.src) {
         return 1;
       }
     }
@@ -476,7 +484,11 @@ lth_status lth_pval_source(lth_pcur *c, size_t pos, const lth_pval *a, lth_sourc
     for (int j = 0; j < n && st == LTH_OK; j++) {
       lth_plin tmp;
       const lth_plin *l = entry(a, (size_t)i * n + j, &tmp);
-      if (l->c0.txt || l->c0.v != 0.0) {
+      if (l->c0.src) {
+        st = lth_pcur_error(c, pos, LTH_EPARSE,
+                            "samples(...) inside a formula belongs to the equation form; in a "
+                            "block, samples(\"file.csv\") stands alone");
+      } else if (l->c0.txt || l->c0.v != 0.0) {
         st = lth_psc_compile(c, pos, &l->c0, &e[i + (size_t)j * m]);
       }
     }

@@ -317,6 +317,72 @@ START_TEST(test_z0_bc_user_order) {
 }
 END_TEST
 
+/* samples("...") in equations: a sampled source voltage and a sampled
+ * coefficient, against the same file with the formulas. */
+START_TEST(test_sampled_coefficients) {
+  char dir[] = "/tmp/lth_test_eqsamples_XXXXXX", path[256], csv[256];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(csv, sizeof csv, "%s/vs.csv", dir);
+  FILE *fp = fopen(csv, "w");
+  fprintf(fp, "t,vs\n");
+  for (int k = 0; k <= 700; k++) {
+    double t = -0.2 + 0.01 * k;
+    fprintf(fp, "%.17g,%.17g\n", t, sin(t));
+  }
+  fclose(fp);
+  const char *base = "problem equations\n"
+                     "variables v iL iV\n"
+                     "interval 0 4\n"
+                     "param R = 10, L = 0.5, C = 1e-3\n"
+                     "C*v' = iV - iL - v/R\n";
+  char sampled[1024], formula[1024];
+  snprintf(sampled, sizeof sampled,
+           "%ssampling order 5\nL*iL' = (1 + samples(\"vs.csv\")/2)*v\n"
+           "0 = v - 2*(samples(\"vs.csv\") + t)/2 + t\n",
+           base);
+  snprintf(formula, sizeof formula, "%sL*iL' = (1 + 0.5*sin(t))*v\n0 = v - sin(t)\n", base);
+  snprintf(path, sizeof path, "%s/s.lth", dir);
+  fp = fopen(path, "w");
+  fputs(sampled, fp);
+  fclose(fp);
+  lth_problem *ps = NULL, *pf = NULL;
+  lth_error err;
+  char msg[1024];
+  int st = lth_problem_read(path, &ps, &err);
+  ck_assert_msg(st == LTH_OK, "%s", lth_error_format(&err, msg, sizeof msg));
+  TU_ASSERT_OK(lth_problem_parse(formula, strlen(formula), "f.lth", NULL, &pf, NULL));
+  ck_assert_uint_eq(lth_problem_sampled_count(ps), 2);
+  ck_assert_int_eq(lth_system_is_exact(lth_problem_system(ps)), 0);
+  ck_assert_int_eq(lth_problem_sampling_order(ps), 5);
+  lth_jet *A1 = lth_jet_alloc(3, 3, 2, NULL), *f1 = lth_jet_alloc(3, 1, 2, NULL);
+  lth_jet *A2 = lth_jet_alloc(3, 3, 2, NULL), *f2 = lth_jet_alloc(3, 1, 2, NULL);
+  double w[4096];
+  for (double t = 0.1; t < 4.0; t += 0.7) {
+    TU_ASSERT_OK(lth_system_eval(lth_problem_system(ps), t, 2, A1, f1, w, NULL));
+    TU_ASSERT_OK(lth_system_eval(lth_problem_system(pf), t, 2, A2, f2, w, NULL));
+    ck_assert_msg(tu_jet_relerr(A1, A2) < 1e-9 && tu_jet_relerr(f1, f2) < 1e-8, "t = %g", t);
+  }
+  lth_jet_free(A1);
+  lth_jet_free(f1);
+  lth_jet_free(A2);
+  lth_jet_free(f2);
+  lth_problem_free(ps);
+  lth_problem_free(pf);
+  /* only constant multiples and sums with formulas */
+  snprintf(sampled, sizeof sampled, "%sL*iL' = t*samples(\"vs.csv\")*v\n0 = v\n", base);
+  st = lth_problem_parse(sampled, strlen(sampled), "x.lth", dir, &ps, &err);
+  ck_assert_int_eq(st, LTH_EPARSE);
+  ck_assert_ptr_nonnull(strstr(err.message, "samples(...) may only be added to a formula or "
+                                            "multiplied (or divided) by a constant"));
+  snprintf(sampled, sizeof sampled, "%sL*iL' = v\n0 = v - sin(samples(\"vs.csv\"))\n", base);
+  st = lth_problem_parse(sampled, strlen(sampled), "x.lth", dir, &ps, &err);
+  ck_assert_ptr_nonnull(strstr(err.message, "functions of sampled data are not supported"));
+  unlink(csv);
+  unlink(path);
+  rmdir(dir);
+}
+END_TEST
+
 static Suite *equations_suite(void) {
   Suite *s = suite_create("problem_equations");
   TCase *tc = tcase_create("equations");
@@ -326,6 +392,7 @@ static Suite *equations_suite(void) {
   tcase_add_test(tc, test_param_overrides);
   tcase_add_test(tc, test_stdin);
   tcase_add_test(tc, test_z0_bc_user_order);
+  tcase_add_test(tc, test_sampled_coefficients);
   suite_add_tcase(s, tc);
   return s;
 }
