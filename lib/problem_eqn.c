@@ -328,53 +328,6 @@ lth_status lth_pp_eqn_bc(lth_pp *P, size_t kw, int which) {
 /* ------------------------------------------------------------------------ */
 /* The model                                                                */
 
-/* A coefficient c(t) + a S(t) with S sampled (shared, owned by the problem)
- * and c an expression (owned) or the constant c0. */
-typedef struct affine {
-  lth_expr *e;
-  double c0, a;
-  const lth_source *S;
-} affine;
-
-static void affine_destroy(void *state) {
-  affine *af = state;
-  if (af) {
-    lth_expr_free(af->e);
-    free(af);
-  }
-}
-
-static size_t affine_work(const void *state, int order) {
-  const affine *af = state;
-  size_t we = af->e ? lth_expr_work_size(af->e, order) : 0, ws = lth_source_work_size(af->S, order);
-  return (we > ws ? we : ws) + 2 * ((size_t)order + 1);
-}
-
-static void affine_domain(const void *state, double *lo, double *hi) {
-  lth_source_domain(((const affine *)state)->S, lo, hi);
-}
-
-static lth_status affine_fill(const void *state, double t, int order, lth_jet *out, double *work,
-                              lth_error *err) {
-  const affine *af = state;
-  double *y = work, *w = work + order + 1;
-  lth_jet J = lth_jet_wrap(y, 1, 1, 1, 1, order);
-  lth_status st = lth_source_fill(af->S, t, order, &J, w, err);
-  for (int k = 0; st == LTH_OK && k <= order; k++) {
-    LTH_JET_AT(out, k, 0, 0) = af->a * y[k] + (k == 0 ? af->c0 : 0.0);
-  }
-  if (st == LTH_OK && af->e) {
-    st = lth_expr_taylor(af->e, t, order, y, w, err);
-    for (int k = 0; st == LTH_OK && k <= order; k++) {
-      LTH_JET_AT(out, k, 0, 0) += y[k];
-    }
-  }
-  return st;
-}
-
-static const lth_source_type AFFINE = {"sampled coefficient", affine_fill,    affine_work,
-                                       affine_domain,         affine_destroy, 0};
-
 /* Compile text (times sign) into *e, counting it against LTH_P_MAX_DEP. */
 static lth_status compile(lth_pp *P, lth_spos at, const char *txt, double sign, lth_expr **e) {
   if (P->ndep >= LTH_P_MAX_DEP) {
@@ -397,17 +350,13 @@ static lth_status compile(lth_pp *P, lth_spos at, const char *txt, double sign, 
 static lth_status put(lth_pp *P, lth_model *m, lth_spos at, lth_model_part part, int q, int var,
                       const lth_psc *s, double sign) {
   if (s->src) {
-    affine *af = calloc(1, sizeof *af);
-    if (!af) {
-      return lth_pp_at_error(P, at, LTH_ENOMEM, "out of memory");
-    }
-    *af = (affine){NULL, s->txt ? 0.0 : sign * s->v, sign * s->sf, s->src};
-    lth_status st = s->txt ? compile(P, at, s->txt, sign, &af->e) : LTH_OK;
+    lth_expr *e = NULL;
+    lth_status st = s->txt ? compile(P, at, s->txt, sign, &e) : LTH_OK;
     if (st != LTH_OK) {
-      free(af);
       return st;
     }
-    lth_source *src = lth_source_new(&AFFINE, af, 1, 1, P->err);
+    lth_source *src =
+        lth_source_affine(e, s->txt ? 0.0 : sign * s->v, sign * s->sf, s->src, P->err);
     return src ? lth_model_set_source(m, part, q, var, src, P->err)
                : lth_pp_relocate(P, at, LTH_ENOMEM);
   }

@@ -446,6 +446,11 @@ void lth_pp_eqn_free(lth_pp *P);
 /* 1 if a param name is taken by an unknown (params and unknowns share names). */
 int lth_pp_eqn_has_variable(lth_pp *P, const char *s, size_t n);
 
+/* c(t) + a S(t) as a 1 x 1 source (lib/source_affine.c): e (owned, may be
+ * NULL for the constant c0) and S (1 x 1, shared). */
+lth_source *lth_source_affine(lth_expr *e, double c0, double a, const lth_source *S,
+                              lth_error *err);
+
 /* ---- the user's unknowns (problem_vars.c) ---- */
 /* Names and orders once the system exists. */
 lth_status lth_pp_make_names(lth_pp *P);
