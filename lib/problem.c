@@ -3,8 +3,11 @@
  * the lth_problem they build.  The text layer is lib/problem_lex.c.
  *
  * Statement order rules (checked, each with a positioned message):
- *   - `lth 1` only as the first statement; `problem dae|lqr` before every
- *     statement except `lth 1`;
+ *   - `lth 1` only as the first statement; `problem dae|equations|lqr`
+ *     before every statement except `lth 1`;
+ *   - in `problem equations` files (lib/problem_eqn.c) a statement that does
+ *     not start with a statement name (or starts with an unknown or a param)
+ *     is an equation; `variables` come before the equations that use them;
  *   - `blocks` (`sizes` for LQR) before any statement that needs the sizes
  *     (blocks, z0, bc, x0); `param` names before their use;
  *   - `sampling order` before the first samples(...) block (it fixes the

@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Internals of the data-file reader.  The layers, in the order data flow:
  *
- *   text       problem_lex.c   bytes, comments, statements, positions, and a
- *                              cursor with the small scanners statements need;
- *   literals   problem_lit.c   matrix literals (values and t-dependent entries);
- *   statements problem.c       entry points, dispatch, the statements every
- *                              kind shares (problem_common.c), right-hand sides
- *                              of blocks (problem_rhs.c);
- *   front ends problem_block.c the block form (`problem dae`),
- *              problem_lqr.c   `problem lqr`;
+ *   text       problem_lex.c    bytes, comments, statements, positions, and a
+ *                               cursor with the small scanners statements need;
+ *   literals   problem_lit.c,   MATLAB-like expressions and matrix literals
+ *              problem_mat.c    (tokens, grammar; [ ], eye, zeros, ...) whose
+ *              problem_val.c,   values are matrices of linear forms in the
+ *              problem_valmat.c unknowns with constant or t-dependent coefficients;
+ *   statements problem.c        entry points, dispatch; problem_common.c: the
+ *                               statements every kind shares, params;
+ *                               problem_rhs.c: right-hand sides of blocks;
+ *   front ends problem_block.c  the block form (`problem dae`, M(i)),
+ *              problem_eqn.c    the equation form (`problem equations`), which
+ *                               fills a model (lth/model.h: model*.c finds the
+ *                               Hessenberg structure and builds the system),
+ *              problem_lqr.c    `problem lqr`;
+ *   user view  problem_vars.c   names, orders, free initial values;
  *   system     lth_system (lib/system.c), which the decomposition consumes.
  */
 #ifndef LTH_PROBLEM_IMPL_H
@@ -309,6 +316,7 @@ struct lth_problem {
   size_t neqsrc, capeqsrc;
   /* the user's unknowns (problem_vars.c) */
   char **names;
+  int nnames;
   int *perm, *iperm;
 };
 

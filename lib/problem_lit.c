@@ -347,6 +347,7 @@ static lth_status p_power(lth_plp *p, const char *after, lth_pval *out) {
   }
   size_t pos = p->tk.b;
   lth_pval e, a = *out;
+  memset(out, 0, sizeof *out); /* a owns the operand now */
   lth_plit_next(p);
   if ((st = p_unary(p, "'^'", &e)) != LTH_OK) {
     lth_pval_free(&a);
@@ -356,6 +357,7 @@ static lth_status p_power(lth_plp *p, const char *after, lth_pval *out) {
 }
 
 static lth_status p_unary(lth_plp *p, const char *after, lth_pval *out) {
+  memset(out, 0, sizeof *out); /* every parser leaves *out empty on failure */
   if (!lth_plit_is_op(p, '-') && !lth_plit_is_op(p, '+')) {
     return p_power(p, after, out);
   }
@@ -388,6 +390,7 @@ static lth_status p_binary(lth_plp *p, const char *after, int level, lth_pval *o
     size_t pos = p->tk.b;
     const char *what = op == '+' ? "'+'" : op == '-' ? "'-'" : op == '*' ? "'*'" : "'/'";
     lth_pval a = *out, b;
+    memset(out, 0, sizeof *out); /* a owns the operand now */
     lth_plit_next(p);
     if (op == '*' && lth_plit_is_op(p, '*')) {
       lth_pval_free(&a);

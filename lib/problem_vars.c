@@ -12,8 +12,7 @@
 #include "problem_impl.h"
 
 void lth_pp_names_free(lth_problem *pb) {
-  int s = pb->sys && pb->names ? lth_system_size(pb->sys) : 0;
-  for (int k = 0; k < s; k++) {
+  for (int k = 0; pb->names && k < pb->nnames; k++) {
     free(pb->names[k]);
   }
   free(pb->names);
@@ -45,6 +44,7 @@ lth_status lth_pp_make_names(lth_pp *P) {
   int s = lth_system_size(pb->sys);
   const int *mperm = pb->model ? lth_model_perm(pb->model) : NULL;
   pb->names = calloc((size_t)s, sizeof *pb->names);
+  pb->nnames = pb->names ? s : 0;
   pb->perm = malloc((size_t)s * sizeof *pb->perm);
   pb->iperm = malloc((size_t)s * sizeof *pb->iperm);
   if (!pb->names || !pb->perm || !pb->iperm) {

@@ -197,6 +197,20 @@ START_TEST(test_names_and_free_values) {
   ck_assert_str_eq(lth_problem_var_name(pb, vars[0]), "x"); /* positions first */
   ck_assert_str_eq(lth_problem_var_name(pb, vars[1]), "x'");
   lth_problem_free(pb);
+  /* docs/equations.md section 1.2, verbatim */
+  pb = read_data("pendulum_equations.lth");
+  char desc[1024];
+  lth_problem_describe(pb, desc, sizeof desc);
+  ck_assert_str_eq(desc, "index r = 3, p = 2 free initial values\n"
+                         "z_1 = {v1, v2} (differential)\n"
+                         "z_2 = {x1, x2} (differential)\n"
+                         "u   = {lambda} (algebraic)\n"
+                         "mass matrix of {v1} in z_1: constant 1 x 1\n"
+                         "mass matrix of {v2} in z_1: constant 1 x 1\n");
+  TU_ASSERT_OK(lth_problem_free_initial(pb, 0.0, vars, NULL));
+  ck_assert_str_eq(lth_problem_var_name(pb, vars[0]), "x2");
+  ck_assert_str_eq(lth_problem_var_name(pb, vars[1]), "v2");
+  lth_problem_free(pb);
   /* a block file: names z_i[k] and the identity order */
   pb = read_data("slope.lth");
   ck_assert_int_eq(lth_problem_get_form(pb), LTH_FORM_BLOCKS);

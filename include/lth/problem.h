@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Data files (.lth): docs/format.md section 1.  A parsed file is an
- * lth_problem: a DAE system (for `problem lqr` files, the LQR optimality DAE
- * of Clark section 4.2 built from A, B, H), its interval and grid, and the
- * optional statements the other tools use (z0, bc, sampling order).
- * Every error names file:line:column and what was expected.
+/* Data files (.lth): docs/format.md section 1 and docs/equations.md.  A
+ * parsed file is an lth_problem: a DAE system in Clark's canonical form (from
+ * blocks, `problem dae`; from equations in the user's unknowns, `problem
+ * equations`, through the model layer lth/model.h; for `problem lqr` files,
+ * the LQR optimality DAE of Clark section 4.2 built from A, B, H), its
+ * interval and grid, and the optional statements the other tools use (z0,
+ * bc, sampling order).  Every error names file:line:column and what was
+ * expected.
  */
 #ifndef LTH_PROBLEM_H
 #define LTH_PROBLEM_H
@@ -63,10 +66,12 @@ size_t lth_problem_grid(const lth_problem *pb, const double **times);
 /* Degree of the local fits for sampled blocks (`sampling order K`). */
 int lth_problem_sampling_order(const lth_problem *pb);
 
-/* z0 statement: returns 1 and sets *z0 (s entries) if present, else 0. */
+/* z0 statement: returns 1 and sets *z0 (s entries, canonical order) if
+ * present, else 0. */
 int lth_problem_z0(const lth_problem *pb, const double **z0);
 /* bc statements: returns the number of rows (0 if absent); B0 and B1 are
- * rows x s column-major (ld = rows), beta has rows entries. */
+ * rows x s column-major (ld = rows, columns in the canonical order), beta
+ * has rows entries. */
 int lth_problem_bc(const lth_problem *pb, const double **B0, const double **B1,
                    const double **beta);
 
