@@ -4,6 +4,7 @@
  * model_detect.c, the system built in model_system.c. */
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,9 @@ static void reset(lth_model *m) {
   free(m->eqperm);
   free(m->ieqperm);
   free(m->block);
+  free(m->estart);
+  free(m->eidx);
+  m->estart = m->eidx = NULL;
   m->M = NULL;
   m->mscale = NULL;
   m->mlabel = NULL;
@@ -66,6 +70,7 @@ void lth_model_free(lth_model *m) {
     free(m->names[k]);
   }
   free(m->names);
+  free(m->slots);
   free(m->vline);
   free(m->vcol);
   free(m->eline);
@@ -91,13 +96,53 @@ static int grow(void **p, int *cap, int need, size_t size) {
   return 1;
 }
 
+static size_t name_hash(const char *s, size_t n) {
+  size_t h = 1469598103934665603ULL & SIZE_MAX;
+  for (size_t i = 0; i < n; i++) {
+    h = (h ^ (unsigned char)s[i]) * (1099511628211ULL & SIZE_MAX);
+  }
+  return h;
+}
+
 int lth_model_find_variable(const lth_model *m, const char *name, size_t len) {
-  for (int k = 0; k < m->nv; k++) {
-    if (strlen(m->names[k]) == len && memcmp(m->names[k], name, len) == 0) {
-      return k;
+  if (!m->nslots) {
+    return -1;
+  }
+  size_t mask = (size_t)m->nslots - 1;
+  for (size_t k = name_hash(name, len) & mask;; k = (k + 1) & mask) {
+    int idx = m->slots[k] - 1;
+    if (idx < 0) {
+      return -1;
+    }
+    if (strlen(m->names[idx]) == len && memcmp(m->names[idx], name, len) == 0) {
+      return idx;
     }
   }
-  return -1;
+}
+
+/* Enter unknown idx (< m->nv or = m->nv) into the table, at most half full. */
+static int hash_add(lth_model *m, int idx) {
+  if (2 * (m->nv + 1) > m->nslots) {
+    int ns = m->nslots ? 2 * m->nslots : 64;
+    int *slots = calloc((size_t)ns, sizeof *slots);
+    if (!slots) {
+      return 0;
+    }
+    free(m->slots);
+    m->slots = slots;
+    m->nslots = ns;
+    for (int k = 0; k < m->nv; k++) {
+      if (k != idx) {
+        hash_add(m, k);
+      }
+    }
+  }
+  size_t mask = (size_t)m->nslots - 1, k = name_hash(m->names[idx], strlen(m->names[idx])) & mask;
+  while (m->slots[k]) {
+    k = (k + 1) & mask;
+  }
+  m->slots[k] = idx + 1;
+  return 1;
 }
 
 int lth_model_add_variable(lth_model *m, const char *name, int line, int col, lth_error *err) {
@@ -126,6 +171,11 @@ int lth_model_add_variable(lth_model *m, const char *name, int line, int col, lt
   m->names[m->nv] = copy;
   m->vline[m->nv] = line;
   m->vcol[m->nv] = col;
+  if (!hash_add(m, m->nv)) {
+    free(copy);
+    lth_error_set(err, LTH_ENOMEM, "out of memory adding an unknown");
+    return -1;
+  }
   return m->nv++;
 }
 
@@ -150,7 +200,6 @@ int lth_model_add_equation(lth_model *m, int line, int col, lth_error *err) {
 /* Store a coefficient (taking ownership of c's pointers, also on failure). */
 static lth_status set_coef(lth_model *m, lth_model_part part, int eq, int var, lth_mcoef *c,
                            lth_error *err) {
-  static const char *const parts[] = {"E", "A", "f"};
   lth_status st = LTH_OK;
   if (m->analyzed) {
     st = lth_error_set(err, LTH_EINVAL, "lth_model_set: the model is already analysed");
@@ -161,14 +210,7 @@ static lth_status set_coef(lth_model *m, lth_model_part part, int eq, int var, l
              (lth_source_rows(c->s) != 1 || lth_source_cols(c->s) != 1)) {
     st = lth_error_set(err, LTH_EDIM, "lth_model_set: a coefficient source must be 1 x 1");
   }
-  var = part == LTH_MODEL_F ? -1 : var;
-  for (size_t k = 0; st == LTH_OK && k < m->nent; k++) {
-    const lth_mentry *e = &m->ent[k];
-    if (e->eq == eq && e->var == var && e->part == (int)part) {
-      st = lth_error_set(err, LTH_EINVAL, "lth_model_set: %s(%d,%d) is set twice", parts[part], eq,
-                         var);
-    }
-  }
+  var = part == LTH_MODEL_F ? -1 : var; /* coefficients set twice: lth_model_analyze */
   if (st == LTH_OK && m->nent == m->capent) {
     size_t cap = m->capent ? 2 * m->capent : 64;
     lth_mentry *ne = realloc(m->ent, cap * sizeof *ne);

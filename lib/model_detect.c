@@ -60,6 +60,71 @@ static int find(int *parent, int x) {
   return x;
 }
 
+/* Items 0..n-1 grouped by key[i] in 0..nkeys-1 (negative keys left out),
+ * increasing within a key: idx[start[k] .. start[k+1]-1].  1 on success. */
+static int csr(const int *key, int n, int nkeys, int **start, int **idx) {
+  *start = calloc((size_t)nkeys + 2, sizeof **start);
+  *idx = malloc(((size_t)n + 1) * sizeof **idx);
+  if (!*start || !*idx) {
+    return 0;
+  }
+  for (int i = 0; i < n; i++) {
+    if (key[i] >= 0) {
+      (*start)[key[i] + 2]++;
+    }
+  }
+  for (int k = 0; k < nkeys; k++) {
+    (*start)[k + 2] += (*start)[k + 1];
+  }
+  for (int i = 0; i < n; i++) {
+    if (key[i] >= 0) {
+      (*idx)[(*start)[key[i] + 1]++] = i;
+    }
+  }
+  return 1;
+}
+
+static const lth_model *sort_model; /* qsort has no context argument */
+static int entry_cmp(const void *a, const void *b) {
+  const lth_mentry *x = &sort_model->ent[*(const int *)a], *y = &sort_model->ent[*(const int *)b];
+  return x->part != y->part ? x->part - y->part : (x->var > y->var) - (x->var < y->var);
+}
+
+/* The entries by equation (m->estart, m->eidx); a coefficient set twice is
+ * an error of the caller. */
+static lth_status by_equation(det *D) {
+  lth_model *m = D->m;
+  int *key = malloc((m->nent + 1) * sizeof *key);
+  if (!key) {
+    return lth_error_set(D->err, LTH_ENOMEM, "out of memory");
+  }
+  for (size_t k = 0; k < m->nent; k++) {
+    key[k] = m->ent[k].eq;
+  }
+  int ok = csr(key, (int)m->nent, m->ne, &m->estart, &m->eidx);
+  free(key);
+  if (!ok) {
+    return lth_error_set(D->err, LTH_ENOMEM, "out of memory");
+  }
+  sort_model = m;
+  for (int q = 0; q < m->ne; q++) {
+    int b = m->estart[q], e = m->estart[q + 1];
+    qsort(m->eidx + b, (size_t)(e - b), sizeof *m->eidx, entry_cmp);
+    for (int k = b + 1; k < e; k++) {
+      if (entry_cmp(&m->eidx[k - 1], &m->eidx[k]) == 0) {
+        const lth_mentry *x = &m->ent[m->eidx[k]];
+        return lth_error_set(D->err, LTH_EINVAL,
+                             "lth_model_set: the coefficient %s of equation %d is set twice",
+                             x->part == LTH_MODEL_F   ? "f"
+                             : x->part == LTH_MODEL_E ? "E"
+                                                      : "A",
+                             q + 1);
+      }
+    }
+  }
+  return LTH_OK;
+}
+
 static lth_status usage(det *D) {
   lth_model *m = D->m;
   for (size_t k = 0; k < m->nent; k++) {
@@ -257,18 +322,29 @@ static lth_status chain(det *D, int *r) {
       queue[tail++] = D->comp[e->var];
     }
   }
+  int *cstart = NULL, *ceq = NULL; /* the equations of each group */
+  if (!csr(D->ecomp, m->ne, nc, &cstart, &ceq)) {
+    free(queue);
+    free(cstart);
+    free(ceq);
+    return lth_error_set(D->err, LTH_ENOMEM, "out of memory");
+  }
   while (head < tail) { /* groups in the equations of group c: distance + 1 */
     int c = queue[head++];
-    for (size_t k = 0; k < m->nent; k++) {
-      const lth_mentry *e = &m->ent[k];
-      if (e->nz && e->part == LTH_MODEL_A && D->ecomp[e->eq] == c && D->usedE[e->var] &&
-          D->dist[D->comp[e->var]] < 0) {
-        D->dist[D->comp[e->var]] = D->dist[c] + 1;
-        queue[tail++] = D->comp[e->var];
+    for (int j = cstart[c]; j < cstart[c + 1]; j++) {
+      int q = ceq[j];
+      for (int k = m->estart[q]; k < m->estart[q + 1]; k++) {
+        const lth_mentry *e = &m->ent[m->eidx[k]];
+        if (e->nz && e->part == LTH_MODEL_A && D->usedE[e->var] && D->dist[D->comp[e->var]] < 0) {
+          D->dist[D->comp[e->var]] = D->dist[c] + 1;
+          queue[tail++] = D->comp[e->var];
+        }
       }
     }
   }
   free(queue);
+  free(cstart);
+  free(ceq);
   for (int c = 0; c < nc; c++) {
     if (D->dist[c] > 0 && D->uses_u[c] && (best < 0 || D->dist[c] < best)) {
       best = D->dist[c];
@@ -295,6 +371,15 @@ static lth_status chain(det *D, int *r) {
                            wh, names);
   }
   *r = best + 1;
+  if (*r > LTH_MODEL_MAX_INDEX) {
+    int q = 0;
+    while (q < m->ne && D->hasE[q]) {
+      q++;
+    }
+    return lth_model_error(m, D->err, m->eline[q], m->ecol[q],
+                           "the equations have index %d: lth handles index r <= %d", *r,
+                           LTH_MODEL_MAX_INDEX);
+  }
   for (int c = 0; c < nc; c++) {
     D->level[c] = D->dist[c] > 0 && *r - D->dist[c] > 1 ? *r - D->dist[c] : 1;
   }
@@ -317,8 +402,15 @@ static lth_status order(det *D, int r) {
   if (!m->n || !m->perm || !m->iperm || !m->eqperm || !m->ieqperm || !m->block || !m->groups) {
     return lth_error_set(D->err, LTH_ENOMEM, "out of memory");
   }
-  for (int i = 1; i < r; i++) {
-    for (int v0 = 0; v0 < nv; v0++) { /* groups of level i in the order of their first unknown */
+  int *vstart = NULL, *cvar = NULL, *cstart = NULL, *ceq = NULL; /* by group */
+  lth_status st = LTH_OK;
+  if (!csr(D->comp, nv, D->ncomp, &vstart, &cvar) ||
+      !csr(D->ecomp, m->ne, D->ncomp, &cstart, &ceq)) {
+    st = lth_error_set(D->err, LTH_ENOMEM, "out of memory");
+  }
+  for (int i = 1; i < r && st == LTH_OK; i++) {
+    for (int v0 = 0; v0 < nv && st == LTH_OK; v0++) {
+      /* groups of level i in the order of their first unknown */
       int c = D->comp[v0];
       if (c < 0 || D->level[c] != i || D->dist[c] == -2) {
         continue;
@@ -326,33 +418,39 @@ static lth_status order(det *D, int r) {
       D->dist[c] = -2; /* placed */
       lth_mgroup *g = &m->groups[ng++];
       m->ngroups = ng;
-      g->vars = malloc((size_t)nv * sizeof *g->vars);
-      g->eqs = malloc((size_t)nv * sizeof *g->eqs);
+      int nvc = vstart[c + 1] - vstart[c], nec = cstart[c + 1] - cstart[c];
+      g->vars = malloc(((size_t)nvc + 1) * sizeof *g->vars);
+      g->eqs = malloc(((size_t)nec + 1) * sizeof *g->eqs);
       if (!g->vars || !g->eqs) {
-        return lth_error_set(D->err, LTH_ENOMEM, "out of memory");
+        st = lth_error_set(D->err, LTH_ENOMEM, "out of memory");
+        break;
       }
       g->pub.block = i;
-      for (int v = v0; v < nv; v++) {
-        if (D->comp[v] == c) {
-          g->vars[g->pub.nvars++] = v;
-          m->block[v] = i;
-          m->iperm[v] = pos;
-          m->perm[pos++] = v;
-          m->n[i - 1]++;
-        }
+      for (int j = vstart[c]; j < vstart[c + 1]; j++) {
+        int v = cvar[j];
+        g->vars[g->pub.nvars++] = v;
+        m->block[v] = i;
+        m->iperm[v] = pos;
+        m->perm[pos++] = v;
+        m->n[i - 1]++;
       }
-      int ne = 0;
-      for (int q = 0; q < m->ne; q++) {
-        if (D->ecomp[q] == c) {
-          g->eqs[ne++] = q;
-          m->ieqperm[q] = epos;
-          m->eqperm[epos++] = q;
-        }
+      for (int j = cstart[c], k = 0; j < cstart[c + 1]; j++) {
+        int q = ceq[j];
+        g->eqs[k++] = q;
+        m->ieqperm[q] = epos;
+        m->eqperm[epos++] = q;
       }
       g->pub.vars = g->vars;
       g->pub.eqs = g->eqs;
       g->pub.diagonal = g->pub.nvars == 1;
     }
+  }
+  free(vstart);
+  free(cvar);
+  free(cstart);
+  free(ceq);
+  if (st != LTH_OK) {
+    return st;
   }
   for (int v = 0; v < nv; v++) {
     if (!D->usedE[v]) {
@@ -415,6 +513,9 @@ lth_status lth_model_detect(lth_model *m, lth_error *err) {
           ? LTH_OK
           : lth_error_set(err, LTH_ENOMEM, "out of memory");
   int r = 0;
+  if (st == LTH_OK) {
+    st = by_equation(&D);
+  }
   if (st == LTH_OK) {
     st = usage(&D);
   }

@@ -31,10 +31,13 @@ struct lth_model {
   char file[256];
   int nv, ne, capv, cape;
   char **names;
+  int *slots; /* hash table of the names: index + 1, 0 = empty */
+  int nslots;
   int *vline, *vcol, *eline, *ecol;
   lth_mentry *ent;
   size_t nent, capent;
   /* the analysis */
+  int *estart, *eidx; /* entries by equation: eidx[estart[q] .. estart[q+1]-1] */
   int analyzed;
   double t0, t1;
   int r, p, *n;      /* n[0..r-1] = n_1..n_r */
@@ -65,6 +68,8 @@ lth_status lth_model_error(const lth_model *m, lth_error *err, int line, int col
 void lth_model_names(const lth_model *m, const int *vars, int n, char *buf, size_t size);
 /* "on line 9" / "(equation 3)" for an equation. */
 void lth_model_where(const lth_model *m, int eq, char *buf, size_t size);
+
+#define LTH_MODEL_MAX_INDEX 64 /* as the block form's `blocks` */
 
 /* model_detect.c: structural zeros, roles, mass blocks, the chain, the
  * canonical order (fills r, n, p, perm, iperm, eqperm, block, groups). */

@@ -79,55 +79,48 @@ static const lth_source_type mblock_types[2] = {
     {"equations", mblock_fill, mblock_work, mblock_domain, mblock_destroy, 0},
 };
 
-/* The block of `part` with rows the equations eqs[0..ne-1] and columns the
- * unknowns vars[0..nv-1] (part F: one column); NULL in *out if all zero. */
-static lth_status block_source(const lth_model *m, int part, const int *eqs, int ne,
-                               const int *vars, int nv, lth_source **out, lth_error *err) {
-  int *row = malloc((size_t)m->ne * sizeof *row), *col = malloc((size_t)m->nv * sizeof *col);
+/* The block of `part` with the canonical rows r0..r0+nr-1 and columns
+ * c0..c0+nc-1 (part F: one column); NULL in *out if all zero.  Only the
+ * rows' entries are visited (m->estart, m->eidx). */
+static lth_status block_source(const lth_model *m, int part, int r0, int nr, int c0, int nc,
+                               lth_source **out, lth_error *err) {
   mblock *b = calloc(1, sizeof *b);
-  *out = NULL;
   int cap = 0, exact = 1;
-  if (row && col && b) {
-    for (int q = 0; q < m->ne; q++) {
-      row[q] = -1;
+  *out = NULL;
+  for (int pass = 0; pass < 2 && b; pass++) {
+    for (int k = 0; k < nr; k++) {
+      int q = m->eqperm[r0 + k];
+      for (int j = m->estart[q]; j < m->estart[q + 1]; j++) {
+        const lth_mentry *e = &m->ent[m->eidx[j]];
+        int col = part == LTH_MODEL_F ? 0 : e->var >= 0 ? m->iperm[e->var] - c0 : -1;
+        if (!e->nz || e->part != part || col < 0 || col >= (part == LTH_MODEL_F ? 1 : nc)) {
+          continue;
+        }
+        if (pass == 0) {
+          cap++;
+          continue;
+        }
+        b->ii[b->nnz] = k;
+        b->jj[b->nnz] = col;
+        b->c[b->nnz++] = &e->c;
+        exact = exact && (e->c.kind != MCOEF_SOURCE || lth_source_is_exact(e->c.s));
+      }
     }
-    for (int v = 0; v < m->nv; v++) {
-      col[v] = -1;
+    if (pass == 0) {
+      b->ii = malloc(((size_t)cap + 1) * sizeof *b->ii);
+      b->jj = malloc(((size_t)cap + 1) * sizeof *b->jj);
+      b->c = malloc(((size_t)cap + 1) * sizeof *b->c);
+      if (!b->ii || !b->jj || !b->c) {
+        break;
+      }
     }
-    for (int k = 0; k < ne; k++) {
-      row[eqs[k]] = k;
-    }
-    for (int k = 0; k < nv; k++) {
-      col[vars[k]] = k;
-    }
-    for (size_t k = 0; k < m->nent; k++) {
-      const lth_mentry *e = &m->ent[k];
-      cap +=
-          e->nz && e->part == part && row[e->eq] >= 0 && (part == LTH_MODEL_F || col[e->var] >= 0);
-    }
-    b->ii = malloc(((size_t)cap + 1) * sizeof *b->ii);
-    b->jj = malloc(((size_t)cap + 1) * sizeof *b->jj);
-    b->c = malloc(((size_t)cap + 1) * sizeof *b->c);
   }
-  if (!row || !col || !b || !b->ii || !b->jj || !b->c) {
-    free(row);
-    free(col);
+  if (!b || !b->ii || !b->jj || !b->c) {
     mblock_destroy(b);
     return lth_error_set(err, LTH_ENOMEM, "out of memory building the system");
   }
-  for (size_t k = 0; k < m->nent; k++) {
-    const lth_mentry *e = &m->ent[k];
-    if (e->nz && e->part == part && row[e->eq] >= 0 && (part == LTH_MODEL_F || col[e->var] >= 0)) {
-      b->ii[b->nnz] = row[e->eq];
-      b->jj[b->nnz] = part == LTH_MODEL_F ? 0 : col[e->var];
-      b->c[b->nnz++] = &e->c;
-      exact = exact && (e->c.kind != MCOEF_SOURCE || lth_source_is_exact(e->c.s));
-    }
-  }
-  free(row);
-  free(col);
-  b->rows = ne;
-  b->cols = part == LTH_MODEL_F ? 1 : nv;
+  b->rows = nr;
+  b->cols = part == LTH_MODEL_F ? 1 : nc;
   if (b->nnz == 0) {
     mblock_destroy(b);
     return LTH_OK;
@@ -147,25 +140,23 @@ static int block_start(const lth_model *m, int i) {
   return pos;
 }
 
+/* The E entries of a group's equations are on the group's unknowns (the
+ * groups are the connected components of E). */
 static lth_mass_kind group_kind(const lth_model *m, const lth_mgroup *g) {
   lth_mass_kind kind = LTH_MASS_IDENTITY;
-  for (size_t k = 0; k < m->nent; k++) {
-    const lth_mentry *e = &m->ent[k];
-    if (!e->nz || e->part != LTH_MODEL_E || m->block[e->var] != g->pub.block) {
-      continue;
-    }
-    int in = 0;
-    for (int j = 0; j < g->pub.nvars; j++) {
-      in = in || g->pub.vars[j] == e->var;
-    }
-    if (!in) {
-      continue;
-    }
-    if (e->c.kind == MCOEF_SOURCE || (e->c.kind == MCOEF_EXPR && lth_expr_depends_on_t(e->c.e))) {
-      return LTH_MASS_VARYING;
-    }
-    if (e->c.kind == MCOEF_EXPR || g->pub.nvars > 1 || e->c.v != 1.0) {
-      kind = LTH_MASS_CONSTANT;
+  for (int i = 0; i < g->pub.nvars; i++) {
+    int q = g->pub.eqs[i];
+    for (int j = m->estart[q]; j < m->estart[q + 1]; j++) {
+      const lth_mentry *e = &m->ent[m->eidx[j]];
+      if (!e->nz || e->part != LTH_MODEL_E) {
+        continue;
+      }
+      if (e->c.kind == MCOEF_SOURCE || (e->c.kind == MCOEF_EXPR && lth_expr_depends_on_t(e->c.e))) {
+        return LTH_MASS_VARYING;
+      }
+      if (e->c.kind == MCOEF_EXPR || g->pub.nvars > 1 || e->c.v != 1.0) {
+        kind = LTH_MASS_CONSTANT;
+      }
     }
   }
   return kind;
@@ -206,7 +197,8 @@ lth_status lth_model_masses(lth_model *m, const double *times, size_t n, lth_err
     lth_model_names(m, g->pub.vars, g->pub.nvars, label + 9, sizeof label - 9);
     memcpy(label, "of block ", 9);
     lth_source *M = NULL;
-    st = block_source(m, LTH_MODEL_E, g->pub.eqs, g->pub.nvars, g->pub.vars, g->pub.nvars, &M, err);
+    st = block_source(m, LTH_MODEL_E, m->ieqperm[g->pub.eqs[0]], g->pub.nvars,
+                      m->iperm[g->pub.vars[0]], g->pub.nvars, &M, err);
     if (st == LTH_OK) {
       st = lth_source_solve_scan(M, times, n, 0.0, label, &g->pub.size, err);
       st = st == LTH_OK ? st : mass_error(m, g, st, err);
@@ -232,7 +224,7 @@ lth_status lth_model_masses(lth_model *m, const double *times, size_t n, lth_err
       return lth_error_set(err, LTH_ENOMEM, "out of memory");
     }
     sprintf(m->mlabel[i - 1], "of block %s", names);
-    st = block_source(m, LTH_MODEL_E, m->eqperm + s0, ni, m->perm + s0, ni, &m->M[i - 1], err);
+    st = block_source(m, LTH_MODEL_E, s0, ni, s0, ni, &m->M[i - 1], err);
   }
   return st;
 }
@@ -255,8 +247,7 @@ lth_status lth_model_system(const lth_model *m, lth_system **out, lth_error *err
     for (int j = 0; j <= r && st == LTH_OK; j++) { /* j = 0: f_i */
       int c0 = j ? block_start(m, j) : 0, nj = j ? m->n[j - 1] : 1;
       lth_source *src = NULL;
-      st = block_source(m, j ? LTH_MODEL_A : LTH_MODEL_F, m->eqperm + s0, ni, m->perm + c0, nj,
-                        &src, err);
+      st = block_source(m, j ? LTH_MODEL_A : LTH_MODEL_F, s0, ni, c0, nj, &src, err);
       if (st != LTH_OK || !src) {
         continue;
       }
@@ -344,9 +335,10 @@ static lth_status pi_error(const lth_model *m, lth_error *err) {
     const lth_model_mass *g = &m->groups[k].pub;
     for (int e = 0; g->nvars > 1 && e < g->nvars; e++) {
       int v[2], nvv = 0;
-      for (size_t j = 0; j < m->nent && nvv < 2; j++) {
-        const lth_mentry *en = &m->ent[j];
-        if (en->nz && en->part == LTH_MODEL_E && en->eq == g->eqs[e]) {
+      int qe = g->eqs[e];
+      for (int j = m->estart[qe]; j < m->estart[qe + 1] && nvv < 2; j++) {
+        const lth_mentry *en = &m->ent[m->eidx[j]];
+        if (en->nz && en->part == LTH_MODEL_E) {
           v[nvv++] = en->var;
         }
       }

@@ -20,6 +20,7 @@
  * x^(k-1).  z0 and bc columns follow the unknowns' order (with the
  * velocities) and are stored in the canonical order of the system.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 
 #define MAX_ORDER 20         /* highest derivative of an unknown */
 #define EQN_SAMPLING_ORDER 6 /* default degree of sampled fits in the equation form */
+#define MAX_UNKNOWNS 20000   /* with the velocities x' (the decomposition is dense) */
 
 typedef struct evar {
   char *name;
@@ -45,6 +47,8 @@ typedef struct eeq {
 struct lth_peqn {
   evar *v;
   int nv, capv;
+  int *slots; /* hash table of the names: index + 1, 0 = empty */
+  int nslots;
   eeq *e;
   int ne, cape;
   lth_pval z0, bc[3]; /* as written (user order), checked at the end */
@@ -67,13 +71,53 @@ static int grow(void **p, int *cap, int need, size_t size) {
   return 1;
 }
 
+static size_t name_hash(const char *s, size_t n) {
+  size_t h = 1469598103934665603ULL & SIZE_MAX;
+  for (size_t i = 0; i < n; i++) {
+    h = (h ^ (unsigned char)s[i]) * (1099511628211ULL & SIZE_MAX);
+  }
+  return h;
+}
+
 static int find_var(const struct lth_peqn *E, const char *s, size_t n) {
-  for (int k = 0; E && k < E->nv; k++) {
-    if (E->v[k].len == n && memcmp(E->v[k].name, s, n) == 0) {
-      return k;
+  if (!E || !E->nslots) {
+    return -1;
+  }
+  for (size_t k = name_hash(s, n) & (size_t)(E->nslots - 1);;
+       k = (k + 1) & (size_t)(E->nslots - 1)) {
+    int idx = E->slots[k] - 1;
+    if (idx < 0) {
+      return -1;
+    }
+    if (E->v[idx].len == n && memcmp(E->v[idx].name, s, n) == 0) {
+      return idx;
     }
   }
-  return -1;
+}
+
+/* Enter unknown idx into the hash table (grown to keep it at most half full). */
+static int hash_add(struct lth_peqn *E, int idx) {
+  if (2 * (E->nv + 1) > E->nslots) {
+    int ns = E->nslots ? 2 * E->nslots : 64;
+    int *slots = calloc((size_t)ns, sizeof *slots);
+    if (!slots) {
+      return 0;
+    }
+    free(E->slots);
+    E->slots = slots;
+    E->nslots = ns;
+    for (int k = 0; k < E->nv; k++) {
+      if (k != idx) {
+        hash_add(E, k);
+      }
+    }
+  }
+  size_t k = name_hash(E->v[idx].name, E->v[idx].len) & (size_t)(E->nslots - 1);
+  while (E->slots[k]) {
+    k = (k + 1) & (size_t)(E->nslots - 1);
+  }
+  E->slots[k] = idx + 1;
+  return 1;
 }
 
 static int lookup_var(void *ctx, const char *name, size_t len) { return find_var(ctx, name, len); }
@@ -105,6 +149,7 @@ void lth_pp_eqn_free(lth_pp *P) {
     lth_plin_free(&E->e[k].lin);
   }
   free(E->v);
+  free(E->slots);
   free(E->e);
   lth_pval_free(&E->z0);
   for (int k = 0; k < 3; k++) {
@@ -186,6 +231,10 @@ lth_status lth_pp_st_variables(lth_pp *P, size_t kw) {
                       "declare the unknown %.*s, not its derivative: x' and x'' come with x", len,
                       s);
     }
+    if (E->nv >= MAX_UNKNOWNS) {
+      return LTH_PERR(P, b, LTH_EDIM, "more than %d unknowns: too many for a data file",
+                      MAX_UNKNOWNS);
+    }
     char *name = malloc(n + 1);
     if (!name || !grow((void **)&E->v, &E->capv, E->nv + 1, sizeof *E->v)) {
       free(name);
@@ -193,7 +242,12 @@ lth_status lth_pp_st_variables(lth_pp *P, size_t kw) {
     }
     memcpy(name, s, n);
     name[n] = '\0';
-    E->v[E->nv++] = (evar){name, n, lth_pp_here(P, b), 0, {0, 0}};
+    E->v[E->nv] = (evar){name, n, lth_pp_here(P, b), 0, {0, 0}};
+    if (!hash_add(E, E->nv)) {
+      free(name);
+      return LTH_PERR(P, b, LTH_ENOMEM, "out of memory");
+    }
+    E->nv++;
     count++;
   }
 }
@@ -395,6 +449,16 @@ static lth_status put_equation(lth_pp *P, lth_model *m, const int *base, const e
 
 static lth_status build_model(lth_pp *P, lth_model *m, int *base) {
   struct lth_peqn *E = P->eqn;
+  long total = 0;
+  for (int v = 0; v < E->nv; v++) {
+    total += E->v[v].maxo > 1 ? E->v[v].maxo : 1;
+  }
+  if (total > MAX_UNKNOWNS) {
+    return lth_pp_at_error(P, E->v[0].at, LTH_EDIM,
+                           "%ld unknowns with the velocities x' that x'' brings: more than %d, "
+                           "too many for a data file",
+                           total, MAX_UNKNOWNS);
+  }
   lth_model_set_file(m, P->tx.name);
   for (int v = 0; v < E->nv; v++) {
     char name[128];

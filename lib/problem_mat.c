@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Matrix literals [ ... ] and the builders eye, zeros, ones, diag
  * (lib/problem_lit.h; blanks as entry separators: problem_lit.c). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@ static lth_status int_arg(lth_plp *p, const char *fn, long *v) {
   double d = 0.0;
   int ok = a.rows == 1 && a.cols == 1 && lth_pval_entry_const(&a, 0, &d);
   lth_pval_free(&a);
-  if (!ok || d != (double)(long)d || d < 0 || d > LTH_P_MAX_BLOCK_SIZE) {
+  if (!ok || !(d >= 0 && d <= LTH_P_MAX_BLOCK_SIZE) || d != floor(d)) {
     return ERR(p, b, "the size in %s(...) must be a constant integer from 0 to %ld", fn,
                LTH_P_MAX_BLOCK_SIZE);
   }

@@ -68,7 +68,8 @@ static lth_status store(const lth_pvctx *x, size_t pos, lth_pval *out, size_t k,
 
 lth_status lth_pval_zeros(const lth_pvctx *x, size_t pos, long rows, long cols, lth_pval *out) {
   memset(out, 0, sizeof *out);
-  if (rows < 0 || cols < 0 || (double)rows * (double)cols > LTH_P_MAX_ENTRIES) {
+  if (rows < 0 || cols < 0 || rows > 100000000L || cols > 100000000L ||
+      (double)rows * (double)cols > LTH_P_MAX_ENTRIES) {
     return lth_pcur_error(x->c, pos, LTH_EDIM,
                           "a %ld x %ld matrix is too large for a data file (at most %.0f million "
                           "entries)",

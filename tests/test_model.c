@@ -183,7 +183,6 @@ START_TEST(test_misuse) {
   ck_assert_int_eq(lth_model_add_variable(m, "", 0, 0, &err), -1);
   ck_assert_int_eq(lth_model_add_equation(m, 0, 0, NULL), 0);
   TU_ASSERT_OK(lth_model_set_const(m, LTH_MODEL_E, 0, 0, 1.0, NULL));
-  ck_assert_int_eq(lth_model_set_const(m, LTH_MODEL_E, 0, 0, 2.0, &err), LTH_EINVAL);
   ck_assert_int_eq(lth_model_set_const(m, LTH_MODEL_A, 1, 0, 2.0, &err), LTH_EINVAL);
   ck_assert_int_eq(lth_model_set_const(m, LTH_MODEL_A, 0, 0, NAN, &err), LTH_EINVAL);
   ck_assert_int_eq(
@@ -193,6 +192,14 @@ START_TEST(test_misuse) {
   ck_assert_int_eq(lth_model_index(m), 0);
   lth_system *sys = NULL;
   ck_assert_int_eq(lth_model_system(m, &sys, &err), LTH_EINVAL);
+  lth_model_free(m);
+  /* a coefficient set twice is found by the analysis */
+  m = slope_model();
+  TU_ASSERT_OK(lth_model_set_const(m, LTH_MODEL_A, 3, 0, 2.0, NULL));
+  ck_assert_int_eq(lth_model_analyze(m, 0.0, 1.0, NULL, 0, &err), LTH_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.message, "the coefficient A of equation 4 is set twice"));
+  ck_assert_int_eq(lth_model_find_variable(m, "w", 1), 4);
+  ck_assert_int_eq(lth_model_find_variable(m, "ww", 2), -1);
   lth_model_free(m);
 }
 END_TEST
