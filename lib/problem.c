@@ -220,7 +220,7 @@ lth_status lth_problem_parse_opts(const char *text, size_t len, const char *name
     return lth_error_set(err, LTH_ENOMEM, "out of memory");
   }
   P.pb->kind = LTH_PROBLEM_DAE;
-  P.c = (lth_pcur){&P.tx, {0, 0, 1, 0}, 0, lth_pp_param_lookup, &P, &P.ndep, err};
+  P.c = (lth_pcur){&P.tx, {0, 0, 1, 0}, 0, lth_pp_param_lookup, &P, &P.ndep, err, 0.0};
   lth_status st = lth_ptext_init(&P.tx, text, len, name ? name : "<input>", err);
   if (st == LTH_OK) {
     st = parse_all(&P);

@@ -489,77 +489,6 @@ static lth_status build_model(lth_pp *P, lth_model *m, int *base) {
   return st;
 }
 
-/* A vector of the unknowns (z0) to the canonical order. */
-static lth_status convert_z0(lth_pp *P, const lth_model *m) {
-  lth_pval *z = &P->eqn->z0;
-  int s = lth_model_nvars(m);
-  if ((z->rows != 1 && z->cols != 1) || z->rows * z->cols != s) {
-    return lth_pp_at_error(P, P->at_z0, LTH_EDIM,
-                           "z0 needs %d entries (a row or a column), one per unknown in the "
-                           "order of `variables` (with x' after x where x'' appears), found a "
-                           "%d x %d matrix",
-                           s, z->rows, z->cols);
-  }
-  const int *perm = lth_model_perm(m);
-  if (!(P->pb->z0 = malloc((size_t)s * sizeof *P->pb->z0))) {
-    return lth_pp_at_error(P, P->at_z0, LTH_ENOMEM, "out of memory");
-  }
-  for (int k = 0; k < s; k++) {
-    P->pb->z0[k] = z->val[perm[k]];
-  }
-  return LTH_OK;
-}
-
-/* bc B0, B1 (p x s, columns in the unknowns' order) and beta. */
-static lth_status convert_bc(lth_pp *P, const lth_model *m) {
-  static const char *const names[] = {"bc B0", "bc B1", "bc beta"};
-  int given = 0, s = lth_model_nvars(m), p = lth_model_manifold_dim(m);
-  const int *perm = lth_model_perm(m);
-  for (int k = 0; k < 3; k++) {
-    given += P->at_bc[k].line != 0;
-  }
-  if (given == 0) {
-    return LTH_OK;
-  }
-  if (given < 3) {
-    lth_spos first = P->at_bc[0].line ? P->at_bc[0] : P->at_bc[1].line ? P->at_bc[1] : P->at_bc[2];
-    return lth_pp_at_error(P, first, LTH_EPARSE,
-                           "incomplete boundary conditions: missing%s%s%s (B0 z(t0) + B1 z(t1) "
-                           "= beta needs all three)",
-                           P->at_bc[0].line ? "" : " `bc B0`", P->at_bc[1].line ? "" : " `bc B1`",
-                           P->at_bc[2].line ? "" : " `bc beta`");
-  }
-  if (p == 0) {
-    return lth_pp_at_error(P, P->at_bc[0], LTH_EDIM,
-                           "boundary conditions need p > 0 free initial values, but p = 0 here: "
-                           "the solution is fixed by the DAE itself");
-  }
-  double **dst[3] = {&P->pb->B0, &P->pb->B1, &P->pb->beta};
-  for (int w = 0; w < 3; w++) {
-    const lth_pval *b = &P->eqn->bc[w];
-    int ok = w < 2 ? b->rows == p && b->cols == s
-                   : (b->rows == 1 || b->cols == 1) && b->rows * b->cols == p;
-    if (!ok) {
-      return lth_pp_at_error(P, P->at_bc[w], LTH_EDIM,
-                             w < 2 ? "%s must be %d x %d (p x s, columns in the order of the "
-                                     "unknowns), found a %d x %d matrix"
-                                   : "%s needs %d entries, found a %d x %d matrix",
-                             names[w], p, s, b->rows, b->cols);
-    }
-    int cols = w < 2 ? s : 1;
-    if (!(*dst[w] = malloc((size_t)p * cols * sizeof **dst[w]))) {
-      return lth_pp_at_error(P, P->at_bc[w], LTH_ENOMEM, "out of memory");
-    }
-    for (int i = 0; i < p; i++) {
-      for (int k = 0; k < cols; k++) { /* column k of the system is unknown perm[k] */
-        (*dst[w])[i + (size_t)k * p] = w < 2 ? b->val[(size_t)i * s + perm[k]] : b->val[i];
-      }
-    }
-  }
-  P->pb->nbc = p;
-  return LTH_OK;
-}
-
 lth_status lth_pp_finish_eqn(lth_pp *P) {
   struct lth_peqn *E = P->eqn;
   lth_problem *pb = P->pb;
@@ -610,6 +539,6 @@ lth_status lth_pp_finish_eqn(lth_pp *P) {
                            pb->K, P->r, P->r + 2);
   }
   pb->K = P->K_given || pb->neqsrc > 0 ? pb->K : P->r + 2;
-  st = P->at_z0.line ? convert_z0(P, pb->model) : LTH_OK;
-  return st == LTH_OK ? convert_bc(P, pb->model) : st;
+  st = P->at_z0.line ? lth_pp_user_z0(P, &E->z0, pb->model) : LTH_OK;
+  return st == LTH_OK ? lth_pp_user_bc(P, E->bc, pb->model) : st;
 }

@@ -30,6 +30,7 @@
 #define LTH_P_MAX_FILE ((size_t)64 << 20) /* bytes in a data file */
 #define LTH_P_MAX_LINE ((size_t)1 << 20)  /* bytes in one line */
 #define LTH_P_MAX_DEP 250000              /* t-dependent matrix entries per file */
+#define LTH_P_MAX_OPS 2e8                 /* entries made + multiply-adds per file */
 
 #if defined(__GNUC__)
 #define LTH_P_PRINTF(i, j) __attribute__((format(printf, i, j)))
@@ -70,6 +71,7 @@ typedef struct lth_pcur {
   void *ctx;
   size_t *ndep; /* running count of t-dependent entries */
   lth_error *err;
+  double ops; /* entries made and multiply-adds of matrix algebra so far */
 } lth_pcur;
 
 /* ---- text ---- */
@@ -460,6 +462,10 @@ lth_source *lth_source_affine(lth_expr *e, double c0, double a, const lth_source
                               lth_error *err);
 
 /* ---- the user's unknowns (problem_vars.c) ---- */
+/* z0 (a vector) and bc (B0, B1, beta) of the equation form, written in the
+ * order of the model's unknowns, into the problem in the canonical order. */
+lth_status lth_pp_user_z0(lth_pp *P, const lth_pval *z, const lth_model *m);
+lth_status lth_pp_user_bc(lth_pp *P, const lth_pval bc[3], const lth_model *m);
 /* Names and orders once the system exists. */
 lth_status lth_pp_make_names(lth_pp *P);
 void lth_pp_names_free(lth_problem *pb);

@@ -49,6 +49,7 @@ int lth_pval_entry_const(const lth_pval *a, size_t k, double *v) {
 static lth_status store(const lth_pvctx *x, size_t pos, lth_pval *out, size_t k, lth_plin *l) {
   if (lth_plin_const(l)) {
     out->val[k] = l->c0.v + 0.0; /* no negative zeros */
+    lth_plin_free(l);            /* terms that cancelled may leave storage */
     return LTH_OK;
   }
   size_t n = (size_t)out->rows * (size_t)out->cols;
@@ -74,6 +75,13 @@ lth_status lth_pval_zeros(const lth_pvctx *x, size_t pos, long rows, long cols, 
                           "a %ld x %ld matrix is too large for a data file (at most %.0f million "
                           "entries)",
                           rows, cols, LTH_P_MAX_ENTRIES / 1e6);
+  }
+  x->c->ops += (double)rows * (double)cols;
+  if (x->c->ops > LTH_P_MAX_OPS) {
+    return lth_pcur_error(x->c, pos, LTH_EDIM,
+                          "the matrix algebra of this file would take more than %.0e entry "
+                          "operations: too large for a data file",
+                          LTH_P_MAX_OPS);
   }
   size_t n = (size_t)rows * (size_t)cols;
   if (!(out->val = calloc(n ? n : 1, sizeof *out->val))) {
@@ -164,7 +172,8 @@ static lth_status entrywise(const lth_pvctx *x, size_t pos, int op, entry_op f, 
 static lth_status matmul(const lth_pvctx *x, size_t pos, const lth_pval *a, const lth_pval *b,
                          lth_pval *out) {
   int m = a->rows, q = a->cols, n = b->cols;
-  if ((double)m * q * n > PRODUCT_MAX) {
+  x->c->ops += (double)m * q * n;
+  if ((double)m * q * n > PRODUCT_MAX || x->c->ops > LTH_P_MAX_OPS) {
     return lth_pcur_error(x->c, pos, LTH_EDIM,
                           "a product of a %d x %d and a %d x %d matrix is too large for a data "
                           "file",

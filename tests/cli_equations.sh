@@ -64,4 +64,17 @@ if run 2 "singular mass" "$DEC" "$BAD/eq_mass_singular.lth" --quiet; then
   err_has "the mass matrix of block {v1, v2} is singular at t = 0.3" "singular mass"
 fi
 
+# ---- section 5: the block form with a mass matrix, as printed there
+cat >"$TMP/mass.lth" <<'LTH'
+blocks 2 2 1
+interval 0 2
+M(1) = [2 + sin(t) 0.3*t; exp(-t) 1.5]
+A(1,3) = [1; 0.5 + 0.1*t]
+A(2,1) = eye
+A(3,2) = [1 t]
+LTH
+if run 0 "M(1) example" "$DEC" "$TMP/mass.lth" --check --quiet; then
+  grep -qF "check          passed" "$TMP/out" || fail "the M(1) example does not pass --check"
+fi
+
 finish cli_equations
