@@ -2,6 +2,7 @@
 /* Data-file values, part 2 (lib/problem_impl.h): matrices whose entries are
  * linear forms (lib/problem_val.c), with MATLAB's rules for sums, products,
  * transposes and concatenation, and the sources they become. */
+#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,6 +139,20 @@ lth_status lth_pval_unknown(const lth_pvctx *x, size_t pos, int var, int order, 
 typedef lth_status (*entry_op)(const lth_pvctx *x, size_t pos, int op, const lth_plin *a,
                                const lth_plin *b, lth_plin *out);
 
+/* Charge n entry operations to the file's budget (LTH_P_MAX_OPS). */
+static lth_status charge(const lth_pvctx *x, size_t pos, double n) {
+  x->c->ops += n;
+  if (x->c->ops > LTH_P_MAX_OPS) {
+    return lth_pcur_error(x->c, pos, LTH_EDIM,
+                          "the matrix algebra of this file would take more than %.0e entry "
+                          "operations: too large for a data file",
+                          LTH_P_MAX_OPS);
+  }
+  return LTH_OK;
+}
+
+#define FORMULA_OP 100.0 /* an operation on formulas costs as much as this many on numbers */
+
 static lth_status lin_mul_op(const lth_pvctx *x, size_t pos, int op, const lth_plin *a,
                              const lth_plin *b, lth_plin *out) {
   (void)op;
@@ -157,8 +172,8 @@ static lth_status entrywise(const lth_pvctx *x, size_t pos, int op, entry_op f, 
       st = lth_psc_const_binop(x, pos, op, ea->c0.v, eb->c0.v, &out->val[k]);
       continue;
     }
-    st = f(x, pos, op, ea, eb, &r);
-    if (st == LTH_OK) {
+    st = charge(x, pos, FORMULA_OP);
+    if (st == LTH_OK && (st = f(x, pos, op, ea, eb, &r)) == LTH_OK) {
       st = store(x, pos, out, k, &r);
     }
   }
@@ -180,6 +195,20 @@ static lth_status matmul(const lth_pvctx *x, size_t pos, const lth_pval *a, cons
                           m, q, q, n);
   }
   lth_status st = lth_pval_zeros(x, pos, m, n, out);
+  if (st == LTH_OK && !a->ext && !b->ext && m > 0 && n > 0 && q > 0) { /* numbers: BLAS */
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, q, 1.0, a->val, q, b->val, n, 0.0,
+                out->val, n);
+    for (size_t k = 0; k < (size_t)m * n && st == LTH_OK; k++) {
+      out->val[k] += 0.0; /* no negative zeros */
+      if (!isfinite(out->val[k])) {
+        st = lth_pcur_error(x->c, pos, LTH_EPARSE, "non-finite value from '*' (matrix product)");
+      }
+    }
+    if (st != LTH_OK) {
+      lth_pval_free(out);
+    }
+    return st;
+  }
   for (int i = 0; i < m && st == LTH_OK; i++) {
     for (int j = 0; j < n && st == LTH_OK; j++) {
       lth_plin acc = LTH_PLIN_ZERO;
@@ -194,8 +223,8 @@ static lth_status matmul(const lth_pvctx *x, size_t pos, const lth_pval *a, cons
           continue;
         }
         general = 1;
-        st = lth_plin_mul(x, pos, ea, eb, &p);
-        if (st == LTH_OK) {
+        st = charge(x, pos, FORMULA_OP);
+        if (st == LTH_OK && (st = lth_plin_mul(x, pos, ea, eb, &p)) == LTH_OK) {
           st = lth_plin_add(x, pos, '+', &acc, &p, &sum);
           lth_plin_free(&p);
           lth_plin_free(&acc);
