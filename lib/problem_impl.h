@@ -215,6 +215,10 @@ static inline int lth_plin_const(const lth_plin *l) {
   return l->n == 0 && !l->c0.txt && !l->c0.src;
 }
 lth_status lth_pval_nomem(const lth_pvctx *x, size_t pos);
+/* Charge n entry operations (or bytes of formula text) to the file's budget
+ * LTH_P_MAX_OPS: hostile literals like eye(5000)*eye(5000) or growing
+ * formulas fail fast instead of taking minutes or gigabytes. */
+lth_status lth_pval_charge(const lth_pvctx *x, size_t pos, double n);
 lth_status lth_psc_const_binop(const lth_pvctx *x, size_t pos, int op, double a, double b,
                                double *v);
 lth_status lth_psc_binop(const lth_pvctx *x, size_t pos, int op, const lth_psc *a, const lth_psc *b,

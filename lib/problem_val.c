@@ -61,6 +61,9 @@ static lth_status make_text(const lth_pvctx *x, size_t pos, lth_psc *out, const 
   va_start(ap, fmt);
   int n = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
+  if (n >= 0 && lth_pval_charge(x, pos, (double)n) != LTH_OK) {
+    return LTH_EDIM;
+  }
   if (n < 0 || (size_t)n > TEXT_MAX) {
     return lth_pcur_error(x->c, pos, LTH_EPARSE,
                           "expression too large: an entry here would hold more than %zu bytes "

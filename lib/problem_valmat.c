@@ -139,8 +139,7 @@ lth_status lth_pval_unknown(const lth_pvctx *x, size_t pos, int var, int order, 
 typedef lth_status (*entry_op)(const lth_pvctx *x, size_t pos, int op, const lth_plin *a,
                                const lth_plin *b, lth_plin *out);
 
-/* Charge n entry operations to the file's budget (LTH_P_MAX_OPS). */
-static lth_status charge(const lth_pvctx *x, size_t pos, double n) {
+lth_status lth_pval_charge(const lth_pvctx *x, size_t pos, double n) {
   x->c->ops += n;
   if (x->c->ops > LTH_P_MAX_OPS) {
     return lth_pcur_error(x->c, pos, LTH_EDIM,
@@ -151,7 +150,7 @@ static lth_status charge(const lth_pvctx *x, size_t pos, double n) {
   return LTH_OK;
 }
 
-#define FORMULA_OP 100.0 /* an operation on formulas costs as much as this many on numbers */
+#define FORMULA_OP 1000.0 /* an operation on formulas costs as much as this many on numbers */
 
 static lth_status lin_mul_op(const lth_pvctx *x, size_t pos, int op, const lth_plin *a,
                              const lth_plin *b, lth_plin *out) {
@@ -172,9 +171,14 @@ static lth_status entrywise(const lth_pvctx *x, size_t pos, int op, entry_op f, 
       st = lth_psc_const_binop(x, pos, op, ea->c0.v, eb->c0.v, &out->val[k]);
       continue;
     }
-    st = charge(x, pos, FORMULA_OP);
-    if (st == LTH_OK && (st = f(x, pos, op, ea, eb, &r)) == LTH_OK) {
+    st = f(x, pos, op, ea, eb, &r);
+    if (st == LTH_OK && !lth_plin_const(&r)) { /* a formula was made */
+      st = lth_pval_charge(x, pos, FORMULA_OP);
+    }
+    if (st == LTH_OK) {
       st = store(x, pos, out, k, &r);
+    } else {
+      lth_plin_free(&r);
     }
   }
   if (st != LTH_OK) {
@@ -223,8 +227,14 @@ static lth_status matmul(const lth_pvctx *x, size_t pos, const lth_pval *a, cons
           continue;
         }
         general = 1;
-        st = charge(x, pos, FORMULA_OP);
-        if (st == LTH_OK && (st = lth_plin_mul(x, pos, ea, eb, &p)) == LTH_OK) {
+        st = lth_plin_mul(x, pos, ea, eb, &p);
+        if (st == LTH_OK && !lth_plin_const(&p)) { /* a formula was made */
+          st = lth_pval_charge(x, pos, FORMULA_OP);
+        }
+        if (st != LTH_OK) {
+          lth_plin_free(&p);
+        }
+        if (st == LTH_OK) {
           st = lth_plin_add(x, pos, '+', &acc, &p, &sum);
           lth_plin_free(&p);
           lth_plin_free(&acc);
