@@ -254,6 +254,9 @@ static void equation_text(const blockform *B, char *out) {
   }
   for (int k = neq - 1; k > 0; k--) { /* the equations in a random order */
     int j = (int)tu_uniform(0, k + 1);
+    if (j == k) {
+      continue;
+    }
     char tmp[8192];
     strcpy(tmp, eqs[k]);
     strcpy(eqs[k], eqs[j]);

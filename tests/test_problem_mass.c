@@ -89,6 +89,7 @@ START_TEST(test_solve_source_refuses) {
   ck_assert_ptr_nonnull(
       strstr(err.message, "singular between t = 0.3 and t = 0.7"));
   free(w);
+  lth_jet_free(J);
   lth_source_free(Y);
   lth_source_free(M);
   /* (1 + 1e-13 - t) I on [0, 1]: cond(M(1)) = 1, but it is 1e-13 of its size */
