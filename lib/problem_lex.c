@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Data-file text layer (lib/problem_impl.h): byte checks, comments,
- * statements, positions, and the scanners the statements are made of,
- * including matrix literals (docs/format.md section 1). */
+ * statements, positions, and the scanners the statements are made of
+ * (docs/format.md section 1).  Matrix literals are lib/problem_lit.c. */
 #include "problem_impl.h"
 
 #include <math.h>
@@ -80,8 +80,7 @@ static lth_status check_bytes(lth_ptext *tx, lth_error *err) {
   for (size_t i = tx->start; i < tx->len; i++) {
     unsigned c = s[i];
     if (i - ls >= LTH_P_MAX_LINE && c != '\n') {
-      return text_error(tx, line, ls, i, err, "line longer than %zu bytes (1 MiB)",
-                        LTH_P_MAX_LINE);
+      return text_error(tx, line, ls, i, err, "line longer than %zu bytes (1 MiB)", LTH_P_MAX_LINE);
     }
     if (c == '\n') {
       line++;
@@ -390,8 +389,10 @@ lth_status lth_pcur_end(lth_pcur *c, const char *after) {
   }
   char shown[SHOW_MAX + 32];
   lth_pcur_show(c, c->pos, shown, sizeof shown);
-  return lth_pcur_error(c, c->pos, LTH_EPARSE, "unexpected %s after %s: expected the end of the "
-                        "statement", shown, after);
+  return lth_pcur_error(c, c->pos, LTH_EPARSE,
+                        "unexpected %s after %s: expected the end of the "
+                        "statement",
+                        shown, after);
 }
 
 /* Column of an error that lth_expr reported within text [b, e). */
@@ -453,127 +454,6 @@ lth_status lth_pcur_const(lth_pcur *c, size_t b, size_t e, const char *what, dou
     --*c->ndep;
     return lth_pcur_error(c, lth_pcur_find_t(c, b, e), LTH_EPARSE,
                           "%s must be constant, but it uses t", what);
-  }
-  return st;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Matrix literals: '[' rows ']', rows separated by ';' or a newline,       */
-/* entries by ','; a newline right after ',' continues the row.            */
-
-void lth_pmat_free(lth_pmat *m) {
-  for (size_t k = 0; k < m->ndep; k++) {
-    lth_expr_free(m->dep[k].e);
-  }
-  free(m->dep);
-  free(m->val);
-  memset(m, 0, sizeof *m);
-}
-
-static lth_status pmat_store(lth_pcur *c, lth_pmat *m, lth_expr *x, double v, size_t pos) {
-  if (m->n == m->cap) {
-    size_t cap = m->cap ? 2 * m->cap : 16;
-    double *nv = realloc(m->val, cap * sizeof *nv);
-    if (!nv) {
-      lth_expr_free(x);
-      return lth_pcur_error(c, pos, LTH_ENOMEM, "out of memory reading a matrix literal");
-    }
-    m->val = nv;
-    m->cap = cap;
-  }
-  if (x && m->ndep == m->depcap) {
-    size_t cap = m->depcap ? 2 * m->depcap : 8;
-    lth_pdep *nd = realloc(m->dep, cap * sizeof *nd);
-    if (!nd) {
-      lth_expr_free(x);
-      return lth_pcur_error(c, pos, LTH_ENOMEM, "out of memory reading a matrix literal");
-    }
-    m->dep = nd;
-    m->depcap = cap;
-  }
-  if (x) {
-    m->first_dep = m->ndep == 0 ? pos : m->first_dep;
-    m->dep[m->ndep].idx = m->n;
-    m->dep[m->ndep++].e = x;
-  }
-  m->val[m->n++] = v;
-  return LTH_OK;
-}
-
-/* One entry from the cursor: up to ',' outside parentheses, or ';', ']',
- * '[' or a newline. */
-static lth_status pmat_entry(lth_pcur *c, lth_pmat *m) {
-  size_t b = c->pos;
-  int depth = 0;
-  for (int ch = at(c, c->pos); ch >= 0; ch = at(c, ++c->pos)) {
-    if ((ch == ',' && depth == 0) || ch == ';' || ch == ']' || ch == '[' || ch == '\n') {
-      break;
-    }
-    depth += ch == '(';
-    depth -= ch == ')' && depth > 0;
-  }
-  if (at(c, c->pos) == '[') {
-    return lth_pcur_error(c, c->pos, LTH_EPARSE,
-                          "unexpected '[' inside a matrix literal: literals do not nest");
-  }
-  lth_expr *x = NULL;
-  double v = 0.0;
-  lth_status st = lth_pcur_expr(c, b, c->pos, &x, &v);
-  return st != LTH_OK ? st : pmat_store(c, m, x, v, b);
-}
-
-/* Close the current row of `count` entries that started at row_pos. */
-static lth_status pmat_row(lth_pcur *c, lth_pmat *m, int *count, size_t row_pos) {
-  if (*count == 0) {
-    return LTH_OK; /* blank line, or ';' right after a row */
-  }
-  if (m->rows > 0 && *count != m->cols) {
-    return lth_pcur_error(c, row_pos, LTH_EDIM,
-                          "row %d of the matrix has %d %s, but row 1 has %d: every row "
-                          "needs the same number of entries",
-                          m->rows + 1, *count, *count == 1 ? "entry" : "entries", m->cols);
-  }
-  m->cols = *count;
-  m->rows++;
-  *count = 0;
-  return LTH_OK;
-}
-
-lth_status lth_pmat_parse(lth_pcur *c, lth_pmat *m) {
-  memset(m, 0, sizeof *m);
-  size_t open = c->pos, row_pos = c->pos;
-  int count = 0, after_comma = 0;
-  lth_status st = lth_pcur_expect(c, '[', "'['");
-  while (st == LTH_OK) {
-    int ch = lth_pcur_peek(c);
-    if (after_comma && (ch == ';' || ch == ']' || ch < 0)) {
-      char shown[SHOW_MAX + 32];
-      lth_pcur_show(c, c->pos, shown, sizeof shown);
-      st = lth_pcur_error(c, c->pos, LTH_EPARSE, "expected an entry after ',', found %s", shown);
-    } else if (ch < 0) {
-      st = lth_pcur_error(c, c->pos, LTH_EPARSE,
-                          "expected ']' to close the '[' of this matrix literal");
-    } else if (ch == '\n' && after_comma) {
-      c->pos++; /* a row continues after a trailing ',' */
-    } else if (ch == '\n' || ch == ';' || ch == ']') {
-      c->pos++;
-      st = pmat_row(c, m, &count, row_pos);
-      if (st == LTH_OK && ch == ']') {
-        break;
-      }
-    } else {
-      row_pos = count == 0 ? c->pos : row_pos;
-      st = pmat_entry(c, m);
-      count++;
-      after_comma = st == LTH_OK && at(c, c->pos) == ',';
-      c->pos += after_comma;
-    }
-  }
-  if (st == LTH_OK && m->rows == 0) {
-    st = lth_pcur_error(c, open, LTH_EPARSE, "empty matrix literal: expected entries in '[ ]'");
-  }
-  if (st != LTH_OK) {
-    lth_pmat_free(m);
   }
   return st;
 }

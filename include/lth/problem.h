@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Data files (.lth): docs/format.md section 1.  A parsed file is an
- * lth_problem: a DAE system (for `problem lqr` files, the LQR optimality DAE
- * of Clark section 4.2 built from A, B, H), its interval and grid, and the
- * optional statements the other tools use (z0, bc, sampling order).
- * Every error names file:line:column and what was expected.
+/* Data files (.lth): docs/format.md section 1 and docs/equations.md.  A
+ * parsed file is an lth_problem: a DAE system in Clark's canonical form (from
+ * blocks, `problem dae`; from equations in the user's unknowns, `problem
+ * equations`, through the model layer lth/model.h; for `problem lqr` files,
+ * the LQR optimality DAE of Clark section 4.2 built from A, B, H), its
+ * interval and grid, and the optional statements the other tools use (z0,
+ * bc, sampling order).  Every error names file:line:column and what was
+ * expected.
  */
 #ifndef LTH_PROBLEM_H
 #define LTH_PROBLEM_H
@@ -11,6 +14,7 @@
 #include <stddef.h>
 
 #include "lth/lqr.h"
+#include "lth/model.h"
 #include "lth/source.h"
 #include "lth/status.h"
 #include "lth/system.h"
@@ -20,8 +24,21 @@ extern "C" {
 #endif
 
 typedef enum lth_problem_kind { LTH_PROBLEM_DAE = 0, LTH_PROBLEM_LQR = 1 } lth_problem_kind;
+/* How a DAE file is written: blocks in Clark's canonical form (`problem dae`)
+ * or equations in the user's unknowns (`problem equations`, docs/equations.md). */
+typedef enum lth_problem_form { LTH_FORM_BLOCKS = 0, LTH_FORM_EQUATIONS = 1 } lth_problem_form;
 
 typedef struct lth_problem lth_problem;
+
+/* Options of reading a file. */
+typedef struct lth_problem_opts {
+  /* "NAME=VALUE" overrides of `param` values (for sweeps, `--param`): VALUE
+   * is a constant expression that may use params defined before NAME; a
+   * NAME the file does not define is LTH_EINVAL (a usage error) */
+  const char *const *params;
+  size_t nparams;
+} lth_problem_opts;
+void lth_problem_opts_init(lth_problem_opts *opts);
 
 /* Read and parse a data file; CSV paths in samples("...") are relative to
  * the file's directory. */
@@ -30,6 +47,14 @@ lth_status lth_problem_read(const char *path, lth_problem **out, lth_error *err)
  * paths (NULL: the current directory). */
 lth_status lth_problem_parse(const char *text, size_t len, const char *name, const char *basedir,
                              lth_problem **out, lth_error *err);
+/* The same with options (opts may be NULL).  lth_problem_read_opts reads
+ * standard input when path is "-": messages then name "<stdin>", and CSV
+ * paths are relative to the current directory. */
+lth_status lth_problem_parse_opts(const char *text, size_t len, const char *name,
+                                  const char *basedir, const lth_problem_opts *opts,
+                                  lth_problem **out, lth_error *err);
+lth_status lth_problem_read_opts(const char *path, const lth_problem_opts *opts, lth_problem **out,
+                                 lth_error *err);
 void lth_problem_free(lth_problem *pb);
 
 lth_problem_kind lth_problem_get_kind(const lth_problem *pb);
@@ -42,10 +67,12 @@ size_t lth_problem_grid(const lth_problem *pb, const double **times);
  * (LTH_SAMPLES_AUTO) when it is chosen automatically (the default). */
 int lth_problem_sampling_order(const lth_problem *pb);
 
-/* z0 statement: returns 1 and sets *z0 (s entries) if present, else 0. */
+/* z0 statement: returns 1 and sets *z0 (s entries, canonical order) if
+ * present, else 0. */
 int lth_problem_z0(const lth_problem *pb, const double **z0);
 /* bc statements: returns the number of rows (0 if absent); B0 and B1 are
- * rows x s column-major (ld = rows), beta has rows entries. */
+ * rows x s column-major (ld = rows, columns in the canonical order), beta
+ * has rows entries. */
 int lth_problem_bc(const lth_problem *pb, const double **B0, const double **B1,
                    const double **beta);
 
@@ -56,6 +83,37 @@ const lth_source *lth_problem_sampled(const lth_problem *pb, size_t k, const cha
 
 /* LQR data of a `problem lqr` file (NULL for DAE files); valid while pb lives. */
 const lth_lqr_spec *lth_problem_lqr(const lth_problem *pb);
+
+/* ---- the user's unknowns (for the tools' output, docs/equations.md) ----
+ * The system's unknowns z = (z_1, ..., z_{r-1}, u) are in the canonical
+ * order; a `problem equations` file names its unknowns in its own order
+ * (`variables`, with the velocity x' right after x where x'' appears).  For
+ * block and LQR files both orders agree and the names are z_1[1], ...,
+ * u[1] (LQR: x[1], ..., lambda[1], ..., u[1], ...).  z0 and bc (lth_problem_z0,
+ * lth_problem_bc) are always in the canonical order. */
+lth_problem_form lth_problem_get_form(const lth_problem *pb);
+/* The model of a `problem equations` file (lth/model.h: the structure found,
+ * the mass matrices), NULL for other files. */
+const lth_model *lth_problem_model(const lth_problem *pb);
+/* s, and the name of the user's unknown k (0-based). */
+int lth_problem_nvars(const lth_problem *pb);
+const char *lth_problem_var_name(const lth_problem *pb, int k);
+/* The user's unknown called name (e.g. "x1" or "x1'"), -1 if none. */
+int lth_problem_find_var(const lth_problem *pb, const char *name);
+/* perm[k] = the user's unknown at canonical position k; iperm its inverse. */
+const int *lth_problem_perm(const lth_problem *pb);
+const int *lth_problem_iperm(const lth_problem *pb);
+/* Vectors of s entries between the orders (may not overlap). */
+void lth_problem_to_canonical(const lth_problem *pb, const double *user, double *canonical);
+void lth_problem_to_user(const lth_problem *pb, const double *canonical, double *user);
+/* The structure in the user's terms, a few lines: the index, each block
+ * with its unknowns, the mass matrices found, p (snprintf semantics). */
+size_t lth_problem_describe(const lth_problem *pb, char *buf, size_t size);
+/* Which p unknowns (user indices, increasing, into vars[0..p-1]) can be
+ * given freely at t: differential unknowns whose rows of G(t) =
+ * [Nhat + Bhat](I - P) are independent (pivoted QR), so that the other
+ * values follow from them (Clark's Corollary 3).  Decomposes at t. */
+lth_status lth_problem_free_initial(const lth_problem *pb, double t, int *vars, lth_error *err);
 
 #ifdef __cplusplus
 }

@@ -73,6 +73,23 @@ lth_source *lth_source_scaled(const lth_source *base, double alpha, int transpos
  * behind the LQR optimality DAE's views. */
 const lth_source *lth_source_scaled_base(const lth_source *src, double *alpha, int *transpose);
 
+/* M(t)^{-1} X(t) (lib/source_solve.c): M (n x n) is shared and must outlive
+ * the new source; X (n x k) is owned (freed with it, also on failure).  Each
+ * fill factors M_0 once and solves the jet recurrence, so the result is exact
+ * to rounding (no differences).  mscale > 0 is the size of M on the interval
+ * (max ||M(t)||_1, see lth_source_solve_scan); a t where mscale ||M(t)^-1||_1
+ * exceeds cond_max (<= 0: LTH_SOURCE_SOLVE_COND_MAX) is LTH_ECOND, an exactly
+ * singular M(t) LTH_ESING, both naming t, `label` and the condition. */
+#define LTH_SOURCE_SOLVE_COND_MAX 1e12
+lth_source *lth_source_solve(const lth_source *M, lth_source *X, double mscale, double cond_max,
+                             const char *label, lth_error *err);
+/* Check M at times[0..n-1]: *mscale = max ||M(t_k)||_1; then the relative
+ * condition as above at every t_k, and a change of sign of det M between
+ * neighbours (M singular in between) is LTH_ESING naming both times. */
+lth_status lth_source_solve_scan(const lth_source *M, const double *times, size_t n,
+                                 double cond_max, const char *label, double *mscale,
+                                 lth_error *err);
+
 int lth_source_rows(const lth_source *src);
 int lth_source_cols(const lth_source *src);
 const lth_source_type *lth_source_get_type(const lth_source *src);

@@ -15,8 +15,9 @@ import pytest
 import lth
 from conftest import DATA, data, run_tool
 
-DAE_FILES = ["index2", "index5", "pendulum", "pendulum_10s_bvp", "pendulum_bvp",
-             "pendulum_forced_bvp", "rlc_periodic", "rotating_rod", "sampled", "slope"]
+DAE_FILES = ["index2", "index5", "mass_varying", "pendulum", "pendulum_10s_bvp", "pendulum_bvp",
+             "pendulum_equations", "pendulum_forced_bvp", "pendulum_natural", "rlc",
+             "rlc_periodic", "rotating_rod", "sampled", "slope", "slope_equations", "two_carts"]
 LQR_FILES = ["lqr_double_integrator", "lqr_timevarying"]
 Z0_FILES = ["index5", "pendulum", "rotating_rod", "sampled", "slope"]
 

@@ -45,7 +45,7 @@ def test_syntax_error_position(tmp_path):
         lth.load(path)
     e = ei.value
     assert (e.file, e.line, e.column) == (path, 3, 17)
-    assert e.message == "expected an expression after '+'"
+    assert e.message.startswith("expected an expression after unary '+'")
     assert e.t is None and e.cond is None
     same_as_tool(e, "lth-decompose", path)
     with pytest.raises(lth.ParseError) as ei:
@@ -62,7 +62,7 @@ def test_bad_expression_in_model():
         m.build()
     e = ei.value
     assert e.column == 4 and "A(1,3) entry (2,1)" in e.message
-    assert "expected an expression after '+'" in e.message and e.file == "<model>"
+    assert "expected an expression after" in e.message and e.file == "<model>"
     m.A[1, 3] = [["1"], ["2 + nosuchparam"]]
     with pytest.raises(lth.ParseError, match="nosuchparam"):
         m.build()

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Models: a linear time-varying DAE written as equations in the user's
+ * unknowns x_1..x_n (any order) and equations (any order),
+ *     sum_k E_ek(t) x_k' = sum_k A_ek(t) x_k + f_e(t),   e = 1..n,
+ * from which lth finds the Hessenberg structure (docs/equations.md):
+ *   - the differential unknowns (x_k' appears) and the algebraic ones (u);
+ *   - the constraints (equations without derivatives), which must involve
+ *     differential unknowns only (else the DAE has index 1 or is not
+ *     Hessenberg);
+ *   - the mass blocks: the connected groups of derivatives coupled by E
+ *     (each group's E block is its mass matrix, possibly time-varying and
+ *     not diagonal);
+ *   - the chain: the groups in the constraints form z_{r-1}, the groups in
+ *     their equations z_{r-2}, ... (breadth-first), until the equations
+ *     that involve u; r - 1 is that distance, and every group not on the
+ *     chain joins z_1;
+ * and builds the canonical system E z' = A z + f of lth/system.h with
+ * z = (z_1, ..., z_{r-1}, u) a permutation of the unknowns and each mass
+ * matrix eliminated exactly as a jet solve (lth_source_solve).
+ *
+ * Structural zeros: a coefficient is structurally zero iff it is the
+ * constant 0, or its value and first three Taylor coefficients are exactly 0
+ * at seven irregular points inside [t0, t1] (so sin(t) on [0, pi] is not a
+ * structural zero although it vanishes at t = 0; t*0 is one).  Sampled
+ * coefficients are never structural zeros.  A coefficient that is nonzero
+ * at some t counts everywhere; where the structure then degenerates (Pi or
+ * a mass matrix singular at some t), the decomposition refuses naming t.
+ *
+ * Errors of structure are LTH_EMODEL and name the user's unknowns and the
+ * equations' lines (lth_model_add_equation's positions), e.g. "the algebraic
+ * unknown lambda appears in the constraint on line 9".
+ */
+#ifndef LTH_MODEL_H
+#define LTH_MODEL_H
+
+#include <stddef.h>
+
+#include "lth/expr.h"
+#include "lth/source.h"
+#include "lth/status.h"
+#include "lth/system.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lth_model lth_model;
+
+lth_model *lth_model_alloc(lth_error *err);
+void lth_model_free(lth_model *m);
+
+/* The file the model comes from, for error positions (optional; copied). */
+void lth_model_set_file(lth_model *m, const char *file);
+
+/* A new unknown (name unique, non-empty; copied) declared at line:col (0:
+ * unknown).  Returns its index (0, 1, ... in the order of the calls), or -1. */
+int lth_model_add_variable(lth_model *m, const char *name, int line, int col, lth_error *err);
+/* A new equation written at line:col (0: unknown, messages then say
+ * "equation k").  Returns its index, or -1. */
+int lth_model_add_equation(lth_model *m, int line, int col, lth_error *err);
+
+/* Coefficients: E_ek (of x_k'), A_ek (of x_k) or f_e (var ignored).  Each
+ * may be set once; coefficients not set are zero.  _expr and _source take
+ * ownership (also on failure); a source must be 1 x 1. */
+typedef enum lth_model_part { LTH_MODEL_E = 0, LTH_MODEL_A = 1, LTH_MODEL_F = 2 } lth_model_part;
+lth_status lth_model_set_const(lth_model *m, lth_model_part part, int eq, int var, double value,
+                               lth_error *err);
+lth_status lth_model_set_expr(lth_model *m, lth_model_part part, int eq, int var, lth_expr *e,
+                              lth_error *err);
+lth_status lth_model_set_source(lth_model *m, lth_model_part part, int eq, int var,
+                                lth_source *coef, lth_error *err);
+
+/* Find the structure on [t0, t1] and check every mass matrix at times[0..n-1]
+ * (NULL: 257 uniform points) relative to its size there (lth_source_solve_scan).
+ * The model is then fixed (no more variables, equations or coefficients). */
+lth_status lth_model_analyze(lth_model *m, double t0, double t1, const double *times, size_t n,
+                             lth_error *err);
+
+/* The canonical system (valid while the model lives: it refers to the
+ * model's coefficients and mass matrices).  Needs lth_model_analyze. */
+lth_status lth_model_system(const lth_model *m, lth_system **out, lth_error *err);
+
+/* ---- the user's names and order ---- */
+int lth_model_nvars(const lth_model *m);
+int lth_model_nequations(const lth_model *m);
+const char *lth_model_var_name(const lth_model *m, int var);
+/* Index of the unknown called name (len bytes), -1 if none. */
+int lth_model_find_variable(const lth_model *m, const char *name, size_t len);
+/* Line of an equation (0 if not known). */
+int lth_model_equation_line(const lth_model *m, int eq);
+
+/* ---- the structure found by lth_model_analyze ---- */
+int lth_model_index(const lth_model *m);             /* r */
+int lth_model_block_size(const lth_model *m, int i); /* n_i, i = 1..r */
+int lth_model_manifold_dim(const lth_model *m);      /* p */
+/* perm[k] = the unknown at position k of z (0-based); iperm[var] = its
+ * position; eq_perm[k] = the equation that is row k of the system. */
+const int *lth_model_perm(const lth_model *m);
+const int *lth_model_iperm(const lth_model *m);
+const int *lth_model_eq_perm(const lth_model *m);
+/* Block of an unknown: 1..r-1 for z_1..z_{r-1} (differential), r for u. */
+int lth_model_var_block(const lth_model *m, int var);
+
+/* Mass blocks (groups of unknowns whose derivatives the equations couple),
+ * in the canonical order. */
+typedef enum lth_mass_kind {
+  LTH_MASS_IDENTITY = 0, /* x' = ...: no mass matrix */
+  LTH_MASS_CONSTANT = 1, /* constant (e.g. m x' = ...) */
+  LTH_MASS_VARYING = 2   /* depends on t */
+} lth_mass_kind;
+typedef struct lth_model_mass {
+  int block;       /* i: part of z_i */
+  int nvars;       /* size of the group */
+  const int *vars; /* its unknowns (user indices, in the user's order) */
+  const int *eqs;  /* its equations (user indices) */
+  lth_mass_kind kind;
+  int diagonal; /* 1 if the mass matrix is diagonal (nvars = 1) */
+  double size;  /* max ||M(t)||_1 over the check times */
+} lth_model_mass;
+int lth_model_mass_count(const lth_model *m);
+const lth_model_mass *lth_model_mass_block(const lth_model *m, int k);
+
+/* A readable summary of the structure (lines like "z_1 = (v1, v2)  mass
+ * matrix: time-varying 2 x 2"); returns the length it needs (snprintf). */
+size_t lth_model_describe(const lth_model *m, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
