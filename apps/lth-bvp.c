@@ -288,7 +288,7 @@ static void write_json(const app_ctx *C, app_run *run) {
 }
 
 static void write_csv(const app_ctx *C, app_run *run) {
-  app_csv_table(&run->csv, "z", C->res->times, C->res->z, C->res->n, (size_t)run->s);
+  app_csv_z(&run->csv, &run->names, C->res->times, C->res->z, C->res->n, (size_t)run->s);
 }
 
 static const char *method_text(lth_bvp_method m) {

@@ -34,7 +34,8 @@ static const char help_text[] =
     "\n"
     "Input:\n"
     "  --guess V1,V2,...   the guess, s numbers in the order of z = (z_1, ...,\n"
-    "                      z_{r-1}, u) (default: the file's `z0`, else zeros)\n"
+    "                      z_{r-1}, u), or of `variables` for an equation-form\n"
+    "                      file (default: the file's `z0`, else zeros)\n"
     "\n"
     "Method (default: oblique projection, Clark's Corollary 3): keep the state\n"
     "part of the guess, v0 = (I - P(t)) z(1:m) (m = s - n_r), and compute the\n"
@@ -44,7 +45,8 @@ static const char help_text[] =
     "  --nearest           instead the consistent value closest to the guess in\n"
     "                      the 2-norm (orthogonal projection onto the affine space)\n"
     "  --fix I=V,...       instead a consistent value with z[I] = V (I 1-based, as\n"
-    "                      in the text report; several pairs separated by commas),\n"
+    "                      in the text report, or a component's name: --fix\n"
+    "                      x1=0.5; several pairs separated by commas),\n"
     "                      the remaining freedom fitted to the guess in least\n"
     "                      squares.  Fails (exit 3) naming the component when the\n"
     "                      values contradict the constraints or each other (at most\n"
@@ -114,7 +116,7 @@ static int validate(app_ctx *C, const app_run *run) {
 }
 
 /* "I=V,I=V,...": 1-based indices into z (checked against s), finite values. */
-static int parse_fix(const char *text, int s, app_ctx *R) {
+static int parse_fix(const char *text, int s, const app_names *names, app_ctx *R) {
   size_t cap = 1;
   for (const char *c = text; *c; c++) {
     cap += *c == ',';
@@ -136,13 +138,21 @@ static int parse_fix(const char *text, int s, app_ctx *R) {
     long idx = 0;
     double val = 0.0;
     if (!eq) {
-      rc = app_usage_error("--fix: '%s' is not I=VALUE (I a 1-based index into z)", item);
+      rc = app_usage_error("--fix: '%s' is not I=VALUE or NAME=VALUE (I a 1-based index into z, "
+                           "NAME a component's name)",
+                           item);
       break;
     }
     *eq = '\0';
-    if (app_parse_long(item, &idx) != 0 || idx < 1 || idx > s) {
+    int pos = app_names_find(names, item, strlen(item));
+    idx = pos + 1;
+    if (pos < 0 && app_parse_long(item, &idx) == 0) {
       rc = app_usage_error("--fix: index '%s' is not an integer in 1..%d (s = %d components)", item,
                            s, s);
+    } else if (pos < 0) {
+      rc = app_usage_error("--fix: '%s' is neither a component's name (%s, ...) nor an index "
+                           "1..%d",
+                           item, names->name[names->order[0]], s);
     } else if (app_parse_double(eq + 1, &val) != 0) {
       rc = app_usage_error("--fix: value '%s' for z[%ld] is not a finite number", eq + 1, idx);
     }
@@ -179,6 +189,7 @@ static int select_guess(app_ctx *R, const app_run *run) {
                              R->guess_opt.n, run->path, run->s, blocks);
     }
     memcpy(R->guess, R->guess_opt.v, (size_t)run->s * sizeof *R->guess);
+    app_names_to_canonical(&run->names, R->guess); /* equation form: the user's order */
     R->guess_source = "--guess";
   } else if (lth_problem_z0(run->pb, &fz0)) {
     memcpy(R->guess, fz0, (size_t)run->s * sizeof *R->guess);
@@ -202,7 +213,7 @@ static int prepare(app_ctx *R, app_run *run) {
   }
   int rc = select_guess(R, run);
   if (rc == 0 && R->fix) {
-    rc = parse_fix(R->fix, run->s, R);
+    rc = parse_fix(R->fix, run->s, &run->names, R);
     rc = rc == APP_CONTINUE ? 0 : rc;
   }
   return rc;
@@ -419,7 +430,8 @@ static int is_fixed(const app_ctx *R, int i) {
 /* One row per component: name, guess, z0, change, a mark for moved ones. */
 static void text_table(FILE *fp, const app_ctx *R, const app_run *run) {
   fprintf(fp, "\n  %-18s %24s %24s %12s\n", "component", "guess", "z0", "change");
-  for (int i = 0; i < run->s; i++) {
+  for (int c = 0; c < run->s; c++) {
+    int i = run->names.order[c]; /* the user's order (equation form) */
     char bg[32], bz[32];
     double d = R->z0[i] - R->guess[i];
     const char *mark = is_fixed(R, i) ? "  (fixed)" : fabs(d) > R->tolerance ? "  *" : "";
@@ -461,9 +473,11 @@ static void write_text(const app_ctx *R, app_run *run) {
   }
   text_table(fp, R, run);
   /* shortest digits that read back exactly: pasting loses nothing */
-  fprintf(fp, "\nfor the data file:\n  z0 = [");
-  for (int i = 0; i < run->s; i++) {
-    fprintf(fp, "%s%s", i ? "; " : "",
+  fprintf(fp, "\nfor the data file%s:\n  z0 = [",
+          run->names.user ? " (in the order of `variables`)" : "");
+  for (int c = 0; c < run->s; c++) {
+    int i = run->names.order[c];
+    fprintf(fp, "%s%s", c ? "; " : "",
             app_fmt_exact(b, sizeof b, R->z0[i] == 0.0 ? 0.0 : R->z0[i]));
   }
   fprintf(fp, "]\n");

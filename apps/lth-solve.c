@@ -40,7 +40,8 @@ static const char help_text[] =
     "and interpolated (Hermite) in between.\n"
     "\n"
     "Initial value (at t0 of the file's interval):\n"
-    "  --z0 V1,V2,...      s numbers z = (z_1, ..., z_{r-1}, u) (default: the\n"
+    "  --z0 V1,V2,...      s numbers z = (z_1, ..., z_{r-1}, u), or in the order of\n"
+    "                      `variables` for an equation-form file (default: the\n"
     "                      file's `z0`; without either, use lth-ic to make one)\n"
     "  --project           accept an inconsistent z0: replace it by Clark's\n"
     "                      Corollary 3 projection (as `lth-ic`) and report what\n"
@@ -109,6 +110,10 @@ static int prepare(app_ctx *C, app_run *run) {
     }
     C->z0 = C->z0_opt.v;
     C->z0_source = "--z0";
+    if (run->names.user) {
+      /* the equation form: --z0 lists the unknowns in the order of `variables` */
+      app_names_to_canonical(&run->names, C->z0_opt.v);
+    }
     return 0;
   }
   if (lth_problem_z0(run->pb, &C->z0)) {
@@ -266,7 +271,7 @@ static void write_json(const app_ctx *C, app_run *run) {
 }
 
 static void write_csv(const app_ctx *C, app_run *run) {
-  app_csv_table(&run->csv, "z", run->tm.t, C->z, run->tm.n, (size_t)run->s);
+  app_csv_z(&run->csv, &run->names, run->tm.t, C->z, run->tm.n, (size_t)run->s);
 }
 
 static void text_header(FILE *fp, const app_ctx *C, const app_run *run) {

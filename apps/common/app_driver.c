@@ -16,7 +16,7 @@
 #include "app_help.h"
 
 /* The common options, in the order of app_help's block. */
-enum { C_TIMES, C_GRID, C_FORMAT, C_OUTPUT, C_QUIET, C_THREADS, C_COND_MAX, C_COUNT };
+enum { C_TIMES, C_GRID, C_FORMAT, C_OUTPUT, C_QUIET, C_THREADS, C_COND_MAX, C_PARAM, C_COUNT };
 
 typedef struct driver {
   const app_tool *tool;
@@ -44,6 +44,7 @@ static void common_options(driver *D, app_option *o) {
                               .min = 1, .max = 256};
   o[C_COND_MAX] = (app_option){.name = "cond-max", .type = APP_OPT_DOUBLE, .dest = &c->cond_max,
                                .min = 1, .max = 1e300};
+  o[C_PARAM] = (app_option){.name = "param", .type = APP_OPT_STRINGS, .dest = &c->params};
   if (T->times == APP_TIMES_NONE) {
     o[C_TIMES].name = NULL; /* no long name: never matches */
   }
@@ -106,6 +107,9 @@ static void driver_free(driver *D) {
     if (D->all[k].type == APP_OPT_LIST) {
       app_list_free(D->all[k].dest);
     }
+    if (D->all[k].type == APP_OPT_STRINGS) {
+      app_strings_free(D->all[k].dest);
+    }
   }
   free(D->all);
   free(D->help);
@@ -117,7 +121,15 @@ int app_load(const app_problem_opts *popts, lth_problem **pb) {
   lth_error err;
   lth_error_clear(&err);
   *pb = NULL;
-  lth_status st = lth_problem_read(path, pb, &err);
+  lth_problem_opts po;
+  lth_problem_opts_init(&po);
+  po.params = popts->params;
+  po.nparams = popts->nparams;
+  lth_status st = lth_problem_read_opts(path, &po, pb, &err);
+  if (st == LTH_EINVAL) {
+    /* a --param naming no param of the file, or a bad value: the command line's fault */
+    return app_fail(&err);
+  }
   if (st != LTH_OK) {
     if (!err.file[0]) {
       /* make sure the message names the file even if the reader did not */
@@ -229,7 +241,7 @@ static int go(const app_tool *T, app_ctx *C, app_run *run) {
   run->m = lth_system_state_dim(run->sys);
   run->p = lth_system_manifold_dim(run->sys);
   lth_problem_interval(pb, &run->t0, &run->t1);
-  if (app_names_init(&run->names, run->sys) != 0) {
+  if (app_names_init(&run->names, run->sys, pb) != 0) {
     rc = app_failf(APP_EXIT_NUMERIC, "out of memory");
   }
   if (rc == 0 && T->prepare) {
@@ -267,6 +279,8 @@ int app_main(const app_tool *T, app_ctx *C, int argc, char **argv) {
     }
 #endif
     run.popts.path = run.path;
+    run.popts.params = D.opt.params.v;
+    run.popts.nparams = D.opt.params.n;
     rc = go(T, C, &run);
   }
   if (T->cleanup) {

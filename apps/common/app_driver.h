@@ -68,7 +68,9 @@ typedef enum app_times_use {
 /* Everything that decides how the data file becomes a problem; app_load
  * gets it.  (Hook: parameter overrides, "-" for standard input.) */
 typedef struct app_problem_opts {
-  const char *path;
+  const char *path;          /* "-": standard input */
+  const char *const *params; /* --param NAME=VALUE, in order */
+  size_t nparams;
 } app_problem_opts;
 
 /* The common options (the same name and meaning in every tool). */
@@ -81,6 +83,7 @@ typedef struct app_common {
   app_list times;        /* --times / --at */
   const char *times_opt; /* how the user spelled it: "--times" or "--at" */
   long grid_n;           /* --grid N (0: not given) */
+  app_strings params;    /* --param NAME=VALUE (repeatable) */
 } app_common;
 
 /* What the driver gives the tool's callbacks. */

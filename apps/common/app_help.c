@@ -27,6 +27,9 @@ static const char common_rest[] =
     "                      the results do not depend on N\n"
     "  --cond-max X        fail (exit 3) where the chain condition\n"
     "                      ||Pi^-1|| max||L_i|| max||R_j|| exceeds X (default 1e12)\n"
+    "  --param NAME=VALUE  override the file's `param NAME` (VALUE a constant\n"
+    "                      expression; repeat for several params)\n"
+    "  FILE may be - to read the data file from standard input.\n"
     "  -h, --help          this text\n"
     "  --version           version and license\n";
 

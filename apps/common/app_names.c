@@ -6,18 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-int app_names_init(app_names *nm, const lth_system *sys) {
-  int s = lth_system_size(sys);
-  nm->n = s;
-  nm->name = calloc((size_t)s + 1, sizeof *nm->name);
-  nm->full = calloc((size_t)s + 1, sizeof *nm->full);
-  if (!nm->name || !nm->full) {
-    app_names_free(nm);
-    return -1;
-  }
-  for (int i = 0; i < s; i++) {
+/* "z[4] (z_2[1])" -> "z_2[1]": the block name is what a header needs */
+static void block_names(app_names *nm, const lth_system *sys) {
+  for (int i = 0; i < nm->n; i++) {
     lth_system_component_name(sys, i, nm->full[i], sizeof nm->full[i]);
-    /* "z[4] (z_2[1])" -> "z_2[1]": the block name is what a header needs */
     const char *open = strchr(nm->full[i], '(');
     const char *close = open ? strchr(open, ')') : NULL;
     if (open && close && close > open + 1) {
@@ -25,6 +17,41 @@ int app_names_init(app_names *nm, const lth_system *sys) {
     } else {
       snprintf(nm->name[i], sizeof nm->name[i], "%s", nm->full[i]);
     }
+    nm->order[i] = i;
+    nm->user_index[i] = i;
+  }
+}
+
+/* The equation form: canonical position i holds the user's unknown perm[i]. */
+static void user_names(app_names *nm, const lth_problem *pb) {
+  const int *perm = lth_problem_perm(pb);
+  for (int i = 0; i < nm->n; i++) {
+    int u = perm[i];
+    snprintf(nm->name[i], sizeof nm->name[i], "%s", lth_problem_var_name(pb, u));
+    snprintf(nm->full[i], sizeof nm->full[i], "z[%d] (%s)", i + 1, nm->name[i]);
+    nm->order[u] = i;
+    nm->user_index[i] = u;
+  }
+  nm->user = 1;
+}
+
+int app_names_init(app_names *nm, const lth_system *sys, const lth_problem *pb) {
+  int s = lth_system_size(sys);
+  memset(nm, 0, sizeof *nm);
+  nm->n = s;
+  nm->name = calloc((size_t)s + 1, sizeof *nm->name);
+  nm->full = calloc((size_t)s + 1, sizeof *nm->full);
+  nm->order = calloc((size_t)s + 1, sizeof *nm->order);
+  nm->user_index = calloc((size_t)s + 1, sizeof *nm->user_index);
+  if (!nm->name || !nm->full || !nm->order || !nm->user_index) {
+    app_names_free(nm);
+    return -1;
+  }
+  if (pb && lth_problem_get_form(pb) == LTH_FORM_EQUATIONS && lth_problem_nvars(pb) == s &&
+      lth_problem_perm(pb)) {
+    user_names(nm, pb);
+  } else {
+    block_names(nm, sys);
   }
   return 0;
 }
@@ -32,6 +59,41 @@ int app_names_init(app_names *nm, const lth_system *sys) {
 void app_names_free(app_names *nm) {
   free(nm->name);
   free(nm->full);
-  nm->name = nm->full = NULL;
-  nm->n = 0;
+  free(nm->order);
+  free(nm->user_index);
+  memset(nm, 0, sizeof *nm);
+}
+
+void app_names_to_canonical(const app_names *nm, double *x) {
+  if (!nm->user) {
+    return;
+  }
+  double *tmp = malloc(sizeof(double) * ((size_t)nm->n + 1));
+  if (!tmp) {
+    return; /* the caller's values stay; nothing else can fail here */
+  }
+  for (int k = 0; k < nm->n; k++) {
+    tmp[nm->order[k]] = x[k];
+  }
+  memcpy(x, tmp, sizeof(double) * (size_t)nm->n);
+  free(tmp);
+}
+
+int app_names_find(const app_names *nm, const char *name, size_t len) {
+  char *end;
+  long k = strtol(name, &end, 10);
+  if (len > 0 && (size_t)(end - name) == len) {
+    return k >= 1 && k <= nm->n ? nm->order[k - 1] : -1;
+  }
+  for (int i = 0; i < nm->n; i++) {
+    if (strlen(nm->name[i]) == len && strncmp(nm->name[i], name, len) == 0) {
+      return i;
+    }
+    char zi[32];
+    int zl = snprintf(zi, sizeof zi, "z[%d]", i + 1);
+    if ((size_t)zl == len && strncmp(zi, name, len) == 0) {
+      return i;
+    }
+  }
+  return -1;
 }

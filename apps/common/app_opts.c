@@ -130,6 +130,17 @@ static int store_value(app_option *o, const char *val) {
   case APP_OPT_FLAG:
     *(int *)o->dest = 1;
     return 0;
+  case APP_OPT_STRINGS: {
+    app_strings *ss = o->dest;
+    const char **nv = realloc(ss->v, (ss->n + 1) * sizeof *nv);
+    if (!*val || !nv) {
+      if (nv) ss->v = nv;
+      return bad_value(label, val, nv ? "expected a non-empty argument" : "out of memory");
+    }
+    ss->v = nv;
+    ss->v[ss->n++] = val;
+    return 0;
+  }
   case APP_OPT_STRING:
     if (!*val) {
       return bad_value(label, val, "expected a non-empty argument");
@@ -332,4 +343,10 @@ int app_parse(app_spec *spec, int argc, char **argv, const char **args, int *nar
     return app_usage_error("missing data file argument");
   }
   return APP_CONTINUE;
+}
+
+void app_strings_free(app_strings *s) {
+  free(s->v);
+  s->v = NULL;
+  s->n = 0;
 }

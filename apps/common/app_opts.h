@@ -52,8 +52,17 @@ typedef enum app_opt_type {
   APP_OPT_DOUBLE, /* dest double *: finite number in [min, max] (if min < max) */
   APP_OPT_LIST,   /* dest app_list *: finite numbers separated by commas */
   APP_OPT_STRING, /* dest const char **: the argument itself (not copied) */
-  APP_OPT_CHOICE  /* dest int *: index of the value in choices "a|b|c" */
+  APP_OPT_CHOICE, /* dest int *: index of the value in choices "a|b|c" */
+  APP_OPT_STRINGS /* dest app_strings *: every occurrence's argument, in order */
 } app_opt_type;
+
+/* The arguments of a repeatable option (pointers into argv; the array is
+ * owned: release with app_strings_free). */
+typedef struct app_strings {
+  const char **v;
+  size_t n;
+} app_strings;
+void app_strings_free(app_strings *s);
 
 /* A list of numbers (owned; release with app_list_free). */
 typedef struct app_list {

@@ -18,6 +18,22 @@ void app_json_names(app_json *j, const char *key, const app_names *names) {
     app_json_string(j, names->name[i]);
   }
   app_json_end_array(j);
+  if (names->user) {
+    /* the equation form: the user's unknowns in their order, and for each
+     * position of z (canonical) the 1-based index of its unknown there */
+    app_json_key(j, "variables");
+    app_json_begin_array(j);
+    for (int k = 0; k < names->n; k++) {
+      app_json_string(j, names->name[names->order[k]]);
+    }
+    app_json_end_array(j);
+    app_json_key(j, "variable_index");
+    app_json_begin_array(j);
+    for (int i = 0; i < names->n; i++) {
+      app_json_int(j, names->user_index[i] + 1);
+    }
+    app_json_end_array(j);
+  }
 }
 
 void app_csv_quoted_names(FILE *fp, const char *name, int n) {
@@ -57,13 +73,35 @@ void app_text_numbers(FILE *fp, const double *x, size_t n, int width, int digits
 void app_text_table(FILE *fp, const app_names *names, const double *times, const double *x,
                     size_t n, size_t dim) {
   fprintf(fp, "\n%17s", "t");
-  for (size_t i = 0; i < dim; i++) {
-    fprintf(fp, " %17s", names->name[i]);
+  for (size_t c = 0; c < dim; c++) {
+    fprintf(fp, " %17s", names->name[names->order[c]]);
   }
   fputc('\n', fp);
   for (size_t k = 0; k < n; k++) {
     fprintf(fp, "%17.10g", times[k]);
-    app_text_numbers(fp, x + k * dim, dim, 17, 10);
+    for (size_t c = 0; c < dim; c++) {
+      app_text_numbers(fp, x + k * dim + names->order[c], 1, 17, 10);
+    }
     fputc('\n', fp);
+  }
+}
+
+void app_csv_z(app_csv *c, const app_names *names, const double *times, const double *z, size_t n,
+               size_t dim) {
+  if (!names->user) {
+    app_csv_table(c, "z", times, z, n, dim);
+    return;
+  }
+  fputc('t', c->fp);
+  for (size_t k = 0; k < dim; k++) {
+    fprintf(c->fp, ",\"%s\"", names->name[names->order[k]]);
+  }
+  fputc('\n', c->fp);
+  for (size_t r = 0; r < n; r++) {
+    app_csv_number(c, times[r]);
+    for (size_t k = 0; k < dim; k++) {
+      app_csv_number(c, z[r * dim + (size_t)names->order[k]]);
+    }
+    app_csv_end_row(c);
   }
 }

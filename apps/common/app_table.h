@@ -31,6 +31,12 @@ void app_csv_quoted_names(FILE *fp, const char *name, int n);
 void app_csv_table(app_csv *c, const char *name, const double *times, const double *x, size_t n,
                    size_t dim);
 
+/* z's table: as app_csv_table(c, "z", ...) for block-form names; for the
+ * equation form the header is t,"x1","v1",... and the columns are in the
+ * user's order. */
+void app_csv_z(app_csv *c, const app_names *names, const double *times, const double *z, size_t n,
+               size_t dim);
+
 /* " %*s" per name / " %*.*g" per number (-0 printed as 0). */
 void app_text_cells(FILE *fp, const char *name, int n, int width);
 void app_text_numbers(FILE *fp, const double *x, size_t n, int width, int digits);

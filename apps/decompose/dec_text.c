@@ -3,8 +3,11 @@
  * The matrices of the printed points are collected in a temporary file
  * while the grid streams and follow the summary. */
 #include <stdio.h>
+#include <string.h>
 
 #include "dec.h"
+
+static void text_structure(FILE *fp, const app_run *run);
 
 static void text_result(FILE *fp, const dec_result *rr, const double *a, int ld,
                         const char *suffix) {
@@ -80,9 +83,41 @@ static void text_header(const app_ctx *R, const app_run *run) {
   }
   fprintf(fp, "   (s = %d, state dimension m = s - n_r = %d)\n", run->s, run->m);
   fprintf(fp, "manifold       p = %d\n", run->p);
+  if (run->names.user) {
+    text_structure(fp, run);
+  }
   fprintf(fp, "interval       [%s, %s]\n", app_fmt_exact(b0, sizeof b0, t0),
           app_fmt_exact(b1, sizeof b1, t1));
   fprintf(fp, "points         %zu (%s)\n", R->done, times_origin(run));
+}
+
+/* The equation form: the structure found, in the user's unknowns, and which
+ * p of them can be given freely at t0 (lth_problem_describe,
+ * lth_problem_free_initial). */
+#define APP_FREE_MAX 256
+
+static void text_structure(FILE *fp, const app_run *run) {
+  char buf[4096];
+  lth_problem_describe(run->pb, buf, sizeof buf);
+  const char *line = strchr(buf, '\n'); /* the first line repeats index and p */
+  const char *label = "structure     ";
+  while (line && line[1]) {
+    const char *end = strchr(line + 1, '\n');
+    int len = end ? (int)(end - line - 1) : (int)strlen(line + 1);
+    fprintf(fp, "%s %.*s\n", label, len, line + 1);
+    label = "              ";
+    line = end;
+  }
+  int vars[APP_FREE_MAX];
+  lth_error err;
+  if (run->p > 0 && run->p <= APP_FREE_MAX &&
+      lth_problem_free_initial(run->pb, run->t0, vars, &err) == LTH_OK) {
+    fprintf(fp, "free values   ");
+    for (int k = 0; k < run->p; k++) {
+      fprintf(fp, "%s%s", k ? ", " : " ", lth_problem_var_name(run->pb, vars[k]));
+    }
+    fprintf(fp, " at t0 (given these, the constraints fix the rest)\n");
+  }
 }
 
 static void text_peak(FILE *fp, const char *label, const dec_peak *pk) {
