@@ -108,7 +108,8 @@ static int prepare(app_ctx *D, app_run *run) {
     return app_failf(APP_EXIT_INPUT, "cannot create a temporary file for the report");
   }
   /* the decomposition differentiates the data to order r - 1 + decomp_order */
-  if (app_sampling_init(&D->smp, run->pb, run->r - 1 + D->decomp_order, &err) != LTH_OK) {
+  if (app_sampling_init(&D->smp, run->pb, run->r - 1 + D->decomp_order, &err) != LTH_OK ||
+      app_outerr_init(&D->oe, run->pb, run->sys, run->opt->cond_max, &err) != LTH_OK) {
     return app_fail(&err);
   }
   return 0;
@@ -182,7 +183,8 @@ static int consume(void *ctx, size_t k, const lth_point *pt, const lth_verify_re
   app_ctx *D = ctx;
   app_run *run = D->run;
   if (point_finite(D, pt, rep) != LTH_OK ||
-      app_sampling_update(&D->smp, pt->t, &D->err) != LTH_OK) {
+      app_sampling_update(&D->smp, pt->t, &D->err) != LTH_OK ||
+      app_outerr_at(&D->oe, pt->t, &D->err) != LTH_OK) {
     return 1;
   }
   stats_add(D, pt, rep);
@@ -272,6 +274,7 @@ static lth_status after(app_ctx *D, const app_run *run, lth_error *err) {
 
 static void cleanup(app_ctx *D) {
   app_sampling_free(&D->smp);
+  app_outerr_free(&D->oe);
   free(D->scratch);
   if (D->text_pts) {
     fclose(D->text_pts);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "app_driver.h"
+#include "app_outerr.h"
 #include "lth/decomp.h"
 #include "lth/verify.h"
 
@@ -83,6 +84,7 @@ struct app_ctx {
   dec_peak cond_pi, cond_chain;
   dec_check_stats chk;
   app_sampling smp;
+  app_outerr oe;     /* error bars of the outputs (sampled data) */
   size_t done;
   double elapsed;
   lth_error err;     /* why the consumer stopped */

@@ -89,6 +89,7 @@ void dec_json_point(app_ctx *D, app_run *run, const lth_point *pt, const lth_ver
   if (rep && dec_wants(D, DEC_CHECK)) {
     json_check(j, rep);
   }
+  app_outerr_json_point(&D->oe, j);
   app_json_end_object(j);
 }
 
@@ -115,6 +116,7 @@ void dec_json_end(const app_ctx *D, app_run *run) {
     json_peak(j, "check_worst", "t_check_worst", &D->chk.field[DEC_NCHECK - 1]);
     app_json_put_int(j, "rank_G_mismatches", (long long)D->chk.rank_G_bad);
   }
+  app_outerr_json_summary(&D->oe, j);
   app_json_end_object(j);
   app_json_end_object(j);
 }

@@ -175,6 +175,7 @@ void dec_text_report(const app_ctx *R, app_run *run) {
   if (R->smp.n > 0) {
     app_sampling_text(&R->smp, fp);
   }
+  app_outerr_text(&R->oe, fp);
   /* the matrices, collected while streaming */
   rewind(R->text_pts);
   char buf[4096];
