@@ -63,7 +63,11 @@ static const char help_text[] =
     "                      G = max(0.25 ||Ahat(t0)||_1, 1/span) (span: t0 to the\n"
     "                      last output time); too large a G\n"
     "                      makes the ODE stiff\n"
-    "  --reproject         also set v <- (I - P) v at every output time\n";
+    "  --reproject         also set v <- (I - P) v at every output time\n"
+    "  --coefficients C    where Ahat, g, G, q come from: auto (default: a table\n"
+    "                      of Chebyshev interpolants built once, error-controlled\n"
+    "                      to 1e-3 rtol, when it pays; docs/performance.md), table\n"
+    "                      or direct (a decomposition per right-hand side)\n";
 
 static const char help_tail[] =
     "Example (the linearised pendulum; z = (dx', dy', dx, dy, d lambda)):\n"
@@ -91,7 +95,7 @@ static const char help_tail[] =
 struct app_ctx {
   app_list z0_opt;
   double rtol, atol, stabilize;
-  int method, project, reproject;
+  int method, project, reproject, coefficients;
   const double *z0; /* the given initial value */
   const char *z0_source;
   double *sorted;   /* the times, sorted for the library */
@@ -212,6 +216,7 @@ static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
     o.reproject = C->reproject;
     o.project = C->project;
     o.stabilize = C->stabilize;
+    o.coefficients = (lth_ivp_coefficients)C->coefficients;
     app_ivp_setup(run, &o, n > 0 ? C->sorted[n - 1] : run->t0);
     st = lth_ivp_solve(run->sys, run->t0, C->z0, C->sorted, n, &o, &C->res, err);
     resolve_ctx R = {C, run, o};
@@ -262,6 +267,13 @@ static void json_stats(app_json *j, const lth_ivp_result *res) {
   app_json_put_number(j, "seconds", res->seconds_total);
   app_json_put_number(j, "seconds_decomp", res->seconds_decomp);
   app_json_put_number(j, "gamma", res->gamma);
+  app_json_put_string(j, "coefficients", lth_ivp_coefficients_name(res->coef_mode));
+  if (res->coef_mode == LTH_COEF_TABLE) {
+    app_json_put_int(j, "table_panels", (long long)res->table_panels);
+  }
+  if (res->coef_mode == LTH_COEF_HERMITE) {
+    app_json_put_int(j, "coef_order", res->coef_order);
+  }
   app_json_end_object(j);
 }
 
@@ -344,6 +356,16 @@ static void write_text(const app_ctx *C, app_run *run) {
           "statistics     %zu steps, %zu right-hand sides, %zu decompositions, %.3g s "
           "(%.3g s decomposing)\n",
           res->steps, res->rhs_evals, res->decomps, res->seconds_total, res->seconds_decomp);
+  if (res->coef_mode == LTH_COEF_TABLE) {
+    fprintf(fp, "coefficients   table of %zu panels (%zu of them decomposed directly)\n",
+            res->table_panels, res->table_direct_panels);
+  } else if (res->coef_mode == LTH_COEF_HERMITE) {
+    fprintf(fp, "coefficients   Hermite interpolation of the grid's jets of order %d (sampled "
+                "data)\n",
+            res->coef_order);
+  } else {
+    fprintf(fp, "coefficients   a decomposition per right-hand side\n");
+  }
   if (C->smp.n > 0) {
     app_sampling_text(&C->smp, fp);
   }
@@ -392,6 +414,7 @@ static void cleanup(app_ctx *C) {
 static app_ctx ctx = {.rtol = 1e-10, .atol = 1e-12, .stabilize = -1.0, .sampling_error = NAN};
 static app_option opts[] = {
     APP_LIST("z0", &ctx.z0_opt),
+    APP_CHOICE("coefficients", &ctx.coefficients, "auto|direct|table"),
     APP_DOUBLE("rtol", &ctx.rtol, 1e-15, 1),
     APP_DOUBLE("atol", &ctx.atol, 0, 1e300),
     APP_CHOICE("method", &ctx.method, "rk8pd|rkf45|msadams|msbdf|bsimp"),

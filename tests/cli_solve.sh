@@ -139,4 +139,14 @@ run 0 "-o" "$SOLVE" "$PEND" --times 0,1,2.5,7.3,10 --format csv -o "$TMP/o.csv"
 [ -s "$TMP/out" ] && fail "-o also wrote to stdout"
 cmp -s "$TMP/o.csv" "$TMP/pend.csv" || fail "-o file differs from stdout output"
 
+# ---- --coefficients: the table and direct decompositions agree; stats say which served
+run 0 "--coefficients direct" "$SOLVE" "$DATA/rotating_rod.lth" --times 0,5,10 --format json --coefficients direct &&
+  cp "$TMP/out" "$TMP/cdir.json"
+run 0 "--coefficients table" "$SOLVE" "$DATA/rotating_rod.lth" --times 0,5,10 --format json --coefficients table && {
+  [ "$("$JT" get "$TMP/out" stats.coefficients)" = table ] || fail "stats.coefficients is not table"
+  [ "$("$JT" get "$TMP/cdir.json" stats.coefficients)" = direct ] || fail "stats.coefficients is not direct"
+  "$JT" diff "$TMP/cdir.json" "$TMP/out" --rtol 1e-8 --atol 1e-9 --ignore stats || fail "table and direct runs differ by more than 1e-8"
+}
+run 1 "--coefficients bad" "$SOLVE" "$DATA/rotating_rod.lth" --coefficients hermite
+
 finish cli_solve
