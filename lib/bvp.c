@@ -194,13 +194,13 @@ static lth_status shooting(const lth_bvp_problem *bp, const lth_bvp_opts *o,
   res->drift = fm->drift;
   double cmax = lth_bvp_cond_max(o);
   if (info != 0 || !(res->cond_shooting <= cmax) || !(res->cond_bvp <= cmax)) {
-    char detail[LTH_ERROR_MSG_MAX];
-    lth_bvp_dependence(bp, fm->Phi, fm->Phi + (nall - 1) * (size_t)s * p, S0, detail,
-                       sizeof detail);
+    /* which conditions are dependent is judged on orthonormal bases of the
+     * manifold at each end (lth_bvp_explain, after this returns): Phi's own
+     * columns are spread by the growth of Psi, and a fast decaying mode makes
+     * a component look fixed that is not */
     st = (info != 0 || !(res->cond_shooting <= cmax))
              ? lth_bvp_not_unique_detail(res->cond_shooting,
-                                         "shooting matrix S = B0 Phi(t0) + B1 Phi(t1)", detail,
-                                         err)
+                                         "shooting matrix S = B0 Phi(t0) + B1 Phi(t1)", "", err)
              : lth_bvp_ill_posed(res->cond_bvp, cmax, "single shooting", "", err);
     goto cleanup;
   }
@@ -307,6 +307,16 @@ lth_status lth_bvp_solve(const lth_system *sys, double t0, double t1, int rows, 
   }
   lth_blas_threads_pop(blas_saved);
   if (st == LTH_ENOTUNIQUE) lth_bvp_explain(&bp, &o, err);
+  if (st == LTH_ENOTUNIQUE && o.method == LTH_BVP_SHOOTING && err &&
+      strstr(err->message, "shooting matrix S") &&
+      !strstr(err->message, "dependent on the consistent manifold")) {
+    /* conditions that are fine on the manifold: the method is the limit */
+    size_t len = strlen(err->message);
+    snprintf(err->message + len, sizeof err->message - len,
+             "; no condition vanishes on the solution manifold, so the method is the limit: single "
+             "shooting forms Psi(t1, t0), whose growth alone can do this when solutions grow "
+             "and decay fast; use collocation or multiple shooting");
+  }
   if (st != LTH_OK) {
     lth_bvp_result_free(res);
     return st;

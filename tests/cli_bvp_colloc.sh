@@ -114,4 +114,32 @@ run 1 "--tol 0" "$BVP" "$I2" --tol 0
 run 3 "--max-intervals 8 at 1e-12" "$BVP" "$DATA/pendulum_10s_bvp.lth" --tol 1e-12 --max-intervals 8 &&
   err_has "intervals" "--max-intervals"
 
+# ---- modes e^{+-40t}: single shooting cannot, and says the conditions are not the cause
+# (it used to name a state component as "fixed by the constraints"); collocation and
+# multiple shooting agree
+cat >"$TMP/dich.lth" <<'EOF'
+blocks 3 1
+interval 0 1
+A(1,1) = [40, 1, 0; 1, -40, 0; 0, 0, 0]
+A(1,2) = [0; 0; 1]
+A(2,1) = [0, 0, 1]
+f(1) = [1; 1; 0]
+f(2) = -sin(t)
+bc B0 = [0, 1, 0, 0; 0, 0, 0, 0]
+bc B1 = [0, 0, 0, 0; 1, 0, 0, 0]
+bc beta = [1; 1]
+EOF
+run 3 "dichotomic, shooting" "$BVP" "$TMP/dich.lth" --method shooting && {
+  err_has "use collocation or multiple shooting" "dichotomic shooting"
+  grep -q "which the algebraic constraints fix" "$TMP/err" && fail "dichotomic shooting blames a state component"
+}
+run 0 "dichotomic, collocation" "$BVP" "$TMP/dich.lth" --tol 1e-10 --times 0,0.5,1 --format json &&
+  cp "$TMP/out" "$TMP/dc.json"
+run 0 "dichotomic, multiple" "$BVP" "$TMP/dich.lth" --method multiple --times 0,0.5,1 --format json && {
+  "$JT" diff "$TMP/dc.json" "$TMP/out" --rtol 1e-8 --atol 1e-9 --ignore method --ignore cond_shooting \
+    --ignore cond_bvp --ignore error_estimate --ignore tol --ignore stages --ignore intervals \
+    --ignore drift --ignore rtol --ignore atol --ignore bc_residual ||
+    fail "collocation and multiple shooting differ on the dichotomic problem"
+}
+
 finish cli_bvp_colloc
