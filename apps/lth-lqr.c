@@ -25,6 +25,8 @@
 #include "app_ivp.h"
 #include "app_table.h"
 #include "lth/decomp.h"
+#include "lth/decomp_error.h"
+#include "lth/samples.h"
 #include "lth/lqr.h"
 #include "lth/problem.h"
 
@@ -80,7 +82,9 @@ static const char help_tail[] =
     "the trajectories and the cost are), x0, x0_consistent, jump, jump_in_range_B,\n"
     "terminal_impulse, terminal_jump, residual (relative distance of (x0, 0) from\n"
     "range(W)), cond_W, theorem4 (max deviation from P_1' = P_2), drift, nx, nu,\n"
-    "p, gain (with --gain: one nu x 2nx matrix per time).\n"
+    "p, gain (with --gain: one nu x 2nx matrix per time), and for sampled A, B\n"
+    "or H sampling_error, sampling_error_cost (the estimated effect of the\n"
+    "samples' fits on x, lambda, u and on the cost).\n"
     "CSV: t, \"x[i]\", \"lambda[i]\", \"u[i]\" (with --gain also \"K[i,j]\"), one\n"
     "row per time; no rows when there is no trajectory.\n"
     "\n"
@@ -97,6 +101,7 @@ struct app_ctx {
   double rtol;
   const lth_lqr_spec *spec;
   lth_lqr_result *res;
+  double sampling_error, sampling_error_cost; /* NaN: exact data */
   int initial_impulse; /* x0 was moved: the jump is not zero */
   char note[4096];     /* what the output is, when it is not a smooth optimum */
 };
@@ -174,6 +179,51 @@ static void compose_note(app_ctx *T) {
            start, end, T->initial_impulse ? "after the jump" : "before the terminal jump");
 }
 
+/* Largest |a - b| over n entries. */
+static double maxdiff(const double *a, const double *b, size_t n) {
+  double d = 0.0;
+  for (size_t k = 0; k < n; k++) d = fmax(d, fabs(a[k] - b[k]));
+  return d;
+}
+
+/* The sampling contribution (docs/sampled-data.md): solve again with each
+ * sampled block of A, B, H replaced by its alternative fits
+ * (lth_source_sampling_variant) and add the differences of x, lambda, u and
+ * of the cost. */
+static lth_status sampling_error(app_ctx *T, const app_run *run, const lth_lqr_opts *o,
+                                 lth_error *err) {
+  const lth_lqr_spec *sp = T->spec;
+  const lth_source *const blocks[3] = {sp->A, sp->B, sp->H};
+  lth_status st = LTH_OK;
+  for (int b = 0; b < 3 && st == LTH_OK; b++) {
+    if (!blocks[b] || !lth_source_is_samples(blocks[b])) continue;
+    lth_source *v = lth_source_sampling_variant(blocks[b], err);
+    if (!v) return err ? err->status : LTH_ENOMEM;
+    lth_lqr_spec vs = *sp;
+    *(b == 0 ? &vs.A : b == 1 ? &vs.B : &vs.H) = v;
+    lth_lqr_opts vo = *o;
+    vo.progress = NULL;
+    vo.ivp.progress = NULL;
+    lth_lqr_result *r = NULL;
+    st = lth_lqr_solve(&vs, run->tm.t, run->tm.n, &vo, &r, err);
+    if (st == LTH_OK && r->have_trajectory == T->res->have_trajectory) {
+      const lth_lqr_result *a = T->res;
+      size_t n = a->have_trajectory ? a->n : 0;
+      double d = fmax(maxdiff(a->x, r->x, n * (size_t)a->nx),
+                      fmax(maxdiff(a->lambda, r->lambda, n * (size_t)a->nx),
+                           maxdiff(a->u, r->u, n * (size_t)a->nu)));
+      T->sampling_error = (isfinite(T->sampling_error) ? T->sampling_error : 0.0) + d;
+      double dc = isfinite(a->cost) && isfinite(r->cost) ? fabs(a->cost - r->cost) : 0.0;
+      T->sampling_error_cost =
+          (isfinite(T->sampling_error_cost) ? T->sampling_error_cost : 0.0) + dc;
+    }
+    lth_lqr_result_free(r);
+    lth_source_free(v);
+  }
+  if (st != LTH_OK) lth_error_prefix(err, "estimating the sampling error: ");
+  return st;
+}
+
 static lth_status compute(app_ctx *T, app_run *run, lth_error *err) {
   lth_lqr_opts o;
   lth_lqr_opts_init(&o);
@@ -184,6 +234,9 @@ static lth_status compute(app_ctx *T, app_run *run, lth_error *err) {
   o.progress = app_progress_update;
   o.progress_ctx = &run->progress;
   lth_status st = lth_lqr_solve(T->spec, run->tm.t, run->tm.n, &o, &T->res, err);
+  if (st == LTH_OK) {
+    st = sampling_error(T, run, &o, err);
+  }
   if (st != LTH_OK) {
     return st;
   }
@@ -246,6 +299,10 @@ static void json_extensions(app_json *j, const app_ctx *T) {
   }
   app_json_put_number(j, "theorem4", r->theorem4);
   app_json_put_number(j, "drift", r->drift);
+  if (isfinite(T->sampling_error)) {
+    app_json_put_number(j, "sampling_error", T->sampling_error);
+    app_json_put_number(j, "sampling_error_cost", T->sampling_error_cost);
+  }
   app_json_put_int(j, "nx", r->nx);
   app_json_put_int(j, "nu", r->nu);
   app_json_put_int(j, "p", r->p);
@@ -363,6 +420,11 @@ static void text_verdict(FILE *fp, const app_ctx *T) {
   }
   fprintf(fp, "checks         Theorem 4 (P_1' = P_2) deviation %.3g; drift max ||P v|| %.3g\n",
           r->theorem4, r->drift);
+  if (isfinite(T->sampling_error)) {
+    fprintf(fp, "sampling error ~%.2e in x, lambda, u and ~%.2e in the cost (the samples' fits, "
+                "propagated)\n",
+            T->sampling_error, T->sampling_error_cost);
+  }
 }
 
 static void text_table(FILE *fp, const app_ctx *T, const app_run *run) {
@@ -434,7 +496,7 @@ static lth_status after(app_ctx *T, const app_run *run, lth_error *err) {
 static void cleanup(app_ctx *T) { lth_lqr_result_free(T->res); }
 
 /* The tool's options (with their defaults) and its description for the driver. */
-static app_ctx ctx = {.rtol = 1e-10};
+static app_ctx ctx = {.rtol = 1e-10, .sampling_error = NAN, .sampling_error_cost = NAN};
 static app_option opts[] = {
     APP_CHOICE("method", &ctx.method, "collocation|shooting"),
     APP_FLAG("gain", &ctx.gain),

@@ -190,3 +190,12 @@ int lth_system_sampled_blocks(const lth_system *sys) {
   }
   return n;
 }
+
+lth_source *lth_source_sampling_variant(const lth_source *src, lth_error *err) {
+  swrap *w = NULL;
+  if (!src) {
+    lth_error_set(err, LTH_EINVAL, "no source");
+    return NULL;
+  }
+  return swrap_new(src, 1, -1, &w, err);
+}

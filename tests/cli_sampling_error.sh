@@ -53,7 +53,7 @@ if k.startswith("points."):
     f = k.split(".")[1]
     va = flat([p[f] for p in a["points"]]); vb = flat([p[f] for p in b["points"]])
 else:
-    va, vb = flat(a[k]), flat(b[k])
+    va, vb = flat(a[k]) if isinstance(a[k], list) else [a[k]], flat(b[k]) if isinstance(b[k], list) else [b[k]]
 print(max(abs(x - y) for x, y in zip(va, vb)))
 EOF
 }
@@ -93,4 +93,36 @@ run 0 "solve text" "$SOLVE" "$TMP/s.lth" --project -q && {
 run 0 "bvp sampled" "$BVP" "$TMP/s.lth" --format json -q && cp "$TMP/out" "$TMP/bs.json"
 run 0 "bvp exact" "$BVP" "$TMP/e.lth" --format json -q && cp "$TMP/out" "$TMP/be.json"
 covers "$(maxdiff "$TMP/bs.json" "$TMP/be.json" z)" "$("$JT" get "$TMP/bs.json" sampling_error)" "bvp z"
+# ---- lth-lqr: a sampled weight H (noise 1e-6) against its formula
+"$PY" - "$TMP" <<'EOF'
+import math, random, sys
+random.seed(11)
+with open(sys.argv[1] + "/h.csv", "w") as f:
+    f.write("t,h11,h12,h21,h22\n")
+    for k in range(201):
+        t = -0.1 + 2.2 * k / 200
+        row = [1 + 0.5 * math.sin(t), 0.0, 0.0, 1.0]
+        row = [x + 1e-6 * random.uniform(-1, 1) for x in row]
+        row[2] = row[1]  # symmetric
+        f.write("%.17g," % t + ",".join("%.17g" % x for x in row) + "\n")
+EOF
+lqr='lth 1
+problem lqr
+sizes 2 1
+interval 0 2
+grid 11
+A = [0, 1; 0, 0]
+B = [0; 1]
+C = [0, 0; 0, 0]
+x0 = [1; -0.5]'
+printf '%s\nH = samples("h.csv")\n' "$lqr" >"$TMP/ls.lth"
+printf '%s\nH = [1 + 0.5*sin(t), 0; 0, 1]\n' "$lqr" >"$TMP/le.lth"
+run 0 "lqr sampled" "$APPS/lth-lqr" "$TMP/ls.lth" --format json && cp "$TMP/out" "$TMP/qs.json"
+run 0 "lqr exact" "$APPS/lth-lqr" "$TMP/le.lth" --format json && cp "$TMP/out" "$TMP/qe.json"
+"$JT" get "$TMP/qe.json" sampling_error >/dev/null 2>&1 && fail "exact data: lqr writes sampling_error"
+t=$(maxdiff "$TMP/qs.json" "$TMP/qe.json" x)
+t2=$(maxdiff "$TMP/qs.json" "$TMP/qe.json" u)
+covers "$(awk -v a="$t" -v b="$t2" 'BEGIN { print (a > b ? a : b) }')" "$("$JT" get "$TMP/qs.json" sampling_error)" "lqr x, u"
+covers "$(maxdiff "$TMP/qs.json" "$TMP/qe.json" cost)" "$("$JT" get "$TMP/qs.json" sampling_error_cost)" "lqr cost"
+
 finish cli_sampling_error

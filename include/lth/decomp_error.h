@@ -98,6 +98,10 @@ int lth_system_sampled_blocks(const lth_system *sys);
  * cancelling between blocks (nb extra solves); |z - z_all| is one solve and
  * can be smaller than the truth by the cancellation (docs/sampled-data.md). */
 lth_system *lth_system_sampling_variant(const lth_system *sys, int which, lth_error *err);
+/* The same for one source (e.g. a block of an LQR problem, lth_lqr_spec): a
+ * view that delivers the alternative fits of sampled data (or src itself
+ * when it is not sampled).  src must outlive it; free with lth_source_free. */
+lth_source *lth_source_sampling_variant(const lth_source *src, lth_error *err);
 
 #ifdef __cplusplus
 }
