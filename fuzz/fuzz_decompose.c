@@ -198,6 +198,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   gen g = {data, size, 0, text, 0, sizeof text};
   text[0] = '\0';
   generate(&g);
+  if (getenv("LTH_FUZZ_PRINT")) fputs(text, stderr); /* reproducing a finding */
   lth_problem *pb = NULL;
   lth_error err;
   if (lth_problem_parse(text, g.len, "fuzz.lth", basedir ? basedir : "/nonexistent-lth-fuzz", &pb,

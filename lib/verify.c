@@ -244,7 +244,8 @@ lth_status lth_verify_at(lth_verify_ws *vw, const lth_decomp_ws *ws, const lth_p
   int k = singular_values(vw, &pt->G, sv);
   rep->rank_G = k > 0 ? numerical_rank(sv, k) : 0;
   int p = pt->p;
-  rep->sv_gap = (p < k && p > 0) ? sv[p] / sv[p - 1] : 0.0;
+  /* sigma_p = 0: G has lost rank p (rank_G says so); no gap at all, not 0/0 */
+  rep->sv_gap = (p < k && p > 0) ? (sv[p - 1] > 0.0 ? sv[p] / sv[p - 1] : 1.0) : 0.0;
   double w[] = {rep->theorem3_linear, rep->theorem3_affine, rep->idempotent, rep->commute,
                 rep->structure};
   rep->worst = 0.0;
