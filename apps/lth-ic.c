@@ -189,7 +189,9 @@ static int select_guess(app_ctx *R, const app_run *run) {
                              R->guess_opt.n, run->path, run->s, blocks);
     }
     memcpy(R->guess, R->guess_opt.v, (size_t)run->s * sizeof *R->guess);
-    app_names_to_canonical(&run->names, R->guess); /* equation form: the user's order */
+    if (app_names_to_canonical(&run->names, R->guess) != 0) { /* equation form: user order */
+      return app_failf(APP_EXIT_NUMERIC, "out of memory");
+    }
     R->guess_source = "--guess";
   } else if (lth_problem_z0(run->pb, &fz0)) {
     memcpy(R->guess, fz0, (size_t)run->s * sizeof *R->guess);

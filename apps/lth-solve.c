@@ -139,9 +139,9 @@ static int prepare(app_ctx *C, app_run *run) {
     }
     C->z0 = C->z0_opt.v;
     C->z0_source = "--z0";
-    if (run->names.user) {
-      /* the equation form: --z0 lists the unknowns in the order of `variables` */
-      app_names_to_canonical(&run->names, C->z0_opt.v);
+    /* the equation form: --z0 lists the unknowns in the order of `variables` */
+    if (app_names_to_canonical(&run->names, C->z0_opt.v) != 0) {
+      return app_failf(APP_EXIT_NUMERIC, "out of memory");
     }
     return 0;
   }

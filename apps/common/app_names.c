@@ -64,19 +64,20 @@ void app_names_free(app_names *nm) {
   memset(nm, 0, sizeof *nm);
 }
 
-void app_names_to_canonical(const app_names *nm, double *x) {
+int app_names_to_canonical(const app_names *nm, double *x) {
   if (!nm->user) {
-    return;
+    return 0;
   }
   double *tmp = malloc(sizeof(double) * ((size_t)nm->n + 1));
   if (!tmp) {
-    return; /* the caller's values stay; nothing else can fail here */
+    return -1;
   }
   for (int k = 0; k < nm->n; k++) {
     tmp[nm->order[k]] = x[k];
   }
   memcpy(x, tmp, sizeof(double) * (size_t)nm->n);
   free(tmp);
+  return 0;
 }
 
 int app_names_find(const app_names *nm, const char *name, size_t len) {

@@ -34,8 +34,8 @@ int app_names_init(app_names *nm, const lth_system *sys, const lth_problem *pb);
 void app_names_free(app_names *nm);
 
 /* Reorder x (n entries) in place from the user's order to the canonical one
- * (nothing for block names). */
-void app_names_to_canonical(const app_names *nm, double *x);
+ * (nothing for block names).  0, or -1 when out of memory (x unchanged). */
+int app_names_to_canonical(const app_names *nm, double *x);
 
 /* Component by name ("x1", "z_1[2]", "z[3]") or 1-based position in the
  * user's order ("3"): its canonical position, or -1. */
