@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "model_impl.h"
+#include "names_hash.h"
 
 lth_model *lth_model_alloc(lth_error *err) {
   lth_model *m = calloc(1, sizeof *m);
@@ -82,34 +83,12 @@ void lth_model_set_file(lth_model *m, const char *file) {
   snprintf(m->file, sizeof m->file, "%s", file ? file : "");
 }
 
-static int grow(void **p, int *cap, int need, size_t size) {
-  if (need <= *cap) {
-    return 1;
-  }
-  int nc = *cap ? 2 * *cap : 16;
-  void *np = realloc(*p, (size_t)nc * size);
-  if (!np) {
-    return 0;
-  }
-  *p = np;
-  *cap = nc;
-  return 1;
-}
-
-static size_t name_hash(const char *s, size_t n) {
-  size_t h = 1469598103934665603ULL & SIZE_MAX;
-  for (size_t i = 0; i < n; i++) {
-    h = (h ^ (unsigned char)s[i]) * (1099511628211ULL & SIZE_MAX);
-  }
-  return h;
-}
-
 int lth_model_find_variable(const lth_model *m, const char *name, size_t len) {
   if (!m->nslots) {
     return -1;
   }
   size_t mask = (size_t)m->nslots - 1;
-  for (size_t k = name_hash(name, len) & mask;; k = (k + 1) & mask) {
+  for (size_t k = lth_name_hash(name, len) & mask;; k = (k + 1) & mask) {
     int idx = m->slots[k] - 1;
     if (idx < 0) {
       return -1;
@@ -137,7 +116,7 @@ static int hash_add(lth_model *m, int idx) {
       }
     }
   }
-  size_t mask = (size_t)m->nslots - 1, k = name_hash(m->names[idx], strlen(m->names[idx])) & mask;
+  size_t mask = (size_t)m->nslots - 1, k = lth_name_hash(m->names[idx], strlen(m->names[idx])) & mask;
   while (m->slots[k]) {
     k = (k + 1) & mask;
   }
@@ -156,11 +135,11 @@ int lth_model_add_variable(lth_model *m, const char *name, int line, int col, lt
     return -1;
   }
   int cap = m->capv, ok = 1;
-  ok = ok && grow((void **)&m->names, &cap, m->nv + 1, sizeof *m->names);
+  ok = ok && lth_grow((void **)&m->names, &cap, m->nv + 1, sizeof *m->names);
   cap = m->capv;
-  ok = ok && grow((void **)&m->vline, &cap, m->nv + 1, sizeof *m->vline);
+  ok = ok && lth_grow((void **)&m->vline, &cap, m->nv + 1, sizeof *m->vline);
   cap = m->capv;
-  ok = ok && grow((void **)&m->vcol, &cap, m->nv + 1, sizeof *m->vcol);
+  ok = ok && lth_grow((void **)&m->vcol, &cap, m->nv + 1, sizeof *m->vcol);
   char *copy = ok ? malloc(strlen(name) + 1) : NULL;
   if (!copy) {
     lth_error_set(err, LTH_ENOMEM, "out of memory adding an unknown");
@@ -184,9 +163,9 @@ int lth_model_add_equation(lth_model *m, int line, int col, lth_error *err) {
     lth_error_set(err, LTH_EINVAL, "lth_model_add_equation: the model is already analysed");
     return -1;
   }
-  int cap = m->cape, ok = grow((void **)&m->eline, &cap, m->ne + 1, sizeof *m->eline);
+  int cap = m->cape, ok = lth_grow((void **)&m->eline, &cap, m->ne + 1, sizeof *m->eline);
   cap = m->cape;
-  ok = ok && grow((void **)&m->ecol, &cap, m->ne + 1, sizeof *m->ecol);
+  ok = ok && lth_grow((void **)&m->ecol, &cap, m->ne + 1, sizeof *m->ecol);
   if (!ok) {
     lth_error_set(err, LTH_ENOMEM, "out of memory adding an equation");
     return -1;

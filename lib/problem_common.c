@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lth/samples.h"
+#include "names_hash.h"
 #include "problem_impl.h"
 
 /* ------------------------------------------------------------------------ */
@@ -66,19 +67,11 @@ lth_status lth_pp_once(lth_pp *P, lth_spos *seen, size_t kw, const char *what) {
 /* ------------------------------------------------------------------------ */
 /* Params: an open-addressing hash table, so lookups stay fast in big files */
 
-static size_t name_hash(const char *s, size_t n) {
-  size_t h = 1469598103934665603ULL & SIZE_MAX;
-  for (size_t i = 0; i < n; i++) {
-    h = (h ^ (unsigned char)s[i]) * (1099511628211ULL & SIZE_MAX);
-  }
-  return h;
-}
-
 static lth_pparam *param_find(const lth_pp *P, const char *s, size_t n) {
   if (!P->nslots) {
     return NULL;
   }
-  for (size_t k = name_hash(s, n) & (P->nslots - 1);; k = (k + 1) & (P->nslots - 1)) {
+  for (size_t k = lth_name_hash(s, n) & (P->nslots - 1);; k = (k + 1) & (P->nslots - 1)) {
     size_t idx = P->slots[k];
     if (idx == 0) {
       return NULL;
@@ -109,7 +102,7 @@ static int rehash(lth_pp *P) {
     return 0;
   }
   for (size_t i = 0; i < P->nparams; i++) {
-    size_t k = name_hash(P->params[i].name, P->params[i].len) & (ns - 1);
+    size_t k = lth_name_hash(P->params[i].name, P->params[i].len) & (ns - 1);
     while (slots[k]) {
       k = (k + 1) & (ns - 1);
     }
@@ -141,7 +134,7 @@ static lth_status param_add(lth_pp *P, const char *s, size_t n, double v, size_t
   if (2 * P->nparams > P->nslots && !rehash(P)) {
     return LTH_PERR(P, pos, LTH_ENOMEM, "out of memory storing a param");
   }
-  size_t k = name_hash(s, n) & (P->nslots - 1);
+  size_t k = lth_name_hash(s, n) & (P->nslots - 1);
   while (P->slots[k] && P->slots[k] != P->nparams) {
     k = (k + 1) & (P->nslots - 1);
   }

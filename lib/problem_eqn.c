@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "problem_impl.h"
+#include "names_hash.h"
 
 #define MAX_ORDER 20         /* highest derivative of an unknown */
 #define EQN_SAMPLING_ORDER 6 /* default degree of sampled fits in the equation form */
@@ -57,33 +58,11 @@ struct lth_peqn {
 static const char *const KEYWORDS[] = {"lth",      "problem",   "interval", "grid", "param",
                                        "sampling", "variables", "z0",       "bc"};
 
-static int grow(void **p, int *cap, int need, size_t size) {
-  if (need <= *cap) {
-    return 1;
-  }
-  int nc = *cap ? 2 * *cap : 16;
-  void *np = realloc(*p, (size_t)nc * size);
-  if (!np) {
-    return 0;
-  }
-  *p = np;
-  *cap = nc;
-  return 1;
-}
-
-static size_t name_hash(const char *s, size_t n) {
-  size_t h = 1469598103934665603ULL & SIZE_MAX;
-  for (size_t i = 0; i < n; i++) {
-    h = (h ^ (unsigned char)s[i]) * (1099511628211ULL & SIZE_MAX);
-  }
-  return h;
-}
-
 static int find_var(const struct lth_peqn *E, const char *s, size_t n) {
   if (!E || !E->nslots) {
     return -1;
   }
-  for (size_t k = name_hash(s, n) & (size_t)(E->nslots - 1);;
+  for (size_t k = lth_name_hash(s, n) & (size_t)(E->nslots - 1);;
        k = (k + 1) & (size_t)(E->nslots - 1)) {
     int idx = E->slots[k] - 1;
     if (idx < 0) {
@@ -112,7 +91,7 @@ static int hash_add(struct lth_peqn *E, int idx) {
       }
     }
   }
-  size_t k = name_hash(E->v[idx].name, E->v[idx].len) & (size_t)(E->nslots - 1);
+  size_t k = lth_name_hash(E->v[idx].name, E->v[idx].len) & (size_t)(E->nslots - 1);
   while (E->slots[k]) {
     k = (k + 1) & (size_t)(E->nslots - 1);
   }
@@ -236,7 +215,7 @@ lth_status lth_pp_st_variables(lth_pp *P, size_t kw) {
                       MAX_UNKNOWNS);
     }
     char *name = malloc(n + 1);
-    if (!name || !grow((void **)&E->v, &E->capv, E->nv + 1, sizeof *E->v)) {
+    if (!name || !lth_grow((void **)&E->v, &E->capv, E->nv + 1, sizeof *E->v)) {
       free(name);
       return LTH_PERR(P, b, LTH_ENOMEM, "out of memory");
     }
@@ -340,7 +319,7 @@ lth_status lth_pp_eqn_equation(lth_pp *P, size_t start) {
         v->ato = at;
       }
     }
-    if (st == LTH_OK && !grow((void **)&E->e, &E->cape, E->ne + 1, sizeof *E->e)) {
+    if (st == LTH_OK && !lth_grow((void **)&E->e, &E->cape, E->ne + 1, sizeof *E->e)) {
       st = LTH_PERR(P, start, LTH_ENOMEM, "out of memory");
     }
     if (st == LTH_OK) {
