@@ -206,7 +206,19 @@ static lth_status sampling_error(app_ctx *T, const app_run *run, const lth_lqr_o
     vo.ivp.progress = NULL;
     lth_lqr_result *r = NULL;
     st = lth_lqr_solve(&vs, run->tm.t, run->tm.n, &vo, &r, err);
-    if (st == LTH_OK && r->have_trajectory == T->res->have_trajectory) {
+    if (st == LTH_OK && (r->exists != T->res->exists || r->unique != T->res->unique ||
+                         r->have_trajectory != T->res->have_trajectory)) {
+      /* the verdict itself is within the data's error: no answer to stand by */
+      static const char *const names[3] = {"A", "B", "H"};
+      st = lth_error_set(err, LTH_ECOND,
+                         "the samples' error decides the answer: with the sampled %s moved by its "
+                         "error estimate the optimum %s, %s (here: %s, %s); refine the samples",
+                         names[b], r->exists ? "exists" : "does not exist",
+                         r->unique ? "unique" : "not unique",
+                         T->res->exists ? "exists" : "does not exist",
+                         T->res->unique ? "unique" : "not unique");
+    }
+    if (st == LTH_OK) {
       const lth_lqr_result *a = T->res;
       size_t n = a->have_trajectory ? a->n : 0;
       double d = fmax(maxdiff(a->x, r->x, n * (size_t)a->nx),
@@ -220,7 +232,9 @@ static lth_status sampling_error(app_ctx *T, const app_run *run, const lth_lqr_o
     lth_lqr_result_free(r);
     lth_source_free(v);
   }
-  if (st != LTH_OK) lth_error_prefix(err, "estimating the sampling error: ");
+  if (st != LTH_OK && !strstr(err->message, "decides the answer")) {
+    lth_error_prefix(err, "estimating the sampling error: ");
+  }
   return st;
 }
 

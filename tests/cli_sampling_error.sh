@@ -57,9 +57,9 @@ else:
 print(max(abs(x - y) for x, y in zip(va, vb)))
 EOF
 }
-covers() { # TRUTH ESTIMATE WHAT: truth <= 10 estimate (+ rounding), estimate <= 100 truth + 1e-12
+covers() { # TRUTH ESTIMATE WHAT: within a factor 10 either way (+ rounding); measured 0.14..7.3
   [ -n "${LTH_VERBOSE:-}" ] && echo "$3: true $1, estimate $2"
-  awk -v t="$1" -v e="$2" 'BEGIN { exit !(t <= 10 * e + 1e-13 && e <= 100 * t + 1e-12) }' ||
+  awk -v t="$1" -v e="$2" 'BEGIN { exit !(t <= 10 * e + 1e-13 && e <= 10 * t + 1e-13) }' ||
     fail "$3: estimate $2 does not cover the true error $1 (or is far above it)"
 }
 
