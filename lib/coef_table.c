@@ -14,7 +14,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <sched.h>
 
 #ifdef LTH_HAVE_OPENMP
 #include <omp.h>
@@ -141,6 +140,7 @@ lth_table *lth_table_alloc(const lth_system *sys, double t_lo, double t_hi,
   if (tab->nthreads > TAB_NMAX / 2) tab->nthreads = TAB_NMAX / 2;
   pthread_mutex_init(&tab->mu, NULL);
   pthread_cond_init(&tab->cv, NULL);
+  pthread_cond_init(&tab->cv_done, NULL);
   set_fields(tab);
   if (alloc_work(tab, err) != LTH_OK) {
     lth_table_free(tab);
@@ -163,6 +163,7 @@ void lth_table_free(lth_table *tab) {
   free(tab->helpers);
   pthread_mutex_destroy(&tab->mu);
   pthread_cond_destroy(&tab->cv);
+  pthread_cond_destroy(&tab->cv_done);
   for (int k = 0; tab->ws && k < tab->nthreads; k++) {
     lth_decomp_ws_free(tab->ws[k]);
     if (tab->pt) lth_point_free(tab->pt[k]);
@@ -274,6 +275,7 @@ static void *helper_main(void *vp) {
       compute_node(tab, tid, a, b, J);
       pthread_mutex_lock(&tab->mu);
       tab->job_done++;
+      if (tab->main_waits) pthread_cond_signal(&tab->cv_done);
     } else {
       pthread_cond_wait(&tab->cv, &tab->mu);
     }
@@ -327,9 +329,11 @@ static void compute_level(lth_table *tab, double a, double b, int n) {
     } else if (tab->job_done >= cnt) {
       break;
     } else {
-      pthread_mutex_unlock(&tab->mu); /* a helper is finishing a node */
-      sched_yield();
-      pthread_mutex_lock(&tab->mu);
+      /* a helper is finishing a node: sleep until it has (spinning here
+       * would burn the CPU time the helper's node saved) */
+      tab->main_waits = 1;
+      pthread_cond_wait(&tab->cv_done, &tab->mu);
+      tab->main_waits = 0;
     }
   }
   tab->job_cnt = 0;

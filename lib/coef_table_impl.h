@@ -92,8 +92,9 @@ struct lth_table {
   pthread_t *helpers;
   int nhelpers;
   pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int job_cnt, job_next, job_done, stop;
+  pthread_cond_t cv;      /* helpers: nodes published (or stop) */
+  pthread_cond_t cv_done; /* the calling thread: a helper finished a node */
+  int job_cnt, job_next, job_done, stop, main_waits;
   double job_a, job_b;
   /* statistics */
   size_t nodes, decomps, direct_panels;

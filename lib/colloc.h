@@ -50,6 +50,12 @@ lth_colloc_ctx *lth_colloc_ctx_alloc(const lth_system *sys, int stages, const lt
                                      double t0, double t1, lth_error *err);
 void lth_colloc_ctx_free(lth_colloc_ctx *cx);
 size_t lth_colloc_ctx_decomps(const lth_colloc_ctx *cx);
+/* Exact data (and coefficients not LTH_COEF_DIRECT): the Gauss nodes read a
+ * coefficient table, the mesh points and output times decompose directly.
+ * drop_table goes back to direct decompositions everywhere (returns 0 if
+ * there was no table); meshes built before must not be reused. */
+int lth_colloc_ctx_has_table(const lth_colloc_ctx *cx);
+int lth_colloc_ctx_drop_table(lth_colloc_ctx *cx);
 void lth_colloc_ctx_dims(const lth_colloc_ctx *cx, int *s, int *m, int *p);
 const lth_colloc_tableau *lth_colloc_ctx_tableau(const lth_colloc_ctx *cx);
 
@@ -65,6 +71,13 @@ const lth_colloc_tableau *lth_colloc_ctx_tableau(const lth_colloc_ctx *cx);
  *   stage derivatives are K = X[:, 0:p] y(a) + X[:, p] (X: sp x (p+1), ld sp,
  *   from lth_colloc_stage_map, valid until the next step). */
 lth_status lth_colloc_point(lth_colloc_ctx *cx, double t, const lth_point **pt, lth_error *err);
+/* The coefficients the Gauss steps use at t: the table's (or lth_colloc_point's
+ * without one).  Every transfer R that continues a step must use these, so
+ * that a step and its end agree on P (mixing a tabulated P inside the step
+ * with the exact one at its end is an O(table error) jump per interval, which
+ * accumulates with N and stalls the error estimate: Ascher-Petzold at 1e-9). */
+lth_status lth_colloc_node_point(lth_colloc_ctx *cx, double t, const lth_point **pt,
+                                 lth_error *err);
 lth_status lth_colloc_basis(lth_colloc_ctx *cx, const lth_point *pt, double *W, lth_error *err);
 lth_status lth_colloc_transfer(lth_colloc_ctx *cx, const lth_point *pt, const double *W, double *R,
                                double *rc, lth_error *err);
@@ -91,6 +104,11 @@ typedef struct lth_cmesh {
   double *F, *f;    /* N blocks p x p and p: y_{k+1} = F_k y_k + f_k */
   double *rc;       /* N: smallest reciprocal condition of a local solve (stages, basis) */
   double *pw;       /* N + 1: ||P(t_k) W_k||_F (rounding): the drift of v = W_k y is <= pw ||y|| */
+  double *dC, *dd;  /* N blocks p x p and p: with a table, at t_{k+1} the perturbation it makes
+                       in y' = C y + d: W_k'((Ahat R_k)_table - Ahat R_k), W_k'(g_table - g) */
+  int gaps;         /* 1: dC, dd are set (a table served the Gauss nodes) */
+  double table_err; /* after lth_cmesh_solve with gaps: max ||G W dy||_inf, dy the solution's
+                       response to the perturbations (0 without a table) */
   double *y;        /* N + 1 blocks p: the solution (after lth_cmesh_solve) */
   double *Y;        /* N + 1 blocks p x nh: homogeneous solutions for unit bc data */
   double rank_cond; /* condition (sigma_max / sigma_min) of the reduced two-point matrix */

@@ -108,6 +108,7 @@ static double bnorm_inf(const lth_colloc_bc *bc, int s) {
  * error at the coarse mesh points and local errors of the coarse steps. */
 typedef struct {
   double zscale, cond_bvp, est_mesh;
+  double est_table; /* the coefficient table's share of the error (0 without a table) */
   double *le;  /* N of the coarse mesh: ||lev_k||_inf */
   double *lev; /* N blocks s: the local error of coarse step k as an error of z(t_{k+1}) */
 } compare_t;
@@ -150,6 +151,11 @@ static void compare(const lth_cmesh *C, const lth_cmesh *Fm, const lth_colloc_bc
     c->le[k] = znorm(C, k + 1, dy, tmp);
     memcpy(c->lev + k * (size_t)s, tmp, sizeof(double) * s);
   }
+  /* the coefficient table's share: both meshes read the same table, so their
+   * difference cannot see it; lth_cmesh_solve computed the solution's
+   * response to the perturbations the table made (twice that, as the
+   * perturbation is sampled at the mesh points only) */
+  c->est_table = 2.0 * C->table_err;
 }
 
 /* n_k from the local errors (error per unit step), theta adapted; nreal[k]:
@@ -324,6 +330,21 @@ static int failed_steps(const adapt_state *a) {
   return any;
 }
 
+/* After the table was dropped: the same mesh again, every interval decomposed
+ * anew (nothing built with the table may be reused). */
+static lth_status restart_direct(adapt_state *a, lth_error *err) {
+  lth_cmesh *M = lth_cmesh_alloc(a->C->N, a->C->s, a->C->m, a->C->p, err);
+  if (!M) return err ? err->status : LTH_ENOMEM;
+  memcpy(M->t, a->C->t, sizeof(double) * (a->C->N + 1));
+  lth_cmesh_free(a->C);
+  lth_cmesh_free(a->F);
+  lth_cmesh_free(a->pC);
+  lth_cmesh_free(a->pF);
+  a->F = a->pC = a->pF = NULL;
+  a->C = M;
+  return LTH_OK;
+}
+
 /* Build and solve both meshes; *failed when some local step failed. */
 static lth_status build_both(lth_colloc_ctx *cx, adapt_state *a, const lth_colloc_bc *bc,
                              const lth_colloc_opts *co, int *failed, lth_error *err) {
@@ -404,8 +425,13 @@ lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double 
       compare(a.C, a.F, bc, a.buf, &c);
       double prev_cond = out->cond_bvp; /* NaN at first */
       out->cond_bvp = c.cond_bvp;
-      out->error_mesh = c.est_mesh;
       tol_abs = co->tol * fmax(1.0, c.zscale);
+      if (c.est_table > 0.25 * tol_abs && lth_colloc_ctx_drop_table(cx)) {
+        st = restart_direct(&a, err); /* the table is too coarse for this tolerance */
+        continue;
+      }
+      c.est_mesh += c.est_table;
+      out->error_mesh = c.est_mesh;
       out->tol_abs = tol_abs;
       report(co, c.est_mesh, c.zscale, 0);
       /* refuse once the estimate is confirmed (two meshes in a row) or resolved */
@@ -416,7 +442,8 @@ lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double 
       }
       if (c.est_mesh <= tol_abs) {
         int ok = 0;
-        st = outputs(cx, &a, c.lev, times, n, co, out, tol_abs, &ok, err);
+        st = outputs(cx, &a, c.lev, times, n, co, out, tol_abs - c.est_table, &ok, err);
+        out->error_estimate += c.est_table;
         if (ok) report(co, c.est_mesh, c.zscale, 1);
         if (st != LTH_OK || ok) break; /* accepted: a.C is the solution */
       } else {

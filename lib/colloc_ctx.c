@@ -25,17 +25,20 @@ struct lth_colloc_ctx {
   const lth_system *sys;
   int s, m, p, st; /* DAE size, state dimension, manifold dimension, stages */
   lth_colloc_tableau tab;
-  lth_coef *coef;
+  lth_coef *coef;  /* direct decompositions: mesh points and output times */
+  lth_coef *nodes; /* coefficient table for the Gauss nodes (NULL: direct there too) */
   /* work */
   double *ImP, *sv, *U, *svwork;
   lapack_int svlwork;
   double *T, *WT, *AR, *C, *d, *M, *X, *cwork, *scratch;
   lapack_int *ipiv, *iwork;
+  size_t dropped; /* decompositions of a table given up (lth_colloc_ctx_drop_table) */
 };
 
 void lth_colloc_ctx_free(lth_colloc_ctx *cx) {
   if (!cx) return;
   lth_coef_free(cx->coef);
+  lth_coef_free(cx->nodes);
   free(cx->ImP);
   free(cx->svwork);
   free(cx->scratch);
@@ -72,7 +75,20 @@ lth_colloc_ctx *lth_colloc_ctx_alloc(const lth_system *sys, int stages, const lt
   cx->scratch = malloc(sizeof(double) *
                        ((p + 3) * (size_t)p + 2 * mp + sp + 2 * (size_t)m + (size_t)cx->s + 1));
   cx->ipiv = malloc(sizeof(lapack_int) * (2 * sp + p + 1));
-  cx->coef = lth_coef_alloc(sys, io, 0, t0, t1, err);
+  /* mesh points decompose directly (exact W, G, q: no drift), the Gauss
+   * nodes read a table unless the caller asked for direct coefficients */
+  lth_ivp_opts direct = *io;
+  direct.coefficients = LTH_COEF_DIRECT;
+  cx->coef = lth_coef_alloc(sys, lth_system_is_exact(sys) ? &direct : io, 0, t0, t1, err);
+  if (cx->coef && lth_system_is_exact(sys) && io->coefficients != LTH_COEF_DIRECT) {
+    lth_ivp_opts tab = *io;
+    tab.coefficients = LTH_COEF_TABLE;
+    cx->nodes = lth_coef_alloc(sys, &tab, 0, t0, t1, err);
+    if (!cx->nodes) {
+      lth_coef_free(cx->coef);
+      cx->coef = NULL;
+    }
+  }
   if (!cx->ImP || !cx->svwork || !cx->scratch || !cx->ipiv || !cx->coef) {
     if (cx->coef) lth_error_set(err, LTH_ENOMEM, "out of memory");
     lth_colloc_ctx_free(cx);
@@ -93,9 +109,20 @@ lth_colloc_ctx *lth_colloc_ctx_alloc(const lth_system *sys, int stages, const lt
 }
 
 size_t lth_colloc_ctx_decomps(const lth_colloc_ctx *cx) {
-  size_t n = 0;
+  size_t n = 0, n_nodes = 0;
   lth_coef_stats(cx->coef, &n, NULL);
-  return n;
+  if (cx->nodes) lth_coef_stats(cx->nodes, &n_nodes, NULL);
+  return n + n_nodes + cx->dropped;
+}
+
+int lth_colloc_ctx_has_table(const lth_colloc_ctx *cx) { return cx->nodes != NULL; }
+
+int lth_colloc_ctx_drop_table(lth_colloc_ctx *cx) {
+  if (!cx->nodes) return 0;
+  lth_coef_stats(cx->nodes, &cx->dropped, NULL);
+  lth_coef_free(cx->nodes);
+  cx->nodes = NULL;
+  return 1;
 }
 
 void lth_colloc_ctx_dims(const lth_colloc_ctx *cx, int *s, int *m, int *p) {
@@ -112,6 +139,12 @@ double *lth_colloc_scratch(lth_colloc_ctx *cx) { return cx->scratch; }
 
 lth_status lth_colloc_point(lth_colloc_ctx *cx, double t, const lth_point **pt, lth_error *err) {
   return lth_coef_eval_full(cx->coef, t, pt, err);
+}
+
+lth_status lth_colloc_node_point(lth_colloc_ctx *cx, double t, const lth_point **pt,
+                                 lth_error *err) {
+  /* the steps use Ahat, g and P only: no output maps from the table */
+  return cx->nodes ? lth_coef_eval(cx->nodes, t, 0, pt, err) : lth_coef_eval_full(cx->coef, t, pt, err);
 }
 
 /* W: the left singular vectors of I - P for its p largest singular values
@@ -136,6 +169,29 @@ lth_status lth_colloc_basis(lth_colloc_ctx *cx, const lth_point *pt, double *W, 
   return LTH_OK;
 }
 
+/* Reciprocal 1-norm condition of an LU-factored n x n matrix (anorm its
+ * 1-norm).  dgecon costs more than everything else a Gauss node does for
+ * the small matrices here (its triangular solves go through BLAS calls that
+ * allocate and lock), so it runs only when the cheap lower bound on the
+ * condition, max|u_ii| / min|u_ii| (<= ||U|| ||U^{-1}||), is above 1e4: below
+ * that the true condition cannot be near the thresholds used (1e12 and 1e14)
+ * except for matrices built to defeat partial pivoting, and the estimate
+ * returned is min|u_ii| / anorm. */
+static double lu_rcond(const double *LU, int n, int ld, double anorm, double *work,
+                       lapack_int *iwork) {
+  double umin = INFINITY, umax = 0.0;
+  for (int i = 0; i < n; i++) {
+    double u = fabs(LU[i + (size_t)i * ld]);
+    umin = fmin(umin, u);
+    umax = fmax(umax, u);
+  }
+  if (!(umin > 0.0) || !(anorm > 0.0)) return 0.0;
+  if (umax <= 1e4 * umin) return fmin(1.0, umin / anorm);
+  double rc = 0.0;
+  LAPACKE_dgecon_work(LAPACK_COL_MAJOR, '1', n, LU, ld, anorm, &rc, work, iwork);
+  return rc;
+}
+
 lth_status lth_colloc_transfer(lth_colloc_ctx *cx, const lth_point *pt, const double *W, double *R,
                                double *rc, lth_error *err) {
   (void)err; /* no failure modes: a lost basis is reported through rc */
@@ -148,10 +204,7 @@ lth_status lth_colloc_transfer(lth_colloc_ctx *cx, const lth_point *pt, const do
               p);
   double anorm = LAPACKE_dlange_work(LAPACK_COL_MAJOR, '1', p, p, cx->WT, p, NULL);
   lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, p, p, cx->WT, p, cx->ipiv);
-  *rc = 0.0;
-  if (info == 0) {
-    LAPACKE_dgecon_work(LAPACK_COL_MAJOR, '1', p, cx->WT, p, anorm, rc, cx->cwork, cx->iwork);
-  }
+  *rc = info == 0 ? lu_rcond(cx->WT, p, p, anorm, cx->cwork, cx->iwork) : 0.0;
   if (info != 0 || !(*rc > 1e-12)) {
     *rc = 0.0; /* W is no basis at t: the caller refines (not an error of the problem) */
     memset(R, 0, sizeof(double) * (size_t)m * p);
@@ -193,7 +246,7 @@ lth_status lth_colloc_step(lth_colloc_ctx *cx, const double *W, double a, double
   lth_status status = LTH_OK;
   for (int j = 0; j < st && status == LTH_OK; j++) {
     const lth_point *pt;
-    status = lth_colloc_point(cx, a + tab->c[j] * h, &pt, err);
+    status = lth_colloc_node_point(cx, a + tab->c[j] * h, &pt, err);
     double *R = cx->WT + pp; /* m x p spare after W'T */
     if (status == LTH_OK) status = lth_colloc_transfer(cx, pt, W, R, &r, err);
     if (status != LTH_OK) break;
@@ -227,10 +280,7 @@ lth_status lth_colloc_step(lth_colloc_ctx *cx, const double *W, double a, double
   }
   double anorm = LAPACKE_dlange_work(LAPACK_COL_MAJOR, '1', sp, sp, cx->M, ldx, NULL);
   lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, sp, sp, cx->M, ldx, cx->ipiv);
-  r = 0.0;
-  if (info == 0) {
-    LAPACKE_dgecon_work(LAPACK_COL_MAJOR, '1', sp, cx->M, ldx, anorm, &r, cx->cwork, cx->iwork);
-  }
+  r = info == 0 ? lu_rcond(cx->M, sp, ldx, anorm, cx->cwork, cx->iwork) : 0.0;
   if (info != 0 || !(r > 1e-14)) return step_failed(cx, Gam, gam, rc);
   rmin = fmin(rmin, r);
   LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', sp, p + 1, cx->M, ldx, cx->ipiv, cx->X, ldx);

@@ -41,10 +41,17 @@ static void at_point(const lth_cmesh *M, size_t k, double *z, double *v, double 
   if (drift) *drift = M->pw[k] * cblas_dnrm2(p, yk, 1);
 }
 
-/* v = R y, z = G v + q at a decomposed point, drift = ||P v||. */
+/* v = R y, z = G v + q at a decomposed point, drift = ||P v||.  With R from
+ * a table (project = 1), v first loses its component along range(P(t)) --
+ * the table's error, which the exact P removes -- so that z lies on the
+ * manifold of the exact decomposition. */
 static void lift(const lth_point *pt, const double *R, const double *ys, int m, int p, int s,
-                 double *z, double *v, double *drift, double *vv, double *w) {
+                 int project, double *z, double *v, double *drift, double *vv, double *w) {
   cblas_dgemv(CblasColMajor, CblasNoTrans, m, p, 1.0, R, m, ys, 1, 0.0, vv, 1);
+  if (project) {
+    cblas_dgemv(CblasColMajor, CblasNoTrans, m, m, 1.0, pt->P.c, pt->P.ld, vv, 1, 0.0, w, 1);
+    cblas_daxpy(m, -1.0, w, 1, vv, 1);
+  }
   memcpy(z, pt->q.c, sizeof(double) * s);
   cblas_dgemv(CblasColMajor, CblasNoTrans, s, m, 1.0, pt->G.c, pt->G.ld, vv, 1, 1.0, z, 1);
   if (v) memcpy(v, vv, sizeof(double) * m);
@@ -70,15 +77,19 @@ static scratch_t scratch(lth_colloc_ctx *cx, int m, int p) {
   return S;
 }
 
-/* The decomposition at t and R_k(t) for the coordinates W_k. */
+/* R_k(t) for the coordinates W_k from the coefficients the step to t used,
+ * and the exact decomposition at t (*pt) for z; *project when they differ. */
 static lth_status point_and_map(lth_colloc_ctx *cx, const double *Wk, double t, double *R,
-                                const lth_point **pt, lth_error *err) {
+                                const lth_point **pt, int *project, lth_error *err) {
   double rc = 0.0;
-  lth_status st = lth_colloc_point(cx, t, pt, err);
-  if (st == LTH_OK) st = lth_colloc_transfer(cx, *pt, Wk, R, &rc, err);
+  const lth_point *pn = NULL;
+  lth_status st = lth_colloc_node_point(cx, t, &pn, err);
+  if (st == LTH_OK) st = lth_colloc_transfer(cx, pn, Wk, R, &rc, err);
   if (st == LTH_OK && rc == 0.0) {
     st = lth_error_set_t(err, LTH_ESING, t, "state-space basis lost at the output time");
   }
+  if (st == LTH_OK) st = lth_colloc_point(cx, t, pt, err);
+  *project = st == LTH_OK && *pt != pn;
   return st;
 }
 
@@ -115,8 +126,9 @@ lth_status lth_cmesh_eval(lth_colloc_ctx *cx, const lth_cmesh *M, double t, int 
     st = lth_error_set_t(err, LTH_ESING, t, "collocation step to the output time failed");
   }
   const lth_point *pt;
-  if (st == LTH_OK) st = point_and_map(cx, Wk, t, S.R, &pt, err);
-  if (st == LTH_OK) lift(pt, S.R, S.ys, m, p, s, z, v, drift, S.vv, S.w);
+  int project = 0;
+  if (st == LTH_OK) st = point_and_map(cx, Wk, t, S.R, &pt, &project, err);
+  if (st == LTH_OK) lift(pt, S.R, S.ys, m, p, s, project, z, v, drift, S.vv, S.w);
   return st;
 }
 
@@ -144,11 +156,12 @@ lth_status lth_cmesh_eval_est(lth_colloc_ctx *cx, const lth_cmesh *M, const lth_
     st = lth_error_set_t(err, LTH_ESING, t, "collocation step to the output time failed");
   }
   const lth_point *pt;
-  if (st == LTH_OK) st = point_and_map(cx, Wk, t, S.R, &pt, err);
+  int project = 0;
+  if (st == LTH_OK) st = point_and_map(cx, Wk, t, S.R, &pt, &project, err);
   if (st != LTH_OK) return st;
   memcpy(S.ys, S.gam, sizeof(double) * p);
   cblas_dgemv(CblasColMajor, CblasNoTrans, p, p, 1.0, S.Gam, p, yk, 1, 1.0, S.ys, 1);
-  lift(pt, S.R, S.ys, m, p, s, z, v, drift, S.vv, S.w);
+  lift(pt, S.R, S.ys, m, p, s, project, z, v, drift, S.vv, S.w);
   /* the error at t_k through the step: G R Gam dy (z errors), plus the step's own */
   double *gd = S.gam; /* free now */
   cblas_dgemv(CblasColMajor, CblasNoTrans, p, p, 1.0, S.Gam, p, dy, 1, 0.0, gd, 1);

@@ -32,7 +32,7 @@ lth_cmesh *lth_cmesh_alloc(size_t N, int s, int m, int p, lth_error *err) {
   lth_cmesh *M = calloc(1, sizeof *M);
   size_t n1 = N + 1, mp = (size_t)m * p, sp = (size_t)s * p, pp = (size_t)p * p;
   if (M) {
-    M->t = malloc(sizeof(double) * (n1 * (2 + mp + sp + s + p) + N * (pp + p + 1) + 1));
+    M->t = malloc(sizeof(double) * (n1 * (2 + mp + sp + s + p) + N * (2 * pp + 2 * p + 1) + 1));
   }
   if (!M || !M->t) {
     lth_cmesh_free(M);
@@ -51,6 +51,8 @@ lth_cmesh *lth_cmesh_alloc(size_t N, int s, int m, int p, lth_error *err) {
   M->f = M->F + N * pp;
   M->rc = M->f + N * p;
   M->pw = M->rc + N;
+  M->dC = M->pw + n1;
+  M->dd = M->dC + N * pp;
   return M;
 }
 
@@ -102,22 +104,49 @@ static const lth_cmesh *find_interval(lth_cmesh *const *old, int nold, double a,
   return NULL;
 }
 
+/* dC = W'(Ahat_1 R_1 - Ahat_2 R_2) (p x p), dd = W'(g_1 - g_2): how far the
+ * table's y' = C y + d is from the exact one at a point (buf: m p). */
+static void table_gap(const lth_point *p1, const double *R1, const lth_point *p2,
+                      const double *R2, const double *W, int m, int p, double *buf, double *dC,
+                      double *dd) {
+  double *AR = buf;
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, p, m, 1.0, p1->Ahat.c, p1->Ahat.ld, R1,
+              m, 0.0, AR, m);
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, p, m, -1.0, p2->Ahat.c, p2->Ahat.ld,
+              R2, m, 1.0, AR, m);
+  cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, p, p, m, 1.0, W, m, AR, m, 0.0, dC, p);
+  for (int i = 0; i < m; i++) AR[i] = p1->g.c[i] - p2->g.c[i];
+  cblas_dgemv(CblasColMajor, CblasTrans, m, p, 1.0, W, m, AR, 1, 0.0, dd, 1);
+}
+
 /* Interval k from scratch: the Gauss step, then the data of point k+1 and
- * the change of coordinates there. */
+ * the change of coordinates there.  The step's end is mapped with the
+ * coefficients of its nodes (lth_colloc_node_point); the point's own data
+ * W, G W, q come from its exact decomposition. */
 static lth_status new_interval(lth_colloc_ctx *cx, lth_cmesh *M, size_t k, double *work,
                                lth_error *err) {
   int m = M->m, p = M->p;
-  size_t pp = (size_t)p * p;
-  double *Gam = work, *gam = Gam + pp, *R = gam + p, *J = R + (size_t)m * p;
-  const double *Wk = M->W + k * (size_t)m * p;
-  double a = M->t[k], b = M->t[k + 1], rc1 = 0.0, rc2 = 0.0;
+  size_t pp = (size_t)p * p, mp = (size_t)m * p;
+  double *Gam = work, *gam = Gam + pp, *R = gam + p, *J = R + mp, *R2 = J + pp, *buf = R2 + mp;
+  const double *Wk = M->W + k * mp;
+  double a = M->t[k], b = M->t[k + 1], rc1 = 0.0, rc2 = 0.0, rc3 = 0.0;
   lth_status st = lth_colloc_step(cx, Wk, a, b - a, Gam, gam, &rc1, err);
-  const lth_point *pt;
+  const lth_point *pn = NULL, *pt = NULL;
+  if (st == LTH_OK) st = lth_colloc_node_point(cx, b, &pn, err);
+  if (st == LTH_OK) st = lth_colloc_transfer(cx, pn, Wk, R, &rc2, err);
   if (st == LTH_OK) st = lth_colloc_point(cx, b, &pt, err);
-  if (st == LTH_OK) st = lth_colloc_transfer(cx, pt, Wk, R, &rc2, err);
+  memset(M->dC + k * pp, 0, sizeof(double) * pp);
+  memset(M->dd + k * (size_t)p, 0, sizeof(double) * p);
+  if (st == LTH_OK && pt != pn) {
+    M->gaps = 1;
+    st = lth_colloc_transfer(cx, pt, Wk, R2, &rc3, err);
+    if (st == LTH_OK && rc2 > 0.0 && rc3 > 0.0) {
+      table_gap(pn, R, pt, R2, Wk, m, p, buf, M->dC + k * pp, M->dd + k * (size_t)p);
+    }
+  }
   if (st == LTH_OK) st = point_data(cx, M, k + 1, pt, err);
   if (st != LTH_OK) return st;
-  const double *W1 = M->W + (k + 1) * (size_t)m * p;
+  const double *W1 = M->W + (k + 1) * mp;
   cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, p, p, m, 1.0, W1, m, R, m, 0.0, J, p);
   cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, p, p, p, 1.0, J, p, Gam, p, 0.0,
               M->F + k * pp, p);
@@ -130,7 +159,7 @@ lth_status lth_cmesh_build(lth_colloc_ctx *cx, lth_cmesh *M, lth_cmesh *const *o
                            lth_error *err) {
   int m = M->m, p = M->p;
   size_t pp = (size_t)p * p, mp = (size_t)m * p;
-  double *work = malloc(sizeof(double) * (2 * pp + p + mp + 1));
+  double *work = malloc(sizeof(double) * (2 * pp + p + 3 * mp + 1));
   if (!work) return lth_error_set(err, LTH_ENOMEM, "out of memory");
   lth_status st = LTH_OK;
   int have = 0; /* data of point k present */
@@ -146,6 +175,9 @@ lth_status lth_cmesh_build(lth_colloc_ctx *cx, lth_cmesh *M, lth_cmesh *const *o
       memcpy(M->F + k * pp, O->F + i * pp, sizeof(double) * pp);
       memcpy(M->f + k * p, O->f + i * p, sizeof(double) * p);
       M->rc[k] = O->rc[i];
+      memcpy(M->dC + k * pp, O->dC + i * pp, sizeof(double) * pp);
+      memcpy(M->dd + k * p, O->dd + i * p, sizeof(double) * p);
+      M->gaps |= O->gaps;
       have = 1;
       continue;
     }
@@ -200,6 +232,36 @@ static int dependent_rows(const double *D0, const double *DN, const lth_colloc_b
   return n;
 }
 
+/* The table's share of the error: the discrete BVP with zero boundary data
+ * and the sources h_k (dC_k y_k + dd_k) -- the perturbation of each step the
+ * table made, sampled at the step's end -- solved with the same factors;
+ * table_err = max_k ||G W_k dy_k||_inf.  d: nb doubles of scratch.  The
+ * rows of a least-squares system (nb > p) take d = 0 as well. */
+static lth_status table_response(const lth_abd *A, lth_cmesh *M, int nb, double *d,
+                                 lth_error *err) {
+  int s = M->s, p = M->p;
+  size_t N = M->N, pp = (size_t)p * p;
+  double *src = malloc(sizeof(double) * (N * (size_t)p + (N + 1) * (size_t)p + (size_t)s + 1));
+  if (!src) return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  double *dy = src + N * p, *z = dy + (N + 1) * p;
+  for (size_t k = 0; k < N; k++) {
+    double h = M->t[k + 1] - M->t[k];
+    memcpy(src + k * p, M->dd + k * p, sizeof(double) * p);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, p, p, 1.0, M->dC + k * pp, p, M->y + k * p, 1, 1.0,
+                src + k * p, 1);
+    cblas_dscal(p, h, src + k * p, 1);
+  }
+  memset(d, 0, sizeof(double) * (size_t)nb);
+  lth_status st = lth_abd_solve(A, 1, src, d, dy, NULL, err);
+  for (size_t k = 0; st == LTH_OK && k <= N; k++) {
+    cblas_dgemv(CblasColMajor, CblasNoTrans, s, p, 1.0, M->GW + k * (size_t)s * p, s,
+                dy + k * p, 1, 0.0, z, 1);
+    for (int i = 0; i < s; i++) M->table_err = fmax(M->table_err, fabs(z[i]));
+  }
+  free(src);
+  return st;
+}
+
 lth_status lth_cmesh_solve(lth_colloc_ctx *cx, lth_cmesh *M, const lth_colloc_bc *bc,
                            int keep_homog, double rank_tol, lth_error *err) {
   (void)cx;
@@ -241,6 +303,8 @@ lth_status lth_cmesh_solve(lth_colloc_ctx *cx, lth_cmesh *M, const lth_colloc_bc
     }
   }
   if (st == LTH_OK) st = lth_abd_solve(A, 1, M->f, d, M->y, &M->lsq_resid, err);
+  M->table_err = 0.0;
+  if (st == LTH_OK && M->gaps) st = table_response(A, M, nb, d, err);
   if (st == LTH_OK && keep_homog) {
     free(M->Y);
     M->nh = 0;

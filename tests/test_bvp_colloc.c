@@ -278,6 +278,48 @@ static lth_status solve_pb(const lth_problem *pb, double tol, lth_bvp_result **r
   return lth_bvp_solve(lth_problem_system(pb), t0, t1, rows, B0, B1, beta, tt, n, &o, res, err);
 }
 
+/* The Gauss nodes read a coefficient table by default (lib/colloc_ctx.c):
+ * the result agrees with direct decompositions everywhere to the tolerance,
+ * and a table far too coarse for the tolerance (1e-6) is seen -- its share of
+ * the error estimated, or the table dropped -- never a silently worse answer. */
+START_TEST(test_table_at_the_nodes) {
+  for (int r = 2; r <= 5; r++) {
+    bvp_case c;
+    make_case(&c, r, 830 + r);
+    lth_bvp_result *res[3] = {NULL, NULL, NULL};
+    lth_error err;
+    for (int v = 0; v < 3; v++) {
+      lth_bvp_opts o;
+      lth_bvp_opts_init(&o);
+      o.method = LTH_BVP_COLLOCATION;
+      o.tol = 1e-10;
+      if (v == 1) o.ivp.coefficients = LTH_COEF_DIRECT;
+      if (v == 2) o.ivp.table_tol = 1e-6;
+      lth_error_clear(&err);
+      ck_assert_msg(lth_bvp_solve(c.sys, T0, T1, c.p, c.B0, c.B1, c.beta, times, NT, &o, &res[v],
+                                  &err) == LTH_OK,
+                    "index %d variant %d: %s", r, v, err.message);
+      double scale, e = abs_error(&c, res[v], &scale);
+      ck_assert_msg(e <= 1e-10 * scale, "index %d variant %d: error %.3e", r, v, e);
+      ck_assert_msg(res[v]->error_estimate <= 1e-10 * scale * 1.0001, "index %d variant %d", r, v);
+      if (e > 1e-12 * scale) {
+        ck_assert_msg(res[v]->error_estimate >= e / 10, "index %d variant %d: estimate %.3e vs %.3e",
+                      r, v, res[v]->error_estimate, e);
+      }
+      ck_assert(res[v]->drift < 1e-13 * scale);
+    }
+    double d = 0.0, scale = 1.0;
+    for (size_t k = 0; k < NT * (size_t)c.s; k++) {
+      d = fmax(d, fabs(res[0]->z[k] - res[1]->z[k]));
+      scale = fmax(scale, fabs(res[1]->z[k]));
+    }
+    ck_assert_msg(d <= 2e-10 * scale, "index %d: table vs direct %.3e", r, d);
+    for (int v = 0; v < 3; v++) lth_bvp_result_free(res[v]);
+    free_case(&c);
+  }
+}
+END_TEST
+
 /* Ascher-Petzold index-2 problem (alpha = 50): exact x1 = x2 = e^t,
  * y = -e^t / (2 - t); its state mode decays like e^{-50 t}.  With x1(0) = 1
  * it is well posed; with its one condition at t1 (x1(1) = e) the Green's
@@ -406,6 +448,7 @@ static Suite *colloc_suite(void) {
   tcase_add_test(tc, test_no_drift);
   tcase_add_test(tc, test_no_free_constants);
   tcase_add_test(tc, test_ascher_petzold);
+  tcase_add_test(tc, test_table_at_the_nodes);
   tcase_add_test(tc, test_dependent_conditions);
   tcase_add_test(tc, test_options_and_limits);
   suite_add_tcase(s, tc);
