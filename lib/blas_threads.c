@@ -5,9 +5,23 @@
 
 #include <cblas.h>
 
+extern int blas_cpu_number __attribute__((weak));
+extern int blas_server_avail __attribute__((weak));
+
+/* openblas_set_num_threads (even to 1) restarts a stopped pool
+ * (goto_set_num_threads -> blas_thread_init), whose idle threads then poll
+ * with sched_yield: measured as a second core 30 % busy during a collocation
+ * run.  While the pool is stopped, the thread count OpenBLAS consults is set
+ * directly instead (a negative return tells pop which way was taken). */
 int lth_blas_threads_push(int serial) {
   if (!serial) {
     return 0;
+  }
+  if (&blas_cpu_number && &blas_server_avail && !blas_server_avail) {
+    int saved = blas_cpu_number;
+    if (saved <= 1) return 0;
+    blas_cpu_number = 1;
+    return -saved;
   }
   int saved = openblas_get_num_threads();
   if (saved > 1) {
@@ -17,7 +31,9 @@ int lth_blas_threads_push(int serial) {
 }
 
 void lth_blas_threads_pop(int saved) {
-  if (saved > 1) {
+  if (saved < -1) {
+    blas_cpu_number = -saved;
+  } else if (saved > 1) {
     openblas_set_num_threads(saved);
   }
 }
@@ -37,7 +53,6 @@ void lth_blas_threads_pop(int saved) {
  * may order it before, then the pool is not up yet and it does nothing (the
  * tools link lib/tools/blas_lazy.c last for that case). */
 extern void blas_thread_shutdown_(void) __attribute__((weak));
-extern int blas_server_avail __attribute__((weak));
 
 void lth_blas_lazy_pool(void) {
   if (blas_thread_shutdown_ && &blas_server_avail && blas_server_avail) {
