@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "decomp_impl.h"
+#include "system_scale.h"
 #include "lth/wellposed.h"
 
 static lth_jet sub(const lth_jet *J, int r0, int c0, int rows, int cols, int order) {
@@ -94,9 +95,14 @@ lth_decomp_ws *lth_decomp_ws_alloc_scaled(const lth_system *sys, int out_order, 
   ws->K = out_order + ws->r - 1;
   ws->cond_max = LTH_DEFAULT_COND_MAX;
   double t0, t1;
-  ws->scale = scale >= 0 ? scale
-              : lth_system_interval(sys, &t0, &t1) ? lth_pi_chain_scale(sys, t0, t1, 0)
-                                                    : 0.0;
+  ws->scale = scale;
+  if (ws->scale < 0) {
+    ws->scale = lth_system_scale_cached(sys);
+  }
+  if (ws->scale < 0) {
+    ws->scale = lth_system_interval(sys, &t0, &t1) ? lth_pi_chain_scale(sys, t0, t1, 0) : 0.0;
+    lth_system_scale_store(sys, ws->scale);
+  }
   int r = ws->r;
   ws->n = malloc((size_t)r * sizeof *ws->n);
   ws->off = malloc((size_t)(r + 1) * sizeof *ws->off);

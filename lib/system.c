@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Hessenberg system description and structure checks (Clark (2.1)-(2.3)). */
 #include "lth/system.h"
+#include "system_scale.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +18,19 @@ struct lth_system {
   lth_source **f; /* f[i-1] */
   int has_interval; /* lth_system_set_interval was called */
   double t0, t1;
+  /* the chain scale of the interval (lib/system_scale.h), < 0 until computed;
+   * atomic: workspaces for several threads may be allocated at once */
+  _Atomic double chain_scale;
 };
+
+double lth_system_scale_cached(const lth_system *sys) { return atomic_load(&sys->chain_scale); }
+
+void lth_system_scale_store(const lth_system *sys, double scale) {
+  /* a cache, not the system's state: storing through const is its purpose */
+  atomic_store(&((lth_system *)sys)->chain_scale, scale);
+}
+
+static void scale_forget(lth_system *sys) { atomic_store(&sys->chain_scale, -1.0); }
 
 lth_system *lth_system_alloc(int r, const int *n, lth_error *err) {
   if (r < 2) {
@@ -38,6 +52,7 @@ lth_system *lth_system_alloc(int r, const int *n, lth_error *err) {
     }
   }
   lth_system *sys = calloc(1, sizeof *sys);
+  if (sys) scale_forget(sys);
   if (sys) {
     sys->r = r;
     sys->n = malloc((size_t)r * sizeof *sys->n);
@@ -122,6 +137,7 @@ lth_status lth_system_set_A(lth_system *sys, int i, int j, lth_source *src, lth_
     return st;
   }
   sys->A[(i - 1) * sys->r + (j - 1)] = src;
+  scale_forget(sys);
   return LTH_OK;
 }
 
@@ -143,6 +159,7 @@ lth_status lth_system_set_f(lth_system *sys, int i, lth_source *src, lth_error *
     return st;
   }
   sys->f[i - 1] = src;
+  scale_forget(sys);
   return LTH_OK;
 }
 
@@ -171,6 +188,7 @@ lth_status lth_system_set_interval(lth_system *sys, double t0, double t1, lth_er
   sys->has_interval = 1;
   sys->t0 = t0;
   sys->t1 = t1;
+  scale_forget(sys);
   return LTH_OK;
 }
 
