@@ -82,7 +82,7 @@ static lth_status alloc_work(lth_table *tab, lth_error *err) {
   tab->pt = calloc((size_t)tab->nthreads, sizeof *tab->pt);
   int ok = tab->V && tab->F && tab->C && tab->mag && tab->mag_rhs && tab->todo && tab->ws && tab->pt;
   for (int lev = 0; ok && lev < TAB_LEVELS; lev++) {
-    ok = (tab->T[lev] = tab_transform_alloc(tab->nmin << lev, tab->jet)) != NULL;
+    ok = (tab->T[lev] = tab_transform_get(tab->nmin << lev, tab->jet)) != NULL;
   }
   if (!ok) {
     return lth_error_set(err, LTH_ENOMEM, "out of memory allocating a coefficient table");
@@ -168,7 +168,6 @@ void lth_table_free(lth_table *tab) {
     lth_decomp_ws_free(tab->ws[k]);
     if (tab->pt) lth_point_free(tab->pt[k]);
   }
-  for (int lev = 0; lev < TAB_LEVELS; lev++) free(tab->T[lev]);
   free(tab->ws);
   free(tab->pt);
   free(tab->todo);

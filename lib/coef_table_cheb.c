@@ -15,6 +15,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,7 +106,25 @@ static double *hermite_alloc(int n, int o) {
   return X;
 }
 
-double *tab_transform_alloc(int n, int o) { return o == 0 ? dct_alloc(n) : hermite_alloc(n, o); }
+/* The transforms depend on (n, o) only, and the Hermite ones cost an LU of
+ * order up to 195: computed at first use (a collocation or IVP run of a small
+ * system spent 5 % of its time recomputing them for every table), kept for the
+ * life of the process. */
+static pthread_mutex_t transform_mu = PTHREAD_MUTEX_INITIALIZER;
+static double *transform_cache[3][5]; /* [o][log2(n) - 2] */
+
+const double *tab_transform_get(int n, int o) {
+  int k = 0;
+  while ((4 << k) < n && k < 4) k++;
+  if (o < 0 || o > 2 || (4 << k) != n) return NULL;
+  pthread_mutex_lock(&transform_mu);
+  if (!transform_cache[o][k]) {
+    transform_cache[o][k] = o == 0 ? dct_alloc(n) : hermite_alloc(n, o);
+  }
+  const double *T = transform_cache[o][k];
+  pthread_mutex_unlock(&transform_mu);
+  return T;
+}
 
 static int level_of(const lth_table *tab, int n) {
   int lev = 0;

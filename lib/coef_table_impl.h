@@ -77,7 +77,7 @@ struct lth_table {
   tab_node node[TAB_NMAX + 1];
   int left_known;      /* node 0 (= covered) already decomposed */
   int left_sign;       /* sign of det Pi at the left end of the last direct panel */
-  double *T[TAB_LEVELS]; /* data -> coefficients, (D+1) x (D+1) per level */
+  const double *T[TAB_LEVELS]; /* data -> coefficients, (D+1) x (D+1) per level (shared) */
   /* workers */
   int nthreads;
   lth_decomp_ws **ws;
@@ -107,8 +107,10 @@ struct lth_table {
 static inline int tab_degree(const lth_table *tab, int n) { return (n + 1) * (tab->jet + 1) - 1; }
 static inline int tab_dmax(const lth_table *tab) { return tab_degree(tab, tab->nmin << (TAB_LEVELS - 1)); }
 
-/* Data -> Chebyshev coefficients for n + 1 nodes with jets of order o. */
-double *tab_transform_alloc(int n, int o);
+/* Data -> Chebyshev coefficients for n + 1 nodes with jets of order o
+ * (n = 4 .. TAB_NMAX a power of 2, o = 0..2): computed once per process and
+ * shared by every table (read-only); NULL when out of memory. */
+const double *tab_transform_get(int n, int o);
 /* tab->C (E x (D+1)) from the data at the level-n nodes of [a, a + w]. */
 void tab_transform(lth_table *tab, int n, double w);
 /* Per-field scales max(1, max |value|) over the level-n nodes and the

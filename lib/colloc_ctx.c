@@ -83,7 +83,7 @@ lth_colloc_ctx *lth_colloc_ctx_alloc(const lth_system *sys, int stages, const lt
   if (cx->coef && lth_system_is_exact(sys) && io->coefficients != LTH_COEF_DIRECT) {
     lth_ivp_opts tab = *io;
     tab.coefficients = LTH_COEF_TABLE;
-    cx->nodes = lth_coef_alloc(sys, &tab, 0, t0, t1, err);
+    cx->nodes = lth_coef_alloc_ex(sys, &tab, 0, 1, t0, t1, err); /* Ahat, g, P only */
     if (!cx->nodes) {
       lth_coef_free(cx->coef);
       cx->coef = NULL;

@@ -104,6 +104,26 @@ static const lth_cmesh *find_interval(lth_cmesh *const *old, int nold, double a,
   return NULL;
 }
 
+/* A mesh point of a previous mesh at exactly t (the halving shares every
+ * point of its mesh): its mesh and index, or NULL. */
+static const lth_cmesh *find_point(lth_cmesh *const *old, int nold, double t, size_t *idx) {
+  for (int o = 0; o < nold; o++) {
+    const lth_cmesh *O = old[o];
+    if (!O || !(t >= O->t[0] && t <= O->t[O->N])) continue;
+    size_t lo = 0, hi = O->N;
+    while (hi - lo > 1) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (O->t[mid] <= t) lo = mid; else hi = mid;
+    }
+    size_t k = O->t[hi] == t ? hi : lo;
+    if (O->t[k] == t) {
+      *idx = k;
+      return O;
+    }
+  }
+  return NULL;
+}
+
 /* dC = W'(Ahat_1 R_1 - Ahat_2 R_2) (p x p), dd = W'(g_1 - g_2): how far the
  * table's y' = C y + d is from the exact one at a point (buf: m p). */
 static void table_gap(const lth_point *p1, const double *R1, const lth_point *p2,
@@ -123,8 +143,8 @@ static void table_gap(const lth_point *p1, const double *R1, const lth_point *p2
  * the change of coordinates there.  The step's end is mapped with the
  * coefficients of its nodes (lth_colloc_node_point); the point's own data
  * W, G W, q come from its exact decomposition. */
-static lth_status new_interval(lth_colloc_ctx *cx, lth_cmesh *M, size_t k, double *work,
-                               lth_error *err) {
+static lth_status new_interval(lth_colloc_ctx *cx, lth_cmesh *M, size_t k, lth_cmesh *const *old,
+                               int nold, double *work, lth_error *err) {
   int m = M->m, p = M->p;
   size_t pp = (size_t)p * p, mp = (size_t)m * p;
   double *Gam = work, *gam = Gam + pp, *R = gam + p, *J = R + mp, *R2 = J + pp, *buf = R2 + mp;
@@ -134,17 +154,23 @@ static lth_status new_interval(lth_colloc_ctx *cx, lth_cmesh *M, size_t k, doubl
   const lth_point *pn = NULL, *pt = NULL;
   if (st == LTH_OK) st = lth_colloc_node_point(cx, b, &pn, err);
   if (st == LTH_OK) st = lth_colloc_transfer(cx, pn, Wk, R, &rc2, err);
-  if (st == LTH_OK) st = lth_colloc_point(cx, b, &pt, err);
   memset(M->dC + k * pp, 0, sizeof(double) * pp);
   memset(M->dd + k * (size_t)p, 0, sizeof(double) * p);
-  if (st == LTH_OK && pt != pn) {
+  size_t i = 0;
+  const lth_cmesh *O = st == LTH_OK ? find_point(old, nold, b, &i) : NULL;
+  if (O) { /* decomposed before: its data (the table's gap is sampled elsewhere) */
+    copy_point(M, k + 1, O, i);
+  } else if (st == LTH_OK) {
+    st = lth_colloc_point(cx, b, &pt, err);
+  }
+  if (st == LTH_OK && !O && pt != pn) {
     M->gaps = 1;
     st = lth_colloc_transfer(cx, pt, Wk, R2, &rc3, err);
     if (st == LTH_OK && rc2 > 0.0 && rc3 > 0.0) {
       table_gap(pn, R, pt, R2, Wk, m, p, buf, M->dC + k * pp, M->dd + k * (size_t)p);
     }
   }
-  if (st == LTH_OK) st = point_data(cx, M, k + 1, pt, err);
+  if (st == LTH_OK && !O) st = point_data(cx, M, k + 1, pt, err);
   if (st != LTH_OK) return st;
   const double *W1 = M->W + (k + 1) * mp;
   cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, p, p, m, 1.0, W1, m, R, m, 0.0, J, p);
@@ -186,7 +212,7 @@ lth_status lth_cmesh_build(lth_colloc_ctx *cx, lth_cmesh *M, lth_cmesh *const *o
       st = lth_colloc_point(cx, M->t[k], &pt, err);
       if (st == LTH_OK) st = point_data(cx, M, k, pt, err);
     }
-    if (st == LTH_OK) st = new_interval(cx, M, k, work, err);
+    if (st == LTH_OK) st = new_interval(cx, M, k, old, nold, work, err);
     have = 1;
   }
   free(work);

@@ -85,6 +85,7 @@ static lth_status table_setup(lth_coef *c, const lth_ivp_opts *o, lth_error *err
   lth_table_opts_init(&to);
   to.tol = table_tol(o);
   to.deriv = c->deriv;
+  to.outputs = !c->outputs_direct;
   to.cond_max = o->cond_max;
   c->tab = lth_table_alloc(c->sys, c->t_lo, c->t_hi, &to, err);
   c->tp = c->tab ? lth_point_alloc(c->sys, c->deriv, err) : NULL;
@@ -93,6 +94,11 @@ static lth_status table_setup(lth_coef *c, const lth_ivp_opts *o, lth_error *err
 
 lth_coef *lth_coef_alloc(const lth_system *sys, const lth_ivp_opts *o, int deriv, double t_lo,
                          double t_hi, lth_error *err) {
+  return lth_coef_alloc_ex(sys, o, deriv, 0, t_lo, t_hi, err);
+}
+
+lth_coef *lth_coef_alloc_ex(const lth_system *sys, const lth_ivp_opts *o, int deriv,
+                            int outputs_direct, double t_lo, double t_hi, lth_error *err) {
   lth_coef *c = calloc(1, sizeof *c);
   if (!c) {
     lth_error_set(err, LTH_ENOMEM, "out of memory");
@@ -100,6 +106,7 @@ lth_coef *lth_coef_alloc(const lth_system *sys, const lth_ivp_opts *o, int deriv
   }
   c->sys = sys;
   c->deriv = deriv;
+  c->outputs_direct = outputs_direct;
   c->t_lo = t_lo;
   c->t_hi = t_hi;
   c->t_cached = NAN;
@@ -259,7 +266,7 @@ lth_status lth_coef_eval_full(lth_coef *c, double t, const lth_point **pt, lth_e
   if (c->mode == LTH_COEF_HERMITE) {
     return lth_coef_hermite_eval(c, t, 0, 1, pt, err);
   }
-  if (c->mode == LTH_COEF_TABLE) {
+  if (c->mode == LTH_COEF_TABLE && !c->outputs_direct) {
     lth_status st = table_eval(c, t, 0, 1, pt, err);
     if (st != LTH_ERANGE) {
       return st;

@@ -16,6 +16,12 @@ typedef struct lth_coef lth_coef;
  * of Ahat, g and P (stiff steppers).  [t_lo, t_hi] is the span to cover. */
 lth_coef *lth_coef_alloc(const lth_system *sys, const lth_ivp_opts *opts, int deriv,
                          double t_lo, double t_hi, lth_error *err);
+/* The same; with outputs_direct = 1 a table holds Ahat, g and P only and
+ * lth_coef_eval_full decomposes directly (for callers that need the output
+ * maps at a few times: tabulating Bhat, q and G costs more transform work and
+ * often more nodes than those few decompositions). */
+lth_coef *lth_coef_alloc_ex(const lth_system *sys, const lth_ivp_opts *opts, int deriv,
+                            int outputs_direct, double t_lo, double t_hi, lth_error *err);
 void lth_coef_free(lth_coef *c);
 /* Ahat, g and P (coefficients 0..order, order <= deriv) at t; other fields
  * may be stale. */

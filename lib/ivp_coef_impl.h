@@ -12,6 +12,7 @@
 struct lth_coef {
   const lth_system *sys;
   int deriv;
+  int outputs_direct;        /* the table holds Ahat, g, P only: Bhat, q, G decomposed directly */
   double t_lo, t_hi;
   lth_ivp_coefficients mode; /* _DIRECT, _TABLE or _HERMITE */
   int auto_table;            /* table chosen by auto: may fall back to direct */
