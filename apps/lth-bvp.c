@@ -64,7 +64,7 @@ static const char help_text[] =
     "  --tol T             collocation: tolerance on the max-norm error of z relative\n"
     "                      to max(1, max |z|) (default 1e-8)\n"
     "  --stages S          collocation: Gauss stages 1..8, order 2s (default by\n"
-    "                      --tol: 5 at 1e-8, 6 at 1e-10, 7 at 1e-12)\n"
+    "                      --tol: 6 at 1e-6, 7 at 1e-8, 8 at 1e-10 and below)\n"
     "  --max-intervals N   collocation: largest mesh before refusing (default 100000)\n"
     "  --intervals M       multiple: number of subintervals (default: placed\n"
     "                      automatically where ||Psi|| grows by more than 100)\n"

@@ -32,10 +32,11 @@ typedef struct lth_colloc_tableau {
 } lth_colloc_tableau;
 
 lth_status lth_colloc_gauss(int s, lth_colloc_tableau *tab, lth_error *err);
-/* The default number of stages for a tolerance: 1 + round(log10(1/tol) / 2)
- * in [3, 8] (4 at 1e-6, 5 at 1e-8, 6 at 1e-10, 7 at 1e-12): the number with
- * the least time relative to the best in bench/bench_colloc.c's table 3,
- * averaged over its six problems, at each of these tolerances. */
+/* The default number of stages for a tolerance: 3 + round(log10(1/tol) / 2)
+ * in [3, 8] (6 at 1e-6, 7 at 1e-8, 8 at 1e-10 and below): within 2 % of the
+ * least time relative to the best in bench/bench_colloc.c's table 3,
+ * averaged over its six problems, at each of these tolerances, since the
+ * Gauss points read a coefficient table (docs/collocation.md section 3). */
 int lth_colloc_default_stages(double tol);
 /* a[l] = int_0^tau l_l(x) dx, l_l the Lagrange basis at the nodes (the
  * collocation polynomial is y_k + h sum_l a[l] K_l at t_k + tau h). */

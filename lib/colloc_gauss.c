@@ -72,6 +72,6 @@ lth_status lth_colloc_gauss(int s, lth_colloc_tableau *tab, lth_error *err) {
 }
 
 int lth_colloc_default_stages(double tol) {
-  double d = 1.0 + floor(0.5 * log10(1.0 / tol) + 0.5);
+  double d = 3.0 + floor(0.5 * log10(1.0 / tol) + 0.5);
   return d < 3 ? 3 : d > LTH_COLLOC_MAX_STAGES ? LTH_COLLOC_MAX_STAGES : (int)d;
 }

@@ -22,7 +22,7 @@ for key in cond_bvp error_estimate tol stages intervals drift cond_shooting bc_r
   "$JT" get "$TMP/col.json" "$key" >/dev/null 2>&1 || fail "collocation JSON lacks $key"
 done
 near "$TMP/col.json" tol 1e-8 0 "default tol"
-near "$TMP/col.json" stages 5 0 "default stages at 1e-8"
+near "$TMP/col.json" stages 7 0 "default stages at 1e-8"
 est=$("$JT" get "$TMP/col.json" error_estimate)
 le "$est" 1e-8 || fail "error_estimate $est above the tolerance 1e-8"
 d=0
