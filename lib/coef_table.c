@@ -133,6 +133,7 @@ lth_table *lth_table_alloc(const lth_system *sys, double t_lo, double t_hi,
   tab->t_hi = t_hi;
   tab->covered = t_lo;
   tab->min_width = o->min_width > 0 ? o->min_width : 1e-10 * (t_hi - t_lo);
+  tab->span = t_hi - t_lo;
   tab->m = lth_system_state_dim(sys);
   tab->s = lth_system_size(sys);
   tab->nthreads = max_threads(o->threads);
@@ -179,6 +180,12 @@ void lth_table_free(lth_table *tab) {
   free(tab->panels);
   free(tab->coef);
   free(tab->dcoef);
+  for (size_t k = 0; k < tab->nx; k++) {
+    free(tab->xc[k]);
+    free(tab->xd[k]);
+  }
+  free(tab->xc);
+  free(tab->xd);
   free(tab);
 }
 
@@ -314,8 +321,8 @@ static void compute_level(lth_table *tab, double a, double b, int n) {
   tab->job_done = 0;
   tab->job_a = a;
   tab->job_b = b;
-  if (tab->nhelpers > 0 && cnt > 1) {
-    pthread_cond_broadcast(&tab->cv);
+  if (tab->nhelpers > 0 && cnt > 1 && !tab->splitting) {
+    pthread_cond_broadcast(&tab->cv); /* (while stretches run, each thread has its own) */
   }
   for (;;) {
     int J;
@@ -529,7 +536,7 @@ static lth_status direct_rest(lth_table *tab, double a, lth_error *err) {
   return st;
 }
 
-static lth_status build_panel(lth_table *tab, lth_error *err) {
+lth_status tab_build_panel(lth_table *tab, lth_error *err) {
   double a = tab->covered, rest = tab->t_hi - a;
   double w = tab->w_next > 0 ? fmin(tab->w_next, rest) : rest;
   lth_status st = tab->left_known ? LTH_OK : left_node(tab, err);
@@ -566,7 +573,7 @@ static lth_status build_panel(lth_table *tab, lth_error *err) {
      * interval, a nearly singular Pi) the stretch is left to direct
      * decomposition, whose every point the integrator's guard judges
      * (lib/ivp_guard.c).  Before, the builder crawled on at 1e-10 of the span. */
-    if (w <= TAB_DIRECT_WIDTH * (tab->t_hi - tab->t_lo)) {
+    if (w <= TAB_DIRECT_WIDTH * tab->span) {
       return give_up_panel(tab, a, b, err);
     }
     if (!growth && tab->w_ref > 0 && w <= tab->w_ref / 64) {
@@ -594,7 +601,8 @@ static lth_status build_to(lth_table *tab, double goal, double t0, lth_error *er
 #else
     (void)t0;
 #endif
-    st = build_panel(tab, err);
+    int k = tab_split_count(tab, goal);
+    st = k > 1 ? tab_build_split(tab, goal, k, err) : tab_build_panel(tab, err);
   }
   return st;
 }

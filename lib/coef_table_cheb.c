@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blas_threads.h"
 #include "coef_table_impl.h"
 
 #define TAB_PI 3.14159265358979323846
@@ -119,7 +120,10 @@ const double *tab_transform_get(int n, int o) {
   if (o < 0 || o > 2 || (4 << k) != n) return NULL;
   pthread_mutex_lock(&transform_mu);
   if (!transform_cache[o][k]) {
+    /* serial BLAS: a threaded dgesv would restart OpenBLAS's idle pool */
+    int blas_saved = lth_blas_threads_push(1);
     transform_cache[o][k] = o == 0 ? dct_alloc(n) : hermite_alloc(n, o);
+    lth_blas_threads_pop(blas_saved);
   }
   const double *T = transform_cache[o][k];
   pthread_mutex_unlock(&transform_mu);
@@ -300,8 +304,8 @@ lth_status tab_store(lth_table *tab, double a, double b, const tab_verdict *v, l
   size_t nc = (size_t)(v->deg + 1) * E;
   size_t nd = tab->o.deriv ? (size_t)(v->deg_rhs > 0 ? v->deg_rhs : 1) * Er : 0;
   lth_status st = new_panel(tab, a, b, &p, err);
-  if (st == LTH_OK) st = grow(&tab->coef, &tab->ccap, tab->ncoef + nc, tab->ndcoef + nd, tab->o.max_bytes, err);
-  if (st == LTH_OK && nd) st = grow(&tab->dcoef, &tab->dcap, tab->ndcoef + nd, tab->ncoef + nc, tab->o.max_bytes, err);
+  if (st == LTH_OK) st = grow(&tab->coef, &tab->ccap, tab->ncoef + nc, tab->ndcoef + nd + tab->xdoubles, tab->o.max_bytes, err);
+  if (st == LTH_OK && nd) st = grow(&tab->dcoef, &tab->dcap, tab->ndcoef + nd, tab->ncoef + nc + tab->xdoubles, tab->o.max_bytes, err);
   if (st != LTH_OK) {
     return st;
   }
@@ -425,14 +429,14 @@ lth_status tab_eval_hint(const lth_table *tab, double t, int order, int outputs,
   double w = p->b - p->a, x = (2.0 * t - p->a - p->b) / w;
   x = fmax(-1.0, fmin(1.0, x));
   int deg = outputs ? p->deg : p->deg_rhs;
-  const double *c = tab->coef + p->off;
+  const double *c = tab_panel_coef(tab, p);
   for (int f = 0; f <= TAB_P; f++) {
     lth_jet *J = field_jet(pt, f);
     eval_field(tab, c, (size_t)tab->E, deg, f, x, J, 0);
     if (order >= 1) {
       /* degree deg_rhs - 1; a constant panel stores one zero coefficient */
       int dd = p->deg_rhs > 0 ? p->deg_rhs - 1 : 0;
-      eval_field(tab, tab->dcoef + p->doff, (size_t)tab->E_rhs, dd, f, x, J, 1);
+      eval_field(tab, tab_panel_dcoef(tab, p), (size_t)tab->E_rhs, dd, f, x, J, 1);
     }
     J->order = order;
   }
@@ -457,7 +461,7 @@ void lth_table_info_get(const lth_table *tab, lth_table_info *info) {
   info->direct_panels = tab->direct_panels;
   info->nodes = tab->nodes;
   info->decomps = tab->decomps;
-  info->bytes = (tab->ncoef + tab->ndcoef) * sizeof(double);
+  info->bytes = (tab->ncoef + tab->ndcoef + tab->xdoubles) * sizeof(double);
   info->max_degree = tab->max_degree;
   info->err_est = tab->err_est;
   info->cond_chain = tab->cond_chain;

@@ -35,6 +35,8 @@ typedef struct tab_panel {
   int deg_rhs;         /* degree needed by the Ahat, g, P entries (<= deg) */
   int pi_sign;
   double cond_pi, cond_chain, err_est;
+  int chunk;           /* 0: the table's own coef/dcoef; k >= 1: those a stretch built
+                          (xc[k-1], xd[k-1], lib/coef_table_split.c) */
   size_t off;          /* coefficient k of entry e at coef[off + k*E + e] */
   size_t doff;         /* derivative (deriv): coefficient k at dcoef[doff + k*E_rhs + e] */
 } tab_panel;
@@ -52,6 +54,9 @@ struct lth_table {
   const lth_system *sys;
   lth_table_opts o;
   double t_lo, t_hi, min_width;
+  double span;         /* the whole table's length (a stretch's table: its parent's) */
+  int splitting;       /* building one stretch of a split build (lib/coef_table_split.c) */
+  int no_split;        /* a stretch's own table: never split again */
   double noise_floor;  /* coefficient noise met on earlier panels (relative), decaying */
   double noise_seen;   /* the largest noise plateau confirmed so far */
   int m, s, E, E_rhs;
@@ -63,6 +68,8 @@ struct lth_table {
   size_t np, pcap;
   double *coef, *dcoef;
   size_t ncoef, ccap, ndcoef, dcap;
+  double **xc, **xd;   /* coefficients of merged stretches, kept where they were built */
+  size_t nx, xcap, xdoubles;
   /* builder state */
   double covered;      /* panels cover [t_lo, covered] */
   double w_next;       /* width to try next (0: none yet) */
@@ -102,7 +109,29 @@ struct lth_table {
   double err_est, cond_chain, seconds;
 };
 
+/* ---- lib/coef_table.c: one panel (from covered, up to t_hi) ---- */
+lth_status tab_build_panel(lth_table *tab, lth_error *err);
+
+/* ---- lib/coef_table_split.c ---- */
+/* Stretches of at least this many panels (of the last accepted width) are
+ * built concurrently; at most TAB_SPLIT_MAX of them per build. */
+#define TAB_SPLIT_PANELS 12
+#define TAB_SPLIT_MAX 16
+/* How many stretches [covered, goal] is split into (1: build it whole).
+ * Depends on the table's state only, never on the thread count, so one and
+ * several threads build the same table. */
+int tab_split_count(const lth_table *tab, double goal);
+/* Build [covered, goal] as k stretches, concurrently with up to nthreads threads. */
+lth_status tab_build_split(lth_table *tab, double goal, int k, lth_error *err);
+
 /* ---- lib/coef_table_cheb.c ---- */
+
+static inline const double *tab_panel_coef(const lth_table *tab, const tab_panel *p) {
+  return (p->chunk ? tab->xc[p->chunk - 1] : tab->coef) + p->off;
+}
+static inline const double *tab_panel_dcoef(const lth_table *tab, const tab_panel *p) {
+  return (p->chunk ? tab->xd[p->chunk - 1] : tab->dcoef) + p->doff;
+}
 
 static inline int tab_degree(const lth_table *tab, int n) { return (n + 1) * (tab->jet + 1) - 1; }
 static inline int tab_dmax(const lth_table *tab) { return tab_degree(tab, tab->nmin << (TAB_LEVELS - 1)); }

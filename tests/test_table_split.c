@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Coefficient tables built in stretches (lib/coef_table_split.c): a long
+ * table is cut into stretches built concurrently and merged; one and two
+ * threads build bitwise the same table, it interpolates the decomposition to
+ * its tolerance on every stretch, a lazy build in chunks agrees with a whole
+ * one to the tolerance, a double zero of det Pi in a late stretch is left to
+ * direct panels (which refuse at the zero), and a refusal in a late stretch
+ * ends the table where it happened with the panels before it kept -- all the
+ * same with one and two threads. */
+#define _DEFAULT_SOURCE /* M_PI */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "coef_table_impl.h"
+#include "lth/decomp.h"
+#include "lth/table.h"
+#include "testsys.h"
+#include "testutil.h"
+
+static lth_table *alloc_table(const lth_system *sys, double t0, double t1, int threads) {
+  lth_table_opts o;
+  lth_table_opts_init(&o);
+  o.tol = 1e-12;
+  o.threads = threads;
+  lth_error err;
+  lth_error_clear(&err);
+  lth_table *tab = lth_table_alloc(sys, t0, t1, &o, &err);
+  ck_assert_msg(tab != NULL, "%s", err.message);
+  return tab;
+}
+
+/* max over entries of |X - Y| relative to max(1, max |Y|) */
+static double rel_err(const lth_jet *X, const lth_jet *Y) {
+  double mx = 0.0, sc = 1.0;
+  for (int j = 0; j < X->cols; j++) {
+    for (int i = 0; i < X->rows; i++) {
+      mx = fmax(mx, fabs(LTH_JET_AT(X, 0, i, j) - LTH_JET_AT(Y, 0, i, j)));
+      sc = fmax(sc, fabs(LTH_JET_AT(Y, 0, i, j)));
+    }
+  }
+  return mx / sc;
+}
+
+START_TEST(test_split_identical_and_accurate) {
+  int n[] = {3, 3, 1};
+  ts_sys *S = ts_new(3, n, 931, 0.2, 1);
+  lth_system *sys = ts_system(S);
+  double T = 150.0;
+  lth_table *a = alloc_table(sys, 0.0, T, 1), *b = alloc_table(sys, 0.0, T, 2);
+  lth_error err;
+  ck_assert_msg(lth_table_build(a, T, &err) == LTH_OK, "%s", err.message);
+  ck_assert_msg(lth_table_build(b, T, &err) == LTH_OK, "%s", err.message);
+  /* the build was split: stretches were merged as chunks */
+  ck_assert_msg(a->nx >= 2 && b->nx == a->nx, "stretches %zu / %zu", a->nx, b->nx);
+  lth_table_info ia, ib;
+  lth_table_info_get(a, &ia);
+  lth_table_info_get(b, &ib);
+  ck_assert_int_eq(ia.panels, ib.panels);
+  ck_assert_int_eq(ia.decomps, ib.decomps);
+  ck_assert(ia.err_est <= 1e-12 && ia.err_est == ib.err_est);
+  lth_decomp_ws *ws = lth_decomp_ws_alloc(sys, 0, NULL);
+  lth_point *pa = lth_point_alloc(sys, 0, NULL), *pb = lth_point_alloc(sys, 0, NULL),
+            *pe = lth_point_alloc(sys, 0, NULL);
+  double worst = 0.0;
+  tu_seed(7);
+  for (int k = 0; k < 600; k++) {
+    double t = k < 300 ? T * k / 299.0 : tu_uniform(0.0, T);
+    ck_assert_int_eq(lth_table_eval(a, t, 0, 1, pa, NULL, NULL), LTH_OK);
+    ck_assert_int_eq(lth_table_eval(b, t, 0, 1, pb, NULL, NULL), LTH_OK);
+    ck_assert(rel_err(&pa->Ahat, &pb->Ahat) == 0 && rel_err(&pa->G, &pb->G) == 0 &&
+              rel_err(&pa->q, &pb->q) == 0);
+    ck_assert_int_eq(lth_decomp_at(ws, t, pe, NULL), LTH_OK);
+    const lth_jet *X[6] = {&pa->Ahat, &pa->g, &pa->P, &pa->Bhat, &pa->q, &pa->G};
+    const lth_jet *Y[6] = {&pe->Ahat, &pe->g, &pe->P, &pe->Bhat, &pe->q, &pe->G};
+    for (int f = 0; f < 6; f++) worst = fmax(worst, rel_err(X[f], Y[f]));
+  }
+  /* measured 2e-13 .. 6e-13 */
+  ck_assert_msg(worst <= 3 * 1e-12, "interpolation error %.3e", worst);
+  /* built lazily in chunks (as an integrator does): the same accuracy */
+  lth_table *c = alloc_table(sys, 0.0, T, 2);
+  for (double goal = 1.0; goal < 2 * T; goal *= 1.7) {
+    ck_assert_msg(lth_table_build(c, fmin(goal, T), &err) == LTH_OK, "%s", err.message);
+  }
+  ck_assert(lth_table_covered(c) == T);
+  for (int k = 0; k < 300; k++) {
+    double t = tu_uniform(0.0, T);
+    ck_assert_int_eq(lth_table_eval(c, t, 0, 1, pa, NULL, NULL), LTH_OK);
+    ck_assert_int_eq(lth_decomp_at(ws, t, pe, NULL), LTH_OK);
+    ck_assert_msg(rel_err(&pa->Ahat, &pe->Ahat) <= 3e-12 && rel_err(&pa->G, &pe->G) <= 3e-12,
+                  "t = %g", t);
+  }
+  lth_point_free(pa);
+  lth_point_free(pb);
+  lth_point_free(pe);
+  lth_decomp_ws_free(ws);
+  lth_table_free(a);
+  lth_table_free(b);
+  lth_table_free(c);
+  lth_system_free(sys);
+  ts_free(S);
+}
+END_TEST
+
+/* Index 2, blocks (2, 1), Pi = A21 A12 = p(t) = (t - T_SING)^2 (2 + sin 3t):
+ * an oscillation that needs many panels and a double zero late in the span,
+ * which the builder leaves to direct panels (too narrow to tabulate); with
+ * *ctx = 1 the callback also fails on [T_FAIL, T_FAIL + 1] (a refusal inside
+ * a late stretch). */
+static const double T_SING = 231.3137, T_FAIL = 171.0;
+
+/* Taylor coefficient k of w(t) = 2 + sin 3t: w^(k) / k!, w^(k) = 3^k sin(3t + k pi/2) (+ 2 at k = 0) */
+static double w_taylor(double t, int k) {
+  double f = 1.0, p3 = 1.0;
+  for (int i = 1; i <= k; i++) {
+    f *= i;
+    p3 *= 3.0;
+  }
+  return (k == 0 ? 2.0 : 0.0) + p3 * sin(3.0 * t + k * M_PI / 2) / f;
+}
+
+static int a21_cb(void *ctx, double t, int order, double *coef, int ld, size_t stride) {
+  if (*(const int *)ctx && t >= T_FAIL && t <= T_FAIL + 1) return 1;
+  double d = t - T_SING;
+  for (int k = 0; k <= order; k++) {
+    /* p = d^2 w: p_k = d^2 w_k + 2 d w_{k-1} + w_{k-2} */
+    coef[k * stride] = d * d * w_taylor(t, k) + (k > 0 ? 2 * d * w_taylor(t, k - 1) : 0.0) +
+                       (k > 1 ? w_taylor(t, k - 2) : 0.0);
+    coef[k * stride + ld] = k == 0 ? 0.5 : 0.0;
+  }
+  return 0;
+}
+
+static lth_system *zero_system(const int *fail) {
+  int n[] = {2, 1};
+  double a11[] = {0, -1, 1, 0}, a12[] = {1, 0};
+  lth_system *sys = lth_system_alloc(2, n, NULL);
+  lth_system_set_A(sys, 1, 1, lth_source_const(2, 2, a11, 2, NULL), NULL);
+  lth_system_set_A(sys, 1, 2, lth_source_const(2, 1, a12, 2, NULL), NULL);
+  lth_system_set_A(sys, 2, 1, lth_source_callback(1, 2, a21_cb, (void *)fail, NULL), NULL);
+  return sys;
+}
+
+START_TEST(test_split_direct_panels_at_a_zero) {
+  static const int fail = 0;
+  lth_system *sys = zero_system(&fail);
+  lth_table_info in[2];
+  for (int threads = 1; threads <= 2; threads++) {
+    lth_table *tab = alloc_table(sys, 0.0, 300.0, threads);
+    lth_error err;
+    lth_error_clear(&err);
+    ck_assert_msg(lth_table_build(tab, 300.0, &err) == LTH_OK, "%s", err.message);
+    ck_assert_msg(tab->nx >= 2, "the build was not split");
+    lth_table_info_get(tab, &in[threads - 1]);
+    ck_assert(in[threads - 1].direct_panels >= 1);
+    /* T_SING lies on a direct panel: evaluating there decomposes, and refuses */
+    lth_point *pt = lth_point_alloc(sys, 0, NULL);
+    lth_decomp_ws *ws = lth_decomp_ws_alloc(sys, 0, NULL);
+    ck_assert_int_eq(lth_table_eval(tab, T_SING, 0, 1, pt, NULL, &err), LTH_ERANGE);
+    lth_error_clear(&err);
+    lth_status st = lth_table_eval(tab, T_SING, 0, 1, pt, ws, &err);
+    ck_assert_msg(st == LTH_ESING || st == LTH_ECOND, "status %d", st);
+    ck_assert_int_eq(lth_table_eval(tab, 100.0, 0, 1, pt, NULL, NULL), LTH_OK);
+    lth_decomp_ws_free(ws);
+    lth_point_free(pt);
+    lth_table_free(tab);
+  }
+  ck_assert(in[0].panels == in[1].panels && in[0].direct_panels == in[1].direct_panels &&
+            in[0].decomps == in[1].decomps);
+  lth_system_free(sys);
+}
+END_TEST
+
+START_TEST(test_split_refusal_in_a_late_stretch) {
+  static const int fail = 1;
+  lth_system *sys = zero_system(&fail);
+  double cov[2];
+  for (int threads = 1; threads <= 2; threads++) {
+    lth_table *tab = alloc_table(sys, 0.0, 300.0, threads);
+    lth_error err;
+    lth_error_clear(&err);
+    lth_status st = lth_table_build(tab, 300.0, &err);
+    ck_assert_msg(st == LTH_ECALLBACK, "status %d: %s", st, err.message);
+    ck_assert_msg(err.has_t && err.t >= T_FAIL && err.t <= T_FAIL + 1, "t = %.17g", err.t);
+    ck_assert_msg(tab->nx >= 1, "the build was not split");
+    cov[threads - 1] = lth_table_covered(tab);
+    ck_assert(cov[threads - 1] <= T_FAIL + 1 && cov[threads - 1] > 100.0);
+    /* the panels before the failure stay usable, nothing after it is there */
+    lth_point *pt = lth_point_alloc(sys, 0, NULL);
+    ck_assert_int_eq(lth_table_eval(tab, 0.5 * cov[threads - 1], 0, 1, pt, NULL, NULL), LTH_OK);
+    ck_assert_int_eq(lth_table_eval(tab, 250.0, 0, 1, pt, NULL, NULL), LTH_ERANGE);
+    lth_point_free(pt);
+    lth_table_free(tab);
+  }
+  ck_assert(cov[0] == cov[1]);
+  lth_system_free(sys);
+}
+END_TEST
+
+static Suite *split_suite(void) {
+  Suite *s = suite_create("table_split");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, test_split_identical_and_accurate);
+  tcase_add_test(tc, test_split_direct_panels_at_a_zero);
+  tcase_add_test(tc, test_split_refusal_in_a_late_stretch);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(split_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
+}
