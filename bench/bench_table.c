@@ -331,7 +331,7 @@ int main(int argc, char **argv) {
   design(&c, "idx3", s3, 10.0);
   design(&c, "idx5", s5, 10.0);
   design(&c, "rod", rod, c.quick ? 100.0 : 1000.0);
-  threads(&c, s5, c.quick ? 50.0 : 1200.0);
+  threads(&c, s5, c.quick ? 50.0 : 1500.0);
   stiff(&c);
   lth_system_free(s3);
   lth_system_free(s5);

@@ -28,7 +28,10 @@
 #endif
 
 int tab_split_count(const lth_table *tab, double goal) {
-  if (tab->no_split || tab->splitting || !(tab->w_ref > 0)) return 1;
+  if (tab->no_split || tab->splitting || tab->np < TAB_SPLIT_HISTORY || !(tab->w_ref > 0) ||
+      tab->o.tol < TAB_SPLIT_MIN_TOL) {
+    return 1;
+  }
   double k = (goal - tab->covered) / (TAB_SPLIT_PANELS * tab->w_ref);
   return k < 2 ? 1 : (k >= TAB_SPLIT_MAX ? TAB_SPLIT_MAX : (int)k);
 }
@@ -67,6 +70,7 @@ static void build_stretch(split_run *r, int j) {
   sub->span = tab->span; /* the direct-panel threshold is relative to the whole table */
   sub->no_split = 1;
   sub->w_next = r->w0;
+  sub->w_ref = r->w0;
   sub->noise_floor = r->noise_floor0;
   sub->noise_seen = r->noise_seen0;
   r->st[j] = lth_table_build(sub, r->edge[j + 1], &r->err[j]);
