@@ -66,7 +66,8 @@ static inline void fm_chains(fm_model *md, int r, const int *n, int K) {
     fm_add(md, w, nr, n[i - 1], n[i], K);
   }
   fm_add(md, "Pi = R_{r-1} L_{r-1}", nr, nr, n[r - 2], K);
-  fm_add_raw(md, "LU of Pi_0 (dgetrf)", nr, nr, nr, 0, 2.0 * nr * nr * (double)nr / 3.0);
+  /* a 1 x 1 Pi is factored without LAPACK (lth_jet_lu_factor): no dgetrf to count */
+  if (nr > 1) fm_add_raw(md, "LU of Pi_0 (dgetrf)", nr, nr, nr, 0, 2.0 * nr * nr * (double)nr / 3.0);
   for (int i = 1; i <= r - 1; i++) {
     snprintf(w, sizeof w, "S_%d = Pi^-1 R_%d (solve)", i, i);
     fm_add(md, w, nr, n[i - 1], nr, K);

@@ -416,10 +416,18 @@ lth_status lth_jet_lu_factor(lth_jet_lu *lu, const lth_jet *M, double rcond_min,
   for (int j = 0; j < n; j++) {
     memcpy(lu->lu + (size_t)j * lu->nmax, m0 + (size_t)j * M->ld, (size_t)n * sizeof(double));
   }
-  lapack_int info =
-      LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, lu->lu, lu->nmax, lu->ipiv);
+  lapack_int info;
   double rcond = 0.0;
-  if (info == 0 && anorm > 0.0) {
+  if (n == 1) {
+    /* what dgetrf and dgecon return for 1 x 1 (rcond exactly 1), without
+     * their call overhead, which dominated the scan of a scalar Pi */
+    lu->ipiv[0] = 1;
+    info = lu->lu[0] == 0.0 ? 1 : 0;
+    rcond = info == 0 ? 1.0 : 0.0;
+  } else {
+    info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, lu->lu, lu->nmax, lu->ipiv);
+  }
+  if (n > 1 && info == 0 && anorm > 0.0) {
     lapack_int ci = LAPACKE_dgecon_work(LAPACK_COL_MAJOR, '1', n, lu->lu, lu->nmax, anorm,
                                         &rcond, lu->work, lu->iwork);
     if (ci != 0 || !isfinite(rcond)) {
