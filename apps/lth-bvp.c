@@ -73,6 +73,12 @@ static const char help_text[] =
     "  --rtol R            shooting methods: relative integration tolerance\n"
     "                      (default 1e-10)\n"
     "  --atol A            shooting methods: absolute tolerance (default 1e-12)\n"
+    "  --coefficients C    where Ahat, g, P come from: auto (default: collocation\n"
+    "                      reads a coefficient table at its Gauss points and\n"
+    "                      decomposes at mesh points and outputs; the shooting\n"
+    "                      methods integrate on a table as lth-solve does), table,\n"
+    "                      or direct (a decomposition wherever they are needed:\n"
+    "                      slower, for cross-checks; docs/collocation.md)\n"
     "--cond-max X (below) also judges the BVP: a shooting matrix with a condition\n"
     "estimate above min(X, 1/rtol), or cond_bvp above min(X, tol / 2.2e-16), means\n"
     "the BVP is not uniquely solvable at this accuracy (exit 3).\n"
@@ -110,7 +116,7 @@ static const char help_tail[] =
 /* The options of lth-bvp, the boundary conditions and the solution. */
 struct app_ctx {
   long intervals, points, stages, max_intervals;
-  int method, no_order_check;
+  int method, no_order_check, coefficients;
   double rtol, atol, tol;
   int rows;
   const double *B0, *B1, *beta;
@@ -208,6 +214,7 @@ static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
   o.ivp.rtol = C->rtol;
   o.ivp.atol = C->atol;
   app_ivp_setup(run, &o.ivp, run->t1);
+  o.ivp.coefficients = (lth_ivp_coefficients)C->coefficients; /* auto|direct|table */
   o.cond_max = run->opt->cond_max;
   o.intervals = (int)C->intervals;
   o.fd_points = (size_t)C->points;
@@ -444,6 +451,7 @@ static app_option opts[] = {
     APP_INT("max-intervals", &ctx.max_intervals, 1, 1e7),
     APP_DOUBLE("rtol", &ctx.rtol, 1e-15, 1),
     APP_DOUBLE("atol", &ctx.atol, 0, 1e300),
+    APP_CHOICE("coefficients", &ctx.coefficients, "auto|direct|table"),
 };
 static const app_tool tool = {
     .name = "lth-bvp", .help = help_text, .help_tail = help_tail,

@@ -5,7 +5,8 @@
 # data/pendulum_10s_bvp.lth against its closed form at tol 1e-10; the
 # Ascher-Petzold problem with its condition at t1 is refused naming cond_bvp;
 # a DAE with no free constants (p = 0) needs no bc statements; the options of
-# one method are refused with another.
+# one method are refused with another; --coefficients direct agrees with the
+# default (a table at the Gauss points).
 # Usage: bash cli_bvp_colloc.sh BUILD/apps   (env LTH_DATA_DIR = data/)
 . "$(dirname "$0")/testlib.sh"
 BVP="$APPS/lth-bvp"
@@ -66,6 +67,25 @@ run 0 "pendulum_10s_bvp" "$BVP" "$DATA/pendulum_10s_bvp.lth" --tol 1e-10 --times
       fail "pendulum_10s_bvp: z at t = $t is off the closed form by more than 1e-9"
   done
 }
+
+# ---- --coefficients: the table at the Gauss points (auto) and direct decompositions
+# everywhere agree to the tolerance; a bad value is a usage error
+run 0 "pendulum_10s_bvp direct" "$BVP" "$DATA/pendulum_10s_bvp.lth" --tol 1e-10 \
+  --times 0,2.5,5,7.5,10 --coefficients direct --format json && {
+  cp "$TMP/out" "$TMP/dir.json"
+  run 0 "pendulum_10s_bvp auto" "$BVP" "$DATA/pendulum_10s_bvp.lth" --tol 1e-10 \
+    --times 0,2.5,5,7.5,10 --format json
+  for k in 0 1 2 3 4; do
+    for i in 0 1 2 3 4; do
+      a=$("$JT" get "$TMP/out" "z[$k][$i]")
+      b=$("$JT" get "$TMP/dir.json" "z[$k][$i]")
+      awk -v a="$a" -v b="$b" 'BEGIN { x = a - b; if (x < 0) x = -x; exit !(x < 2e-10) }' ||
+        fail "--coefficients direct and auto differ at z[$k][$i]: $a vs $b"
+    done
+  done
+}
+run 1 "--coefficients bad" "$BVP" "$DATA/pendulum_10s_bvp.lth" --coefficients sometimes &&
+  err_has "coefficients" "--coefficients bad"
 
 # ---- Ascher-Petzold (alpha = 50) with its one condition at t1: refused
 cat >"$TMP/ap.lth" <<'EOF'
