@@ -21,6 +21,7 @@
 
 #include "blas_threads.h"
 #include "coef_table_impl.h"
+#include "system_scale.h"
 
 #define TAB_DEFAULT_TOL 1e-12
 #define TAB_MIN_TOL 1e-15
@@ -88,7 +89,7 @@ static lth_status alloc_work(lth_table *tab, lth_error *err) {
     return lth_error_set(err, LTH_ENOMEM, "out of memory allocating a coefficient table");
   }
   for (int k = 0; k < tab->nthreads; k++) {
-    tab->ws[k] = lth_decomp_ws_alloc(tab->sys, tab->jet, err);
+    tab->ws[k] = lth_decomp_ws_alloc_shared(tab->sys, tab->jet, err);
     tab->pt[k] = tab->ws[k] ? lth_point_alloc(tab->sys, tab->jet, err) : NULL;
     if (!tab->pt[k]) {
       return err ? err->status : LTH_ENOMEM;

@@ -68,12 +68,26 @@ static lth_status ws_jets(lth_decomp_ws *ws, lth_error *err) {
   return st;
 }
 
+static lth_decomp_ws *ws_alloc(const lth_system *sys, int out_order, double scale, int shared,
+                               lth_error *err);
+
 lth_decomp_ws *lth_decomp_ws_alloc(const lth_system *sys, int out_order, lth_error *err) {
-  return lth_decomp_ws_alloc_scaled(sys, out_order, -1.0, err);
+  return ws_alloc(sys, out_order, -1.0, 0, err);
 }
 
 lth_decomp_ws *lth_decomp_ws_alloc_scaled(const lth_system *sys, int out_order, double scale,
                                           lth_error *err) {
+  return ws_alloc(sys, out_order, scale, 0, err);
+}
+
+lth_decomp_ws *lth_decomp_ws_alloc_shared(const lth_system *sys, int out_order, lth_error *err) {
+  return ws_alloc(sys, out_order, -1.0, 1, err);
+}
+
+/* scale < 0: the chain scale of the system's interval -- from the system's
+ * cache when `shared` (workspaces of one solve), else computed (and cached). */
+static lth_decomp_ws *ws_alloc(const lth_system *sys, int out_order, double scale, int shared,
+                               lth_error *err) {
   if (out_order < 0) {
     lth_error_set(err, LTH_EINVAL, "output order %d must be >= 0", out_order);
     return NULL;
@@ -96,7 +110,7 @@ lth_decomp_ws *lth_decomp_ws_alloc_scaled(const lth_system *sys, int out_order, 
   ws->cond_max = LTH_DEFAULT_COND_MAX;
   double t0, t1;
   ws->scale = scale;
-  if (ws->scale < 0) {
+  if (ws->scale < 0 && shared) {
     ws->scale = lth_system_scale_cached(sys);
   }
   if (ws->scale < 0) {

@@ -26,6 +26,7 @@
 
 #include "coef_table_impl.h"
 #include "ivp_coef_impl.h"
+#include "system_scale.h"
 
 #define TABLE_FRAC 1e-3
 #define TABLE_TOL_MIN 3e-15
@@ -118,7 +119,7 @@ lth_coef *lth_coef_alloc_ex(const lth_system *sys, const lth_ivp_opts *o, int de
   } else {
     /* direct decompositions: the direct mode, and the table's direct panels,
      * times outside its span and auto's fallback */
-    c->ws = lth_decomp_ws_alloc(sys, deriv, err);
+    c->ws = lth_decomp_ws_alloc_shared(sys, deriv, err);
     c->pt = c->ws ? lth_point_alloc(sys, deriv, err) : NULL;
     if (c->ws && o->cond_max > 0) {
       lth_decomp_ws_set_cond_max(c->ws, o->cond_max);

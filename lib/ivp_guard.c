@@ -6,6 +6,7 @@
 
 #include "decomp_impl.h"
 #include "ivp_impl.h"
+#include "system_scale.h"
 #include "lth/wellposed.h"
 
 lth_status lth_ivp_check_times(double t0, const double *times, size_t n, lth_error *err) {
@@ -22,6 +23,7 @@ lth_status lth_ivp_prescan(const lth_system *sys, double t0, double t1, const lt
                            double *scale, lth_error *err) {
   if (scale) *scale = 0.0;
   if ((opts && opts->pi_scan < 0) || !(t1 > t0)) return LTH_OK;
+  lth_system_scale_store(sys, -1.0); /* a new solve: the data may have changed */
   lth_pi_scan sc;
   size_t points = opts && opts->pi_scan > 1 ? (size_t)opts->pi_scan : 0;
   lth_status st = lth_pi_scan_check(sys, t0, t1, points, opts ? opts->cond_max : 0.0, &sc, err);
