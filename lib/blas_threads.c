@@ -5,6 +5,19 @@
 
 #include <cblas.h>
 
+#ifdef LTH_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+int lth_threads_available(int requested) {
+#ifdef LTH_HAVE_OPENMP
+  return requested > 0 ? requested : omp_get_max_threads();
+#else
+  (void)requested;
+  return 1;
+#endif
+}
+
 extern int blas_cpu_number __attribute__((weak));
 extern int blas_server_avail __attribute__((weak));
 

@@ -14,6 +14,9 @@ void lth_blas_threads_pop(int saved);
  * it); called at load time, see lib/blas_threads.c. */
 void lth_blas_lazy_pool(void);
 
+/* The threads lth may use: `requested` if > 0, else OpenMP's maximum
+ * (OMP_NUM_THREADS); 1 without OpenMP. */
+int lth_threads_available(int requested);
 /* Matrices up to this order count as small for the integrators. */
 #define LTH_BLAS_SMALL 128
 

@@ -8,10 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef LTH_HAVE_OPENMP
-#include <omp.h>
-#endif
-
+#include "blas_threads.h"
 #include "coef_table_impl.h"
 #include "system_scale.h"
 
@@ -25,18 +22,6 @@ void lth_table_opts_init(lth_table_opts *opts) {
   opts->tol = TAB_DEFAULT_TOL;
   opts->jet_order = -1;
   opts->outputs = 1;
-}
-
-static int max_threads(int requested) {
-  /* OpenMP decides how many threads the library may use (OMP_NUM_THREADS);
-   * the table runs them as its own helpers, see the job board in lib/coef_table_impl.h */
-#ifdef LTH_HAVE_OPENMP
-  int mx = omp_get_max_threads();
-  return requested <= 0 ? mx : requested;
-#else
-  (void)requested;
-  return 1;
-#endif
 }
 
 static void set_fields(lth_table *tab) {
@@ -117,7 +102,9 @@ lth_table *lth_table_alloc(const lth_system *sys, double t_lo, double t_hi,
   tab->span = t_hi - t_lo;
   tab->m = lth_system_state_dim(sys);
   tab->s = lth_system_size(sys);
-  tab->nthreads = max_threads(o->threads);
+  /* OpenMP decides how many threads (OMP_NUM_THREADS); the table runs them as
+   * its own helpers, see the job board in lib/coef_table_impl.h */
+  tab->nthreads = lth_threads_available(o->threads);
   if (tab->nthreads < 1) tab->nthreads = 1;
   if (tab->nthreads > TAB_NMAX / 2) tab->nthreads = TAB_NMAX / 2;
   pthread_mutex_init(&tab->mu, NULL);

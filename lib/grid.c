@@ -23,16 +23,6 @@ void lth_grid_opts_init(lth_grid_opts *opts) {
   memset(opts, 0, sizeof *opts);
 }
 
-static int available_threads(int requested) {
-#ifdef LTH_HAVE_OPENMP
-  int mx = omp_get_max_threads();
-  return requested <= 0 ? mx : requested;
-#else
-  (void)requested;
-  return 1;
-#endif
-}
-
 /* Per-thread state: a workspace and, when verifying, a verification workspace. */
 typedef struct {
   lth_decomp_ws *ws;
@@ -255,7 +245,7 @@ lth_status lth_grid_decompose(const lth_system *sys, const double *times, size_t
   if (n == 0) {
     return LTH_OK;
   }
-  g.nthreads = available_threads(g.o.threads);
+  g.nthreads = lth_threads_available(g.o.threads);
   g.batch = g.o.batch ? g.o.batch : (size_t)16 * (size_t)g.nthreads;
   g.batch = g.batch > n ? n : g.batch;
   g.nthreads = (size_t)g.nthreads > g.batch ? (int)g.batch : g.nthreads;
