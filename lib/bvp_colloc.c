@@ -88,10 +88,7 @@ lth_status lth_bvp_collocation(const lth_bvp_problem *bp, const lth_bvp_opts *o,
   }
   lth_ivp_opts io = o->ivp;
   io.cond_max = o->cond_max;
-  /* The Gauss nodes read a coefficient table (lib/colloc_ctx.c) accurate to
-   * 1e-4 tol (at most 1e-13, at least 3e-15 relative); what it adds to the
-   * error is estimated and the table dropped when that is over tol / 4. */
-  if (io.table_tol <= 0.0) io.table_tol = fmax(3e-15, fmin(1e-13, 1e-4 * tol));
+  if (io.table_tol <= 0.0) io.table_tol = lth_colloc_table_tol(tol);
   lth_colloc_ctx *cx = lth_colloc_ctx_alloc(bp->sys, stages, &io, bp->t0, bp->t1, err);
   if (!cx) return err ? err->status : LTH_ENOMEM;
   if (bp->p == 0) {

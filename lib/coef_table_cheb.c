@@ -242,19 +242,25 @@ tab_verdict tab_judge(const lth_table *tab, int n) {
   return v;
 }
 
+/* Room for `need` doubles in *buf, with `other` doubles held elsewhere: the
+ * budget is checked on every store (not only when the buffer grows, which let
+ * the doubling capacity carry a table past it), and the capacity itself is
+ * kept within it. */
 static lth_status grow(double **buf, size_t *cap, size_t need, size_t other, size_t max_bytes,
                        lth_error *err) {
-  if (need <= *cap) {
-    return LTH_OK;
-  }
-  if ((need + other) * sizeof(double) > max_bytes) {
+  size_t limit = max_bytes / sizeof(double);
+  if (need + other > limit) {
     return lth_error_set(err, LTH_ENOMEM,
                          "the coefficient table would exceed its memory budget of %zu bytes "
                          "(lth_table_opts.max_bytes)",
                          max_bytes);
   }
+  if (need <= *cap) {
+    return LTH_OK;
+  }
   size_t nc = *cap ? *cap : 4096;
   while (nc < need) nc *= 2;
+  if (nc > limit - other) nc = limit - other; /* >= need */
   double *nb = realloc(*buf, nc * sizeof(double));
   if (!nb) {
     return lth_error_set(err, LTH_ENOMEM, "out of memory growing the coefficient table");

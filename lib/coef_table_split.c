@@ -41,6 +41,7 @@ typedef struct split_run {
   int k, next; /* stretches; the next one to claim (1 .. k-1) */
   double edge[TAB_SPLIT_MAX + 1];
   double w0, noise_floor0, noise_seen0; /* the table's state at the split: the seeds */
+  size_t share; /* memory budget of each stretch's table (bytes) */
   lth_table *sub[TAB_SPLIT_MAX];
   lth_status st[TAB_SPLIT_MAX];
   lth_error err[TAB_SPLIT_MAX];
@@ -60,6 +61,7 @@ static void build_stretch(split_run *r, int j) {
   lth_table_opts o = tab->o;
   o.threads = 1;
   o.min_width = tab->min_width;
+  o.max_bytes = r->share;
   lth_error_clear(&r->err[j]);
   lth_table *sub = lth_table_alloc(tab->sys, r->edge[j], r->edge[j + 1], &o, &r->err[j]);
   r->sub[j] = sub;
@@ -171,6 +173,11 @@ lth_status tab_build_split(lth_table *tab, double goal, int k, lth_error *err) {
   r.w0 = tab->w_ref;
   r.noise_floor0 = tab->noise_floor;
   r.noise_seen0 = tab->noise_seen;
+  /* the stretches share what is left of the budget (each its own table until
+   * merged: with the whole budget each, k of them could hold k times it) */
+  size_t used = (tab->ncoef + tab->ndcoef + tab->xdoubles) * sizeof(double);
+  r.share = used < tab->o.max_bytes ? (tab->o.max_bytes - used) / (size_t)k : 0;
+  if (r.share == 0) r.share = 1; /* 0 would mean the default budget */
   pthread_mutex_init(&r.mu, NULL);
   pthread_t th[TAB_SPLIT_MAX];
   int nw = 0, want = worker_count(tab, k);

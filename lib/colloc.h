@@ -56,6 +56,10 @@ size_t lth_colloc_ctx_decomps(const lth_colloc_ctx *cx);
  * drop_table goes back to direct decompositions everywhere (returns 0 if
  * there was no table); meshes built before must not be reused. */
 int lth_colloc_ctx_has_table(const lth_colloc_ctx *cx);
+/* The Gauss-node table's tolerance for a collocation tolerance: 1e-4 tol, at
+ * most 1e-13, at least 3e-15 (relative); what the table adds to the error is
+ * estimated, and the table dropped when that is over tol / 4. */
+double lth_colloc_table_tol(double tol);
 int lth_colloc_ctx_drop_table(lth_colloc_ctx *cx);
 void lth_colloc_ctx_dims(const lth_colloc_ctx *cx, int *s, int *m, int *p);
 const lth_colloc_tableau *lth_colloc_ctx_tableau(const lth_colloc_ctx *cx);
@@ -108,8 +112,9 @@ typedef struct lth_cmesh {
   double *dC, *dd;  /* N blocks p x p and p: with a table, at t_{k+1} the perturbation it makes
                        in y' = C y + d: W_k'((Ahat R_k)_table - Ahat R_k), W_k'(g_table - g) */
   int gaps;         /* 1: dC, dd are set (a table served the Gauss nodes) */
-  double table_err; /* after lth_cmesh_solve with gaps: max ||G W dy||_inf, dy the solution's
-                       response to the perturbations (0 without a table) */
+  double table_err; /* after lth_cmesh_solve with gaps and keep_homog = 0 (the mesh whose
+                       solution is returned; the halving's is not needed): max ||G W dy||_inf,
+                       dy the solution's response to the perturbations (0 otherwise) */
   double *y;        /* N + 1 blocks p: the solution (after lth_cmesh_solve) */
   double *Y;        /* N + 1 blocks p x nh: homogeneous solutions for unit bc data */
   double rank_cond; /* condition (sigma_max / sigma_min) of the reduced two-point matrix */

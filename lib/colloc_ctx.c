@@ -117,6 +117,8 @@ size_t lth_colloc_ctx_decomps(const lth_colloc_ctx *cx) {
 
 int lth_colloc_ctx_has_table(const lth_colloc_ctx *cx) { return cx->nodes != NULL; }
 
+double lth_colloc_table_tol(double tol) { return fmax(3e-15, fmin(1e-13, 1e-4 * tol)); }
+
 int lth_colloc_ctx_drop_table(lth_colloc_ctx *cx) {
   if (!cx->nodes) return 0;
   lth_coef_stats(cx->nodes, &cx->dropped, NULL);

@@ -330,7 +330,7 @@ lth_status lth_cmesh_solve(lth_colloc_ctx *cx, lth_cmesh *M, const lth_colloc_bc
   }
   if (st == LTH_OK) st = lth_abd_solve(A, 1, M->f, d, M->y, &M->lsq_resid, err);
   M->table_err = 0.0;
-  if (st == LTH_OK && M->gaps) st = table_response(A, M, nb, d, err);
+  if (st == LTH_OK && M->gaps && !keep_homog) st = table_response(A, M, nb, d, err);
   if (st == LTH_OK && keep_homog) {
     free(M->Y);
     M->nh = 0;

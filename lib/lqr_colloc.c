@@ -132,10 +132,7 @@ lth_status lth_lqr_colloc_smooth(const lth_lqr_spec *spec, const double *times, 
   double *buf = calloc((size_t)2 * rows * s + rows + (size_t)s * n + 1, sizeof(double));
   lth_ivp_opts io = opts->ivp;
   io.cond_max = opts->cond_max;
-  /* The Gauss nodes read a coefficient table (lib/colloc_ctx.c) accurate to
-   * 1e-4 tol (at most 1e-13, at least 3e-15 relative); what it adds to the
-   * error is estimated and the table dropped when that is over tol / 4. */
-  if (io.table_tol <= 0.0) io.table_tol = fmax(3e-15, fmin(1e-13, 1e-4 * tol));
+  if (io.table_tol <= 0.0) io.table_tol = lth_colloc_table_tol(tol);
   lth_colloc_ctx *cx =
       buf ? lth_colloc_ctx_alloc(sys, lth_colloc_default_stages(tol), &io, spec->t0, spec->t1, err)
           : NULL;

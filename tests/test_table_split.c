@@ -197,6 +197,37 @@ START_TEST(test_split_refusal_in_a_late_stretch) {
 }
 END_TEST
 
+/* The memory budget holds for the whole table: the stretches share what is
+ * left of it, and running out is LTH_ENOMEM at the same place for 1 and 2 threads. */
+START_TEST(test_split_memory_budget) {
+  int n[] = {3, 3, 1};
+  ts_sys *S = ts_new(3, n, 931, 0.2, 1);
+  lth_system *sys = ts_system(S);
+  double cov[2];
+  for (int threads = 1; threads <= 2; threads++) {
+    lth_table_opts o;
+    lth_table_opts_init(&o);
+    o.tol = 1e-12;
+    o.threads = threads;
+    o.max_bytes = 1500000;
+    lth_table *tab = lth_table_alloc(sys, 0.0, 150.0, &o, NULL);
+    lth_error err;
+    lth_error_clear(&err);
+    ck_assert_int_eq(lth_table_build(tab, 150.0, &err), LTH_ENOMEM);
+    lth_table_info in;
+    lth_table_info_get(tab, &in);
+    ck_assert_msg(in.bytes <= o.max_bytes, "%zu bytes (threads %d, panels %zu, nx %zu)", in.bytes, threads, in.panels, tab->nx);
+    ck_assert_msg(tab->nx >= 1, "the build was not split before the budget ran out");
+    cov[threads - 1] = lth_table_covered(tab);
+    ck_assert(cov[threads - 1] < 150.0);
+    lth_table_free(tab);
+  }
+  ck_assert(cov[0] == cov[1]);
+  lth_system_free(sys);
+  ts_free(S);
+}
+END_TEST
+
 static Suite *split_suite(void) {
   Suite *s = suite_create("table_split");
   TCase *tc = tcase_create("core");
@@ -204,6 +235,7 @@ static Suite *split_suite(void) {
   tcase_add_test(tc, test_split_identical_and_accurate);
   tcase_add_test(tc, test_split_direct_panels_at_a_zero);
   tcase_add_test(tc, test_split_refusal_in_a_late_stretch);
+  tcase_add_test(tc, test_split_memory_budget);
   suite_add_tcase(s, tc);
   return s;
 }
