@@ -328,6 +328,8 @@ static lth_status attempt(lth_table *tab, double a, double b, int *done, tab_ver
                           lth_error *err) {
   *done = 0;
   for (int j = 1; j <= TAB_NMAX; j++) tab->node[j].done = 0;
+  tab->outs_now = tab->o.outputs && tab->out_density * (b - a) >= TAB_OUT_PER_PANEL;
+  tab->rows_now = tab->outs_now ? tab->E : tab->E_rhs;
   int dmax = tab_dmax(tab);
   for (int lev = 0; lev < TAB_LEVELS; lev++) {
     *n = tab->nmin << lev;

@@ -111,11 +111,18 @@ lth_table *lth_table_alloc(const lth_system *sys, double t_lo, double t_hi,
   pthread_cond_init(&tab->cv, NULL);
   pthread_cond_init(&tab->cv_done, NULL);
   set_fields(tab);
+  tab->out_density = o->outputs ? INFINITY : 0.0;
+  tab->outs_now = o->outputs;
+  tab->rows_now = tab->E;
   if (alloc_work(tab, err) != LTH_OK) {
     lth_table_free(tab);
     return NULL;
   }
   return tab;
+}
+
+void tab_set_output_density(lth_table *tab, double per_unit_t) {
+  tab->out_density = tab->o.outputs ? fmax(per_unit_t, 0.0) : 0.0;
 }
 
 void lth_table_free(lth_table *tab) {

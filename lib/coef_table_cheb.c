@@ -137,7 +137,7 @@ static int level_of(const lth_table *tab, int n) {
 }
 
 void tab_transform(lth_table *tab, int n, double w) {
-  int s = TAB_NMAX / n, E = tab->E, o = tab->jet, D = tab_degree(tab, n);
+  int s = TAB_NMAX / n, E = tab->E, R = tab->rows_now, o = tab->jet, D = tab_degree(tab, n);
   /* F: column j(o+1)+d = Taylor coefficient d at node j times (w/2)^d, the
    * coefficient of (x - x_j)^d in the panel variable x */
   for (int j = 0; j <= n; j++) {
@@ -145,18 +145,20 @@ void tab_transform(lth_table *tab, int n, double w) {
     for (int d = 0; d <= o; d++) {
       const double *src = tab->V + ((size_t)j * s * (o + 1) + d) * E;
       double *dst = tab->F + ((size_t)j * (o + 1) + d) * E;
-      for (int e = 0; e < E; e++) dst[e] = sc * src[e];
+      for (int e = 0; e < R; e++) dst[e] = sc * src[e];
       sc *= 0.5 * w;
     }
   }
-  /* C (E x (D+1)) = F (E x (D+1)) * T^T */
-  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, E, D + 1, D + 1, 1.0, tab->F, E,
+  /* C (R x (D+1), leading dimension E) = F (R x (D+1)) * T^T: the first R
+   * entries, without the output maps when the panel leaves them out */
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, R, D + 1, D + 1, 1.0, tab->F, E,
               tab->T[level_of(tab, n)], D + 1, 0.0, tab->C, E);
 }
 
 void tab_magnitudes(lth_table *tab, int n) {
   int s = TAB_NMAX / n, E = tab->E, o = tab->jet, D = tab_degree(tab, n);
-  for (int f = 0; f < tab->nfields; f++) {
+  int nf = tab->outs_now ? tab->nfields : TAB_P + 1;
+  for (int f = 0; f < nf; f++) {
     const tab_field *F = &tab->fld[f];
     double mx = 1.0;
     for (int j = 0; j <= n; j++) {
@@ -168,7 +170,7 @@ void tab_magnitudes(lth_table *tab, int n) {
   for (int k = 0; k <= D; k++) {
     const double *c = tab->C + (size_t)k * E;
     double all = 0.0, rhs = 0.0;
-    for (int f = 0; f < tab->nfields; f++) {
+    for (int f = 0; f < nf; f++) {
       const tab_field *F = &tab->fld[f];
       double mx = 0.0;
       for (int e = 0; e < F->rows * F->cols; e++) mx = fmax(mx, fabs(c[F->off + e]));
@@ -306,8 +308,8 @@ static void derivative(const double *c, int deg, int E, int cnt, double w, doubl
 
 lth_status tab_store(lth_table *tab, double a, double b, const tab_verdict *v, lth_error *err) {
   tab_panel *p = NULL;
-  int E = tab->E, Er = tab->E_rhs;
-  size_t nc = (size_t)(v->deg + 1) * E;
+  int E = tab->E, Er = tab->E_rhs, R = tab->rows_now;
+  size_t nc = (size_t)(v->deg + 1) * R;
   size_t nd = tab->o.deriv ? (size_t)(v->deg_rhs > 0 ? v->deg_rhs : 1) * Er : 0;
   lth_status st = new_panel(tab, a, b, &p, err);
   if (st == LTH_OK) st = grow(&tab->coef, &tab->ccap, tab->ncoef + nc, tab->ndcoef + nd + tab->xdoubles, tab->o.max_bytes, err);
@@ -320,7 +322,15 @@ lth_status tab_store(lth_table *tab, double a, double b, const tab_verdict *v, l
   p->err_est = v->err_est;
   p->off = tab->ncoef;
   p->doff = tab->ndcoef;
-  memcpy(tab->coef + p->off, tab->C, nc * sizeof(double));
+  p->outs = tab->outs_now;
+  p->ld = R;
+  if (R == E) {
+    memcpy(tab->coef + p->off, tab->C, nc * sizeof(double));
+  } else {
+    for (int k = 0; k <= v->deg; k++) {
+      memcpy(tab->coef + p->off + (size_t)k * R, tab->C + (size_t)k * E, (size_t)R * sizeof(double));
+    }
+  }
   if (nd) {
     derivative(tab->C, v->deg_rhs, E, Er, b - a, tab->dcoef + p->doff);
   }
@@ -345,22 +355,50 @@ lth_status tab_store_direct(lth_table *tab, double a, double b, lth_error *err) 
 
 /* ---- evaluation ---- */
 
-/* out[0..cnt-1] = sum_{k<=deg} c[k*ld + e] T_k(x) (Clenshaw), in chunks that stay in cache. */
+typedef double tab_v4 __attribute__((vector_size(32))); /* GCC/Clang vector extension */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__gnu_linux__)
+#define TAB_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define TAB_CLONES
+#endif
+
+/* out[0..cnt-1] = sum_{k<=deg} c[k*ld + e] T_k(x) (Clenshaw), eight entries
+ * at a time in two 4-vectors of recurrences that stay in registers, so that
+ * only the coefficients are loaded (the table's evaluation is most of an
+ * integrator's right-hand side); cloned for AVX2 where the CPU has it.  Every
+ * entry sees the same operations in the same order (no contraction): the
+ * clones agree bitwise.  A last block of fewer than 8 entries is copied
+ * through a zero-padded buffer. */
+TAB_CLONES
 static void clenshaw(const double *c, size_t ld, int deg, int cnt, double x, double *out) {
-  enum { CH = 128 };
-  double b1[CH], b2[CH];
-  for (int e0 = 0; e0 < cnt; e0 += CH) {
-    int len = cnt - e0 < CH ? cnt - e0 : CH;
-    for (int e = 0; e < len; e++) b1[e] = b2[e] = 0.0;
-    for (int k = deg; k >= 1; k--) {
-      const double *ck = c + (size_t)k * ld + e0;
-      for (int e = 0; e < len; e++) {
-        double t = 2.0 * x * b1[e] - b2[e] + ck[e];
-        b2[e] = b1[e];
-        b1[e] = t;
+  double x2 = 2.0 * x, buf[8];
+  for (int e0 = 0; e0 < cnt; e0 += 8) {
+    int len = cnt - e0 < 8 ? cnt - e0 : 8;
+    tab_v4 p1 = {0}, p2 = {0}, q1 = {0}, q2 = {0}, c0 = {0}, c1 = {0}, t;
+    memset(buf, 0, sizeof buf);
+    for (int k = deg; k >= 0; k--) {
+      const double *src = c + (size_t)k * ld + e0;
+      if (len < 8) {
+        for (int e = 0; e < len; e++) buf[e] = src[e];
+        src = buf;
       }
+      memcpy(&c0, src, sizeof c0);
+      memcpy(&c1, src + 4, sizeof c1);
+      if (k == 0) {
+        break;
+      }
+      t = x2 * p1 - p2 + c0;
+      p2 = p1;
+      p1 = t;
+      t = x2 * q1 - q2 + c1;
+      q2 = q1;
+      q1 = t;
     }
-    for (int e = 0; e < len; e++) out[e0 + e] = c[e0 + e] + x * b1[e] - b2[e];
+    c0 = c0 + x * p1 - p2;
+    c1 = c1 + x * q1 - q2;
+    memcpy(buf, &c0, sizeof c0);
+    memcpy(buf + 4, &c1, sizeof c1);
+    memcpy(out + e0, buf, (size_t)len * sizeof(double));
   }
 }
 
@@ -432,13 +470,21 @@ lth_status tab_eval_hint(const lth_table *tab, double t, int order, int outputs,
     }
     return lth_decomp_at(ws, t, pt, err);
   }
+  if (outputs && !p->outs) {
+    /* the output maps of this panel were left to direct decomposition */
+    if (!ws) {
+      return lth_error_set_t(err, LTH_ERANGE, t,
+                             "the table does not carry the output maps at t");
+    }
+    return lth_decomp_at(ws, t, pt, err);
+  }
   double w = p->b - p->a, x = (2.0 * t - p->a - p->b) / w;
   x = fmax(-1.0, fmin(1.0, x));
   int deg = outputs ? p->deg : p->deg_rhs;
   const double *c = tab_panel_coef(tab, p);
   for (int f = 0; f <= TAB_P; f++) {
     lth_jet *J = field_jet(pt, f);
-    eval_field(tab, c, (size_t)tab->E, deg, f, x, J, 0);
+    eval_field(tab, c, (size_t)p->ld, deg, f, x, J, 0);
     if (order >= 1) {
       /* degree deg_rhs - 1; a constant panel stores one zero coefficient */
       int dd = p->deg_rhs > 0 ? p->deg_rhs - 1 : 0;
@@ -448,7 +494,7 @@ lth_status tab_eval_hint(const lth_table *tab, double t, int order, int outputs,
   }
   for (int f = TAB_BHAT; outputs && f < TAB_NFIELDS; f++) {
     lth_jet *J = field_jet(pt, f);
-    eval_field(tab, c, (size_t)tab->E, deg, f, x, J, 0);
+    eval_field(tab, c, (size_t)p->ld, deg, f, x, J, 0);
     J->order = 0;
   }
   pt->t = t;

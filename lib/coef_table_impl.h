@@ -35,9 +35,11 @@ typedef struct tab_panel {
   int deg_rhs;         /* degree needed by the Ahat, g, P entries (<= deg) */
   int pi_sign;
   double cond_pi, cond_chain, err_est;
+  int outs;            /* 1: Bhat, q, G tabulated too (else evaluated directly) */
+  int ld;              /* entries per coefficient: E with the output maps, E_rhs without */
   int chunk;           /* 0: the table's own coef/dcoef; k >= 1: those a stretch built
                           (xc[k-1], xd[k-1], lib/coef_table_split.c) */
-  size_t off;          /* coefficient k of entry e at coef[off + k*E + e] */
+  size_t off;          /* coefficient k of entry e at coef[off + k*ld + e] */
   size_t doff;         /* derivative (deriv): coefficient k at dcoef[doff + k*E_rhs + e] */
 } tab_panel;
 
@@ -61,6 +63,13 @@ struct lth_table {
   double noise_seen;   /* the largest noise plateau confirmed so far */
   int m, s, E, E_rhs;
   int jet, nmin;       /* jet order o at the nodes, nodes of the first level */
+  /* Output maps per panel: tabulating Bhat, q, G costs about as much per
+   * panel as a dozen direct decompositions (idx3 over [0, 10]: 1.9 -> 2.6 ms
+   * for 5 panels), so a panel carries them only when about TAB_OUT_PER_PANEL
+   * output evaluations are expected on it (out_density: per unit t, from the
+   * caller; INFINITY by default); the others are decomposed directly. */
+  double out_density;
+  int outs_now, rows_now; /* the panel being built: outs, and E or E_rhs */
   tab_field fld[TAB_NFIELDS];
   int nfields;
   /* accepted panels and their coefficients */
@@ -108,6 +117,11 @@ struct lth_table {
   int max_degree;
   double err_est, cond_chain, seconds;
 };
+
+#define TAB_OUT_PER_PANEL 16.0
+/* Expected output evaluations per unit t (0: none tabulated, INFINITY: all);
+ * applies to panels built after the call. */
+void tab_set_output_density(lth_table *tab, double per_unit_t);
 
 /* ---- lib/coef_table.c: one panel (from covered, up to t_hi) ---- */
 lth_status tab_build_panel(lth_table *tab, lth_error *err);

@@ -71,6 +71,7 @@ static void build_stretch(split_run *r, int j) {
   }
   sub->span = tab->span; /* the direct-panel threshold is relative to the whole table */
   sub->no_split = 1;
+  sub->out_density = tab->out_density;
   sub->w_next = r->w0;
   sub->w_ref = r->w0;
   sub->noise_floor = r->noise_floor0;

@@ -559,6 +559,8 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0,
   }
   if (iv) {
     lth_ivp_guard_scale(iv, scale);
+    /* n outputs: Bhat, q, G from the table only where they are dense enough */
+    lth_coef_output_density(iv->coef, t_hi > t0 ? (double)n / (t_hi - t0) : 0.0);
   }
   if (st == LTH_OK) {
     st = integrate_outputs(iv, t0, times, n, &o, res, err);

@@ -153,6 +153,10 @@ void lth_coef_free(lth_coef *c) {
 
 double lth_coef_span(const lth_coef *c) { return c->t_hi - c->t_lo; }
 
+void lth_coef_output_density(lth_coef *c, double per_unit_t) {
+  if (c->tab) tab_set_output_density(c->tab, per_unit_t);
+}
+
 void lth_coef_stats(const lth_coef *c, size_t *decomps, double *seconds) {
   lth_table_info info;
   memset(&info, 0, sizeof info);

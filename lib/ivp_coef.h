@@ -29,6 +29,10 @@ lth_status lth_coef_eval(lth_coef *c, double t, int order, const lth_point **pt,
 /* Every field (P, Ahat, g, Bhat, q, G) at t, order 0. */
 lth_status lth_coef_eval_full(lth_coef *c, double t, const lth_point **pt, lth_error *err);
 double lth_coef_span(const lth_coef *c);
+/* How many lth_coef_eval_full calls per unit t the caller expects (a table
+ * tabulates the output maps only on panels where that many pay for it;
+ * default: every panel). */
+void lth_coef_output_density(lth_coef *c, double per_unit_t);
 /* Decompositions (table nodes and bisections included) and their seconds. */
 void lth_coef_stats(const lth_coef *c, size_t *decomps, double *seconds);
 /* Fill res->coef_mode, coef_order, table_panels, table_direct_panels, coef_error. */

@@ -5,7 +5,8 @@
  * naming t; auto goes over to direct decompositions where the table does not
  * pay; a stiff problem (reduced-ODE eigenvalues near -1e6) with the stiff
  * steppers and table Jacobians; sampled data: the Hermite order reported and
- * the interpolation at least as accurate as the fits themselves. */
+ * the interpolation at least as accurate as the fits themselves; few output
+ * times decomposed directly, many read from the table, both as accurate. */
 #include <check.h>
 #include <math.h>
 #include <string.h>
@@ -306,6 +307,44 @@ START_TEST(test_sampled_hermite_order_and_accuracy) {
 }
 END_TEST
 
+/* A few output times are decomposed directly, many come from the table (its
+ * panels carry the output maps once a panel holds TAB_OUT_PER_PANEL of them):
+ * both agree with the direct path to the integrator's accuracy. */
+START_TEST(test_output_times_sparse_and_dense) {
+  int n[] = {3, 3, 1};
+  ts_sys *S = ts_new(3, n, 803, 0.2, 1);
+  lth_system *sys = ts_system(S);
+  double z0[64], times[600];
+  ts_z_coef(S, 0.0, 0, z0);
+  const size_t counts[2] = {4, 600};
+  for (int c = 0; c < 2; c++) {
+    size_t nt = counts[c];
+    for (size_t k = 0; k < nt; k++) times[k] = 6.0 * (double)(k + 1) / (double)nt;
+    lth_ivp_result *res[2];
+    for (int mode = 0; mode < 2; mode++) {
+      lth_ivp_opts o;
+      lth_ivp_opts_init(&o);
+      o.rtol = 1e-10;
+      o.atol = 1e-12;
+      o.coefficients = mode ? LTH_COEF_DIRECT : LTH_COEF_TABLE;
+      lth_error err;
+      ck_assert_msg(lth_ivp_solve(sys, 0.0, z0, times, nt, &o, &res[mode], &err) == LTH_OK,
+                    "%s", err.message);
+    }
+    ck_assert_msg(solution_error(S, res[0]) <= 1.1 * solution_error(S, res[1]) + 1e-14,
+                  "%zu outputs: table %.3e, direct %.3e", nt, solution_error(S, res[0]),
+                  solution_error(S, res[1]));
+    ck_assert(solution_error(S, res[0]) < 1e-8);
+    /* dense: the outputs were not decomposed one by one */
+    if (nt == 600) ck_assert_msg(res[0]->decomps < 300, "%zu decompositions", res[0]->decomps);
+    lth_ivp_result_free(res[0]);
+    lth_ivp_result_free(res[1]);
+  }
+  lth_system_free(sys);
+  ts_free(S);
+}
+END_TEST
+
 static Suite *table_ivp_suite(void) {
   Suite *s = suite_create("table_ivp");
   TCase *tc = tcase_create("core");
@@ -315,6 +354,7 @@ static Suite *table_ivp_suite(void) {
   tcase_add_test(tc, test_auto_falls_back_where_the_table_does_not_pay);
   tcase_add_test(tc, test_stiff_with_table_jacobian);
   tcase_add_test(tc, test_sampled_hermite_order_and_accuracy);
+  tcase_add_test(tc, test_output_times_sparse_and_dense);
   suite_add_tcase(s, tc);
   return s;
 }

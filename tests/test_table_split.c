@@ -6,7 +6,9 @@
  * one to the tolerance, a double zero of det Pi in a late stretch is left to
  * direct panels (which refuse at the zero), and a refusal in a late stretch
  * ends the table where it happened with the panels before it kept -- all the
- * same with one and two threads. */
+ * same with one and two threads.  Also: panels that leave the output maps to
+ * direct decomposition (tab_set_output_density), mixed with panels that carry
+ * them in one table. */
 #define _DEFAULT_SOURCE /* M_PI */
 #include <check.h>
 #include <math.h>
@@ -228,6 +230,64 @@ START_TEST(test_split_memory_budget) {
 }
 END_TEST
 
+/* Output maps per panel: built with no outputs expected up to T1, then with
+ * every panel carrying them.  Before T1 an evaluation with the output maps
+ * decomposes (bitwise the decomposition; without a workspace LTH_ERANGE) and
+ * the right-hand side still comes from the table; after T1 all of it does. */
+START_TEST(test_output_maps_per_panel) {
+  int n[] = {3, 3, 1};
+  ts_sys *S = ts_new(3, n, 931, 0.2, 1);
+  lth_system *sys = ts_system(S);
+  const double T1 = 60.0, T = 150.0;
+  size_t decomps[2];
+  for (int threads = 1; threads <= 2; threads++) {
+    lth_table *tab = alloc_table(sys, 0.0, T, threads);
+    lth_error err;
+    lth_error_clear(&err);
+    tab_set_output_density(tab, 0.0);
+    ck_assert_msg(lth_table_build(tab, T1, &err) == LTH_OK, "%s", err.message);
+    double split = lth_table_covered(tab);
+    tab_set_output_density(tab, INFINITY);
+    ck_assert_msg(lth_table_build(tab, T, &err) == LTH_OK, "%s", err.message);
+    for (size_t i = 0; i < tab->np; i++) {
+      const tab_panel *p = &tab->panels[i];
+      ck_assert_int_eq(p->outs, p->b > split);
+      ck_assert_int_eq(p->ld, p->outs ? tab->E : tab->E_rhs);
+    }
+    lth_decomp_ws *ws = lth_decomp_ws_alloc(sys, 0, NULL);
+    lth_point *pt = lth_point_alloc(sys, 0, NULL), *pe = lth_point_alloc(sys, 0, NULL);
+    tu_seed(11);
+    for (int k = 0; k < 200; k++) {
+      double t = tu_uniform(0.0, T);
+      ck_assert_int_eq(lth_decomp_at(ws, t, pe, NULL), LTH_OK);
+      ck_assert_int_eq(lth_table_eval(tab, t, 0, 0, pt, NULL, NULL), LTH_OK);
+      ck_assert_msg(rel_err(&pt->Ahat, &pe->Ahat) <= 3e-12 && rel_err(&pt->P, &pe->P) <= 3e-12,
+                    "t = %g", t);
+      if (t < split) {
+        ck_assert_int_eq(lth_table_eval(tab, t, 0, 1, pt, NULL, NULL), LTH_ERANGE);
+        ck_assert_int_eq(lth_table_eval(tab, t, 0, 1, pt, ws, NULL), LTH_OK);
+        ck_assert(rel_err(&pt->Bhat, &pe->Bhat) == 0 && rel_err(&pt->q, &pe->q) == 0 &&
+                  rel_err(&pt->G, &pe->G) == 0);
+      } else {
+        ck_assert_int_eq(lth_table_eval(tab, t, 0, 1, pt, NULL, NULL), LTH_OK);
+        ck_assert_msg(rel_err(&pt->Bhat, &pe->Bhat) <= 3e-12 && rel_err(&pt->G, &pe->G) <= 3e-12,
+                      "t = %g", t);
+      }
+    }
+    lth_table_info in;
+    lth_table_info_get(tab, &in);
+    decomps[threads - 1] = in.decomps;
+    lth_point_free(pt);
+    lth_point_free(pe);
+    lth_decomp_ws_free(ws);
+    lth_table_free(tab);
+  }
+  ck_assert(decomps[0] == decomps[1]);
+  lth_system_free(sys);
+  ts_free(S);
+}
+END_TEST
+
 static Suite *split_suite(void) {
   Suite *s = suite_create("table_split");
   TCase *tc = tcase_create("core");
@@ -236,6 +296,7 @@ static Suite *split_suite(void) {
   tcase_add_test(tc, test_split_direct_panels_at_a_zero);
   tcase_add_test(tc, test_split_refusal_in_a_late_stretch);
   tcase_add_test(tc, test_split_memory_budget);
+  tcase_add_test(tc, test_output_maps_per_panel);
   suite_add_tcase(s, tc);
   return s;
 }
