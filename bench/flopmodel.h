@@ -6,7 +6,9 @@
  * (k+1)(k+2)/2 matrix products of 2 M N Kd flops each (lth_jet_gemm, whether
  * it takes the packed wide-dgemm path or not).  A jet solve with the LU of
  * Pi_0 of order k (lth_jet_lu_solve) is k(k+1)/2 dgemms plus k+1 dgetrs of
- * 2 nr^2 N each: (k+1)(k+2)/2 * 2 nr^2 N as well.  Level-1 work (copies,
+ * 2 nr^2 N each: (k+1)(k+2)/2 * 2 nr^2 N as well -- except that small ones
+ * (nr^2 N <= 4096, lib/jet.c SMALL_PRODUCT) substitute with the LU factors in
+ * C, which the BLAS counter does not see: only their dgemms are counted.  Level-1 work (copies,
  * axpys, scalings, derivatives) is O(s^2 K) and not modelled.
  *
  * Orders (lib/decomp.c header): inputs have order K = o + r - 1 (o = output
@@ -53,6 +55,12 @@ static inline void fm_add(fm_model *md, const char *what, int M, int N, int Kd, 
   fm_add_raw(md, what, M, N, Kd, k, fm_tri(k) * 2.0 * M * N * Kd);
 }
 
+/* A jet solve with the LU of Pi_0 (see above). */
+static inline void fm_add_solve(fm_model *md, const char *what, int nr, int N, int k) {
+  double apply = (double)nr * nr * N > 4096 ? (k + 1.0) * 2.0 * nr * nr * N : 0.0;
+  fm_add_raw(md, what, nr, N, nr, k, k * (k + 1.0) / 2.0 * 2.0 * nr * nr * N + apply);
+}
+
 /* Chains L_i, R_i, Pi, its LU, S_i = Pi^{-1} R_i and P_i = L_i S_i, order K. */
 static inline void fm_chains(fm_model *md, int r, const int *n, int K) {
   int nr = n[r - 1];
@@ -70,13 +78,13 @@ static inline void fm_chains(fm_model *md, int r, const int *n, int K) {
   if (nr > 1) fm_add_raw(md, "LU of Pi_0 (dgetrf)", nr, nr, nr, 0, 2.0 * nr * nr * (double)nr / 3.0);
   for (int i = 1; i <= r - 1; i++) {
     snprintf(w, sizeof w, "S_%d = Pi^-1 R_%d (solve)", i, i);
-    fm_add(md, w, nr, n[i - 1], nr, K);
+    fm_add_solve(md, w, nr, n[i - 1], K);
   }
   for (int i = 1; i <= r - 1; i++) {
     snprintf(w, sizeof w, "P_%d = L_%d S_%d", i, i, i);
     fm_add(md, w, n[i - 1], n[i - 1], nr, K);
   }
-  fm_add(md, "z = Pi^-1 f_r (solve)", nr, 1, nr, K);
+  fm_add_solve(md, "z = Pi^-1 f_r (solve)", nr, 1, K);
   fm_add(md, "w_{r-1} = -L_{r-1} z", n[r - 2], 1, nr, K);
 }
 

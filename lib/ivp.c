@@ -92,7 +92,10 @@ static int rhs(double t, const double y[], double dydt[], void *params) {
   const lth_point *pt;
   iv->rhs_evals++;
   lth_error *e = iv->st == LTH_OK ? &iv->err : NULL;
-  lth_status st = lth_coef_eval(iv->coef, t, 0, &pt, e);
+  /* the scan of Pi running beside refused: its verdict ends the solve */
+  lth_status st = iv->guard.pending && lth_ivp_prescan_failed(iv->guard.pending)
+                      ? iv->guard.pending->st
+                      : lth_coef_eval(iv->coef, t, 0, &pt, e);
   if (st == LTH_OK) {
     st = lth_ivp_guard_point(&iv->guard, pt, e);
   }
@@ -547,8 +550,9 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0,
     lth_blas_threads_pop(blas_saved);
     return lth_error_set(err, LTH_ENOMEM, "out of memory allocating a solution");
   }
-  double t_hi = n > 0 ? times[n - 1] : t0, scale = 0.0;
-  st = lth_ivp_prescan(sys, t0, t_hi, &o, &scale, err);
+  double t_hi = n > 0 ? times[n - 1] : t0;
+  lth_ivp_prescan_job scan;
+  st = lth_ivp_prescan_start(&scan, sys, t0, t_hi, &o, err);
   if (st == LTH_OK) {
     st = initial_value(sys, t0, z0, &o, res, err);
   }
@@ -558,12 +562,18 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0,
     st = iv ? LTH_OK : (err ? err->status : LTH_ENOMEM);
   }
   if (iv) {
-    lth_ivp_guard_scale(iv, scale);
+    iv->guard.pending = &scan; /* its chain scale, when a decomposed point needs it */
     /* n outputs: Bhat, q, G from the table only where they are dense enough */
     lth_coef_output_density(iv->coef, t_hi > t0 ? (double)n / (t_hi - t0) : 0.0);
   }
   if (st == LTH_OK) {
     st = integrate_outputs(iv, t0, times, n, &o, res, err);
+  }
+  /* the scan's refusal is the answer, whatever the integration made of it */
+  lth_error scan_err;
+  if (lth_ivp_prescan_join(&scan, NULL, &scan_err) != LTH_OK) {
+    st = scan.st;
+    if (err) *err = scan_err;
   }
   if (iv) {
     lth_ivp_stats(iv, &res->steps, &res->rhs_evals, &res->decomps, &res->seconds_decomp);

@@ -21,9 +21,16 @@ lth_status lth_ivp_check_times(double t0, const double *times, size_t n, lth_err
 
 lth_status lth_ivp_prescan(const lth_system *sys, double t0, double t1, const lth_ivp_opts *opts,
                            double *scale, lth_error *err) {
+  return lth_ivp_prescan_ex(sys, t0, t1, opts, 1, scale, err);
+}
+
+lth_status lth_ivp_prescan_ex(const lth_system *sys, double t0, double t1,
+                              const lth_ivp_opts *opts, int forget, double *scale,
+                              lth_error *err) {
   if (scale) *scale = 0.0;
   if ((opts && opts->pi_scan < 0) || !(t1 > t0)) return LTH_OK;
-  lth_system_scale_store(sys, -1.0); /* a new solve: the data may have changed */
+  /* a new solve: the data may have changed */
+  if (forget) lth_system_scale_store(sys, -1.0);
   lth_pi_scan sc;
   size_t points = opts && opts->pi_scan > 1 ? (size_t)opts->pi_scan : 0;
   lth_status st = lth_pi_scan_check(sys, t0, t1, points, opts ? opts->cond_max : 0.0, &sc, err);
@@ -32,6 +39,17 @@ lth_status lth_ivp_prescan(const lth_system *sys, double t0, double t1, const lt
     lth_error_prefix(err, "before integrating on [%g, %g]: ", t0, t1);
   }
   return st;
+}
+
+/* The chain scale of a scan still running (lib/ivp_prescan.c): waited for
+ * where a judgement needs it. */
+static void settle(lth_ivp_guard *g) {
+  if (g->pending) {
+    double sc = 0.0;
+    lth_ivp_prescan_join(g->pending, &sc, NULL);
+    g->scale = fmax(g->scale, sc);
+    g->pending = NULL;
+  }
 }
 
 void lth_ivp_guard_init(lth_ivp_guard *g, double t_start, double scale, double cond_max) {
@@ -55,6 +73,7 @@ lth_status lth_ivp_guard_point(lth_ivp_guard *g, const lth_point *pt, lth_error 
     return lth_error_set_t(err, LTH_ESING, t, "det Pi changed sign before t = %.17g", t);
   }
   g->ring_t[g->nring++ % LTH_IVP_GUARD_RING] = t;
+  if (pt->pi_inv_norm > 0) settle(g); /* a decomposed point: judged against the scan's scale */
   double kappa = pt->pi_inv_norm * g->scale;
   if (lth_cond_acceptable(kappa, pt->r, g->cond_max)) return LTH_OK;
   g->tripped = 2;
@@ -66,6 +85,7 @@ lth_status lth_ivp_guard_point(lth_ivp_guard *g, const lth_point *pt, lth_error 
 
 lth_status lth_ivp_guard_locate(lth_ivp_guard *g, int r, lth_ivp_guard_eval eval, void *ctx,
                                 lth_error *err) {
+  settle(g);
   /* the last point with the starting sign before the change */
   double a = g->t_start, b = g->t_flip;
   size_t n = g->nring < LTH_IVP_GUARD_RING ? g->nring : LTH_IVP_GUARD_RING;
@@ -102,6 +122,7 @@ lth_status lth_ivp_guard_locate(lth_ivp_guard *g, int r, lth_ivp_guard_eval eval
  * the minimum step).  Look ahead of tf at distances growing tenfold. */
 lth_status lth_ivp_guard_probe(lth_ivp_guard *g, int r, double tf, double t_to, double span,
                                lth_ivp_guard_eval eval, void *ctx, lth_error *err) {
+  settle(g);
   double pinv = 0.0, t_worst = tf;
   for (double d = 1e-13 * span; d < 2 * (t_to - tf) && g->sign0 != 0; d *= 10) {
     double t = fmin(tf + d, t_to);

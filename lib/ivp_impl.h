@@ -4,6 +4,9 @@
 #ifndef LTH_IVP_IMPL_H
 #define LTH_IVP_IMPL_H
 
+#include <pthread.h>
+#include <stdatomic.h>
+
 #include "lth/ivp.h"
 
 /* Output times nondecreasing and >= t0. */
@@ -14,6 +17,33 @@ lth_status lth_ivp_check_times(double t0, const double *times, size_t n, lth_err
  * *scale (may be NULL) receives the largest chain norm it saw. */
 lth_status lth_ivp_prescan(const lth_system *sys, double t0, double t1, const lth_ivp_opts *opts,
                            double *scale, lth_error *err);
+/* The same; forget = 0 keeps the system's cached chain scale (the caller
+ * forgot it already). */
+lth_status lth_ivp_prescan_ex(const lth_system *sys, double t0, double t1,
+                              const lth_ivp_opts *opts, int forget, double *scale,
+                              lth_error *err);
+
+/* The scan on a second thread while the integration starts (lib/ivp_prescan.c;
+ * serial with one thread, where start returns the scan's verdict). */
+typedef struct lth_ivp_prescan_job {
+  const lth_system *sys;
+  double t0, t1;
+  lth_ivp_opts opts;
+  pthread_t th;
+  int running;        /* started and not joined */
+  _Atomic int done;
+  lth_status st;
+  lth_error err;
+  double scale;
+} lth_ivp_prescan_job;
+
+lth_status lth_ivp_prescan_start(lth_ivp_prescan_job *j, const lth_system *sys, double t0,
+                                 double t1, const lth_ivp_opts *opts, lth_error *err);
+/* The scan has finished and refused (no waiting). */
+int lth_ivp_prescan_failed(const lth_ivp_prescan_job *j);
+/* Wait for the scan (once; later calls return the same): its verdict, its
+ * chain scale into *scale, its message into *err when it refused. */
+lth_status lth_ivp_prescan_join(lth_ivp_prescan_job *j, double *scale, lth_error *err);
 
 /* Watch over the points the integrator asks for: det Pi must keep the sign
  * it had at the start, and cond_interval (against the largest chain norm seen
@@ -30,6 +60,7 @@ typedef struct lth_ivp_guard {
   size_t nring;         /* points recorded (ring index nring % LTH_IVP_GUARD_RING) */
   int tripped;          /* 1: sign change at t_flip; 2: cond_interval above cond_max */
   double t_flip, kappa;
+  struct lth_ivp_prescan_job *pending; /* the scan whose chain scale is still to come */
 } lth_ivp_guard;
 
 void lth_ivp_guard_init(lth_ivp_guard *g, double t_start, double scale, double cond_max);

@@ -454,10 +454,32 @@ lth_status lth_jet_lu_factor(lth_jet_lu *lu, const lth_jet *M, double rcond_min,
   return LTH_OK;
 }
 
+/* Forward and back substitution with LAPACK's factors L (unit lower) and U
+ * of order n, column by column as the reference dtrsv orders them.  OpenBLAS
+ * 0.3.21's dtrsv takes the process-wide buffer lock on every call (perf: with
+ * two threads decomposing, 10 % of the time in that lock and the threaded
+ * table build slower than the serial one); these solves are a few dozen
+ * operations. */
+static void lu_substitute(int n, const double *lu, int ld, double *x) {
+  for (int j = 0; j < n; j++) {
+    double xj = x[j];
+    if (xj != 0.0) {
+      for (int i = j + 1; i < n; i++) x[i] -= xj * lu[i + (size_t)j * ld];
+    }
+  }
+  for (int j = n - 1; j >= 0; j--) {
+    if (x[j] != 0.0) {
+      x[j] /= lu[j + (size_t)j * ld];
+      double xj = x[j];
+      for (int i = 0; i < j; i++) x[i] -= xj * lu[i + (size_t)j * ld];
+    }
+  }
+}
+
 /* x <- M_0^{-1} x for nrhs columns.  Small systems use the LU factors through
- * LAPACK's row interchanges (dlaswp) and level-2 triangular solves (dtrsv):
- * dgetrs goes through dtrsm, whose OpenBLAS buffer lock serialises threads
- * (see SMALL_PRODUCT). */
+ * LAPACK's row interchanges (dlaswp) and the substitutions above: dgetrs goes
+ * through dtrsm, whose OpenBLAS buffer lock serialises threads (see
+ * SMALL_PRODUCT). */
 static lapack_int lu_apply(const lth_jet_lu *lu, int nrhs, double *x, int ldx) {
   int n = lu->n;
   if ((long)n * n * nrhs > SMALL_PRODUCT) {
@@ -466,10 +488,7 @@ static lapack_int lu_apply(const lth_jet_lu *lu, int nrhs, double *x, int ldx) {
   }
   lapack_int info = LAPACKE_dlaswp_work(LAPACK_COL_MAJOR, nrhs, x, ldx, 1, n, lu->ipiv, 1);
   for (int j = 0; info == 0 && j < nrhs; j++) {
-    double *xj = x + (size_t)j * ldx;
-    cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasUnit, n, lu->lu, lu->nmax, xj, 1);
-    cblas_dtrsv(CblasColMajor, CblasUpper, CblasNoTrans, CblasNonUnit, n, lu->lu, lu->nmax, xj,
-                1);
+    lu_substitute(n, lu->lu, lu->nmax, x + (size_t)j * ldx);
   }
   return info;
 }

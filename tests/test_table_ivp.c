@@ -6,9 +6,12 @@
  * pay; a stiff problem (reduced-ODE eigenvalues near -1e6) with the stiff
  * steppers and table Jacobians; sampled data: the Hermite order reported and
  * the interpolation at least as accurate as the fits themselves; few output
- * times decomposed directly, many read from the table, both as accurate. */
+ * times decomposed directly, many read from the table, both as accurate; the
+ * scan of Pi running beside the integration gives the same answers and the
+ * same refusals as run before it. */
 #include <check.h>
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
 #include "lth/ivp.h"
@@ -345,6 +348,68 @@ START_TEST(test_output_times_sparse_and_dense) {
 }
 END_TEST
 
+/* Index 2, Pi = (t - 0.3137)^2 + eps: nearly singular at 0.3137 without a
+ * change of sign (eps = 1e-14: the scan refuses by condition), or (eps < 0)
+ * with two changes of sign close together. */
+static int a21_double_cb(void *ctx, double t, int order, double *coef, int ld, size_t stride) {
+  double eps = *(const double *)ctx, d = t - 0.3137;
+  for (int k = 0; k <= order; k++) {
+    coef[k * stride] = k == 0 ? d * d + eps : (k == 1 ? 2 * d : (k == 2 ? 1.0 : 0.0));
+    coef[k * stride + ld] = k == 0 ? 0.5 : 0.0;
+  }
+  return 0;
+}
+
+/* The scan of Pi runs on a second thread while the integration starts
+ * (lib/ivp_prescan.c): with one thread and with two, the same solutions
+ * bitwise and the same refusals, named by the scan. */
+START_TEST(test_scan_beside_integration) {
+  int n2[] = {2, 1}, n3[] = {3, 3, 1};
+  double a11[] = {0, -1, 1, 0}, a12[] = {1, 0}, eps[] = {1e-14, -1e-6};
+  ts_sys *S = ts_new(3, n3, 805, 0.2, 1);
+  lth_system *good = ts_system(S);
+  int saved = omp_get_max_threads();
+  lth_ivp_result *res[2];
+  lth_status st[2][2];
+  lth_error err[2][2];
+  for (int th = 0; th < 2; th++) {
+    omp_set_num_threads(th + 1);
+    res[th] = solve(S, good, 6.0, 1e-10, LTH_IVP_RK8PD, LTH_COEF_AUTO);
+    for (int c = 0; c < 2; c++) {
+      lth_system *sys = lth_system_alloc(2, n2, NULL);
+      lth_system_set_A(sys, 1, 1, lth_source_const(2, 2, a11, 2, NULL), NULL);
+      lth_system_set_A(sys, 1, 2, lth_source_const(2, 1, a12, 2, NULL), NULL);
+      lth_system_set_A(sys, 2, 1, lth_source_callback(1, 2, a21_double_cb, &eps[c], NULL), NULL);
+      double z0[3] = {1.0, 0.6274, 0.0}, t1 = 1.0;
+      lth_ivp_opts o;
+      lth_ivp_opts_init(&o);
+      o.project = 1;
+      lth_ivp_result *r = NULL;
+      lth_error_clear(&err[th][c]);
+      st[th][c] = lth_ivp_solve(sys, 0.0, z0, &t1, 1, &o, &r, &err[th][c]);
+      ck_assert(r == NULL);
+      lth_system_free(sys);
+    }
+  }
+  omp_set_num_threads(saved);
+  ck_assert_int_eq(res[0]->n, res[1]->n);
+  ck_assert(memcmp(res[0]->z, res[1]->z, res[0]->n * (size_t)S->s * sizeof(double)) == 0);
+  for (int c = 0; c < 2; c++) {
+    ck_assert_msg(st[0][c] == st[1][c] && (st[0][c] == LTH_ECOND || st[0][c] == LTH_ESING),
+                  "case %d: status %d / %d", c, st[0][c], st[1][c]);
+    ck_assert_msg(strcmp(err[0][c].message, err[1][c].message) == 0, "%s\n%s",
+                  err[0][c].message, err[1][c].message);
+    ck_assert_msg(strncmp(err[1][c].message, "before integrating", 18) == 0, "%s",
+                  err[1][c].message);
+    ck_assert(err[1][c].has_t && fabs(err[1][c].t - 0.3137) < 1e-3);
+  }
+  lth_ivp_result_free(res[0]);
+  lth_ivp_result_free(res[1]);
+  lth_system_free(good);
+  ts_free(S);
+}
+END_TEST
+
 static Suite *table_ivp_suite(void) {
   Suite *s = suite_create("table_ivp");
   TCase *tc = tcase_create("core");
@@ -355,6 +420,7 @@ static Suite *table_ivp_suite(void) {
   tcase_add_test(tc, test_stiff_with_table_jacobian);
   tcase_add_test(tc, test_sampled_hermite_order_and_accuracy);
   tcase_add_test(tc, test_output_times_sparse_and_dense);
+  tcase_add_test(tc, test_scan_beside_integration);
   suite_add_tcase(s, tc);
   return s;
 }
