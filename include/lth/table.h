@@ -83,9 +83,10 @@ double lth_table_covered(const lth_table *tab);
  * outputs = 1 (needs opts.outputs), Bhat, q, G (order 0), into pt (allocated
  * for the table's system with order >= order).  pt->cond_pi, cond_chain and
  * pi_sign are the panel's largest condition estimates and its sign of det Pi.
- * t must lie in the covered part.  On a direct panel the decomposition is
- * computed with ws (a workspace of output order >= order; NULL there is
- * LTH_ERANGE).  Thread-safe when every caller has its own pt and ws. */
+ * t must lie in the covered part.  On a direct panel, and with outputs = 1
+ * on a panel built without the output maps (internal callers may leave them
+ * out where few output times fall), the decomposition is computed with ws (a
+ * workspace of output order >= order; NULL there is LTH_ERANGE).  Thread-safe when every caller has its own pt and ws. */
 lth_status lth_table_eval(const lth_table *tab, double t, int order, int outputs,
                           lth_point *pt, lth_decomp_ws *ws, lth_error *err);
 
