@@ -9,7 +9,6 @@
  * replaces whatever the integration returned, and stops the integration at
  * its next right-hand side. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h>
 #include <string.h>
 
 #ifdef LTH_HAVE_OPENMP
