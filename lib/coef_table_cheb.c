@@ -368,13 +368,15 @@ typedef double tab_v4 __attribute__((vector_size(32))); /* GCC/Clang vector exte
  * integrator's right-hand side); cloned for AVX2 where the CPU has it.  Every
  * entry sees the same operations in the same order (no contraction): the
  * clones agree bitwise.  A last block of fewer than 8 entries is copied
- * through a zero-padded buffer. */
+ * through a zero-padded buffer.  With c2 != NULL the series summed is that of
+ * c + s2 c2 (entry by entry, same layout): Ahat - gamma P in one pass. */
 TAB_CLONES
-static void clenshaw(const double *c, size_t ld, int deg, int cnt, double x, double *out) {
+static void clenshaw2(const double *c, const double *c2, double s2, size_t ld, int deg, int cnt,
+                      double x, double *out) {
   double x2 = 2.0 * x, buf[8];
   for (int e0 = 0; e0 < cnt; e0 += 8) {
     int len = cnt - e0 < 8 ? cnt - e0 : 8;
-    tab_v4 p1 = {0}, p2 = {0}, q1 = {0}, q2 = {0}, c0 = {0}, c1 = {0}, t;
+    tab_v4 p1 = {0}, p2 = {0}, q1 = {0}, q2 = {0}, c0 = {0}, c1 = {0}, d0, d1, t;
     memset(buf, 0, sizeof buf);
     for (int k = deg; k >= 0; k--) {
       const double *src = c + (size_t)k * ld + e0;
@@ -384,6 +386,17 @@ static void clenshaw(const double *c, size_t ld, int deg, int cnt, double x, dou
       }
       memcpy(&c0, src, sizeof c0);
       memcpy(&c1, src + 4, sizeof c1);
+      if (c2) {
+        src = c2 + (size_t)k * ld + e0;
+        if (len < 8) {
+          for (int e = 0; e < len; e++) buf[e] = src[e];
+          src = buf;
+        }
+        memcpy(&d0, src, sizeof d0);
+        memcpy(&d1, src + 4, sizeof d1);
+        c0 = c0 + s2 * d0;
+        c1 = c1 + s2 * d1;
+      }
       if (k == 0) {
         break;
       }
@@ -400,6 +413,10 @@ static void clenshaw(const double *c, size_t ld, int deg, int cnt, double x, dou
     memcpy(buf + 4, &c1, sizeof c1);
     memcpy(out + e0, buf, (size_t)len * sizeof(double));
   }
+}
+
+static void clenshaw(const double *c, size_t ld, int deg, int cnt, double x, double *out) {
+  clenshaw2(c, NULL, 0.0, ld, deg, cnt, x, out);
 }
 
 /* Field f of the panel into coefficient `coef` of jet J. */
@@ -497,6 +514,29 @@ lth_status tab_eval_hint(const lth_table *tab, double t, int order, int outputs,
     eval_field(tab, c, (size_t)p->ld, deg, f, x, J, 0);
     J->order = 0;
   }
+  pt->t = t;
+  pt->cond_pi = p->cond_pi;
+  pt->cond_chain = p->cond_chain;
+  pt->pi_sign = p->pi_sign;
+  return LTH_OK;
+}
+
+lth_status tab_eval_damped(const lth_table *tab, double t, double gamma, lth_point *pt,
+                           size_t *hint) {
+  const tab_panel *p = find_panel(tab, t, hint);
+  if (!p || p->direct || pt->m != tab->m || tab->fld[TAB_AHAT].rows != pt->Ahat.ld ||
+      tab->fld[TAB_G].rows != pt->g.ld) {
+    return LTH_ERANGE;
+  }
+  double w = p->b - p->a, x = fmax(-1.0, fmin(1.0, (2.0 * t - p->a - p->b) / w));
+  const double *c = tab_panel_coef(tab, p);
+  const tab_field *A = &tab->fld[TAB_AHAT], *G = &tab->fld[TAB_G], *P = &tab->fld[TAB_P];
+  clenshaw2(c + A->off, c + P->off, -gamma, (size_t)p->ld, p->deg_rhs, A->rows * A->cols, x,
+            pt->Ahat.c);
+  clenshaw(c + G->off, (size_t)p->ld, p->deg_rhs, G->rows, x, pt->g.c);
+  pt->Ahat.order = 0;
+  pt->g.order = 0;
+  pt->P.order = -1; /* not evaluated */
   pt->t = t;
   pt->cond_pi = p->cond_pi;
   pt->cond_chain = p->cond_chain;

@@ -191,6 +191,13 @@ lth_status tab_store(lth_table *tab, double a, double b, const tab_verdict *v, l
 lth_status tab_eval_hint(const lth_table *tab, double t, int order, int outputs, lth_point *pt,
                          lth_decomp_ws *ws, size_t *hint, lth_error *err);
 
+/* The integrator's right-hand side in one pass (lib/ivp.c): Ahat - gamma P
+ * into pt->Ahat and g (order 0; pt->P is not evaluated, order -1), or
+ * LTH_ERANGE where t is not on a tabulated panel (or pt's jets are not
+ * contiguous). */
+lth_status tab_eval_damped(const lth_table *tab, double t, double gamma, lth_point *pt,
+                           size_t *hint);
+
 /* Append a direct panel. */
 lth_status tab_store_direct(lth_table *tab, double a, double b, lth_error *err);
 

@@ -93,9 +93,10 @@ static int rhs(double t, const double y[], double dydt[], void *params) {
   iv->rhs_evals++;
   lth_error *e = iv->st == LTH_OK ? &iv->err : NULL;
   /* the scan of Pi running beside refused: its verdict ends the solve */
+  int damped = 0;
   lth_status st = iv->guard.pending && lth_ivp_prescan_failed(iv->guard.pending)
                       ? iv->guard.pending->st
-                      : lth_coef_eval(iv->coef, t, 0, &pt, e);
+                      : lth_coef_eval_damped(iv->coef, t, iv->gamma, &pt, &damped, e);
   if (st == LTH_OK) {
     st = lth_ivp_guard_point(&iv->guard, pt, e);
   }
@@ -106,8 +107,9 @@ static int rhs(double t, const double y[], double dydt[], void *params) {
   int m = iv->m;
   cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, iv->ncols, m, 1.0, pt->Ahat.c,
               pt->Ahat.ld, y, m, 0.0, dydt, m);
-  if (iv->gamma > 0) {
-    /* - gamma P V: zero on the state space, damps the drift (see lth_ivp_opts.stabilize) */
+  if (iv->gamma > 0 && !damped) {
+    /* - gamma P V: zero on the state space, damps the drift (see lth_ivp_opts.stabilize);
+     * a table serves Ahat - gamma P at once */
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, iv->ncols, m, -iv->gamma,
                 pt->P.c, pt->P.ld, y, m, 1.0, dydt, m);
   }

@@ -215,8 +215,8 @@ static void fall_back(lth_coef *c) {
 
 /* The table at t (extending it when t is beyond the covered part).  Returns
  * LTH_ERANGE without touching err when t must be served directly instead. */
-static lth_status table_eval(lth_coef *c, double t, int order, int full, const lth_point **pt,
-                             lth_error *err) {
+static lth_status table_eval(lth_coef *c, double t, int order, int full, double gamma,
+                             const lth_point **pt, lth_error *err) {
   if (c->fell_back ? t > c->t_switch : !(t >= c->t_lo && t <= c->t_hi)) {
     return LTH_ERANGE;
   }
@@ -233,7 +233,7 @@ static lth_status table_eval(lth_coef *c, double t, int order, int full, const l
     lth_status st = lth_table_build(c->tab, t + (covered - c->t_lo), &local);
     if (st == LTH_ENOMEM && c->auto_table) {
       fall_back(c);
-      return t > c->t_switch ? LTH_ERANGE : table_eval(c, t, order, full, pt, err);
+      return t > c->t_switch ? LTH_ERANGE : table_eval(c, t, order, full, gamma, pt, err);
     }
     if (st != LTH_OK) {
       if (err) *err = local;
@@ -241,7 +241,8 @@ static lth_status table_eval(lth_coef *c, double t, int order, int full, const l
     }
   }
   /* direct panels (data not smooth there) come back as LTH_ERANGE */
-  lth_status st = tab_eval_hint(c->tab, t, order, full, c->tp, NULL, &c->hint, NULL);
+  lth_status st = gamma > 0 ? tab_eval_damped(c->tab, t, gamma, c->tp, &c->hint)
+                            : tab_eval_hint(c->tab, t, order, full, c->tp, NULL, &c->hint, NULL);
   if (st == LTH_OK) {
     c->served++;
     *pt = c->tp;
@@ -259,7 +260,7 @@ lth_status lth_coef_eval(lth_coef *c, double t, int order, const lth_point **pt,
     return lth_coef_hermite_eval(c, t, order, 0, pt, err);
   }
   if (c->mode == LTH_COEF_TABLE) {
-    lth_status st = table_eval(c, t, order, 0, pt, err);
+    lth_status st = table_eval(c, t, order, 0, 0.0, pt, err);
     if (st != LTH_ERANGE) {
       return st;
     }
@@ -267,12 +268,25 @@ lth_status lth_coef_eval(lth_coef *c, double t, int order, const lth_point **pt,
   return exact_eval(c, t, pt, err);
 }
 
+lth_status lth_coef_eval_damped(lth_coef *c, double t, double gamma, const lth_point **pt,
+                                int *damped, lth_error *err) {
+  *damped = 0;
+  if (c->mode == LTH_COEF_TABLE && gamma > 0) {
+    lth_status st = table_eval(c, t, 0, 0, gamma, pt, err);
+    if (st != LTH_ERANGE) {
+      *damped = st == LTH_OK;
+      return st;
+    }
+  }
+  return lth_coef_eval(c, t, 0, pt, err);
+}
+
 lth_status lth_coef_eval_full(lth_coef *c, double t, const lth_point **pt, lth_error *err) {
   if (c->mode == LTH_COEF_HERMITE) {
     return lth_coef_hermite_eval(c, t, 0, 1, pt, err);
   }
   if (c->mode == LTH_COEF_TABLE && !c->outputs_direct) {
-    lth_status st = table_eval(c, t, 0, 1, pt, err);
+    lth_status st = table_eval(c, t, 0, 1, 0.0, pt, err);
     if (st != LTH_ERANGE) {
       return st;
     }

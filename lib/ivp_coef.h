@@ -26,6 +26,11 @@ void lth_coef_free(lth_coef *c);
 /* Ahat, g and P (coefficients 0..order, order <= deriv) at t; other fields
  * may be stale. */
 lth_status lth_coef_eval(lth_coef *c, double t, int order, const lth_point **pt, lth_error *err);
+/* The damped right-hand side's coefficients at t (order 0): from a table,
+ * Ahat - gamma P in pt->Ahat in one pass and *damped = 1 (pt->P not
+ * evaluated); otherwise as lth_coef_eval, *damped = 0. */
+lth_status lth_coef_eval_damped(lth_coef *c, double t, double gamma, const lth_point **pt,
+                                int *damped, lth_error *err);
 /* Every field (P, Ahat, g, Bhat, q, G) at t, order 0. */
 lth_status lth_coef_eval_full(lth_coef *c, double t, const lth_point **pt, lth_error *err);
 double lth_coef_span(const lth_coef *c);

@@ -8,7 +8,7 @@
  * ends the table where it happened with the panels before it kept -- all the
  * same with one and two threads.  Also: panels that leave the output maps to
  * direct decomposition (tab_set_output_density), mixed with panels that carry
- * them in one table. */
+ * them in one table, and the one-pass Ahat - gamma P of the integrator. */
 #define _DEFAULT_SOURCE /* M_PI */
 #include <check.h>
 #include <math.h>
@@ -159,6 +159,7 @@ START_TEST(test_split_direct_panels_at_a_zero) {
     lth_point *pt = lth_point_alloc(sys, 0, NULL);
     lth_decomp_ws *ws = lth_decomp_ws_alloc(sys, 0, NULL);
     ck_assert_int_eq(lth_table_eval(tab, T_SING, 0, 1, pt, NULL, &err), LTH_ERANGE);
+    ck_assert_int_eq(tab_eval_damped(tab, T_SING, 0.5, pt, NULL), LTH_ERANGE);
     lth_error_clear(&err);
     lth_status st = lth_table_eval(tab, T_SING, 0, 1, pt, ws, &err);
     ck_assert_msg(st == LTH_ESING || st == LTH_ECOND, "status %d", st);
@@ -273,6 +274,19 @@ START_TEST(test_output_maps_per_panel) {
         ck_assert_msg(rel_err(&pt->Bhat, &pe->Bhat) <= 3e-12 && rel_err(&pt->G, &pe->G) <= 3e-12,
                       "t = %g", t);
       }
+    }
+    /* the integrator's one-pass Ahat - gamma P agrees with the fields to rounding */
+    for (int k = 0; k < 50; k++) {
+      double t = tu_uniform(0.0, T), gamma = 0.7;
+      ck_assert_int_eq(lth_table_eval(tab, t, 0, 0, pe, NULL, NULL), LTH_OK);
+      ck_assert_int_eq(tab_eval_damped(tab, t, gamma, pt, NULL), LTH_OK);
+      ck_assert(pt->P.order == -1);
+      for (int i = 0; i < tab->m * tab->m; i++) {
+        double want = pe->Ahat.c[i] - gamma * pe->P.c[i];
+        ck_assert_msg(fabs(pt->Ahat.c[i] - want) <= 1e-13 * (1 + fabs(pe->Ahat.c[i]) + fabs(pe->P.c[i])),
+                      "t = %g, entry %d: %.17g vs %.17g", t, i, pt->Ahat.c[i], want);
+      }
+      for (int i = 0; i < tab->m; i++) ck_assert(pt->g.c[i] == pe->g.c[i]);
     }
     lth_table_info in;
     lth_table_info_get(tab, &in);
