@@ -206,12 +206,35 @@ static enum CBLAS_TRANSPOSE cblas_trans(lth_trans t) {
  * blocks of size 6).  dgemv works from a stack buffer and takes no lock. */
 #define SMALL_PRODUCT 4096
 
+/* Products up to this many multiply-adds are summed here: for the 2 x 2 to
+ * 6 x 6 blocks of typical systems a BLAS call costs more than its arithmetic
+ * (cblas_dgemv and its kernel were a third of a small decomposition). */
+#define TINY_PRODUCT 512
+
+/* C += alpha op(A) op(B) by dot products: c_ij += alpha sum_l op(A)_il op(B)_lj. */
+static void tiny_gemm(int ta, int tb, int M, int N, int Kd, double alpha, const double *a,
+                      int lda, const double *b, int ldb, double *c, int ldc) {
+  size_t ai = ta ? (size_t)lda : 1, al = ta ? 1 : (size_t)lda;
+  size_t bl = tb ? (size_t)ldb : 1, bj = tb ? 1 : (size_t)ldb;
+  for (int j = 0; j < N; j++) {
+    for (int i = 0; i < M; i++) {
+      double acc = 0.0;
+      for (int l = 0; l < Kd; l++) acc += a[i * ai + l * al] * b[l * bl + j * bj];
+      c[i + (size_t)j * ldc] += alpha * acc;
+    }
+  }
+}
+
 /* C += alpha op(A) op(B), one coefficient pair. */
 static void coef_gemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int M, int N, int Kd,
                       double alpha, const double *a, int lda, const double *b, int ldb,
                       double *c, int ldc) {
   if ((long)M * N * Kd > SMALL_PRODUCT) {
     cblas_dgemm(CblasColMajor, ta, tb, M, N, Kd, alpha, a, lda, b, ldb, 1.0, c, ldc);
+    return;
+  }
+  if ((long)M * N * Kd <= TINY_PRODUCT) {
+    tiny_gemm(ta == CblasTrans, tb == CblasTrans, M, N, Kd, alpha, a, lda, b, ldb, c, ldc);
     return;
   }
   /* column j of op(B): column j of B, or row j of B (stride ldb) */
