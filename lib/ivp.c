@@ -14,6 +14,7 @@
 
 #include "lth/ic.h"
 #include "blas_threads.h"
+#include "small_blas.h"
 #include "ivp_coef.h"
 #include "ivp_impl.h"
 
@@ -105,13 +106,14 @@ static int rhs(double t, const double y[], double dydt[], void *params) {
     return GSL_EBADFUNC;
   }
   int m = iv->m;
-  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, iv->ncols, m, 1.0, pt->Ahat.c,
-              pt->Ahat.ld, y, m, 0.0, dydt, m);
+  /* (lth_small_gemm: thousands of calls per second, below BLAS's call cost) */
+  lth_small_gemm(CblasNoTrans, CblasNoTrans, m, iv->ncols, m, 1.0, pt->Ahat.c, pt->Ahat.ld, y, m,
+                 0.0, dydt, m);
   if (iv->gamma > 0 && !damped) {
     /* - gamma P V: zero on the state space, damps the drift (see lth_ivp_opts.stabilize);
      * a table serves Ahat - gamma P at once */
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, iv->ncols, m, -iv->gamma,
-                pt->P.c, pt->P.ld, y, m, 1.0, dydt, m);
+    lth_small_gemm(CblasNoTrans, CblasNoTrans, m, iv->ncols, m, -iv->gamma, pt->P.c, pt->P.ld, y,
+                   m, 1.0, dydt, m);
   }
   if (iv->affine) {
     cblas_daxpy(m, 1.0, pt->g.c, 1, dydt + (size_t)(iv->ncols - 1) * m, 1);

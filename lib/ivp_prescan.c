@@ -1,15 +1,24 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The scan of Pi before an integration (lth_ivp_prescan), run on a second
- * thread while the integration starts (lib/ivp_impl.h).  The scan is 1025
- * evaluations of Pi and its condition (0.4 ms of a 3 ms index-3 solve, 0.6 ms
- * at index 5) and nothing the integration computes depends on it except the
- * guard's chain scale, which only points decomposed directly need (a table's
- * points carry no ||Pi^-1||): the guard waits for the scan at the first such
- * point.  Its verdict is the solve's verdict as before: a refusal by the scan
- * replaces whatever the integration returned, and stops the integration at
- * its next right-hand side. */
+ * thread while the integration starts (lib/ivp_impl.h) when it is long.
+ * Nothing the integration computes depends on it except the guard's chain
+ * scale, which only points decomposed directly need (a table's points carry
+ * no ||Pi^-1||): the guard waits for the scan at the first such point.  Its
+ * verdict is the solve's verdict as before: a refusal by the scan replaces
+ * whatever the integration returned, and stops the integration at its next
+ * right-hand side.
+ *
+ * Only long scans go beside: a thread costs its start and join, and the two
+ * threads then contend for OpenBLAS's buffer lock (dgecon, dgetrf, in the
+ * scan and in the decompositions).  Measured with lth-solve on the shipped
+ * examples (scans of 0.06 .. 1.6 ms): the concurrent scan made no solve
+ * faster and the median 0.3 .. 0.6 ms slower; in a loop of solves of the
+ * index-3 benchmark problem (a 0.45 ms scan) it saved 0.4 ms.  The scan is
+ * timed on its first points and goes beside only when the whole would take
+ * lth_ivp_scan_beside_seconds (2 ms). */
 #define _POSIX_C_SOURCE 200809L
 #include <string.h>
+#include <time.h>
 
 #ifdef LTH_HAVE_OPENMP
 #include <omp.h>
@@ -18,9 +27,32 @@
 #include "blas_threads.h"
 #include "ivp_impl.h"
 #include "system_scale.h"
+#include "lth/wellposed.h"
 
 /* (No lth_blas_threads_push here: the count is process-wide and the calling
  * thread pushes and pops it meanwhile; Pi's factorisations are small.) */
+#define SCAN_PROBE_POINTS 17
+double lth_ivp_scan_beside_seconds = 2e-3;
+
+static double seconds_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Would the scan take SCAN_BESIDE_SECONDS?  Timed on a few points (also
+ * loads the data's sources, as the full scan would). */
+static int scan_is_long(const lth_system *sys, double t0, double t1, const lth_ivp_opts *o) {
+  lth_pi_scan sc;
+  double start = seconds_now();
+  if (lth_pi_scan_run(sys, t0, t1, SCAN_PROBE_POINTS, 0, &sc, NULL) != LTH_OK || sc.evals == 0) {
+    return 0;
+  }
+  double per_eval = (seconds_now() - start) / (double)sc.evals;
+  double points = o->pi_scan > 1 ? (double)o->pi_scan : (double)LTH_PI_SCAN_POINTS;
+  return per_eval * points >= lth_ivp_scan_beside_seconds;
+}
+
 static void *scan_main(void *vp) {
   lth_ivp_prescan_job *j = vp;
   j->st = lth_ivp_prescan_ex(j->sys, j->t0, j->t1, &j->opts, 0, &j->scale, &j->err);
@@ -44,6 +76,7 @@ lth_status lth_ivp_prescan_start(lth_ivp_prescan_job *j, const lth_system *sys, 
 #ifdef LTH_HAVE_OPENMP
   concurrent = concurrent && !omp_in_parallel(); /* inside a caller's parallel region: serial */
 #endif
+  concurrent = concurrent && scan_is_long(sys, t0, t1, &j->opts);
   if (concurrent) {
     /* forgotten here, before the integration's workspaces can cache it */
     lth_system_scale_store(sys, -1.0);

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "small_blas.h"
+
 static int imin(int a, int b) { return a < b ? a : b; }
 static int imax(int a, int b) { return a > b ? a : b; }
 
@@ -199,51 +201,12 @@ static enum CBLAS_TRANSPOSE cblas_trans(lth_trans t) {
   return t == LTH_TRANS ? CblasTrans : CblasNoTrans;
 }
 
-/* Products up to this many multiply-adds go through dgemv, column by column.
- * OpenBLAS 0.3.21 takes a process-wide lock for the packing buffer of every
- * dgemm call; with several threads computing small decompositions the lock,
- * not the arithmetic, dominated (2 threads 3x slower than 1 on index-6
- * blocks of size 6).  dgemv works from a stack buffer and takes no lock. */
-#define SMALL_PRODUCT 4096
-
-/* Products up to this many multiply-adds are summed here: for the 2 x 2 to
- * 6 x 6 blocks of typical systems a BLAS call costs more than its arithmetic
- * (cblas_dgemv and its kernel were a third of a small decomposition). */
-#define TINY_PRODUCT 512
-
-/* C += alpha op(A) op(B) by dot products: c_ij += alpha sum_l op(A)_il op(B)_lj. */
-static void tiny_gemm(int ta, int tb, int M, int N, int Kd, double alpha, const double *a,
-                      int lda, const double *b, int ldb, double *c, int ldc) {
-  size_t ai = ta ? (size_t)lda : 1, al = ta ? 1 : (size_t)lda;
-  size_t bl = tb ? (size_t)ldb : 1, bj = tb ? 1 : (size_t)ldb;
-  for (int j = 0; j < N; j++) {
-    for (int i = 0; i < M; i++) {
-      double acc = 0.0;
-      for (int l = 0; l < Kd; l++) acc += a[i * ai + l * al] * b[l * bl + j * bj];
-      c[i + (size_t)j * ldc] += alpha * acc;
-    }
-  }
-}
-
-/* C += alpha op(A) op(B), one coefficient pair. */
+/* C += alpha op(A) op(B), one coefficient pair (lib/small_blas.c picks the
+ * way by size). */
 static void coef_gemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int M, int N, int Kd,
                       double alpha, const double *a, int lda, const double *b, int ldb,
                       double *c, int ldc) {
-  if ((long)M * N * Kd > SMALL_PRODUCT) {
-    cblas_dgemm(CblasColMajor, ta, tb, M, N, Kd, alpha, a, lda, b, ldb, 1.0, c, ldc);
-    return;
-  }
-  if ((long)M * N * Kd <= TINY_PRODUCT) {
-    tiny_gemm(ta == CblasTrans, tb == CblasTrans, M, N, Kd, alpha, a, lda, b, ldb, c, ldc);
-    return;
-  }
-  /* column j of op(B): column j of B, or row j of B (stride ldb) */
-  for (int j = 0; j < N; j++) {
-    const double *bj = tb == CblasNoTrans ? b + (size_t)j * ldb : b + j;
-    int incb = tb == CblasNoTrans ? 1 : ldb;
-    cblas_dgemv(CblasColMajor, ta, ta == CblasNoTrans ? M : Kd, ta == CblasNoTrans ? Kd : M,
-                alpha, a, lda, bj, incb, 1.0, c + (size_t)j * ldc, 1);
-  }
+  lth_small_gemm(ta, tb, M, N, Kd, alpha, a, lda, b, ldb, 1.0, c, ldc);
 }
 
 /* Truncated Cauchy product, docs/theory.md section 3. */
@@ -269,7 +232,7 @@ lth_status lth_jet_gemm(lth_trans ta, lth_trans tb, double alpha, const lth_jet 
   }
   enum CBLAS_TRANSPOSE cta = cblas_trans(ta), ctb = cblas_trans(tb);
   if (tb == LTH_NOTRANS && is_packed(B) && is_packed(C) &&
-      (long)M * N * Kd > SMALL_PRODUCT) {
+      (long)M * N * Kd > LTH_SMALL_PRODUCT) {
     /* C_{j..K} += alpha A_j [B_0 ... B_{K-j}]: one wide dgemm per j. */
     for (int j = 0; j <= K; j++) {
       cblas_dgemm(CblasColMajor, cta, ctb, M, N * (K - j + 1), Kd, alpha, LTH_JET_COEF(A, j),
@@ -502,10 +465,10 @@ static void lu_substitute(int n, const double *lu, int ld, double *x) {
 /* x <- M_0^{-1} x for nrhs columns.  Small systems use the LU factors through
  * LAPACK's row interchanges (dlaswp) and the substitutions above: dgetrs goes
  * through dtrsm, whose OpenBLAS buffer lock serialises threads (see
- * SMALL_PRODUCT). */
+ * LTH_SMALL_PRODUCT). */
 static lapack_int lu_apply(const lth_jet_lu *lu, int nrhs, double *x, int ldx) {
   int n = lu->n;
-  if ((long)n * n * nrhs > SMALL_PRODUCT) {
+  if ((long)n * n * nrhs > LTH_SMALL_PRODUCT) {
     return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, lu->lu, lu->nmax, lu->ipiv, x,
                                ldx);
   }

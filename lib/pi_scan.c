@@ -9,6 +9,7 @@
 
 #include "lth/decomp.h"
 #include "lth/jet.h"
+#include "small_blas.h"
 
 /* Golden-section steps per refined maximum (bracket shrinks by 0.618^n). */
 #define GOLDEN_STEPS 48
@@ -116,8 +117,9 @@ static void eval_at(chain_eval *ev, double t, sample *sm) {
     const lth_jet *a = &ev->blk[k];
     double *out = k == ev->r - 1 ? ev->Pi.c : ev->L2;
     int ld = k == ev->r - 1 ? ev->Pi.ld : a->rows;
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, a->rows, nr, a->cols, 1.0, a->c, a->ld,
-                ev->L, a->cols, 0.0, out, ld);
+    /* small products without BLAS's lock: the scan runs beside an integration */
+    lth_small_gemm(CblasNoTrans, CblasNoTrans, a->rows, nr, a->cols, 1.0, a->c, a->ld, ev->L,
+                   a->cols, 0.0, out, ld);
     if (k < ev->r - 1) {
       double *tmp = ev->L;
       ev->L = ev->L2;
