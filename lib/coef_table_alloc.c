@@ -153,14 +153,7 @@ void lth_table_free(lth_table *tab) {
   free(tab->mag);
   free(tab->mag_rhs);
   free(tab->panels);
-  free(tab->coef);
-  free(tab->dcoef);
-  for (size_t k = 0; k < tab->nx; k++) {
-    free(tab->xc[k]);
-    free(tab->xd[k]);
-  }
-  free(tab->xc);
-  free(tab->xd);
+  tab_store_free(tab);
   free(tab);
 }
 

@@ -249,34 +249,6 @@ tab_verdict tab_judge(const lth_table *tab, int n) {
   return v;
 }
 
-/* Room for `need` doubles in *buf, with `other` doubles held elsewhere: the
- * budget is checked on every store (not only when the buffer grows, which let
- * the doubling capacity carry a table past it), and the capacity itself is
- * kept within it. */
-static lth_status grow(double **buf, size_t *cap, size_t need, size_t other, size_t max_bytes,
-                       lth_error *err) {
-  size_t limit = max_bytes / sizeof(double);
-  if (need + other > limit) {
-    return lth_error_set(err, LTH_ENOMEM,
-                         "the coefficient table would exceed its memory budget of %zu bytes "
-                         "(lth_table_opts.max_bytes)",
-                         max_bytes);
-  }
-  if (need <= *cap) {
-    return LTH_OK;
-  }
-  size_t nc = *cap ? *cap : 4096;
-  while (nc < need) nc *= 2;
-  if (nc > limit - other) nc = limit - other; /* >= need */
-  double *nb = realloc(*buf, nc * sizeof(double));
-  if (!nb) {
-    return lth_error_set(err, LTH_ENOMEM, "out of memory growing the coefficient table");
-  }
-  *buf = nb;
-  *cap = nc;
-  return LTH_OK;
-}
-
 static lth_status new_panel(lth_table *tab, double a, double b, tab_panel **out, lth_error *err) {
   if (tab->np == tab->pcap) {
     size_t nc = tab->pcap ? 2 * tab->pcap : 64;
@@ -316,31 +288,27 @@ lth_status tab_store(lth_table *tab, double a, double b, const tab_verdict *v, l
   int E = tab->E, Er = tab->E_rhs, R = tab->rows_now;
   size_t nc = (size_t)(v->deg + 1) * R;
   size_t nd = tab->o.deriv ? (size_t)(v->deg_rhs > 0 ? v->deg_rhs : 1) * Er : 0;
+  double *c = NULL, *d = NULL;
   lth_status st = new_panel(tab, a, b, &p, err);
-  if (st == LTH_OK) st = grow(&tab->coef, &tab->ccap, tab->ncoef + nc, tab->ndcoef + nd + tab->xdoubles, tab->o.max_bytes, err);
-  if (st == LTH_OK && nd) st = grow(&tab->dcoef, &tab->dcap, tab->ndcoef + nd, tab->ncoef + nc + tab->xdoubles, tab->o.max_bytes, err);
+  if (st == LTH_OK) st = tab_store_claim(tab, nc, nd, p, &c, &d, err);
   if (st != LTH_OK) {
     return st;
   }
   p->deg = v->deg;
   p->deg_rhs = v->deg_rhs;
   p->err_est = v->err_est;
-  p->off = tab->ncoef;
-  p->doff = tab->ndcoef;
   p->outs = tab->outs_now;
   p->ld = R;
   if (R == E) {
-    memcpy(tab->coef + p->off, tab->C, nc * sizeof(double));
+    memcpy(c, tab->C, nc * sizeof(double));
   } else {
     for (int k = 0; k <= v->deg; k++) {
-      memcpy(tab->coef + p->off + (size_t)k * R, tab->C + (size_t)k * E, (size_t)R * sizeof(double));
+      memcpy(c + (size_t)k * R, tab->C + (size_t)k * E, (size_t)R * sizeof(double));
     }
   }
   if (nd) {
-    derivative(tab->C, v->deg_rhs, E, Er, b - a, tab->dcoef + p->doff);
+    derivative(tab->C, v->deg_rhs, E, Er, b - a, d);
   }
-  tab->ncoef += nc;
-  tab->ndcoef += nd;
   tab->np++;
   tab->max_degree = v->deg > tab->max_degree ? v->deg : tab->max_degree;
   tab->err_est = fmax(tab->err_est, v->err_est);
@@ -558,7 +526,7 @@ void lth_table_info_get(const lth_table *tab, lth_table_info *info) {
   info->direct_panels = tab->direct_panels;
   info->nodes = tab->nodes;
   info->decomps = tab->decomps;
-  info->bytes = (tab->ncoef + tab->ndcoef + tab->xdoubles) * sizeof(double);
+  info->bytes = tab->stored * sizeof(double);
   info->max_degree = tab->max_degree;
   info->err_est = tab->err_est;
   info->cond_chain = tab->cond_chain;

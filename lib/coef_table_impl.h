@@ -37,11 +37,17 @@ typedef struct tab_panel {
   double cond_pi, cond_chain, err_est;
   int outs;            /* 1: Bhat, q, G tabulated too (else evaluated directly) */
   int ld;              /* entries per coefficient: E with the output maps, E_rhs without */
-  int chunk;           /* 0: the table's own coef/dcoef; k >= 1: those a stretch built
-                          (xc[k-1], xd[k-1], lib/coef_table_split.c) */
-  size_t off;          /* coefficient k of entry e at coef[off + k*ld + e] */
-  size_t doff;         /* derivative (deriv): coefficient k at dcoef[doff + k*E_rhs + e] */
+  int chunk;           /* where the coefficients are: chunks[chunk] */
+  size_t off;          /* coefficient k of entry e at chunks[chunk].c[off + k*ld + e] */
+  size_t doff;         /* derivative (deriv): coefficient k at .d[doff + k*E_rhs + e] */
 } tab_panel;
+
+/* Coefficients are stored in chunks that never move (lib/coef_store.c):
+ * c[0 .. cn-1] of ccap, derivative series d[0 .. dn-1] of dcap. */
+typedef struct tab_chunk {
+  double *c, *d;
+  size_t cn, ccap, dn, dcap;
+} tab_chunk;
 
 /* One node of the degree-64 grid of the panel being built. */
 typedef struct tab_node {
@@ -75,10 +81,11 @@ struct lth_table {
   /* accepted panels and their coefficients */
   tab_panel *panels;
   size_t np, pcap;
-  double *coef, *dcoef;
-  size_t ncoef, ccap, ndcoef, dcap;
-  double **xc, **xd;   /* coefficients of merged stretches, kept where they were built */
-  size_t nx, xcap, xdoubles;
+  tab_chunk *chunks;   /* a merged stretch's chunks join the list as they are */
+  size_t nchunks, chunk_cap;
+  size_t stored;       /* doubles in use over all chunks (the memory budget counts these) */
+  size_t chunk_hint;   /* capacity of the first chunk (0: small; a stretch: its estimate) */
+  size_t stretches;    /* stretches built concurrently and merged (lib/coef_table_split.c) */
   /* builder state */
   double covered;      /* panels cover [t_lo, covered] */
   double w_next;       /* width to try next (0: none yet) */
@@ -148,13 +155,22 @@ int tab_split_count(const lth_table *tab, double goal);
 /* Build [covered, goal] as k stretches, concurrently with up to nthreads threads. */
 lth_status tab_build_split(lth_table *tab, double goal, int k, lth_error *err);
 
+/* ---- lib/coef_store.c ---- */
+/* Room for a panel's nc coefficients and nd derivative coefficients (within
+ * the memory budget): sets p->chunk, off, doff and the places to write. */
+lth_status tab_store_claim(lth_table *tab, size_t nc, size_t nd, tab_panel *p, double **c,
+                           double **d, lth_error *err);
+/* Take over sub's chunks (no copy); *first: the index sub's chunk 0 gets. */
+lth_status tab_store_adopt(lth_table *tab, lth_table *sub, int *first, lth_error *err);
+void tab_store_free(lth_table *tab);
+
 /* ---- lib/coef_table_cheb.c ---- */
 
 static inline const double *tab_panel_coef(const lth_table *tab, const tab_panel *p) {
-  return (p->chunk ? tab->xc[p->chunk - 1] : tab->coef) + p->off;
+  return tab->chunks[p->chunk].c + p->off;
 }
 static inline const double *tab_panel_dcoef(const lth_table *tab, const tab_panel *p) {
-  return (p->chunk ? tab->xd[p->chunk - 1] : tab->dcoef) + p->doff;
+  return tab->chunks[p->chunk].d + p->doff;
 }
 
 static inline int tab_degree(const lth_table *tab, int n) { return (n + 1) * (tab->jet + 1) - 1; }

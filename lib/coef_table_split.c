@@ -42,6 +42,7 @@ typedef struct split_run {
   double edge[TAB_SPLIT_MAX + 1];
   double w0, noise_floor0, noise_seen0; /* the table's state at the split: the seeds */
   size_t share; /* memory budget of each stretch's table (bytes) */
+  size_t chunk_hint; /* doubles a stretch is expected to store: its first chunk */
   lth_table *sub[TAB_SPLIT_MAX];
   lth_status st[TAB_SPLIT_MAX];
   lth_error err[TAB_SPLIT_MAX];
@@ -76,6 +77,7 @@ static void build_stretch(split_run *r, int j) {
   sub->w_ref = r->w0;
   sub->noise_floor = r->noise_floor0;
   sub->noise_seen = r->noise_seen0;
+  sub->chunk_hint = r->chunk_hint;
   r->st[j] = lth_table_build(sub, r->edge[j + 1], &r->err[j]);
 }
 
@@ -86,25 +88,9 @@ static void *stretch_worker(void *vp) {
 }
 
 /* Append the panels of sub (which starts where tab is covered) and take over
- * its builder state.  Its coefficients stay where they were built (a chunk
- * of the table): copying them cost a tenth of a 1000-panel build. */
+ * its builder state.  Its coefficients stay where they were built (its
+ * chunks join the table's): copying them cost a tenth of a 1000-panel build. */
 static lth_status merge(lth_table *tab, lth_table *sub, lth_error *err) {
-  size_t add = sub->ncoef + sub->ndcoef;
-  if ((tab->ncoef + tab->ndcoef + tab->xdoubles + add) * sizeof(double) > tab->o.max_bytes) {
-    return lth_error_set(err, LTH_ENOMEM,
-                         "the coefficient table would exceed its memory budget of %zu bytes "
-                         "(lth_table_opts.max_bytes)",
-                         tab->o.max_bytes);
-  }
-  if (tab->nx == tab->xcap) {
-    size_t cap = tab->xcap ? 2 * tab->xcap : 8;
-    double **xc = realloc(tab->xc, cap * sizeof *xc);
-    if (xc) tab->xc = xc;
-    double **xd = xc ? realloc(tab->xd, cap * sizeof *xd) : NULL;
-    if (xd) tab->xd = xd;
-    if (!xc || !xd) return lth_error_set(err, LTH_ENOMEM, "out of memory merging a table stretch");
-    tab->xcap = cap;
-  }
   if (tab->np + sub->np > tab->pcap) {
     size_t cap = tab->pcap ? tab->pcap : 64;
     while (cap < tab->np + sub->np) cap *= 2;
@@ -113,16 +99,17 @@ static lth_status merge(lth_table *tab, lth_table *sub, lth_error *err) {
     tab->panels = p;
     tab->pcap = cap;
   }
-  tab->xc[tab->nx] = sub->coef;
-  tab->xd[tab->nx] = sub->dcoef;
-  sub->coef = sub->dcoef = NULL;
-  tab->nx++;
-  tab->xdoubles += add;
+  int first = 0;
+  lth_status st = tab_store_adopt(tab, sub, &first, err);
+  if (st != LTH_OK) {
+    return st;
+  }
   for (size_t i = 0; i < sub->np; i++) {
     tab_panel p = sub->panels[i];
-    p.chunk = (int)tab->nx;
+    p.chunk += first;
     tab->panels[tab->np++] = p;
   }
+  tab->stretches++;
   tab->nodes += sub->nodes;
   tab->decomps += sub->decomps;
   tab->direct_panels += sub->direct_panels;
@@ -176,9 +163,14 @@ lth_status tab_build_split(lth_table *tab, double goal, int k, lth_error *err) {
   r.noise_seen0 = tab->noise_seen;
   /* the stretches share what is left of the budget (each its own table until
    * merged: with the whole budget each, k of them could hold k times it) */
-  size_t used = (tab->ncoef + tab->ndcoef + tab->xdoubles) * sizeof(double);
+  size_t used = tab->stored * sizeof(double);
   r.share = used < tab->o.max_bytes ? (tab->o.max_bytes - used) / (size_t)k : 0;
   if (r.share == 0) r.share = 1; /* 0 would mean the default budget */
+  /* a quarter more than the panels so far predict, so that most stretches
+   * fill one chunk (and one or two huge pages, lib/coef_store.c) */
+  double per_panel = tab->np ? (double)tab->stored / (double)tab->np : 0.0;
+  double panels = (r.edge[1] - r.edge[0]) / r.w0;
+  r.chunk_hint = (size_t)fmin(1.25 * per_panel * panels, (double)r.share / sizeof(double));
   pthread_mutex_init(&r.mu, NULL);
   pthread_t th[TAB_SPLIT_MAX];
   int nw = 0, want = worker_count(tab, k);

@@ -12,6 +12,7 @@
 #define _DEFAULT_SOURCE /* M_PI */
 #include <check.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coef_table_impl.h"
@@ -30,6 +31,36 @@ static lth_table *alloc_table(const lth_system *sys, double t0, double t1, int t
   lth_table *tab = lth_table_alloc(sys, t0, t1, &o, &err);
   ck_assert_msg(tab != NULL, "%s", err.message);
   return tab;
+}
+
+/* Every tabulated panel's coefficients lie inside the chunk they name and
+ * no two panels overlap there (lib/coef_store.c); the chunks' counts add up to
+ * the table's.  Returns the number of chunks. */
+static size_t check_chunks(const lth_table *tab) {
+  size_t used = 0, *end = calloc(tab->nchunks + 1, sizeof *end), *dend = calloc(tab->nchunks + 1, sizeof *dend);
+  ck_assert(end && dend);
+  for (size_t k = 0; k < tab->nchunks; k++) used += tab->chunks[k].cn + tab->chunks[k].dn;
+  ck_assert_uint_eq(used, tab->stored);
+  for (size_t i = 0; i < tab->np; i++) {
+    const tab_panel *p = &tab->panels[i];
+    if (p->direct) continue;
+    ck_assert(p->chunk >= 0 && (size_t)p->chunk < tab->nchunks);
+    const tab_chunk *c = &tab->chunks[p->chunk];
+    size_t nc = (size_t)(p->deg + 1) * p->ld;
+    /* panels fill a chunk in order: each starts where the previous one ended */
+    ck_assert_uint_eq(p->off, end[p->chunk]);
+    ck_assert(p->off + nc <= c->cn && c->cn <= c->ccap);
+    end[p->chunk] = p->off + nc;
+    if (tab->o.deriv) {
+      ck_assert_uint_eq(p->doff, dend[p->chunk]);
+      dend[p->chunk] = p->doff + (size_t)(p->deg_rhs > 0 ? p->deg_rhs : 1) * tab->E_rhs;
+      ck_assert(dend[p->chunk] <= c->dn && c->dn <= c->dcap);
+    }
+  }
+  for (size_t k = 0; k < tab->nchunks; k++) ck_assert_uint_eq(end[k], tab->chunks[k].cn);
+  free(end);
+  free(dend);
+  return tab->nchunks;
 }
 
 /* max over entries of |X - Y| relative to max(1, max |Y|) */
@@ -54,7 +85,8 @@ START_TEST(test_split_identical_and_accurate) {
   ck_assert_msg(lth_table_build(a, T, &err) == LTH_OK, "%s", err.message);
   ck_assert_msg(lth_table_build(b, T, &err) == LTH_OK, "%s", err.message);
   /* the build was split: stretches were merged as chunks */
-  ck_assert_msg(a->nx >= 2 && b->nx == a->nx, "stretches %zu / %zu", a->nx, b->nx);
+  ck_assert_msg(a->stretches >= 2 && b->stretches == a->stretches, "stretches %zu / %zu", a->stretches, b->stretches);
+  ck_assert(check_chunks(a) >= 2 && check_chunks(b) >= 2);
   lth_table_info ia, ib;
   lth_table_info_get(a, &ia);
   lth_table_info_get(b, &ib);
@@ -85,6 +117,7 @@ START_TEST(test_split_identical_and_accurate) {
     ck_assert_msg(lth_table_build(c, fmin(goal, T), &err) == LTH_OK, "%s", err.message);
   }
   ck_assert(lth_table_covered(c) == T);
+  check_chunks(c);
   for (int k = 0; k < 300; k++) {
     double t = tu_uniform(0.0, T);
     ck_assert_int_eq(lth_table_eval(c, t, 0, 1, pa, NULL, NULL), LTH_OK);
@@ -152,7 +185,7 @@ START_TEST(test_split_direct_panels_at_a_zero) {
     lth_error err;
     lth_error_clear(&err);
     ck_assert_msg(lth_table_build(tab, 300.0, &err) == LTH_OK, "%s", err.message);
-    ck_assert_msg(tab->nx >= 2, "the build was not split");
+    ck_assert_msg(tab->stretches >= 2, "the build was not split");
     lth_table_info_get(tab, &in[threads - 1]);
     ck_assert(in[threads - 1].direct_panels >= 1);
     /* T_SING lies on a direct panel: evaluating there decomposes, and refuses */
@@ -185,7 +218,7 @@ START_TEST(test_split_refusal_in_a_late_stretch) {
     lth_status st = lth_table_build(tab, 300.0, &err);
     ck_assert_msg(st == LTH_ECALLBACK, "status %d: %s", st, err.message);
     ck_assert_msg(err.has_t && err.t >= T_FAIL && err.t <= T_FAIL + 1, "t = %.17g", err.t);
-    ck_assert_msg(tab->nx >= 1, "the build was not split");
+    ck_assert_msg(tab->stretches >= 1, "the build was not split");
     cov[threads - 1] = lth_table_covered(tab);
     ck_assert(cov[threads - 1] <= T_FAIL + 1 && cov[threads - 1] > 100.0);
     /* the panels before the failure stay usable, nothing after it is there */
@@ -219,8 +252,8 @@ START_TEST(test_split_memory_budget) {
     ck_assert_int_eq(lth_table_build(tab, 150.0, &err), LTH_ENOMEM);
     lth_table_info in;
     lth_table_info_get(tab, &in);
-    ck_assert_msg(in.bytes <= o.max_bytes, "%zu bytes (threads %d, panels %zu, nx %zu)", in.bytes, threads, in.panels, tab->nx);
-    ck_assert_msg(tab->nx >= 1, "the build was not split before the budget ran out");
+    ck_assert_msg(in.bytes <= o.max_bytes, "%zu bytes (threads %d, panels %zu, stretches %zu)", in.bytes, threads, in.panels, tab->stretches);
+    ck_assert_msg(tab->stretches >= 1, "the build was not split before the budget ran out");
     cov[threads - 1] = lth_table_covered(tab);
     ck_assert(cov[threads - 1] < 150.0);
     lth_table_free(tab);
