@@ -335,61 +335,115 @@ typedef double tab_v4 __attribute__((vector_size(32))); /* GCC/Clang vector exte
 #define TAB_CLONES
 #endif
 
-/* out[0..cnt-1] = sum_{k<=deg} c[k*ld + e] T_k(x) (Clenshaw), eight entries
- * at a time in two 4-vectors of recurrences that stay in registers, so that
- * only the coefficients are loaded (the table's evaluation is most of an
- * integrator's right-hand side); cloned for AVX2 where the CPU has it.  Every
- * entry sees the same operations in the same order (no contraction): the
- * clones agree bitwise.  A last block of fewer than 8 entries is copied
- * through a zero-padded buffer.  With c2 != NULL the series summed is that of
- * c + s2 c2 (entry by entry, same layout): Ahat - gamma P in one pass. */
-TAB_CLONES
-static void clenshaw2(const double *c, const double *c2, double s2, size_t ld, int deg, int cnt,
-                      double x, double *out) {
-  double x2 = 2.0 * x, buf[8];
-  for (int e0 = 0; e0 < cnt; e0 += 8) {
-    int len = cnt - e0 < 8 ? cnt - e0 : 8;
-    tab_v4 p1 = {0}, p2 = {0}, q1 = {0}, q2 = {0}, c0 = {0}, c1 = {0}, d0, d1, t;
-    memset(buf, 0, sizeof buf);
-    for (int k = deg; k >= 0; k--) {
-      const double *src = c + (size_t)k * ld + e0;
-      if (len < 8) {
-        for (int e = 0; e < len; e++) buf[e] = src[e];
-        src = buf;
-      }
-      memcpy(&c0, src, sizeof c0);
-      memcpy(&c1, src + 4, sizeof c1);
-      if (c2) {
-        src = c2 + (size_t)k * ld + e0;
-        if (len < 8) {
-          for (int e = 0; e < len; e++) buf[e] = src[e];
-          src = buf;
-        }
-        memcpy(&d0, src, sizeof d0);
-        memcpy(&d1, src + 4, sizeof d1);
-        c0 = c0 + s2 * d0;
-        c1 = c1 + s2 * d1;
-      }
-      if (k == 0) {
-        break;
-      }
-      t = x2 * p1 - p2 + c0;
-      p2 = p1;
-      p1 = t;
-      t = x2 * q1 - q2 + c1;
-      q2 = q1;
-      q1 = t;
+/* One Clenshaw step b_k = (c_k - b_{k+2}) + 2x b_{k+1} of one 4-vector
+ * (u = c_k): c_k - b_{k+2} is ready a step ahead, so the chain from b_{k+1}
+ * to b_k is a multiply and an add. */
+#define TAB_STEP(u, p1, p2)                                                                        \
+  do {                                                                                             \
+    tab_v4 t_ = ((u) - (p2)) + x2 * (p1);                                                          \
+    (p2) = (p1);                                                                                   \
+    (p1) = t_;                                                                                     \
+  } while (0)
+/* u = the 4 entries at src (+ s2 times those at src2 when damp) */
+#define TAB_LOAD(u, src, src2)                                                                     \
+  do {                                                                                             \
+    memcpy(&(u), (src), sizeof(tab_v4));                                                           \
+    if (damp) {                                                                                    \
+      tab_v4 d_;                                                                                   \
+      memcpy(&d_, (src2), sizeof(tab_v4));                                                         \
+      (u) = (u) + s2v * d_;                                                                        \
+    }                                                                                              \
+  } while (0)
+
+/* Sixteen entries (lanes = 16: four independent recurrences) or eight (two)
+ * of the series at c (+ s2 c2 when damp), rows ld apart, into out[0 .. lanes-1]. */
+static inline void clenshaw_block(const double *c, const double *c2, int damp, double s2,
+                                  size_t ld, int deg, double x, int lanes, double *out) {
+  tab_v4 x2 = {2 * x, 2 * x, 2 * x, 2 * x}, x1 = {x, x, x, x}, s2v = {s2, s2, s2, s2};
+  tab_v4 a1 = {0}, a2 = {0}, b1 = {0}, b2 = {0}, e1 = {0}, e2 = {0}, f1 = {0}, f2 = {0};
+  tab_v4 u0, u1, u2 = {0}, u3 = {0};
+  for (int k = deg; k > 0; k--) {
+    const double *r = c + (size_t)k * ld, *r2 = c2 + (size_t)k * ld;
+    TAB_LOAD(u0, r, r2);
+    TAB_LOAD(u1, r + 4, r2 + 4);
+    TAB_STEP(u0, a1, a2);
+    TAB_STEP(u1, b1, b2);
+    if (lanes == 16) {
+      TAB_LOAD(u2, r + 8, r2 + 8);
+      TAB_LOAD(u3, r + 12, r2 + 12);
+      TAB_STEP(u2, e1, e2);
+      TAB_STEP(u3, f1, f2);
     }
-    c0 = c0 + x * p1 - p2;
-    c1 = c1 + x * q1 - q2;
-    memcpy(buf, &c0, sizeof c0);
-    memcpy(buf + 4, &c1, sizeof c1);
-    memcpy(out + e0, buf, (size_t)len * sizeof(double));
+  }
+  TAB_LOAD(u0, c, c2);
+  TAB_LOAD(u1, c + 4, c2 + 4);
+  u0 = (u0 - a2) + x1 * a1;
+  u1 = (u1 - b2) + x1 * b1;
+  memcpy(out, &u0, sizeof u0);
+  memcpy(out + 4, &u1, sizeof u1);
+  if (lanes == 16) {
+    TAB_LOAD(u2, c + 8, c2 + 8);
+    TAB_LOAD(u3, c + 12, c2 + 12);
+    u2 = (u2 - e2) + x1 * e1;
+    u3 = (u3 - f2) + x1 * f1;
+    memcpy(out + 8, &u2, sizeof u2);
+    memcpy(out + 12, &u3, sizeof u3);
   }
 }
 
-static void clenshaw(const double *c, size_t ld, int deg, int cnt, double x, double *out) {
-  clenshaw2(c, NULL, 0.0, ld, deg, cnt, x, out);
+/* out[0..cnt-1] = sum_{k<=deg} c[k*ld + e] T_k(x) (Clenshaw), sixteen entries
+ * at a time in four independent 4-vector recurrences that stay in registers,
+ * so that only the coefficients are loaded and the chains overlap (the
+ * table's evaluation is most of an integrator's right-hand side; eight
+ * entries in two chains, each step a multiply, a subtraction and an addition
+ * in sequence, were latency-bound: 0.64 us per idx3 right-hand side).  Cloned
+ * for AVX2 where the CPU has it.  Every entry sees the same operations in the
+ * same order (no contraction): the clones agree bitwise, and so do entries
+ * computed twice where the last block overlaps the one before.  room (>= cnt):
+ * entries readable in each row from c and c2; a field of fewer than eight
+ * entries is summed in eight lanes in place when the row has room, else
+ * through a zero-padded copy.  With c2 != NULL the series summed is that of
+ * c + s2 c2 (entry by entry, same layout): Ahat - gamma P in one pass. */
+TAB_CLONES
+static void clenshaw2(const double *c, const double *c2, double s2, size_t ld, int deg, int cnt,
+                      int room, double x, double *out) {
+  int damp = c2 != NULL;
+  const double *d = damp ? c2 : c; /* (read, unused, when not damp) */
+  if (cnt < 8 && room >= 8) {
+    /* a small field inside a longer row: eight lanes, the entries after it
+     * summed along and dropped */
+    double res[8];
+    clenshaw_block(c, d, damp, s2, ld, deg, x, 8, res);
+    memcpy(out, res, sizeof(double) * (size_t)cnt);
+    return;
+  }
+  if (cnt < 8) {
+    /* a small field at the end of a row: through a zero-padded block of eight */
+    double pc[(TAB_DMAX + 1) * 8], pd[(TAB_DMAX + 1) * 8], res[8];
+    deg = deg < 0 ? 0 : (deg > TAB_DMAX ? TAB_DMAX : deg);
+    memset(pc, 0, sizeof(double) * 8 * (size_t)(deg + 1));
+    memset(pd, 0, sizeof(double) * 8 * (size_t)(deg + 1));
+    for (int k = 0; k <= deg; k++) {
+      memcpy(pc + (size_t)k * 8, c + (size_t)k * ld, sizeof(double) * (size_t)cnt);
+      memcpy(pd + (size_t)k * 8, d + (size_t)k * ld, sizeof(double) * (size_t)cnt);
+    }
+    clenshaw_block(pc, pd, damp, s2, 8, deg, x, 8, res);
+    memcpy(out, res, sizeof(double) * (size_t)cnt);
+    return;
+  }
+  /* blocks of sixteen; the last block ends at cnt and may overlap the one
+   * before it (recomputing entries bitwise the same: no padding copies) */
+  for (int e0 = 0; e0 < cnt;) {
+    int rest = cnt - e0, lanes = rest >= 16 || (rest > 8 && cnt >= 16) ? 16 : 8;
+    int at = rest >= lanes ? e0 : cnt - lanes;
+    clenshaw_block(c + at, d + at, damp, s2, ld, deg, x, lanes, out + at);
+    e0 = at + lanes;
+  }
+}
+
+static void clenshaw(const double *c, size_t ld, int deg, int cnt, int room, double x,
+                     double *out) {
+  clenshaw2(c, NULL, 0.0, ld, deg, cnt, room, x, out);
 }
 
 /* Field f of the panel into coefficient `coef` of jet J. */
@@ -397,11 +451,11 @@ static void eval_field(const lth_table *tab, const double *c, size_t ld, int deg
                        double x, lth_jet *J, int coef) {
   const tab_field *F = &tab->fld[f];
   if (J->ld == F->rows) { /* contiguous (lth_point_alloc's jets): one sum for the field */
-    clenshaw(c + F->off, ld, deg, F->rows * F->cols, x, LTH_JET_COEF(J, coef));
+    clenshaw(c + F->off, ld, deg, F->rows * F->cols, (int)ld - F->off, x, LTH_JET_COEF(J, coef));
     return;
   }
   for (int j = 0; j < F->cols; j++) {
-    clenshaw(c + F->off + (size_t)j * F->rows, ld, deg, F->rows, x,
+    clenshaw(c + F->off + (size_t)j * F->rows, ld, deg, F->rows, (int)ld - F->off - j * F->rows, x,
              LTH_JET_COEF(J, coef) + (size_t)j * J->ld);
   }
 }
@@ -504,9 +558,10 @@ lth_status tab_eval_damped(const lth_table *tab, double t, double gamma, lth_poi
   double w = p->b - p->a, x = fmax(-1.0, fmin(1.0, (2.0 * t - p->a - p->b) / w));
   const double *c = tab_panel_coef(tab, p);
   const tab_field *A = &tab->fld[TAB_AHAT], *G = &tab->fld[TAB_G], *P = &tab->fld[TAB_P];
-  clenshaw2(c + A->off, c + P->off, -gamma, (size_t)p->ld, p->deg_rhs, A->rows * A->cols, x,
+  int ld = p->ld, room = ld - (A->off > P->off ? A->off : P->off);
+  clenshaw2(c + A->off, c + P->off, -gamma, (size_t)ld, p->deg_rhs, A->rows * A->cols, room, x,
             pt->Ahat.c);
-  clenshaw(c + G->off, (size_t)p->ld, p->deg_rhs, G->rows, x, pt->g.c);
+  clenshaw(c + G->off, (size_t)ld, p->deg_rhs, G->rows, ld - G->off, x, pt->g.c);
   pt->Ahat.order = 0;
   pt->g.order = 0;
   pt->P.order = -1; /* not evaluated */

@@ -64,8 +64,9 @@ static double table_tol(const lth_ivp_opts *o) {
 }
 
 /* Which source serves the coefficients (see lth_ivp_coefficients). */
-static lth_ivp_coefficients choose_mode(const lth_coef *c, const lth_ivp_opts *o, int *auto_table) {
-  int exact = lth_system_is_exact(c->sys);
+static lth_ivp_coefficients choose_mode_for(const lth_system *sys, const lth_ivp_opts *o,
+                                           double t_lo, double t_hi, int *auto_table) {
+  int exact = lth_system_is_exact(sys);
   *auto_table = 0;
   if (o->hermite == 1 || o->coefficients == LTH_COEF_HERMITE) {
     return LTH_COEF_HERMITE;
@@ -74,11 +75,20 @@ static lth_ivp_coefficients choose_mode(const lth_coef *c, const lth_ivp_opts *o
     return o->hermite == 0 || o->coefficients == LTH_COEF_DIRECT ? LTH_COEF_DIRECT
                                                                  : LTH_COEF_HERMITE;
   }
-  if (o->coefficients == LTH_COEF_DIRECT || !(c->t_hi > c->t_lo)) {
+  if (o->coefficients == LTH_COEF_DIRECT || !(t_hi > t_lo)) {
     return LTH_COEF_DIRECT;
   }
   *auto_table = o->coefficients != LTH_COEF_TABLE;
   return LTH_COEF_TABLE;
+}
+
+static lth_ivp_coefficients choose_mode(const lth_coef *c, const lth_ivp_opts *o, int *auto_table) {
+  return choose_mode_for(c->sys, o, c->t_lo, c->t_hi, auto_table);
+}
+
+int lth_coef_starts_table(const lth_system *sys, const lth_ivp_opts *o, double t_lo, double t_hi) {
+  int auto_table;
+  return choose_mode_for(sys, o, t_lo, t_hi, &auto_table) == LTH_COEF_TABLE;
 }
 
 static lth_status table_setup(lth_coef *c, const lth_ivp_opts *o, lth_error *err) {

@@ -23,6 +23,10 @@ lth_coef *lth_coef_alloc(const lth_system *sys, const lth_ivp_opts *opts, int de
 lth_coef *lth_coef_alloc_ex(const lth_system *sys, const lth_ivp_opts *opts, int deriv,
                             int outputs_direct, double t_lo, double t_hi, lth_error *err);
 void lth_coef_free(lth_coef *c);
+/* 1 when lth_coef_alloc with these arguments starts with a table (auto may
+ * still fall back to direct decomposition part-way). */
+int lth_coef_starts_table(const lth_system *sys, const lth_ivp_opts *opts, double t_lo,
+                          double t_hi);
 /* Ahat, g and P (coefficients 0..order, order <= deriv) at t; other fields
  * may be stale. */
 lth_status lth_coef_eval(lth_coef *c, double t, int order, const lth_point **pt, lth_error *err);

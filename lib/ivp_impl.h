@@ -40,6 +40,7 @@ typedef struct lth_ivp_prescan_job {
 /* Scans estimated to take at least this long run beside (default 2e-3 s;
  * the tests set 0 to exercise the concurrent path on small systems). */
 extern double lth_ivp_scan_beside_seconds;
+extern double lth_ivp_scan_beside_table_seconds;
 
 lth_status lth_ivp_prescan_start(lth_ivp_prescan_job *j, const lth_system *sys, double t0,
                                  double t1, const lth_ivp_opts *opts, lth_error *err);

@@ -8,14 +8,20 @@
  * whatever the integration returned, and stops the integration at its next
  * right-hand side.
  *
- * Only long scans go beside: a thread costs its start and join, and the two
- * threads then contend for OpenBLAS's buffer lock (dgecon, dgetrf, in the
- * scan and in the decompositions).  Measured with lth-solve on the shipped
- * examples (scans of 0.06 .. 1.6 ms): the concurrent scan made no solve
- * faster and the median 0.3 .. 0.6 ms slower; in a loop of solves of the
- * index-3 benchmark problem (a 0.45 ms scan) it saved 0.4 ms.  The scan is
- * timed on its first points and goes beside only when the whole would take
- * lth_ivp_scan_beside_seconds (2 ms). */
+ * When it goes beside: a thread costs its start and join, and while the
+ * integration decomposes at every right-hand side (direct coefficients) the
+ * two threads contend for OpenBLAS's buffer lock (dgecon, dgetrf, in the scan
+ * and in the decompositions).  Measured with lth-solve on the shipped
+ * examples (scans of 0.06 .. 1.6 ms, direct or table): the concurrent scan
+ * made no solve faster and the median 0.3 .. 0.6 ms slower; so a scan goes
+ * beside only when, timed on its first points, the whole would take
+ * lth_ivp_scan_beside_seconds (2 ms).  With a coefficient table the
+ * integration decomposes little after the first panels, and in a loop of
+ * solves (a library caller's parameter sweep, bench_ivp) the scan beside
+ * was measured to save its whole time: index 3 at rtol 1e-8 1.83 -> 1.50 ms
+ * (a 0.36 ms scan), rtol 1e-4 1.39 -> 1.03 ms, index 5 3.38 -> 2.90 ms; the
+ * direct path lost 0.16 ms (4.70 -> 4.86 ms).  So with a table the threshold
+ * is lth_ivp_scan_beside_table_seconds (0.2 ms). */
 #define _POSIX_C_SOURCE 200809L
 #include <string.h>
 #include <time.h>
@@ -25,6 +31,7 @@
 #endif
 
 #include "blas_threads.h"
+#include "ivp_coef.h"
 #include "ivp_impl.h"
 #include "system_scale.h"
 #include "lth/wellposed.h"
@@ -33,6 +40,7 @@
  * thread pushes and pops it meanwhile; Pi's factorisations are small.) */
 #define SCAN_PROBE_POINTS 17
 double lth_ivp_scan_beside_seconds = 2e-3;
+double lth_ivp_scan_beside_table_seconds = 2e-4;
 
 static double seconds_now(void) {
   struct timespec ts;
@@ -40,9 +48,11 @@ static double seconds_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Would the scan take SCAN_BESIDE_SECONDS?  Timed on a few points (also
+/* Would the scan take long enough to go beside?  Timed on a few points (also
  * loads the data's sources, as the full scan would). */
 static int scan_is_long(const lth_system *sys, double t0, double t1, const lth_ivp_opts *o) {
+  double limit = lth_coef_starts_table(sys, o, t0, t1) ? lth_ivp_scan_beside_table_seconds
+                                                         : lth_ivp_scan_beside_seconds;
   lth_pi_scan sc;
   double start = seconds_now();
   if (lth_pi_scan_run(sys, t0, t1, SCAN_PROBE_POINTS, 0, &sc, NULL) != LTH_OK || sc.evals == 0) {
@@ -50,7 +60,7 @@ static int scan_is_long(const lth_system *sys, double t0, double t1, const lth_i
   }
   double per_eval = (seconds_now() - start) / (double)sc.evals;
   double points = o->pi_scan > 1 ? (double)o->pi_scan : (double)LTH_PI_SCAN_POINTS;
-  return per_eval * points >= lth_ivp_scan_beside_seconds;
+  return per_eval * points >= limit;
 }
 
 static void *scan_main(void *vp) {

@@ -335,7 +335,10 @@ START_TEST(test_output_times_sparse_and_dense) {
       ck_assert_msg(lth_ivp_solve(sys, 0.0, z0, times, nt, &o, &res[mode], &err) == LTH_OK,
                     "%s", err.message);
     }
-    ck_assert_msg(solution_error(S, res[0]) <= 1.1 * solution_error(S, res[1]) + 1e-14,
+    /* equal to the integrator's accuracy: below rtol both errors are
+     * rounding-level and either path may be the better one (over seeds
+     * 800..811, table / direct = 0.2 .. 40 at errors 1e-14 .. 2e-11) */
+    ck_assert_msg(solution_error(S, res[0]) <= 1.1 * solution_error(S, res[1]) + 1e-2 * 1e-10,
                   "%zu outputs: table %.3e, direct %.3e", nt, solution_error(S, res[0]),
                   solution_error(S, res[1]));
     ck_assert(solution_error(S, res[0]) < 1e-8);
@@ -370,7 +373,9 @@ START_TEST(test_scan_beside_integration) {
   ts_sys *S = ts_new(3, n3, 805, 0.2, 1);
   lth_system *good = ts_system(S);
   int saved = omp_get_max_threads();
-  lth_ivp_scan_beside_seconds = 0.0; /* these scans are short: run them beside all the same */
+  /* these scans are short: run them beside all the same */
+  lth_ivp_scan_beside_seconds = 0.0;
+  lth_ivp_scan_beside_table_seconds = 0.0;
   lth_ivp_result *res[2];
   lth_status st[2][2];
   lth_error err[2][2];
@@ -395,6 +400,7 @@ START_TEST(test_scan_beside_integration) {
   }
   omp_set_num_threads(saved);
   lth_ivp_scan_beside_seconds = 2e-3;
+  lth_ivp_scan_beside_table_seconds = 2e-4;
   ck_assert_int_eq(res[0]->n, res[1]->n);
   ck_assert(memcmp(res[0]->z, res[1]->z, res[0]->n * (size_t)S->s * sizeof(double)) == 0);
   for (int c = 0; c < 2; c++) {
