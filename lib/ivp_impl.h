@@ -89,4 +89,9 @@ lth_status lth_ivp_guard_probe(lth_ivp_guard *g, int r, double tf, double t_to, 
 /* Raise the guard's chain-norm scale (e.g. to the scan's). */
 void lth_ivp_guard_scale(lth_ivp *iv, double scale);
 
+/* lib/ivp.c for lib/ivp_solve.c: the scan the guard waits for and the
+ * output density the table is told; the run's statistics into res. */
+void lth_ivp_attach_scan(lth_ivp *iv, lth_ivp_prescan_job *scan, double outputs_per_t);
+void lth_ivp_report(const lth_ivp *iv, lth_ivp_result *res);
+
 #endif
