@@ -12,6 +12,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,7 +79,9 @@ static const char help_tail[] =
     "w = sqrt(9.81).\n"
     "\n"
     "JSON keys: times, z (one row of s numbers per time), drift = max ||P v||;\n"
-    "extensions: drift_rel (relative to max(1, ||v||)), projected, z0_used,\n"
+    "extensions: drift_rel (relative to max(1, ||v||)), output_gain (max\n"
+    "||Nhat + Bhat||: z's errors can be up to this times the state's), projected,\n"
+    "z0_used,\n"
     "z0_residual (||M0 z0 - b0|| of the given z0), with --project also z0_given,\n"
     "z0_change, z0_worst (1-based) and z0_worst_name, method, rtol, atol,\n"
     "components (names), stats {steps, rhs_evals, decomps, seconds,\n"
@@ -300,6 +303,7 @@ static void write_json(const app_ctx *C, app_run *run) {
   app_json_rows(j, "z", C->z, run->tm.n, (size_t)run->s);
   app_json_put_number(j, "drift", res->drift);
   app_json_put_number(j, "drift_rel", res->drift_rel);
+  app_json_put_number(j, "output_gain", res->output_gain);
   json_initial(j, C, run);
   app_json_put_number(j, "t0", run->t0);
   app_json_names(j, "components", &run->names);
@@ -377,7 +381,14 @@ static void write_text(const app_ctx *C, app_run *run) {
   }
 }
 
-/* What --project changed, and a drift that calls for attention. */
+static double max_abs(const double *x, size_t n) {
+  double m = 0.0;
+  for (size_t i = 0; i < n; i++) m = fmax(m, fabs(x[i]));
+  return m;
+}
+
+/* What --project changed, a drift that calls for attention, outputs much
+ * less accurate than the state. */
 static lth_status after(app_ctx *C, const app_run *run, lth_error *err) {
   (void)err;
   const lth_ivp_result *res = C->res;
@@ -395,6 +406,20 @@ static lth_status after(app_ctx *C, const app_run *run, lth_error *err) {
              "the algebraic components may be inaccurate: try a smaller --rtol, --reproject or "
              "a larger --stabilize",
              res->drift, res->drift_rel);
+  }
+  /* the integrator controls the state's errors; the algebraic components
+   * are Bhat v + q and can be this many times less accurate (the stiff
+   * u = k (y - cos t) + sin t with k = 1e4: 8e-8 at --rtol 1e-10).  Judged
+   * relative to the sizes of v and z, so that units alone (u = 1e6 x) warn
+   * of nothing. */
+  double rel = res->output_gain * max_abs(res->v, res->n * (size_t)res->m) /
+               fmax(max_abs(res->z, res->n * (size_t)res->s), DBL_MIN);
+  if (rel >= 100) {
+    app_warn("z = (Nhat + Bhat) v + q amplifies the state's errors up to %.3g times (max "
+             "||Nhat + Bhat|| = %.3g over the output times, relative to the sizes of v and z): "
+             "the algebraic components can be that much less accurate than --rtol and --atol "
+             "ask; tighten both by that factor where they matter",
+             rel, res->output_gain);
   }
   app_sampling_warn(&C->smp, 1e-6);
   return LTH_OK;

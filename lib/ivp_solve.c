@@ -97,9 +97,25 @@ static lth_status initial_value(const lth_system *sys, double t0, const double *
   return st;
 }
 
-/* z = (Nhat + Bhat) v + q, drift ||P v||, optional reprojection v <- (I - P) v. */
-static lth_status output_at(lth_ivp *iv, double t, double *v, double *z, double *drift,
-                            double *drift_rel, int reproject, lth_error *err) {
+/* ||Nhat + Bhat||_inf (Nhat = [I_m; 0]): how much z = (Nhat + Bhat) v + q can
+ * amplify an error of v. */
+static double output_gain(const lth_point *pt) {
+  double g = 0.0;
+  for (int i = 0; i < pt->s; i++) {
+    double row = 0.0;
+    for (int j = 0; j < pt->m; j++) {
+      row += fabs(pt->Bhat.c[i + (size_t)j * pt->Bhat.ld] + (i == j ? 1.0 : 0.0));
+    }
+    g = fmax(g, row);
+  }
+  return g;
+}
+
+/* z = (Nhat + Bhat) v + q, drift ||P v||, the output gain, optional
+ * reprojection v <- (I - P) v. */
+static lth_status output_at(lth_ivp *iv, double t, double *v, double *z, lth_ivp_result *res,
+                            int reproject, lth_error *err) {
+  double *drift = &res->drift, *drift_rel = &res->drift_rel;
   const lth_point *pt;
   lth_status st = lth_ivp_point(iv, t, &pt, err);
   if (st != LTH_OK) {
@@ -117,6 +133,7 @@ static lth_status output_at(lth_ivp *iv, double t, double *v, double *z, double 
   memcpy(z, pt->q.c, (size_t)s * sizeof(double));
   cblas_daxpy(m, 1.0, v, 1, z, 1);
   cblas_dgemv(CblasColMajor, CblasNoTrans, s, m, 1.0, pt->Bhat.c, pt->Bhat.ld, v, 1, 1.0, z, 1);
+  res->output_gain = fmax(res->output_gain, output_gain(pt));
   return LTH_OK;
 }
 
@@ -141,8 +158,7 @@ static lth_status integrate_outputs(lth_ivp *iv, double t0, const double *times,
     res->times[k] = times[k];
     st = lth_ivp_advance(iv, times[k], v, err);
     if (st == LTH_OK) {
-      st = output_at(iv, times[k], v, res->z + (size_t)k * s, &res->drift, &res->drift_rel,
-                     o->reproject, err);
+      st = output_at(iv, times[k], v, res->z + (size_t)k * s, res, o->reproject, err);
     }
     if (st == LTH_OK && o->reproject) {
       st = lth_ivp_reset(iv, v, err);

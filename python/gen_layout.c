@@ -96,7 +96,7 @@ static void structs(void) {
   F(lth_ivp_result, z0_change); F(lth_ivp_result, z0_worst); F(lth_ivp_result, z0_residual);
   F(lth_ivp_result, gamma); F(lth_ivp_result, steps); F(lth_ivp_result, rhs_evals);
   F(lth_ivp_result, decomps); F(lth_ivp_result, seconds_total);
-  F(lth_ivp_result, seconds_decomp);
+  F(lth_ivp_result, seconds_decomp); F(lth_ivp_result, output_gain);
 
   STRUCT(lth_bvp_opts);
   F(lth_bvp_opts, method); F(lth_bvp_opts, ivp); F(lth_bvp_opts, intervals);
@@ -178,6 +178,9 @@ static void functions(void) {
   FN(lth_problem_sampled, const lth_source *(*)(const lth_problem *, size_t, const char **),
      "ptr", "ptr,size_t,ptr");
   FN(lth_problem_lqr, const lth_lqr_spec *(*)(const lth_problem *), "ptr", "ptr");
+  FN(lth_problem_get_form, lth_problem_form (*)(const lth_problem *), "int", "ptr");
+  FN(lth_problem_var_name, cstr (*)(const lth_problem *, int), "char*", "ptr,int");
+  FN(lth_problem_perm, const int *(*)(const lth_problem *), "ptr", "ptr");
   /* system.h */
   FN(lth_system_alloc, lth_system *(*)(int, const int *, lth_error *), "ptr", "int,ptr,ptr");
   FN(lth_system_free, void (*)(lth_system *), "void", "ptr");

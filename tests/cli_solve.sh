@@ -149,4 +149,34 @@ run 0 "--coefficients table" "$SOLVE" "$DATA/rotating_rod.lth" --times 0,5,10 --
 }
 run 1 "--coefficients bad" "$SOLVE" "$DATA/rotating_rod.lth" --coefficients hermite
 
+# ---- a stiff problem (data/stiff.lth): msbdf needs far fewer steps than
+# rk8pd; u = k (y - cos t) + sin t amplifies the state's errors k = 1e4 times,
+# which output_gain reports and a warning names; the measured error of u stays
+# within output_gain times the state's (measured: equal to it)
+for m in rk8pd msbdf; do
+  run 0 "stiff $m" "$SOLVE" "$DATA/stiff.lth" --method $m --format json && {
+    cp "$TMP/out" "$TMP/stiff_$m.json"
+    grep -q "amplifies the state's errors up to" "$TMP/err" || fail "stiff $m: no amplification warning"
+    python3 - "$TMP/stiff_$m.json" <<'PY' || fail "stiff $m: errors or output_gain wrong"
+import json, math, sys
+r = json.load(open(sys.argv[1]))
+g = r["output_gain"]
+ex = max(abs(z[0] - (2 - math.cos(t))) for t, z in zip(r["times"], r["z"]))
+ey = max(abs(z[1] - math.cos(t)) for t, z in zip(r["times"], r["z"]))
+eu = max(abs(z[2] - math.sin(t)) for t, z in zip(r["times"], r["z"]))
+ok = abs(g - 1e4) <= 1e-6 * 1e4 and max(ex, ey) < 1e-10 and eu <= 1.01 * g * max(ex, ey) + 1e-12
+if not ok:
+    print("gain %g, errors x %.2e y %.2e u %.2e" % (g, ex, ey, eu), file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
+  }
+done
+if [ -f "$TMP/stiff_rk8pd.json" ] && [ -f "$TMP/stiff_msbdf.json" ]; then
+  s_rk=$("$JT" get "$TMP/stiff_rk8pd.json" stats.steps)
+  s_bdf=$("$JT" get "$TMP/stiff_msbdf.json" stats.steps)
+  [ "$s_bdf" -lt $((s_rk / 20)) ] || fail "stiff: msbdf took $s_bdf steps, rk8pd $s_rk (want 20x fewer)"
+fi
+run 0 "pendulum, no amplification warning" "$SOLVE" "$PEND" --times 0,10
+grep -q "amplifies" "$TMP/err" && fail "the pendulum (output_gain 9.81) warned of amplification"
+
 finish cli_solve

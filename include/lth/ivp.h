@@ -115,6 +115,11 @@ typedef struct lth_ivp_result {
                         max(1, |field|)); 0 otherwise */
   double table_end;  /* table: end of the tabulated part -- the last output time, or where
                         auto went over to direct decompositions; NAN otherwise */
+  double output_gain;/* max over the output times of ||Nhat + Bhat||_inf, the map from the
+                        state v to z = (Nhat + Bhat) v + q: the integrator controls the
+                        errors of v, and z's (the algebraic components' above all) can be up
+                        to this many times larger (>= 1; e.g. 1e4 for u = k (y - cos t) +
+                        sin t with k = 1e4) */
 } lth_ivp_result;
 
 /* Solve from z0 at t0 and report at times[0..n-1] (nondecreasing, >= t0).

@@ -112,6 +112,9 @@ def _short_name(full):
     return full
 
 
+_FORM_EQUATIONS = 1  # lth_problem_form (include/lth/problem.h)
+
+
 def _free_problem(handle):
     LIB.lth_problem_free(handle)
 
@@ -147,6 +150,11 @@ def _from_handle(handle, name, source_text=None):
     pb = Problem(system, kind, name, (t0.value, t1.value), grid, z0, bc,
                  LIB.lth_problem_sampling_order(handle), spec, sampled, None,
                  source_text=source_text)
+    if LIB.lth_problem_get_form(handle) == _FORM_EQUATIONS:
+        # the file's unknowns name the components, as in the tools' output
+        perm = ctypes.cast(LIB.lth_problem_perm(handle), ctypes.POINTER(ctypes.c_int))
+        pb.components = [LIB.lth_problem_var_name(handle, perm[i]).decode() for i in range(s)]
+        pb.full_components = ["z[%d] (%s)" % (i + 1, n) for i, n in enumerate(pb.components)]
     pb._handle = handle
     pb._finalizer = weakref.finalize(pb, _free_problem, handle)
     return pb

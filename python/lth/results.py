@@ -60,6 +60,8 @@ class Solution(_ByName):
 
     ``z`` (n, s) at ``times`` (the order asked for), ``v`` (n, m) the state part,
     ``drift`` = max ||P v|| (0 in exact arithmetic) and ``drift_rel``;
+    ``output_gain`` = max ||Nhat + Bhat||: z's errors can be up to this many
+    times the state's;
     ``z0_used`` the initial value used (``projected``: replaced by Corollary
     3's projection of ``z0_given``, moved by ``z0_change``, most in component
     ``z0_worst``); ``gamma`` the drift damping rate; ``stats`` the integrator's
@@ -70,6 +72,7 @@ class Solution(_ByName):
     v: np.ndarray
     drift: float
     drift_rel: float
+    output_gain: float
     projected: bool
     z0_used: np.ndarray
     z0_given: np.ndarray

@@ -208,7 +208,7 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=1e-10, atol=1e-12, me
         if not (math.isfinite(r.drift) and math.isfinite(r.drift_rel)):
             raise errors.NotFiniteError("the drift is not finite")
         sol = Solution(
-            times=ts, z=z, v=v, drift=r.drift, drift_rel=r.drift_rel,
+            times=ts, z=z, v=v, drift=r.drift, drift_rel=r.drift_rel, output_gain=r.output_gain,
             projected=bool(r.projected), z0_used=_lib.doubles(r.z0_used, s), z0_given=z0v,
             z0_residual=r.z0_residual, z0_change=r.z0_change,
             z0_worst=int(r.z0_worst) if r.z0_worst >= 0 else None, t0=t0,

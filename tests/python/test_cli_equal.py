@@ -17,9 +17,10 @@ from conftest import DATA, data, run_tool
 
 DAE_FILES = ["index2", "index5", "mass_varying", "pendulum", "pendulum_10s_bvp", "pendulum_bvp",
              "pendulum_equations", "pendulum_forced_bvp", "pendulum_natural", "rlc",
-             "rlc_periodic", "rotating_rod", "sampled", "slope", "slope_equations", "two_carts"]
+             "rlc_periodic", "rotating_rod", "sampled", "slope", "slope_equations", "stiff",
+             "two_carts"]
 LQR_FILES = ["lqr_double_integrator", "lqr_timevarying"]
-Z0_FILES = ["index5", "pendulum", "rotating_rod", "sampled", "slope"]
+Z0_FILES = ["index5", "pendulum", "rotating_rod", "sampled", "slope", "stiff"]
 
 
 def same(py, js, what):
@@ -114,7 +115,8 @@ def test_solve(name):
 def compare_solve(sol, js):
     same(sol.times, js["times"], "times")
     same(sol.z, js["z"], "z")
-    for key in ("drift", "drift_rel", "z0_used", "z0_residual", "t0", "rtol", "atol"):
+    for key in ("drift", "drift_rel", "output_gain", "z0_used", "z0_residual", "t0", "rtol",
+                "atol"):
         same(getattr(sol, key), js[key], "solve " + key)
     assert sol.projected == js["projected"] and sol.reprojected == js["reprojected"]
     assert sol.components == js["components"] and sol.method == js["method"]
