@@ -203,12 +203,12 @@ static int compare(int csv, int quick, const prob *P) {
   for (int k = 0; k < nrt; k++) {
     size_t st;
     lsec[k] = INFINITY;
-    for (int rep = 0; rep < 3; rep++) lsec[k] = fmin(lsec[k], lth_run(P, rt[k], &lerr[k], &st));
+    for (int rep = 0; rep < (quick ? 3 : 7); rep++) lsec[k] = fmin(lsec[k], lth_run(P, rt[k], &lerr[k], &st));
   }
   for (int k = 0; k < nrt; k++) {
     double ierr = NAN, isec = INFINITY;
     long ist = 0;
-    for (int rep = 0; rep < 3; rep++) isec = fmin(isec, ida_solve(P, rt[k], &ierr, &ist));
+    for (int rep = 0; rep < (quick ? 3 : 7); rep++) isec = fmin(isec, ida_solve(P, rt[k], &ierr, &ist));
     /* the fastest lth run at least as accurate */
     int best = -1;
     for (int j = 0; j < nrt; j++) {
