@@ -25,6 +25,12 @@ extern "C" {
 
 typedef struct lth_expr lth_expr;
 
+/* A closed interval [lo, hi]; lo = -inf / hi = +inf for unbounded ones
+ * (enclosures of the data, include/lth/enclose.h). */
+typedef struct lth_interval {
+  double lo, hi;
+} lth_interval;
+
 /* Resolves a name that is not t, pi or a function: return 1 and set *value
  * when the name (name[0..len-1], not NUL-terminated) is known, else 0. */
 typedef int (*lth_expr_lookup_fn)(void *ctx, const char *name, size_t len, double *value);

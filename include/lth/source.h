@@ -35,6 +35,17 @@ typedef struct lth_source_type {
   void (*domain)(const void *state, double *lo, double *hi);
   void (*destroy)(void *state);
   int exact; /* 1: coefficients exact to rounding; 0: estimated (sampled data) */
+  /* Optional (NULL: the data carry no enclosure; include/lth/enclose.h).
+   * Enclose coefficients 0..order of every entry over [a, b]: entry (i, j)
+   * of order m at coef[m*rows*cols + i + j*rows]; work holds
+   * enclose_work_size(state, order) intervals. */
+  lth_status (*enclose)(const void *state, double a, double b, int order, lth_interval *coef,
+                        lth_interval *work, lth_error *err);
+  size_t (*enclose_work_size)(const void *state, int order);
+  /* Optional: the sources this one is computed from (a mass-matrix solve:
+   * M and X), at most 4, into parts; returns how many.  The data are
+   * resolved where all parts are. */
+  int (*parts)(const void *state, const lth_source **parts);
 } lth_source_type;
 
 /* A source of a given type over `state` (ownership of state passes to the source;
