@@ -261,31 +261,28 @@ lth_status lth_enclose_check(lth_enclose *enc, double a, double b, int degree, d
     return st;
   }
   v->answer = LTH_ENCLOSE_UNRESOLVED;
-  /* bisect towards the first unresolved half */
+  /* bisect towards the half with the larger bound (the left one on a tie) */
   double lo = a, hi = b, wmin = min_width > 0 ? min_width : 1e-12 * (b - a);
-  char what[64];
+  char wl_what[64], wr_what[64];
   while (hi - lo > wmin && st == LTH_OK) {
     double mid = lo + 0.5 * (hi - lo), wl, wr;
     if (!(mid > lo && mid < hi)) {
       break;
     }
-    if ((st = check_one(enc, lo, mid, degree, &wl, what, sizeof what, err)) != LTH_OK) {
+    if ((st = check_one(enc, lo, mid, degree, &wl, wl_what, sizeof wl_what, err)) != LTH_OK ||
+        (st = check_one(enc, mid, hi, degree, &wr, wr_what, sizeof wr_what, err)) != LTH_OK) {
       break;
     }
-    if (wl > tol) {
+    if (wl <= tol && wr <= tol) {
+      break; /* both halves resolved: the feature spans the middle */
+    }
+    if (wl >= wr) {
       hi = mid;
-      memcpy(v->what, what, sizeof what);
-      continue;
-    }
-    if ((st = check_one(enc, mid, hi, degree, &wr, what, sizeof what, err)) != LTH_OK) {
-      break;
-    }
-    if (wr > tol) {
+      memcpy(v->what, wl_what, sizeof wl_what);
+    } else {
       lo = mid;
-      memcpy(v->what, what, sizeof what);
-      continue;
+      memcpy(v->what, wr_what, sizeof wr_what);
     }
-    break; /* both halves resolved: the feature spans the middle */
   }
   v->t_feature = lo + 0.5 * (hi - lo);
   v->t_width = hi - lo;
