@@ -501,6 +501,10 @@ static void k_dispatch(const ikargs *k) {
     for (int m = 0; m <= K; m++) k->y[m] = i_add(k->a[m], k->b[m]);
     return;
   case OP_SUB:
+    if (k->nd->same) {
+      s_const(k->y, 0.0, K); /* x - x, whatever x encloses */
+      return;
+    }
     for (int m = 0; m <= K; m++) k->y[m] = i_sub(k->a[m], k->b[m]);
     return;
   case OP_MUL:
