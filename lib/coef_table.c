@@ -415,27 +415,31 @@ static int plateau_beside(lth_table *tab, double a, double b, double tail) {
 /* The data's enclosures cap the panel: a width on which the data are not
  * resolved by the highest degree to tol could hide a pulse, a kink or a jump
  * between all the nodes of every level (a pulse of width 0.005 was missed by
- * the 66 nodes of [0, 1]: y = 2e-46 for 0.0088).  The width is halved until
- * they are, down to the width below which panels are left direct anyway;
- * *verified: the widest width checked so far on this panel (narrower ones
- * are resolved too).  Data without an enclosure (callbacks, samples) are
- * judged by the nodes alone, as before. */
-static lth_status enclosure_cap(lth_table *tab, double a, double *w, double *verified,
-                                lth_error *err) {
+ * the 66 nodes of [0, 1]: y = 2e-46 for 0.0088).  A stretch of up to
+ * TAB_ENC_AHEAD panels is verified at once and remembered ([enc_lo,
+ * enc_hi]); where the data are not resolved the width shrinks until they are,
+ * down to the width below which panels are left direct anyway.  Data without
+ * an enclosure (callbacks, samples) are judged by the nodes alone, as
+ * before. */
+#define TAB_ENC_AHEAD 8.0
+static lth_status enclosure_cap(lth_table *tab, double a, double *w, lth_error *err) {
   double floor = fmax(tab->min_width, TAB_DIRECT_WIDTH * tab->span);
-  if (*w <= *verified || *w <= floor || !lth_enclose_known(tab->enc)) {
+  if ((a >= tab->enc_lo && a + *w <= tab->enc_hi) || *w <= floor ||
+      !lth_enclose_known(tab->enc)) {
     return LTH_OK;
   }
-  double w2;
+  double ahead = fmin(TAB_ENC_AHEAD * *w, tab->t_hi - a), w2;
   int res;
-  lth_status st = lth_enclose_width(tab->enc, a, *w, floor, tab_dmax(tab), tab->o.tol, &w2,
-                                    &res, err);
-  if (st == LTH_OK) {
-    tab->enc_capped += w2 < *w;
-    *w = w2;
-    *verified = res == 1 ? w2 : 0.0;
+  lth_status st =
+      lth_enclose_width(tab->enc, a, ahead, floor, tab_dmax(tab), tab->o.tol, &w2, &res, err);
+  if (st != LTH_OK) {
+    return st;
   }
-  return st;
+  tab->enc_lo = a;
+  tab->enc_hi = res == 1 ? (a + w2 >= tab->t_hi ? INFINITY : a + w2) : a;
+  tab->enc_capped += w2 < *w;
+  *w = fmin(*w, w2);
+  return LTH_OK;
 }
 
 lth_status tab_build_panel(lth_table *tab, lth_error *err) {
@@ -447,12 +451,11 @@ lth_status tab_build_panel(lth_table *tab, lth_error *err) {
     return direct_rest(tab, a, err);
   }
   double probe = 0.0; /* flat tail seen at twice this width (candidate noise) */
-  double verified = 0.0;
   while (st == LTH_OK) {
     if (rest - w < 0.25 * w) {
       w = rest; /* no sliver at the end */
     }
-    if ((st = enclosure_cap(tab, a, &w, &verified, err)) != LTH_OK) {
+    if ((st = enclosure_cap(tab, a, &w, err)) != LTH_OK) {
       break;
     }
     double b = w >= rest ? tab->t_hi : a + w;

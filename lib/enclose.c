@@ -178,6 +178,7 @@ void lth_enclose_free(lth_enclose *enc) {
   if (!enc) {
     return;
   }
+  if (getenv("LTH_ENC_DEBUG")) fprintf(stderr, "enclose: %zu evals, max degree %d, %d leaves\n", enc->evals, enc->max_degree, enc->n);
   free(enc->leaves);
   free(enc->coef);
   free(enc->work);
@@ -314,7 +315,11 @@ lth_status lth_enclose_width(lth_enclose *enc, double a, double wmax, double wmi
       res = worst <= tol;
       break;
     }
-    x = fabs(0.5 * x) < fabs(wmin) ? wmin : 0.5 * x;
+    /* the bound scales like w^(degree+1) (and its coefficient only shrinks
+     * with w): shrink to where it predicts tol, by a factor in [1/16, 1/2] */
+    double f = isfinite(worst) ? 0.9 * pow(tol / worst, 1.0 / (degree + 1)) : 0.5;
+    f = f < 0.0625 ? 0.0625 : f > 0.5 ? 0.5 : f;
+    x = fabs(f * x) < fabs(wmin) ? wmin : f * x;
   }
   if (resolved) {
     *resolved = res;

@@ -36,11 +36,15 @@ static const iv ENTIRE = {-INFINITY, INFINITY};
 
 /* ---- endpoints ---- */
 
-static double dn(double x) { return x == 0.0 ? 0.0 : nextafter(x, -INFINITY); }
-static double up(double x) { return x == 0.0 ? 0.0 : nextafter(x, INFINITY); }
+/* x = fl(exact) of a sum or product: |exact - x| <= 2^-53 |x| + (below the
+ * normal range) half a subnormal step, so x -+ (2^-52 |x| + DBL_TRUE_MIN),
+ * computed in round-to-nearest, lies on the far side of the exact value.
+ * (Cheaper than nextafter, which is a libm call.) */
+static double dn(double x) { return x - (fabs(x) * 0x1p-52 + DBL_TRUE_MIN); }
+static double up(double x) { return x + (fabs(x) * 0x1p-52 + DBL_TRUE_MIN); }
+/* x + 0 is exact: structural zeros stay exact. */
 static double add_dn(double x, double y) { return x == 0.0 ? y : y == 0.0 ? x : dn(x + y); }
 static double add_up(double x, double y) { return x == 0.0 ? y : y == 0.0 ? x : up(x + y); }
-static double mul_raw(double x, double y) { return x == 0.0 || y == 0.0 ? 0.0 : x * y; }
 
 /* Normalize after an operation: NaN ends become unbounded, an overflowed end
  * keeps the other side finite. */
@@ -68,22 +72,58 @@ static iv i_add(iv x, iv y) { return norm((iv){add_dn(x.lo, y.lo), add_up(x.hi, 
 static iv i_neg(iv x) { return (iv){-x.hi, -x.lo}; }
 static iv i_sub(iv x, iv y) { return i_add(x, i_neg(y)); }
 
+/* One endpoint product as [lo, hi]: exact for a zero factor. */
+static void prod(double x, double y, double *lo, double *hi) {
+  if (x == 0.0 || y == 0.0) {
+    *lo = *hi = 0.0;
+  } else {
+    double p = x * y;
+    *lo = dn(p);
+    *hi = up(p);
+  }
+}
+
+static double mul_raw(double x, double y) { return x == 0.0 || y == 0.0 ? 0.0 : x * y; }
+static double min2(double x, double y) { return x < y ? x : y; }
+static double max2(double x, double y) { return x > y ? x : y; }
+/* A product that came out 0 is exact only with a zero factor (else it
+ * underflowed). */
+static int zero_ok(double x, double y, double p) { return p != 0.0 || x == 0.0 || y == 0.0; }
+
 static iv i_mul(iv x, iv y) {
   if (is_zero(x) || is_zero(y)) {
     return i_const(0.0);
   }
-  double p[4] = {mul_raw(x.lo, y.lo), mul_raw(x.lo, y.hi), mul_raw(x.hi, y.lo),
-                 mul_raw(x.hi, y.hi)};
-  double lo = p[0], hi = p[0];
-  for (int k = 1; k < 4; k++) {
-    lo = fmin(lo, p[k]);
-    hi = fmax(hi, p[k]);
+  double p0 = mul_raw(x.lo, y.lo), p1 = mul_raw(x.lo, y.hi), p2 = mul_raw(x.hi, y.lo),
+         p3 = mul_raw(x.hi, y.hi);
+  double lo = min2(min2(p0, p1), min2(p2, p3)), hi = max2(max2(p0, p1), max2(p2, p3));
+  /* (dn, up are monotone: widening the extreme products encloses all four) */
+  if (lo == 0.0 || hi == 0.0) {
+    int exact = zero_ok(x.lo, y.lo, p0) && zero_ok(x.lo, y.hi, p1) &&
+                zero_ok(x.hi, y.lo, p2) && zero_ok(x.hi, y.hi, p3);
+    return norm((iv){lo == 0.0 && exact ? 0.0 : dn(lo), hi == 0.0 && exact ? 0.0 : up(hi)});
   }
   return norm((iv){dn(lo), up(hi)});
 }
 
 /* c x for a double c (exact c: integers, signs). */
-static iv i_scale(double c, iv x) { return i_mul(i_const(c), x); }
+static iv i_scale(double c, iv x) {
+  if (c > 0.0 && !is_zero(x)) {
+    double l, h, l2, h2;
+    prod(c, x.lo, &l, &h);
+    prod(c, x.hi, &l2, &h2);
+    return norm((iv){l, h2});
+  }
+  return i_mul(i_const(c), x);
+}
+
+/* x / c for a double c > 0. */
+static iv i_divpos(iv x, double c) {
+  if (is_zero(x)) {
+    return x;
+  }
+  return norm((iv){dn(x.lo / c), up(x.hi / c)});
+}
 
 static iv i_sqr(iv x) {
   if (is_zero(x)) {
@@ -159,10 +199,24 @@ static void s_entire(iv *y, int from, int K) {
   }
 }
 
+/* Index of the last nonzero coefficient (-1: none): the series of t, of a
+ * linear or polynomial argument end early, and the recurrences skip the
+ * exact zeros (sin(w t + phi) costs O(K), not O(K^2)). */
+static int last_nz(const iv *a, int K) {
+  while (K >= 0 && is_zero(a[K])) {
+    K--;
+  }
+  return K;
+}
+
+static int imax(int x, int y) { return x > y ? x : y; }
+static int imin(int x, int y) { return x < y ? x : y; }
+
 static void s_mul(const iv *a, const iv *b, iv *y, int K) {
+  int na = last_nz(a, K), nb = last_nz(b, K);
   for (int m = 0; m <= K; m++) {
     iv s = i_const(0.0);
-    for (int j = 0; j <= m; j++) {
+    for (int j = imax(0, m - nb); j <= imin(m, na); j++) {
       s = i_add(s, i_mul(a[j], b[m - j]));
     }
     y[m] = s;
@@ -172,9 +226,10 @@ static void s_mul(const iv *a, const iv *b, iv *y, int K) {
 /* y = a^2 with the symmetric terms paired: the order-0 term is a square
  * (>= 0), which a plain product of an interval with itself is not. */
 static void s_sqr(const iv *a, iv *y, int K) {
+  int na = last_nz(a, K);
   for (int m = 0; m <= K; m++) {
     iv s = i_const(0.0);
-    for (int j = 0; 2 * j < m; j++) {
+    for (int j = imax(0, m - na); 2 * j < m; j++) {
       s = i_add(s, i_mul(a[j], a[m - j]));
     }
     s = i_scale(2.0, s);
@@ -187,9 +242,10 @@ static void s_sqr(const iv *a, iv *y, int K) {
 
 /* y = a / b, 0 not in b[0]. */
 static void s_div(const iv *a, const iv *b, iv *y, int K) {
+  int nb = last_nz(b, K);
   for (int m = 0; m <= K; m++) {
     iv s = a[m];
-    for (int j = 0; j < m; j++) {
+    for (int j = imax(0, m - nb); j < m; j++) {
       s = i_sub(s, i_mul(y[j], b[m - j]));
     }
     y[m] = i_div(s, b[0]);
@@ -198,12 +254,13 @@ static void s_div(const iv *a, const iv *b, iv *y, int K) {
 
 /* Orders 1..K of y = exp(a) given y[0]. */
 static void s_exp_tail(const iv *a, iv *y, int K) {
+  int na = last_nz(a, K);
   for (int m = 1; m <= K; m++) {
     iv s = i_const(0.0);
-    for (int j = 1; j <= m; j++) {
+    for (int j = 1; j <= imin(m, na); j++) {
       s = i_add(s, i_mul(i_scale(j, a[j]), y[m - j]));
     }
-    y[m] = i_div(s, i_const(m));
+    y[m] = i_divpos(s, m);
   }
 }
 
@@ -215,7 +272,7 @@ static void s_log(const iv *a, iv *y, int K) {
     for (int j = 1; j < m; j++) {
       s = i_add(s, i_mul(i_scale(j, y[j]), a[m - j]));
     }
-    y[m] = i_div(i_sub(a[m], i_div(s, i_const(m))), a[0]);
+    y[m] = i_div(i_sub(a[m], i_divpos(s, m)), a[0]);
   }
 }
 
@@ -236,15 +293,16 @@ static void s_sqrt(const iv *a, iv *y, int K) {
 static void s_sincos(const iv *a, iv *s, iv *c, int K, int hyp) {
   s[0] = hyp ? i_incr(sinh, a[0]) : i_sin_cos(a[0], 0);
   c[0] = hyp ? i_cosh(a[0]) : i_sin_cos(a[0], 1);
+  int na = last_nz(a, K);
   for (int m = 1; m <= K; m++) {
     iv ss = i_const(0.0), cs = i_const(0.0);
-    for (int j = 1; j <= m; j++) {
+    for (int j = 1; j <= imin(m, na); j++) {
       iv ja = i_scale(j, a[j]);
       ss = i_add(ss, i_mul(ja, c[m - j]));
       cs = i_add(cs, i_mul(ja, s[m - j]));
     }
-    s[m] = i_div(ss, i_const(m));
-    c[m] = i_div(hyp ? cs : i_neg(cs), i_const(m));
+    s[m] = i_divpos(ss, m);
+    c[m] = i_divpos(hyp ? cs : i_neg(cs), m);
   }
 }
 
@@ -252,12 +310,13 @@ static void s_sincos(const iv *a, iv *s, iv *c, int K, int hyp) {
 static void s_tan(const iv *a, iv *T, iv *u, int K, int sgn) {
   T[0] = sgn > 0 ? i_incr(tan, a[0]) : i_incr(tanh, a[0]);
   u[0] = i_add(i_const(1.0), i_scale(sgn, i_sqr(T[0])));
+  int na = last_nz(a, K);
   for (int m = 1; m <= K; m++) {
     iv s = i_const(0.0);
-    for (int j = 1; j <= m; j++) {
+    for (int j = 1; j <= imin(m, na); j++) {
       s = i_add(s, i_mul(i_scale(j, a[j]), u[m - j]));
     }
-    T[m] = i_div(s, i_const(m));
+    T[m] = i_divpos(s, m);
     iv q = i_const(0.0);
     for (int j = 0; 2 * j < m; j++) {
       q = i_add(q, i_mul(T[j], T[m - j]));
@@ -284,9 +343,10 @@ static void s_integrate_quotient(const iv *a, const iv *w, iv *y, int K, double 
 /* y = a^b, b constant, 0 not in a[0] (b real: a[0] > 0). */
 static void s_pow_rec(const iv *a, double b, iv *y, iv y0, int K) {
   y[0] = y0;
+  int na = last_nz(a, K);
   for (int m = 1; m <= K; m++) {
     iv s = i_const(0.0);
-    for (int j = 1; j <= m; j++) {
+    for (int j = 1; j <= imin(m, na); j++) {
       s = i_add(s, i_mul(i_const(b * j - (m - j)), i_mul(a[j], y[m - j])));
     }
     y[m] = i_div(s, i_scale(m, a[0]));

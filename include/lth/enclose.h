@@ -121,8 +121,10 @@ typedef struct lth_enclose_verdict {
 lth_status lth_enclose_check(lth_enclose *enc, double a, double b, int degree, double tol,
                              double min_width, lth_enclose_verdict *v, lth_error *err);
 
-/* The widest w = wmax / 2^k >= wmin (k = 0, 1, ...) with the data resolved
- * on [a, a + w] (wmax < 0: on [a + w, a], backwards) by `degree` to tol; wmin
+/* A wide w <= wmax, >= wmin, with the data resolved on [a, a + w] (wmax < 0:
+ * on [a + w, a], backwards) by `degree` to tol: wmax shrunk by factors of
+ * 1/2 to 1/16 (where the bound predicts the width, that width) until
+ * resolved; wmin
  * in sign and size as wmax (wmin = wmax: a single check).  *resolved = 1 and
  * that w when found; *w = wmax and *resolved = LTH_ENCLOSE_UNKNOWN when the
  * data carry no enclosure; *w = wmin and *resolved = 0 when even that is
