@@ -178,7 +178,6 @@ void lth_enclose_free(lth_enclose *enc) {
   if (!enc) {
     return;
   }
-  if (getenv("LTH_ENC_DEBUG")) fprintf(stderr, "enclose: %zu evals, max degree %d, %d leaves\n", enc->evals, enc->max_degree, enc->n);
   free(enc->leaves);
   free(enc->coef);
   free(enc->work);
