@@ -115,9 +115,12 @@ typedef struct lth_enclose_verdict {
 } lth_enclose_verdict;
 
 /* Are the data resolved on [a, b] by degree `degree` (<= max_degree) to the
- * relative tolerance tol (see the top of this file)?  If not, where: the
- * unresolved interval is bisected down to width min_width (<= 0: 1e-12 of
- * b - a) and the verdict names the t.  Errors only for bad arguments. */
+ * relative tolerance tol (see the top of this file)?  v->bound is the
+ * largest remainder bound either way.  If not, where: the unresolved
+ * interval is bisected down to width min_width (<= 0: 1e-12 of b - a;
+ * >= b - a: no bisection, t_feature the middle) and the verdict names the t.
+ * Errors only for bad arguments.  Not thread-safe on one handle (it owns
+ * its workspace): one handle per thread. */
 lth_status lth_enclose_check(lth_enclose *enc, double a, double b, int degree, double tol,
                              double min_width, lth_enclose_verdict *v, lth_error *err);
 
