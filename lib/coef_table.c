@@ -428,10 +428,13 @@ static lth_status enclosure_cap(lth_table *tab, double a, double *w, lth_error *
       !lth_enclose_known(tab->enc)) {
     return LTH_OK;
   }
+  /* one check ahead; if that fails, the panel's own width, shrunk as needed */
   double ahead = fmin(TAB_ENC_AHEAD * *w, tab->t_hi - a), w2;
-  int res;
-  lth_status st =
-      lth_enclose_width(tab->enc, a, ahead, floor, tab_dmax(tab), tab->o.tol, &w2, &res, err);
+  int res, D = tab_dmax(tab);
+  lth_status st = lth_enclose_width(tab->enc, a, ahead, ahead, D, tab->o.tol, &w2, &res, err);
+  if (st == LTH_OK && res != 1 && ahead > *w) {
+    st = lth_enclose_width(tab->enc, a, *w, floor, D, tab->o.tol, &w2, &res, err);
+  }
   if (st != LTH_OK) {
     return st;
   }
