@@ -432,8 +432,8 @@ static lth_status enclosure_cap(lth_table *tab, double a, double *w, lth_error *
   double ahead = fmin(TAB_ENC_AHEAD * *w, tab->t_hi - a), w2;
   int res, D = tab_dmax(tab);
   lth_status st = lth_enclose_width(tab->enc, a, ahead, ahead, D, tab->o.tol, &w2, &res, err);
-  if (st == LTH_OK && res != 1 && ahead > *w) {
-    st = lth_enclose_width(tab->enc, a, *w, floor, D, tab->o.tol, &w2, &res, err);
+  if (st == LTH_OK && res != 1) {
+    st = lth_enclose_width(tab->enc, a, fmin(*w, ahead), floor, D, tab->o.tol, &w2, &res, err);
   }
   if (st != LTH_OK) {
     return st;
