@@ -86,6 +86,14 @@ static const char help_text[] =
     "its only solution is returned.\n";
 
 static const char help_tail[] =
+    "Between its points every method relies on enclosures of the data (expressions;\n"
+    "callbacks and samples carry none): collocation makes kinks and jumps of the\n"
+    "data mesh points and cuts its mesh where pulses are, the shooting methods'\n"
+    "steps stop short of them (multiple shooting ends segments there), fd refuses\n"
+    "a pulse finer than its grid (exit 3, naming t), and a jump that the\n"
+    "constraints differentiate (the solution would need an impulse) is refused by\n"
+    "every method, naming t.  docs/collocation.md section 8.\n"
+    "\n"
     "Warnings on stderr: cond_shooting above 1e8 (the answer may have lost that\n"
     "many digits), and fd's start-up layer error well above its error\n"
     "elsewhere.\n"

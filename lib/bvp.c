@@ -15,6 +15,13 @@
 #include "ivp_impl.h"
 #include "times.h"
 
+/* Multiple shooting ends its segments at the non-smooth points of the data
+ * seen up to this order (a kink or jump in a Taylor coefficient of order
+ * <= 8, that of rk8pd): it integrates up to one side of each and restarts
+ * from the other, instead of stepping across it.  (Single shooting's
+ * integrator stops short of them by itself, include/lth/enclose.h.) */
+#define BVP_POINT_DEGREE 7
+
 static const char *const bvp_names[] = {"shooting", "multiple", "fd", "collocation"};
 
 int lth_bvp_method_from_name(const char *name) {
@@ -278,11 +285,18 @@ lth_status lth_bvp_solve(const lth_system *sys, double t0, double t1, int rows, 
   *out = NULL;
   lth_bvp_opts o;
   if (opts) o = *opts; else lth_bvp_opts_init(&o);
-  lth_bvp_problem bp = {sys, t0, t1, rows, B0, B1, beta, times, n,
-                        lth_system_size(sys), lth_system_manifold_dim(sys)};
+  lth_pieces pieces;
+  memset(&pieces, 0, sizeof pieces);
+  lth_bvp_problem bp = {sys, t0, t1, rows, B0, B1, beta, times, n, lth_system_size(sys),
+                        lth_system_manifold_dim(sys), &pieces};
   lth_status st = check_input(&bp, err);
   /* no method may step over a singular Pi between its own points */
   if (st == LTH_OK) st = lth_ivp_prescan(sys, t0, t1, &o.ivp, NULL, err);
+  /* nor past a point where the data would make the solution jump */
+  if (st == LTH_OK) st = lth_bvp_check_impulses(sys, t0, t1, err);
+  if (st == LTH_OK && o.method == LTH_BVP_MULTIPLE && bp.p > 0) {
+    st = lth_pieces_points(sys, t0, t1, BVP_POINT_DEGREE, &pieces, err);
+  }
   if (st != LTH_OK) return st;
   o.ivp.pi_scan = -1;
   lth_bvp_result *res = result_alloc(&bp, o.method);
@@ -306,6 +320,7 @@ lth_status lth_bvp_solve(const lth_system *sys, double t0, double t1, int rows, 
     st = lth_error_set(err, LTH_EINVAL, "unknown BVP method %d", (int)o.method);
   }
   lth_blas_threads_pop(blas_saved);
+  lth_pieces_release(&pieces);
   if (st == LTH_ENOTUNIQUE) lth_bvp_explain(&bp, &o, err);
   if (st == LTH_ENOTUNIQUE && o.method == LTH_BVP_SHOOTING && err &&
       strstr(err->message, "shooting matrix S") &&

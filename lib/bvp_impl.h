@@ -3,6 +3,7 @@
 #ifndef LTH_BVP_IMPL_H
 #define LTH_BVP_IMPL_H
 
+#include "bvp_features.h"
 #include "lth/bvp.h"
 
 typedef struct lth_bvp_problem {
@@ -13,6 +14,10 @@ typedef struct lth_bvp_problem {
   const double *times;
   size_t n;
   int s, p;
+  /* multiple shooting: pieces of [t0, t1] around the non-smooth points of
+   * the data (lth_pieces_points; n = 0: none or unknown), whose ends become
+   * segment ends */
+  const lth_pieces *pieces;
 } lth_bvp_problem;
 
 double lth_bvp_cond_max(const lth_bvp_opts *o);

@@ -119,7 +119,24 @@ typedef struct {
   double *Y, *y;      /* M blocks: Y_k(tau_{k+1}) m x p, y_k(tau_{k+1}) m */
   double *Vout;       /* per output time: m x (p+1) */
   int *sub;           /* per output time: its subinterval */
+  const lth_pieces *pieces; /* the data's non-smooth points (bp->pieces) */
 } ms_data;
+
+/* Segment k is the piece around a non-smooth point of the data? */
+static int at_point(const ms_data *d, int k) {
+  const lth_pieces *pc = d->pieces;
+  if (!pc || pc->npoint == 0) return 0;
+  size_t lo = 0, hi = pc->n; /* the piece holding tau_k: pc->t[lo] <= tau_k < pc->t[lo + 1] */
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (pc->t[mid] <= d->tau[k]) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return pc->kind[lo] == LTH_PIECE_POINT && d->tau[k + 1] <= pc->t[lo + 1];
+}
 
 /* Integrate every subinterval, recording the end values and the outputs. */
 static lth_status sweep(lth_ivp *iv, ms_data *d, const double *all, size_t nall,
@@ -135,14 +152,18 @@ static lth_status sweep(lth_ivp *iv, ms_data *d, const double *all, size_t nall,
     if (st != LTH_OK) break;
     memcpy(V, d->Q + (size_t)k * m * p, (size_t)m * p * sizeof(double));
     memset(V + (size_t)m * p, 0, (size_t)m * sizeof(double));
-    st = lth_ivp_start(iv, d->tau[k], V, err);
+    /* a segment a few ulps wide around a kink or jump is not integrated (its
+     * stages could land on the point, where the data have no derivatives):
+     * the state crosses it unchanged, up to its width times v' */
+    int across = at_point(d, k);
+    if (!across) st = lth_ivp_start(iv, d->tau[k], V, err);
     int last = k == d->M - 1;
     while (st == LTH_OK && j < nall && (all[j] < d->tau[k + 1] || (last && all[j] <= d->tau[k + 1]))) {
-      st = lth_ivp_advance(iv, all[j], V, err);
+      if (!across) st = lth_ivp_advance(iv, all[j], V, err);
       memcpy(d->Vout + j * w, V, w * sizeof(double));
       d->sub[j++] = k;
     }
-    if (st == LTH_OK) st = lth_ivp_advance(iv, d->tau[k + 1], V, err);
+    if (st == LTH_OK && !across) st = lth_ivp_advance(iv, d->tau[k + 1], V, err);
     if (st == LTH_OK) {
       memcpy(d->Y + (size_t)k * m * p, V, (size_t)m * p * sizeof(double));
       memcpy(d->y + (size_t)k * m, V + (size_t)m * p, (size_t)m * sizeof(double));
@@ -282,9 +303,24 @@ static lth_status ms_alloc(ms_data *d, size_t nall, lth_error *err) {
   return LTH_OK;
 }
 
+/* The ends of the data's pieces become nodes: a kink or jump of the data is
+ * the end of one subinterval and the start of the next (its own POINT piece,
+ * a few ulps wide, in between), never inside an integration. */
+static lth_status nodes_at_pieces(const lth_bvp_problem *bp, ms_data *d, lth_error *err) {
+  if (!bp->pieces || bp->pieces->n <= 1) return LTH_OK;
+  size_t n = 0;
+  double *tau = lth_pieces_merge(bp->pieces, d->tau, (size_t)d->M + 1, &n);
+  if (!tau) return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  free(d->tau);
+  d->tau = tau;
+  d->M = (int)n - 1;
+  return LTH_OK;
+}
+
 lth_status lth_bvp_multiple(const lth_bvp_problem *bp, const lth_bvp_opts *o,
                             lth_bvp_result *res, lth_error *err) {
-  ms_data d = {bp->s, lth_system_state_dim(bp->sys), bp->p, 0, NULL, NULL, NULL, NULL, NULL, NULL};
+  ms_data d = {bp->s, lth_system_state_dim(bp->sys), bp->p, 0, NULL, NULL, NULL, NULL,
+               NULL, NULL, bp->pieces};
   double *all = NULL, *c = NULL, *green = NULL;
   size_t nall = 0, *idx = malloc((bp->n + 1) * sizeof(size_t));
   lth_ivp *iv = NULL;
@@ -300,6 +336,7 @@ lth_status lth_bvp_multiple(const lth_bvp_problem *bp, const lth_bvp_opts *o,
   } else if (st == LTH_OK) {
     st = place_nodes(bp, o, d.tau, &d.M, err);
   }
+  if (st == LTH_OK) st = nodes_at_pieces(bp, &d, err);
   lth_ivp_opts io = o->ivp;
   io.cond_max = o->cond_max;
   if (st == LTH_OK) st = ms_alloc(&d, nall, err);

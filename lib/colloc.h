@@ -62,6 +62,14 @@ int lth_colloc_ctx_has_table(const lth_colloc_ctx *cx);
 double lth_colloc_table_tol(double tol);
 int lth_colloc_ctx_drop_table(lth_colloc_ctx *cx);
 void lth_colloc_ctx_dims(const lth_colloc_ctx *cx, int *s, int *m, int *p);
+const lth_system *lth_colloc_ctx_system(const lth_colloc_ctx *cx);
+/* The non-smooth points of the data (lib/bvp_features.h): n intervals
+ * [lohi[2i], lohi[2i+1]], each a few ulps wide around a kink or jump (copied).
+ * A Gauss step inside one of them is the identity (Gam = I, gam = 0): its
+ * nodes could land on the point itself, where the data have no derivatives,
+ * and the state changes across it by its width times y' only. */
+lth_status lth_colloc_ctx_set_points(lth_colloc_ctx *cx, const double *lohi, size_t n,
+                                     lth_error *err);
 const lth_colloc_tableau *lth_colloc_ctx_tableau(const lth_colloc_ctx *cx);
 
 /* The building blocks (lib/colloc_ctx.c), all without allocation:

@@ -33,6 +33,8 @@ struct lth_colloc_ctx {
   double *T, *WT, *AR, *C, *d, *M, *X, *cwork, *scratch;
   lapack_int *ipiv, *iwork;
   size_t dropped; /* decompositions of a table given up (lth_colloc_ctx_drop_table) */
+  double *points;  /* npoints intervals [lo, hi] around non-smooth points of the data */
+  size_t npoints;
 };
 
 void lth_colloc_ctx_free(lth_colloc_ctx *cx) {
@@ -43,6 +45,7 @@ void lth_colloc_ctx_free(lth_colloc_ctx *cx) {
   free(cx->svwork);
   free(cx->scratch);
   free(cx->ipiv);
+  free(cx->points);
   free(cx);
 }
 
@@ -131,6 +134,35 @@ void lth_colloc_ctx_dims(const lth_colloc_ctx *cx, int *s, int *m, int *p) {
   *s = cx->s;
   *m = cx->m;
   *p = cx->p;
+}
+
+const lth_system *lth_colloc_ctx_system(const lth_colloc_ctx *cx) { return cx->sys; }
+
+lth_status lth_colloc_ctx_set_points(lth_colloc_ctx *cx, const double *lohi, size_t n,
+                                     lth_error *err) {
+  free(cx->points);
+  cx->points = NULL;
+  cx->npoints = 0;
+  if (n == 0) return LTH_OK;
+  cx->points = malloc(2 * n * sizeof(double));
+  if (!cx->points) return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  memcpy(cx->points, lohi, 2 * n * sizeof(double));
+  cx->npoints = n;
+  return LTH_OK;
+}
+
+/* [a, b] inside one of the intervals around a non-smooth point? */
+static int at_point(const lth_colloc_ctx *cx, double a, double b) {
+  size_t lo = 0, hi = cx->npoints;
+  while (lo < hi) { /* the first interval whose end is above a */
+    size_t mid = lo + (hi - lo) / 2;
+    if (cx->points[2 * mid + 1] <= a) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo < cx->npoints && cx->points[2 * lo] <= a && b <= cx->points[2 * lo + 1];
 }
 
 const lth_colloc_tableau *lth_colloc_ctx_tableau(const lth_colloc_ctx *cx) { return &cx->tab; }
@@ -226,6 +258,19 @@ lth_status lth_colloc_transfer(lth_colloc_ctx *cx, const lth_point *pt, const do
   return LTH_OK;
 }
 
+/* A step inside the interval around a non-smooth point: Gam = I, gam = 0,
+ * no stage derivatives (lth_colloc_ctx_set_points). */
+static lth_status step_across(const lth_colloc_ctx *cx, double *Gam, double *gam, double *rc) {
+  int p = cx->p;
+  for (int j = 0; j < p; j++) {
+    for (int i = 0; i < p; i++) Gam[i + (size_t)j * p] = i == j ? 1.0 : 0.0;
+    gam[j] = 0.0;
+  }
+  memset(cx->X, 0, sizeof(double) * (size_t)cx->st * p * (p + 1));
+  *rc = 1.0;
+  return LTH_OK;
+}
+
 /* A step the interval cannot carry (basis lost, singular stages): rc = 0,
  * Gam = I, gam = 0, and the caller refines the interval. */
 static lth_status step_failed(const lth_colloc_ctx *cx, double *Gam, double *gam, double *rc) {
@@ -246,6 +291,7 @@ lth_status lth_colloc_step(lth_colloc_ctx *cx, const double *W, double a, double
   const lth_colloc_tableau *tab = &cx->tab;
   double rmin = 1.0, r;
   lth_status status = LTH_OK;
+  if (cx->npoints > 0 && at_point(cx, a, a + h)) return step_across(cx, Gam, gam, rc);
   for (int j = 0; j < st && status == LTH_OK; j++) {
     const lth_point *pt;
     status = lth_colloc_node_point(cx, a + tab->c[j] * h, &pt, err);
