@@ -38,6 +38,34 @@ diff "$TMP/orig.md" "$TMP/t.md" >"$TMP/diff"
 [ "$(grep -c '^[<>]' "$TMP/diff")" -eq 2 ] && grep -q '^> y = 2$' "$TMP/diff" ||
   fail "--update changed more than the wrong output line: $(cat "$TMP/diff")"
 
+# ---- counts of work compare within a factor of two, other numbers do not
+cat >"$TMP/c.md" <<'DOC'
+```sh
+$ echo "statistics     101 steps, 1483 right-hand sides, 9 decompositions"
+statistics     101 steps, 1496 right-hand sides, 5 decompositions
+$ echo '{"steps": 700, "rtol": 1e-10}'
+{"steps": 945, "rtol": 1e-10}
+```
+DOC
+"$PY" "$HARNESS" --apps "$APPS" "$TMP/c.md" >"$TMP/out" 2>&1 ||
+  fail "harness compares counts exactly: $(cat "$TMP/out")"
+cat >"$TMP/c.md" <<'DOC'
+```sh
+$ echo "x = 1483 steps later, y = 1483"
+x = 1496 steps later, y = 1496
+```
+DOC
+"$PY" "$HARNESS" --apps "$APPS" "$TMP/c.md" >"$TMP/out" 2>&1 &&
+  fail "harness compares a number that is not a count loosely"
+cat >"$TMP/c.md" <<'DOC'
+```sh
+$ echo "statistics     101 steps, 3100 right-hand sides"
+statistics     101 steps, 1496 right-hand sides
+```
+DOC
+"$PY" "$HARNESS" --apps "$APPS" "$TMP/c.md" >"$TMP/out" 2>&1 &&
+  fail "harness accepts a count off by more than a factor of two"
+
 # ---- the project's documents
 "$PY" "$HARNESS" --apps "$APPS" >"$TMP/doc" 2>&1 || fail "documentation examples:
 $(cat "$TMP/doc")"

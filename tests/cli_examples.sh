@@ -9,6 +9,10 @@
 # different BLAS builds and compilers.  Rounding-level values whose size or
 # place is noise are not compared: the "check" residuals, the worst-residual
 # summary, and the times where a maximum is reached (ties break by rounding).
+# Sampling error estimates ("error_estimate") are compared against an absolute
+# floor of 1e-11: on the shipped sampled example (data exact to about 1e-14)
+# they are rounding, 7e-14 .. 4.5e-13 with any kernel, so their digits are
+# noise; one above the floor means the estimate stopped being rounding.
 #
 # A new example without an expected file fails, with the command to make one.
 # Usage: bash cli_examples.sh BUILD/apps   (env LTH_DATA_DIR = data/)
@@ -20,7 +24,8 @@ JT="$APPS/../tests/tools/jsontool"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 IGNORE=(--ignore check --ignore check_worst --ignore t_check_worst --ignore t_cond_pi_max
-        --ignore t_cond_chain_max --ignore t_error)
+        --ignore t_cond_chain_max --ignore t_error --ignore t_overall
+        --floor error_estimate 1e-11)
 failures=0
 count=0
 

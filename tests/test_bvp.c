@@ -98,8 +98,13 @@ END_TEST
  * h^-(r-1): measured errors at N = 100 / 400 / 1600 intervals: index 2
  * 7.6e-2 / 2.3e-2 / 6.1e-3 (pre-asymptotic, order 0.85 -> 0.98), index 3
  * 1.1 / 1.0e-2 / 2.6e-3, index 4 63 / 3.1e-2 / 7.8e-3, index 5 3.5e3 / 1.2 /
- * 0.23 (and worse again at 3200: roundoff).  Hence the grid per index, and
- * for index 5 only a loose order check: FD is not the method for it. */
+ * 0.23 (and worse again at 3200: roundoff).  Hence the grid per index.
+ * At index 5 the banded system's condition estimate is ~3e19 on the 1600-
+ * interval grid of the order check: the differences between the three grids
+ * carry rounding of the size of the truncation error, so the observed order
+ * is whatever the BLAS kernel's rounding makes it (0.53 to 1.11 measured
+ * across OpenBLAS kernels).  There the test asserts only what rounding
+ * cannot change: the error is bounded and the estimate is not optimistic. */
 START_TEST(test_manufactured_fd) {
   int ns[][5] = {{3, 1}, {2, 3, 1}, {3, 3, 2, 2}, {2, 2, 2, 2, 1}};
   size_t points[] = {3201, 801, 801, 801};
@@ -108,11 +113,17 @@ START_TEST(test_manufactured_fd) {
     make_case(&c, r, ns[r - 2], 800 + r);
     lth_bvp_result *res = solve(&c, LTH_BVP_FD, points[r - 2]);
     double e = error_vs_exact(&c, res);
-    ck_assert_msg(fabs(res->fd_order - 1.0) < (r < 5 ? 0.06 : 0.4),
-                  "index %d: observed order %.3f", r, res->fd_order);
-    double f = r < 5 ? 3.0 : 10.0;
-    ck_assert_msg(res->fd_error > e / f && res->fd_error < f * e,
-                  "index %d: estimate %.3e vs error %.3e", r, res->fd_error, e);
+    if (r < 5) {
+      ck_assert_msg(fabs(res->fd_order - 1.0) < 0.06, "index %d: observed order %.3f", r,
+                    res->fd_order);
+      ck_assert_msg(res->fd_error > e / 3 && res->fd_error < 3 * e,
+                    "index %d: estimate %.3e vs error %.3e", r, res->fd_error, e);
+    } else {
+      ck_assert_msg(isfinite(res->fd_order), "index 5: no observed order");
+      ck_assert_msg(res->fd_error > e / 3, "index 5: estimate %.3e vs error %.3e", res->fd_error,
+                    e);
+      ck_assert_msg(res->cond_shooting > 1e15, "index 5: condition %.3e", res->cond_shooting);
+    }
     ck_assert_msg(e < (r < 5 ? 2e-2 : 0.5), "index %d: fd error %.3e", r, e);
     ck_assert(res->bc_residual < 1e-9);
     lth_bvp_result_free(res);

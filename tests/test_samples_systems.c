@@ -83,7 +83,8 @@ START_TEST(test_output_error_estimate) {
   lth_point *pt = lth_point_alloc(se, 0, &err);
   ck_assert(de && we && pt);
   ck_assert_int_gt(lth_decomp_error_nsampled(de), 0);
-  double tmax[LTH_NOUT] = {0}, emax[LTH_NOUT] = {0}, true_worst = 0.0, est_worst = 0.0;
+  double tmax[LTH_NOUT] = {0}, emax[LTH_NOUT] = {0}, smax[LTH_NOUT] = {0}, true_worst = 0.0,
+         est_worst = 0.0;
   for (int j = 0; j < SC_NTIMES; j++) {
     double t = sc_time(j), e[LTH_NOUT], scale[LTH_NOUT];
     lth_decomp_errest es;
@@ -94,6 +95,7 @@ START_TEST(test_output_error_estimate) {
     for (int o = 0; o < LTH_NOUT; o++) {
       tmax[o] = fmax(tmax[o], e[o]);
       emax[o] = fmax(emax[o], es.abs[o]);
+      smax[o] = fmax(smax[o], scale[o]);
       /* pointwise: never below a tenth of the truth, above the rounding level */
       ck_assert_msg(e[o] <= 1e-13 * scale[o] || es.abs[o] >= 0.1 * e[o],
                     "%s, t = %g, %s: estimate %.3e, true %.3e", name, t,
@@ -110,11 +112,25 @@ START_TEST(test_output_error_estimate) {
     }
     printf("\n");
   }
-  /* overall (the worst relative error over outputs and times): covers, within 10 */
-  ck_assert_msg(ratio >= 1.0 && ratio <= 10.0, "%s: estimate %.3e, true %.3e", name, est_worst,
-                true_worst);
+  /* overall (the worst relative error over outputs and times): covers, within
+   * 10 -- above rounding.  Where the data are exact to rounding both sides are
+   * rounding (true 2e-15, estimate 3e-15 .. 3e-14 across BLAS kernels): then
+   * the estimate must itself say "rounding", i.e. stay below RND_FLOOR. */
+  const double RND = 1e-13, RND_FLOOR = 1e-12;
+  if (true_worst > RND) {
+    ck_assert_msg(ratio >= 1.0 && ratio <= 10.0, "%s: estimate %.3e, true %.3e", name, est_worst,
+                  true_worst);
+  } else {
+    ck_assert_msg(est_worst <= RND_FLOOR, "%s: estimate %.3e for a rounding-level error %.3e",
+                  name, est_worst, true_worst);
+  }
   for (int o = 0; o < LTH_NOUT; o++) {
     double r = emax[o] / tmax[o];
+    if (tmax[o] <= RND * smax[o]) {
+      ck_assert_msg(emax[o] <= RND_FLOOR * smax[o], "%s, %s: estimate %.3e for a rounding-level "
+                    "error %.3e", name, lth_decomp_output_name(o), emax[o], tmax[o]);
+      continue;
+    }
     ck_assert_msg(r >= 0.5 && r <= 20.0, "%s, %s: largest estimate %.3e, largest error %.3e",
                   name, lth_decomp_output_name(o), emax[o], tmax[o]);
   }
