@@ -484,6 +484,7 @@ static int open_beside(const char *path, char **name) {
       return fd;
     }
   }
+  errno = *name ? EEXIST : ENOMEM;
   return -1;
 }
 
