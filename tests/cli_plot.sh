@@ -47,6 +47,185 @@ run 0 "svg" "$PLOT" "$TMP/lqr.json" -o "$TMP/lqr.svg" && grep -q "<svg" "$TMP/lq
 run 0 "pdf" "$PLOT" "$TMP/bvp.json" -o "$TMP/bvp.pdf" && [ "$(head -c 5 "$TMP/bvp.pdf")" = "%PDF-" ] ||
   fail "pdf: no %PDF- header"
 
+# ---- the script lth-plot gives gnuplot, captured by a stand-in program ----
+# (tests/python/gpscript.py reads it back: datablocks, and per plot command
+# the series with their style and decoded titles)
+GPSCRIPT="$(dirname "$0")/python/gpscript.py"
+printf '#!/bin/sh\ncat > "$LTH_PLOT_CAPTURE"\nprintf picture\n' >"$TMP/fakegp"
+chmod +x "$TMP/fakegp"
+capture() { # JSON SCRIPT: draw JSON with the stand-in, its script to SCRIPT
+  LTH_PLOT_CAPTURE="$2" LTH_GNUPLOT="$TMP/fakegp" "$PLOT" "$1" -o "$TMP/capture.png" \
+    >"$TMP/out" 2>"$TMP/err" || fail "capture $1: $(head -c 300 "$TMP/err")"
+}
+# the equation form in the file's order and names: the curve called x1 is the
+# exact x1 = cos t - 9.81 sin 2t (z holds it third), lambda = 1 + 98.1 sin t
+run 0 "equations json" "$APPS/lth-solve" "$DATA/pendulum_equations.lth" --format json -q --grid 21 &&
+  cp "$TMP/out" "$TMP/eq.json" && capture "$TMP/eq.json" "$TMP/eq.gp" &&
+  "$LTH_PYTHON" - "$GPSCRIPT" "$TMP/eq.gp" <<'PY' || fail "equation form: not the user's order, names and values (above)"
+import math, sys
+sys.path.insert(0, sys.argv[1].rsplit("/", 1)[0])
+from gpscript import read_script
+blocks, plots = read_script(open(sys.argv[2], encoding="utf-8").read())
+series = [s for p in plots for s in p]
+names = [s["title"] for s in series]
+exact = {"x1": lambda t: math.cos(t) - 9.81 * math.sin(2 * t),
+         "x2": lambda t: math.sin(t) + 9.81 * (1 + math.cos(2 * t)),
+         "v1": lambda t: -math.sin(t) - 19.62 * math.cos(2 * t),
+         "v2": lambda t: math.cos(t) - 19.62 * math.sin(2 * t),
+         "lambda": lambda t: 1 + 98.1 * math.sin(t)}
+ok = names == ["x1", "x2", "v1", "v2", "lambda"]
+if not ok:
+    print("FAIL: series in the order %r" % names, file=sys.stderr)
+for s in series:
+    pts = blocks[s["block"]]
+    # rtol 1e-10 over [0, 10] (the file's default): far below 1e-6 of values <= 100
+    err = max(abs(y - exact[s["title"]](t)) for t, y in pts) if s["title"] in exact else math.inf
+    if len(pts) != 21 or not err < 1e-6:
+        ok = False
+        print("FAIL: the curve called %s is off its exact solution by %g" % (s["title"], err), file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
+"$LTH_PYTHON" - "$TMP/eq.json" "$TMP/eqbad.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["variable_index"][1] = d["variable_index"][0]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run 2 "variable_index not a permutation" "$PLOT" "$TMP/eqbad.json" -o "$TMP/no12.png" &&
+  err_has "\"variable_index\" is not a permutation" "variable_index not a permutation"
+# --check: the positive residuals drawn with their points (alone between two
+# zeros they are no line), the zeros as markers on a floor a decade below the
+# smallest, stated in the legend: every time is drawn once
+capture "$TMP/dec.json" "$TMP/dec.gp"
+"$LTH_PYTHON" - "$GPSCRIPT" "$TMP/dec.gp" "$TMP/dec.json" <<'PY' || fail "--check panel: residuals not all drawn, or the floor not stated (above)"
+import json, math, re, sys
+sys.path.insert(0, sys.argv[1].rsplit("/", 1)[0])
+from gpscript import read_script
+blocks, plots = read_script(open(sys.argv[2], encoding="utf-8").read())
+worst = [(p["t"], p["check"]["worst"]) for p in json.load(open(sys.argv[3]))["points"]]
+pos = [w for t, w in worst if w > 0]
+panel = plots[-1]
+titles = [s["title"] for s in panel]
+bad = []
+if not (0 < len(pos) < len(worst)):
+    bad.append("the example needs both zero and positive residuals: %d of %d positive"
+               % (len(pos), len(worst)))
+line = next((s for s in panel if s["title"] == "worst"), None)
+zero = next((s for s in panel if s["title"] == "worst = 0"), None)
+if line is None or "points" not in line["style"]:
+    bad.append("'worst' is not drawn with its points: %r" % (line,))
+if zero is None:
+    bad.append("no legend entry 'worst = 0': %r" % titles)
+else:
+    zp = [(t, y) for t, y in blocks[zero["block"]] if not math.isnan(y)]
+    floors = {y for t, y in zp}
+    if len(floors) != 1 or not 0 < min(floors) <= min(pos) / 10:
+        bad.append("the zeros are not on one floor a decade below %g: %r" % (min(pos), floors))
+    else:
+        f = floors.pop()
+        if not any(re.fullmatch(r"\(drawn at %.0e\)" % f, t) for t in titles):
+            bad.append("the floor %g is not stated in the legend %r" % (f, titles))
+        if [t for t, y in zp] != [t for t, w in worst if w == 0]:
+            bad.append("the zero markers are not at the times of the zero residuals")
+    drawn = [(t, y) for t, y in blocks[line["block"]] if not math.isnan(y)]
+    if drawn != [(t, w) for t, w in worst if w > 0]:
+        bad.append("the line does not hold every positive residual")
+for b in bad:
+    print("FAIL:", b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+
+# ---- no string reaches a command interpreter ----
+# Every string lth-plot puts in the picture -- component names, equation-form
+# variable names, sampled-block labels, --title, the result's file name (the
+# default title) and -o -- carrying backquotes, $(...), quotes that would end
+# a gnuplot string, system(), @macros, newlines, and a leading '|' (gnuplot's
+# `set output '|cmd'` is a pipe).  Each would run `touch pwnK` in the current
+# directory; none may, every plot must render, and the SVG must show the
+# strings literally (control characters as spaces).
+mkdir "$TMP/sandbox"
+"$LTH_PYTHON" - "$PLOT" "$TMP/sandbox" "$PNGCHECK" "$TMP/fakegp" <<'PY' || fail "strings reached a command interpreter or did not render literally (above)"
+import html, json, os, re, subprocess, sys
+plot, box, pngcheck, fakegp = sys.argv[1:5]
+sys.path.insert(0, os.path.dirname(pngcheck))
+from pngcheck import check
+P = ["`touch pwn1`", "$(touch pwn2)", '"; system("touch pwn3"); "', "'; system('touch pwn4'); '",
+     '\\"; system(\\"touch pwn5\\") #', 'a"\n!touch pwn6 #', "x' . system('touch pwn7') . '",
+     'x" . system("touch pwn8") . "', "; touch pwn9; #", "|touch pwn10 #",
+     '@GPVAL_PWD" . system("touch pwn11") . "@x', "''`touch pwn12`''", "x\\",
+     'system("touch pwn14")', "\\`touch pwn15\\`", "\u00e9 `touch pwn16` %s %n", "!touch pwn17",
+     "\t`touch pwn18`\r"]
+bad = []
+def literal(s):
+    return re.sub(r"[\x00-\x1f\x7f]", " ", s)
+def svg_text(path):
+    body = open(path, encoding="utf-8").read()
+    return [html.unescape(re.sub(r"<[^>]*>", "", m)) for m in re.findall(r"<text[^>]*>(.*?)</text>", body, re.S)]
+def plot_it(args, what):
+    r = subprocess.run([plot] + args, cwd=box, capture_output=True)
+    if r.returncode != 0:
+        bad.append("%s: exit status %d: %s" % (what, r.returncode, r.stderr[:300]))
+    return r.returncode == 0
+for k, s in enumerate(P):
+    z = [[0.0, 1.0], [1.0, 0.5], [0.5, 2.0]]
+    plain = {"times": [0, 1, 2], "z": z, "components": [s, "b[1]"], "drift": 1e-16,
+             "sampling": [{"block": s, "degree": 5, "error": [1e-12, 1e-10]}]}
+    eq = {"times": [0, 1, 2], "z": z, "components": ["b", "a"], "variables": ["a", s],
+          "variable_index": [2, 1]}
+    for name, doc in (("c", plain), ("e", eq)):
+        with open(os.path.join(box, "%s%s%d.json" % (s, name, k)), "w") as fp:
+            json.dump(doc, fp)
+    if plot_it(["%sc%d.json" % (s, k), "-o", "%s%d.png" % (s, k), "--title", s, "--size", "500x400"],
+               "payload %d %r, png" % (k, s)):
+        why = check(os.path.join(box, "%s%d.png" % (s, k)), 500, 400)
+        if why:
+            bad.append("payload %d: %s" % (k, why))
+    for name in "ce":
+        out = "%s%s%d.svg" % (s, name, k)
+        if not plot_it(["%s%s%d.json" % (s, name, k), "-o", out], "payload %d %r, svg %s" % (k, s, name)):
+            continue
+        texts = svg_text(os.path.join(box, out))
+        # the component's name as a legend entry, the file name in the title
+        if literal(s).strip() not in [t.strip() for t in texts]:
+            bad.append("payload %d: no legend entry %r in the SVG (%s)" % (k, literal(s), out))
+        want = [literal("lth-solve: %s%s%d.json" % (s, name, k))]
+        if name == "c":
+            want.append(literal("sampled %s: estimated error of derivative 0: 1e-12, 1: 1e-10" % s))
+        for w in want:
+            if not any(w in t for t in texts):
+                bad.append("payload %d: %r is not in the SVG's text (%s)" % (k, w, out))
+# bytes that are not UTF-8 (a file name, --title) drawn as U+FFFD, the SVG valid
+r = subprocess.run([plot, P[0] + "c0.json", "-o", "utf8.svg", "--title",
+                    b"bad \xff\xfe\xc3 utf-8 \xe2\x82"], cwd=box, capture_output=True)
+try:
+    texts = svg_text(os.path.join(box, "utf8.svg")) if r.returncode == 0 else []
+    if not any("bad \ufffd\ufffd\ufffd utf-8 \ufffd\ufffd" in t for t in texts):
+        bad.append("a title that is not UTF-8: exit status %d, not drawn with U+FFFD" % r.returncode)
+except UnicodeDecodeError as e:
+    bad.append("a title that is not UTF-8 made an SVG that is not UTF-8: %s" % e)
+# and the script itself: none of the strings' backquotes, '@' or line starts
+doc = {"times": [0, 1], "z": [[k, -k] for k in (1.5, 2.5)], "components": [P[0], P[1]],
+       "sampling": [{"block": s, "degree": 3, "error": [1e-9]} for s in P]}
+with open(os.path.join(box, "all.json"), "w") as fp:
+    json.dump(doc, fp)
+script = os.path.join(os.path.dirname(box), "all.gp")
+r = subprocess.run([plot, "all.json", "-o", "all.png", "--title", "".join(P)], cwd=box,
+                   env=dict(os.environ, LTH_GNUPLOT=fakegp, LTH_PLOT_CAPTURE=script))
+text = open(script, "rb").read() if r.returncode == 0 else b""
+if r.returncode != 0 or b"`" in text or b"@" in text or b"\n!" in text:
+    bad.append("the script holds a backquote, '@' or a line starting with '!' (exit status %d)"
+               % r.returncode)
+ran = sorted(f for f in os.listdir(box) if f.startswith("pwn"))
+if ran:
+    bad.append("commands ran: %r in %s" % (ran, box))
+stray = [f for f in os.listdir(box) if not re.search(r"\.(json|png|svg)$", f) and f not in ran]
+if stray:
+    bad.append("files left in %s: %r" % (box, stray))
+for b in bad:
+    print("FAIL:", b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+
 # ---- failures ----
 run 2 "gnuplot missing" env LTH_GNUPLOT=/nonexistent/gnuplot "$PLOT" "$TMP/solve.json" -o "$TMP/no1.png" &&
   err_has "gnuplot-nox" "gnuplot missing"
@@ -97,7 +276,7 @@ for f in "$TMP"/g*.json; do
     fail "garbage $(basename "$f"): exit status $rc: $(head -c 300 "$TMP/gerr")"
   fi
 done
-for k in 1 2 3 4 5 6 7 8 9 10 11; do
+for k in 1 2 3 4 5 6 7 8 9 10 11 12; do
   ls "$TMP"/no"$k".png* >/dev/null 2>&1 && fail "a failed run left $TMP/no$k.png behind"
 done
 finish cli_plot
