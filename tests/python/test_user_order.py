@@ -157,3 +157,17 @@ def test_shipped_equation_files_start_from_their_z0(name):
     assert sol.components == names == pb.variables
     close(sol.z, rows[:, 1:], 1e-12, name)
     close(rows[0, 1:], pb.z0, 1e-15, name + " z0")
+
+
+def test_plot_labels_follow_the_orders():
+    """q's lines are named by z's components, g's by v's (the chain's state)."""
+    import lth.plot
+    pb = lth.load(os.path.join(ROOT, "data", "slope_equations.lth"))
+    dec = lth.decompose(pb, grid=5)
+    fig = lth.plot.decomposition(dec)
+    labels = [[line.get_label() for line in ax.get_lines()] for ax in fig.axes]
+    assert ["q: " + n for n in pb.variables] in labels
+    assert ["g: " + n for n in pb.state_components] in labels
+    g_panel = labels.index(["g: " + n for n in pb.state_components])
+    for line, k in zip(fig.axes[g_panel].get_lines(), range(pb.m)):
+        assert np.array_equal(line.get_ydata(), dec.g[:, k])
