@@ -55,7 +55,8 @@ rm -rf "$src/build" "$src"/*.egg-info
 pip=("$prefix/venv/bin/python" -m pip install --no-build-isolation --no-index --quiet
      --disable-pip-version-check)
 # without liblth to be found: a refusal naming what to do
-if env PKG_CONFIG_LIBDIR="$prefix/none" PKG_CONFIG_PATH= "${pip[@]}" "$src" >"$prefix/log" 2>&1; then
+if env PKG_CONFIG_LIBDIR="$prefix/none" PKG_CONFIG_PATH= "${pip[@]}" "$src" \
+    >"$prefix/log" 2>&1; then
   fail "pip installed lth without a liblth to find"
 fi
 grep -q "lth: pkg-config does not find liblth (lth.pc): build and install liblth first" \
