@@ -63,8 +63,8 @@ for tool in "$IC" "$DEC"; do
   run 0 "$(basename "$tool") json names" "$tool" "$F" --at 1 --format json -q && {
     for key in components variables variable_index; do
       for k in 0 1 2 3 4; do
-        [ "$("$JT" get "$TMP/out" "$key[$k]")" = "$("$JT" get "$TMP/s.json" "$key[$k]")" ] ||
-          fail "$(basename "$tool") JSON $key[$k] differs from lth-solve's"
+        [ "$("$JT" get "$TMP/out" "${key}[$k]")" = "$("$JT" get "$TMP/s.json" "${key}[$k]")" ] ||
+          fail "$(basename "$tool") JSON ${key}[$k] differs from lth-solve's"
       done
     done
   }
