@@ -3,8 +3,10 @@
 # equations` file the text and CSV tables are labelled and ordered by the
 # unknowns of `variables`, the JSON keeps z in the canonical order and adds
 # "variables" and "variable_index"; --z0 and --guess take the user's order,
-# --fix takes names; lth-ic prints z0 in the order the file wants; lth-decompose
-# shows the structure found; --param overrides a param and "-" reads stdin.
+# --fix takes names; lth-ic prints z0 in the order the file wants (text and
+# CSV), and its JSON and lth-decompose's carry the same names and map as
+# lth-solve's; lth-decompose shows the structure found; --param overrides a
+# param and "-" reads stdin.
 # Usage: bash cli_user_order.sh BUILD/apps   (env LTH_DATA_DIR = data/)
 . "$(dirname "$0")/testlib.sh"
 SOLVE="$APPS/lth-solve"
@@ -49,6 +51,27 @@ run 0 "ic --fix by name, json" "$IC" "$F" --fix v2=1 --format json && {
 run 1 "ic --fix unknown name" "$IC" "$F" --fix y=1 && err_has "neither a component's name" "--fix y"
 run 0 "ic --guess user order" "$IC" "$F" --guess 1,19.62,-19.62,1,1 --format json && {
   near "$TMP/out" 'z0[0]' -19.62 1e-12 "--guess in user order: z0[0] = v1"
+}
+# ---- lth-ic's CSV and the JSON of lth-ic and lth-decompose name z as lth-solve does
+run 0 "ic csv" "$IC" "$F" --format csv && {
+  [ "$(head -n 1 "$TMP/out")" = 't,"x1","x2","v1","v2","lambda",residual' ] ||
+    fail "ic CSV header is not the user's order: $(head -n 1 "$TMP/out")"
+  awk -F, 'NR == 2 { exit !($2 == 1 && $3 == 19.62 && $4 == -19.62 && $5 == 1) }' "$TMP/out" ||
+    fail "ic CSV row is not x1, x2, v1, v2 of the file's z0: $(sed -n 2p "$TMP/out")"
+}
+for tool in "$IC" "$DEC"; do
+  run 0 "$(basename "$tool") json names" "$tool" "$F" --at 1 --format json -q && {
+    for key in components variables variable_index; do
+      for k in 0 1 2 3 4; do
+        [ "$("$JT" get "$TMP/out" "${key}[$k]")" = "$("$JT" get "$TMP/s.json" "${key}[$k]")" ] ||
+          fail "$(basename "$tool") JSON ${key}[$k] differs from lth-solve's"
+      done
+    done
+  }
+done
+run 0 "block-form ic json names" "$IC" "$DATA/slope.lth" --format json && {
+  [ "$("$JT" get "$TMP/out" 'components[4]')" = 'u[1]' ] || fail "ic JSON components of a block file"
+  grep -q '"variable_index"' "$TMP/out" && fail "a block-form file got variable_index"
 }
 # ---- lth-decompose: the structure
 run 0 "decompose structure" "$DEC" "$F" --at 0 -q && {

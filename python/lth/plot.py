@@ -146,8 +146,9 @@ def decomposition(dec, entries=None, problem=None, size=None, dpi=100, title=Non
         names = dec.components
         panels.append(("q(t): the algebraic part at v = 0", "lin",
                        [("q: " + names[i], dec.q[:, i]) for i in range(dec.s)]))
+        state = dec.state_components or names[:dec.m]  # g lives with v, in the chain order
         panels.append(("g(t): the reduced ODE's inhomogeneity", "lin",
-                       [("g: " + names[i], dec.g[:, i]) for i in range(dec.m)]))
+                       [("g: " + state[i], dec.g[:, i]) for i in range(dec.m)]))
     if dec.check is not None:
         panels.append(("check: worst relative residual", "log", [("worst", dec.check.worst)]))
     if problem is not None and problem._sampled:
