@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "app_gnuplot.h"
+#include "app_out.h"
 
 typedef struct plot_series {
   char *name;
@@ -381,6 +382,7 @@ lth_status app_plot_render(const app_plot *p, const char *path, int width, int h
     return lth_error_set(err, LTH_EIO, "cannot draw: no temporary file for the script");
   }
   snprintf(tmp, len, "%s.%ld.tmp", path, (long)getpid());
+  app_out_guard(tmp); /* a signal removes what gnuplot wrote so far */
   put_script(script, p, fmt, w, h, tmp);
   lth_status st = ferror(script) ? lth_error_set(err, LTH_EIO, "cannot write the plot script")
                                  : app_gnuplot_run(script, err);
@@ -395,6 +397,7 @@ lth_status app_plot_render(const app_plot *p, const char *path, int width, int h
   if (st != LTH_OK) {
     remove(tmp);
   }
+  app_out_unguard();
   free(tmp);
   return st;
 }
