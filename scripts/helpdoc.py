@@ -3,7 +3,7 @@
 """Man page and bash completion of a command-line tool, from its --help text.
 
     helpdoc.py --tool build/apps/lth-solve --version 0.1.0 \\
-               --man OUT.1 --completion OUT [--docdir /usr/share/doc/lth]
+               --man OUT.1 --completion OUT [--docdir share/doc/lth]
     helpdoc.py --tool build/apps/lth-solve --check     # entries well formed?
 
 The build runs this for every tool (cmake/lthDocs.cmake), so the man pages and
@@ -191,8 +191,14 @@ def man(name, version, usage, items, docdir, tools):
     out.append('.SH "SEE ALSO"')
     out.append(",\n".join(".BR %s (1)" % esc(t, True) for t in others))
     out.append(".PP")
+    if docdir.startswith("/"):
+        where = "%s/docs/" % docdir
+    else:
+        # relative to the prefix given at install time (cmake --install --prefix),
+        # which the build cannot know: no absolute path that may be wrong
+        where = "%s/docs/ under the prefix lth is installed to" % docdir.rstrip("/")
     out.append("The user guide, the data-file and output reference and the mathematics "
-               "behind the tools: %s/docs/user-guide.md, format.md, theory.md." % esc(docdir))
+               "behind the tools: user-guide.md, format.md and theory.md in %s." % esc(where))
     return "\n".join(l for l in out if l is not None) + "\n"
 
 
@@ -280,8 +286,10 @@ def main():
     ap.add_argument("--tool", required=True, help="the tool to run with --help")
     ap.add_argument("--name", help="its name (default: the file name)")
     ap.add_argument("--version", default="")
-    ap.add_argument("--docdir", default="/usr/local/share/doc/lth")
-    ap.add_argument("--tools", default="lth-decompose,lth-ic,lth-solve,lth-bvp,lth-lqr")
+    ap.add_argument("--docdir", default="share/doc/lth",
+                    help="the documentation directory, relative to the install prefix "
+                         "(or absolute)")
+    ap.add_argument("--tools", default="lth-decompose,lth-ic,lth-solve,lth-bvp,lth-lqr,lth-plot")
     ap.add_argument("--man")
     ap.add_argument("--completion")
     ap.add_argument("--check", action="store_true",

@@ -24,6 +24,10 @@ for tool in "$APPS"/lth-*; do
     fail "$name --help: $(cat "$TMP/check")"
   grep -q '^\.SH NAME' "$page" || fail "$name: no NAME section"
   grep -q '^\.SH "EXIT STATUS"' "$page" || fail "$name: no EXIT STATUS section"
+  # the install prefix is chosen at install time (cmake --install --prefix): a
+  # path the build wrote into SEE ALSO would be wrong for any other prefix
+  sed -n '/^\.SH "SEE ALSO"/,$p' "$page" | grep -q ' /' &&
+    fail "$name.1: SEE ALSO names an absolute path: $(sed -n '/^\.SH "SEE ALSO"/,$p' "$page" | grep ' /')"
   if [ "$have_groff" = 1 ]; then
     groff -man -Tutf8 -ww -z "$page" 2>"$TMP/warn"
     [ -s "$TMP/warn" ] && fail "$name.1: groff warns: $(head -c 600 "$TMP/warn")"
@@ -38,5 +42,5 @@ for tool in "$APPS"/lth-*; do
     done <"$TMP/opts"
   fi
 done
-[ "$ntools" -ge 5 ] || fail "expected 5 tools in $APPS, found $ntools"
+[ "$ntools" -ge 6 ] || fail "expected 6 tools in $APPS, found $ntools"
 finish cli_man
