@@ -155,7 +155,7 @@ static int prepare(app_ctx *C, app_run *run) {
   return app_usage_error("%s has no `z0` statement and no --z0 was given: compute a consistent "
                          "initial value with `lth-ic %s` and pass it as --z0 V1,...,V%d (or add "
                          "`z0 = [...]` to the file)",
-                         run->path, run->path, run->s);
+                         run->path, run->popts.path, run->s);
 }
 
 typedef struct time_key {
