@@ -188,8 +188,9 @@ static int select_guess(app_ctx *R, const app_run *run) {
                          lth_system_block_size(run->sys, i));
         used += k > 0 ? (size_t)k : 0;
       }
-      return app_usage_error("--guess has %zu values; %s has s = %d components (blocks %s)",
-                             R->guess_opt.n, run->path, run->s, blocks);
+      return app_usage_error("--guess has %zu %s; %s has s = %d components (blocks %s)",
+                             R->guess_opt.n, app_plural((double)R->guess_opt.n, "value", "values"),
+                             run->path, run->s, blocks);
     }
     memcpy(R->guess, R->guess_opt.v, (size_t)run->s * sizeof *R->guess);
     if (app_names_to_canonical(&run->names, R->guess) != 0) { /* equation form: user order */

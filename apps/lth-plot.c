@@ -198,7 +198,8 @@ static int add_table(plot_run *R, const char *key, const char *base, const doubl
     rc = app_failf(APP_EXIT_NUMERIC, "out of memory");
   } else if (read_table(rows, n, dim, z) != 0) {
     char msg[96];
-    snprintf(msg, sizeof msg, "\"%s\" is not a table of %zu rows of numbers", key, n);
+    snprintf(msg, sizeof msg, "\"%s\" is not a table of %zu %s of numbers", key, n,
+             app_plural((double)n, "row", "rows"));
     rc = fail_input(R, msg);
   } else {
     if (user) { /* each row permuted in place into the unknowns' order */

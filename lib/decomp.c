@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "decomp_impl.h"
+#include "pi_text.h"
 #include "system_scale.h"
 #include "lth/wellposed.h"
 
@@ -232,12 +233,13 @@ static lth_status chain_measure(lth_decomp_ws *ws, double t, lth_error *err) {
 lth_status lth_decomp_interval_error(lth_error *err, double t, int r, double pi_inv,
                                      double scale, double cond_max) {
   double kappa = pi_inv * scale;
+  char pi[LTH_PI_TEXT_MAX], norms[LTH_PI_TEXT_MAX];
   lth_error_set_t(err, LTH_ECOND, t,
-                  "Pi = A(%d,%d)...A(2,1) A(1,%d) is nearly singular relative to the data on "
-                  "the interval: cond_interval = ||Pi^-1|| x max ||A(%d,%d)||...||A(1,%d)|| = "
-                  "%.3e x %.3e = %.3e (error amplification cond_interval^%d = %.3e) exceeds "
-                  "%.3e (--cond-max%s)",
-                  r, r - 1, r, r, r - 1, r, pi_inv, scale, kappa, r - 1,
+                  "Pi = %s is nearly singular relative to the data on the interval: "
+                  "cond_interval = ||Pi^-1|| x max %s = %.3e x %.3e = %.3e (error amplification "
+                  "cond_interval^%d = %.3e) exceeds %.3e (--cond-max%s)",
+                  lth_pi_text(r, 0, pi, sizeof pi), lth_pi_text(r, 1, norms, sizeof norms),
+                  pi_inv, scale, kappa, r - 1,
                   lth_cond_amplification(kappa, r),
                   kappa > cond_max ? cond_max : fmax(cond_max, LTH_AMPLIFICATION_MAX),
                   kappa > cond_max ? "" : "; the amplification keeps 2 digits at least");
@@ -276,10 +278,10 @@ static lth_status chains(lth_decomp_ws *ws, double t, lth_error *err) {
   /* Only an exactly singular Pi fails here; conditioning is judged below. */
   st = lth_jet_lu_factor(ws->lu, &ws->Pi, 0.0, &ws->cond_pi, err);
   if (st == LTH_ESING) {
+    char pi[LTH_PI_TEXT_MAX];
     return lth_error_set_t(err, st, t,
-                           "Pi = A(%d,%d)...A(2,1) A(1,%d) is singular: the system is not "
-                           "Hessenberg of index %d here",
-                           r, r - 1, r, r);
+                           "Pi = %s is singular: the system is not Hessenberg of index %d here",
+                           lth_pi_text(r, 0, pi, sizeof pi), r);
   }
   if (st != LTH_OK) {
     return st;
@@ -301,10 +303,11 @@ static lth_status chains(lth_decomp_ws *ws, double t, lth_error *err) {
     ws->cond_chain = ws->cond_pi; /* rounding in the estimates */
   }
   if (!(ws->cond_chain <= ws->cond_max)) {
+    char pi[LTH_PI_TEXT_MAX];
     lth_error_set_t(err, LTH_ECOND, t,
-                    "Pi = A(%d,%d)...A(2,1) A(1,%d) is ill-conditioned: cond(Pi) = %.3e, "
-                    "||Pi^-1|| max ||L_i|| max ||R_j|| = %.3e exceeds %.3e (--cond-max)",
-                    r, r - 1, r, ws->cond_pi, ws->cond_chain, ws->cond_max);
+                    "Pi = %s is ill-conditioned: cond(Pi) = %.3e, ||Pi^-1|| max ||L_i|| max "
+                    "||R_j|| = %.3e exceeds %.3e (--cond-max)",
+                    lth_pi_text(r, 0, pi, sizeof pi), ws->cond_pi, ws->cond_chain, ws->cond_max);
     if (err) {
       err->has_cond = 1;
       err->cond = ws->cond_chain;

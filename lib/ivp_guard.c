@@ -6,6 +6,7 @@
 
 #include "decomp_impl.h"
 #include "ivp_impl.h"
+#include "pi_text.h"
 #include "system_scale.h"
 #include "lth/wellposed.h"
 
@@ -105,11 +106,12 @@ lth_status lth_ivp_guard_locate(lth_ivp_guard *g, int r, lth_ivp_guard_eval eval
     if (pt->pi_sign == g->sign0) a = mid; else b = mid;
   }
   double ts = 0.5 * (a + b);
+  char pi[LTH_PI_TEXT_MAX];
   lth_error_set_t(err, LTH_ESING, ts,
-                  "Pi = A(%d,%d)...A(2,1) A(1,%d) is singular at t = %.17g: det Pi changes sign "
-                  "between t = %.17g and %.17g (||Pi^-1|| >= %.3e, cond_interval >= %.3e); the "
-                  "integrator would have stepped over it",
-                  r, r - 1, r, ts, a, b, pinv, pinv * g->scale);
+                  "Pi = %s is singular at t = %.17g: det Pi changes sign between t = %.17g and "
+                  "%.17g (||Pi^-1|| >= %.3e, cond_interval >= %.3e); the integrator would have "
+                  "stepped over it",
+                  lth_pi_text(r, 0, pi, sizeof pi), ts, a, b, pinv, pinv * g->scale);
   if (err) {
     err->has_cond = 1;
     err->cond = pinv * g->scale > 0 ? pinv * g->scale : INFINITY;

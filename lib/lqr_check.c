@@ -124,7 +124,7 @@ static int cmp_sample(const void *x, const void *y) {
   return (a > b) - (a < b);
 }
 
-static lth_status check_C(const lth_lqr_spec *spec, lth_error *err) {
+lth_status lth_lqr_check_C(const lth_lqr_spec *spec, lth_error *err) {
   int n = spec->nx;
   lapack_int lw = 3 * n + 64;
   double *a = malloc(sizeof(double) * ((size_t)n * n + (size_t)n + (size_t)lw + 1)), mx;
@@ -151,9 +151,15 @@ static lth_status check_C(const lth_lqr_spec *spec, lth_error *err) {
 
 lth_status lth_lqr_check_data(const lth_lqr_spec *spec, const double *times, size_t n,
                               lth_error *err) {
-  lth_status st = check_C(spec, err);
+  lth_status st = lth_lqr_check_C(spec, err);
+  return st == LTH_OK ? lth_lqr_check_H(spec, times, n, err) : st;
+}
+
+lth_status lth_lqr_check_H(const lth_lqr_spec *spec, const double *times, size_t n,
+                           lth_error *err) {
+  lth_status st = LTH_OK;
   h_eval h;
-  if (st != LTH_OK || (st = h_alloc(&h, spec, err)) != LTH_OK) return st;
+  if ((st = h_alloc(&h, spec, err)) != LTH_OK) return st;
   size_t ns = H_SCAN_POINTS + n;
   h_sample *sm = malloc((ns + 1) * sizeof *sm);
   if (!sm) {

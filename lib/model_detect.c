@@ -183,10 +183,7 @@ static lth_status roles(det *D) {
   lth_model_names(m, u, nu, names, sizeof names);
   lth_status st = LTH_OK;
   if (nu == 0) {
-    st = lth_model_error(m, D->err, m->vline[0], m->vcol[0],
-                         "every unknown's derivative appears: the equations are an ODE, not a "
-                         "DAE of index >= 2 (lth needs algebraic unknowns, whose derivatives do "
-                         "not appear)");
+    st = lth_model_no_algebraic(m, D->err); /* an ODE, or which DAE: model_classify.c */
   } else if (nc != nu) {
     st = lth_model_error(m, D->err, nc ? m->eline[first_c] : m->vline[u[0]],
                          nc ? m->ecol[first_c] : m->vcol[u[0]],

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Internals of models (include/lth/model.h): model.c (storage, accessors,
- * the summary), model_detect.c (structure), model_system.c (the canonical
- * system, mass matrices, the Pi check). */
+ * the summary), model_detect.c (structure), model_classify.c (equations
+ * without algebraic unknowns), model_system.c (the canonical system, mass
+ * matrices, the Pi check). */
 #ifndef LTH_MODEL_IMPL_H
 #define LTH_MODEL_IMPL_H
 
@@ -74,6 +75,11 @@ void lth_model_where(const lth_model *m, int eq, char *buf, size_t size);
 /* model_detect.c: structural zeros, roles, mass blocks, the chain, the
  * canonical order (fills r, n, p, perm, iperm, eqperm, block, groups). */
 lth_status lth_model_detect(lth_model *m, lth_error *err);
+/* model_classify.c: the refusal of equations in which every unknown's
+ * derivative appears (after lth_model_detect's usage pass, ne == nv): an
+ * ODE, or a DAE not in Hessenberg form (index 1, or index >= 2), naming
+ * the equations that combine to one without derivatives. */
+lth_status lth_model_no_algebraic(const lth_model *m, lth_error *err);
 /* model_system.c: mass matrices (M, mscale, mlabel, group sizes) checked at
  * the times, and the check that Pi is not singular on the whole interval. */
 lth_status lth_model_masses(lth_model *m, const double *times, size_t n, lth_error *err);

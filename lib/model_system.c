@@ -12,6 +12,7 @@
 
 #include "lth/jet.h"
 #include "model_impl.h"
+#include "pi_text.h"
 
 /* Irregular points inside the interval (as in model_detect.c). */
 static const double FRAC[7] = {0.0731, 0.1917, 0.3306, 0.4818, 0.6151, 0.7743, 0.9128};
@@ -361,12 +362,12 @@ static lth_status pi_error(const lth_model *m, lth_error *err) {
     q++;
   }
   lth_model_where(m, q, wh, sizeof wh);
+  char pi[LTH_PI_TEXT_MAX];
   return lth_model_error(m, err, m->eline[q], m->ecol[q],
                          "the constraints (the first %s) do not determine the algebraic unknowns "
-                         "%s: in the structure found (index %d), Pi = A(r,r-1)...A(2,1) A(1,r) "
-                         "is singular on the whole interval, so the equations are not a "
-                         "Hessenberg DAE of index %d",
-                         wh, u, m->r, m->r);
+                         "%s: in the structure found (index %d), Pi = %s is singular on the "
+                         "whole interval, so the equations are not a Hessenberg DAE of index %d",
+                         wh, u, m->r, lth_pi_text(m->r, 0, pi, sizeof pi), m->r);
 }
 
 lth_status lth_model_check_pi(const lth_model *m, lth_error *err) {

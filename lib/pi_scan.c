@@ -9,6 +9,7 @@
 
 #include "lth/decomp.h"
 #include "lth/jet.h"
+#include "pi_text.h"
 #include "small_blas.h"
 
 /* Golden-section steps per refined maximum (bracket shrinks by 0.618^n). */
@@ -332,28 +333,30 @@ lth_status lth_pi_scan_check(const lth_system *sys, double t0, double t1, size_t
   if (st != LTH_OK) return st;
   double cmax = cond_max > 0 ? cond_max : LTH_DEFAULT_COND_MAX;
   int r = lth_system_index(sys);
+  char pi[LTH_PI_TEXT_MAX], norms[LTH_PI_TEXT_MAX];
+  lth_pi_text(r, 0, pi, sizeof pi);
+  lth_pi_text(r, 1, norms, sizeof norms);
   if (sc->sign_change || sc->pi_inv == INFINITY) {
     if (sc->sign_change && sc->pi_inv < INFINITY) {
       st = lth_error_set_t(err, LTH_ESING, sc->worst_t,
-                           "Pi = A(%d,%d)...A(2,1) A(1,%d) is singular at t = %.17g: det Pi "
-                           "changes sign between t = %.17g and %.17g (||Pi^-1|| = %.3e there, "
-                           "cond_interval = %.3e); the system is not Hessenberg of index %d on "
-                           "[%g, %g]",
-                           r, r - 1, r, sc->worst_t, sc->lo, sc->hi, sc->pi_inv,
+                           "Pi = %s is singular at t = %.17g: det Pi changes sign between "
+                           "t = %.17g and %.17g (||Pi^-1|| = %.3e there, cond_interval = "
+                           "%.3e); the system is not Hessenberg of index %d on [%g, %g]",
+                           pi, sc->worst_t, sc->lo, sc->hi, sc->pi_inv,
                            sc->pi_inv * sc->scale, r, t0, t1);
     } else {
       st = lth_error_set_t(err, LTH_ESING, sc->worst_t,
-                           "Pi = A(%d,%d)...A(2,1) A(1,%d) is exactly singular at t = %.17g: "
-                           "the system is not Hessenberg of index %d on [%g, %g]",
-                           r, r - 1, r, sc->worst_t, r, t0, t1);
+                           "Pi = %s is exactly singular at t = %.17g: the system is not "
+                           "Hessenberg of index %d on [%g, %g]",
+                           pi, sc->worst_t, r, t0, t1);
     }
   } else if (!lth_cond_acceptable(sc->worst, r, cmax)) {
     st = lth_error_set_t(err, LTH_ECOND, sc->worst_t,
-                         "Pi = A(%d,%d)...A(2,1) A(1,%d) is nearly singular at t = %.17g "
-                         "relative to the data on [%g, %g]: cond_interval = ||Pi^-1|| x max "
-                         "||A(%d,%d)||...||A(1,%d)|| = %.3e x %.3e = %.3e (error amplification "
-                         "cond_interval^%d = %.3e) exceeds %.3e (--cond-max%s)",
-                         r, r - 1, r, sc->worst_t, t0, t1, r, r - 1, r, sc->pi_inv, sc->scale,
+                         "Pi = %s is nearly singular at t = %.17g relative to the data on "
+                         "[%g, %g]: cond_interval = ||Pi^-1|| x max %s = %.3e x %.3e = %.3e "
+                         "(error amplification cond_interval^%d = %.3e) exceeds %.3e "
+                         "(--cond-max%s)",
+                         pi, sc->worst_t, t0, t1, norms, sc->pi_inv, sc->scale,
                          sc->worst, r - 1, lth_cond_amplification(sc->worst, r),
                          sc->worst > cmax ? cmax : fmax(cmax, LTH_AMPLIFICATION_MAX),
                          sc->worst > cmax ? "" : "; the amplification keeps 2 digits at least");

@@ -370,6 +370,7 @@ void lth_problem_free(lth_problem *pb) {
   free(pb->beta);
   free(pb->C);
   free(pb->x0);
+  free(pb->name);
   free(pb);
 }
 

@@ -310,6 +310,8 @@ struct lth_problem {
   lth_lqr_spec lqr;
   lth_source *lqr_src[3]; /* A, B, H (the system refers to them) */
   double *C, *x0;
+  char *name;        /* the file's name in messages (lth_problem_lqr_check) */
+  lth_spos lqr_at[4]; /* where A, B, H, C are given (line 0: not given) */
   /* mass matrices M(i) of the block form, i = 1..r-1 (the system's solve
    * sources refer to them); NULL where not given */
   lth_source **mass;

@@ -5,7 +5,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "lqr_impl.h"
 #include "lth/samples.h"
 #include "problem_impl.h"
 
@@ -167,6 +169,32 @@ lth_status lth_pp_finish_lqr(lth_pp *P) {
                            pb->lqr_src[LTH_P_LQR_H],
                            pb->C,
                            pb->x0};
+  pb->name = malloc(strlen(P->tx.name) + 1);
+  if (!pb->name) {
+    return lth_pp_at_error(P, P->at_sizes, LTH_ENOMEM, "out of memory");
+  }
+  strcpy(pb->name, P->tx.name);
+  for (int k = 0; k < 4; k++) { /* for lth_problem_lqr_check's messages */
+    pb->lqr_at[k] = P->at_lqr[k];
+  }
   st = lth_lqr_build_system(&pb->lqr, &pb->sys, P->err);
   return st != LTH_OK ? lth_pp_relocate(P, P->at_sizes, st) : LTH_OK;
+}
+
+lth_status lth_problem_lqr_check(const lth_problem *pb, const double *times, size_t n,
+                                 lth_error *err) {
+  if (!pb || pb->kind != LTH_PROBLEM_LQR || !pb->name) {
+    return lth_error_set(err, LTH_EINVAL, "lth_problem_lqr_check: not a `problem lqr` file");
+  }
+  int which = LTH_P_LQR_C;
+  lth_status st = lth_lqr_check_C(&pb->lqr, err);
+  if (st == LTH_OK) {
+    which = LTH_P_LQR_H;
+    st = lth_lqr_check_H(&pb->lqr, times, n, err);
+  }
+  if (st != LTH_OK && st != LTH_ENOMEM && err) {
+    /* keeps the status (LTH_EDATA: an input error) and t */
+    lth_error_set_pos(err, pb->name, pb->lqr_at[which].line, pb->lqr_at[which].col);
+  }
+  return st;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Hessenberg system description and structure checks (Clark (2.1)-(2.3)). */
 #include "lth/system.h"
+#include "pi_text.h"
 #include "system_scale.h"
 
 #include <math.h>
@@ -163,12 +164,35 @@ lth_status lth_system_set_f(lth_system *sys, int i, lth_source *src, lth_error *
   return LTH_OK;
 }
 
+const char *lth_pi_text(int r, int norms, char *buf, size_t size) {
+  const char *open = norms ? "||" : "", *close = norms ? "||" : "";
+  size_t len = 0;
+  if (size == 0) {
+    return buf;
+  }
+  buf[0] = '\0';
+  for (int i = r; i >= 2 && len < size; i--) { /* A(r,r-1), ..., A(2,1) */
+    if (r >= 5 && i < r && i > 2) {
+      if (i == r - 1) {
+        len += (size_t)snprintf(buf + len, size - len, " ...");
+      }
+      continue;
+    }
+    len += (size_t)snprintf(buf + len, size - len, "%s%sA(%d,%d)%s", i < r ? " " : "", open, i,
+                            i - 1, close);
+  }
+  if (len < size) {
+    snprintf(buf + len, size - len, " %sA(1,%d)%s", open, r, close);
+  }
+  return buf;
+}
+
 lth_status lth_system_validate(const lth_system *sys, lth_error *err) {
   int r = sys->r;
   if (!sys->A[0 * r + (r - 1)]) {
-    return lth_error_set(err, LTH_ESTRUCT,
-                         "A(1,%d) is missing: Pi = A(%d,%d)...A(2,1) A(1,%d) would be zero", r, r,
-                         r - 1, r);
+    char pi[LTH_PI_TEXT_MAX];
+    return lth_error_set(err, LTH_ESTRUCT, "A(1,%d) is missing: Pi = %s would be zero", r,
+                         lth_pi_text(r, 0, pi, sizeof pi));
   }
   for (int i = 2; i <= r; i++) {
     if (!sys->A[(i - 1) * r + (i - 2)]) {

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The behaviour the driver gives every tool alike (apps/common/app_driver.h):
-# -o keeps an existing file's mode; a non-finite result is exit 3 naming the
+# -o keeps an existing file's mode; a full disk or a signal leaves no file
+# behind and a write error gives the system's reason; a non-finite result is exit 3 naming the
 # quantity and t in every format (never exit 2 "error writing"); lth-ic's
 # norms do not overflow; the common options (--times/--at, --grid, -q,
 # --threads, --format csv for lth-ic) mean the same in every tool; the
@@ -32,6 +33,52 @@ for t in lth-ic lth-decompose; do
   rm -f "$out"
   (umask 027 && "$APPS/$t" "$(file_of $t)" --format json -o "$out") 2>/dev/null
   [ "$(stat -c %a "$out")" = 640 ] || fail "$t -o: a new file under umask 027 is $(stat -c %a "$out"), not 640"
+done
+
+# ---- a full disk or a file-size limit: exit 2 with the system's reason, no file left
+for t in $TOOLS; do
+  for fmt in text json csv; do
+    run 2 "$t -o /dev/full ($fmt)" "$APPS/$t" "$(file_of $t)" --format $fmt -q -o /dev/full &&
+      err_has "No space left on device" "$t -o /dev/full ($fmt)"
+    "$APPS/$t" "$(file_of $t)" --format $fmt -q >/dev/full 2>"$TMP/err"
+    rc=$?
+    [ $rc = 2 ] || fail "$t >/dev/full ($fmt): exit status $rc, expected 2"
+    err_has "error writing to standard output: No space left on device" "$t >/dev/full ($fmt)"
+  done
+done
+# bash's ulimit -f counts 1024-byte blocks; with SIGXFSZ ignored write(2) fails with EFBIG
+(trap '' XFSZ && ulimit -f 4 && "$APPS/lth-decompose" "$PEND" --format json -o "$TMP/limit.json") \
+  >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc = 2 ] || fail "-o over the file-size limit: exit status $rc, expected 2"
+err_has "cannot write output file $TMP/limit.json: File too large" "-o over the file-size limit"
+(ulimit -f 4 && exec "$APPS/lth-decompose" "$PEND" --format json -o "$TMP/limit.json") 2>/dev/null
+rc=$?
+[ $rc = $((128 + $(kill -l XFSZ))) ] || fail "-o over the file-size limit: exit status $rc, not SIGXFSZ"
+left=$(ls "$TMP"/limit.json* 2>/dev/null)
+[ -z "$left" ] || fail "-o over the file-size limit left $left"
+
+# ---- SIGTERM or SIGINT while -o FILE is written: the run ends by that signal
+# and its temporary file (megabytes already) goes with it
+for sig in TERM INT; do
+  set -m # job control: a script's background job would otherwise ignore SIGINT
+  "$APPS/lth-decompose" "$PEND" --grid 10000000 --format json -q -o "$TMP/sig.json" &
+  pid=$!
+  set +m
+  grown=0
+  for _ in $(seq 1 600); do
+    size=$(stat -c %s "$TMP"/sig.json.tmp.* 2>/dev/null | head -1)
+    [ -n "$size" ] && [ "$size" -gt 2000000 ] && { grown=1; break; }
+    sleep 0.1
+  done
+  kill -$sig $pid
+  wait $pid
+  rc=$?
+  [ $grown = 1 ] || fail "SIG$sig: the temporary file of -o never grew past 2 MB"
+  [ $rc = $((128 + $(kill -l $sig))) ] || fail "SIG$sig: exit status $rc, not death by SIG$sig"
+  left=$(ls "$TMP"/sig.json* 2>/dev/null)
+  [ -z "$left" ] || fail "SIG$sig during -o left $left"
+  rm -f "$TMP"/sig.json*
 done
 
 # ---- a result that is not finite: exit 3 naming the quantity and t, every format.

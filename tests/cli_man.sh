@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The man pages generated from --help (cmake/lthDocs.cmake, scripts/helpdoc.py):
 # one per tool, rendered by groff without a warning, naming every option of
-# the tool's --help and its exit statuses.  Without groff the rendering checks
+# the tool's --help and its exit statuses; every option entry of --help well
+# formed (scripts/helpdoc.py --check).  Without groff the rendering checks
 # are reported as skipped (the page contents are still checked).
 source "$(dirname "$0")/testlib.sh"
 MAN="$APPS/../share/man/man1"
@@ -18,8 +19,15 @@ for tool in "$APPS"/lth-*; do
     fail "$name: no man page $page"
     continue
   fi
+  # every option entry of --help well formed (the man page's .TP items)
+  python3 "$(dirname "$0")/../scripts/helpdoc.py" --tool "$tool" --check 2>"$TMP/check" ||
+    fail "$name --help: $(cat "$TMP/check")"
   grep -q '^\.SH NAME' "$page" || fail "$name: no NAME section"
   grep -q '^\.SH "EXIT STATUS"' "$page" || fail "$name: no EXIT STATUS section"
+  # the install prefix is chosen at install time (cmake --install --prefix): a
+  # path the build wrote into SEE ALSO would be wrong for any other prefix
+  sed -n '/^\.SH "SEE ALSO"/,$p' "$page" | grep -q ' /' &&
+    fail "$name.1: SEE ALSO names an absolute path: $(sed -n '/^\.SH "SEE ALSO"/,$p' "$page" | grep ' /')"
   if [ "$have_groff" = 1 ]; then
     groff -man -Tutf8 -ww -z "$page" 2>"$TMP/warn"
     [ -s "$TMP/warn" ] && fail "$name.1: groff warns: $(head -c 600 "$TMP/warn")"
@@ -34,5 +42,5 @@ for tool in "$APPS"/lth-*; do
     done <"$TMP/opts"
   fi
 done
-[ "$ntools" -ge 5 ] || fail "expected 5 tools in $APPS, found $ntools"
+[ "$ntools" -ge 6 ] || fail "expected 6 tools in $APPS, found $ntools"
 finish cli_man

@@ -179,4 +179,10 @@ fi
 run 0 "pendulum, no amplification warning" "$SOLVE" "$PEND" --times 0,10
 grep -q "amplifies" "$TMP/err" && fail "the pendulum (output_gain 9.81) warned of amplification"
 
+# counts of one take the singular ("table of 1 panels" before)
+run 0 "one panel" "$SOLVE" "$PEND" --times 0,1 &&
+  { grep -q '^coefficients   table of 1 panel (' "$TMP/out" ||
+    fail "one panel: $(grep coefficients "$TMP/out")"; }
+run 1 "--z0 with one value" "$SOLVE" "$PEND" --z0 1 && err_has "--z0 has 1 value;" "--z0 with one value"
+
 finish cli_solve

@@ -87,6 +87,17 @@ run 1 "--param unknown" "$SOLVE" "$F" --param zz=1 && err_has "no param 'zz'" "-
 run 0 "stdin" bash -c "cat '$F' | '$SOLVE' - --times 1 --format json" && {
   "$JT" diff "$TMP/s.json" "$TMP/out" --rtol 0 --atol 0 --ignore stats || fail "stdin run differs"
 }
+# the text report and the messages name standard input "<stdin>", as docs/equations.md says
+for t in lth-decompose lth-ic lth-solve lth-bvp; do
+  f=$DATA/index2.lth
+  [ $t = lth-solve ] && f=$DATA/pendulum.lth # with z0
+  run 0 "$t - (text)" bash -c "cat '$f' | '$APPS/$t' - -q" &&
+    { grep -q '^file           <stdin>$' "$TMP/out" || fail "$t -: the report does not say 'file <stdin>'"; }
+done
+run 0 "lth-lqr - (text)" bash -c "cat '$DATA/lqr_double_integrator.lth' | '$APPS/lth-lqr' - -q" &&
+  { grep -q '^file           <stdin>$' "$TMP/out" || fail "lth-lqr -: the report does not say 'file <stdin>'"; }
+run 1 "stdin without z0" bash -c "grep -v '^z0' '$DATA/slope.lth' | '$SOLVE' -" &&
+  err_has "lth-solve: <stdin> has no \`z0\` statement and no --z0 was given: compute a consistent initial value with \`lth-ic -\`" "stdin without z0"
 # ---- block-form files keep z's names and order
 run 0 "block form csv" "$SOLVE" "$DATA/pendulum.lth" --times 0 --format csv && {
   head -n 1 "$TMP/out" | grep -q '^t,"z\[1\]"' || fail "block-form CSV header changed"

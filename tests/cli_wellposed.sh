@@ -73,13 +73,17 @@ for f in bc_dependent bc_algebraic; do
 done
 err_has "row 1 involves z[5] (u[1]) at t0, which the algebraic constraints fix" "bvp bc_algebraic fd"
 # ---- items 4 and 6: LQR data
-run 2 "lqr Aly-Chan" "$APPS/lth-lqr" "$W/lqr_aly_chan.lth" && err_has "eigenvalue -1 " "lqr Aly-Chan"
+# (each refusal names the statement at fault: file:line:col, as other input errors do)
+run 2 "lqr Aly-Chan" "$APPS/lth-lqr" "$W/lqr_aly_chan.lth" &&
+  err_has "lqr_aly_chan.lth:12:1: H must be positive semidefinite" "lqr Aly-Chan" &&
+  err_has "eigenvalue -1 " "lqr Aly-Chan"
 run 2 "lqr H indefinite" "$APPS/lth-lqr" "$W/lqr_H_indefinite.lth" &&
+  err_has "lqr_H_indefinite.lth:9:1: H must be positive semidefinite" "lqr H indefinite" &&
   err_has "eigenvalue -0.5 " "lqr H indefinite"
-run 2 "lqr C indefinite" "$APPS/lth-lqr" "$W/lqr_C_indefinite.lth" &&
-  err_has "C must be positive semidefinite" "lqr C indefinite"
+run 2 "lqr C indefinite" "$APPS/lth-lqr" "$W/lqr_C_indefinite.lth" --method shooting &&
+  err_has "lqr_C_indefinite.lth:10:1: C must be positive semidefinite" "lqr C indefinite"
 run 2 "lqr H asymmetric" "$APPS/lth-lqr" "$W/lqr_H_asymmetric.lth" &&
-  { err_has "symmetric" "lqr H asymmetric"; err_t 0.005 0.005 "lqr H asymmetric"; }
+  { err_has "lqr_H_asymmetric.lth:10:1: H must be symmetric" "lqr H asymmetric"; err_t 0.005 0.005 "lqr H asymmetric"; }
 run 3 "lqr B vanishing" "$APPS/lth-lqr" "$W/lqr_B_vanishing.lth" &&
   { err_has "B'H B" "lqr B vanishing"; err_t 0.503 1e-6 "lqr B vanishing"; }
 # a solution that overflows names its t

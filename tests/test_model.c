@@ -174,6 +174,50 @@ START_TEST(test_source_coefficient) {
 }
 END_TEST
 
+/* Two unknowns x1, x2 and two equations without lines, E z' = A z + f with
+ * constant E and A (row-major here); every derivative appears. */
+static lth_status no_algebraic(const double E[4], const double A[4], lth_error *err) {
+  lth_model *m = lth_model_alloc(NULL);
+  ck_assert_int_eq(lth_model_add_variable(m, "x1", 0, 0, NULL), 0);
+  ck_assert_int_eq(lth_model_add_variable(m, "x2", 0, 0, NULL), 1);
+  for (int q = 0; q < 2; q++) {
+    ck_assert_int_eq(lth_model_add_equation(m, 0, 0, NULL), q);
+    for (int v = 0; v < 2; v++) {
+      if (E[2 * q + v] != 0.0) {
+        TU_ASSERT_OK(lth_model_set_const(m, LTH_MODEL_E, q, v, E[2 * q + v], NULL));
+      }
+      if (A[2 * q + v] != 0.0) {
+        TU_ASSERT_OK(lth_model_set_const(m, LTH_MODEL_A, q, v, A[2 * q + v], NULL));
+      }
+    }
+  }
+  lth_status st = lth_model_analyze(m, 0.0, 1.0, NULL, 0, err);
+  lth_model_free(m);
+  return st;
+}
+
+/* Every derivative appears: an ODE only when E is invertible; otherwise the
+ * refusal says which DAE it is (index 1: E - A Q invertible, Q onto ker E)
+ * and which equations combine to one without derivatives. */
+START_TEST(test_no_algebraic_unknown) {
+  lth_error err;
+  const double I[4] = {1, 0, 0, 1}, ones[4] = {1, 1, 1, 1}, minus_I[4] = {-1, 0, 0, -1};
+  ck_assert_int_eq(no_algebraic(I, minus_I, &err), LTH_EMODEL);
+  ck_assert_ptr_nonnull(strstr(err.message, "is invertible: the equations are an ODE"));
+  /* E = [1 1; 1 1], A = -I: ker E = (1, -1), E - A Q = [1.5 0.5; 0.5 1.5]: index 1 */
+  ck_assert_int_eq(no_algebraic(ones, minus_I, &err), LTH_EMODEL);
+  ck_assert_ptr_nonnull(strstr(err.message, "rank 1 of 2"));
+  ck_assert_ptr_nonnull(strstr(err.message, "a combination of the equations 1, 2 has no derivative"));
+  ck_assert_ptr_nonnull(strstr(err.message, "A DAE of index 1 "));
+  ck_assert_ptr_null(strstr(err.message, "ODE"));
+  /* E = [0 0; 1 1], A = [1 1; 0 1]: E - A Q = [0 0; 1.5 0.5] is singular */
+  const double E2[4] = {0, 0, 1, 1}, A2[4] = {1, 1, 0, 1};
+  ck_assert_int_eq(no_algebraic(E2, A2, &err), LTH_EMODEL);
+  ck_assert_ptr_nonnull(strstr(err.message, "E is singular at every t checked (rank 1 of 2 at t = 0.0731): equation 1 has no derivative"));
+  ck_assert_ptr_nonnull(strstr(err.message, "A DAE of index >= 2"));
+}
+END_TEST
+
 START_TEST(test_misuse) {
   lth_model *m = lth_model_alloc(NULL);
   lth_error err;
@@ -210,6 +254,7 @@ static Suite *model_suite(void) {
   tcase_add_test(tc, test_slope_any_order);
   tcase_add_test(tc, test_structural_zero_rule);
   tcase_add_test(tc, test_source_coefficient);
+  tcase_add_test(tc, test_no_algebraic_unknown);
   tcase_add_test(tc, test_misuse);
   suite_add_tcase(s, tc);
   return s;

@@ -70,6 +70,36 @@ START_TEST(indefinite_H_and_C_refused) {
 }
 END_TEST
 
+/* lth_problem_lqr_check: the refusals of lth_lqr_solve, naming the H or C
+ * statement of the file (line 6 or 7 of lqr()'s text) besides t. */
+START_TEST(refusal_names_the_statement) {
+  lth_error err;
+  lth_problem *pb = wp_parse(lqr("2 1", "0 2", "[0, 1; 0, 0]", "[0; 1]", "[-1, 0; 0, 1]",
+                                 "[0, 0; 0, 0]", "[1; 0]"));
+  const double times[2] = {0.0, 2.0};
+  ck_assert_int_eq(lth_problem_lqr_check(pb, times, 2, &err), LTH_EDATA);
+  ck_assert_str_eq(err.file, "test.lth");
+  ck_assert_int_eq(err.line, 6);
+  ck_assert(err.has_t && err.t == 0.0);
+  ck_assert_ptr_nonnull(strstr(err.message, "eigenvalue -1 "));
+  lth_problem_free(pb);
+  pb = wp_parse(lqr("2 1", "0 1", "[0, 1; 0, 0]", "[0; 1]", "[1, 0; 0, 1]", "[1, 2; 2, 1]",
+                    "[1; 0]"));
+  ck_assert_int_eq(lth_problem_lqr_check(pb, NULL, 0, &err), LTH_EDATA);
+  ck_assert_int_eq(err.line, 7);
+  ck_assert_ptr_nonnull(strstr(err.message, "C must be positive semidefinite"));
+  lth_problem_free(pb);
+  /* data the theory accepts; a DAE file is a misuse */
+  pb = wp_parse(lqr("2 1", "0 1", "[0, 1; 0, 0]", "[0; 1]", "[1, 1; 1, 1]", "[1, 1; 1, 1]",
+                    "[1; 0]"));
+  ck_assert_int_eq(lth_problem_lqr_check(pb, times, 2, &err), LTH_OK);
+  lth_problem_free(pb);
+  pb = wp_parse("blocks 1 1\ninterval 0 1\nA(1,2) = 1\nA(2,1) = 1\n");
+  ck_assert_int_eq(lth_problem_lqr_check(pb, NULL, 0, &err), LTH_EINVAL);
+  lth_problem_free(pb);
+}
+END_TEST
+
 /* H = [1, t; 0, 1] is symmetric at t0 only: it used to give cost 0.39558 with
  * exit 0 (the symmetric [1, t/2; t/2, 1] gives 0.36080). */
 START_TEST(H_symmetric_on_the_interval) {
@@ -132,6 +162,7 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, aly_chan_refused);
   tcase_add_test(tc, indefinite_H_and_C_refused);
+  tcase_add_test(tc, refusal_names_the_statement);
   tcase_add_test(tc, H_symmetric_on_the_interval);
   tcase_add_test(tc, H_indefinite_between_points);
   tcase_add_test(tc, BHB_vanishing_between_points);

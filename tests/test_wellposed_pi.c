@@ -12,6 +12,7 @@
 #include "lth/grid.h"
 #include "lth/ivp.h"
 #include "lth/wellposed.h"
+#include "pi_text.h"
 #include "testutil.h"
 
 /* index 3, Pi = A(3,2) A(2,1) A(1,3) = cos(pi t): 6e-17 at t = 0.5 */
@@ -41,9 +42,40 @@ START_TEST(cos_point_measure) {
   ck_assert(err.has_t && err.t == 0.5);
   ck_assert(err.has_cond && err.cond > 1e15);
   ck_assert_ptr_nonnull(strstr(err.message, "cond_interval"));
+  /* Pi's product written right for index 3: no "..." between A(3,2) and A(2,1) */
+  ck_assert_ptr_nonnull(strstr(err.message, "Pi = A(3,2) A(2,1) A(1,3) is nearly singular"));
+  ck_assert_ptr_nonnull(strstr(err.message, "max ||A(3,2)|| ||A(2,1)|| ||A(1,3)|| = "));
   /* the same workspace without the interval's scale judges only locally */
   lth_decomp_ws_set_scale(ws, 0.0);
   TU_ASSERT_OK(lth_decomp_at(ws, 0.5, pt, NULL));
+  lth_point_free(pt);
+  lth_decomp_ws_free(ws);
+  lth_problem_free(pb);
+}
+END_TEST
+
+/* Pi's product in messages, for every index: written out up to r = 4 (it
+ * used to read "A(2,1)...A(2,1) A(1,2)" for r = 2), "..." in the middle
+ * beyond. */
+START_TEST(pi_product_text) {
+  static const char *const want[] = {
+      "A(2,1) A(1,2)", "A(3,2) A(2,1) A(1,3)", "A(4,3) A(3,2) A(2,1) A(1,4)",
+      "A(5,4) ... A(2,1) A(1,5)", "A(6,5) ... A(2,1) A(1,6)"};
+  char buf[LTH_PI_TEXT_MAX];
+  for (int r = 2; r <= 6; r++) {
+    ck_assert_str_eq(lth_pi_text(r, 0, buf, sizeof buf), want[r - 2]);
+  }
+  ck_assert_str_eq(lth_pi_text(2, 1, buf, sizeof buf), "||A(2,1)|| ||A(1,2)||");
+  ck_assert_str_eq(lth_pi_text(64, 1, buf, sizeof buf), "||A(64,63)|| ... ||A(2,1)|| ||A(1,64)||");
+  /* and in a refusal of index 2 */
+  lth_problem *pb = wp_parse("blocks 1 1\ninterval 0 1\nA(1,2) = t - 0.5\nA(2,1) = 1\n");
+  const lth_system *sys = wp_system(pb);
+  lth_decomp_ws *ws = lth_decomp_ws_alloc(sys, 0, NULL);
+  lth_point *pt = lth_point_alloc(sys, 0, NULL);
+  lth_error err;
+  lth_error_clear(&err);
+  ck_assert_int_eq(lth_decomp_at(ws, 0.5, pt, &err), LTH_ESING);
+  ck_assert_ptr_nonnull(strstr(err.message, "Pi = A(2,1) A(1,2) is singular"));
   lth_point_free(pt);
   lth_decomp_ws_free(ws);
   lth_problem_free(pb);
@@ -202,6 +234,7 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, cos_point_measure);
+  tcase_add_test(tc, pi_product_text);
   tcase_add_test(tc, cos_grid_refused);
   tcase_add_test(tc, grid_judged_after_last_point);
   tcase_add_test(tc, ivp_sign_change_refused_at_once);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "app_gnuplot.h"
+#include "app_out.h"
 
 typedef struct plot_series {
   char *name;
@@ -520,6 +521,7 @@ lth_status app_plot_render(const app_plot *p, const char *path, int width, int h
     free(tmp);
     return lth_error_set(err, LTH_EIO, "cannot write '%s': %s", path, strerror(e));
   }
+  app_out_guard(tmp); /* a signal removes what gnuplot wrote so far */
   put_script(script, p, fmt, w, h);
   lth_status st = ferror(script) ? lth_error_set(err, LTH_EIO, "cannot write the plot script")
                                  : app_gnuplot_run(script, fd, err);
@@ -537,6 +539,7 @@ lth_status app_plot_render(const app_plot *p, const char *path, int width, int h
   if (st != LTH_OK) {
     remove(tmp);
   }
+  app_out_unguard();
   free(tmp);
   return st;
 }
