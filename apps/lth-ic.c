@@ -233,7 +233,7 @@ static int prepare(app_ctx *R, app_run *run) {
 #define SCALE_UP 0x1p16
 
 /* lth_ic_tolerance(x) = 1e-10 max(1, ||q||, ||x||) overflows when ||x|| does
- * (entries near DBL_MAX; lib/ic.c takes the plain norm): then it is taken at
+ * (entries near DBL_MAX; lib/ic/ic.c takes the plain norm): then it is taken at
  * x 2^-16 and scaled back, exact while ||x|| 2^-16 still exceeds ||q|| and 1. */
 static double tolerance_of(const app_ctx *R, const double *x, int s) {
   double tol = lth_ic_tolerance(R->ic, x);

@@ -73,7 +73,7 @@ lth_source *lth_source_scaled(const lth_source *base, double alpha, int transpos
  * behind the LQR optimality DAE's views. */
 const lth_source *lth_source_scaled_base(const lth_source *src, double *alpha, int *transpose);
 
-/* M(t)^{-1} X(t) (lib/source_solve.c): M (n x n) is shared and must outlive
+/* M(t)^{-1} X(t) (lib/source/source_solve.c): M (n x n) is shared and must outlive
  * the new source; X (n x k) is owned (freed with it, also on failure).  Each
  * fill factors M_0 once and solves the jet recurrence, so the result is exact
  * to rounding (no differences).  mscale > 0 is the size of M on the interval

@@ -17,7 +17,7 @@
  *    v is written in the p coordinates y = W_k' v of an orthonormal basis W_k
  *    of range(I - P(t_k)); then v = R_k(t) y lies in range(I - P(t)) to
  *    rounding at every time, and y' = W_k' Ahat R_k y + W_k' g is an ordinary
- *    p-dimensional ODE with smooth coefficients (lib/colloc_ctx.c).  Gauss
+ *    p-dimensional ODE with smooth coefficients (lib/colloc/colloc_ctx.c).  Gauss
  *    collocation with s stages is then an ordinary Gauss Runge-Kutta method:
  *    order 2s at the mesh points (superconvergence) and s + 1 for the
  *    collocation polynomial in between; since the coordinates change from
@@ -26,14 +26,14 @@
  *  - The stages are eliminated locally (a dense sp x sp LU per interval,
  *    LAPACK dgetrf), which leaves y_{k+1} = F_k y_k + f_k with the boundary
  *    conditions: an almost block diagonal two-point system solved by a
- *    structured QR (lib/abd.c) in O(N p^3), stable for dichotomic problems,
+ *    structured QR (lib/colloc/abd.c) in O(N p^3), stable for dichotomic problems,
  *    never dense.  Its homogeneous solutions for unit boundary data give
  *    Phi(t) S^{-1} at every mesh point, hence cond_bvp (bvp.h) directly.
  *  - Output at any t: one Gauss step from the mesh point below t (order 2s,
  *    like the mesh points; s more decompositions per output time), then
  *    z = G(t) R(t) y + q(t).  The collocation polynomial (order s + 1) is
- *    available to the tests (lib/colloc.h).
- *  - Error control (lib/colloc_adapt.c): the solution on a mesh and on its
+ *    available to the tests (lib/colloc/colloc.h).
+ *  - Error control (lib/colloc/colloc_adapt.c): the solution on a mesh and on its
  *    halving; their difference estimates the coarse solution's error to
  *    within 1 + 2^{-2s}, and the coarse one is returned.  The tolerance is
  *    on max-norm errors relative to max(1, max |z|).

@@ -4,7 +4,7 @@
  *     E (z_j - z_{j-1}) / h_j - A(t_j) z_j = f(t_j),   j = 1..N,
  * N s equations, completed by the p boundary rows B0 z_0 + B1 z_N = beta and
  * the s - p consistency conditions M0 z_0 = b0 (V spans N(G(t0)^T)) into the
- * (N+1) s square system of Clark's A_h, solved banded (lib/twopoint.c).
+ * (N+1) s square system of Clark's A_h, solved banded (lib/bvp/twopoint.c).
  * Implicit Euler is stable for Hessenberg DAEs and first order; the observed
  * order is measured by solving on N/2, N and 2N intervals. */
 #include <math.h>

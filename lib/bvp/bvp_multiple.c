@@ -8,7 +8,7 @@
  * range(I - P(tau_{k+1})) = range(Q_{k+1}):
  *     c_{k+1} - Q_{k+1}' Y_k(tau_{k+1}) c_k = Q_{k+1}' y_k(tau_{k+1}),
  * and the boundary conditions on z = (Nhat + Bhat) v + q at t0 and t1 give a
- * two-point block system solved banded (lib/twopoint.c).  Short subintervals
+ * two-point block system solved banded (lib/bvp/twopoint.c).  Short subintervals
  * keep every Y_k well conditioned where single shooting's Psi(t1, t0) is not.
  */
 #include <cblas.h>

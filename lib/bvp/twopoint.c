@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Banded solver for two-point block systems (lib/twopoint.h). */
+/* Banded solver for two-point block systems (lib/bvp/twopoint.h). */
 #include "twopoint.h"
 
 #include <lapacke.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Structured orthogonal factorisation of the condensed collocation system
- * (lib/abd.h).  Step k (1 <= k < N) holds the running equation
+ * (lib/colloc/abd.h).  Step k (1 <= k < N) holds the running equation
  *     a y_0 + b y_k = r                                   (p rows)
  * and row block k, -F_k y_k + y_{k+1} = f_k.  A Householder QR of the column
  * [b; -F_k] (2p x p) turns the pair into

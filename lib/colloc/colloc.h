@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Private: Gauss-Legendre collocation of the reduced ODE on a mesh, shared by
- * the BVP driver (lib/bvp_colloc.c), the LQR path (lib/lqr_colloc.c) and the
- * tests.  The method and its design are explained in lib/bvp_colloc.c and
+ * the BVP driver (lib/bvp/bvp_colloc.c), the LQR path (lib/lqr/lqr_colloc.c) and the
+ * tests.  The method and its design are explained in lib/bvp/bvp_colloc.c and
  * docs/collocation.md.
  *
  * On mesh interval k = [t_k, t_{k+1}] the state v (in range(I - P(t))) is
@@ -10,7 +10,7 @@
  * T = (I - P(t)) W_k, and y' = C_k(t) y + d_k(t), C_k = W_k' Ahat R_k,
  * d_k = W_k' g, a smooth p-dimensional ODE collocated at s Gauss points.
  * Eliminating the stages gives y_{k+1} = F_k y_k + f_k in the coordinates of
- * the next mesh point (lib/abd.h solves the resulting two-point system).
+ * the next mesh point (lib/colloc/abd.h solves the resulting two-point system).
  */
 #ifndef LTH_COLLOC_H
 #define LTH_COLLOC_H
@@ -23,7 +23,7 @@
 
 #define LTH_COLLOC_MAX_STAGES 8
 
-/* ---- Gauss-Legendre tableau on [0, 1] (lib/colloc_gauss.c) ---- */
+/* ---- Gauss-Legendre tableau on [0, 1] (lib/colloc/colloc_gauss.c) ---- */
 typedef struct lth_colloc_tableau {
   int s;
   double c[LTH_COLLOC_MAX_STAGES];                         /* nodes */
@@ -42,7 +42,7 @@ int lth_colloc_default_stages(double tol);
  * collocation polynomial is y_k + h sum_l a[l] K_l at t_k + tau h). */
 void lth_colloc_gauss_integrals(const lth_colloc_tableau *tab, double tau, double *a);
 
-/* ---- evaluation context (lib/colloc_mesh.c) ---- */
+/* ---- evaluation context (lib/colloc/colloc_mesh.c) ---- */
 typedef struct lth_colloc_ctx lth_colloc_ctx;
 
 /* Decompositions of sys on [t0, t1] (exact, or Hermite for sampled data as
@@ -64,7 +64,7 @@ int lth_colloc_ctx_drop_table(lth_colloc_ctx *cx);
 void lth_colloc_ctx_dims(const lth_colloc_ctx *cx, int *s, int *m, int *p);
 const lth_colloc_tableau *lth_colloc_ctx_tableau(const lth_colloc_ctx *cx);
 
-/* The building blocks (lib/colloc_ctx.c), all without allocation:
+/* The building blocks (lib/colloc/colloc_ctx.c), all without allocation:
  * the decomposition at t (valid until the next call);
  * W (m x p): an orthonormal basis of range(I - P) at pt (SVD of I - P);
  * R (m x p) = T (W' T)^{-1}, T = (I - P) W at pt: the v with W' v = y is R y;
@@ -142,7 +142,7 @@ lth_status lth_cmesh_build(lth_colloc_ctx *cx, lth_cmesh *M, lth_cmesh *const *o
 lth_status lth_cmesh_solve(lth_colloc_ctx *cx, lth_cmesh *M, const lth_colloc_bc *bc,
                            int keep_homog, double rank_tol, lth_error *err);
 
-/* Output at t in [t_0, t_N] (lib/colloc_eval.c).  mode LTH_COLLOC_STEP: one Gauss step of length
+/* Output at t in [t_0, t_N] (lib/colloc/colloc_eval.c).  mode LTH_COLLOC_STEP: one Gauss step of length
  * t - t_k from the mesh point t_k below t (order 2s); LTH_COLLOC_POLY: the
  * collocation polynomial (order s + 1).  z (s), v (m, may be NULL), *drift =
  * ||P(t) v||_2 (may be NULL).  A failed local step is LTH_ESING naming t.
@@ -160,7 +160,7 @@ lth_status lth_cmesh_eval_est(lth_colloc_ctx *cx, const lth_cmesh *M, const lth_
                               const double *lev, double t, double *z, double *v, double *drift,
                               double *est, lth_error *err);
 
-/* ---- the adaptive solver (lib/colloc_adapt.c) ---- */
+/* ---- the adaptive solver (lib/colloc/colloc_adapt.c) ---- */
 typedef struct lth_colloc_opts {
   double tol;               /* max-norm error of z relative to max(1, max |z|) */
   size_t max_intervals;     /* refuse (LTH_ETOL) rather than exceed */

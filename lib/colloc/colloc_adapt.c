@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Mesh adaptation and error estimation for collocation (lib/colloc.h).
+/* Mesh adaptation and error estimation for collocation (lib/colloc/colloc.h).
  *
  * Every iteration solves on a mesh pi and on its halving pi/2 (as COLSYS /
  * COLDAE do).  At the mesh points of pi both solutions converge with order 2s

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The local pieces of Gauss collocation of the reduced ODE (lib/colloc.h):
+/* The local pieces of Gauss collocation of the reduced ODE (lib/colloc/colloc.h):
  * the decomposition at a time, the state-space basis, the coordinate map
  * R = T (W'T)^{-1} and one Gauss step with its stages eliminated.
  *

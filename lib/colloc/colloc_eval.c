@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The collocation solution at any time (lib/colloc.h).
+/* The collocation solution at any time (lib/colloc/colloc.h).
  *
  * Between mesh points t_k < t < t_{k+1}: one Gauss step of length t - t_k from
  * y_k in the coordinates of W_k (order 2s, as at the mesh points: the error

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Gauss-Legendre collocation tableau on [0, 1] (lib/colloc.h).
+/* Gauss-Legendre collocation tableau on [0, 1] (lib/colloc/colloc.h).
  *
  * Nodes and weights by Golub-Welsch: the eigenvalues of the symmetric
  * tridiagonal Jacobi matrix of the Legendre recurrence (off-diagonal

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Collocation on one mesh (lib/colloc.h): the discretisation y_{k+1} =
+/* Collocation on one mesh (lib/colloc/colloc.h): the discretisation y_{k+1} =
  * F_k y_k + f_k with the data of every mesh point, its solution for given
  * boundary conditions, and the solution at any time.
  *

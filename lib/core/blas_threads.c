@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Save/switch/restore OpenBLAS's thread count (lib/blas_threads.h), and a
+/* Save/switch/restore OpenBLAS's thread count (lib/core/blas_threads.h), and a
  * lazy OpenBLAS thread pool. */
 #include "blas_threads.h"
 

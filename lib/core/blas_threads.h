@@ -11,7 +11,7 @@ int lth_blas_threads_push(int serial);
 void lth_blas_threads_pop(int saved);
 
 /* Stop OpenBLAS's idle thread pool (restarted by OpenBLAS when a call needs
- * it); called at load time, see lib/blas_threads.c. */
+ * it); called at load time, see lib/core/blas_threads.c. */
 void lth_blas_lazy_pool(void);
 
 /* The threads lth may use: `requested` if > 0, else OpenMP's maximum

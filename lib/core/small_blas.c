@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Small matrix products (lib/small_blas.h): summed here up to
+/* Small matrix products (lib/core/small_blas.h): summed here up to
  * LTH_TINY_PRODUCT multiply-adds, by dgemv columns up to LTH_SMALL_PRODUCT,
  * by dgemm beyond. */
 #include "small_blas.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Private: matrix products of the small sizes a decomposition is made of
- * (lib/small_blas.c), routed around what a BLAS call costs there. */
+ * (lib/core/small_blas.c), routed around what a BLAS call costs there. */
 #ifndef LTH_SMALL_BLAS_H
 #define LTH_SMALL_BLAS_H
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Output-time bookkeeping (lib/times.h). */
+/* Output-time bookkeeping (lib/core/times.h). */
 #include "times.h"
 
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * (include/lth/decomp_error.h, docs/sampled-data.md).
  *
  * The decomposition runs on a copy of the system whose blocks are views
- * (lib/samples_wrap.c); a sampled block's view can add a perturbation to
+ * (lib/decomp/samples_wrap.c); a sampled block's view can add a perturbation to
  * its Taylor coefficients.  At t, for each sampled block b and each order
  * m = 0..r-1 of its input jet, the perturbation is
  *     delta_m = (est_m / m!) * D_m / max|D_m|,   D_m = alt_m - chosen_m,

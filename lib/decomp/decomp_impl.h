@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Private: the decomposition workspace (lib/decomp.c), shared with the
- * verification module (lib/verify.c), which reads the input jets. */
+/* Private: the decomposition workspace (lib/decomp/decomp.c), shared with the
+ * verification module (lib/decomp/verify.c), which reads the input jets. */
 #ifndef LTH_DECOMP_IMPL_H
 #define LTH_DECOMP_IMPL_H
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Views of a system's blocks for the sampled-data error estimates
- * (lib/samples_wrap.h): a source that delivers its base block, or for
+ * (lib/decomp/samples_wrap.h): a source that delivers its base block, or for
  * sampled data the alternative (next-degree) fits, plus an optional
  * perturbation of its Taylor coefficients. */
 #include "samples_wrap.h"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Private: a view of a system's block through which the output error
- * estimate (lib/decomp_error.c) perturbs sampled data, and the "variant"
+ * estimate (lib/decomp/decomp_error.c) perturbs sampled data, and the "variant"
  * system whose sampled blocks deliver their fits moved by their error
- * estimate (lth_system_sampling_variant).  lib/samples_wrap.c. */
+ * estimate (lth_system_sampling_variant).  lib/decomp/samples_wrap.c. */
 #ifndef LTH_SAMPLES_WRAP_H
 #define LTH_SAMPLES_WRAP_H
 
@@ -16,7 +16,7 @@ typedef struct swrap {
   double alpha;           /* block = alpha * samp or alpha * samp^T */
   int transpose;
   int rows, cols;         /* the block's size */
-  int variant;            /* 1: deliver samp's variant (see lib/samples_wrap.c) */
+  int variant;            /* 1: deliver samp's variant (see lib/decomp/samples_wrap.c) */
   int active;             /* 1: add delta to the coefficients */
   int dorder;             /* delta holds coefficients 0..dorder */
   double *delta;          /* rows x cols per coefficient, column-major (ld rows) */

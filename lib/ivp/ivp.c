@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Initial-value problems through the reduced ODE (include/lth/ivp.h): the
- * integrator (lth_ivp); lth_ivp_solve is lib/ivp_solve.c. */
+ * integrator (lth_ivp); lth_ivp_solve is lib/ivp/ivp_solve.c. */
 #define _POSIX_C_SOURCE 200809L
 #include "lth/ivp.h"
 
@@ -391,7 +391,7 @@ void lth_ivp_stats(const lth_ivp *iv, size_t *steps, size_t *rhs_evals, size_t *
   lth_coef_stats(iv->coef, decomps, seconds_decomp);
 }
 
-/* ---- what lib/ivp_solve.c needs of an integrator ---- */
+/* ---- what lib/ivp/ivp_solve.c needs of an integrator ---- */
 
 void lth_ivp_attach_scan(lth_ivp *iv, lth_ivp_prescan_job *scan, double outputs_per_t) {
   iv->guard.pending = scan; /* its chain scale, when a decomposed point needs it */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Coefficients of the reduced ODE at any t (lib/ivp_coef.h): the one place the
+/* Coefficients of the reduced ODE at any t (lib/ivp/ivp_coef.h): the one place the
  * integrator, the fundamental matrix (shooting, multiple shooting) and LQR get
  * Ahat, g, P, Bhat, q, G.
  *
@@ -17,7 +17,7 @@
  * nodes, no convergence while Pi's condition grows) is an error as in the
  * direct path.
  * Direct mode: the decomposition at t (Taylor jets of the data).
- * Hermite mode (sampled data): lib/ivp_coef_hermite.c. */
+ * Hermite mode (sampled data): lib/ivp/ivp_coef_hermite.c. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Hermite interpolation of the decomposition on a grid (lib/ivp_coef.h; the
+/* Hermite interpolation of the decomposition on a grid (lib/ivp/ivp_coef.h; the
  * coefficient source for sampled data).
  *
  * The decomposition with output jets of order k on a grid, and between grid

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Private: the state of lth_coef (lib/ivp_coef.h), shared by lib/ivp_coef.c
+/* Private: the state of lth_coef (lib/ivp/ivp_coef.h), shared by lib/ivp/ivp_coef.c
  * (dispatch, direct decompositions, the coefficient table) and
- * lib/ivp_coef_hermite.c (Hermite interpolation on a grid). */
+ * lib/ivp/ivp_coef_hermite.c (Hermite interpolation on a grid). */
 #ifndef LTH_IVP_COEF_IMPL_H
 #define LTH_IVP_COEF_IMPL_H
 
@@ -39,7 +39,7 @@ struct lth_coef {
 
 double lth_coef_now(void);
 
-/* lib/ivp_coef_hermite.c */
+/* lib/ivp/ivp_coef_hermite.c */
 lth_status lth_coef_hermite_setup(lth_coef *c, const lth_ivp_opts *o, lth_error *err);
 lth_status lth_coef_hermite_eval(lth_coef *c, double t, int order, int full, const lth_point **pt,
                                  lth_error *err);

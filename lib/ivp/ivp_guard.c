@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The integrators never step over a singular Pi (lib/ivp_impl.h): a scan of
+/* The integrators never step over a singular Pi (lib/ivp/ivp_impl.h): a scan of
  * the interval before they start, and a guard on every point they ask for. */
 #include <math.h>
 #include <string.h>
@@ -42,7 +42,7 @@ lth_status lth_ivp_prescan_ex(const lth_system *sys, double t0, double t1,
   return st;
 }
 
-/* The chain scale of a scan still running (lib/ivp_prescan.c): waited for
+/* The chain scale of a scan still running (lib/ivp/ivp_prescan.c): waited for
  * where a judgement needs it. */
 static void settle(lth_ivp_guard *g) {
   if (g->pending) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Private: pieces shared by the IVP modules (lib/ivp.c, lib/ivp_fundamental.c,
- * lib/ivp_guard.c). */
+/* Private: pieces shared by the IVP modules (lib/ivp/ivp.c, lib/ivp/ivp_fundamental.c,
+ * lib/ivp/ivp_guard.c). */
 #ifndef LTH_IVP_IMPL_H
 #define LTH_IVP_IMPL_H
 
@@ -23,7 +23,7 @@ lth_status lth_ivp_prescan_ex(const lth_system *sys, double t0, double t1,
                               const lth_ivp_opts *opts, int forget, double *scale,
                               lth_error *err);
 
-/* The scan on a second thread while the integration starts (lib/ivp_prescan.c;
+/* The scan on a second thread while the integration starts (lib/ivp/ivp_prescan.c;
  * serial with one thread, where start returns the scan's verdict). */
 typedef struct lth_ivp_prescan_job {
   const lth_system *sys;
@@ -89,7 +89,7 @@ lth_status lth_ivp_guard_probe(lth_ivp_guard *g, int r, double tf, double t_to, 
 /* Raise the guard's chain-norm scale (e.g. to the scan's). */
 void lth_ivp_guard_scale(lth_ivp *iv, double scale);
 
-/* lib/ivp.c for lib/ivp_solve.c: the scan the guard waits for and the
+/* lib/ivp/ivp.c for lib/ivp/ivp_solve.c: the scan the guard waits for and the
  * output density the table is told; the run's statistics into res. */
 void lth_ivp_attach_scan(lth_ivp *iv, lth_ivp_prescan_job *scan, double outputs_per_t);
 void lth_ivp_report(const lth_ivp *iv, lth_ivp_result *res);

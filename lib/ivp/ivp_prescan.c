@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The scan of Pi before an integration (lth_ivp_prescan), run on a second
- * thread while the integration starts (lib/ivp_impl.h) when it is long.
+ * thread while the integration starts (lib/ivp/ivp_impl.h) when it is long.
  * Nothing the integration computes depends on it except the guard's chain
  * scale, which only points decomposed directly need (a table's points carry
  * no ||Pi^-1||): the guard waits for the scan at the first such point.  Its

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lth_ivp_solve (include/lth/ivp.h): the initial value checked (or projected),
- * the reduced ODE integrated through the output times (lib/ivp.c), and z
+ * the reduced ODE integrated through the output times (lib/ivp/ivp.c), and z
  * assembled from the state at each of them (Clark's Theorem 1). */
 #define _POSIX_C_SOURCE 200809L
 #include "lth/ivp.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Scalar expressions in t: parser and compiler (evaluation: lib/expr_taylor.c)
+/* Scalar expressions in t: parser and compiler (evaluation: lib/jet/expr_taylor.c)
  * (include/lth/expr.h, language in docs/format.md section 1.1).
  *
  * The recursive-descent parser emits nodes in postfix order into one flat

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Internals of the expressions (include/lth/expr.h): the compiled form that
- * the parser (lib/expr.c) writes and the Taylor-mode evaluator
- * (lib/expr_taylor.c) runs. */
+ * the parser (lib/jet/expr.c) writes and the Taylor-mode evaluator
+ * (lib/jet/expr_taylor.c) runs. */
 #ifndef LTH_EXPR_IMPL_H
 #define LTH_EXPR_IMPL_H
 
@@ -17,7 +17,7 @@
 #define LTH_PRINTF(i, j)
 #endif
 
-/* Operations.  The order of the function entries matches FUNCS in lib/expr.c. */
+/* Operations.  The order of the function entries matches FUNCS in lib/jet/expr.c. */
 enum {
   OP_CONST,
   OP_T,

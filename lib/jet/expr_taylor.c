@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Taylor-mode evaluation of compiled expressions (include/lth/expr.h): one
- * forward sweep over the postfix nodes that lib/expr.c emits, each node a
+ * forward sweep over the postfix nodes that lib/jet/expr.c emits, each node a
  * kernel with its domain checks.
  *
  * Taylor recurrences: Griewank & Walther, "Evaluating Derivatives", 2nd ed.,

@@ -201,7 +201,7 @@ static enum CBLAS_TRANSPOSE cblas_trans(lth_trans t) {
   return t == LTH_TRANS ? CblasTrans : CblasNoTrans;
 }
 
-/* C += alpha op(A) op(B), one coefficient pair (lib/small_blas.c picks the
+/* C += alpha op(A) op(B), one coefficient pair (lib/core/small_blas.c picks the
  * way by size). */
 static void coef_gemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int M, int N, int Kd,
                       double alpha, const double *a, int lda, const double *b, int ldb,

@@ -537,7 +537,7 @@ lth_status lth_lqr_solve(const lth_lqr_spec *spec, const double *times, size_t n
   return LTH_OK;
 }
 
-/* The result holder, for lib/lqr_colloc.c. */
+/* The result holder, for lib/lqr/lqr_colloc.c. */
 lth_lqr_result *lth_lqr_result_new(int nx, int nu, size_t n, const double *times) {
   return result_alloc(nx, nu, n, times);
 }

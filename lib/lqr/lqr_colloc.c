@@ -4,7 +4,7 @@
  * The optimality DAE (x, lambda, u) of index 3 with x(t0) = x0 and the
  * natural condition lambda(t1) = C x(t1) is a BVP with 2 nx conditions on a
  * solution manifold of dimension p = 2 (nx - nu) (Clark (4.14)-(4.15)).  The
- * collocation solver (lib/colloc.h) takes all 2 nx rows and solves its
+ * collocation solver (lib/colloc/colloc.h) takes all 2 nx rows and solves its
  * reduced two-point system in least squares: rank 2p means W is injective
  * (Theorem 5: the optimum is unique), a zero residual that (x0, 0) lies in
  * range(W) (it exists).  Unlike the shooting path it never forms

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Private: pieces of the LQR solver (lib/lqr.c: shooting, lib/lqr_colloc.c:
- * collocation, lib/lqr_check.c: the data's requirements). */
+/* Private: pieces of the LQR solver (lib/lqr/lqr.c: shooting, lib/lqr/lqr_colloc.c:
+ * collocation, lib/lqr/lqr_check.c: the data's requirements). */
 #ifndef LTH_LQR_IMPL_H
 #define LTH_LQR_IMPL_H
 
@@ -16,10 +16,10 @@ lth_status lth_lqr_check_H(const lth_lqr_spec *spec, const double *times, size_t
 lth_status lth_lqr_check_data(const lth_lqr_spec *spec, const double *times, size_t n,
                               lth_error *err);
 
-/* An empty result for n output times (lib/lqr.c). */
+/* An empty result for n output times (lib/lqr/lqr.c). */
 lth_lqr_result *lth_lqr_result_new(int nx, int nu, size_t n, const double *times);
 
-/* lth_lqr_solve with opts->method == LTH_LQR_COLLOCATION (lib/lqr_colloc.c);
+/* lth_lqr_solve with opts->method == LTH_LQR_COLLOCATION (lib/lqr/lqr_colloc.c);
  * spec and times are checked already. */
 lth_status lth_lqr_colloc(const lth_lqr_spec *spec, const double *times, size_t n,
                           const lth_lqr_opts *opts, lth_lqr_result **out, lth_error *err);

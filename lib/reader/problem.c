@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Data files (include/lth/problem.h, docs/format.md section 1): statements and
- * the lth_problem they build.  The text layer is lib/problem_lex.c.
+ * the lth_problem they build.  The text layer is lib/reader/problem_lex.c.
  *
  * Statement order rules (checked, each with a positioned message):
  *   - `lth 1` only as the first statement; `problem dae|equations|lqr`
  *     before every statement except `lth 1`;
- *   - in `problem equations` files (lib/problem_eqn.c) a statement that does
+ *   - in `problem equations` files (lib/reader/problem_eqn.c) a statement that does
  *     not start with a statement name (or starts with an unknown or a param)
  *     is an equation; `variables` come before the equations that use them;
  *   - `blocks` (`sizes` for LQR) before any statement that needs the sizes
@@ -21,7 +21,7 @@
  * the equation form fixes 6 unless given) and the noise level estimated from
  * the data (`sampling noise EPS` declares it); blocks not given are zero;
  * LQR C = 0.
- * Right-hand sides are MATLAB-like expressions (lib/problem_lit.c,
+ * Right-hand sides are MATLAB-like expressions (lib/reader/problem_lit.c,
  * docs/equations.md): matrix literals with entries separated by ',' or blanks
  * and rows by ';' or a newline, eye / eye(n) / zeros / ones / diag, sums,
  * products, transposes; one ';' may end any statement.  Vectors (z0, x0,

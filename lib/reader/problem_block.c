@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Data files: the block form (`problem dae`, docs/format.md section 1.1):
  * blocks, A(i,j), f(i), z0, bc, and the checks once the file has been read.
- * lib/problem_impl.h. */
+ * lib/reader/problem_impl.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

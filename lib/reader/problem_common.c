@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Data files: helpers every statement uses, params, and the statements
  * every kind shares (lth, problem, interval, grid, param, sampling order),
- * with the checks that run once the file has been read.  lib/problem_impl.h. */
+ * with the checks that run once the file has been read.  lib/reader/problem_impl.h. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>

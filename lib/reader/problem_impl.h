@@ -16,7 +16,7 @@
  *                               Hessenberg structure and builds the system),
  *              problem_lqr.c    `problem lqr`;
  *   user view  problem_vars.c   names, orders, free initial values;
- *   system     lth_system (lib/system.c), which the decomposition consumes.
+ *   system     lth_system (lib/system/system.c), which the decomposition consumes.
  */
 #ifndef LTH_PROBLEM_IMPL_H
 #define LTH_PROBLEM_IMPL_H
@@ -120,7 +120,7 @@ size_t lth_pcur_find_t(const lth_pcur *c, size_t b, size_t e);
  * constants or expressions in t.  A t-dependent scalar is kept as the text
  * of an expression (fully parenthesised, params replaced by their values)
  * and compiled by lth_expr_parse at the end; constants are folded as they
- * arise, with the same arithmetic and errors as lib/expr.c, so that
+ * arise, with the same arithmetic and errors as lib/jet/expr.c, so that
  * multiplying by an exact 0 gives an exact (structural) zero. */
 
 /* A scalar: the constant v (txt == NULL) or the expression txt in t, plus
@@ -183,7 +183,7 @@ lth_status lth_pval_samples(const lth_pvctx *x, size_t pos, const lth_source *sr
 lth_status lth_pval_binop(const lth_pvctx *x, size_t pos, int op, lth_pval *a, lth_pval *b,
                           lth_pval *out);
 /* In place: -a, a', and fn(a) for a scalar a without unknowns (fn is one of
- * lib/expr.c's functions). */
+ * lib/jet/expr.c's functions). */
 lth_status lth_pval_neg(const lth_pvctx *x, size_t pos, lth_pval *a);
 lth_status lth_pval_transpose(const lth_pvctx *x, size_t pos, lth_pval *a);
 lth_status lth_pval_func(const lth_pvctx *x, size_t pos, const char *fn, lth_pval *a);
@@ -465,7 +465,7 @@ void lth_pp_eqn_free(lth_pp *P);
 /* 1 if a param name is taken by an unknown (params and unknowns share names). */
 int lth_pp_eqn_has_variable(lth_pp *P, const char *s, size_t n);
 
-/* c(t) + a S(t) as a 1 x 1 source (lib/source_affine.c): e (owned, may be
+/* c(t) + a S(t) as a 1 x 1 source (lib/source/source_affine.c): e (owned, may be
  * NULL for the constant c0) and S (1 x 1, shared). */
 lth_source *lth_source_affine(lth_expr *e, double c0, double a, const lth_source *S,
                               lth_error *err);

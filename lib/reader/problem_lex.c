@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Data-file text layer (lib/problem_impl.h): byte checks, comments,
+/* Data-file text layer (lib/reader/problem_impl.h): byte checks, comments,
  * statements, positions, and the scanners the statements are made of
- * (docs/format.md section 1).  Matrix literals are lib/problem_lit.c. */
+ * (docs/format.md section 1).  Matrix literals are lib/reader/problem_lit.c. */
 #include "problem_impl.h"
 
 #include <math.h>

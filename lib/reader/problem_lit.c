@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Data-file literals and expressions (lib/problem_impl.h; docs/equations.md):
+/* Data-file literals and expressions (lib/reader/problem_impl.h; docs/equations.md):
  * a recursive-descent parser over one statement that evaluates to an
- * lth_pval (problem_val.c).  The grammar is lib/expr.c's (same precedence,
+ * lth_pval (problem_val.c).  The grammar is lib/jet/expr.c's (same precedence,
  * `^` right-associative and tighter than unary minus) plus what MATLAB users
  * write: matrix literals with blank- or comma-separated entries (and
  * matrices as entries, i.e. concatenation), eye / eye(n) / zeros / ones /
@@ -56,7 +56,7 @@ void lth_plit_next(lth_plp *p) {
     t->kind = T_NL;
     q++;
   } else if (is_digit(ch) || (ch == '.' && is_digit(at(p, q + 1)))) {
-    t->kind = T_NUM; /* a C pp-number, as lib/expr.c scans it */
+    t->kind = T_NUM; /* a C pp-number, as lib/jet/expr.c scans it */
     while (is_alnum(at(p, q)) || at(p, q) == '.' ||
            ((at(p, q) == '+' || at(p, q) == '-') && (at(p, q - 1) == 'e' || at(p, q - 1) == 'E'))) {
       q++;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Data files: singular LQR problems (`problem lqr`, docs/format.md
  * section 1.2): sizes, A, B, H, C, x0, and the optimality DAE they build.
- * lib/problem_impl.h. */
+ * lib/reader/problem_impl.h. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Matrix literals [ ... ] and the builders eye, zeros, ones, diag
- * (lib/problem_lit.h; blanks as entry separators: problem_lit.c). */
+ * (lib/reader/problem_lit.h; blanks as entry separators: problem_lit.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Data files: right-hand sides of blocks -- matrix literals, `eye`,
  * samples("file.csv"), bare expressions -- and the sources they become.
- * lib/problem_impl.h. */
+ * lib/reader/problem_impl.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

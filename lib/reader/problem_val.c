@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Data-file values, part 1 (lib/problem_impl.h): scalars (constants or
+/* Data-file values, part 1 (lib/reader/problem_impl.h): scalars (constants or
  * expressions in t) and linear forms in the unknowns.  Matrices of them are
- * lib/problem_valmat.c.
+ * lib/reader/problem_valmat.c.
  *
  * Constants are folded at once.  + - * and / by a nonzero constant are done
- * in C doubles, which is what lib/expr.c's constant folding computes too; ^
+ * in C doubles, which is what lib/jet/expr.c's constant folding computes too; ^
  * and the functions are folded by compiling and evaluating the constant
- * expression with lib/expr.c, so domain errors read the same.  Exact zeros
+ * expression with lib/jet/expr.c, so domain errors read the same.  Exact zeros
  * stay exact: 0 * x is 0 and x + 0 is x, and a coefficient that becomes 0
  * drops its term, so structural zeros survive matrix algebra (the equation
  * form's structure detection relies on it).  A t-dependent scalar is the text
@@ -95,7 +95,7 @@ static lth_status sc_copy(const lth_pvctx *x, size_t pos, const lth_psc *a, lth_
   return LTH_OK;
 }
 
-/* Evaluate a constant expression text with lib/expr.c (errors at pos). */
+/* Evaluate a constant expression text with lib/jet/expr.c (errors at pos). */
 static lth_status fold_text(const lth_pvctx *x, size_t pos, const char *text, double *v) {
   lth_expr *e = NULL;
   lth_error *err = x->c->err;

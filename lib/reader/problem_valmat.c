@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Data-file values, part 2 (lib/problem_impl.h): matrices whose entries are
- * linear forms (lib/problem_val.c), with MATLAB's rules for sums, products,
+/* Data-file values, part 2 (lib/reader/problem_impl.h): matrices whose entries are
+ * linear forms (lib/reader/problem_val.c), with MATLAB's rules for sums, products,
  * transposes and concatenation, and the sources they become. */
 #include <cblas.h>
 #include <math.h>

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Sampled matrix functions (include/lth/samples.h): the source type, its
- * creation and accessors.  The fits are lib/samples_fit.c, the noise level
- * lib/samples_noise.c, the automatic choice lib/samples_select.c, the fits
- * of a cell, the coefficients at t and the error estimate lib/samples_est.c,
- * the CSV reader lib/samples_csv.c.
+ * creation and accessors.  The fits are lib/samples/samples_fit.c, the noise level
+ * lib/samples/samples_noise.c, the automatic choice lib/samples/samples_select.c, the fits
+ * of a cell, the coefficients at t and the error estimate lib/samples/samples_est.c,
+ * the CSV reader lib/samples/samples_csv.c.
  *
  * fill allocates nothing: the QR factorisations, the right-hand sides and
  * LAPACK's workspace (queried once, at creation, for the largest fit) come
@@ -185,7 +185,7 @@ static lth_status check_count(size_t n, const lth_samples_opts *o, lth_error *er
                        n, o->need_order, need, o->need_order);
 }
 
-/* Cells, and what is kept per cell (lib/samples_impl.h). */
+/* Cells, and what is kept per cell (lib/samples/samples_impl.h). */
 static lth_status init_cells(samples_state *s, int need_order, lth_error *err) {
   size_t nint = s->n - 1;
   if (s->K > 0) {

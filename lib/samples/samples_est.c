@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Sampled data at a time t: the fits of t's cell, their Taylor coefficients
  * at t, the alternative fits they are checked against, and the error
- * estimate (lib/samples_impl.h, docs/sampled-data.md).
+ * estimate (lib/samples/samples_impl.h, docs/sampled-data.md).
  *
  * For derivative order m in a cell the chosen fit is (degree K, window of N
  * samples): `sampling order K` with N = K + 1, or the automatic choice of
- * lib/samples_select.c.  The alternative fit is the one the choice compared
+ * lib/samples/samples_select.c.  The alternative fit is the one the choice compared
  * it with: degree K + 2 on the same window (automatic mode), or degree K + 1
  * on one more sample (interpolation, fixed degree).  With a fixed degree and
  * exactly K + 1 samples there is no larger window: the alternative is then
@@ -24,7 +24,7 @@
  * the first term the leading truncation error (over the interval, so that it
  * does not vanish where that leading term happens to cross zero), the
  * second three standard deviations of the noise level sigma propagated to
- * derivative m (lib/samples_fit.c).  An estimate, not a bound.
+ * derivative m (lib/samples/samples_fit.c).  An estimate, not a bound.
  */
 #include <math.h>
 #include <string.h>
@@ -124,7 +124,7 @@ static void unpack(const unsigned *ch, int M, int *Km, size_t *Nm) {
   }
 }
 
-/* The kept choices and polynomials of a cell (see lib/samples_impl.h): ready,
+/* The kept choices and polynomials of a cell (see lib/samples/samples_impl.h): ready,
  * made and stored now, or made into the caller's buffers ch_own / P_own
  * while another thread stores them.  *P is NULL when the polynomials are not
  * kept (over the memory budget) and were not made here. */

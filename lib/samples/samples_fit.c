@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Local polynomial fits of sampled data (lib/samples_impl.h).
+/* Local polynomial fits of sampled data (lib/samples/samples_impl.h).
  *
- * A window is N consecutive samples around one cell (lib/samples_impl.h).  Its
+ * A window is N consecutive samples around one cell (lib/samples/samples_impl.h).  Its
  * Vandermonde matrix V (N x C, V[k, j] = x_k^j, x_k = (t_k - tc) / hs, hs the
  * largest |t_k - tc|, so |x| <= 1 and V stays well conditioned) is factored
  * once by LAPACK's dgeqrf, and Q^T b is formed by dormqr for all entries at

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Private: the state of a sampled source (include/lth/samples.h), shared by
- * lib/samples.c (the source type), lib/samples_fit.c (local least-squares
- * fits by QR), lib/samples_select.c (noise level and the automatic choice of
- * degree and window) and lib/samples_est.c (error estimates).
+ * lib/samples/samples.c (the source type), lib/samples/samples_fit.c (local least-squares
+ * fits by QR), lib/samples/samples_select.c (noise level and the automatic choice of
+ * degree and window) and lib/samples/samples_est.c (error estimates).
  *
  * Units.  A fit of degree K on a window of N consecutive samples is a
  * polynomial in x = (t - tc) / u around a centre tc; its coefficient j of x^j
@@ -34,7 +34,7 @@
  * order, fitted on a window of samples placed around the cell.  With a fixed
  * degree K a cell is one interval and the window its K + 1 nearest samples
  * (interpolation); in automatic mode a cell is up to 8 intervals and its
- * fits are chosen per order (lib/samples_select.c). */
+ * fits are chosen per order (lib/samples/samples_select.c). */
 typedef struct samples_state {
   int rows, cols;
   size_t n;      /* number of samples */
@@ -61,7 +61,7 @@ typedef struct samples_state {
   double *cache;            /* ncell * polys_size(kept), or NULL (over the budget) */
 } samples_state;
 
-/* ---- cells, windows and fits (lib/samples_fit.c) ---- */
+/* ---- cells, windows and fits (lib/samples/samples_fit.c) ---- */
 
 /* Index i of the sample interval [t_i, t_i+1] holding t (clamped to 0..n-2). */
 size_t samples_interval(const samples_state *s, double t);
@@ -111,9 +111,9 @@ lth_status samples_qr_amp(const samples_qr *q, double u, double *rinv, double *a
 double samples_diff_deriv(const samples_state *s, const double *a, int lda, int ka,
                           const double *b, int ldb, int kb, int m, const double *xp, int np);
 
-/* ---- noise (lib/samples_noise.c) and the automatic choice (lib/samples_select.c) ---- */
+/* ---- noise (lib/samples/samples_noise.c) and the automatic choice (lib/samples/samples_select.c) ---- */
 
-/* Estimate each entry's noise level from the data (lib/samples_noise.c), or
+/* Estimate each entry's noise level from the data (lib/samples/samples_noise.c), or
  * apply the declared one; never below the rounding of the values.  Allocates. */
 lth_status samples_noise_init(samples_state *s, lth_error *err);
 /* Automatic mode: the fits (degree | window << 8) of orders 0..M of a cell,
@@ -122,7 +122,7 @@ lth_status samples_select(const samples_state *s, size_t cell, int M, double *wo
                           unsigned *choice, lth_error *err);
 size_t samples_select_size(const samples_state *s);
 
-/* ---- fits of a cell, fill and the error estimate (lib/samples_est.c) ---- */
+/* ---- fits of a cell, fill and the error estimate (lib/samples/samples_est.c) ---- */
 
 /* Doubles of one set of cell polynomials of orders 0..M. */
 size_t samples_polys_size(const samples_state *s, int M);
@@ -132,7 +132,7 @@ size_t samples_polys_size(const samples_state *s, int M);
 lth_status samples_eval(const samples_state *s, double t, int order, int variant, double *coef,
                         int ld, double *work, lth_error *err);
 /* Error estimates est[0..order] of the derivatives at t (see
- * lib/samples_est.c) and, if alt != NULL, the alternative fits' Taylor
+ * lib/samples/samples_est.c) and, if alt != NULL, the alternative fits' Taylor
  * coefficients alt[m + e*ld]. */
 lth_status samples_error(const samples_state *s, double t, int order, double *est, double *alt,
                          int ld, double *work, lth_error *err);

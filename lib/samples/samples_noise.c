@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Noise level of sampled data (lib/samples_impl.h; docs/sampled-data.md).
+/* Noise level of sampled data (lib/samples/samples_impl.h; docs/sampled-data.md).
  *
  * For q + 2 consecutive samples the divided difference of order q + 1,
  *     d = sum_j w_j v_j,   w_j = 1 / prod_{i != j} (x_j - x_i),

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The automatic choice of degree and window for sampled data
- * (lib/samples_impl.h; docs/sampled-data.md explains the method).
+ * (lib/samples/samples_impl.h; docs/sampled-data.md explains the method).
  *
- * For every cell [t_a, t_b] (lib/samples_impl.h; centre tc, width u) the
+ * For every cell [t_a, t_b] (lib/samples/samples_impl.h; centre tc, width u) the
  * candidates are least-squares fits of degree K on windows of N samples
  * around it.  For every derivative order m, a candidate's estimated error is
  *     E_m(K, N) = T_m(K, N) + sigma * amp_m(K, N),
@@ -13,7 +13,7 @@
  *           lower one), plus the noise both fits carry.  K + 2, not K + 1:
  *           on a window symmetric about the cell the fits of degrees 2j and
  *           2j + 1 share their even part and would hide each other's error;
- *   amp_m = the noise amplification of derivative m (lib/samples_fit.c), so
+ *   amp_m = the noise amplification of derivative m (lib/samples/samples_fit.c), so
  *           that sigma * amp_m is the standard deviation the noise level
  *           sigma (the block's largest) gives it.
  * Truncation falls with K and with smaller windows; the noise term grows with
@@ -32,9 +32,9 @@
  * One window per cell: the smallest window whose best fits are within a
  * factor 2 (the estimates are not sharper than that) of the best score
  * max_m E_m(N) / min_N' E_m(N'), and for every order the best degree on it;
- * so one QR serves every order when the fits are made (lib/samples_est.c).
+ * so one QR serves every order when the fits are made (lib/samples/samples_est.c).
  * The choice is a function of the data and the orders 0..M it is made for;
- * M is fixed per source (lib/samples_est.c), so every thread and every call
+ * M is fixed per source (lib/samples/samples_est.c), so every thread and every call
  * makes the same.
  */
 #include <lapacke.h>

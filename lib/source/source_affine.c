@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A 1 x 1 jet source c(t) + a S(t): a formula c (an expression, or the
  * constant c0) plus a constant multiple of another source S, e.g. sampled
- * data (the equation form's samples(...) coefficients, lib/problem_eqn.c).
+ * data (the equation form's samples(...) coefficients, lib/reader/problem_eqn.c).
  * S is shared; exactness and domain are S's. */
 #include <stdlib.h>
 

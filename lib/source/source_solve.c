@@ -22,7 +22,7 @@
 
 #include "lth/source.h"
 
-#define SMALL 4096 /* n*n*k below this: level-2 BLAS (see lib/jet.c's SMALL_PRODUCT) */
+#define SMALL 4096 /* n*n*k below this: level-2 BLAS (see lib/jet/jet.c's SMALL_PRODUCT) */
 
 typedef struct solve_state {
   const lth_source *M; /* n x n, shared */

@@ -3,7 +3,7 @@
  *   r = 2: "A(2,1) A(1,2)",  r = 3: "A(3,2) A(2,1) A(1,3)",
  *   r = 4: "A(4,3) A(3,2) A(2,1) A(1,4)",  r >= 5: "A(5,4) ... A(2,1) A(1,5)";
  * with norms, the product of the factors' norms ("||A(2,1)|| ||A(1,2)||").
- * (lib/system.c) */
+ * (lib/system/system.c) */
 #ifndef LTH_PI_TEXT_H
 #define LTH_PI_TEXT_H
 

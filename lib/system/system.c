@@ -19,7 +19,7 @@ struct lth_system {
   lth_source **f; /* f[i-1] */
   int has_interval; /* lth_system_set_interval was called */
   double t0, t1;
-  /* the chain scale of the interval (lib/system_scale.h), < 0 until computed;
+  /* the chain scale of the interval (lib/system/system_scale.h), < 0 until computed;
    * atomic: workspaces for several threads may be allocated at once */
   _Atomic double chain_scale;
 };

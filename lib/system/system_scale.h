@@ -4,7 +4,7 @@
  * decomposition workspace needs for cond_interval, docs/conditioning.md).  It
  * costs a scan of a few hundred Pi evaluations: computed once per solve
  * instead of once per workspace (a collocation run allocates three, a table
- * one per thread).  The system only stores the number; lib/decomp.c computes
+ * one per thread).  The system only stores the number; lib/decomp/decomp.c computes
  * it.  Setting a block, f or the interval forgets it, and so does the start of
  * every solve (lth_ivp_prescan), since a callback's data may change between
  * solves (a sweep over its context). */
@@ -18,7 +18,7 @@
 double lth_system_scale_cached(const lth_system *sys);
 void lth_system_scale_store(const lth_system *sys, double scale);
 
-/* A decomposition workspace whose chain scale comes from the cache (lib/decomp.c).
+/* A decomposition workspace whose chain scale comes from the cache (lib/decomp/decomp.c).
  * The public allocators always compute it afresh (a callback's data may have
  * changed since the last call); the workspaces of one solve share it, and
  * every solve starts by forgetting it (lth_ivp_prescan). */

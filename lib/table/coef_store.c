@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Where a coefficient table keeps its Chebyshev coefficients: chunks that
- * never move (lib/coef_table_impl.h, tab_chunk).
+ * never move (lib/table/coef_table_impl.h, tab_chunk).
  *
  * A long table holds tens of megabytes (idx5 over [0, 1500] at 1e-12: 62 MB
  * for 1069 panels), written once as the panels are accepted.  Grown by

@@ -452,7 +452,7 @@ lth_status tab_build_panel(lth_table *tab, lth_error *err) {
      * the coefficients vary this fast (a pole of Pi^-1 just outside the
      * interval, a nearly singular Pi) the stretch is left to direct
      * decomposition, whose every point the integrator's guard judges
-     * (lib/ivp_guard.c).  Before, the builder crawled on at 1e-10 of the span. */
+     * (lib/ivp/ivp_guard.c).  Before, the builder crawled on at 1e-10 of the span. */
     if (w <= TAB_DIRECT_WIDTH * tab->span) {
       return give_up_panel(tab, a, b, err);
     }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A coefficient table's life (include/lth/table.h): options, allocation of
  * the builder's work space and of one decomposition workspace per thread,
- * and release (stopping the helper threads).  Building is lib/coef_table.c
- * and lib/coef_table_split.c, evaluation lib/coef_table_cheb.c. */
+ * and release (stopping the helper threads).  Building is lib/table/coef_table.c
+ * and lib/table/coef_table_split.c, evaluation lib/table/coef_table_cheb.c. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
@@ -103,7 +103,7 @@ lth_table *lth_table_alloc(const lth_system *sys, double t_lo, double t_hi,
   tab->m = lth_system_state_dim(sys);
   tab->s = lth_system_size(sys);
   /* OpenMP decides how many threads (OMP_NUM_THREADS); the table runs them as
-   * its own helpers, see the job board in lib/coef_table_impl.h */
+   * its own helpers, see the job board in lib/table/coef_table_impl.h */
   tab->nthreads = lth_threads_available(o->threads);
   if (tab->nthreads < 1) tab->nthreads = 1;
   if (tab->nthreads > TAB_NMAX / 2) tab->nthreads = TAB_NMAX / 2;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Private: the coefficient table (include/lth/table.h) -- panels, the
  * coefficient pool, the builder's scratch, and the Chebyshev kernels shared by
- * lib/coef_table.c (building) and lib/coef_table_cheb.c (transforms,
+ * lib/table/coef_table.c (building) and lib/table/coef_table_cheb.c (transforms,
  * analysis, evaluation). */
 #ifndef LTH_COEF_TABLE_IMPL_H
 #define LTH_COEF_TABLE_IMPL_H
@@ -42,7 +42,7 @@ typedef struct tab_panel {
   size_t doff;         /* derivative (deriv): coefficient k at .d[doff + k*E_rhs + e] */
 } tab_panel;
 
-/* Coefficients are stored in chunks that never move (lib/coef_store.c):
+/* Coefficients are stored in chunks that never move (lib/table/coef_store.c):
  * c[0 .. cn-1] of ccap, derivative series d[0 .. dn-1] of dcap. */
 typedef struct tab_chunk {
   double *c, *d;
@@ -63,7 +63,7 @@ struct lth_table {
   lth_table_opts o;
   double t_lo, t_hi, min_width;
   double span;         /* the whole table's length (a stretch's table: its parent's) */
-  int splitting;       /* building one stretch of a split build (lib/coef_table_split.c) */
+  int splitting;       /* building one stretch of a split build (lib/table/coef_table_split.c) */
   int no_split;        /* a stretch's own table: never split again */
   double noise_floor;  /* coefficient noise met on earlier panels (relative), decaying */
   double noise_seen;   /* the largest noise plateau confirmed so far */
@@ -85,7 +85,7 @@ struct lth_table {
   size_t nchunks, chunk_cap;
   size_t stored;       /* doubles in use over all chunks (the memory budget counts these) */
   size_t chunk_hint;   /* capacity of the first chunk (0: small; a stretch: its estimate) */
-  size_t stretches;    /* stretches built concurrently and merged (lib/coef_table_split.c) */
+  size_t stretches;    /* stretches built concurrently and merged (lib/table/coef_table_split.c) */
   /* builder state */
   double covered;      /* panels cover [t_lo, covered] */
   double w_next;       /* width to try next (0: none yet) */
@@ -130,10 +130,10 @@ struct lth_table {
  * applies to panels built after the call. */
 void tab_set_output_density(lth_table *tab, double per_unit_t);
 
-/* ---- lib/coef_table.c: one panel (from covered, up to t_hi) ---- */
+/* ---- lib/table/coef_table.c: one panel (from covered, up to t_hi) ---- */
 lth_status tab_build_panel(lth_table *tab, lth_error *err);
 
-/* ---- lib/coef_table_split.c ---- */
+/* ---- lib/table/coef_table_split.c ---- */
 /* Stretches of at least this many panels (of the last accepted width) are
  * built concurrently; at most TAB_SPLIT_MAX of them per build. */
 #define TAB_SPLIT_PANELS 12
@@ -155,7 +155,7 @@ int tab_split_count(const lth_table *tab, double goal);
 /* Build [covered, goal] as k stretches, concurrently with up to nthreads threads. */
 lth_status tab_build_split(lth_table *tab, double goal, int k, lth_error *err);
 
-/* ---- lib/coef_store.c ---- */
+/* ---- lib/table/coef_store.c ---- */
 /* Room for a panel's nc coefficients and nd derivative coefficients (within
  * the memory budget): sets p->chunk, off, doff and the places to write. */
 lth_status tab_store_claim(lth_table *tab, size_t nc, size_t nd, tab_panel *p, double **c,
@@ -164,7 +164,7 @@ lth_status tab_store_claim(lth_table *tab, size_t nc, size_t nd, tab_panel *p, d
 lth_status tab_store_adopt(lth_table *tab, lth_table *sub, int *first, lth_error *err);
 void tab_store_free(lth_table *tab);
 
-/* ---- lib/coef_table_cheb.c ---- */
+/* ---- lib/table/coef_table_cheb.c ---- */
 
 static inline const double *tab_panel_coef(const lth_table *tab, const tab_panel *p) {
   return tab->chunks[p->chunk].c + p->off;
@@ -207,7 +207,7 @@ lth_status tab_store(lth_table *tab, double a, double b, const tab_verdict *v, l
 lth_status tab_eval_hint(const lth_table *tab, double t, int order, int outputs, lth_point *pt,
                          lth_decomp_ws *ws, size_t *hint, lth_error *err);
 
-/* The integrator's right-hand side in one pass (lib/ivp.c): Ahat - gamma P
+/* The integrator's right-hand side in one pass (lib/ivp/ivp.c): Ahat - gamma P
  * into pt->Ahat and g (order 0; pt->P is not evaluated, order -1), or
  * LTH_ERANGE where t is not on a tabulated panel (or pt's jets are not
  * contiguous). */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Building a coefficient table in stretches, concurrently (lib/coef_table_impl.h).
+/* Building a coefficient table in stretches, concurrently (lib/table/coef_table_impl.h).
  *
  * The panels of one table are built left to right, each width predicted from
  * the last, and the nodes of one panel level are too few (9 to 33) to keep two
@@ -167,7 +167,7 @@ lth_status tab_build_split(lth_table *tab, double goal, int k, lth_error *err) {
   r.share = used < tab->o.max_bytes ? (tab->o.max_bytes - used) / (size_t)k : 0;
   if (r.share == 0) r.share = 1; /* 0 would mean the default budget */
   /* a quarter more than the panels so far predict, so that most stretches
-   * fill one chunk (and one or two huge pages, lib/coef_store.c) */
+   * fill one chunk (and one or two huge pages, lib/table/coef_store.c) */
   double per_panel = tab->np ? (double)tab->stored / (double)tab->np : 0.0;
   double panels = (r.edge[1] - r.edge[0]) / r.w0;
   r.chunk_hint = (size_t)fmin(1.25 * per_panel * panels, (double)r.share / sizeof(double));

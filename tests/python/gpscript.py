@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Reads back the gnuplot script lth-plot writes (tests/cli_plot.sh captures
+"""Reads back the gnuplot script lth-plot writes (tests/cli/cli_plot.sh captures
 it with a stand-in gnuplot): its datablocks and, for each plot command, the
 series drawn from them with their style and titles, the titles' strings
 decoded as gnuplot decodes double-quoted strings (\\n, \\ooo and \\0ooo

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Collocation for DAE BVPs (lib/bvp_colloc.c): manufactured exact solutions
+/* Collocation for DAE BVPs (lib/bvp/bvp_colloc.c): manufactured exact solutions
  * of index 2..6, the convergence orders on mesh sequences in v, w and u, the
  * honesty of the error estimate, no drift, p = 0, and the refusals
  * (dependent conditions, ill-conditioning, unreachable tolerance, options). */
@@ -278,7 +278,7 @@ static lth_status solve_pb(const lth_problem *pb, double tol, lth_bvp_result **r
   return lth_bvp_solve(lth_problem_system(pb), t0, t1, rows, B0, B1, beta, tt, n, &o, res, err);
 }
 
-/* The Gauss nodes read a coefficient table by default (lib/colloc_ctx.c):
+/* The Gauss nodes read a coefficient table by default (lib/colloc/colloc_ctx.c):
  * the result agrees with direct decompositions everywhere to the tolerance,
  * and a table far too coarse for the tolerance (1e-6) is seen -- its share of
  * the error estimated, or the table dropped -- never a silently worse answer. */

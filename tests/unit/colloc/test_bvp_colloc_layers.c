@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Collocation on problems with fast modes (lib/bvp_colloc.c): dichotomic
+/* Collocation on problems with fast modes (lib/bvp/bvp_colloc.c): dichotomic
  * BVPs of index 2 and 3 with modes e^{+-40 t} .. e^{+-100 t} and boundary
  * layers at both ends, where single shooting must refuse; a boundary layer
  * of a decaying mode of rate 1e3, where the adaptive mesh must cluster and
- * the error estimate stay within 10x of the truth (tests/colloc_sys.h). */
+ * the error estimate stay within 10x of the truth (tests/fixtures/colloc_sys.h). */
 #include <check.h>
 #include <math.h>
 #include <string.h>

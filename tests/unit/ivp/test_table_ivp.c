@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The coefficient table inside the integrator (lib/ivp_coef.c): the default
+/* The coefficient table inside the integrator (lib/ivp/ivp_coef.c): the default
  * (auto = table for exact data) gives the direct path's solutions with far
  * fewer decompositions for index 2..6; Pi singular inside the span is refused
  * naming t; auto goes over to direct decompositions where the table does not
@@ -365,7 +365,7 @@ static int a21_double_cb(void *ctx, double t, int order, double *coef, int ld, s
 }
 
 /* The scan of Pi runs on a second thread while the integration starts
- * (lib/ivp_prescan.c): with one thread and with two, the same solutions
+ * (lib/ivp/ivp_prescan.c): with one thread and with two, the same solutions
  * bitwise and the same refusals, named by the scan. */
 START_TEST(test_scan_beside_integration) {
   int n2[] = {2, 1}, n3[] = {3, 3, 1};

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Singular LQR by collocation (lib/lqr_colloc.c) cross-checked against the
- * shooting path (lib/lqr.c) and closed forms: the shipped examples, the
+/* Singular LQR by collocation (lib/lqr/lqr_colloc.c) cross-checked against the
+ * shooting path (lib/lqr/lqr.c) and closed forms: the shipped examples, the
  * double integrator on a long horizon where Psi(t1, t0) spans e^{+-40}, and
  * the fallback to the shooting analysis when no smooth optimum exists. */
 #include <check.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Data files (lib/problem.c): docs/format.md's examples and every statement,
+/* Data files (lib/reader/problem.c): docs/format.md's examples and every statement,
  * checked through the system they build (lth_system_eval) and the
  * accessors. */
 #define _POSIX_C_SOURCE 200809L

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The equation form (`problem equations`, lib/problem_eqn.c and the model
+/* The equation form (`problem equations`, lib/reader/problem_eqn.c and the model
  * layer): every example of docs/equations.md and data/ against its exact
  * solution in the user's unknowns -- the structure found, the decomposition
  * (an exact solution is consistent: z = G z_d + q at every t) and the IVP from

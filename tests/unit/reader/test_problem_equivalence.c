@@ -350,7 +350,7 @@ static void check_equivalent(const char *what, const char *blocktext, const char
   worst_out = fmax(worst_out, worst);
 
   /* trajectories from the same consistent z0 = q(t0) + G(t0) w.  Skipped for
-   * p = 0 (the solution is q, compared above): lib/ic.c's rank test then
+   * p = 0 (the solution is q, compared above): lib/ic/ic.c's rank test then
    * refuses a G that is zero up to rounding ("rank G > p = 0"). */
   if (lth_system_manifold_dim(so) == 0) {
     goto done;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* MATLAB-like literals in data files (lib/problem_lit.c, lib/problem_val.c):
+/* MATLAB-like literals in data files (lib/reader/problem_lit.c, lib/reader/problem_val.c):
  * blank-separated entries with MATLAB's rule for signs, eye / zeros / ones /
  * diag, scalar * matrix, sums, products, transposes, concatenation, a
  * trailing ';', vectors as rows or columns; and the exact errors (line,
@@ -102,7 +102,7 @@ START_TEST(test_builders_and_algebra) {
   const double dv[4] = {2 * t, cos(t), 3, 0};
   check_block("eye + [t^2 sin(t); 3*t 1]", t, v, dv);
   check_block("[t 0; 0 t] * [t, sin(t)/t; 3 2/t] + [1 0; 0 0]", t, v, dv);
-  /* precedence as in lib/expr.c: -t^2 = -(t^2), 2^3^2 = 2^9 */
+  /* precedence as in lib/jet/expr.c: -t^2 = -(t^2), 2^3^2 = 2^9 */
   const double p[4] = {-t * t, 512, 0, 1}, dp[4] = {-2 * t, 0, 0, 0};
   check_block("[-t^2, 2^3^2; 0 1]", t, p, dp);
   /* vectors as rows or columns: A(1,2) is 2 x 1 */
@@ -121,7 +121,7 @@ START_TEST(test_builders_and_algebra) {
 }
 END_TEST
 
-/* Constants that come out of arithmetic are exact where lib/expr.c is. */
+/* Constants that come out of arithmetic are exact where lib/jet/expr.c is. */
 START_TEST(test_structural_zeros_stay_exact) {
   const double z[4] = {0, 0, 0, 0};
   check_block("0*[t sin(t); 1 2]", 0.3, z, NULL);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Mass matrices: the jet source M^{-1} X (lib/source_solve.c) is exact in
- * every Taylor coefficient, and the block form's M(i) (lib/problem_block.c)
+/* Mass matrices: the jet source M^{-1} X (lib/source/source_solve.c) is exact in
+ * every Taylor coefficient, and the block form's M(i) (lib/reader/problem_block.c)
  * gives the same system, decomposition and trajectories as the file with
  * M(i)^{-1} multiplied out by hand; singular, shrinking and misplaced mass
  * matrices are refused naming t, the block and the condition. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Sampled data with a fixed degree (lib/samples*.c): exactness on
  * polynomials, convergence order and error estimate on smooth data, errors.
- * The automatic mode: tests/test_samples_auto.c; CSV files:
- * tests/test_samples_csv.c. */
+ * The automatic mode: tests/unit/samples/test_samples_auto.c; CSV files:
+ * tests/unit/samples/test_samples_csv.c. */
 #include <string.h>
 
 #include "lth/samples.h"

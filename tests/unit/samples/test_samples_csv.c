@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* CSV files of sampled data (lib/samples_csv.c): numbers read exactly as
+/* CSV files of sampled data (lib/samples/samples_csv.c): numbers read exactly as
  * strtod reads them, whatever their length (issue 10 item 7), header rows
  * told from data rows, and every error naming its line and column. */
 #define _POSIX_C_SOURCE 200809L

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The chain scale cache (lib/system_scale.h): the workspaces of one solve
+/* The chain scale cache (lib/system/system_scale.h): the workspaces of one solve
  * share the scale, but a callback whose data change between calls (a sweep
  * over its context) is seen afresh by every public allocation and by every
  * solve, never through a stale cached number; setting the interval or a block

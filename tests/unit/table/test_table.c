@@ -375,7 +375,7 @@ static double kink_error(double T, lth_table_info *info) {
 }
 
 /* Wherever the panel ends fall relative to the kink, it is never taken for
- * noise.  Before plateau_beside (lib/coef_table.c), a kink that stayed in the
+ * noise.  Before plateau_beside (lib/table/coef_table.c), a kink that stayed in the
  * left half when a candidate panel was halved was accepted as noise: over
  * tables [0, T], T = 2.000, 2.005, .., 4.000, 60 of 401 interpolated across
  * it with errors 1e-11 .. 1.4e-10 (within their estimates, by design up to

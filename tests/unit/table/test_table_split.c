@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Coefficient tables built in stretches (lib/coef_table_split.c): a long
+/* Coefficient tables built in stretches (lib/table/coef_table_split.c): a long
  * table is cut into stretches built concurrently and merged; one and two
  * threads build bitwise the same table, it interpolates the decomposition to
  * its tolerance on every stretch, a lazy build in chunks agrees with a whole
@@ -34,7 +34,7 @@ static lth_table *alloc_table(const lth_system *sys, double t0, double t1, int t
 }
 
 /* Every tabulated panel's coefficients lie inside the chunk they name and
- * no two panels overlap there (lib/coef_store.c); the chunks' counts add up to
+ * no two panels overlap there (lib/table/coef_store.c); the chunks' counts add up to
  * the table's.  Returns the number of chunks. */
 static size_t check_chunks(const lth_table *tab) {
   size_t used = 0, *end = calloc(tab->nchunks + 1, sizeof *end), *dend = calloc(tab->nchunks + 1, sizeof *dend);

@@ -12,7 +12,7 @@
 PLOT="$APPS/lth-plot"
 # shellcheck source=/dev/null
 . "$APPS/../python/env.sh"
-PNGCHECK="$(dirname "$0")/python/pngcheck.py"
+PNGCHECK="$(dirname "$0")/../python/pngcheck.py"
 
 png_ok() { # FILE W H WHAT
   "$LTH_PYTHON" "$PNGCHECK" "$1" "$2" "$3" 2>"$TMP/pngerr" || fail "$4: $(cat "$TMP/pngerr")"
@@ -50,7 +50,7 @@ run 0 "pdf" "$PLOT" "$TMP/bvp.json" -o "$TMP/bvp.pdf" && [ "$(head -c 5 "$TMP/bv
 # ---- the script lth-plot gives gnuplot, captured by a stand-in program ----
 # (tests/python/gpscript.py reads it back: datablocks, and per plot command
 # the series with their style and decoded titles)
-GPSCRIPT="$(dirname "$0")/python/gpscript.py"
+GPSCRIPT="$(dirname "$0")/../python/gpscript.py"
 printf '#!/bin/sh\ncat > "$LTH_PLOT_CAPTURE"\nprintf picture\n' >"$TMP/fakegp"
 chmod +x "$TMP/fakegp"
 capture() { # JSON SCRIPT: draw JSON with the stand-in, its script to SCRIPT

@@ -4,7 +4,7 @@
 # u = x1, lambda = (sinh(2 - t), 0), J = sinh 2 cosh 2 / 2), the same off the
 # arc (an impulse at t0 to x2 = -tanh 2, cost tanh(2)/2), the time-varying
 # problem without a smooth optimum (impulses at both ends, infimum
-# 0.3256983783 confirmed by direct transcription in tests/test_lqr.c), the
+# 0.3256983783 confirmed by direct transcription in tests/unit/lqr/test_lqr.c), the
 # closed loop u = K [x; lambda], and the errors.
 # Usage: bash cli_lqr.sh BUILD/apps   (env LTH_DATA_DIR = data/)
 . "$(dirname "$0")/testlib.sh"

@@ -6,7 +6,7 @@
 # and a file with no Hessenberg form is refused (exit 2) with the message of the
 # docs.  The other examples in data/ run through lth-decompose --check in
 # cli_examples.sh and are checked against their exact solutions in
-# tests/test_problem_equations.c.
+# tests/unit/reader/test_problem_equations.c.
 # Usage: bash cli_equations.sh BUILD/apps   (env LTH_DATA_DIR, LTH_TEST_DIR)
 . "$(dirname "$0")/testlib.sh"
 DEC="$APPS/lth-decompose"

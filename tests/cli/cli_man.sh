@@ -20,7 +20,7 @@ for tool in "$APPS"/lth-*; do
     continue
   fi
   # every option entry of --help well formed (the man page's .TP items)
-  python3 "$(dirname "$0")/../scripts/helpdoc.py" --tool "$tool" --check 2>"$TMP/check" ||
+  python3 "$(dirname "$0")/../../scripts/helpdoc.py" --tool "$tool" --check 2>"$TMP/check" ||
     fail "$name --help: $(cat "$TMP/check")"
   grep -q '^\.SH NAME' "$page" || fail "$name: no NAME section"
   grep -q '^\.SH "EXIT STATUS"' "$page" || fail "$name: no EXIT STATUS section"

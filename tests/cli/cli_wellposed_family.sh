@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Issue 10, "Done when": the property test of tests/test_wellposed_family.c
+# Issue 10, "Done when": the property test of tests/unit/decomp/test_wellposed_family.c
 # through the tools, on a smaller sample: a chain block that passes through
 # zero at a random t* (on and between grid points, inside [0, 1] and just
 # outside).  lth-decompose, lth-solve, lth-bvp (shooting) and lth-lqr either

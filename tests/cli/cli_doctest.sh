@@ -8,7 +8,7 @@
 # to catch a wrong figure, a wrong exit status, and to update only output
 # lines with --update.
 source "$(dirname "$0")/testlib.sh"
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 HARNESS="$ROOT/tests/doctest/run_doctests.py"
