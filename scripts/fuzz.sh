@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Fuzz lth with libFuzzer, AddressSanitizer and UndefinedBehaviorSanitizer:
-#   fuzz_problem    the data-file reader (lib/problem*.c, lib/jet/expr.c, ...)
+#   fuzz_problem    the data-file reader (lib/reader/, lib/jet/, ...)
 #   fuzz_decompose  parse, decompose at several t with --check's identities,
 #                   scan Pi: traps on a success with a non-finite number or a
 #                   numerical error that names no t
