@@ -275,6 +275,7 @@ lth_status lth_plit_parse(lth_pcur *c, const lth_plit_opts *o, lth_pval *out);
 
 #include "lth/model.h"
 #include "lth/problem.h"
+#include "source/source_affine.h"
 
 #define LTH_P_MAX_BLOCKS 64
 #define LTH_P_MAX_BLOCK_SIZE 100000L
@@ -464,11 +465,6 @@ lth_status lth_pp_finish_eqn(lth_pp *P);
 void lth_pp_eqn_free(lth_pp *P);
 /* 1 if a param name is taken by an unknown (params and unknowns share names). */
 int lth_pp_eqn_has_variable(lth_pp *P, const char *s, size_t n);
-
-/* c(t) + a S(t) as a 1 x 1 source (lib/source/source_affine.c): e (owned, may be
- * NULL for the constant c0) and S (1 x 1, shared). */
-lth_source *lth_source_affine(lth_expr *e, double c0, double a, const lth_source *S,
-                              lth_error *err);
 
 /* ---- the user's unknowns (problem_vars.c) ---- */
 /* z0 (a vector) and bc (B0, B1, beta) of the equation form, written in the

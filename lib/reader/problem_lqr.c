@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lqr/lqr_impl.h"
+#include "lqr/lqr_check.h"
 #include "lth/samples.h"
 #include "problem_impl.h"
 

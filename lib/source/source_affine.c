@@ -5,7 +5,7 @@
  * S is shared; exactness and domain are S's. */
 #include <stdlib.h>
 
-#include "reader/problem_impl.h"
+#include "source_affine.h"
 
 /* A coefficient c(t) + a S(t) with S sampled (shared, owned by the problem)
  * and c an expression (owned) or the constant c0. */
