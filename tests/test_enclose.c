@@ -17,6 +17,7 @@
 
 #include <lth/enclose.h>
 #include <lth/expr.h>
+#include <lth/problem.h>
 #include <lth/source.h>
 
 #define KMAX 10
@@ -242,6 +243,37 @@ START_TEST(test_callback_unknown) {
 }
 END_TEST
 
+/* The equation form's blocks and its mass matrices (M^{-1} X, examined
+ * through M and X) carry enclosures: a pulse in the mass matrix is found
+ * and named; samples make the system unknown. */
+START_TEST(test_equation_form_and_masses) {
+  const char *text = "problem equations\nvariables x1 x2 v1 v2 lambda\ninterval 0 5\n"
+                     "x1' = v1\nx2' = v2\n"
+                     "(2 + exp(-((t-3.3)/0.001)^2))*v1' + 0.3*v2' = -x1 + lambda\n"
+                     "0.3*v1' + (1.5 + 0.5*cos(t))*v2' = -x2 + lambda\n"
+                     "0 = x1 + x2 - sin(t)\n";
+  lth_problem *pb = NULL;
+  lth_error err;
+  ck_assert_msg(lth_problem_parse(text, strlen(text), "masses", NULL, &pb, &err) == LTH_OK, "%s",
+                err.message);
+  lth_enclose *enc = lth_enclose_alloc(lth_problem_system(pb), 16, NULL);
+  ck_assert(lth_enclose_known(enc));
+  lth_enclose_verdict v;
+  ck_assert_int_eq(lth_enclose_check(enc, 0.0, 5.0, 16, 1e-10, 0, &v, NULL), LTH_OK);
+  ck_assert_int_eq(v.answer, LTH_ENCLOSE_UNRESOLVED);
+  ck_assert_msg(fabs(v.t_feature - 3.3) < 0.01, "mass pulse at 3.3 named at %g (%s)", v.t_feature,
+                v.what);
+  ck_assert_int_eq(lth_enclose_check(enc, 0.0, 3.0, 16, 1e-10, 0, &v, NULL), LTH_OK);
+  ck_assert_int_eq(v.answer, LTH_ENCLOSE_RESOLVED); /* cos t, sin t, the pulse's far tail */
+  double w;
+  int res;
+  ck_assert_int_eq(lth_enclose_width(enc, 3.25, 1.0, 1e-9, 16, 1e-10, &w, &res, NULL), LTH_OK);
+  ck_assert_msg(res == 1 && w < 0.05, "from 3.25: %g (resolved %d)", w, res);
+  lth_enclose_free(enc);
+  lth_problem_free(pb);
+}
+END_TEST
+
 static Suite *enclose_suite(void) {
   Suite *s = suite_create("enclose");
   TCase *tc = tcase_create("core");
@@ -252,6 +284,7 @@ static Suite *enclose_suite(void) {
   tcase_add_test(tc, test_pulse_found);
   tcase_add_test(tc, test_kink_found);
   tcase_add_test(tc, test_callback_unknown);
+  tcase_add_test(tc, test_equation_form_and_masses);
   suite_add_tcase(s, tc);
   return s;
 }
