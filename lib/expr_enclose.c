@@ -623,18 +623,22 @@ lth_status lth_expr_enclose(const lth_expr *e, double a, double b, int order, lt
 
 /* Structural zero: the enclosure of the value is exactly {0}.  Exact zeros
  * propagate only through the expression's structure (a zero factor, 0 + 0,
- * 0 / x, abs(0), 0^n), never through rounding, so one interval decides. */
-int lth_expr_is_zero(const lth_expr *e) {
-  if (!e || e->n <= 0) {
+ * x - x, 0 / x, abs(0), 0^n), never through rounding; the interval matters
+ * only where a denominator might vanish (0 / t is zero on [1, 2], not on
+ * [-1, 1]). */
+int lth_expr_is_zero_on(const lth_expr *e, double a, double b) {
+  if (!e || e->n <= 0 || !(a <= b)) {
     return 0;
   }
   if (!lth_expr_depends_on_t(e)) {
     double v;
-    return lth_expr_eval(e, 0.0, &v, NULL) == LTH_OK && v == 0.0;
+    return lth_expr_eval(e, a, &v, NULL) == LTH_OK && v == 0.0;
   }
   size_t n = lth_expr_enclose_work_size(e, 0);
   lth_interval y, *w = malloc((n ? n : 1) * sizeof *w);
-  int z = w && lth_expr_enclose(e, -1.0, 1.0, 0, &y, w, NULL) == LTH_OK && is_zero(y);
+  int z = w && lth_expr_enclose(e, a, b, 0, &y, w, NULL) == LTH_OK && is_zero(y);
   free(w);
   return z;
 }
+
+int lth_expr_is_zero(const lth_expr *e) { return lth_expr_is_zero_on(e, -1.0, 1.0); }

@@ -377,9 +377,9 @@ static lth_status integration_failure(lth_ivp *iv, int rc, double t_from, double
 }
 
 /* A feature the enclosures do not resolve even over IVP_ENC_FLOOR of the
- * span from a (a kink, a jump, a pole): bisected down to rounding, then
+ * span from a (a kink, a jump, a pole): bisected to 1e-3 of that, then
  * crossed by one step over [cross_lo, cross_hi] -- a step that short keeps
- * a jump's error below rounding, where the error control would shrink the
+ * a jump's error near rounding, where the error control would shrink the
  * steps below GSL's minimum and stall -- after which the integrator starts
  * afresh.  The next IVP_ENC_FLOOR of the span is left to the integrator's
  * own control (a feature narrower than that is not bisected again and
@@ -473,8 +473,9 @@ lth_status lth_ivp_advance(lth_ivp *iv, double t, double *V, lth_error *err) {
       }
       iv->steps += iv->drv->n; /* GSL counts the steps of the last apply only */
       if (rc == GSL_SUCCESS && crossing && iv->t >= iv->cross_hi) {
-        /* past a kink or jump: no history (multistep methods), the step size of before */
-        gsl_odeiv2_driver_reset_hstart(iv->drv, h);
+        /* past a kink or jump: no history (multistep methods), the step size of
+         * before (not below GSL's minimum, which reset_hstart refuses) */
+        gsl_odeiv2_driver_reset_hstart(iv->drv, fmax(fabs(h), 16 * iv->hmin));
       }
     }
     gsl_set_error_handler(saved);

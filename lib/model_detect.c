@@ -16,14 +16,14 @@
  * equations, however small or however often it vanishes.  (A decision from
  * values at a few points dropped 2000*exp(-2000*t), which is below 1e-60 at
  * every point past t = 0.07.) */
-static int nonzero(const lth_mcoef *c) {
+static int nonzero(const lth_model *m, const lth_mcoef *c) {
   if (c->kind == MCOEF_CONST) {
     return c->v != 0.0;
   }
   if (c->kind == MCOEF_SOURCE) {
     return 1;
   }
-  return !lth_expr_is_zero(c->e);
+  return !lth_expr_is_zero_on(c->e, m->t0, m->t1);
 }
 
 /* Working state of the detection. */
@@ -116,7 +116,7 @@ static lth_status usage(det *D) {
   lth_model *m = D->m;
   for (size_t k = 0; k < m->nent; k++) {
     lth_mentry *e = &m->ent[k];
-    e->nz = nonzero(&e->c);
+    e->nz = nonzero(m, &e->c);
     if (e->nz && e->part == LTH_MODEL_E) {
       D->usedE[e->var] = D->hasE[e->eq] = 1;
     } else if (e->nz && e->part == LTH_MODEL_A) {

@@ -148,6 +148,9 @@ START_TEST(test_structural_zero) {
     ck_assert_msg(lth_expr_is_zero(e), "%s is identically zero", zero[k]);
     lth_expr_free(e);
   }
+  lth_expr *q = parse("0/(t-0.5)");
+  ck_assert(!lth_expr_is_zero_on(q, 0.0, 1.0) && lth_expr_is_zero_on(q, 1.0, 2.0));
+  lth_expr_free(q);
   for (size_t k = 0; k < sizeof nonzero / sizeof nonzero[0]; k++) {
     lth_expr *e = parse(nonzero[k]);
     ck_assert_msg(!lth_expr_is_zero(e), "%s is not a structural zero", nonzero[k]);

@@ -61,9 +61,12 @@ size_t lth_expr_enclose_work_size(const lth_expr *e, int order);
 lth_status lth_expr_enclose(const lth_expr *e, double a, double b, int order,
                             lth_interval *coef, lth_interval *work, lth_error *err);
 /* 1 if e is identically zero: its value is the constant 0, or its
- * enclosure on every interval is exactly {0} (e.g. 0 * sin(t)).  Decided from
- * the expression, never from samples. */
+ * enclosure (on [-1, 1]) is exactly {0} (e.g. 0 * sin(t), x - x for the same
+ * subexpression x).  Decided from the expression, never from samples. */
 int lth_expr_is_zero(const lth_expr *e);
+/* The same on [a, b]: there only the denominators' enclosures differ
+ * (0 / t is identically zero on [1, 2]). */
+int lth_expr_is_zero_on(const lth_expr *e, double a, double b);
 
 /* ---- sources ---- */
 
