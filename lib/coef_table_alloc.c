@@ -44,7 +44,7 @@ static lth_status alloc_work(lth_table *tab, lth_error *err) {
   tab->mag = malloc(nd * sizeof(double));
   tab->mag_rhs = malloc(nd * sizeof(double));
   tab->todo = malloc((TAB_NMAX + 1) * sizeof(int));
-  tab->enc = lth_enclose_alloc(tab->sys, TAB_DMAX, err);
+  tab->enc = lth_enclose_alloc(tab->sys, tab_dmax(tab), err);
   if (!tab->enc) {
     return LTH_ENOMEM;
   }

@@ -90,9 +90,11 @@ static int walk(lth_enclose *enc, const lth_source *src, const char *what, int d
   return 1;
 }
 
+/* Workspace for the largest piece (none when the set is unknown: every
+ * check answers without looking). */
 static lth_status finish(lth_enclose *enc, lth_error *err) {
   size_t wn = 1, cn = 1, K1 = (size_t)enc->max_degree + 2;
-  for (int k = 0; k < enc->n; k++) {
+  for (int k = 0; enc->known && k < enc->n; k++) {
     const leaf *l = &enc->leaves[k];
     size_t w = lth_source_enclose_work_size(l->src, (int)K1 - 1);
     size_t c = (size_t)l->rows * (size_t)l->cols * K1;
