@@ -76,8 +76,8 @@ static lth_status swrap_fill(const void *state, double t, int order, lth_jet *ou
 }
 
 static const lth_source_type swrap_types[2] = {
-    {"view", swrap_fill, swrap_work_size, swrap_domain, swrap_destroy, 1},
-    {"view", swrap_fill, swrap_work_size, swrap_domain, swrap_destroy, 0},
+    {"view", swrap_fill, swrap_work_size, swrap_domain, swrap_destroy, 1, NULL, NULL, NULL},
+    {"view", swrap_fill, swrap_work_size, swrap_domain, swrap_destroy, 0, NULL, NULL, NULL},
 };
 
 static lth_source *swrap_new(const lth_source *base, int variant, int delta_order, swrap **out,

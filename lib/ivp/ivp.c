@@ -7,12 +7,14 @@
 #include <cblas.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_odeiv2.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/blas_threads.h"
 #include "core/small_blas.h"
+#include "lth/enclose.h"
 #include "ivp_coef.h"
 #include "ivp_impl.h"
 
@@ -77,7 +79,25 @@ struct lth_ivp {
   lth_error err;
   lth_ivp_guard guard; /* no step over a singular Pi */
   size_t steps, rhs_evals;
+  /* The data's enclosures (NULL or unknown for callbacks and samples): no
+   * step crosses the end of [enc_lo, enc_hi], a stretch on which the data
+   * are resolved by degree IVP_ENC_DEGREE to rtol, so a pulse or kink
+   * cannot fall between a step's stages (see resolved_end). */
+  lth_enclose *enc;
+  double enc_lo, enc_hi, enc_w;
+  double cross_lo, cross_hi; /* a kink or jump located inside: crossed in one step */
+  double hmin;               /* GSL's minimum step (lth_ivp_start) */
 };
+
+/* Degree of the polynomial that must resolve the data over one stretch
+ * (include/lth/enclose.h): 16 leaves the steps that smooth data allow alone
+ * (sin t at rtol 1e-10: stretches of 7, some 60 steps of rk8pd) while a
+ * pulse of width w confines them to a few w. */
+#define IVP_ENC_DEGREE 16
+/* Below this fraction of the span a stretch is taken unresolved (a kink
+ * or jump at its start): the integrator steps across it with a step that
+ * short, its own error control judging the rest. */
+#define IVP_ENC_FLOOR 1e-9
 
 /* V' = Ahat V (+ g e_last^T): Clark (3.9) for every column. */
 static int rhs(double t, const double y[], double dydt[], void *params) {
@@ -204,6 +224,13 @@ lth_ivp *lth_ivp_alloc(const lth_system *sys, int ncols, int affine, const lth_i
     return NULL;
   }
   iv->gsys = (gsl_odeiv2_system){rhs, stiff ? jac : NULL, iv->dim, iv};
+  iv->enc = lth_enclose_alloc(sys, IVP_ENC_DEGREE, err);
+  if (!iv->enc) {
+    lth_ivp_free(iv);
+    return NULL;
+  }
+  iv->enc_lo = iv->enc_hi = t_lo;
+  iv->cross_lo = iv->cross_hi = t_lo;
 
   return iv;
 }
@@ -216,6 +243,7 @@ void lth_ivp_free(lth_ivp *iv) {
     gsl_odeiv2_driver_free(iv->drv);
   }
   lth_coef_free(iv->coef);
+  lth_enclose_free(iv->enc);
   free(iv->y);
   free(iv);
 }
@@ -283,8 +311,9 @@ lth_status lth_ivp_start(lth_ivp *iv, double t, const double *V, lth_error *err)
   gsl_odeiv2_driver_set_nmax(iv->drv, iv->opts.max_steps ? iv->opts.max_steps : 10000000);
   /* a step collapsing below 1e-10 of the span means singular coefficients
    * (e.g. Pi -> singular): fail fast instead of creeping towards it */
+  iv->hmin = span > 0 ? 1e-10 * span : 0.0;
   if (span > 0) {
-    gsl_odeiv2_driver_set_hmin(iv->drv, 1e-10 * span);
+    gsl_odeiv2_driver_set_hmin(iv->drv, iv->hmin);
   }
   iv->t = t;
   iv->guard.t_start = t;
@@ -325,10 +354,94 @@ static lth_status integration_failure(lth_ivp *iv, int rc, double t_from, double
     }
     return LTH_ECOND;
   }
+  /* a feature of the data just ahead (include/lth/enclose.h) is named */
+  lth_enclose_verdict v;
+  double d = fmax(4.0 * iv->enc_w, 1e-6 * lth_coef_span(iv->coef));
+  double lo = fmax(t_from, tf - d), hi = fmin(t_to, tf + d);
+  v.answer = LTH_ENCLOSE_UNKNOWN;
+  if (hi > lo) {
+    lth_enclose_check(iv->enc, lo, hi, IVP_ENC_DEGREE, iv->opts.rtol > 0 ? iv->opts.rtol : 1e-10,
+                      0.0, &v, NULL);
+  }
+  if (v.answer == LTH_ENCLOSE_UNRESOLVED) {
+    return lth_error_set_t(err, LTH_EINTEG, tf,
+                           "GSL %s stopped integrating from %.17g towards %.17g at %.17g: %s; "
+                           "the data change abruptly near t = %.10g (%s)",
+                           lth_ivp_method_name(iv->opts.method), t_from, t_to, tf,
+                           gsl_strerror(rc), v.t_feature, v.what);
+  }
   return lth_error_set_t(err, LTH_EINTEG, tf,
                          "GSL %s stopped integrating from %.17g towards %.17g at %.17g: %s",
                          lth_ivp_method_name(iv->opts.method), t_from, t_to, tf,
                          gsl_strerror(rc));
+}
+
+/* A feature the enclosures do not resolve even over IVP_ENC_FLOOR of the
+ * span from a (a kink, a jump, a pole): bisected to 1e-3 of that, then
+ * crossed by one step over [cross_lo, cross_hi] -- a step that short keeps
+ * a jump's error near rounding, where the error control would shrink the
+ * steps below GSL's minimum and stall -- after which the integrator starts
+ * afresh.  The next IVP_ENC_FLOOR of the span is left to the integrator's
+ * own control (a feature narrower than that is not bisected again and
+ * again).  Returns where the driver must stop next. */
+static double locate_crossing(lth_ivp *iv, double a, double w, double t, double rtol) {
+  lth_enclose_verdict v;
+  /* located to 1e-3 of the floor, not to rounding: a crossing step a few
+   * ulps long would put its stages on the kink itself (where abs has no
+   * derivative), one of 1e-12 of the span almost never does, and a jump
+   * of size J costs an error of about J 1e-12 */
+  double tiny = fmax(1e-3 * w, 16 * DBL_EPSILON * fmax(1.0, fabs(a)));
+  if (lth_enclose_check(iv->enc, a, a + w, IVP_ENC_DEGREE, rtol, tiny, &v, NULL) != LTH_OK ||
+      v.answer != LTH_ENCLOSE_UNRESOLVED) {
+    iv->enc_lo = a; /* (cannot happen: [a, a + w] was just found unresolved) */
+    iv->enc_hi = a + w;
+    return fmin(t, a + w);
+  }
+  double pad = v.t_width + 4 * DBL_EPSILON * fmax(1.0, fabs(v.t_feature));
+  /* asymmetric, so that no stage lands on the located point itself */
+  iv->cross_lo = fmax(a, v.t_feature - pad);
+  iv->cross_hi = v.t_feature + 1.5 * pad;
+  iv->enc_lo = iv->cross_hi; /* then: the integrator alone over the floor's width */
+  iv->enc_hi = iv->cross_hi + w;
+  iv->enc_w = w;
+  return fmin(t, iv->cross_lo > a ? iv->cross_lo : iv->cross_hi);
+}
+
+/* Where the next call of the driver must stop on its way to t: the end of
+ * the stretch from iv->t on which the data are resolved (include/lth/
+ * enclose.h).  Stretches grow 2x past a feature and shrink towards one; with
+ * smooth data the first covers the whole span and costs one enclosure.
+ * *crossing: the call crosses a located kink or jump. */
+static double resolved_end(lth_ivp *iv, double t, int *crossing) {
+  double a = iv->t, span = iv->t_hi - a;
+  *crossing = 0;
+  if (!lth_enclose_known(iv->enc) || !(span > 0)) {
+    return t;
+  }
+  if (a >= iv->cross_lo && a < iv->cross_hi) {
+    *crossing = 1;
+    return fmin(t, iv->cross_hi);
+  }
+  if (a >= iv->enc_lo && a < iv->enc_hi) {
+    return fmin(t, iv->enc_hi);
+  }
+  double wmax = iv->enc_w > 0 ? fmin(span, 2.0 * iv->enc_w) : span;
+  double floor = fmin(wmax, IVP_ENC_FLOOR * fmax(lth_coef_span(iv->coef), span));
+  double rtol = iv->opts.rtol > 0 ? iv->opts.rtol : 1e-10, w;
+  int res;
+  if (lth_enclose_width(iv->enc, a, wmax, floor, IVP_ENC_DEGREE, rtol, &w, &res, NULL) !=
+      LTH_OK) {
+    return t;
+  }
+  if (res == 0) {
+    double to = locate_crossing(iv, a, w, t, rtol);
+    *crossing = to > a && to == fmin(t, iv->cross_hi) && a >= iv->cross_lo;
+    return to;
+  }
+  iv->enc_lo = a;
+  iv->enc_hi = a + w >= iv->t_hi ? INFINITY : a + w;
+  iv->enc_w = w;
+  return fmin(t, iv->enc_hi);
 }
 
 lth_status lth_ivp_advance(lth_ivp *iv, double t, double *V, lth_error *err) {
@@ -343,9 +456,29 @@ lth_status lth_ivp_advance(lth_ivp *iv, double t, double *V, lth_error *err) {
     double t_from = iv->t;
     /* GSL's default error handler aborts; the library must return instead */
     gsl_error_handler_t *saved = gsl_set_error_handler_off();
-    int rc = gsl_odeiv2_driver_apply(iv->drv, &iv->t, t, iv->y);
+    int rc = GSL_SUCCESS;
+    while (rc == GSL_SUCCESS && iv->t < t) {
+      int crossing;
+      double to = resolved_end(iv, t, &crossing), h = iv->drv->h;
+      int near = (iv->cross_hi > iv->t && to <= iv->cross_hi) ||
+                 (iv->enc_lo == iv->cross_hi && iv->t >= iv->enc_lo && iv->t < iv->enc_hi);
+      if (near) {
+        /* the approach to a located kink and the step across are short by
+         * design: GSL's minimum step (a stall guard) must not refuse them */
+        gsl_odeiv2_driver_set_hmin(iv->drv, 0.0);
+      }
+      rc = gsl_odeiv2_driver_apply(iv->drv, &iv->t, to, iv->y);
+      if (near) {
+        gsl_odeiv2_driver_set_hmin(iv->drv, iv->hmin);
+      }
+      iv->steps += iv->drv->n; /* GSL counts the steps of the last apply only */
+      if (rc == GSL_SUCCESS && crossing && iv->t >= iv->cross_hi) {
+        /* past a kink or jump: no history (multistep methods), the step size of
+         * before (not below GSL's minimum, which reset_hstart refuses) */
+        gsl_odeiv2_driver_reset_hstart(iv->drv, fmax(fabs(h), 16 * iv->hmin));
+      }
+    }
     gsl_set_error_handler(saved);
-    iv->steps += iv->drv->n; /* GSL counts the steps of the last apply only */
     if (rc != GSL_SUCCESS) {
       if (iv->st != LTH_OK && iv->guard.tripped == 1) {
         return lth_ivp_guard_locate(&iv->guard, lth_system_index(iv->sys), guard_eval, iv, err);

@@ -203,7 +203,7 @@ static lth_status push(parser *p, enode nd) {
 }
 
 static lth_status push_const(parser *p, double v, size_t pos) {
-  enode nd = {OP_CONST, -1, -1, (int)pos + 1, 0, 0, v};
+  enode nd = {OP_CONST, -1, -1, (int)pos + 1, 0, 0, v, 0};
   return push(p, nd);
 }
 
@@ -222,7 +222,7 @@ static int fold(const enode *nd, const enode *a, const enode *b, double *value) 
  * operands' roots are found by walking back over postfix subtrees; constant
  * operands are single nodes at the end of the array, so folding pops them. */
 static lth_status push_op(parser *p, int op, int a, int b, size_t pos) {
-  enode nd = {op, a, b, (int)pos + 1, 0, 0, 0.0};
+  enode nd = {op, a, b, (int)pos + 1, 0, 0, 0.0, 0};
   const enode *na = &p->nodes[a], *nb = b >= 0 ? &p->nodes[b] : NULL;
   nd.dep = na->dep || (nb && nb->dep);
   if (op == OP_POW && nb->op == OP_CONST) {
@@ -311,7 +311,7 @@ static lth_status parse_variable(parser *p) {
   double v = 0.0;
   lth_status st;
   if (name_is(p, "t")) {
-    enode nd = {OP_T, -1, -1, (int)b + 1, 1, 0, 0.0};
+    enode nd = {OP_T, -1, -1, (int)b + 1, 1, 0, 0.0, 0};
     st = push(p, nd);
   } else if (name_is(p, "pi")) {
     st = push_const(p, LTH_EXPR_PI, b);
@@ -456,6 +456,39 @@ static size_t layout(enode *nodes, int n) {
   return off;
 }
 
+/* Are the subtrees ending at nodes x and y (starting at sx, sy) the same
+ * expression?  Postfix order: equal trees are equal runs of nodes. */
+static int same_tree(const enode *nodes, int sx, int x, int sy, int y) {
+  if (x - sx != y - sy) {
+    return 0;
+  }
+  for (int k = 0; k <= x - sx; k++) {
+    const enode *p = &nodes[sx + k], *q = &nodes[sy + k];
+    int valued = p->op == OP_CONST || p->op == OP_POWC;
+    if (p->op != q->op || (valued && !(p->v == q->v)) || (p->a < 0) != (q->a < 0) ||
+        (p->b < 0) != (q->b < 0) ||
+        (p->a >= 0 && p->a - sx != q->a - sy) || (p->b >= 0 && p->b - sx != q->b - sy)) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* Mark x - x (enode.same); start[i]: first node of the subtree of node i. */
+static int mark_same(enode *nodes, int n) {
+  int *start = malloc(((size_t)n + 1) * sizeof *start);
+  if (!start) {
+    return 0;
+  }
+  for (int i = 0; i < n; i++) {
+    enode *nd = &nodes[i];
+    start[i] = nd->a >= 0 ? start[nd->a] : i;
+    nd->same = nd->op == OP_SUB && same_tree(nodes, start[nd->a], nd->a, start[nd->b], nd->b);
+  }
+  free(start);
+  return 1;
+}
+
 lth_status lth_expr_parse(const char *text, size_t len, lth_expr_lookup_fn lookup, void *ctx,
                           lth_expr **out, lth_error *err) {
   if (!out || (!text && len > 0)) {
@@ -469,6 +502,10 @@ lth_status lth_expr_parse(const char *text, size_t len, lth_expr_lookup_fn looku
   }
   lth_status st = parse_all(&p);
   lth_expr *e = st == LTH_OK ? malloc(sizeof *e) : NULL;
+  if (e && !mark_same(p.nodes, p.n)) {
+    free(e);
+    e = NULL;
+  }
   if (st == LTH_OK && !e) {
     lth_error_clear(err);
     st = lth_error_set(err, LTH_ENOMEM, "out of memory while compiling an expression");

@@ -53,6 +53,8 @@ typedef struct enode {
   int dep;    /* depends on t */
   size_t off; /* first series of this node in the workspace */
   double v;   /* constant value, or the exponent of OP_POWC */
+  int same;   /* OP_SUB: both operands are the same subexpression, so the
+                 difference is exactly 0 (enclosures, lib/jet/expr_enclose.c) */
 } enode;
 
 struct lth_expr {

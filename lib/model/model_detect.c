@@ -9,13 +9,12 @@
 
 #include "model_impl.h"
 
-#define ZORDER 3 /* Taylor coefficients 0..ZORDER must vanish for a structural zero */
-/* Irregular points inside the interval, as fractions of it. */
-static const double FRAC[7] = {0.0731, 0.1917, 0.3306, 0.4818, 0.6151, 0.7743, 0.9128};
-
-/* Nonzero at one of the points (or its derivatives are)?  A coefficient
- * that cannot be evaluated there counts as nonzero (the tools will report
- * the failure with its t). */
+/* Structurally nonzero?  A coefficient is zero only when its expression is
+ * identically zero (the constant 0, or an expression whose enclosure is
+ * exactly {0}, e.g. 0*sin(t): lth_expr_is_zero); anything else stays in the
+ * equations, however small or however often it vanishes.  (A decision from
+ * values at a few points dropped 2000*exp(-2000*t), which is below 1e-60 at
+ * every point past t = 0.07.) */
 static int nonzero(const lth_model *m, const lth_mcoef *c) {
   if (c->kind == MCOEF_CONST) {
     return c->v != 0.0;
@@ -23,20 +22,7 @@ static int nonzero(const lth_model *m, const lth_mcoef *c) {
   if (c->kind == MCOEF_SOURCE) {
     return 1;
   }
-  size_t wn = lth_mcoef_work_size(c, ZORDER);
-  double *w = malloc((wn ? wn : 1) * sizeof *w), y[ZORDER + 1];
-  int nz = w == NULL;
-  for (int k = 0; k < 7 && !nz; k++) {
-    double t = m->t0 + (m->t1 - m->t0) * FRAC[k];
-    if (lth_mcoef_taylor(c, t, ZORDER, y, w, NULL) != LTH_OK) {
-      nz = 1;
-    }
-    for (int j = 0; j <= ZORDER && !nz; j++) {
-      nz = y[j] != 0.0;
-    }
-  }
-  free(w);
-  return nz;
+  return !lth_expr_is_zero_on(c->e, m->t0, m->t1);
 }
 
 /* Working state of the detection. */

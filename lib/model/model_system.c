@@ -75,9 +75,53 @@ static lth_status mblock_fill(const void *state, double t, int order, lth_jet *o
   return LTH_OK;
 }
 
-static const lth_source_type mblock_types[2] = {
-    {"equations", mblock_fill, mblock_work, mblock_domain, mblock_destroy, 1},
-    {"equations", mblock_fill, mblock_work, mblock_domain, mblock_destroy, 0},
+static size_t mblock_enclose_work(const void *state, int order) {
+  const mblock *b = state;
+  size_t mx = 0;
+  for (int k = 0; k < b->nnz; k++) {
+    size_t w = b->c[k]->kind == MCOEF_EXPR ? lth_expr_enclose_work_size(b->c[k]->e, order) : 0;
+    mx = w > mx ? w : mx;
+  }
+  return mx + (size_t)order + 1;
+}
+
+/* Only for blocks of constants and expressions (mblock_types[.][1]). */
+static lth_status mblock_enclose(const void *state, double a, double e, int order,
+                                 lth_interval *coef, lth_interval *work, lth_error *err) {
+  const mblock *b = state;
+  size_t sz = (size_t)b->rows * (size_t)b->cols;
+  lth_interval *y = work, *w = work + order + 1;
+  for (size_t k = 0; k < sz * (size_t)(order + 1); k++) {
+    coef[k] = (lth_interval){0.0, 0.0};
+  }
+  for (int k = 0; k < b->nnz; k++) {
+    const lth_mcoef *c = b->c[k];
+    if (c->kind == MCOEF_EXPR) {
+      lth_status st = lth_expr_enclose(c->e, a, e, order, y, w, err);
+      if (st != LTH_OK) {
+        return st;
+      }
+    } else {
+      y[0] = (lth_interval){c->v, c->v};
+      for (int m = 1; m <= order; m++) {
+        y[m] = (lth_interval){0.0, 0.0};
+      }
+    }
+    for (int m = 0; m <= order; m++) {
+      coef[m * sz + (size_t)b->ii[k] + (size_t)b->jj[k] * (size_t)b->rows] = y[m];
+    }
+  }
+  return LTH_OK;
+}
+
+/* [exact][enclosable]: sampled coefficients carry no enclosure. */
+static const lth_source_type mblock_types[2][2] = {
+    {{"equations", mblock_fill, mblock_work, mblock_domain, mblock_destroy, 0, NULL, NULL, NULL},
+     {"equations", mblock_fill, mblock_work, mblock_domain, mblock_destroy, 0, mblock_enclose,
+      mblock_enclose_work, NULL}},
+    {{"equations", mblock_fill, mblock_work, mblock_domain, mblock_destroy, 1, NULL, NULL, NULL},
+     {"equations", mblock_fill, mblock_work, mblock_domain, mblock_destroy, 1, mblock_enclose,
+      mblock_enclose_work, NULL}},
 };
 
 /* The block of `part` with the canonical rows r0..r0+nr-1 and columns
@@ -86,7 +130,7 @@ static const lth_source_type mblock_types[2] = {
 static lth_status block_source(const lth_model *m, int part, int r0, int nr, int c0, int nc,
                                lth_source **out, lth_error *err) {
   mblock *b = calloc(1, sizeof *b);
-  int cap = 0, exact = 1;
+  int cap = 0, exact = 1, enclosable = 1;
   *out = NULL;
   for (int pass = 0; pass < 2 && b; pass++) {
     for (int k = 0; k < nr; k++) {
@@ -105,6 +149,7 @@ static lth_status block_source(const lth_model *m, int part, int r0, int nr, int
         b->jj[b->nnz] = col;
         b->c[b->nnz++] = &e->c;
         exact = exact && (e->c.kind != MCOEF_SOURCE || lth_source_is_exact(e->c.s));
+        enclosable = enclosable && e->c.kind != MCOEF_SOURCE;
       }
     }
     if (pass == 0) {
@@ -126,7 +171,7 @@ static lth_status block_source(const lth_model *m, int part, int r0, int nr, int
     mblock_destroy(b);
     return LTH_OK;
   }
-  *out = lth_source_new(&mblock_types[exact ? 0 : 1], b, b->rows, b->cols, err);
+  *out = lth_source_new(&mblock_types[exact][enclosable], b, b->rows, b->cols, err);
   return *out ? LTH_OK : LTH_ENOMEM;
 }
 

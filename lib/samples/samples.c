@@ -96,7 +96,8 @@ static lth_status samples_fill(const void *state, double t, int order, lth_jet *
 }
 
 static const lth_source_type samples_type = {"samples",      samples_fill,    samples_work_size,
-                                             samples_domain, samples_destroy, 0};
+                                             samples_domain, samples_destroy, 0,
+                                             NULL,           NULL,            NULL};
 
 /* LAPACK's workspace for dgeqrf (m x n) and dormqr (m x nrhs, min(m, n)
  * reflectors).  (Invalid arguments would make LAPACK print: never pass any.) */

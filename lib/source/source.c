@@ -3,6 +3,7 @@
  * constants, callbacks, expression matrices and scaled/transposed views. */
 #include "lth/source.h"
 
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +115,23 @@ static lth_status const_fill(const void *state, double t, int order, lth_jet *ou
   return LTH_OK;
 }
 
-static const lth_source_type const_type = {"constant", const_fill, NULL, NULL, free, 1};
+/* A constant's coefficients are exact points: the value, then zeros. */
+static lth_status const_enclose(const void *state, double a, double b, int order,
+                                lth_interval *coef, lth_interval *work, lth_error *err) {
+  (void)a;
+  (void)b;
+  (void)work;
+  (void)err;
+  const const_state *cs = state;
+  size_t sz = (size_t)cs->rows * (size_t)cs->cols;
+  for (size_t k = 0; k < sz * (size_t)(order + 1); k++) {
+    coef[k] = (lth_interval){k < sz ? cs->a[k] : 0.0, k < sz ? cs->a[k] : 0.0};
+  }
+  return LTH_OK;
+}
+
+static const lth_source_type const_type = {"constant", const_fill, NULL, NULL, free, 1,
+                                           const_enclose, NULL, NULL};
 
 static const_state *const_state_alloc(int rows, int cols, lth_error *err) {
   if (rows < 0 || cols < 0) {
@@ -174,7 +191,8 @@ static lth_status callback_fill(const void *state, double t, int order, lth_jet 
   return LTH_OK;
 }
 
-static const lth_source_type callback_type = {"callback", callback_fill, NULL, NULL, free, 1};
+static const lth_source_type callback_type = {"callback", callback_fill, NULL, NULL, free, 1,
+                                              NULL,       NULL,          NULL};
 
 lth_source *lth_source_callback(int rows, int cols, lth_source_callback_fn fn, void *ctx,
                                 lth_error *err) {
@@ -246,8 +264,42 @@ static lth_status expr_fill(const void *state, double t, int order, lth_jet *out
   return LTH_OK;
 }
 
-static const lth_source_type expr_type = {"expression", expr_fill, expr_work_size, NULL,
-                                          expr_destroy, 1};
+static size_t expr_enclose_work(const void *state, int order) {
+  const expr_state *es = state;
+  size_t n = (size_t)es->rows * (size_t)es->cols, mx = 0;
+  for (size_t k = 0; k < n; k++) {
+    size_t w = es->e[k] ? lth_expr_enclose_work_size(es->e[k], order) : 0;
+    mx = w > mx ? w : mx;
+  }
+  return mx + (size_t)order + 1;
+}
+
+static lth_status expr_enclose(const void *state, double a, double b, int order,
+                               lth_interval *coef, lth_interval *work, lth_error *err) {
+  const expr_state *es = state;
+  size_t sz = (size_t)es->rows * (size_t)es->cols;
+  lth_interval *y = work, *scratch = work + order + 1;
+  for (size_t k = 0; k < sz; k++) {
+    if (!es->e[k]) {
+      for (int m = 0; m <= order; m++) {
+        coef[m * sz + k] = (lth_interval){0.0, 0.0};
+      }
+      continue;
+    }
+    lth_status st = lth_expr_enclose(es->e[k], a, b, order, y, scratch, err);
+    if (st != LTH_OK) {
+      return st;
+    }
+    for (int m = 0; m <= order; m++) {
+      coef[m * sz + k] = y[m];
+    }
+  }
+  return LTH_OK;
+}
+
+static const lth_source_type expr_type = {"expression", expr_fill,         expr_work_size, NULL,
+                                          expr_destroy, 1,                 expr_enclose,
+                                          expr_enclose_work, NULL};
 
 lth_source *lth_source_expr(int rows, int cols, lth_expr **entries, lth_error *err) {
   size_t n = (size_t)(rows > 0 ? rows : 0) * (size_t)(cols > 0 ? cols : 0);
@@ -313,9 +365,15 @@ static lth_status scaled_fill(const void *state, double t, int order, lth_jet *o
   return LTH_OK;
 }
 
+/* A view's data are resolved where its base's are. */
+static int scaled_parts(const void *state, const lth_source **parts) {
+  parts[0] = ((const scaled_state *)state)->base;
+  return 1;
+}
+
 static lth_source_type scaled_types[2] = {
-    {"scaled", scaled_fill, scaled_work_size, scaled_domain, free, 1},
-    {"scaled", scaled_fill, scaled_work_size, scaled_domain, free, 0},
+    {"scaled", scaled_fill, scaled_work_size, scaled_domain, free, 1, NULL, NULL, scaled_parts},
+    {"scaled", scaled_fill, scaled_work_size, scaled_domain, free, 0, NULL, NULL, scaled_parts},
 };
 
 lth_source *lth_source_scaled(const lth_source *base, double alpha, int transpose,

@@ -52,8 +52,10 @@ static lth_status affine_fill(const void *state, double t, int order, lth_jet *o
 }
 
 static const lth_source_type AFFINE[2] = {
-    {"sampled coefficient", affine_fill, affine_work, affine_domain, affine_destroy, 0},
-    {"sampled coefficient", affine_fill, affine_work, affine_domain, affine_destroy, 1},
+    {"sampled coefficient", affine_fill, affine_work, affine_domain, affine_destroy, 0, NULL, NULL,
+     NULL},
+    {"sampled coefficient", affine_fill, affine_work, affine_domain, affine_destroy, 1, NULL, NULL,
+     NULL},
 };
 
 lth_source *lth_source_affine(lth_expr *e, double c0, double a, const lth_source *S,

@@ -175,9 +175,20 @@ static lth_status solve_fill(const void *state, double t, int order, lth_jet *ou
   return LTH_OK;
 }
 
+/* M^{-1} X is resolved where M and X are (M's conditioning is checked
+ * apart, lth_source_solve_scan). */
+static int solve_parts(const void *state, const lth_source **parts) {
+  const solve_state *ss = state;
+  parts[0] = ss->M;
+  parts[1] = ss->X;
+  return 2;
+}
+
 static const lth_source_type solve_types[2] = {
-    {"mass-matrix solve", solve_fill, solve_work_size, solve_domain, solve_destroy, 1},
-    {"mass-matrix solve", solve_fill, solve_work_size, solve_domain, solve_destroy, 0},
+    {"mass-matrix solve", solve_fill, solve_work_size, solve_domain, solve_destroy, 1, NULL, NULL,
+     solve_parts},
+    {"mass-matrix solve", solve_fill, solve_work_size, solve_domain, solve_destroy, 0, NULL, NULL,
+     solve_parts},
 };
 
 lth_source *lth_source_solve(const lth_source *M, lth_source *X, double mscale, double cond_max,

@@ -44,6 +44,10 @@ static lth_status alloc_work(lth_table *tab, lth_error *err) {
   tab->mag = malloc(nd * sizeof(double));
   tab->mag_rhs = malloc(nd * sizeof(double));
   tab->todo = malloc((TAB_NMAX + 1) * sizeof(int));
+  tab->enc = lth_enclose_alloc(tab->sys, tab_dmax(tab), err);
+  if (!tab->enc) {
+    return LTH_ENOMEM;
+  }
   tab->ws = calloc((size_t)tab->nthreads, sizeof *tab->ws);
   tab->pt = calloc((size_t)tab->nthreads, sizeof *tab->pt);
   int ok = tab->V && tab->F && tab->C && tab->mag && tab->mag_rhs && tab->todo && tab->ws && tab->pt;
@@ -153,6 +157,7 @@ void lth_table_free(lth_table *tab) {
   free(tab->mag);
   free(tab->mag_rhs);
   free(tab->panels);
+  lth_enclose_free(tab->enc);
   tab_store_free(tab);
   free(tab);
 }

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 
+#include "lth/enclose.h"
 #include "lth/table.h"
 
 /* Nodes: Chebyshev-Lobatto points of a panel, n + 1 of them, n = nmin << level
@@ -60,6 +61,10 @@ typedef struct tab_node {
 
 struct lth_table {
   const lth_system *sys;
+  lth_enclose *enc;    /* the data's enclosures: a panel's width is capped where they show
+                          more than its nodes can see (NULL or unknown: no cap) */
+  size_t enc_capped;   /* panels whose width the enclosures cut */
+  double enc_lo, enc_hi; /* a stretch on which they found the data resolved */
   lth_table_opts o;
   double t_lo, t_hi, min_width;
   double span;         /* the whole table's length (a stretch's table: its parent's) */
