@@ -70,9 +70,15 @@ static int csr(const int *key, int n, int nkeys, int **start, int **idx) {
   return 1;
 }
 
-static const lth_model *sort_model; /* qsort has no context argument */
+/* An entry's sort key within its equation: part, then unknown.  The keys are
+ * copied beside the index so that qsort needs no context (two models
+ * analysed at once by two threads share nothing). */
+typedef struct entry_key {
+  int part, var, idx;
+} entry_key;
+
 static int entry_cmp(const void *a, const void *b) {
-  const lth_mentry *x = &sort_model->ent[*(const int *)a], *y = &sort_model->ent[*(const int *)b];
+  const entry_key *x = a, *y = b;
   return x->part != y->part ? x->part - y->part : (x->var > y->var) - (x->var < y->var);
 }
 
@@ -92,23 +98,34 @@ static lth_status by_equation(det *D) {
   if (!ok) {
     return lth_error_set(D->err, LTH_ENOMEM, "out of memory");
   }
-  sort_model = m;
-  for (int q = 0; q < m->ne; q++) {
+  entry_key *keys = malloc((m->nent + 1) * sizeof *keys);
+  if (!keys) {
+    return lth_error_set(D->err, LTH_ENOMEM, "out of memory");
+  }
+  lth_status st = LTH_OK;
+  for (int q = 0; q < m->ne && st == LTH_OK; q++) {
     int b = m->estart[q], e = m->estart[q + 1];
-    qsort(m->eidx + b, (size_t)(e - b), sizeof *m->eidx, entry_cmp);
-    for (int k = b + 1; k < e; k++) {
-      if (entry_cmp(&m->eidx[k - 1], &m->eidx[k]) == 0) {
+    for (int k = b; k < e; k++) {
+      const lth_mentry *x = &m->ent[m->eidx[k]];
+      keys[k - b] = (entry_key){x->part, x->var, m->eidx[k]};
+    }
+    qsort(keys, (size_t)(e - b), sizeof *keys, entry_cmp);
+    for (int k = b; k < e; k++) {
+      m->eidx[k] = keys[k - b].idx;
+      if (k > b && entry_cmp(&keys[k - b - 1], &keys[k - b]) == 0) {
         const lth_mentry *x = &m->ent[m->eidx[k]];
-        return lth_error_set(D->err, LTH_EINVAL,
-                             "lth_model_set: the coefficient %s of equation %d is set twice",
-                             x->part == LTH_MODEL_F   ? "f"
-                             : x->part == LTH_MODEL_E ? "E"
-                                                      : "A",
-                             q + 1);
+        st = lth_error_set(D->err, LTH_EINVAL,
+                           "lth_model_set: the coefficient %s of equation %d is set twice",
+                           x->part == LTH_MODEL_F   ? "f"
+                           : x->part == LTH_MODEL_E ? "E"
+                                                    : "A",
+                           q + 1);
+        break;
       }
     }
   }
-  return LTH_OK;
+  free(keys);
+  return st;
 }
 
 static lth_status usage(det *D) {
