@@ -204,10 +204,10 @@ static int prepare(app_ctx *C, app_run *R) {
   }
   if (C->rows != R->p) {
     return app_failf(APP_EXIT_INPUT,
-                     "%s: the bc statements have %d rows; the solution manifold has dimension "
+                     "%s: the bc statements have %d %s; the solution manifold has dimension "
                      "p = %d, so exactly p boundary conditions are needed (B0, B1: %d x %d, "
                      "beta: %d x 1)",
-                     R->path, C->rows, R->p, R->p, R->s, R->p);
+                     R->path, C->rows, app_plural(C->rows, "row", "rows"), R->p, R->p, R->s, R->p);
   }
   return 0;
 }
@@ -376,8 +376,10 @@ static void text_header(FILE *fp, const app_ctx *C, const app_run *R) {
     fprintf(fp, "intervals      %d\n", res->intervals);
   }
   if (res->method == LTH_BVP_COLLOCATION) {
-    fprintf(fp, "collocation    %d Gauss stages (order %d), %d mesh intervals, tol %.3g\n",
-            colloc_stages(C), 2 * colloc_stages(C), res->intervals, colloc_tol(C));
+    fprintf(fp, "collocation    %d Gauss %s (order %d), %d mesh %s, tol %.3g\n",
+            colloc_stages(C), app_plural(colloc_stages(C), "stage", "stages"),
+            2 * colloc_stages(C), res->intervals,
+            app_plural(res->intervals, "interval", "intervals"), colloc_tol(C));
     fprintf(fp, "error          ~%.3g (estimated, max-norm over the output times); drift %.3g\n",
             res->error_estimate, res->drift);
   } else if (is_shooting(res)) {

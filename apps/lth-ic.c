@@ -67,14 +67,17 @@ static const char help_tail[] =
     "  {\"t\": 0, \"p\": 2, \"z0\": [0.1, 0, 0.05, 0, 0], \"residual\": 0, \"method\": ...}\n"
     "\n"
     "JSON keys: t, p, z0 (s numbers), residual = ||M0 z0 - b0||_2; extensions:\n"
-    "method (\"project\", \"nearest\" or \"fix\"), s, index, guess, guess_source,\n"
+    "method (\"project\", \"nearest\" or \"fix\"), s, index, components (the names\n"
+    "of z's positions; for an equation-form file also variables and\n"
+    "variable_index, as lth-solve), guess, guess_source,\n"
     "guess_residual, change = ||z0 - guess||_2, changed (1-based indices of the\n"
     "components that moved), tolerance (the residual below which a value counts\n"
     "as consistent), fixed ([{\"index\", \"value\"}] with --fix), cond_chain,\n"
     "conditions ({\"M0\": [[...]], \"b0\": [...]} with --conditions).  Numbers\n"
     "are printed with %.17g and read back exactly.\n"
-    "CSV: a header t,\"z[1]\",...,\"z[s]\",residual and one row: the time, z0 and\n"
-    "||M0 z0 - b0||.\n"
+    "CSV: a header t,\"z[1]\",...,\"z[s]\",residual (an equation-form file: its\n"
+    "unknowns by name in the order of `variables`) and one row: the time, z0\n"
+    "and ||M0 z0 - b0||.\n"
     "\n"
     "Exit status: 0 success, 1 usage error (bad option, T outside the interval,\n"
     "wrong number of guess values, bad --fix), 2 input error (unreadable or\n"
@@ -185,8 +188,9 @@ static int select_guess(app_ctx *R, const app_run *run) {
                          lth_system_block_size(run->sys, i));
         used += k > 0 ? (size_t)k : 0;
       }
-      return app_usage_error("--guess has %zu values; %s has s = %d components (blocks %s)",
-                             R->guess_opt.n, run->path, run->s, blocks);
+      return app_usage_error("--guess has %zu %s; %s has s = %d components (blocks %s)",
+                             R->guess_opt.n, app_plural((double)R->guess_opt.n, "value", "values"),
+                             run->path, run->s, blocks);
     }
     memcpy(R->guess, R->guess_opt.v, (size_t)run->s * sizeof *R->guess);
     if (app_names_to_canonical(&run->names, R->guess) != 0) { /* equation form: user order */
@@ -229,7 +233,7 @@ static int prepare(app_ctx *R, app_run *run) {
 #define SCALE_UP 0x1p16
 
 /* lth_ic_tolerance(x) = 1e-10 max(1, ||q||, ||x||) overflows when ||x|| does
- * (entries near DBL_MAX; lib/ic.c takes the plain norm): then it is taken at
+ * (entries near DBL_MAX; lib/ic/ic.c takes the plain norm): then it is taken at
  * x 2^-16 and scaled back, exact while ||x|| 2^-16 still exceeds ||q|| and 1. */
 static double tolerance_of(const app_ctx *R, const double *x, int s) {
   double tol = lth_ic_tolerance(R->ic, x);
@@ -387,6 +391,9 @@ static void write_json(const app_ctx *R, app_run *run) {
   app_json_put_string(j, "method", method_key(R->method));
   app_json_put_int(j, "index", run->r);
   app_json_put_int(j, "s", run->s);
+  /* the names of z's positions; for an equation-form file also the
+   * unknowns in the file's order and where each position's unknown is */
+  app_json_names(j, "components", &run->names);
   app_json_put_vector(j, "guess", R->guess, s);
   app_json_put_string(j, "guess_source", R->guess_source);
   app_json_put_number(j, "guess_residual", R->guess_residual);
@@ -408,14 +415,24 @@ static void write_json(const app_ctx *R, app_run *run) {
   app_json_end_object(j);
 }
 
-/* One row in the shape of lth-solve's table, plus the residual. */
+/* One row in the shape of lth-solve's table (an equation-form file's
+ * unknowns by name, in the order of `variables`), plus the residual. */
 static void write_csv(const app_ctx *R, app_run *run) {
   app_csv *c = &run->csv;
+  const app_names *nm = &run->names;
   fputc('t', c->fp);
-  app_csv_quoted_names(c->fp, "z", run->s);
+  if (nm->user) {
+    for (int k = 0; k < run->s; k++) {
+      fprintf(c->fp, ",\"%s\"", nm->name[nm->order[k]]);
+    }
+  } else {
+    app_csv_quoted_names(c->fp, "z", run->s);
+  }
   fputs(",residual\n", c->fp);
   app_csv_number(c, R->t);
-  app_csv_matrix(c, R->z0, run->s, 1, run->s);
+  for (int k = 0; k < run->s; k++) {
+    app_csv_number(c, R->z0[nm->order[k]]);
+  }
   app_csv_number(c, R->residual);
   app_csv_end_row(c);
 }

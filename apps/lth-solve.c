@@ -137,8 +137,9 @@ static lth_status resolve_ivp(void *ctx, const lth_system *variant, double *z, l
 static int prepare(app_ctx *C, app_run *run) {
   if (C->z0_opt.n > 0) {
     if (C->z0_opt.n != (size_t)run->s) {
-      return app_usage_error("--z0 has %zu values; %s has s = %d components", C->z0_opt.n,
-                             run->path, run->s);
+      return app_usage_error("--z0 has %zu %s; %s has s = %d components", C->z0_opt.n,
+                             app_plural((double)C->z0_opt.n, "value", "values"), run->path,
+                             run->s);
     }
     C->z0 = C->z0_opt.v;
     C->z0_source = "--z0";
@@ -155,7 +156,7 @@ static int prepare(app_ctx *C, app_run *run) {
   return app_usage_error("%s has no `z0` statement and no --z0 was given: compute a consistent "
                          "initial value with `lth-ic %s` and pass it as --z0 V1,...,V%d (or add "
                          "`z0 = [...]` to the file)",
-                         run->path, run->path, run->s);
+                         run->path, run->popts.path, run->s);
 }
 
 typedef struct time_key {
@@ -356,13 +357,15 @@ static void write_text(const app_ctx *C, app_run *run) {
           "\ndrift          max ||P v|| = %.3g (relative %.3g): how far the state part\n"
           "               left the state space range(I - P); 0 in exact arithmetic\n",
           res->drift, res->drift_rel);
-  fprintf(fp,
-          "statistics     %zu steps, %zu right-hand sides, %zu decompositions, %.3g s "
-          "(%.3g s decomposing)\n",
-          res->steps, res->rhs_evals, res->decomps, res->seconds_total, res->seconds_decomp);
+  fprintf(fp, "statistics     %zu %s, %zu %s, %zu %s, %.3g s (%.3g s decomposing)\n",
+          res->steps, app_plural((double)res->steps, "step", "steps"), res->rhs_evals,
+          app_plural((double)res->rhs_evals, "right-hand side", "right-hand sides"), res->decomps,
+          app_plural((double)res->decomps, "decomposition", "decompositions"),
+          res->seconds_total, res->seconds_decomp);
   if (res->coef_mode == LTH_COEF_TABLE) {
-    fprintf(fp, "coefficients   table of %zu panels (%zu of them decomposed directly)\n",
-            res->table_panels, res->table_direct_panels);
+    fprintf(fp, "coefficients   table of %zu %s (%zu of them decomposed directly)\n",
+            res->table_panels, app_plural((double)res->table_panels, "panel", "panels"),
+            res->table_direct_panels);
   } else if (res->coef_mode == LTH_COEF_HERMITE) {
     fprintf(fp, "coefficients   Hermite interpolation of the grid's jets of order %d (sampled "
                 "data)\n",

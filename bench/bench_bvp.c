@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* BVP benchmark: time and error of single shooting, multiple shooting and
  * finite differences on manufactured index-2, -3 and -4 problems with exact
- * solutions and random boundary matrices (as tests/test_bvp.c),
+ * solutions and random boundary matrices (as tests/unit/bvp/test_bvp.c),
  *   sweep 1: finite-difference points N+1 = 101 ... 3201 (observed order and
  *            the library's error estimate against the true error),
  *   sweep 2: interval length T = 1 ... 20, on an oscillatory family and on a

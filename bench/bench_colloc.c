@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Collocation benchmark (docs/collocation.md section 5): error against time
+/* Collocation benchmark (docs/collocation.md sections 1 and 6): error against time
  * of collocation, multiple shooting and finite differences on the same BVPs
  * with exact solutions, measured in the same run:
  *   smooth2/3/5  manufactured index-2, -3 and -5 problems on [0, 3] with

@@ -279,6 +279,9 @@ int app_main(const app_tool *T, app_ctx *C, int argc, char **argv) {
     }
 #endif
     run.popts.path = run.path;
+    if (strcmp(run.path, "-") == 0) {
+      run.path = "<stdin>"; /* as the reader's messages name it */
+    }
     run.popts.params = D.opt.params.v;
     run.popts.nparams = D.opt.params.n;
     rc = go(T, C, &run);

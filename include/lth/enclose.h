@@ -45,40 +45,9 @@
 extern "C" {
 #endif
 
-/* lth_interval (a closed interval, include/lth/expr.h). */
-
-/* ---- expressions ---- */
-
-/* Intervals of workspace lth_expr_enclose needs for this order. */
-size_t lth_expr_enclose_work_size(const lth_expr *e, int order);
-/* Enclosures coef[m], m = 0..order, of the Taylor coefficients
- * e^{(m)}(t)/m! for all t in [a, b] (a <= b; a = b gives a point enclosure).
- * work holds lth_expr_enclose_work_size(e, order) intervals.  Never fails on
- * the data: where the expression is undefined or not differentiable
- * somewhere in [a, b] the enclosures concerned are unbounded (or, for order
- * 0 outside any domain, [-inf, inf]).  LTH_EINVAL for bad arguments only.
- * Thread-safe for distinct work arrays. */
-lth_status lth_expr_enclose(const lth_expr *e, double a, double b, int order,
-                            lth_interval *coef, lth_interval *work, lth_error *err);
-/* 1 if e is identically zero: its value is the constant 0, or its
- * enclosure on every interval is exactly {0} (e.g. 0 * sin(t)).  Decided from
- * the expression, never from samples. */
-int lth_expr_is_zero(const lth_expr *e);
-
-/* ---- sources ---- */
-
-/* 1 if the source carries an enclosure of its own (constants, expressions,
- * the equation form's blocks of those, scaled views); 0 otherwise (callbacks,
- * sampled data, composite sources such as mass-matrix solves, which
- * lth_enclose examines through their parts). */
-int lth_source_can_enclose(const lth_source *src);
-/* Intervals of workspace for lth_source_enclose at this order. */
-size_t lth_source_enclose_work_size(const lth_source *src, int order);
-/* Enclosures of the Taylor coefficients of the rows x cols source over
- * [a, b], m = 0..order: entry (i, j) of order m at coef[m*rows*cols + i +
- * j*rows].  LTH_EINVAL when the source carries no enclosure. */
-lth_status lth_source_enclose(const lth_source *src, double a, double b, int order,
-                              lth_interval *coef, lth_interval *work, lth_error *err);
+/* The enclosures of one expression (lth_expr_enclose, lth_expr_is_zero) are
+ * declared in include/lth/expr.h, those of one source (lth_source_enclose) in
+ * include/lth/source.h: each with its layer. */
 
 /* ---- a whole system (or any set of sources) ---- */
 

@@ -3,8 +3,11 @@
 
 Plain dataclasses of NumPy arrays and numbers; trajectories have time as the
 first axis (``z[k]`` is z at ``times[k]``), and ``components`` names the
-columns ("z_1[1]", ..., "u[1]").  A quantity that was not computed is None
-(the tools leave such keys out of their JSON).
+columns in the user's order (``Problem.variables``: "x1", "x1'", ... for an
+equation-form file, "z_1[1]", ..., "u[1]" for a block-form one), the order
+of the tools' text and CSV tables.  (The tools' JSON keeps z in the chain
+order; ``Problem.to_chain`` converts.)  A quantity that was not computed is
+None (the tools leave such keys out of their JSON).
 """
 
 from dataclasses import dataclass, field
@@ -17,7 +20,8 @@ class _ByName:
     """z["z_2[1]"] style access to a column of a trajectory."""
 
     def component(self, name):
-        """The trajectory of one component (a name or a 0-based index)."""
+        """The trajectory of one component (a name or a 0-based index into
+        ``components``)."""
         names = self.components
         k = names.index(name) if isinstance(name, str) else int(name)
         return self.z[:, k]
@@ -32,7 +36,9 @@ class InitialValue:
     says where that came from), ``change`` = ||z0 - guess||, ``changed`` the
     0-based indices of the components that moved.  ``M0`` ((s-p) x s, rows
     orthonormal) and ``b0`` are the consistency conditions M0 z0 = b0 of
-    Clark's section 4.1; ``method`` is "project", "nearest" or "fix"."""
+    Clark's section 4.1; ``method`` is "project", "nearest" or "fix".
+    Vectors, M0's columns and the indices are in the user's order
+    (``components``); ``fixed`` maps names to the prescribed values."""
 
     t: float
     z0: np.ndarray
@@ -58,14 +64,16 @@ class InitialValue:
 class Solution(_ByName):
     """An initial-value solution (``lth-solve``).
 
-    ``z`` (n, s) at ``times`` (the order asked for), ``v`` (n, m) the state part,
+    ``z`` (n, s) at ``times`` (the order asked for; columns in the user's
+    order, named by ``components``), ``v`` (n, m) the state part (in the
+    chain order, named by ``state_components``),
     ``drift`` = max ||P v|| (0 in exact arithmetic) and ``drift_rel``;
     ``output_gain`` = max ||Nhat + Bhat||: z's errors can be up to this many
     times the state's;
     ``z0_used`` the initial value used (``projected``: replaced by Corollary
     3's projection of ``z0_given``, moved by ``z0_change``, most in component
-    ``z0_worst``); ``gamma`` the drift damping rate; ``stats`` the integrator's
-    counts and times."""
+    ``z0_worst``, a 0-based index into ``components``); ``gamma`` the drift
+    damping rate; ``stats`` the integrator's counts and times."""
 
     times: np.ndarray
     z: np.ndarray
@@ -88,13 +96,15 @@ class Solution(_ByName):
     gamma: float
     stats: dict
     sampling: list = field(default_factory=list)
+    state_components: list = field(default_factory=list)
 
 
 @dataclass
 class BVPSolution(_ByName):
     """A boundary-value solution (``lth-bvp``).
 
-    ``z`` (n, s) at ``times``; ``cond_shooting`` the condition estimate of the
+    ``z`` (n, s) at ``times`` (columns in the user's order, named by
+    ``components``); ``cond_shooting`` the condition estimate of the
     shooting matrix (or of the banded system for ``multiple``/``fd``),
     ``bc_residual`` = ||B0 z(t0) + B1 z(t1) - beta||, ``cond_bvp`` the
     conditioning constant of the BVP itself and ``error_estimate`` an estimate
