@@ -424,7 +424,11 @@ static int plateau_beside(lth_table *tab, double a, double b, double tail) {
 #define TAB_ENC_AHEAD 8.0
 static lth_status enclosure_cap(lth_table *tab, double a, double *w, lth_error *err) {
   double floor = fmax(tab->min_width, TAB_DIRECT_WIDTH * tab->span);
-  if ((a >= tab->enc_lo && a + *w <= tab->enc_hi) || *w <= floor ||
+  /* (a + *w may round past t_hi on the last panel; enc_hi = t_hi covers it
+   * only while t_hi is the end it was verified to: a stretch's build lowers
+   * t_hi for a while, and a later, higher end is not verified) */
+  int to_end = tab->enc_hi >= tab->t_hi && a + *w >= tab->t_hi;
+  if ((a >= tab->enc_lo && (a + *w <= tab->enc_hi || to_end)) || *w <= floor ||
       !lth_enclose_known(tab->enc)) {
     return LTH_OK;
   }
@@ -439,7 +443,7 @@ static lth_status enclosure_cap(lth_table *tab, double a, double *w, lth_error *
     return st;
   }
   tab->enc_lo = a;
-  tab->enc_hi = res == 1 ? (a + w2 >= tab->t_hi ? INFINITY : a + w2) : a;
+  tab->enc_hi = res == 1 ? fmin(a + w2, tab->t_hi) : a;
   tab->enc_capped += w2 < *w;
   *w = fmin(*w, w2);
   return LTH_OK;
