@@ -440,15 +440,24 @@ static lth_status build_model(lth_pp *P, lth_model *m, int *base) {
   }
   lth_model_set_file(m, P->tx.name);
   for (int v = 0; v < E->nv; v++) {
-    char name[128];
-    for (int j = 0; j < (E->v[v].maxo > 1 ? E->v[v].maxo : 1); j++) {
-      snprintf(name, sizeof name, "%.100s%.*s", E->v[v].name, j, "''''''''''''''''''''");
+    int nd = E->v[v].maxo > 1 ? E->v[v].maxo : 1; /* x, x', ..., x^(maxo-1) */
+    size_t len = strlen(E->v[v].name);
+    char *name = malloc(len + (size_t)nd + 1); /* a name of any length, never truncated */
+    if (!name) {
+      return lth_pp_at_error(P, E->v[v].at, LTH_ENOMEM, "out of memory");
+    }
+    memcpy(name, E->v[v].name, len);
+    for (int j = 0; j < nd; j++) {
+      memset(name + len, '\'', (size_t)j);
+      name[len + (size_t)j] = '\0';
       int k = lth_model_add_variable(m, name, E->v[v].at.line, E->v[v].at.col, P->err);
       if (k < 0) {
+        free(name);
         return lth_pp_relocate(P, E->v[v].at, P->err ? P->err->status : LTH_ENOMEM);
       }
       base[v] = j == 0 ? k : base[v];
     }
+    free(name);
   }
   lth_status st = LTH_OK;
   for (int k = 0; k < E->ne && st == LTH_OK; k++) {

@@ -131,6 +131,8 @@ typedef struct lth_psc {
   char *txt;
   const lth_source *src;
   double sf;
+  size_t len, cap; /* strlen(txt) and the bytes allocated for it when known (cap != 0):
+                      lth_psc_append_sum appends in place */
 } lth_psc;
 
 /* A term c * x^(order) of a linear form (x = unknown number var). */
@@ -225,6 +227,13 @@ lth_status lth_psc_binop(const lth_pvctx *x, size_t pos, int op, const lth_psc *
                          lth_psc *out);
 lth_status lth_psc_func(const lth_pvctx *x, size_t pos, const char *fn, const lth_psc *a,
                         lth_psc *out);
+/* a = a op b in place for op + or -, a a formula (txt), b a formula or a
+ * constant, neither with samples(...): a's text grows to "a op (b)" by
+ * doubling its storage, so that a sum of n terms costs its length, not n
+ * times it (a needs no parentheses: + and - bind least and associate to the
+ * left, the order the terms came in).  Charges the bytes appended. */
+lth_status lth_psc_append_sum(const lth_pvctx *x, size_t pos, int op, lth_psc *a,
+                              const lth_psc *b);
 /* a op b for op + or - (zero coefficients drop their terms). */
 lth_status lth_plin_add(const lth_pvctx *x, size_t pos, int op, const lth_plin *a,
                         const lth_plin *b, lth_plin *out);

@@ -20,9 +20,11 @@
 
 #include "problem_impl.h"
 
-#define TEXT_MAX ((size_t)1 << 20) /* bytes of one t-dependent entry's expression */
+/* bytes of one t-dependent entry's expression: a one-line formula (up to
+ * LTH_P_MAX_LINE) with the parentheses its operations add fits */
+#define TEXT_MAX ((size_t)16 << 20)
 
-const lth_plin LTH_PLIN_ZERO = {{0.0, NULL, NULL, 0.0}, NULL, 0};
+const lth_plin LTH_PLIN_ZERO = {{0.0, NULL, NULL, 0.0, 0, 0}, NULL, 0};
 
 lth_status lth_pval_nomem(const lth_pvctx *x, size_t pos) {
   return lth_pcur_error(x->c, pos, LTH_ENOMEM, "out of memory evaluating an expression");
@@ -31,6 +33,7 @@ lth_status lth_pval_nomem(const lth_pvctx *x, size_t pos) {
 void lth_psc_free(lth_psc *s) {
   free(s->txt);
   s->txt = NULL;
+  s->len = s->cap = 0;
 }
 
 void lth_plin_free(lth_plin *l) {
@@ -71,6 +74,7 @@ static lth_status make_text(const lth_pvctx *x, size_t pos, lth_psc *out, const 
                           TEXT_MAX);
   }
   out->txt = malloc((size_t)n + 1);
+  out->len = out->cap = 0;
   if (!out->txt) {
     return lth_pval_nomem(x, pos);
   }
@@ -81,6 +85,41 @@ static lth_status make_text(const lth_pvctx *x, size_t pos, lth_psc *out, const 
   return LTH_OK;
 }
 
+lth_status lth_psc_append_sum(const lth_pvctx *x, size_t pos, int op, lth_psc *a,
+                              const lth_psc *b) {
+  char num[40];
+  const char *tb = operand(b, num);
+  size_t la = a->cap ? a->len : strlen(a->txt), lb = b->txt && b->cap ? b->len : strlen(tb);
+  size_t need = la + lb + 4;
+  if (lth_pval_charge(x, pos, (double)(lb + 3)) != LTH_OK) {
+    return LTH_EDIM;
+  }
+  if (need - 1 > TEXT_MAX) {
+    return lth_pcur_error(x->c, pos, LTH_EPARSE,
+                          "expression too large: an entry here would hold more than %zu bytes "
+                          "of formula",
+                          TEXT_MAX);
+  }
+  size_t cap = a->cap ? a->cap : la + 1;
+  if (need > cap) {
+    cap = need > 2 * cap ? need : 2 * cap; /* doubling: a sum of n terms costs O(n) */
+    char *p = realloc(a->txt, cap);
+    if (!p) {
+      return lth_pval_nomem(x, pos);
+    }
+    a->txt = p;
+  }
+  char *e = a->txt + la;
+  *e++ = (char)op;
+  *e++ = '(';
+  memcpy(e, tb, lb);
+  e[lb] = ')';
+  e[lb + 1] = '\0';
+  a->len = la + lb + 3;
+  a->cap = cap;
+  return LTH_OK;
+}
+
 static char *dup_text(const char *s) {
   size_t n = strlen(s) + 1;
   char *d = malloc(n);
@@ -88,7 +127,7 @@ static char *dup_text(const char *s) {
 }
 
 static lth_status sc_copy(const lth_pvctx *x, size_t pos, const lth_psc *a, lth_psc *out) {
-  *out = (lth_psc){a->v, NULL, a->src, a->sf};
+  *out = (lth_psc){a->v, NULL, a->src, a->sf, 0, 0};
   if (a->txt && !(out->txt = dup_text(a->txt))) {
     return lth_pval_nomem(x, pos);
   }
@@ -108,7 +147,7 @@ static lth_status fold_text(const lth_pvctx *x, size_t pos, const char *text, do
 }
 
 static lth_status sc_neg(const lth_pvctx *x, size_t pos, const lth_psc *a, lth_psc *out) {
-  *out = (lth_psc){-a->v + 0.0, NULL, a->src, -a->sf};
+  *out = (lth_psc){-a->v + 0.0, NULL, a->src, -a->sf, 0, 0};
   return a->txt ? make_text(x, pos, out, "-(%s)", a->txt) : LTH_OK;
 }
 
@@ -137,7 +176,7 @@ lth_status lth_psc_const_binop(const lth_pvctx *x, size_t pos, int op, double a,
 /* out = a op b on the constant or formula parts (src ignored). */
 static lth_status base_binop(const lth_pvctx *x, size_t pos, int op, const lth_psc *a,
                              const lth_psc *b, lth_psc *out) {
-  *out = (lth_psc){0.0, NULL, NULL, 0.0};
+  *out = (lth_psc){0.0, NULL, NULL, 0.0, 0, 0};
   if (!a->txt && !b->txt) {
     return lth_psc_const_binop(x, pos, op, a->v, b->v, &out->v);
   }
@@ -173,7 +212,7 @@ static lth_status base_binop(const lth_pvctx *x, size_t pos, int op, const lth_p
     break;
   default:
     if (lth_psc_is(b, 0.0)) {
-      *out = (lth_psc){1.0, NULL, NULL, 0.0};
+      *out = (lth_psc){1.0, NULL, NULL, 0.0, 0, 0};
       return LTH_OK;
     }
     if (lth_psc_is(b, 1.0)) {
@@ -191,10 +230,10 @@ lth_status lth_psc_binop(const lth_pvctx *x, size_t pos, int op, const lth_psc *
   if (!a->src && !b->src) {
     return base_binop(x, pos, op, a, b, out);
   }
-  lth_psc ab = {a->v, a->txt, NULL, 0.0}, bb = {b->v, b->txt, NULL, 0.0};
+  lth_psc ab = {a->v, a->txt, NULL, 0.0, 0, 0}, bb = {b->v, b->txt, NULL, 0.0, 0, 0};
   const lth_psc *s = a->src ? a : b, *k = a->src ? b : a;
   lth_status st;
-  *out = (lth_psc){0.0, NULL, NULL, 0.0};
+  *out = (lth_psc){0.0, NULL, NULL, 0.0, 0, 0};
   if ((op == '+' || op == '-') && a->src && b->src) {
     return lth_pcur_error(x->c, pos, LTH_EPARSE,
                           "a coefficient may hold one samples(...) term only (here '%c' combines "
@@ -208,7 +247,7 @@ lth_status lth_psc_binop(const lth_pvctx *x, size_t pos, int op, const lth_psc *
     return st;
   }
   if ((op == '*' || (op == '/' && s == a)) && !k->src && !k->txt) {
-    lth_psc sb = {s->v, s->txt, NULL, 0.0};
+    lth_psc sb = {s->v, s->txt, NULL, 0.0, 0, 0};
     st = s == a ? base_binop(x, pos, op, &sb, k, out) : base_binop(x, pos, op, k, &sb, out);
     double f = op == '*' ? s->sf * k->v : s->sf / k->v;
     if (st == LTH_OK && f != 0.0) {
@@ -234,7 +273,7 @@ lth_status lth_psc_func(const lth_pvctx *x, size_t pos, const char *fn, const lt
   }
   char text[128];
   snprintf(text, sizeof text, "%s(%.17g)", fn, a->v);
-  *out = (lth_psc){0.0, NULL, NULL, 0.0};
+  *out = (lth_psc){0.0, NULL, NULL, 0.0, 0, 0};
   return fold_text(x, pos, text, &out->v);
 }
 
@@ -265,7 +304,7 @@ lth_status lth_plin_add(const lth_pvctx *x, size_t pos, int op, const lth_plin *
   while (st == LTH_OK && (i < a->n || j < b->n)) {
     int cmp = i == a->n ? 1 : j == b->n ? -1 : term_cmp(&a->t[i], &b->t[j]);
     lth_pterm *tm = &out->t[out->n];
-    lth_psc zero = {0.0, NULL, NULL, 0.0};
+    lth_psc zero = {0.0, NULL, NULL, 0.0, 0, 0};
     if (cmp < 0) {
       *tm = a->t[i++];
       st = sc_copy(x, pos, &a->t[i - 1].c, &tm->c);

@@ -130,7 +130,7 @@ lth_status lth_pval_unknown(const lth_pvctx *x, size_t pos, int var, int order, 
   if (st != LTH_OK) {
     return st;
   }
-  l.t[0] = (lth_pterm){var, order, {1.0, NULL, NULL, 0.0}};
+  l.t[0] = (lth_pterm){var, order, {1.0, NULL, NULL, 0.0, 0, 0}};
   l.n = 1;
   return store(x, pos, out, 0, &l);
 }
@@ -150,7 +150,10 @@ lth_status lth_pval_charge(const lth_pvctx *x, size_t pos, double n) {
   return LTH_OK;
 }
 
-#define FORMULA_OP 1000.0 /* an operation on formulas costs as much as this many on numbers */
+/* In matrix algebra an operation on formulas costs as much as this many on
+ * numbers (each makes an entry to compile and evaluate at every t); a
+ * scalar's formula costs its bytes (make_text), which is its real work. */
+#define FORMULA_OP 1000.0
 
 static lth_status lin_mul_op(const lth_pvctx *x, size_t pos, int op, const lth_plin *a,
                              const lth_plin *b, lth_plin *out) {
@@ -172,7 +175,7 @@ static lth_status entrywise(const lth_pvctx *x, size_t pos, int op, entry_op f, 
       continue;
     }
     st = f(x, pos, op, ea, eb, &r);
-    if (st == LTH_OK && !lth_plin_const(&r)) { /* a formula was made */
+    if (st == LTH_OK && n > 1 && !lth_plin_const(&r)) { /* a formula entry was made */
       st = lth_pval_charge(x, pos, FORMULA_OP);
     }
     if (st == LTH_OK) {
@@ -333,10 +336,35 @@ static lth_status binop_checked(const lth_pvctx *x, size_t pos, int op, const lt
   }
 }
 
+/* A sum of scalars whose constant part is a formula, plus or minus a
+ * scalar free of unknowns: appended in place (lth_psc_append_sum), the way
+ * a long formula such as t + sin(t)*t + ... is read.  1 if it applies. */
+static int sum_in_place(const lth_pvctx *x, size_t pos, int op, lth_pval *a, const lth_pval *b,
+                        lth_pval *out, lth_status *st) {
+  if ((op != '+' && op != '-') || a->rows != 1 || a->cols != 1 || b->rows != 1 ||
+      b->cols != 1 || !a->ext || !a->ext[0]) {
+    return 0;
+  }
+  lth_plin *la = a->ext[0], tmp;
+  const lth_plin *lb = entry(b, 0, &tmp);
+  if (!la->c0.txt || la->c0.src || !lth_plin_pure(lb) || lb->c0.src) {
+    return 0;
+  }
+  *st = lth_psc_is(&lb->c0, 0.0) ? LTH_OK : lth_psc_append_sum(x, pos, op, &la->c0, &lb->c0);
+  if (*st == LTH_OK) {
+    *out = *a; /* moved */
+    memset(a, 0, sizeof *a);
+  }
+  return 1;
+}
+
 lth_status lth_pval_binop(const lth_pvctx *x, size_t pos, int op, lth_pval *a, lth_pval *b,
                           lth_pval *out) {
   memset(out, 0, sizeof *out);
-  lth_status st = binop_checked(x, pos, op, a, b, out);
+  lth_status st;
+  if (!sum_in_place(x, pos, op, a, b, out, &st)) {
+    st = binop_checked(x, pos, op, a, b, out);
+  }
   lth_pval_free(a);
   lth_pval_free(b);
   return st;
@@ -350,7 +378,7 @@ lth_status lth_pval_neg(const lth_pvctx *x, size_t pos, lth_pval *a) {
     if (!l) {
       continue;
     }
-    lth_psc s = {-1.0, NULL, NULL, 0.0};
+    lth_psc s = {-1.0, NULL, NULL, 0.0, 0, 0};
     lth_plin r;
     lth_status st = lth_plin_scale(x, pos, '*', l, &s, 1, &r);
     if (st != LTH_OK) {
