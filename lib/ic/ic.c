@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decomp_impl.h"
+#include "decomp/decomp_impl.h"
 #include "lth/decomp_error.h"
 
 /* Relative singular-value threshold separating range(G) from N(G^T). */
