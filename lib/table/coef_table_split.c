@@ -57,7 +57,6 @@ static void build_stretch(split_run *r, int j) {
   const lth_table *tab = r->tab;
   lth_table_opts o = tab->o;
   o.threads = 1;
-  o.min_width = tab->o.min_width;
   o.max_bytes = r->share;
   lth_error_clear(&r->err[j]);
   lth_table *sub = lth_table_alloc(tab->sys, r->edge[j], r->edge[j + 1], &o, &r->err[j]);
