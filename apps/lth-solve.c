@@ -220,7 +220,7 @@ static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
     o.project = C->project;
     o.stabilize = C->stabilize;
     o.coefficients = (lth_ivp_coefficients)C->coefficients;
-    app_ivp_setup(run, &o, n > 0 ? C->sorted[n - 1] : run->t0);
+    app_ivp_setup(run, &o);
     st = lth_ivp_solve(run->sys, run->t0, C->z0, C->sorted, n, &o, &C->res, err);
     resolve_ctx R = {C, run, o};
     if (st == LTH_OK) {

@@ -1,32 +1,55 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Hermite interpolation of the decomposition on a grid (lib/ivp_coef.h; the
+/* Hermite interpolation of the decomposition (lib/ivp_coef.h; the
  * coefficient source for sampled data).
  *
- * The decomposition with output jets of order k on a grid, and between grid
- * points t_j < t < t_{j+1} the two-point Hermite polynomial of degree 2k+1
- * that matches the k+1 Taylor coefficients at both ends.  It is C^k across
- * grid points, so adaptive steppers are not fooled by the jumps that
- * piecewise local fits of the samples would have.
+ * The decomposition with output jets of order k at nodes, and between nodes
+ * t_j < t < t_{j+1} the two-point Hermite polynomial of degree 2k+1 that
+ * matches the k+1 Taylor coefficients at both ends.  It is C^k across nodes,
+ * so adaptive steppers are not fooled by the jumps that piecewise local fits
+ * of the samples would have.
+ *
+ * The nodes follow the data, never the output grid.  They start one per
+ * HERMITE_START_SAMPLES sample intervals of the most finely sampled data set
+ * (between HERMITE_MIN_START and HERMITE_MAX_START intervals over the span,
+ * plus any nodes the caller gives), and every interval is checked at its
+ * middle, where the error of two-point Hermite interpolation peaks (its
+ * kernel is (x (1 - x))^(k+1)): the decomposition there is compared with the
+ * interpolant, relative to max(1, |field|) for each of Ahat, g, P, Bhat, q,
+ * G.  The middle becomes a node either way; an interval whose error is above
+ * the tolerance (lth_coef_tol: that of a coefficient table, 1e-3 rtol by
+ * default) is split and its halves checked in turn, until they are as short
+ * as the local sample spacing: below it the samples say nothing more, and
+ * what is left is the data's own error (then reported in coef_error).  So
+ * the coefficients converge with rtol to what the fits give, whatever grid
+ * the caller reports on, and what is accepted was seen: the largest checked
+ * error is kept as the interpolation's error estimate.  Between samples lth
+ * can only assume the smoothness the samples show.
  *
  * The order k: as high as the data support, up to HERMITE_MAX_K.  With fits
  * of degree K through samples of spacing h, output coefficient i (i <= k)
  * needs input derivatives of order i + r - 1 and is off by O(h^(K+2-r-i));
- * in the Hermite form it is multiplied by H^i (H the grid spacing), so every
+ * in the Hermite form it is multiplied by H^i (H the node spacing), so every
  * term contributes O(h^(K+2-r)) when H ~ h -- the accuracy of the fits
  * themselves -- while the interpolation error is O(H^(2k+2)).  k = K - r + 1
  * (all the data support, capped) keeps 2k + 2 > K + 2 - r for every K >= r - 1,
- * so the interpolation between grid points is never the weaker link (before,
- * k was capped at 2: degree 5, O(H^6), below automatic fits of degree 8 and
- * more).  Exact data: k = HERMITE_MAX_K. */
+ * so the interpolation between nodes is never the weaker link.  Exact data:
+ * k = HERMITE_MAX_K. */
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ivp_coef_impl.h"
+#include "lth/samples.h"
+#include "samples_wrap.h"
 
-#define HERMITE_DEFAULT_POINTS 201
 #define HERMITE_MAX_K 4
+#define HERMITE_START_SAMPLES 16 /* first nodes: one per this many sample intervals ... */
+#define HERMITE_MIN_START 8      /* ... but at least this many intervals ... */
+#define HERMITE_MAX_START 4096   /* ... and at most this many */
+#define HERMITE_MAX_SETS 64      /* data sets whose sample spacing is looked at */
+#define HERMITE_MIN_SPLIT 0x1p-16 /* without samples: shortest interval, relative to the span */
+#define HERMITE_MAX_NODES 65536  /* no refinement beyond this many nodes */
 
 /* Basis of two-point Hermite interpolation on [0, 1]: polynomial c has Taylor
  * coefficient c at 0 equal to 1 (c <= k) or coefficient c-k-1 at 1 equal to 1,
@@ -57,71 +80,377 @@ static lth_status hermite_basis(int k, double *B, lth_error *err) {
   return info == 0 ? LTH_OK : lth_error_set(err, LTH_ELAPACK, "Hermite basis (info %d)", (int)info);
 }
 
-static lth_status hermite_grid(lth_coef *c, const lth_ivp_opts *o, lth_error *err) {
-  size_t n = o->hermite_grid ? o->hermite_n : HERMITE_DEFAULT_POINTS;
-  double *own = NULL;
-  const double *times = o->hermite_grid;
-  if (!times) {
-    own = malloc(n * sizeof(double));
-    if (!own) {
-      return lth_error_set(err, LTH_ENOMEM, "out of memory");
-    }
-    for (size_t j = 0; j < n; j++) {
-      own[j] = c->t_lo + (c->t_hi - c->t_lo) * (double)j / (double)(n - 1);
-    }
-    own[n - 1] = c->t_hi;
-    times = own;
+/* ---- where the samples are ---- */
+
+typedef struct hdata {
+  const lth_source *set[HERMITE_MAX_SETS];
+  int n;
+  const double *s; /* the sample times of the most finely sampled set (NULL: none) */
+  size_t ns;
+} hdata;
+
+/* Index of the sample time nearest to t (d->s must be set). */
+static size_t nearest_sample(const hdata *d, double t) {
+  size_t lo = 0, hi = d->ns - 1;
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (d->s[mid] <= t) lo = mid; else hi = mid;
   }
-  lth_status st = LTH_OK;
-  if (n < 2 || times[0] > c->t_lo || times[n - 1] < c->t_hi) {
-    st = lth_error_set(err, LTH_ERANGE, "the Hermite grid [%g, %g] does not cover [%g, %g]",
-                       n ? times[0] : NAN, n ? times[n - 1] : NAN, c->t_lo, c->t_hi);
+  return t - d->s[lo] <= d->s[hi] - t ? lo : hi;
+}
+
+/* Where [a, b] is checked and split: the sample time nearest to its middle
+ * when one lies inside, else the middle.  Nodes on sample times keep the
+ * intervals between neighbouring samples inside one piece of the fits: the
+ * fits of neighbouring cells differ a little (by their error), and across
+ * such a step no interpolant converges. */
+static double split_point(const hdata *d, double a, double b) {
+  double m = 0.5 * (a + b);
+  if (!d->s) {
+    return m;
   }
-  /* the highest order the data support (sampled blocks refuse orders above
-   * their fits' degree with LTH_EORDER at the first grid point), at most HERMITE_MAX_K */
+  double x = d->s[nearest_sample(d, m)];
+  return x > a && x < b ? x : m;
+}
+
+/* Mean sample spacing of the most finely sampled data set (0: none), whose
+ * times become d->s. */
+static double mean_spacing(hdata *d) {
+  double h = 0.0;
+  for (int k = 0; k < d->n; k++) {
+    const double *t;
+    size_t n = lth_samples_times(d->set[k], &t);
+    double hk = n > 1 ? (t[n - 1] - t[0]) / (double)(n - 1) : 0.0;
+    if (hk > 0.0 && (h == 0.0 || hk < h)) {
+      h = hk;
+      d->s = t;
+      d->ns = n;
+    }
+  }
+  return h;
+}
+
+/* The shortest sample interval of the data sets at t (0: no data). */
+static double local_spacing(const hdata *d, double t) {
+  double h = 0.0;
+  for (int k = 0; k < d->n; k++) {
+    const double *s;
+    size_t n = lth_samples_times(d->set[k], &s);
+    if (n < 2) {
+      continue;
+    }
+    size_t lo = 0, hi = n - 1; /* s[lo] <= t < s[hi], clamped */
+    while (hi - lo > 1) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (s[mid] <= t) lo = mid; else hi = mid;
+    }
+    double hk = s[hi] - s[lo];
+    h = h == 0.0 || hk < h ? hk : h;
+  }
+  return h;
+}
+
+/* ---- the first nodes ---- */
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Uniform nodes (one per HERMITE_START_SAMPLES sample intervals, moved to
+ * the nearest sample time) and the caller's inside [t_lo, t_hi], sorted,
+ * duplicates dropped. */
+static lth_status first_nodes(const lth_coef *c, const lth_ivp_opts *o, hdata *d, double **out,
+                              size_t *n_out, lth_error *err) {
+  double span = c->t_hi - c->t_lo, h = mean_spacing(d) * HERMITE_START_SAMPLES;
+  double want = h > 0.0 ? ceil(span / h) : HERMITE_MIN_START;
+  size_t n = want > HERMITE_MAX_START ? HERMITE_MAX_START
+             : want < HERMITE_MIN_START ? HERMITE_MIN_START : (size_t)want;
+  size_t extra = o->hermite_grid ? o->hermite_n : 0;
+  double *t = malloc((n + 1 + extra) * sizeof *t);
+  if (!t) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  size_t m = 0;
+  for (size_t j = 0; j <= n; j++) {
+    double x = j == n ? c->t_hi : c->t_lo + span * (double)j / (double)n;
+    double y = j > 0 && j < n && d->s ? d->s[nearest_sample(d, x)] : x;
+    t[m++] = y > c->t_lo && y < c->t_hi ? y : x;
+  }
+  for (size_t j = 0; j < extra; j++) {
+    double x = o->hermite_grid[j];
+    if (x > c->t_lo && x < c->t_hi) {
+      t[m++] = x;
+    }
+  }
+  qsort(t, m, sizeof *t, cmp_double);
+  size_t u = 1;
+  for (size_t j = 1; j < m; j++) {
+    if (t[j] > t[u - 1] + 1e-12 * span || (j == m - 1 && t[j] > t[u - 1])) {
+      t[u++] = t[j];
+    }
+  }
+  t[u - 1] = c->t_hi;
+  *out = t;
+  *n_out = span > 0.0 ? u : 1;
+  return LTH_OK;
+}
+
+/* The decomposition at times[0..n-1] with jets of order c->k (c->k < 0:
+ * the highest order the data support, at most HERMITE_MAX_K: sampled data
+ * refuse orders above their fits' degree with LTH_EORDER). */
+static lth_status decompose(lth_coef *c, const lth_ivp_opts *o, const double *times, size_t n,
+                            lth_grid_result **res, lth_error *err) {
   lth_grid_opts go;
   lth_grid_opts_init(&go);
   go.cond_max = o->cond_max;
-  for (c->k = HERMITE_MAX_K; st == LTH_OK && c->k >= 0; c->k--) {
-    go.out_order = c->k;
+  int fixed = c->k >= 0;
+  lth_status st = LTH_OK;
+  for (int k = fixed ? c->k : HERMITE_MAX_K; k >= 0; k--) {
+    go.out_order = k;
     lth_error e2;
     lth_error_clear(&e2);
-    st = lth_grid_store(c->sys, times, n, &go, &c->grid, &e2);
+    st = lth_grid_store(c->sys, times, n, &go, res, &e2);
     if (st == LTH_OK) {
+      c->k = k;
       break;
     }
-    if (st != LTH_EORDER || c->k == 0) {
+    if (st != LTH_EORDER || fixed || k == 0) {
       if (err) *err = e2;
       break;
     }
-    st = LTH_OK;
   }
   c->decomps += n;
-  free(own);
-  for (size_t j = 1; st == LTH_OK && j < n; j++) {
-    const lth_point *p0 = c->grid->points[j - 1], *p1 = c->grid->points[j];
-    if (p0->pi_sign != p1->pi_sign) {
-      st = lth_error_set_t(err, LTH_ESING, 0.5 * (p0->t + p1->t),
-                           "det Pi changes sign between the grid points t = %.17g and "
-                           "t = %.17g: Pi is singular in between, the coefficients cannot be "
-                           "interpolated across",
-                           p0->t, p1->t);
-    }
-  }
   return st;
 }
 
+/* ---- the check at the middle ---- */
+
+/* The weights of the basis at x in [0, 1]: values (and derivatives, der
+ * may be NULL). */
+static void weights(const lth_coef *c, double x, double *val, double *der) {
+  int nb = 2 * c->k + 2;
+  for (int cc = 0; cc < nb; cc++) {
+    double v = 0.0, dv = 0.0, xp = 1.0;
+    for (int e = 0; e < nb; e++) {
+      v += c->basis[e + cc * nb] * xp;
+      if (e + 1 < nb) dv += (e + 1) * c->basis[(e + 1) + cc * nb] * xp;
+      xp *= x;
+    }
+    val[cc] = v;
+    if (der) der[cc] = dv;
+  }
+}
+
+/* Interpolated value of entry (i, j) of F between F0 (at x = 0) and F1 (x = 1). */
+static double interp(int k, const lth_jet *F0, const lth_jet *F1, int i, int j, double h,
+                     const double *val) {
+  double v = 0.0, hp = 1.0;
+  for (int m = 0; m <= k; m++) {
+    v += (LTH_JET_AT(F0, m, i, j) * val[m] + LTH_JET_AT(F1, m, i, j) * val[k + 1 + m]) * hp;
+    hp *= h;
+  }
+  return v;
+}
+
+/* max |interpolant - D| / max(1, max |D|) of one field at the split point. */
+static double field_error(int k, const lth_jet *F0, const lth_jet *F1, const lth_jet *D, double h,
+                          const double *val) {
+  double e = 0.0, scale = 1.0;
+  for (int j = 0; j < D->cols; j++) {
+    for (int i = 0; i < D->rows; i++) {
+      double d = LTH_JET_AT(D, 0, i, j);
+      e = fmax(e, fabs(interp(k, F0, F1, i, j, h, val) - d));
+      scale = fmax(scale, fabs(d));
+    }
+  }
+  return e / scale;
+}
+
+/* The interpolation error of [P0, P1] at M's time (its split point), val
+ * the basis weights there. */
+static double middle_error(const lth_coef *c, const lth_point *P0, const lth_point *P1,
+                           const lth_point *M, const double *val) {
+  double h = P1->t - P0->t;
+  double e = field_error(c->k, &P0->Ahat, &P1->Ahat, &M->Ahat, h, val);
+  e = fmax(e, field_error(c->k, &P0->g, &P1->g, &M->g, h, val));
+  e = fmax(e, field_error(c->k, &P0->P, &P1->P, &M->P, h, val));
+  e = fmax(e, field_error(c->k, &P0->Bhat, &P1->Bhat, &M->Bhat, h, val));
+  e = fmax(e, field_error(c->k, &P0->q, &P1->q, &M->q, h, val));
+  return fmax(e, field_error(c->k, &P0->G, &P1->G, &M->G, h, val));
+}
+
+/* ---- refinement ---- */
+
+typedef struct hnodes {
+  lth_point **pt;      /* nodes, increasing t (owned) */
+  unsigned char *open; /* per interval [pt[j], pt[j+1]]: 1 while unchecked */
+  size_t n;
+  double pending;      /* largest error of the last round's split intervals */
+} hnodes;
+
+static void hnodes_free(hnodes *h) {
+  for (size_t j = 0; h->pt && j < h->n; j++) {
+    lth_point_free(h->pt[j]);
+  }
+  free(h->pt);
+  free(h->open);
+  memset(h, 0, sizeof *h);
+}
+
+/* Takes the points of res (freed). */
+static lth_status hnodes_take(hnodes *h, lth_grid_result *res, lth_error *err) {
+  h->pt = res->points;
+  h->n = res->n;
+  res->points = NULL;
+  res->n = 0;
+  lth_grid_result_free(res);
+  h->open = malloc((h->n ? h->n : 1) * sizeof *h->open);
+  if (!h->open) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  memset(h->open, 1, h->n ? h->n : 1);
+  return LTH_OK;
+}
+
+/* One round: the middles of the open intervals, decomposed together; each
+ * becomes a node, and its interval's halves stay open when the check failed
+ * and they are longer than the local sample spacing. */
+static lth_status refine(lth_coef *c, const lth_ivp_opts *o, const hdata *d, double tol,
+                         hnodes *h, size_t nopen, lth_error *err) {
+  double *mid = malloc(nopen * sizeof *mid), val[64];
+  size_t n2 = h->n + nopen;
+  lth_point **pt = malloc(n2 * sizeof *pt);
+  unsigned char *open = malloc(n2 * sizeof *open);
+  lth_grid_result *res = NULL;
+  lth_status st = mid && pt && open ? LTH_OK : lth_error_set(err, LTH_ENOMEM, "out of memory");
+  size_t q = 0;
+  for (size_t j = 0; st == LTH_OK && j + 1 < h->n; j++) {
+    if (h->open[j]) {
+      mid[q++] = split_point(d, h->pt[j]->t, h->pt[j + 1]->t);
+    }
+  }
+  st = st == LTH_OK ? decompose(c, o, mid, nopen, &res, err) : st;
+  if (st != LTH_OK) {
+    free(mid);
+    free(pt);
+    free(open);
+    return st;
+  }
+  size_t u = 0;
+  q = 0;
+  h->pending = 0.0;
+  for (size_t j = 0; j < h->n; j++) {
+    pt[u] = h->pt[j];
+    open[u++] = 0;
+    if (j + 1 == h->n || !h->open[j]) {
+      continue;
+    }
+    lth_point *M = res->points[q];
+    res->points[q++] = NULL;
+    weights(c, (M->t - h->pt[j]->t) / (h->pt[j + 1]->t - h->pt[j]->t), val, NULL);
+    double e = middle_error(c, h->pt[j], h->pt[j + 1], M, val);
+    /* halves no shorter than the local sample spacing (without samples, a
+     * fixed fraction of the span) */
+    double shortest = fmax(local_spacing(d, M->t), HERMITE_MIN_SPLIT * (c->t_hi - c->t_lo));
+    int more = !(e <= tol) && h->pt[j + 1]->t - h->pt[j]->t > 2.0 * shortest;
+    if (!more) {
+      c->herr = fmax(c->herr, e); /* the error of what is kept (its halves' is smaller) */
+    } else {
+      h->pending = fmax(h->pending, e);
+    }
+    open[u - 1] = (unsigned char)more;
+    pt[u] = M;
+    open[u++] = (unsigned char)more;
+  }
+  lth_grid_result_free(res);
+  free(mid);
+  free(h->pt);
+  free(h->open);
+  h->pt = pt;
+  h->open = open;
+  h->n = u;
+  return LTH_OK;
+}
+
+/* A sign change of det Pi between neighbours: Pi singular in between. */
+static lth_status sign_check(const hnodes *h, lth_error *err) {
+  for (size_t j = 1; j < h->n; j++) {
+    const lth_point *p0 = h->pt[j - 1], *p1 = h->pt[j];
+    if (p0->pi_sign != p1->pi_sign) {
+      return lth_error_set_t(err, LTH_ESING, 0.5 * (p0->t + p1->t),
+                             "det Pi changes sign between t = %.17g and t = %.17g: Pi is "
+                             "singular in between, the coefficients cannot be interpolated "
+                             "across",
+                             p0->t, p1->t);
+    }
+  }
+  return LTH_OK;
+}
+
+/* The nodes' conditioning against the largest chain norm of all of them
+ * (as lth_grid_store does for one batch). */
+static void cond_over_all(const hnodes *h) {
+  double scale = 0.0;
+  for (size_t j = 0; j < h->n; j++) scale = fmax(scale, h->pt[j]->chain_norm);
+  for (size_t j = 0; j < h->n; j++) {
+    lth_point *p = h->pt[j];
+    p->cond_interval = fmax(p->cond_interval, p->pi_inv_norm * scale);
+  }
+}
+
+static lth_status hermite_nodes(lth_coef *c, const lth_ivp_opts *o, lth_error *err) {
+  hdata d = {{NULL}, 0, NULL, 0};
+  d.n = swrap_data_sets(c->sys, d.set, HERMITE_MAX_SETS);
+  d.n = d.n < HERMITE_MAX_SETS ? d.n : HERMITE_MAX_SETS;
+  double *times = NULL, tol = lth_coef_tol(o);
+  size_t n = 0;
+  lth_grid_result *res = NULL;
+  hnodes h = {NULL, NULL, 0, 0.0};
+  c->k = -1;
+  c->herr = 0.0;
+  lth_status st = first_nodes(c, o, &d, &times, &n, err);
+  st = st == LTH_OK ? decompose(c, o, times, n, &res, err) : st;
+  free(times);
+  st = st == LTH_OK ? hnodes_take(&h, res, err) : st;
+  c->basis = malloc(sizeof(double) * (size_t)(2 * HERMITE_MAX_K + 2) * (2 * HERMITE_MAX_K + 2));
+  st = st == LTH_OK && !c->basis ? lth_error_set(err, LTH_ENOMEM, "out of memory") : st;
+  st = st == LTH_OK ? hermite_basis(c->k, c->basis, err) : st;
+  size_t nopen = h.n > 1 ? h.n - 1 : 0;
+  while (st == LTH_OK && nopen > 0) {
+    st = refine(c, o, &d, tol, &h, nopen, err);
+    nopen = 0;
+    for (size_t j = 0; st == LTH_OK && j + 1 < h.n; j++) {
+      nopen += h.open[j];
+    }
+    if (nopen > 0 && h.n + nopen > HERMITE_MAX_NODES) {
+      c->herr = fmax(c->herr, h.pending); /* what is left open: its last check's error */
+      nopen = 0;
+    }
+  }
+  st = st == LTH_OK ? sign_check(&h, err) : st;
+  if (st == LTH_OK) {
+    cond_over_all(&h);
+    c->grid = calloc(1, sizeof *c->grid);
+    st = c->grid ? LTH_OK : lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  if (st != LTH_OK) {
+    hnodes_free(&h);
+    return st;
+  }
+  c->grid->points = h.pt;
+  c->grid->n = h.n;
+  free(h.open);
+  return LTH_OK;
+}
+
 lth_status lth_coef_hermite_setup(lth_coef *c, const lth_ivp_opts *o, lth_error *err) {
-  lth_status st = hermite_grid(c, o, err);
+  lth_status st = hermite_nodes(c, o, err);
   if (st != LTH_OK) {
     return st;
   }
-  c->basis = malloc(sizeof(double) * (size_t)(2 * c->k + 2) * (2 * c->k + 2));
   c->ip = lth_point_alloc(c->sys, 1, err);
-  if (!c->basis || !c->ip) {
-    return lth_error_set(err, LTH_ENOMEM, "out of memory");
-  }
-  return hermite_basis(c->k, c->basis, err);
+  return c->ip ? LTH_OK : (err ? err->status : LTH_ENOMEM);
 }
 
 /* Interpolate field F (rows x cols) of the stored points j, j+1 into D. */
@@ -139,7 +468,7 @@ static void hermite_field(const lth_coef *c, const lth_jet *F0, const lth_jet *F
       }
       LTH_JET_AT(D, 0, ii, jj) = v;
       if (order >= 1) {
-        LTH_JET_AT(D, 1, ii, jj) = d / h;
+        LTH_JET_AT(D, 1, ii, jj) = h > 0.0 ? d / h : LTH_JET_AT(F0, 1, ii, jj);
       }
     }
   }
@@ -152,7 +481,7 @@ lth_status lth_coef_hermite_eval(lth_coef *c, double t, int order, int full, con
   size_t n = g->n;
   double lo = g->points[0]->t, hi = g->points[n - 1]->t;
   if (!(t >= lo && t <= hi)) {
-    return lth_error_set_t(err, LTH_ERANGE, t, "outside the interpolation grid [%g, %g]", lo, hi);
+    return lth_error_set_t(err, LTH_ERANGE, t, "outside the interpolation nodes [%g, %g]", lo, hi);
   }
   size_t a = 0, b = n - 1; /* bisection: points[a]->t <= t <= points[b]->t */
   while (b - a > 1) {
@@ -160,19 +489,9 @@ lth_status lth_coef_hermite_eval(lth_coef *c, double t, int order, int full, con
     if (g->points[mid]->t <= t) a = mid; else b = mid;
   }
   const lth_point *P0 = g->points[a], *P1 = g->points[b];
-  double h = P1->t - P0->t, x = (t - P0->t) / h;
-  int nb = 2 * c->k + 2;
+  double h = P1->t - P0->t, x = h > 0.0 ? (t - P0->t) / h : 0.0;
   double val[64], der[64];
-  for (int cc = 0; cc < nb; cc++) {
-    double v = 0.0, d = 0.0, xp = 1.0;
-    for (int e = 0; e < nb; e++) {
-      v += c->basis[e + cc * nb] * xp;
-      if (e + 1 < nb) d += (e + 1) * c->basis[(e + 1) + cc * nb] * xp;
-      xp *= x;
-    }
-    val[cc] = v;
-    der[cc] = d;
-  }
+  weights(c, x, val, der);
   lth_point *ip = c->ip;
   hermite_field(c, &P0->Ahat, &P1->Ahat, h, val, der, order, &ip->Ahat);
   hermite_field(c, &P0->g, &P1->g, h, val, der, order, &ip->g);

@@ -195,9 +195,10 @@ static lth_status init_cells(samples_state *s, int need_order, lth_error *err) {
     s->stride = st < 1 ? 1 : st > SAMPLES_CELL_MAX_STRIDE ? SAMPLES_CELL_MAX_STRIDE : st;
   }
   s->ncell = (nint + s->stride - 1) / s->stride;
-  /* the decomposition (need_order - 1 for index need_order), its check and
-   * the Hermite interpolation of the IVP (+1, +2); at least 3 */
-  int kept = need_order + 1 > 3 ? need_order + 1 : 3;
+  /* the decomposition (need_order - 1 for index need_order), its check (+1)
+   * and the Hermite interpolation of the IVP, whose jets of order up to 4
+   * need need_order + 3 (lib/ivp_coef_hermite.c); at least 3 */
+  int kept = need_order + 3 > 3 ? need_order + 3 : 3;
   s->kept = kept < s->maxorder ? kept : s->maxorder;
   size_t per = samples_polys_size(s, s->kept);
   s->cell_state = malloc(s->ncell * sizeof *s->cell_state);

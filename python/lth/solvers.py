@@ -194,16 +194,6 @@ def _ivp_opts(o, rtol, atol, cond_max):
     o.cond_max = number(cond_max, "cond_max", 1, 1e300)
 
 
-def _hermite(o, pb, t_lo, t_hi):
-    """Sampled data: Hermite interpolation on the problem's grid when it covers
-    [t_lo, t_hi] (as the tools do); the array must outlive the call."""
-    grid = np.ascontiguousarray(pb.grid)
-    if len(grid) >= 2 and grid[0] <= t_lo and grid[-1] >= t_hi:
-        o.hermite_grid = grid.ctypes.data
-        o.hermite_n = len(grid)
-    return grid
-
-
 def _ivp_method(name):
     if not isinstance(name, str):
         raise errors.UsageError("method must be a string")
@@ -251,13 +241,11 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=1e-10, atol=1e-12, me
     rank = np.empty(len(ts), dtype=int)
     rank[order] = np.arange(len(ts))
     t0 = pb.interval[0]
-    keep = _hermite(o, pb, t0, srt[-1] if len(srt) else t0)
     err = _lib.new_error()
     with _Owned(LIB.lth_ivp_result_free) as h:
         z0c = np.ascontiguousarray(pb.to_chain(z0v))  # the library's order
         _lib.check(LIB.lth_ivp_solve(pb._system(), t0, z0c.ctypes.data, srt.ctypes.data, len(srt),
                                      _ref(o), _ref(h.ptr), _ref(err)), err)
-        del keep
         r = S["lth_ivp_result"].from_address(h.ptr.value)
         n, s, m = r.n, r.s, r.m
         z = pb.to_user(_lib.doubles(r.z, n * s).reshape(n, s)[rank])
@@ -379,7 +367,6 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
     if max_intervals is not None:
         o.max_intervals = number(max_intervals, "max_intervals", 1, 1e9, True)
     t0, t1 = pb.interval
-    keep = _hermite(o.ivp, pb, t0, t1)
     cB0, cB1 = (np.asfortranarray(pb.to_chain(B)) for B in (B0, B1))  # the library's order
     cbeta = np.ascontiguousarray(beta)
     err = _lib.new_error()
@@ -387,7 +374,6 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
         st = LIB.lth_bvp_solve(pb._system(), t0, t1, rows, cB0.ctypes.data, cB1.ctypes.data,
                                cbeta.ctypes.data, ts.ctypes.data, len(ts), _ref(o), _ref(h.ptr),
                                _ref(err))
-        del keep
         if st == errors.STATUS_VALUE["LTH_EBC"]:
             e = _lib.exception(err, st)
             e.message = "bc statements: " + e.message if from_file else "bc: " + e.message
