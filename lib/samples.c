@@ -195,11 +195,13 @@ static lth_status init_cells(samples_state *s, int need_order, lth_error *err) {
     s->stride = st < 1 ? 1 : st > SAMPLES_CELL_MAX_STRIDE ? SAMPLES_CELL_MAX_STRIDE : st;
   }
   s->ncell = (nint + s->stride - 1) / s->stride;
-  /* the decomposition (need_order - 1 for index need_order), its check (+1)
-   * and the Hermite interpolation of the IVP, whose jets of order up to 4
-   * need need_order + 3 (lib/ivp_coef_hermite.c); at least 3 */
-  int kept = need_order + 3 > 3 ? need_order + 3 : 3;
-  s->kept = kept < s->maxorder ? kept : s->maxorder;
+  /* the decomposition (need_order - 1 for index need_order) and its check
+   * (+1), at least 3, chosen together; then the Hermite interpolation of the
+   * IVP, whose jets of order up to 4 need need_order + 3
+   * (lib/ivp_coef_hermite.c) */
+  int low = need_order + 1 > 3 ? need_order + 1 : 3;
+  s->low = low < s->maxorder ? low : s->maxorder;
+  s->kept = low + 2 < s->maxorder ? low + 2 : s->maxorder;
   size_t per = samples_polys_size(s, s->kept);
   s->cell_state = malloc(s->ncell * sizeof *s->cell_state);
   if (s->K == 0) {

@@ -105,7 +105,10 @@ static lth_status cell_polys(const samples_state *s, size_t cell, int M, const i
   return st;
 }
 
-/* Automatic choice of orders 0..M (into ch), or the fixed one. */
+/* Automatic choice of orders 0..M (into ch), or the fixed one.  Orders
+ * 0..s->low are chosen for themselves (one window serves them), so that
+ * asking for higher orders does not change the fits the decomposition uses;
+ * the orders above are chosen with all orders up to M. */
 static lth_status choose(const samples_state *s, size_t cell, int M, unsigned *ch, double *work,
                          lth_error *err) {
   if (s->K > 0) {
@@ -114,7 +117,16 @@ static lth_status choose(const samples_state *s, size_t cell, int M, unsigned *c
     }
     return LTH_OK;
   }
-  return samples_select(s, cell, M, work, ch, err);
+  int low = M < s->low ? M : s->low;
+  lth_status st = samples_select(s, cell, low, work, ch, err);
+  if (st == LTH_OK && M > low) {
+    unsigned high[SAMPLES_AUTO_MAX_ORDER + 1] = {0};
+    st = samples_select(s, cell, M, work, high, err);
+    for (int m = low + 1; st == LTH_OK && m <= M; m++) {
+      ch[m] = high[m];
+    }
+  }
+  return st;
 }
 
 static void unpack(const unsigned *ch, int M, int *Km, size_t *Nm) {
@@ -148,8 +160,8 @@ static lth_status cell_kept(const samples_state *s, size_t cell, const unsigned 
   if (state == 2) {
     return s->choice ? LTH_OK : choose(s, cell, M, ch_own, work, err); /* fixed: not kept */
   }
-  int Km[SAMPLES_MAX_DEGREE + 1];
-  size_t Nm[SAMPLES_MAX_DEGREE + 1];
+  int Km[SAMPLES_MAX_DEGREE + 1] = {0};
+  size_t Nm[SAMPLES_MAX_DEGREE + 1] = {0};
   lth_status st = choose(s, cell, M, cw, work, err);
   if (st == LTH_OK) {
     unpack(cw, M, Km, Nm);
