@@ -38,8 +38,10 @@ static const char help_text[] =
     "GSL ODE solver; the algebraic part is (w, u) = Bhat(t) v + q(t), so every\n"
     "output satisfies the constraints to rounding.  Theorem 2 says v stays in\n"
     "the state space range(I - P); the largest departure ||P v|| (\"drift\") is\n"
-    "reported.  Sampled data: the decomposition is computed on the file's grid\n"
-    "and interpolated (Hermite) in between.\n"
+    "reported.  Sampled data: the decomposition is computed at nodes placed for\n"
+    "the samples and checked against --rtol (never at the output times) and\n"
+    "interpolated (Hermite) in between; sampling_error estimates what the\n"
+    "samples' fits cost z.\n"
     "\n"
     "Initial value (at t0 of the file's interval):\n"
     "  --z0 V1,V2,...      s numbers z = (z_1, ..., z_{r-1}, u), or in the order of\n"
@@ -364,9 +366,11 @@ static void write_text(const app_ctx *C, app_run *run) {
     fprintf(fp, "coefficients   table of %zu panels (%zu of them decomposed directly)\n",
             res->table_panels, res->table_direct_panels);
   } else if (res->coef_mode == LTH_COEF_HERMITE) {
-    fprintf(fp, "coefficients   Hermite interpolation of the grid's jets of order %d (sampled "
-                "data)\n",
-            res->coef_order);
+    fprintf(fp,
+            "coefficients   Hermite interpolation of jets of order %d at %zu nodes placed for "
+            "the\n               sampled data (interpolation error %.1e, checked between "
+            "nodes)\n",
+            res->coef_order, res->table_panels + 1, res->coef_error);
   } else {
     fprintf(fp, "coefficients   a decomposition per right-hand side\n");
   }

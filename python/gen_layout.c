@@ -233,6 +233,7 @@ static void functions(void) {
   FN(lth_samples_read_csv, lth_source *(*)(const char *, int, int, int, lth_error *), "ptr",
      "char*,int,int,int,ptr");
   FN(lth_samples_degree, int (*)(const lth_source *), "int", "ptr");
+  FN(lth_samples_max_order, int (*)(const lth_source *), "int", "ptr");
   FN(lth_samples_error_estimate,
      lth_status (*)(const lth_source *, double, int, double *, lth_error *), "int",
      "ptr,double,int,ptr,ptr");

@@ -29,7 +29,7 @@ class SamplingReport:
     """Estimated error of one sampled block's derivatives (index d = order)."""
 
     block: str            #: label, e.g. "A(2,1)"
-    degree: int           #: degree of the local fits
+    degree: int           #: degree of the local fits (0: chosen automatically)
     error: np.ndarray     #: largest estimated error per derivative order
     t_error: np.ndarray   #: where it was reached
     relative: np.ndarray  #: relative to the data's scale
@@ -48,8 +48,8 @@ def report(problem, times, order):
     empty list without sampled blocks)."""
     out = []
     for label, src in problem._sampled:
-        degree = LIB.lth_samples_degree(src)
-        n_ord = min(order, degree)
+        degree = LIB.lth_samples_degree(src)  # 0: automatic, up to the samples' highest order
+        n_ord = min(order, degree if degree > 0 else LIB.lth_samples_max_order(src))
         err_max = np.zeros(n_ord + 1)
         t_err = np.zeros(n_ord + 1)
         deriv = np.zeros(n_ord + 1)
@@ -95,7 +95,8 @@ def estimates(problem, times, order):
     out = {}
     err = _lib.new_error()
     for label, src in problem._sampled:
-        n_ord = min(order, LIB.lth_samples_degree(src))
+        degree = LIB.lth_samples_degree(src)
+        n_ord = min(order, degree if degree > 0 else LIB.lth_samples_max_order(src))
         arr = np.zeros((len(times), n_ord + 1))
         est = np.zeros(n_ord + 1)
         for k, t in enumerate(times):
