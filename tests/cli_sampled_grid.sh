@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Sampled inputs do not depend on `grid` (docs/sampled-data.md, section 5):
+# Sampled inputs do not depend on `grid` (docs/sampled-data.md, section 4):
 # an RLC circuit (index 2) driven by a voltage source known through 2001
 # samples of V(t) = sin(100 t) + 0.3 cos(70 t) on [0, 1], written in the
 # equation form and in the block form, against the same files with V written
@@ -127,9 +127,21 @@ for form in eqn block; do
   done
 done
 
-# the text form names the sampling error of an equation file
-eqn "$TMP/s.lth" 13 'samples("vs.csv")'
+# every tool names the sampling error of an equation file, in JSON and text
+eqn "$TMP/s.lth" 13 'samples("vsn.csv")'
+printf 'bc B0 = [0 1 0]\nbc B1 = [0 0 0]\nbc beta = [0]\n' >>"$TMP/s.lth"
 run 0 "eqn text" "$SOLVE" "$TMP/s.lth" --project -q &&
   { grep -q '^sampling error ~' "$TMP/out" || fail "eqn text lacks the sampling error"; }
+for tool in lth-ic lth-bvp; do
+  run 0 "eqn $tool" "$APPS/$tool" "$TMP/s.lth" --format json &&
+    { [ "$(sampling_error "$TMP/out")" != missing ] || fail "eqn $tool: no sampling_error"; }
+  run 0 "eqn $tool text" "$APPS/$tool" "$TMP/s.lth" &&
+    { grep -q '^sampling error ~' "$TMP/out" || fail "eqn $tool text lacks the sampling error"; }
+done
+run 0 "eqn decompose" "$APPS/lth-decompose" "$TMP/s.lth" --format json -q &&
+  { "$JT" get "$TMP/out" 'summary.error_estimate.overall' >/dev/null 2>&1 ||
+      fail "eqn decompose: no error_estimate"; }
+run 0 "eqn decompose text" "$APPS/lth-decompose" "$TMP/s.lth" -q &&
+  { grep -q '^error est\.' "$TMP/out" || fail "eqn decompose text lacks the error estimate"; }
 
 finish cli_sampled_grid
