@@ -203,7 +203,7 @@ static lth_status init_cells(samples_state *s, int need_order, lth_error *err) {
   s->low = low < s->maxorder ? low : s->maxorder;
   s->kept = low + 2 < s->maxorder ? low + 2 : s->maxorder;
   size_t per = samples_polys_size(s, s->kept);
-  s->cell_state = malloc(s->ncell * sizeof *s->cell_state);
+  s->cell_state = malloc(2 * s->ncell * sizeof *s->cell_state);
   if (s->K == 0) {
     s->choice = malloc(s->ncell * (size_t)(s->kept + 1) * sizeof *s->choice);
   }
@@ -213,7 +213,7 @@ static lth_status init_cells(samples_state *s, int need_order, lth_error *err) {
   if (!s->cell_state || (s->K == 0 && !s->choice)) {
     return lth_error_set(err, LTH_ENOMEM, "out of memory for the fits of %zu samples", s->n);
   }
-  for (size_t c = 0; c < s->ncell; c++) {
+  for (size_t c = 0; c < 2 * s->ncell; c++) {
     atomic_init(&s->cell_state[c], 0);
   }
   return LTH_OK;
