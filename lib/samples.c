@@ -198,7 +198,7 @@ static lth_status init_cells(samples_state *s, int need_order, lth_error *err) {
   /* the decomposition (need_order - 1 for index need_order) and its check
    * (+1), at least 3, chosen together; then the Hermite interpolation of the
    * IVP, whose jets of order up to 4 need need_order + 3
-   * (lib/ivp_coef_hermite.c) */
+   * (lib/samples_nodes.c) */
   int low = need_order + 1 > 3 ? need_order + 1 : 3;
   s->low = low < s->maxorder ? low : s->maxorder;
   s->kept = low + 2 < s->maxorder ? low + 2 : s->maxorder;
