@@ -205,12 +205,10 @@ static lth_status cell_kept(const samples_state *s, size_t cell, int order, cons
     *P = P_slot;
     return ch_slot ? LTH_OK : choose(s, cell, order, ch_own, work, err); /* fixed: not kept */
   }
-  lth_status st = choose(s, cell, order, ch_own, work, err);
-  int Km[SAMPLES_MAX_DEGREE + 1] = {0};
-  size_t Nm[SAMPLES_MAX_DEGREE + 1] = {0};
-  if (st == LTH_OK) {
-    unpack(ch_own, order, Km, Nm);
-    st = Nm[order] > 0 ? cell_polys(s, cell, 0, order, Km, Nm, P_own, work, err) : LTH_OK;
+  /* the same fits as the kept ones, made the same way: group by group */
+  lth_status st = LTH_OK;
+  for (int g = 0; g < G && st == LTH_OK; g++) {
+    st = make_group(s, cell, g, ch_own, P_own, work, err);
   }
   *ch = ch_own;
   *P = P_own;

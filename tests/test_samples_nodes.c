@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lth/decomp_error.h"
+#include "lth/grid.h"
 #include "lth/ivp.h"
 #include "lth/problem.h"
 #include "testutil.h"
@@ -238,6 +239,37 @@ START_TEST(test_equation_form_error_bars) {
 }
 END_TEST
 
+static int jet_consumer(void *ctx, size_t k, const lth_point *pt, const lth_verify_report *rep) {
+  (void)rep;
+  double *out = ctx;
+  out[k] = LTH_JET_AT(&pt->g, 4, 1, 0) + LTH_JET_AT(&pt->q, 3, 2, 0);
+  return 0;
+}
+
+/* The fits are made on first use by whichever thread gets there, for the
+ * decomposition's orders and, separately, for the Hermite jets' higher ones:
+ * two threads give bitwise the numbers of one (jets of order 4). */
+START_TEST(test_threads_bitwise_high_orders) {
+  enum { N = 600 };
+  double t[N], one[N], two[N];
+  for (int k = 0; k < N; k++) t[k] = 0.9983 * k / (N - 1);
+  /* the block form: automatic fits */
+  lth_problem *p1 = block_circuit("samples(\"vsn.csv\")"),
+              *p2 = block_circuit("samples(\"vsn.csv\")");
+  lth_grid_opts o;
+  lth_grid_opts_init(&o);
+  o.out_order = 4;
+  lth_error err;
+  o.threads = 1;
+  TU_ASSERT_OK(lth_grid_decompose(lth_problem_system(p1), t, N, &o, jet_consumer, one, &err));
+  o.threads = 2;
+  TU_ASSERT_OK(lth_grid_decompose(lth_problem_system(p2), t, N, &o, jet_consumer, two, &err));
+  ck_assert(memcmp(one, two, sizeof one) == 0);
+  lth_problem_free(p1);
+  lth_problem_free(p2);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("samples_nodes");
   TCase *tc = tcase_create("core");
@@ -246,6 +278,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_nodes_follow_the_data);
   tcase_add_test(tc, test_data_sets_found_everywhere);
   tcase_add_test(tc, test_equation_form_error_bars);
+  tcase_add_test(tc, test_threads_bitwise_high_orders);
   suite_add_tcase(s, tc);
   return s;
 }
