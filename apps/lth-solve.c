@@ -87,7 +87,9 @@ static const char help_tail[] =
     "z0_residual (||M0 z0 - b0|| of the given z0), with --project also z0_given,\n"
     "z0_change, z0_worst (1-based) and z0_worst_name, method, rtol, atol,\n"
     "components (names), stats {steps, rhs_evals, decomps, seconds,\n"
-    "seconds_decomp, gamma}, and for sampled data \"sampling\".\n"
+    "seconds_decomp, gamma, coefficients; sampled data: coef_order, nodes,\n"
+    "coef_error}, and for sampled data \"sampling\" and sampling_error (the\n"
+    "estimated error of z that the samples' fits cause).\n"
     "CSV: header t,\"z[1]\",...,\"z[s]\", then one row per time (%.17g).\n"
     "\n"
     "Exit status: 0 success, 1 usage error (bad option, time outside the\n"
@@ -278,6 +280,8 @@ static void json_stats(app_json *j, const lth_ivp_result *res) {
   }
   if (res->coef_mode == LTH_COEF_HERMITE) {
     app_json_put_int(j, "coef_order", res->coef_order);
+    app_json_put_int(j, "nodes", (long long)res->table_panels + 1);
+    app_json_put_number(j, "coef_error", res->coef_error);
   }
   app_json_end_object(j);
 }
