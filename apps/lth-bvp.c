@@ -221,7 +221,7 @@ static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
   o.method = (lth_bvp_method)C->method;
   o.ivp.rtol = C->rtol;
   o.ivp.atol = C->atol;
-  app_ivp_setup(run, &o.ivp, run->t1);
+  app_ivp_setup(run, &o.ivp);
   o.ivp.coefficients = (lth_ivp_coefficients)C->coefficients; /* auto|direct|table */
   o.cond_max = run->opt->cond_max;
   o.intervals = (int)C->intervals;

@@ -19,6 +19,7 @@
 #include "app.h"
 #include "app_check.h"
 #include "app_driver.h"
+#include "app_samplerr.h"
 #include "app_table.h"
 #include "lth/decomp.h"
 #include "lth/ic.h"
@@ -72,7 +73,9 @@ static const char help_tail[] =
     "variable_index, as lth-solve), guess, guess_source,\n"
     "guess_residual, change = ||z0 - guess||_2, changed (1-based indices of the\n"
     "components that moved), tolerance (the residual below which a value counts\n"
-    "as consistent), fixed ([{\"index\", \"value\"}] with --fix), cond_chain,\n"
+    "as consistent), sampling_error (sampled data only: the estimated error of\n"
+    "z0 that the samples' fits cause, docs/sampled-data.md), fixed\n"
+    "([{\"index\", \"value\"}] with --fix), cond_chain,\n"
     "conditions ({\"M0\": [[...]], \"b0\": [...]} with --conditions).  Numbers\n"
     "are printed with %.17g and read back exactly.\n"
     "CSV: a header t,\"z[1]\",...,\"z[s]\",residual (an equation-form file: its\n"
@@ -102,6 +105,8 @@ struct app_ctx {
   int *fix_idx; /* 0-based */
   double *fix_val;
   double residual, guess_residual, tolerance, guess_tolerance, change, cond_chain;
+  double sampling_error; /* the data's contribution to z0's error (NaN: exact data) */
+  double cond_max;       /* --cond-max */
   int nchanged;
   int *changed; /* 0-based indices of moved components */
   lth_ic *ic;
@@ -280,6 +285,24 @@ static lth_status apply_method(app_ctx *R, lth_error *err) {
   }
 }
 
+/* app_sampling_error's extra computation: the same method on a variant system. */
+static lth_status resolve_ic(void *ctx, const lth_system *variant, double *z, lth_error *err) {
+  app_ctx *R = ctx;
+  lth_ic *own = R->ic;
+  R->ic = lth_ic_alloc(variant, err);
+  if (R->ic) {
+    lth_ic_set_cond_max(R->ic, R->cond_max);
+  }
+  lth_status st = R->ic ? lth_ic_setup(R->ic, R->t, err) : LTH_ENOMEM;
+  double *keep = R->z0;
+  R->z0 = z;
+  st = st == LTH_OK ? apply_method(R, err) : st;
+  R->z0 = keep;
+  lth_ic_free(R->ic);
+  R->ic = own;
+  return st;
+}
+
 static lth_status compute(app_ctx *R, app_run *run, lth_error *err) {
   int s = run->s;
   R->t = run->tm.t[0];
@@ -287,7 +310,8 @@ static lth_status compute(app_ctx *R, app_run *run, lth_error *err) {
   if (!R->ic) {
     return err->status;
   }
-  lth_ic_set_cond_max(R->ic, run->opt->cond_max);
+  R->cond_max = run->opt->cond_max;
+  lth_ic_set_cond_max(R->ic, R->cond_max);
   lth_status st = lth_ic_setup(R->ic, R->t, err);
   if (st != LTH_OK) {
     return st;
@@ -323,7 +347,12 @@ static lth_status compute(app_ctx *R, app_run *run, lth_error *err) {
     }
   }
   R->change = app_dist2(R->z0, R->guess, (size_t)s);
-  return LTH_OK;
+  st = app_sampling_error(run->sys, &R->t, 1, R->z0, NULL, resolve_ic, R, &R->sampling_error,
+                          err);
+  if (st != LTH_OK) {
+    lth_error_prefix(err, "estimating the sampling error: ");
+  }
+  return st;
 }
 
 /* Every number any format prints is finite (the guess is the user's own). */
@@ -405,6 +434,9 @@ static void write_json(const app_ctx *R, app_run *run) {
   }
   app_json_end_array(j);
   app_json_put_number(j, "tolerance", R->tolerance);
+  if (isfinite(R->sampling_error)) {
+    app_json_put_number(j, "sampling_error", R->sampling_error);
+  }
   app_json_put_number(j, "cond_chain", R->cond_chain);
   if (R->method == METHOD_FIX) {
     json_fixed(j, R);
@@ -490,6 +522,12 @@ static void write_text(const app_ctx *R, app_run *run) {
     fprintf(fp, "change         ||z0 - guess|| = %.6g in %d component%s (marked *)\n", R->change,
             R->nchanged, R->nchanged == 1 ? "" : "s");
   }
+  if (isfinite(R->sampling_error)) {
+    fprintf(fp,
+            "sampling error ~%.2e in z0 (the samples' fits, propagated; the consistency\n"
+            "               tolerance includes the data's part)\n",
+            R->sampling_error);
+  }
   text_table(fp, R, run);
   /* shortest digits that read back exactly: pasting loses nothing */
   fprintf(fp, "\nfor the data file%s:\n  z0 = [",
@@ -519,7 +557,7 @@ static void cleanup(app_ctx *R) {
 }
 
 /* The tool's options and its description for the driver. */
-static app_ctx ctx;
+static app_ctx ctx = {.sampling_error = NAN};
 static app_option opts[] = {
     APP_LIST("guess", &ctx.guess_opt),
     APP_FLAG("nearest", &ctx.nearest),

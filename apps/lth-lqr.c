@@ -243,7 +243,7 @@ static lth_status compute(app_ctx *T, app_run *run, lth_error *err) {
   lth_lqr_opts_init(&o);
   o.method = T->method == 0 ? LTH_LQR_COLLOCATION : LTH_LQR_SHOOTING;
   o.ivp.rtol = T->rtol;
-  app_ivp_setup(run, &o.ivp, NAN);
+  app_ivp_setup(run, &o.ivp);
   o.cond_max = run->opt->cond_max;
   o.progress = app_progress_update;
   o.progress_ctx = &run->progress;

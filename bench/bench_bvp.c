@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_blas.h"
 #include "ivpbvp_sys.h"
 #include "lth/bvp.h"
 
@@ -380,6 +381,7 @@ static int parse_args(int argc, char **argv, cfg *c, double *dich) {
 }
 
 int main(int argc, char **argv) {
+  app_blas_setup(); /* a front end: BLAS as the tools run it (app_blas.h) */
   cfg c;
   double dich = 6.0;
   if (parse_args(argc, argv, &c, &dich) != 0) return 1;

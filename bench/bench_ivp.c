@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_blas.h"
 #include "ivpbvp_sys.h"
 #include "lth/ivp.h"
 
@@ -497,6 +498,7 @@ static int parse_args(int argc, char **argv, cfg *c) {
 }
 
 int main(int argc, char **argv) {
+  app_blas_setup(); /* a front end: BLAS as the tools run it (app_blas.h) */
   cfg c;
   if (parse_args(argc, argv, &c) != 0) return 1;
   double t_start = ib_now(), load_start = -1.0;

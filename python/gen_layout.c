@@ -20,6 +20,7 @@
 
 #include "lth/bvp.h"
 #include "lth/decomp.h"
+#include "lth/decomp_error.h"
 #include "lth/expr.h"
 #include "lth/grid.h"
 #include "lth/ic.h"
@@ -54,6 +55,14 @@ static void field(const char *name, size_t offset, size_t size, const char *code
 
 #define STRUCT(T) begin_struct(#T, sizeof(T))
 #define F(T, f) field(#f, offsetof(T, f), sizeof(((T *)0)->f), TYPE_CODE(((T *)0)->f))
+/* An array of doubles (an array decays to a pointer in _Generic: checked here). */
+#define FA(T, f)                                                                            \
+  do {                                                                                      \
+    _Static_assert(_Generic(&((T *)0)->f[0], double *: 1, default: 0) &&                   \
+                       sizeof(((T *)0)->f) % sizeof(double) == 0,                           \
+                   #T "." #f " is no longer an array of doubles: update python/lth");      \
+    field(#f, offsetof(T, f), sizeof(((T *)0)->f), "double[]");                             \
+  } while (0)
 
 static void structs(void) {
   printf("STRUCTS = {\n");
@@ -110,6 +119,10 @@ static void structs(void) {
   F(lth_bvp_result, bc_residual); F(lth_bvp_result, intervals); F(lth_bvp_result, fd_points);
   F(lth_bvp_result, fd_order); F(lth_bvp_result, fd_error); F(lth_bvp_result, fd_error_layer);
   F(lth_bvp_result, drift); F(lth_bvp_result, cond_bvp); F(lth_bvp_result, error_estimate);
+
+  STRUCT(lth_decomp_errest);
+  F(lth_decomp_errest, t); FA(lth_decomp_errest, abs); FA(lth_decomp_errest, rel);
+  F(lth_decomp_errest, overall); F(lth_decomp_errest, nsampled);
 
   STRUCT(lth_lqr_spec);
   F(lth_lqr_spec, nx); F(lth_lqr_spec, nu); F(lth_lqr_spec, t0); F(lth_lqr_spec, t1);
@@ -220,9 +233,25 @@ static void functions(void) {
   FN(lth_samples_read_csv, lth_source *(*)(const char *, int, int, int, lth_error *), "ptr",
      "char*,int,int,int,ptr");
   FN(lth_samples_degree, int (*)(const lth_source *), "int", "ptr");
+  FN(lth_samples_max_order, int (*)(const lth_source *), "int", "ptr");
   FN(lth_samples_error_estimate,
      lth_status (*)(const lth_source *, double, int, double *, lth_error *), "int",
      "ptr,double,int,ptr,ptr");
+  FN(lth_source_is_samples, int (*)(const lth_source *), "int", "ptr");
+  /* decomp_error.h */
+  FN(lth_decomp_error_alloc, lth_decomp_error *(*)(const lth_system *, lth_error *), "ptr",
+     "ptr,ptr");
+  FN(lth_decomp_error_free, void (*)(lth_decomp_error *), "void", "ptr");
+  FN(lth_decomp_error_set_cond_max, void (*)(lth_decomp_error *, double), "void", "ptr,double");
+  FN(lth_decomp_output_name, cstr (*)(int), "char*", "int");
+  FN(lth_decomp_error_at,
+     lth_status (*)(lth_decomp_error *, double, lth_decomp_errest *, lth_error *), "int",
+     "ptr,double,ptr,ptr");
+  FN(lth_system_sampled_blocks, int (*)(const lth_system *), "int", "ptr");
+  FN(lth_system_sampling_variant, lth_system *(*)(const lth_system *, int, lth_error *), "ptr",
+     "ptr,int,ptr");
+  FN(lth_source_sampling_variant, lth_source *(*)(const lth_source *, lth_error *), "ptr",
+     "ptr,ptr");
   FN(lth_jet_init, lth_status (*)(lth_jet *, int, int, int, lth_error *), "int",
      "ptr,int,int,int,ptr");
   FN(lth_jet_release, void (*)(lth_jet *), "void", "ptr");
@@ -316,7 +345,8 @@ int main(int argc, char **argv) {
   printf("# members Python uses; FUNCTIONS: name -> (ctypes return code, argument codes).\n");
   printf("POINTER_SIZE = %zu\n", sizeof(void *));
   printf("SIZE_T_SIZE = %zu\n", sizeof(size_t));
-  printf("DEFAULT_COND_MAX = float(\"%.17g\")\n\n", (double)LTH_DEFAULT_COND_MAX);
+  printf("DEFAULT_COND_MAX = float(\"%.17g\")\n", (double)LTH_DEFAULT_COND_MAX);
+  printf("OUT_Q = %d\nOUT_GMAT = %d\nNOUT = %d\n\n", LTH_OUT_Q, LTH_OUT_GMAT, LTH_NOUT);
   status_list();
   structs();
   functions();

@@ -23,7 +23,7 @@ const char *app_gnuplot_program(void) {
 
 /* The executable `prog` names (itself when it holds a '/', else searched on
  * PATH) as a new string, or NULL.  Resolved before fork() so that the child
- * only calls async-signal-safe functions (the tools may run OpenMP threads). */
+ * only calls async-signal-safe functions (the tools may run lth's own threads). */
 static char *find_program(const char *prog) {
   if (strchr(prog, '/')) {
     char *copy = access(prog, X_OK) == 0 ? malloc(strlen(prog) + 1) : NULL;

@@ -74,7 +74,10 @@ typedef struct lth_ivp_opts {
                                between the integrator's times is refused, naming t and
                                cond_interval); 0: automatic, < 0: none (the caller scanned) */
   int hermite;              /* -1 auto (on iff the system has sampled data), 0 off, 1 on */
-  const double *hermite_grid; /* grid for Hermite mode (NULL: 201 uniform points) */
+  const double *hermite_grid; /* Hermite mode: nodes to add to those placed for the samples
+                               (one per 16 sample intervals, then where the check between
+                               nodes against table_tol asks for more; docs/sampled-data.md);
+                               NULL: none.  The output times are never needed here */
   size_t hermite_n;
   /* optional: called from the calling thread each time the integrator reaches an
    * output time t (lth_ivp_advance; also in fundamental solutions and the BVP
@@ -107,11 +110,12 @@ typedef struct lth_ivp_result {
   double seconds_total, seconds_decomp; /* decomp: decompositions, table building included */
   lth_ivp_coefficients coef_mode; /* what served the coefficients: _DIRECT, _TABLE, _HERMITE
                                      (_TABLE also when auto fell back to direct part-way) */
-  int coef_order;    /* Hermite: the jet order k at the grid points (interpolation degree
+  int coef_order;    /* Hermite: the jet order k at the nodes (interpolation degree
                         2k + 1); table: the highest Chebyshev degree kept; direct: -1 */
-  size_t table_panels; /* table: panels built (table_direct_panels of them left direct) */
+  size_t table_panels; /* table: panels built (table_direct_panels of them left direct);
+                          Hermite: intervals between the nodes */
   size_t table_direct_panels;
-  double coef_error; /* table: largest estimated interpolation error (relative to
+  double coef_error; /* table, Hermite: largest estimated interpolation error (relative to
                         max(1, |field|)); 0 otherwise */
   double table_end;  /* table: end of the tabulated part -- the last output time, or where
                         auto went over to direct decompositions; NAN otherwise */

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/blas_threads.h"
 #include "bvp_impl.h"
 #include "ivp/ivp_impl.h"
 #include "core/times.h"
@@ -301,7 +300,6 @@ lth_status lth_bvp_solve(const lth_system *sys, double t0, double t1, int rows, 
   o.ivp.pi_scan = -1;
   lth_bvp_result *res = result_alloc(&bp, o.method);
   if (!res) return lth_error_set(err, LTH_ENOMEM, "out of memory allocating a BVP solution");
-  int blas_saved = lth_blas_threads_push(bp.s <= LTH_BLAS_SMALL);
   /* p = 0: no free constants, the solution is the particular one: shooting gives it */
   switch (bp.p == 0 && o.method == LTH_BVP_MULTIPLE ? LTH_BVP_SHOOTING : o.method) {
   case LTH_BVP_SHOOTING:
@@ -319,7 +317,6 @@ lth_status lth_bvp_solve(const lth_system *sys, double t0, double t1, int rows, 
   default:
     st = lth_error_set(err, LTH_EINVAL, "unknown BVP method %d", (int)o.method);
   }
-  lth_blas_threads_pop(blas_saved);
   lth_pieces_release(&pieces);
   if (st == LTH_ENOTUNIQUE) lth_bvp_explain(&bp, &o, err);
   if (st == LTH_ENOTUNIQUE && o.method == LTH_BVP_SHOOTING && err &&

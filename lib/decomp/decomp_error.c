@@ -2,16 +2,19 @@
 /* Error estimates of the decomposition's outputs from sampled data
  * (include/lth/decomp_error.h, docs/sampled-data.md).
  *
- * The decomposition runs on a copy of the system whose blocks are views
- * (lib/decomp/samples_wrap.c); a sampled block's view can add a perturbation to
- * its Taylor coefficients.  At t, for each sampled block b and each order
- * m = 0..r-1 of its input jet, the perturbation is
+ * The decomposition runs on a copy of the system whose blocks read views of
+ * the sampled data sets (lib/decomp/samples_wrap.c: as blocks, behind mass
+ * matrices, scaled views or in equation-form coefficients); a data set's
+ * view can add a perturbation to its Taylor coefficients.  At t, for each
+ * sampled data set b and each order m = 0..r-1 of its input jet, the
+ * perturbation is
  *     delta_m = (est_m / m!) * D_m / max|D_m|,   D_m = alt_m - chosen_m,
- * est_m the block's error estimate of derivative m and alt the alternative
- * fit (lth_samples_error_jet): the estimated size in the estimated pattern
- * (all entries est_m / m! when D_m vanishes).  The outputs' absolute changes
- * are summed over b and m, entry by entry: a first-order estimate that does
- * not count on cancellation between the blocks' errors.
+ * est_m the data set's error estimate of derivative m and alt the
+ * alternative fit (lth_samples_error_jet): the estimated size in the
+ * estimated pattern (all entries est_m / m! when D_m vanishes).  The
+ * outputs' absolute changes are summed over b and m, entry by entry: a
+ * first-order estimate that does not count on cancellation between the data
+ * sets' errors.
  */
 #include "lth/decomp_error.h"
 
@@ -190,7 +193,7 @@ static lth_status block_data(lth_decomp_error *de, const swrap *w, double t, lth
   return st == LTH_OK ? lth_source_fill(w->samp, t, de->K, &ch, de->work, err) : st;
 }
 
-/* The perturbation of block w's coefficient m: entry `only` of the data
+/* The perturbation of data set w's coefficient m: entry `only` of the data
  * (row-major index), or all of them (only < 0); see the file comment.
  * Returns 0 when it is zero (nothing to do). */
 static int set_delta(lth_decomp_error *de, swrap *w, int m, int only) {
@@ -214,9 +217,8 @@ static int set_delta(lth_decomp_error *de, swrap *w, int m, int only) {
         continue;
       }
       double d = LTH_JET_AT(&alt, m, i, j) - LTH_JET_AT(&ch, m, i, j);
-      double x = w->alpha * (dmax > 0.0 ? size * d / dmax : size);
-      int bi = w->transpose ? j : i, bj = w->transpose ? i : j;
-      w->delta[(size_t)m * sz + (size_t)bi + (size_t)bj * (size_t)w->rows] = x;
+      double x = dmax > 0.0 ? size * d / dmax : size;
+      w->delta[(size_t)m * sz + (size_t)i + (size_t)j * (size_t)w->rows] = x;
       nz += fabs(x);
     }
   }
@@ -268,8 +270,8 @@ lth_status lth_decomp_error_at(lth_decomp_error *de, double t, lth_decomp_errest
     swrap *w = de->list[b];
     st = block_error(de, w, t, err);
     if (st != LTH_OK) {
-      lth_error_prefix(err, "error estimate of sampled block %c(%d%s%.0d): ", w->bj ? 'A' : 'f',
-                       w->bi, w->bj ? "," : "", w->bj);
+      lth_error_prefix(err, "error estimate of the sampled data in %c(%d%s%.0d): ",
+                       w->bj ? 'A' : 'f', w->bi, w->bj ? "," : "", w->bj);
     }
   }
   for (int k = 0; k < LTH_NOUT && st == LTH_OK; k++) {

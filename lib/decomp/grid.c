@@ -1,21 +1,16 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Grid decompositions (include/lth/grid.h): points computed in parallel,
- * each thread with its own workspace, delivered in time order through a
- * bounded ring of result slots. */
+/* Grid decompositions (include/lth/grid.h): points computed in parallel on a
+ * thread pool (lib/core/threads.h), each thread with its own workspace,
+ * delivered in time order through a bounded ring of result slots. */
 #define _POSIX_C_SOURCE 200809L
 #include "lth/grid.h"
 
 #include <math.h>
-#include <sched.h>
-#include <stdatomic.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef LTH_HAVE_OPENMP
-#include <omp.h>
-#endif
-
-#include "core/blas_threads.h"
+#include "core/threads.h"
 #include "decomp_impl.h"
 #include "lth/wellposed.h"
 
@@ -30,16 +25,24 @@ typedef struct {
 } worker;
 
 /* A slot of the ring of results: the result, its check, its status, and
- * whether it is ready to be delivered. */
+ * whether it is ready to be delivered (under grid_run.mu). */
 typedef struct {
   lth_point *pt;
   lth_verify_report rep;
   lth_status st;
   lth_error err;
-  atomic_int ready;
+  int ready;
 } slot;
 
+typedef struct grid_run grid_run;
+
+/* What a pool task gets: the run and its worker's index (1 .. nthreads-1). */
 typedef struct {
+  grid_run *g;
+  int tid;
+} task_arg;
+
+struct grid_run {
   const lth_system *sys;
   const double *times;
   size_t n;
@@ -48,9 +51,15 @@ typedef struct {
   size_t batch; /* ring size: results computed but not yet delivered */
   worker *workers;
   slot *slots;
-  atomic_size_t next;      /* next point to claim */
-  atomic_size_t delivered; /* points handed to the consumer */
-  atomic_int stop;
+  task_arg *args;
+  /* Claiming and delivering, under mu.  A thread that finds the ring full
+   * sleeps on `room`; the calling thread, when the next point to deliver is
+   * still being computed and there is nothing to claim, on `ready`. */
+  pthread_mutex_t mu;
+  pthread_cond_t room, ready;
+  size_t next;      /* next point to claim */
+  size_t delivered; /* points handed to the consumer */
+  int stop, room_waiters, ready_waits;
   lth_grid_consumer consumer;
   void *ctx;
   lth_status st;           /* first failure in time order */
@@ -58,7 +67,7 @@ typedef struct {
   /* cond_interval over the grid (include/lth/wellposed.h): the scale is the
    * largest chain norm of the workspaces' scan and of the points delivered */
   double scale, pinv_max, t_pinv_max;
-} grid_run;
+};
 
 static void run_free(grid_run *g) {
   for (int k = 0; g->workers && k < g->nthreads; k++) {
@@ -70,12 +79,14 @@ static void run_free(grid_run *g) {
   }
   free(g->workers);
   free(g->slots);
+  free(g->args);
 }
 
 static lth_status run_alloc(grid_run *g, lth_error *err) {
   g->workers = calloc((size_t)g->nthreads, sizeof *g->workers);
   g->slots = calloc(g->batch, sizeof *g->slots);
-  if (!g->workers || !g->slots) {
+  g->args = calloc((size_t)g->nthreads, sizeof *g->args);
+  if (!g->workers || !g->slots || !g->args) {
     return lth_error_set(err, LTH_ENOMEM, "out of memory allocating grid workspaces");
   }
   for (int k = 0; k < g->nthreads; k++) {
@@ -94,7 +105,6 @@ static lth_status run_alloc(grid_run *g, lth_error *err) {
     }
   }
   for (size_t k = 0; k < g->batch; k++) {
-    atomic_init(&g->slots[k].ready, 0);
     if (!(g->slots[k].pt = lth_point_alloc(g->sys, g->o.out_order, err))) {
       return err ? err->status : LTH_ENOMEM;
     }
@@ -102,14 +112,8 @@ static lth_status run_alloc(grid_run *g, lth_error *err) {
   return LTH_OK;
 }
 
-static int thread_id(void) {
-#ifdef LTH_HAVE_OPENMP
-  return omp_get_thread_num();
-#else
-  return 0;
-#endif
-}
-
+/* Point k with thread tid's workspaces (mu not held: slot k is the claimer's
+ * until it is marked ready). */
 static void compute_point(grid_run *g, int tid, size_t k) {
   worker *w = &g->workers[tid];
   slot *sl = &g->slots[k % g->batch];
@@ -118,20 +122,44 @@ static void compute_point(grid_run *g, int tid, size_t k) {
   if (sl->st == LTH_OK && g->o.verify) {
     sl->st = lth_verify_at(w->vw, w->ws, sl->pt, &sl->rep, &sl->err);
   }
-  atomic_store_explicit(&sl->ready, 1, memory_order_release);
 }
 
-/* Claim and compute one point if the ring has room; 0 if there was none. */
-static int work_once(grid_run *g, int tid) {
-  size_t k = atomic_load(&g->next);
-  if (k >= g->n || atomic_load(&g->stop) || k >= atomic_load(&g->delivered) + g->batch) {
+/* Claim point k if the ring has room (mu held); 0 if there is none to claim. */
+static int claim(grid_run *g, size_t *k) {
+  if (g->stop || g->next >= g->n || g->next >= g->delivered + g->batch) {
     return 0;
   }
-  if (!atomic_compare_exchange_weak(&g->next, &k, k + 1)) {
-    return 1; /* somebody else took k: try again */
-  }
-  compute_point(g, tid, k);
+  *k = g->next++;
   return 1;
+}
+
+/* Compute claimed point k and mark it ready (mu held on entry and return). */
+static void compute_claimed(grid_run *g, int tid, size_t k) {
+  pthread_mutex_unlock(&g->mu);
+  compute_point(g, tid, k);
+  pthread_mutex_lock(&g->mu);
+  g->slots[k % g->batch].ready = 1;
+  if (g->ready_waits && k == g->delivered) {
+    pthread_cond_signal(&g->ready);
+  }
+}
+
+/* A pool thread: points while there are any; asleep while the ring is full. */
+static void worker_task(void *vp) {
+  task_arg *a = vp;
+  grid_run *g = a->g;
+  pthread_mutex_lock(&g->mu);
+  while (!g->stop && g->next < g->n) {
+    size_t k;
+    if (claim(g, &k)) {
+      compute_claimed(g, a->tid, k);
+    } else {
+      g->room_waiters++;
+      pthread_cond_wait(&g->room, &g->mu);
+      g->room_waiters--;
+    }
+  }
+  pthread_mutex_unlock(&g->mu);
 }
 
 static double cond_max_of(const grid_run *g) {
@@ -167,62 +195,68 @@ static void interval_final(grid_run *g) {
   }
 }
 
-/* Thread 0: hand the ready results to the consumer in time order. */
-static void deliver_ready(grid_run *g) {
-  size_t d = atomic_load(&g->delivered);
-  while (d < g->n && !atomic_load(&g->stop)) {
-    slot *sl = &g->slots[d % g->batch];
-    if (!atomic_load_explicit(&sl->ready, memory_order_acquire)) {
-      break;
+/* Hand point d (ready) to the consumer, mu not held; 1 to stop the run. */
+static int deliver(grid_run *g, size_t d) {
+  slot *sl = &g->slots[d % g->batch];
+  if (sl->st != LTH_OK) {
+    if (g->err) {
+      *g->err = sl->err;
     }
-    if (sl->st != LTH_OK) {
-      if (g->err) {
-        *g->err = sl->err;
-      }
-      g->st = sl->st;
-      atomic_store(&g->stop, 1);
-      break;
-    }
-    if (interval_check(g, sl->pt)) {
-      atomic_store(&g->stop, 1);
-      break;
-    }
-    if (g->consumer && g->consumer(g->ctx, d, sl->pt, g->o.verify ? &sl->rep : NULL)) {
-      g->st = lth_error_set_t(g->err, LTH_ECALLBACK, g->times[d], "grid consumer stopped the run");
-      atomic_store(&g->stop, 1);
-      break;
-    }
-    atomic_store_explicit(&sl->ready, 0, memory_order_relaxed);
-    atomic_store(&g->delivered, ++d);
-    if (g->o.progress && (d % g->batch == 0 || d == g->n)) {
-      g->o.progress(g->o.progress_ctx, d, g->n);
-    }
+    g->st = sl->st;
+    return 1;
   }
-  if (d >= g->n) {
-    atomic_store(&g->stop, 1);
+  if (interval_check(g, sl->pt)) {
+    return 1;
   }
+  if (g->consumer && g->consumer(g->ctx, d, sl->pt, g->o.verify ? &sl->rep : NULL)) {
+    g->st = lth_error_set_t(g->err, LTH_ECALLBACK, g->times[d], "grid consumer stopped the run");
+    return 1;
+  }
+  if (g->o.progress && ((d + 1) % g->batch == 0 || d + 1 == g->n)) {
+    g->o.progress(g->o.progress_ctx, d + 1, g->n);
+  }
+  return 0;
 }
 
-/* Every thread computes points; thread 0 also delivers them.  No barrier
- * between batches: nobody spins while the consumer writes output. */
-static void run_threads(grid_run *g) {
-#ifdef LTH_HAVE_OPENMP
-#pragma omp parallel num_threads(g->nthreads) if (g->nthreads > 1)
-#endif
-  {
-    int tid = thread_id();
-    while (!atomic_load(&g->stop)) {
-      if (tid == 0) {
-        deliver_ready(g);
+/* The calling thread: deliver the next point when it is ready, else compute
+ * one, else sleep until the next one is ready.  The consumer runs without
+ * the lock: nobody waits on a barrier while it writes output. */
+static void run_caller(grid_run *g) {
+  pthread_mutex_lock(&g->mu);
+  while (!g->stop && g->delivered < g->n) {
+    size_t d = g->delivered, k;
+    if (g->slots[d % g->batch].ready) {
+      pthread_mutex_unlock(&g->mu);
+      int stop = deliver(g, d);
+      pthread_mutex_lock(&g->mu);
+      g->slots[d % g->batch].ready = 0;
+      g->stop = stop;
+      g->delivered = d + 1;
+      if (g->room_waiters) {
+        pthread_cond_broadcast(&g->room);
       }
-      if (!work_once(g, tid)) {
-        if (tid != 0 && atomic_load(&g->next) >= g->n) {
-          break; /* everything claimed: thread 0 delivers the rest */
-        }
-        sched_yield();
-      }
+    } else if (claim(g, &k)) {
+      compute_claimed(g, 0, k);
+    } else {
+      g->ready_waits = 1;
+      pthread_cond_wait(&g->ready, &g->mu);
+      g->ready_waits = 0;
     }
   }
+  g->stop = 1;
+  pthread_cond_broadcast(&g->room);
+  pthread_mutex_unlock(&g->mu);
+}
+
+/* Every thread computes points; the calling thread also delivers them. */
+static void run_threads(grid_run *g) {
+  lth_pool *pool = g->nthreads > 1 ? lth_pool_alloc(g->nthreads - 1) : NULL;
+  for (int k = 1; pool && k < g->nthreads; k++) {
+    g->args[k] = (task_arg){.g = g, .tid = k};
+    if (lth_pool_submit(pool, worker_task, &g->args[k]) != 0) break;
+  }
+  run_caller(g);
+  lth_pool_free(pool); /* (waits for the tasks: they return once stop is set) */
 }
 
 lth_status lth_grid_decompose(const lth_system *sys, const double *times, size_t n,
@@ -245,20 +279,20 @@ lth_status lth_grid_decompose(const lth_system *sys, const double *times, size_t
   if (n == 0) {
     return LTH_OK;
   }
-  g.nthreads = lth_threads_available(g.o.threads);
+  g.nthreads = lth_threads_nested() ? 1 : lth_threads_available(g.o.threads);
   g.batch = g.o.batch ? g.o.batch : (size_t)16 * (size_t)g.nthreads;
   g.batch = g.batch > n ? n : g.batch;
   g.nthreads = (size_t)g.nthreads > g.batch ? (int)g.batch : g.nthreads;
-  atomic_init(&g.next, 0);
-  atomic_init(&g.delivered, 0);
-  atomic_init(&g.stop, 0);
   g.st = run_alloc(&g, err);
-  /* BLAS runs single-threaded inside the grid: parallelism is over points. */
-  int blas_saved = lth_blas_threads_push(1);
   if (g.st == LTH_OK) {
+    pthread_mutex_init(&g.mu, NULL);
+    pthread_cond_init(&g.room, NULL);
+    pthread_cond_init(&g.ready, NULL);
     run_threads(&g);
+    pthread_mutex_destroy(&g.mu);
+    pthread_cond_destroy(&g.room);
+    pthread_cond_destroy(&g.ready);
   }
-  lth_blas_threads_pop(blas_saved);
   run_free(&g);
   interval_final(&g);
   return g.st;
@@ -307,7 +341,7 @@ lth_status lth_grid_store(const lth_system *sys, const double *times, size_t n,
   }
   lth_error local;
   lth_error_clear(&local);
-  store_ctx sc = {res, sys, order, &local};
+  store_ctx sc = {.res = res, .sys = sys, .order = order, .err = &local};
   lth_status st = lth_grid_decompose(sys, times, n, opts, store_point, &sc, err);
   if (st == LTH_ECALLBACK && local.status != LTH_OK) {
     st = local.status;

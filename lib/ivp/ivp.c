@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/blas_threads.h"
 #include "core/small_blas.h"
 #include "lth/enclose.h"
 #include "ivp_coef.h"

@@ -55,7 +55,7 @@ double lth_coef_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static double table_tol(const lth_ivp_opts *o) {
+double lth_coef_tol(const lth_ivp_opts *o) {
   if (o->table_tol > 0) {
     return o->table_tol;
   }
@@ -94,7 +94,7 @@ int lth_coef_starts_table(const lth_system *sys, const lth_ivp_opts *o, double t
 static lth_status table_setup(lth_coef *c, const lth_ivp_opts *o, lth_error *err) {
   lth_table_opts to;
   lth_table_opts_init(&to);
-  to.tol = table_tol(o);
+  to.tol = lth_coef_tol(o);
   to.deriv = c->deriv;
   to.outputs = !c->outputs_direct;
   to.cond_max = o->cond_max;
@@ -180,9 +180,9 @@ void lth_coef_stats(const lth_coef *c, size_t *decomps, double *seconds) {
 void lth_coef_report(const lth_coef *c, lth_ivp_result *res) {
   res->coef_mode = c->mode;
   res->coef_order = c->mode == LTH_COEF_HERMITE ? c->k : -1;
-  res->table_panels = 0;
+  res->table_panels = c->mode == LTH_COEF_HERMITE && c->grid ? c->grid->n - 1 : 0;
   res->table_direct_panels = 0;
-  res->coef_error = 0.0;
+  res->coef_error = c->mode == LTH_COEF_HERMITE ? c->herr : 0.0;
   res->table_end = NAN;
   if (c->tab) {
     lth_table_info info;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Private: the state of lth_coef (lib/ivp/ivp_coef.h), shared by lib/ivp/ivp_coef.c
  * (dispatch, direct decompositions, the coefficient table) and
- * lib/ivp/ivp_coef_hermite.c (Hermite interpolation on a grid). */
+ * lib/ivp/ivp_coef_hermite.c (Hermite interpolation between nodes placed for the
+ * sampled data). */
 #ifndef LTH_IVP_COEF_IMPL_H
 #define LTH_IVP_COEF_IMPL_H
 
@@ -28,8 +29,9 @@ struct lth_coef {
   size_t served;             /* evaluations served by the table */
   size_t hint;               /* the table panel of the last evaluation */
   /* Hermite mode */
-  lth_grid_result *grid;
+  lth_grid_result *grid;     /* the nodes */
   int k;                     /* order of the stored jets */
+  double herr;               /* largest interpolation error checked (relative) */
   double *basis;             /* (2k+2) x (2k+2): column c = monomial coefficients of basis c */
   lth_point *ip;             /* interpolated values (order 1) */
   /* statistics (direct decompositions and Hermite grid) */
@@ -38,6 +40,10 @@ struct lth_coef {
 };
 
 double lth_coef_now(void);
+/* The coefficients' interpolation tolerance, relative to max(1, |field|):
+ * opts->table_tol, or 1e-3 rtol in [3e-15, 1e-6] (a table's, and Hermite
+ * mode's). */
+double lth_coef_tol(const lth_ivp_opts *opts);
 
 /* lib/ivp/ivp_coef_hermite.c */
 lth_status lth_coef_hermite_setup(lth_coef *c, const lth_ivp_opts *o, lth_error *err);

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/blas_threads.h"
 #include "ivp_impl.h"
 #include "lth/ivp.h"
 
@@ -152,7 +151,6 @@ lth_status lth_ivp_fundamental(const lth_system *sys, double t0, const double *t
     return lth_error_set(err, LTH_ENOMEM, "out of memory allocating a fundamental solution");
   }
   fm->t0 = t0;
-  int blas_saved = lth_blas_threads_push(s <= LTH_BLAS_SMALL);
   lth_ivp *iv = lth_ivp_alloc(sys, p + 1, 1, opts, t0, t_hi, err);
   if (iv) {
     lth_ivp_guard_scale(iv, scale);
@@ -162,7 +160,6 @@ lth_status lth_ivp_fundamental(const lth_system *sys, double t0, const double *t
     lth_ivp_stats(iv, &fm->steps, &fm->rhs_evals, NULL, NULL);
   }
   lth_ivp_free(iv);
-  lth_blas_threads_pop(blas_saved);
   if (st != LTH_OK) {
     lth_fundamental_free(fm);
     return st;

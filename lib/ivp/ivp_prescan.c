@@ -26,18 +26,12 @@
 #include <string.h>
 #include <time.h>
 
-#ifdef LTH_HAVE_OPENMP
-#include <omp.h>
-#endif
-
-#include "core/blas_threads.h"
+#include "core/threads.h"
 #include "ivp_coef.h"
 #include "ivp_impl.h"
 #include "system/system_scale.h"
 #include "lth/wellposed.h"
 
-/* (No lth_blas_threads_push here: the count is process-wide and the calling
- * thread pushes and pops it meanwhile; Pi's factorisations are small.) */
 #define SCAN_PROBE_POINTS 17
 double lth_ivp_scan_beside_seconds = 2e-3;
 double lth_ivp_scan_beside_table_seconds = 2e-4;
@@ -82,10 +76,9 @@ lth_status lth_ivp_prescan_start(lth_ivp_prescan_job *j, const lth_system *sys, 
     lth_ivp_opts_init(&j->opts);
   }
   lth_error_clear(&j->err);
-  int concurrent = lth_threads_available(0) > 1 && j->opts.pi_scan >= 0 && t1 > t0;
-#ifdef LTH_HAVE_OPENMP
-  concurrent = concurrent && !omp_in_parallel(); /* inside a caller's parallel region: serial */
-#endif
+  /* (on an lth thread or in a caller's parallel region: serial) */
+  int concurrent = lth_threads_available(0) > 1 && !lth_threads_nested() && j->opts.pi_scan >= 0 &&
+                   t1 > t0;
   concurrent = concurrent && scan_is_long(sys, t0, t1, &j->opts);
   if (concurrent) {
     /* forgotten here, before the integration's workspaces can cache it */

@@ -12,7 +12,6 @@
 #include <time.h>
 
 #include "lth/ic.h"
-#include "core/blas_threads.h"
 #include "ivp_impl.h"
 
 static double now(void) {
@@ -186,10 +185,8 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0,
     return st;
   }
   double t_start = now();
-  int blas_saved = lth_blas_threads_push(lth_system_size(sys) <= LTH_BLAS_SMALL);
   lth_ivp_result *res = result_alloc(lth_system_size(sys), lth_system_state_dim(sys), n);
   if (!res) {
-    lth_blas_threads_pop(blas_saved);
     return lth_error_set(err, LTH_ENOMEM, "out of memory allocating a solution");
   }
   double t_hi = n > 0 ? times[n - 1] : t0;
@@ -220,7 +217,6 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0,
   }
   lth_ivp_free(iv);
   res->seconds_total = now() - t_start;
-  lth_blas_threads_pop(blas_saved);
   if (st != LTH_OK) {
     lth_ivp_result_free(res);
     return st;

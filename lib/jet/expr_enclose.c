@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Interval Taylor enclosures of compiled expressions (include/lth/enclose.h):
- * the forward sweep of lib/expr_taylor.c with every series coefficient an
+ * the forward sweep of lib/jet/expr_taylor.c with every series coefficient an
  * interval, t = [a, b], so coefficient m encloses x^{(m)}(t)/m! for every t
  * in [a, b].
  *

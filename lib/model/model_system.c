@@ -13,6 +13,7 @@
 #include "lth/jet.h"
 #include "model_impl.h"
 #include "system/pi_text.h"
+#include "source/source_rebind.h"
 
 /* Irregular points inside the interval (as in model_detect.c). */
 static const double FRAC[7] = {0.0731, 0.1917, 0.3306, 0.4818, 0.6151, 0.7743, 0.9128};
@@ -24,11 +25,20 @@ typedef struct mblock {
   int rows, cols, nnz;
   int *ii, *jj;
   const lth_mcoef **c;
+  /* a copy made by mblock_rebind: coefficients whose source was replaced
+   * (nnz, unused ones zero) and the replacements it owns (nnz, or NULL) */
+  lth_mcoef *own;
+  lth_source **own_src;
 } mblock;
 
 static void mblock_destroy(void *state) {
   mblock *b = state;
   if (b) {
+    for (int k = 0; b->own_src && k < b->nnz; k++) {
+      lth_source_free(b->own_src[k]);
+    }
+    free(b->own_src);
+    free(b->own);
     free(b->ii);
     free(b->jj);
     free(b->c);
@@ -124,6 +134,61 @@ static const lth_source_type mblock_types[2][2] = {
       mblock_enclose_work, NULL}},
 };
 
+static lth_status mblock_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
+                                lth_error *err);
+
+static lth_source *mblock_new(mblock *b, int exact, int enclosable, lth_error *err) {
+  lth_source *src = lth_source_new(&mblock_types[exact][enclosable], b, b->rows, b->cols, err);
+  lth_source_set_rebind(src, mblock_rebind);
+  return src;
+}
+
+/* A copy of the block whose source coefficients read their leaves'
+ * replacements (lib/source/source_rebind.h); the model's coefficients are shared. */
+static lth_status mblock_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
+                                lth_error *err) {
+  const mblock *b = state;
+  size_t n = (size_t)b->nnz;
+  mblock *cp = calloc(1, sizeof *cp);
+  if (cp) {
+    cp->ii = malloc(n * sizeof *cp->ii);
+    cp->jj = malloc(n * sizeof *cp->jj);
+    cp->c = malloc(n * sizeof *cp->c);
+    cp->own = calloc(n, sizeof *cp->own);
+    cp->own_src = calloc(n, sizeof *cp->own_src);
+  }
+  if (!cp || !cp->ii || !cp->jj || !cp->c || !cp->own || !cp->own_src) {
+    mblock_destroy(cp);
+    return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  *cp = (mblock){b->rows, b->cols, b->nnz, cp->ii, cp->jj, cp->c, cp->own, cp->own_src};
+  int changed = 0, exact = 1;
+  lth_status st = LTH_OK;
+  for (size_t k = 0; k < n && st == LTH_OK; k++) {
+    cp->ii[k] = b->ii[k];
+    cp->jj[k] = b->jj[k];
+    cp->c[k] = b->c[k];
+    if (b->c[k]->kind != MCOEF_SOURCE) {
+      continue;
+    }
+    const lth_source *use;
+    st = lth_source_rebind(b->c[k]->s, map, ctx, &use, &cp->own_src[k], err);
+    if (st == LTH_OK && use != b->c[k]->s) {
+      cp->own[k] = *b->c[k];
+      cp->own[k].s = (lth_source *)use; /* read only: the copy owns own_src[k] */
+      cp->c[k] = &cp->own[k];
+      changed = 1;
+    }
+    exact = exact && (st != LTH_OK || lth_source_is_exact(cp->c[k]->s));
+  }
+  if (st != LTH_OK || !changed) {
+    mblock_destroy(cp);
+    return st;
+  }
+  *out = mblock_new(cp, exact, 0, err); /* (a rebound block reads sources: no enclosure) */
+  return *out ? LTH_OK : LTH_ENOMEM;
+}
+
 /* The block of `part` with the canonical rows r0..r0+nr-1 and columns
  * c0..c0+nc-1 (part F: one column); NULL in *out if all zero.  Only the
  * rows' entries are visited (m->estart, m->eidx). */
@@ -171,7 +236,7 @@ static lth_status block_source(const lth_model *m, int part, int r0, int nr, int
     mblock_destroy(b);
     return LTH_OK;
   }
-  *out = lth_source_new(&mblock_types[exact][enclosable], b, b->rows, b->cols, err);
+  *out = mblock_new(b, exact, enclosable, err);
   return *out ? LTH_OK : LTH_ENOMEM;
 }
 

@@ -196,12 +196,15 @@ static lth_status init_cells(samples_state *s, int need_order, lth_error *err) {
     s->stride = st < 1 ? 1 : st > SAMPLES_CELL_MAX_STRIDE ? SAMPLES_CELL_MAX_STRIDE : st;
   }
   s->ncell = (nint + s->stride - 1) / s->stride;
-  /* the decomposition (need_order - 1 for index need_order), its check and
-   * the Hermite interpolation of the IVP (+1, +2); at least 3 */
-  int kept = need_order + 1 > 3 ? need_order + 1 : 3;
-  s->kept = kept < s->maxorder ? kept : s->maxorder;
+  /* the decomposition (need_order - 1 for index need_order) and its check
+   * (+1), at least 3, chosen together; then the Hermite interpolation of the
+   * IVP, whose jets of order up to 4 need need_order + 3
+   * (lib/ivp/samples_nodes.c) */
+  int low = need_order + 1 > 3 ? need_order + 1 : 3;
+  s->low = low < s->maxorder ? low : s->maxorder;
+  s->kept = low + 2 < s->maxorder ? low + 2 : s->maxorder;
   size_t per = samples_polys_size(s, s->kept);
-  s->cell_state = malloc(s->ncell * sizeof *s->cell_state);
+  s->cell_state = malloc(2 * s->ncell * sizeof *s->cell_state);
   if (s->K == 0) {
     s->choice = malloc(s->ncell * (size_t)(s->kept + 1) * sizeof *s->choice);
   }
@@ -211,7 +214,7 @@ static lth_status init_cells(samples_state *s, int need_order, lth_error *err) {
   if (!s->cell_state || (s->K == 0 && !s->choice)) {
     return lth_error_set(err, LTH_ENOMEM, "out of memory for the fits of %zu samples", s->n);
   }
-  for (size_t c = 0; c < s->ncell; c++) {
+  for (size_t c = 0; c < 2 * s->ncell; c++) {
     atomic_init(&s->cell_state[c], 0);
   }
   return LTH_OK;

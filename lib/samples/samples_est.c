@@ -62,10 +62,10 @@ size_t samples_eval_size(const samples_state *s) {
   return scratch + 2 * samples_polys_size(s, s->maxorder) + (size_t)s->maxorder + 1;
 }
 
-/* The polynomials of the fits (Km[m], Nm[m]), m = 0..M, of a cell into P:
- * coefficient j of order m's polynomial for entry e at
- * P[m*maxcol*nrhs + j + e*maxcol] (zero above its degree). */
-static lth_status cell_polys(const samples_state *s, size_t cell, int M, const int *Km,
+/* The polynomials of the fits (Km[m], Nm[m]), m = m0..M, of a cell into P
+ * (orders below m0 untouched): coefficient j of order m's polynomial for
+ * entry e at P[m*maxcol*nrhs + j + e*maxcol] (zero above its degree). */
+static lth_status cell_polys(const samples_state *s, size_t cell, int m0, int M, const int *Km,
                              const size_t *Nm, double *P, double *work, lth_error *err) {
   size_t a, b, c = (size_t)s->maxcol, blk = c * s->nrhs;
   double tc, u;
@@ -73,8 +73,8 @@ static lth_status cell_polys(const samples_state *s, size_t cell, int M, const i
   double *cf = work + samples_qr_size(s);
   int done[SAMPLES_MAX_DEGREE + 1] = {0};
   lth_status st = LTH_OK;
-  memset(P, 0, (size_t)(M + 1) * blk * sizeof *P);
-  for (int m = 0; m <= M && st == LTH_OK; m++) {
+  memset(P + (size_t)m0 * blk, 0, (size_t)(M + 1 - m0) * blk * sizeof *P);
+  for (int m = m0; m <= M && st == LTH_OK; m++) {
     if (done[m]) {
       continue;
     }
@@ -105,16 +105,35 @@ static lth_status cell_polys(const samples_state *s, size_t cell, int M, const i
   return st;
 }
 
-/* Automatic choice of orders 0..M (into ch), or the fixed one. */
-static lth_status choose(const samples_state *s, size_t cell, int M, unsigned *ch, double *work,
-                         lth_error *err) {
+/* Automatic choice of orders m0..M (into ch[m0..M]), or the fixed one.
+ * Orders 0..s->low are chosen for themselves (one window serves them), so
+ * that asking for higher orders does not change the fits the decomposition
+ * uses; the orders above are chosen with all orders up to max(M, kept). */
+static lth_status choose_orders(const samples_state *s, size_t cell, int m0, int M, unsigned *ch,
+                                double *work, lth_error *err) {
   if (s->K > 0) {
-    for (int m = 0; m <= M; m++) {
+    for (int m = m0; m <= M; m++) {
       ch[m] = (unsigned)s->K | (unsigned)(s->K + 1) << 8;
     }
     return LTH_OK;
   }
-  return samples_select(s, cell, M, work, ch, err);
+  int low = M < s->low ? M : s->low;
+  lth_status st = m0 <= low ? samples_select(s, cell, low, work, ch, err) : LTH_OK;
+  if (st == LTH_OK && M > low) {
+    /* the kept orders are always chosen together (M = kept), whichever are
+     * asked for: every thread and every call gets the same fits */
+    unsigned high[SAMPLES_AUTO_MAX_ORDER + 1] = {0};
+    st = samples_select(s, cell, M > s->kept ? M : s->kept, work, high, err);
+    for (int m = low + 1; st == LTH_OK && m <= M; m++) {
+      ch[m] = high[m];
+    }
+  }
+  return st;
+}
+
+static lth_status choose(const samples_state *s, size_t cell, int M, unsigned *ch, double *work,
+                         lth_error *err) {
+  return choose_orders(s, cell, 0, M, ch, work, err);
 }
 
 static void unpack(const unsigned *ch, int M, int *Km, size_t *Nm) {
@@ -124,40 +143,75 @@ static void unpack(const unsigned *ch, int M, int *Km, size_t *Nm) {
   }
 }
 
-/* The kept choices and polynomials of a cell (see lib/samples/samples_impl.h): ready,
- * made and stored now, or made into the caller's buffers ch_own / P_own
- * while another thread stores them.  *P is NULL when the polynomials are not
- * kept (over the memory budget) and were not made here. */
-static lth_status cell_kept(const samples_state *s, size_t cell, const unsigned **ch,
+/* Orders of kept group g of a cell: 0..low, then low+1..kept. */
+static void group_orders(const samples_state *s, int g, int *m0, int *m1) {
+  *m0 = g ? s->low + 1 : 0;
+  *m1 = g ? s->kept : s->low;
+}
+
+/* Make kept group g of a cell: its choices into ch (when kept: automatic
+ * mode) and its polynomials into P (when kept: within the memory budget). */
+static lth_status make_group(const samples_state *s, size_t cell, int g, unsigned *ch, double *P,
+                             double *work, lth_error *err) {
+  int m0, m1;
+  group_orders(s, g, &m0, &m1);
+  unsigned own[SAMPLES_AUTO_MAX_ORDER + SAMPLES_MAX_DEGREE + 2];
+  unsigned *cw = ch ? ch : own;
+  lth_status st = choose_orders(s, cell, m0, m1, cw, work, err);
+  if (st != LTH_OK || !P) {
+    return st;
+  }
+  int Km[SAMPLES_MAX_DEGREE + 1] = {0};
+  size_t Nm[SAMPLES_MAX_DEGREE + 1] = {0};
+  for (int m = m0; m <= m1; m++) {
+    Km[m] = (int)(cw[m] & 0xffu);
+    Nm[m] = cw[m] >> 8;
+  }
+  return Nm[m1] > 0 ? cell_polys(s, cell, m0, m1, Km, Nm, P, work, err) : LTH_OK;
+}
+
+/* The kept choices and polynomials of orders 0..order <= s->kept of a cell
+ * (see lib/samples/samples_impl.h), kept in two groups, the decomposition's orders
+ * 0..low and the orders above, each made on first use: both ready, made and
+ * stored now, or, while another thread stores one, made into the caller's
+ * buffers ch_own / P_own.  *P is NULL when the polynomials are not kept
+ * (over the memory budget) and were not made here. */
+static lth_status cell_kept(const samples_state *s, size_t cell, int order, const unsigned **ch,
                             const double **P, unsigned *ch_own, double *P_own, double *work,
                             lth_error *err) {
-  int M = s->kept;
-  int keep = s->choice || s->cache; /* a fixed degree without a cache keeps nothing */
-  unsigned *ch_slot = s->choice ? s->choice + cell * (size_t)(M + 1) : ch_own;
+  int M = s->kept, G = order > s->low ? 2 : 1;
+  int ready = s->choice || s->cache; /* a fixed degree without a cache keeps nothing */
+  unsigned *ch_slot = s->choice ? s->choice + cell * (size_t)(M + 1) : NULL;
   double *P_slot = s->cache ? s->cache + cell * samples_polys_size(s, M) : NULL;
-  unsigned char state = keep ? atomic_load_explicit(&s->cell_state[cell], memory_order_acquire)
-                             : 1;
-  unsigned char expect = 0;
-  int mine = state == 0 && atomic_compare_exchange_strong_explicit(
-                               &s->cell_state[cell], &expect, 1, memory_order_acquire,
-                               memory_order_relaxed);
-  unsigned *cw = mine ? ch_slot : ch_own;
-  double *pw = mine && P_slot ? P_slot : P_own;
-  *ch = state == 2 ? ch_slot : cw;
-  *P = state == 2 ? P_slot : pw;
-  if (state == 2) {
-    return s->choice ? LTH_OK : choose(s, cell, M, ch_own, work, err); /* fixed: not kept */
+  for (int g = 0; g < G && ready; g++) {
+    atomic_uchar *cs = &s->cell_state[2 * cell + (size_t)g];
+    unsigned char state = atomic_load_explicit(cs, memory_order_acquire), expect = 0;
+    if (state == 2) {
+      continue;
+    }
+    if (state == 0 && atomic_compare_exchange_strong_explicit(cs, &expect, 1, memory_order_acquire,
+                                                              memory_order_relaxed)) {
+      lth_status st = make_group(s, cell, g, ch_slot, P_slot, work, err);
+      atomic_store_explicit(cs, st == LTH_OK ? 2 : 0, memory_order_release);
+      if (st != LTH_OK) {
+        return st;
+      }
+      continue;
+    }
+    ready = 0; /* another thread is storing it: make our own copy */
   }
-  int Km[SAMPLES_MAX_DEGREE + 1];
-  size_t Nm[SAMPLES_MAX_DEGREE + 1];
-  lth_status st = choose(s, cell, M, cw, work, err);
-  if (st == LTH_OK) {
-    unpack(cw, M, Km, Nm);
-    st = Nm[M] > 0 ? cell_polys(s, cell, M, Km, Nm, pw, work, err) : LTH_OK;
+  if (ready) {
+    *ch = ch_slot ? ch_slot : ch_own;
+    *P = P_slot;
+    return ch_slot ? LTH_OK : choose(s, cell, order, ch_own, work, err); /* fixed: not kept */
   }
-  if (mine) {
-    atomic_store_explicit(&s->cell_state[cell], st == LTH_OK ? 2 : 0, memory_order_release);
+  /* the same fits as the kept ones, made the same way: group by group */
+  lth_status st = LTH_OK;
+  for (int g = 0; g < G && st == LTH_OK; g++) {
+    st = make_group(s, cell, g, ch_own, P_own, work, err);
   }
+  *ch = ch_own;
+  *P = P_own;
   return st;
 }
 
@@ -173,7 +227,7 @@ static lth_status fits_of(const samples_state *s, size_t cell, int order, int va
   lth_status st;
   *P = NULL;
   if (order <= s->kept) {
-    st = cell_kept(s, cell, &ch, P, ch_own, P_own, work, err);
+    st = cell_kept(s, cell, order, &ch, P, ch_own, P_own, work, err);
   } else {
     st = choose(s, cell, order, ch_own, work, err); /* above the kept orders: not kept */
   }
@@ -227,7 +281,7 @@ lth_status samples_eval(const samples_state *s, double t, int order, int variant
   if (st == LTH_OK && !P) {
     double *own = work + samples_eval_size(s) - samples_polys_size(s, s->maxorder) -
                   (size_t)s->maxorder - 1;
-    st = cell_polys(s, cell, order, Km, Nm, own, work, err);
+    st = cell_polys(s, cell, 0, order, Km, Nm, own, work, err);
     P = own;
   }
   if (st != LTH_OK) {

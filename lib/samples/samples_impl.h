@@ -56,7 +56,11 @@ typedef struct samples_state {
    * others read the data only after seeing 2, and meanwhile compute their own
    * copy, which is the same: everything is a function of the data alone) */
   int kept;                 /* orders 0..kept are kept per cell */
-  atomic_uchar *cell_state; /* ncell: 0 empty, 1 being written, 2 ready */
+  int low;                  /* automatic mode: orders 0..low (the decomposition's) are chosen
+                               for themselves, the orders above them with them but without
+                               changing their choice (lib/samples/samples_est.c) */
+  atomic_uchar *cell_state; /* 2 ncell: per cell, of orders 0..low and low+1..kept (made
+                               on first use of each): 0 empty, 1 being written, 2 ready */
   unsigned *choice;         /* ncell * (kept + 1): degree | window << 8 (automatic mode) */
   double *cache;            /* ncell * polys_size(kept), or NULL (over the budget) */
 } samples_state;

@@ -34,7 +34,8 @@
  * max_m E_m(N) / min_N' E_m(N'), and for every order the best degree on it;
  * so one QR serves every order when the fits are made (lib/samples/samples_est.c).
  * The choice is a function of the data and the orders 0..M it is made for;
- * M is fixed per source (lib/samples/samples_est.c), so every thread and every call
+ * lib/samples/samples_est.c makes it for fixed M per source (the decomposition's
+ * orders, then the kept ones above them), so every thread and every call
  * makes the same.
  */
 #include <lapacke.h>

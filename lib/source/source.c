@@ -8,10 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "source_rebind.h"
+
 struct lth_source {
   const lth_source_type *type;
   void *state;
   int rows, cols;
+  lth_source_rebind_fn rebind; /* composites (lib/source/source_rebind.h); NULL: a leaf */
 };
 
 lth_source *lth_source_new(const lth_source_type *type, void *state, int rows, int cols,
@@ -32,7 +35,30 @@ lth_source *lth_source_new(const lth_source_type *type, void *state, int rows, i
   src->state = state;
   src->rows = rows;
   src->cols = cols;
+  src->rebind = NULL;
   return src;
+}
+
+void lth_source_set_rebind(lth_source *src, lth_source_rebind_fn fn) {
+  if (src) {
+    src->rebind = fn;
+  }
+}
+
+lth_status lth_source_rebind(const lth_source *src, lth_leaf_map map, void *ctx,
+                             const lth_source **use, lth_source **own, lth_error *err) {
+  *own = NULL;
+  *use = NULL;
+  const lth_source *repl = NULL;
+  lth_status st = src->rebind ? src->rebind(src->state, map, ctx, own, err)
+                              : map(ctx, src, &repl, err);
+  if (st != LTH_OK) {
+    lth_source_free(*own);
+    *own = NULL;
+    return st;
+  }
+  *use = *own ? *own : repl ? repl : src;
+  return LTH_OK;
 }
 
 void lth_source_free(lth_source *src) {
@@ -327,7 +353,16 @@ typedef struct {
   const lth_source *base;
   double alpha;
   int transpose;
+  lth_source *own; /* base, when the view owns it (made by scaled_rebind) */
 } scaled_state;
+
+static void scaled_destroy(void *state) {
+  scaled_state *ss = state;
+  if (ss) {
+    lth_source_free(ss->own);
+    free(ss);
+  }
+}
 
 static size_t scaled_work_size(const void *state, int order) {
   const scaled_state *ss = state;
@@ -372,24 +407,50 @@ static int scaled_parts(const void *state, const lth_source **parts) {
 }
 
 static lth_source_type scaled_types[2] = {
-    {"scaled", scaled_fill, scaled_work_size, scaled_domain, free, 1, NULL, NULL, scaled_parts},
-    {"scaled", scaled_fill, scaled_work_size, scaled_domain, free, 0, NULL, NULL, scaled_parts},
+    {"scaled", scaled_fill, scaled_work_size, scaled_domain, scaled_destroy, 1, NULL, NULL, scaled_parts},
+    {"scaled", scaled_fill, scaled_work_size, scaled_domain, scaled_destroy, 0, NULL, NULL, scaled_parts},
 };
 
-lth_source *lth_source_scaled(const lth_source *base, double alpha, int transpose,
-                              lth_error *err) {
+static lth_status scaled_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
+                                lth_error *err);
+
+/* The view of base; it owns `own` (NULL or base), also on failure. */
+static lth_source *scaled_new(const lth_source *base, double alpha, int transpose,
+                              lth_source *own, lth_error *err) {
   scaled_state *ss = malloc(sizeof *ss);
   if (!ss) {
+    lth_source_free(own);
     lth_error_set(err, LTH_ENOMEM, "out of memory allocating a scaled source");
     return NULL;
   }
   ss->base = base;
   ss->alpha = alpha;
   ss->transpose = transpose != 0;
+  ss->own = own;
   /* inherit exactness from the base (sampled data stays "estimated") */
   const lth_source_type *type = &scaled_types[base->type->exact ? 0 : 1];
-  return lth_source_new(type, ss, transpose ? base->cols : base->rows,
-                        transpose ? base->rows : base->cols, err);
+  lth_source *src = lth_source_new(type, ss, transpose ? base->cols : base->rows,
+                                   transpose ? base->rows : base->cols, err);
+  lth_source_set_rebind(src, scaled_rebind);
+  return src;
+}
+
+static lth_status scaled_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
+                                lth_error *err) {
+  const scaled_state *ss = state;
+  const lth_source *use;
+  lth_source *own;
+  lth_status st = lth_source_rebind(ss->base, map, ctx, &use, &own, err);
+  if (st != LTH_OK || use == ss->base) {
+    return st;
+  }
+  *out = scaled_new(use, ss->alpha, ss->transpose, own, err);
+  return *out ? LTH_OK : LTH_ENOMEM;
+}
+
+lth_source *lth_source_scaled(const lth_source *base, double alpha, int transpose,
+                              lth_error *err) {
+  return scaled_new(base, alpha, transpose, NULL, err);
 }
 
 const lth_source *lth_source_scaled_base(const lth_source *src, double *alpha, int *transpose) {

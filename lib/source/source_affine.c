@@ -6,19 +6,26 @@
 #include <stdlib.h>
 
 #include "source_affine.h"
+#include "source_rebind.h"
 
 /* A coefficient c(t) + a S(t) with S sampled (shared, owned by the problem)
- * and c an expression (owned) or the constant c0. */
+ * and c an expression (owned unless shared_e) or the constant c0.  A copy
+ * made by affine_rebind shares e and reads S's replacement (owning S_own). */
 typedef struct affine {
   lth_expr *e;
   double c0, a;
   const lth_source *S;
+  int shared_e;
+  lth_source *S_own;
 } affine;
 
 static void affine_destroy(void *state) {
   affine *af = state;
   if (af) {
-    lth_expr_free(af->e);
+    if (!af->shared_e) {
+      lth_expr_free(af->e);
+    }
+    lth_source_free(af->S_own);
     free(af);
   }
 }
@@ -58,6 +65,35 @@ static const lth_source_type AFFINE[2] = {
      NULL},
 };
 
+static lth_status affine_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
+                                lth_error *err);
+
+/* The source over af (owned, destroyed on failure). */
+static lth_source *affine_new(affine *af, lth_error *err) {
+  lth_source *src = lth_source_new(&AFFINE[lth_source_is_exact(af->S)], af, 1, 1, err);
+  lth_source_set_rebind(src, affine_rebind);
+  return src;
+}
+
+static lth_status affine_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
+                                lth_error *err) {
+  const affine *af = state;
+  const lth_source *S;
+  lth_source *S_own;
+  lth_status st = lth_source_rebind(af->S, map, ctx, &S, &S_own, err);
+  if (st != LTH_OK || S == af->S) {
+    return st;
+  }
+  affine *cp = malloc(sizeof *cp);
+  if (!cp) {
+    lth_source_free(S_own);
+    return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  *cp = (affine){af->e, af->c0, af->a, S, 1, S_own};
+  *out = affine_new(cp, err);
+  return *out ? LTH_OK : LTH_ENOMEM;
+}
+
 lth_source *lth_source_affine(lth_expr *e, double c0, double a, const lth_source *S,
                               lth_error *err) {
   affine *af = malloc(sizeof *af);
@@ -66,6 +102,6 @@ lth_source *lth_source_affine(lth_expr *e, double c0, double a, const lth_source
     lth_error_set(err, LTH_ENOMEM, "out of memory");
     return NULL;
   }
-  *af = (affine){e, c0, a, S};
-  return lth_source_new(&AFFINE[lth_source_is_exact(S)], af, 1, 1, err);
+  *af = (affine){e, c0, a, S, 0, NULL};
+  return affine_new(af, err);
 }

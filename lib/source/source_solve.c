@@ -21,12 +21,14 @@
 #include <string.h>
 
 #include "lth/source.h"
+#include "source_rebind.h"
 
 #define SMALL 4096 /* n*n*k below this: level-2 BLAS (see lib/jet/jet.c's SMALL_PRODUCT) */
 
 typedef struct solve_state {
-  const lth_source *M; /* n x n, shared */
-  lth_source *X;       /* n x k, owned */
+  const lth_source *M; /* n x n, shared (owned when M_own, see solve_rebind) */
+  const lth_source *X; /* n x k, owned when X_own (always, from lth_source_solve) */
+  lth_source *M_own, *X_own;
   int n, k;
   double mscale, cond_max;
   char label[128];
@@ -35,7 +37,8 @@ typedef struct solve_state {
 static void solve_destroy(void *state) {
   solve_state *ss = state;
   if (ss) {
-    lth_source_free(ss->X);
+    lth_source_free(ss->M_own);
+    lth_source_free(ss->X_own);
     free(ss);
   }
 }
@@ -191,6 +194,55 @@ static const lth_source_type solve_types[2] = {
      solve_parts},
 };
 
+static lth_status solve_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
+                               lth_error *err);
+
+/* M^{-1} X owning M_own and X_own (each NULL or the source beside it), also
+ * on failure. */
+static lth_source *solve_new(const lth_source *M, const lth_source *X, lth_source *M_own,
+                             lth_source *X_own, double mscale, double cond_max, const char *label,
+                             lth_error *err) {
+  solve_state *ss = calloc(1, sizeof *ss);
+  if (!ss) {
+    lth_source_free(M_own);
+    lth_source_free(X_own);
+    lth_error_set(err, LTH_ENOMEM, "out of memory allocating a solve source");
+    return NULL;
+  }
+  ss->M = M;
+  ss->X = X;
+  ss->M_own = M_own;
+  ss->X_own = X_own;
+  ss->n = lth_source_rows(M);
+  ss->k = lth_source_cols(X);
+  ss->mscale = mscale > 0.0 ? mscale : 0.0;
+  ss->cond_max = cond_max > 0.0 ? cond_max : LTH_SOURCE_SOLVE_COND_MAX;
+  snprintf(ss->label, sizeof ss->label, "%s", label ? label : "M");
+  int exact = lth_source_is_exact(M) && lth_source_is_exact(X);
+  lth_source *src = lth_source_new(&solve_types[exact ? 0 : 1], ss, ss->n, ss->k, err);
+  lth_source_set_rebind(src, solve_rebind);
+  return src;
+}
+
+/* The same solve reading the replacements of M's and X's leaves. */
+static lth_status solve_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
+                               lth_error *err) {
+  const solve_state *ss = state;
+  const lth_source *M, *X;
+  lth_source *M_own, *X_own;
+  lth_status st = lth_source_rebind(ss->M, map, ctx, &M, &M_own, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  st = lth_source_rebind(ss->X, map, ctx, &X, &X_own, err);
+  if (st != LTH_OK || (M == ss->M && X == ss->X)) {
+    lth_source_free(M_own);
+    return st;
+  }
+  *out = solve_new(M, X, M_own, X_own, ss->mscale, ss->cond_max, ss->label, err);
+  return *out ? LTH_OK : LTH_ENOMEM;
+}
+
 lth_source *lth_source_solve(const lth_source *M, lth_source *X, double mscale, double cond_max,
                              const char *label, lth_error *err) {
   if (!M || !X || lth_source_rows(M) != lth_source_cols(M) ||
@@ -199,21 +251,7 @@ lth_source *lth_source_solve(const lth_source *M, lth_source *X, double mscale, 
     lth_source_free(X);
     return NULL;
   }
-  solve_state *ss = calloc(1, sizeof *ss);
-  if (!ss) {
-    lth_source_free(X);
-    lth_error_set(err, LTH_ENOMEM, "out of memory allocating a solve source");
-    return NULL;
-  }
-  ss->M = M;
-  ss->X = X;
-  ss->n = lth_source_rows(M);
-  ss->k = lth_source_cols(X);
-  ss->mscale = mscale > 0.0 ? mscale : 0.0;
-  ss->cond_max = cond_max > 0.0 ? cond_max : LTH_SOURCE_SOLVE_COND_MAX;
-  snprintf(ss->label, sizeof ss->label, "%s", label ? label : "M");
-  int exact = lth_source_is_exact(M) && lth_source_is_exact(X);
-  return lth_source_new(&solve_types[exact ? 0 : 1], ss, ss->n, ss->k, err);
+  return solve_new(M, X, NULL, X, mscale, cond_max, label, err);
 }
 
 lth_status lth_source_solve_scan(const lth_source *M, const double *times, size_t n,

@@ -53,18 +53,18 @@ static size_t grown(size_t last, size_t need) {
 
 /* A new chunk with room for at least nc and nd doubles (nd = 0: none). */
 static lth_status new_chunk(lth_table *tab, size_t nc, size_t nd, lth_error *err) {
-  if (tab->nchunks == tab->chunk_cap) {
-    size_t cap = tab->chunk_cap ? 2 * tab->chunk_cap : 8;
-    tab_chunk *ch = realloc(tab->chunks, cap * sizeof *ch);
+  if (tab->store.nchunks == tab->store.chunk_cap) {
+    size_t cap = tab->store.chunk_cap ? 2 * tab->store.chunk_cap : 8;
+    tab_chunk *ch = realloc(tab->store.chunks, cap * sizeof *ch);
     if (!ch) {
       return lth_error_set(err, LTH_ENOMEM, "out of memory growing the coefficient table");
     }
-    tab->chunks = ch;
-    tab->chunk_cap = cap;
+    tab->store.chunks = ch;
+    tab->store.chunk_cap = cap;
   }
-  const tab_chunk *last = tab->nchunks ? &tab->chunks[tab->nchunks - 1] : NULL;
+  const tab_chunk *last = tab->store.nchunks ? &tab->store.chunks[tab->store.nchunks - 1] : NULL;
   size_t want = grown(last ? last->ccap : 0, nc);
-  if (!last && tab->chunk_hint > want) want = tab->chunk_hint;
+  if (!last && tab->store.chunk_hint > want) want = tab->store.chunk_hint;
   tab_chunk c = {0};
   c.ccap = want;
   /* derivative room in the proportion of this panel's needs */
@@ -76,73 +76,74 @@ static lth_status new_chunk(lth_table *tab, size_t nc, size_t nd, lth_error *err
     free(c.d);
     return lth_error_set(err, LTH_ENOMEM, "out of memory growing the coefficient table");
   }
-  tab->chunks[tab->nchunks++] = c;
+  tab->store.chunks[tab->store.nchunks++] = c;
   return LTH_OK;
 }
 
 lth_status tab_store_claim(lth_table *tab, size_t nc, size_t nd, tab_panel *p, double **c,
                            double **d, lth_error *err) {
   size_t limit = tab->o.max_bytes / sizeof(double);
-  if (tab->stored + nc + nd > limit) {
+  if (tab->store.stored + nc + nd > limit) {
     return lth_error_set(err, LTH_ENOMEM,
                          "the coefficient table would exceed its memory budget of %zu bytes "
                          "(lth_table_opts.max_bytes)",
                          tab->o.max_bytes);
   }
-  tab_chunk *k = tab->nchunks ? &tab->chunks[tab->nchunks - 1] : NULL;
+  tab_chunk *k = tab->store.nchunks ? &tab->store.chunks[tab->store.nchunks - 1] : NULL;
   if (!k || k->cn + nc > k->ccap || k->dn + nd > k->dcap) {
     lth_status st = new_chunk(tab, nc, nd, err);
     if (st != LTH_OK) {
       return st;
     }
-    k = &tab->chunks[tab->nchunks - 1];
+    k = &tab->store.chunks[tab->store.nchunks - 1];
   }
-  p->chunk = (int)(tab->nchunks - 1);
+  p->chunk = (int)(tab->store.nchunks - 1);
   p->off = k->cn;
   p->doff = k->dn;
   *c = k->c + k->cn;
   *d = nd ? k->d + k->dn : NULL;
   k->cn += nc;
   k->dn += nd;
-  tab->stored += nc + nd;
+  tab->store.stored += nc + nd;
   return LTH_OK;
 }
 
 lth_status tab_store_adopt(lth_table *tab, lth_table *sub, int *first, lth_error *err) {
-  if ((tab->stored + sub->stored) * sizeof(double) > tab->o.max_bytes) {
+  if ((tab->store.stored + sub->store.stored) * sizeof(double) > tab->o.max_bytes) {
     return lth_error_set(err, LTH_ENOMEM,
                          "the coefficient table would exceed its memory budget of %zu bytes "
                          "(lth_table_opts.max_bytes)",
                          tab->o.max_bytes);
   }
-  size_t need = tab->nchunks + sub->nchunks;
-  if (need > tab->chunk_cap) {
-    size_t cap = tab->chunk_cap ? tab->chunk_cap : 8;
+  size_t need = tab->store.nchunks + sub->store.nchunks;
+  if (need > tab->store.chunk_cap) {
+    size_t cap = tab->store.chunk_cap ? tab->store.chunk_cap : 8;
     while (cap < need) cap *= 2;
-    tab_chunk *ch = realloc(tab->chunks, cap * sizeof *ch);
+    tab_chunk *ch = realloc(tab->store.chunks, cap * sizeof *ch);
     if (!ch) {
       return lth_error_set(err, LTH_ENOMEM, "out of memory merging a table stretch");
     }
-    tab->chunks = ch;
-    tab->chunk_cap = cap;
+    tab->store.chunks = ch;
+    tab->store.chunk_cap = cap;
   }
-  *first = (int)tab->nchunks;
-  if (sub->nchunks) {
-    memcpy(tab->chunks + tab->nchunks, sub->chunks, sub->nchunks * sizeof *sub->chunks);
+  *first = (int)tab->store.nchunks;
+  if (sub->store.nchunks) {
+    memcpy(tab->store.chunks + tab->store.nchunks, sub->store.chunks,
+           sub->store.nchunks * sizeof *sub->store.chunks);
   }
-  tab->nchunks = need;
-  tab->stored += sub->stored;
-  sub->nchunks = 0; /* the chunks are tab's now */
-  sub->stored = 0;
+  tab->store.nchunks = need;
+  tab->store.stored += sub->store.stored;
+  sub->store.nchunks = 0; /* the chunks are tab's now */
+  sub->store.stored = 0;
   return LTH_OK;
 }
 
 void tab_store_free(lth_table *tab) {
-  for (size_t k = 0; k < tab->nchunks; k++) {
-    free(tab->chunks[k].c);
-    free(tab->chunks[k].d);
+  for (size_t k = 0; k < tab->store.nchunks; k++) {
+    free(tab->store.chunks[k].c);
+    free(tab->store.chunks[k].d);
   }
-  free(tab->chunks);
-  tab->chunks = NULL;
-  tab->nchunks = tab->chunk_cap = 0;
+  free(tab->store.chunks);
+  tab->store.chunks = NULL;
+  tab->store.nchunks = tab->store.chunk_cap = 0;
 }

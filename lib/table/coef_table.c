@@ -2,7 +2,7 @@
 /* Building the coefficient table (include/lth/table.h): panels left to right,
  * each tried at degree 8, 16, 32, 64 on nested Chebyshev-Lobatto points (the
  * decompositions of one degree are reused by the next), the nodes of a degree
- * decomposed in parallel (OpenMP, one workspace per thread).  A panel that
+ * decomposed in parallel (a thread pool, one workspace per thread).  A panel that
  * does not converge at degree 64, or whose coefficients predict a degree far
  * beyond 64, is retried narrower; the width of the next panel is predicted
  * from the degree the last one needed.  The node at a panel's right end is the
@@ -14,12 +14,6 @@
 #include <string.h>
 #include <time.h>
 
-
-#ifdef LTH_HAVE_OPENMP
-#include <omp.h>
-#endif
-
-#include "core/blas_threads.h"
 #include "coef_table_impl.h"
 
 #define TAB_SERIAL_SECONDS 2e-3
@@ -63,10 +57,10 @@ static double node_time(double a, double b, int J, double *dt) {
 /* Taylor coefficients 0..o of every tabulated field into the node's columns. */
 static void gather(const lth_table *tab, const lth_point *pt, double *v) {
   const lth_jet *list[TAB_NFIELDS] = {&pt->Ahat, &pt->g, &pt->P, &pt->Bhat, &pt->q, &pt->G};
-  for (int d = 0; d <= tab->jet; d++) {
-    double *vd = v + (size_t)d * tab->E;
-    for (int f = 0; f < tab->nfields; f++) {
-      const tab_field *F = &tab->fld[f];
+  for (int d = 0; d <= tab->lay.jet; d++) {
+    double *vd = v + (size_t)d * tab->lay.E;
+    for (int f = 0; f < tab->lay.nfields; f++) {
+      const tab_field *F = &tab->lay.fld[f];
       for (int j = 0; j < F->cols; j++) {
         memcpy(vd + F->off + (size_t)j * F->rows,
                LTH_JET_COEF(list[f], d) + (size_t)j * list[f]->ld,
@@ -77,16 +71,16 @@ static void gather(const lth_table *tab, const lth_point *pt, double *v) {
 }
 
 static void compute_node(lth_table *tab, int tid, double a, double b, int J) {
-  tab_node *nd = &tab->node[J];
-  lth_point *pt = tab->pt[tid];
+  tab_node *nd = &tab->cur.node[J];
+  lth_point *pt = tab->thr.pt[tid];
   lth_error_clear(&nd->err);
   double dt, t = node_time(a, b, J, &dt);
-  nd->st = lth_decomp_at(tab->ws[tid], t, pt, &nd->err);
+  nd->st = lth_decomp_at(tab->thr.ws[tid], t, pt, &nd->err);
   if (nd->st == LTH_OK) {
-    double *v = tab->V + (size_t)J * (tab->jet + 1) * tab->E;
+    double *v = tab->cur.V + (size_t)J * (tab->lay.jet + 1) * tab->lay.E;
     gather(tab, pt, v);
-    if (tab->jet >= 1 && dt != 0.0) {
-      for (int e = 0; e < tab->E; e++) v[e] += v[tab->E + e] * dt;
+    if (tab->lay.jet >= 1 && dt != 0.0) {
+      for (int e = 0; e < tab->lay.E; e++) v[e] += v[tab->lay.E + e] * dt;
     }
     nd->pi_sign = pt->pi_sign;
     nd->cond_pi = pt->cond_pi;
@@ -95,101 +89,91 @@ static void compute_node(lth_table *tab, int tid, double a, double b, int J) {
   nd->done = 1;
 }
 
-/* Claim a published node (mu held): 1 and its index and panel, or 0. */
-static int claim(lth_table *tab, int *J, double *a, double *b) {
-  if (tab->job_next >= tab->job_cnt) {
+/* Claim a published node (board locked): 1 and its index and panel, or 0. */
+static int claim(tab_threads *th, int *J, double *a, double *b) {
+  if (th->job_next >= th->job_cnt) {
     return 0;
   }
-  *J = tab->todo[tab->job_next++];
-  *a = tab->job_a;
-  *b = tab->job_b;
+  *J = th->todo[th->job_next++];
+  *a = th->job_a;
+  *b = th->job_b;
   return 1;
 }
 
-typedef struct helper_arg {
-  lth_table *tab;
-  int tid;
-} helper_arg;
-
-/* A helper thread: nodes while there are any, asleep otherwise. */
-static void *helper_main(void *vp) {
-  helper_arg *h = vp;
-  lth_table *tab = h->tab;
-  int tid = h->tid;
-  free(h);
-  pthread_mutex_lock(&tab->mu);
-  while (!tab->stop) {
-    int J;
-    double a, b;
-    if (claim(tab, &J, &a, &b)) {
-      pthread_mutex_unlock(&tab->mu);
-      compute_node(tab, tid, a, b, J);
-      pthread_mutex_lock(&tab->mu);
-      tab->job_done++;
-      if (tab->main_waits) pthread_cond_signal(&tab->cv_done);
-    } else {
-      pthread_cond_wait(&tab->cv, &tab->mu);
-    }
+/* A pool task: nodes of the published level while there are any. */
+static void node_task(void *vp) {
+  tab_task *tk = vp;
+  lth_table *tab = tk->tab;
+  tab_threads *th = &tab->thr;
+  int J;
+  double a, b;
+  pthread_mutex_lock(&th->mu);
+  while (claim(th, &J, &a, &b)) {
+    pthread_mutex_unlock(&th->mu);
+    compute_node(tab, tk->tid, a, b, J);
+    pthread_mutex_lock(&th->mu);
+    th->job_done++;
+    if (th->main_waits) pthread_cond_signal(&th->done_cv);
   }
-  pthread_mutex_unlock(&tab->mu);
-  return NULL;
+  pthread_mutex_unlock(&th->mu);
 }
 
-/* Start the helpers once (nthreads - 1 of them); on failure the build stays serial. */
-static void start_helpers(lth_table *tab) {
-  if (tab->helpers || tab->nthreads < 2) {
-    return;
+/* The pool, made at the first parallel step (nthreads - 1 threads, started as
+ * tasks come); 0 if the build must stay serial. */
+int tab_pool_ready(lth_table *tab) {
+  tab_threads *th = &tab->thr;
+  if (!th->pool && th->nthreads > 1 && !lth_threads_nested()) {
+    th->pool = lth_pool_alloc(th->nthreads - 1);
   }
-  tab->helpers = calloc((size_t)tab->nthreads - 1, sizeof *tab->helpers);
-  for (int k = 1; tab->helpers && k < tab->nthreads; k++) {
-    helper_arg *h = malloc(sizeof *h);
-    if (!h) break;
-    *h = (helper_arg){tab, k};
-    if (pthread_create(&tab->helpers[k - 1], NULL, helper_main, h) != 0) {
-      free(h);
-      break;
-    }
-    tab->nhelpers++;
-  }
+  return th->pool != NULL;
 }
 
-/* Decompose the nodes of degree n not done yet: publish them, take a share,
- * wait only for nodes a helper is still computing. */
+/* Decompose the nodes of degree n not done yet: publish them, hand shares to
+ * the pool, take a share, wait only for nodes a task is still computing. */
 static void compute_level(lth_table *tab, double a, double b, int n) {
+  tab_threads *th = &tab->thr;
   int s = TAB_NMAX / n, cnt = 0;
-  pthread_mutex_lock(&tab->mu);
+  pthread_mutex_lock(&th->mu);
   for (int j = 0; j <= n; j++) {
-    if (!tab->node[j * s].done) tab->todo[cnt++] = j * s;
+    if (!tab->cur.node[j * s].done) th->todo[cnt++] = j * s;
   }
-  tab->job_cnt = cnt;
-  tab->job_next = 0;
-  tab->job_done = 0;
-  tab->job_a = a;
-  tab->job_b = b;
-  if (tab->nhelpers > 0 && cnt > 1 && !tab->splitting) {
-    pthread_cond_broadcast(&tab->cv); /* (while stretches run, each thread has its own) */
+  th->job_cnt = cnt;
+  th->job_next = 0;
+  th->job_done = 0;
+  th->job_a = a;
+  th->job_b = b;
+  pthread_mutex_unlock(&th->mu);
+  /* (while stretches run, each thread builds its own and the pool is theirs) */
+  int tasks = th->board && !tab->bld.splitting ? th->nthreads - 1 : 0;
+  tasks = tasks < cnt - 1 ? tasks : cnt - 1;
+  for (int k = 1; k <= tasks; k++) {
+    if (lth_pool_submit(th->pool, node_task, &th->tasks[k]) != 0) break;
   }
+  pthread_mutex_lock(&th->mu);
   for (;;) {
     int J;
     double ja, jb;
-    if (claim(tab, &J, &ja, &jb)) {
-      pthread_mutex_unlock(&tab->mu);
+    if (claim(th, &J, &ja, &jb)) {
+      pthread_mutex_unlock(&th->mu);
       compute_node(tab, 0, ja, jb, J);
-      pthread_mutex_lock(&tab->mu);
-      tab->job_done++;
-    } else if (tab->job_done >= cnt) {
+      pthread_mutex_lock(&th->mu);
+      th->job_done++;
+    } else if (th->job_done >= cnt) {
       break;
     } else {
-      /* a helper is finishing a node: sleep until it has (spinning here
-       * would burn the CPU time the helper's node saved) */
-      tab->main_waits = 1;
-      pthread_cond_wait(&tab->cv_done, &tab->mu);
-      tab->main_waits = 0;
+      /* a task is finishing a node: sleep until it has (spinning here
+       * would burn the CPU time the task's node saved) */
+      th->main_waits = 1;
+      pthread_cond_wait(&th->done_cv, &th->mu);
+      th->main_waits = 0;
     }
   }
-  tab->job_cnt = 0;
-  pthread_mutex_unlock(&tab->mu);
-  tab->decomps += (size_t)cnt;
+  th->job_cnt = 0;
+  pthread_mutex_unlock(&th->mu);
+  if (tasks > 0) {
+    lth_pool_wait(th->pool); /* tasks not started yet find the board empty */
+  }
+  tab->stats.decomps += (size_t)cnt;
 }
 
 /* Pi is singular between ta and tb (det Pi has signs sa, -sa there): bisect
@@ -197,15 +181,15 @@ static void compute_level(lth_table *tab, double a, double b, int n) {
  * interval is at rounding level. */
 static lth_status locate_sign_change(lth_table *tab, double ta, double tb, int sa,
                                      lth_error *err) {
-  lth_point *pt = tab->pt[0];
+  lth_point *pt = tab->thr.pt[0];
   double cond = NAN;
   for (int it = 0; it < 200; it++) {
     double tm = 0.5 * (ta + tb);
     if (tm <= ta || tm >= tb) {
       break;
     }
-    lth_status st = lth_decomp_at(tab->ws[0], tm, pt, err);
-    tab->decomps++;
+    lth_status st = lth_decomp_at(tab->thr.ws[0], tm, pt, err);
+    tab->stats.decomps++;
     if (st != LTH_OK) {
       return st;
     }
@@ -229,15 +213,15 @@ static lth_status locate_sign_change(lth_table *tab, double ta, double tb, int s
 static lth_status scan_level(lth_table *tab, double a, double b, int n, lth_error *err) {
   int s = TAB_NMAX / n;
   for (int j = 0; j <= n; j++) {
-    const tab_node *nd = &tab->node[j * s];
+    const tab_node *nd = &tab->cur.node[j * s];
     if (nd->st != LTH_OK) {
       if (err) *err = nd->err;
       return nd->st;
     }
-    if (j > 0 && nd->pi_sign != tab->node[(j - 1) * s].pi_sign) {
+    if (j > 0 && nd->pi_sign != tab->cur.node[(j - 1) * s].pi_sign) {
       double d0, d1;
       return locate_sign_change(tab, node_time(a, b, (j - 1) * s, &d0), node_time(a, b, j * s, &d1),
-                                tab->node[(j - 1) * s].pi_sign, err);
+                                tab->cur.node[(j - 1) * s].pi_sign, err);
     }
   }
   return LTH_OK;
@@ -247,12 +231,12 @@ static lth_status scan_level(lth_table *tab, double a, double b, int n, lth_erro
 
 static void panel_conditions(lth_table *tab, int n, tab_panel *p) {
   int s = TAB_NMAX / n;
-  p->pi_sign = tab->node[0].pi_sign;
+  p->pi_sign = tab->cur.node[0].pi_sign;
   for (int j = 0; j <= n; j++) {
-    p->cond_pi = fmax(p->cond_pi, tab->node[j * s].cond_pi);
-    p->cond_chain = fmax(p->cond_chain, tab->node[j * s].cond_chain);
+    p->cond_pi = fmax(p->cond_pi, tab->cur.node[j * s].cond_pi);
+    p->cond_chain = fmax(p->cond_chain, tab->cur.node[j * s].cond_chain);
   }
-  tab->cond_chain = fmax(tab->cond_chain, p->cond_chain);
+  tab->stats.cond_chain = fmax(tab->stats.cond_chain, p->cond_chain);
 }
 
 static double clamp(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
@@ -264,28 +248,28 @@ static lth_status accept(lth_table *tab, double a, double b, int n, const tab_ve
   if (st != LTH_OK) {
     return st;
   }
-  panel_conditions(tab, n, &tab->panels[tab->np - 1]);
-  tab->nodes += (size_t)n;
+  panel_conditions(tab, n, &tab->store.panels[tab->store.np - 1]);
+  tab->stats.nodes += (size_t)n;
   double w = b - a, target = tab->o.target_degree;
-  tab->w_ref = w;
+  tab->bld.w_ref = w;
   /* the next width from the degree this panel needed (the coefficients of
    * data analytic near the panel decay at a rate that scales with the width);
    * a noise-limited panel says nothing about the width, and its noise does
    * not shrink with it: try a wider one (keeping the width crawled at 1e-10
    * of the span towards a pole of Pi^-1 just outside the interval, where
    * rounding in the large coefficients made every panel noise-limited) */
-  tab->w_next = w * (v->noise ? 2.0 : clamp(target / fmax(v->reach, 1.0), 0.5, 2.0));
-  tab->w_next = fmax(tab->w_next, tab->min_width);
+  tab->bld.w_next = w * (v->noise ? 2.0 : clamp(target / fmax(v->reach, 1.0), 0.5, 2.0));
+  tab->bld.w_next = fmax(tab->bld.w_next, tab->o.min_width);
   /* noise sets the floor below which the next panels' coefficients count as
    * zero; it decays panel by panel, back to the requested tolerance */
-  tab->noise_floor = v->noise ? v->noise_level : 0.9 * tab->noise_floor;
+  tab->bld.noise_floor = v->noise ? v->noise_level : 0.9 * tab->bld.noise_floor;
   if (v->noise) {
-    tab->noise_seen = fmax(tab->noise_seen, v->noise_level);
+    tab->bld.noise_seen = fmax(tab->bld.noise_seen, v->noise_level);
   }
-  size_t blk = (size_t)(tab->jet + 1) * tab->E;
-  memcpy(tab->V, tab->V + (size_t)TAB_NMAX * blk, blk * sizeof(double));
-  tab->node[0] = tab->node[TAB_NMAX];
-  tab->covered = b;
+  size_t blk = (size_t)(tab->lay.jet + 1) * tab->lay.E;
+  memcpy(tab->cur.V, tab->cur.V + (size_t)TAB_NMAX * blk, blk * sizeof(double));
+  tab->cur.node[0] = tab->cur.node[TAB_NMAX];
+  tab->bld.covered = b;
   return LTH_OK;
 }
 
@@ -296,10 +280,10 @@ static lth_status give_up_panel(lth_table *tab, double a, double b, lth_error *e
   if (st != LTH_OK) {
     return st;
   }
-  tab->w_next = tab->w_ref > 0 ? tab->w_ref : 2 * (b - a);
-  tab->covered = b;
-  tab->left_sign = tab->node[0].pi_sign;
-  tab->left_known = 0;
+  tab->bld.w_next = tab->bld.w_ref > 0 ? tab->bld.w_ref : 2 * (b - a);
+  tab->bld.covered = b;
+  tab->bld.left_sign = tab->cur.node[0].pi_sign;
+  tab->bld.left_known = 0;
   return LTH_OK;
 }
 
@@ -313,7 +297,7 @@ static lth_status refuse(lth_table *tab, double a, double b, int n, const tab_ve
                                   "%.3e, interpolation error estimate %.3e) while Pi's chain "
                                   "condition grows from %.3e to %.3e: Pi is nearly singular "
                                   "near t = %.17g",
-                                  a, b, b - a, v->tail, tab->node[0].cond_chain, tmp.cond_chain,
+                                  a, b, b - a, v->tail, tab->cur.node[0].cond_chain, tmp.cond_chain,
                                   a);
   if (err) {
     err->has_cond = 1;
@@ -332,12 +316,12 @@ static lth_status refuse(lth_table *tab, double a, double b, int n, const tab_ve
 static lth_status attempt(lth_table *tab, double a, double b, int *done, tab_verdict *v, int *n,
                           int store, lth_error *err) {
   *done = 0;
-  for (int j = 1; j <= TAB_NMAX; j++) tab->node[j].done = 0;
-  tab->outs_now = tab->o.outputs && tab->out_density * (b - a) >= TAB_OUT_PER_PANEL;
-  tab->rows_now = tab->outs_now ? tab->E : tab->E_rhs;
+  for (int j = 1; j <= TAB_NMAX; j++) tab->cur.node[j].done = 0;
+  tab->cur.outs_now = tab->o.outputs && tab->bld.out_density * (b - a) >= TAB_OUT_PER_PANEL;
+  tab->cur.rows_now = tab->cur.outs_now ? tab->lay.E : tab->lay.E_rhs;
   int dmax = tab_dmax(tab);
   for (int lev = 0; lev < TAB_LEVELS; lev++) {
-    *n = tab->nmin << lev;
+    *n = tab->lay.nmin << lev;
     compute_level(tab, a, b, *n);
     lth_status st = scan_level(tab, a, b, *n, err);
     if (st != LTH_OK) {
@@ -362,28 +346,28 @@ static lth_status attempt(lth_table *tab, double a, double b, int *done, tab_ver
 
 /* The left node of the next panel, with the sign check across a direct panel. */
 static lth_status left_node(lth_table *tab, lth_error *err) {
-  double a = tab->covered;
+  double a = tab->bld.covered;
   compute_node(tab, 0, a, a, 0);
-  tab->decomps++;
-  tab_node *nd = &tab->node[0];
+  tab->stats.decomps++;
+  tab_node *nd = &tab->cur.node[0];
   if (nd->st != LTH_OK) {
     if (err) *err = nd->err;
     return nd->st;
   }
-  if (tab->np > 0 && nd->pi_sign != tab->left_sign) {
-    const tab_panel *p = &tab->panels[tab->np - 1];
-    return locate_sign_change(tab, p->a, a, tab->left_sign, err);
+  if (tab->store.np > 0 && nd->pi_sign != tab->bld.left_sign) {
+    const tab_panel *p = &tab->store.panels[tab->store.np - 1];
+    return locate_sign_change(tab, p->a, a, tab->bld.left_sign, err);
   }
-  tab->left_known = 1;
+  tab->bld.left_known = 1;
   return LTH_OK;
 }
 
 /* [a, t_hi] is left to direct decomposition (see build_panel). */
 static lth_status direct_rest(lth_table *tab, double a, lth_error *err) {
   lth_error_clear(err);
-  lth_status st = tab_store_direct(tab, a, tab->t_hi, err);
+  lth_status st = tab_store_direct(tab, a, tab->lay.t_hi, err);
   if (st == LTH_OK) {
-    tab->covered = tab->t_hi;
+    tab->bld.covered = tab->lay.t_hi;
   }
   return st;
 }
@@ -398,17 +382,17 @@ static lth_status direct_rest(lth_table *tab, double a, lth_error *err) {
  * 1: a comparable tail beside [a, b] (or no room to look).  Leaves every node
  * to be computed again. */
 static int plateau_beside(lth_table *tab, double a, double b, double tail) {
-  double c = fmin(b + (b - a), tab->t_hi);
+  double c = fmin(b + (b - a), tab->lay.t_hi);
   if (!(c - b >= 0.5 * (b - a))) {
     return 1;
   }
-  for (int j = 0; j <= TAB_NMAX; j++) tab->node[j].done = 0;
-  int done = 0, n = tab->nmin;
+  for (int j = 0; j <= TAB_NMAX; j++) tab->cur.node[j].done = 0;
+  int done = 0, n = tab->lay.nmin;
   tab_verdict v;
   lth_error e;
   lth_error_clear(&e);
   lth_status st = attempt(tab, b, c, &done, &v, &n, 0, &e);
-  for (int j = 0; j <= TAB_NMAX; j++) tab->node[j].done = 0;
+  for (int j = 0; j <= TAB_NMAX; j++) tab->cur.node[j].done = 0;
   return st == LTH_OK && v.tail >= TAB_BESIDE_RATIO * tail;
 }
 
@@ -423,37 +407,37 @@ static int plateau_beside(lth_table *tab, double a, double b, double tail) {
  * before. */
 #define TAB_ENC_AHEAD 8.0
 static lth_status enclosure_cap(lth_table *tab, double a, double *w, lth_error *err) {
-  double floor = fmax(tab->min_width, TAB_DIRECT_WIDTH * tab->span);
+  double floor = fmax(tab->o.min_width, TAB_DIRECT_WIDTH * tab->lay.span);
   /* (a + *w may round past t_hi on the last panel; enc_hi = t_hi covers it
    * only while t_hi is the end it was verified to: a stretch's build lowers
    * t_hi for a while, and a later, higher end is not verified) */
-  int to_end = tab->enc_hi >= tab->t_hi && a + *w >= tab->t_hi;
-  if ((a >= tab->enc_lo && (a + *w <= tab->enc_hi || to_end)) || *w <= floor ||
-      !lth_enclose_known(tab->enc)) {
+  int to_end = tab->bld.enc_hi >= tab->lay.t_hi && a + *w >= tab->lay.t_hi;
+  if ((a >= tab->bld.enc_lo && (a + *w <= tab->bld.enc_hi || to_end)) || *w <= floor ||
+      !lth_enclose_known(tab->bld.enc)) {
     return LTH_OK;
   }
   /* one check ahead; if that fails, the panel's own width, shrunk as needed */
-  double ahead = fmin(TAB_ENC_AHEAD * *w, tab->t_hi - a), w2;
+  double ahead = fmin(TAB_ENC_AHEAD * *w, tab->lay.t_hi - a), w2;
   int res, D = tab_dmax(tab);
-  lth_status st = lth_enclose_width(tab->enc, a, ahead, ahead, D, tab->o.tol, &w2, &res, err);
+  lth_status st = lth_enclose_width(tab->bld.enc, a, ahead, ahead, D, tab->o.tol, &w2, &res, err);
   if (st == LTH_OK && res != 1) {
-    st = lth_enclose_width(tab->enc, a, fmin(*w, ahead), floor, D, tab->o.tol, &w2, &res, err);
+    st = lth_enclose_width(tab->bld.enc, a, fmin(*w, ahead), floor, D, tab->o.tol, &w2, &res, err);
   }
   if (st != LTH_OK) {
     return st;
   }
-  tab->enc_lo = a;
-  tab->enc_hi = res == 1 ? fmin(a + w2, tab->t_hi) : a;
-  tab->enc_capped += w2 < *w;
+  tab->bld.enc_lo = a;
+  tab->bld.enc_hi = res == 1 ? fmin(a + w2, tab->lay.t_hi) : a;
+  tab->stats.enc_capped += w2 < *w;
   *w = fmin(*w, w2);
   return LTH_OK;
 }
 
 lth_status tab_build_panel(lth_table *tab, lth_error *err) {
-  double a = tab->covered, rest = tab->t_hi - a;
-  double w = tab->w_next > 0 ? fmin(tab->w_next, rest) : rest;
-  lth_status st = tab->left_known ? LTH_OK : left_node(tab, err);
-  if (st == LTH_ECOND && tab->np > 0 && tab->panels[tab->np - 1].direct) {
+  double a = tab->bld.covered, rest = tab->lay.t_hi - a;
+  double w = tab->bld.w_next > 0 ? fmin(tab->bld.w_next, rest) : rest;
+  lth_status st = tab->bld.left_known ? LTH_OK : left_node(tab, err);
+  if (st == LTH_ECOND && tab->store.np > 0 && tab->store.panels[tab->store.np - 1].direct) {
     /* past a stretch left to direct decomposition the next node is refused */
     return direct_rest(tab, a, err);
   }
@@ -465,8 +449,8 @@ lth_status tab_build_panel(lth_table *tab, lth_error *err) {
     if ((st = enclosure_cap(tab, a, &w, err)) != LTH_OK) {
       break;
     }
-    double b = w >= rest ? tab->t_hi : a + w;
-    int done = 0, n = tab->nmin;
+    double b = w >= rest ? tab->lay.t_hi : a + w;
+    int done = 0, n = tab->lay.nmin;
     tab_verdict v;
     st = attempt(tab, a, b, &done, &v, &n, 1, err);
     if (st != LTH_OK || done) {
@@ -474,7 +458,7 @@ lth_status tab_build_panel(lth_table *tab, lth_error *err) {
     }
     /* noise: at a level already confirmed as noise on an earlier panel, or
      * narrowing did not lower the plateau and it is beside the panel too */
-    if (v.noise && v.noise_level <= 2 * tab->noise_seen) {
+    if (v.noise && v.noise_level <= 2 * tab->bld.noise_seen) {
       return accept(tab, a, b, n, &v, err);
     }
     if (v.noise && probe > 0 && v.tail >= 0.75 * probe && plateau_beside(tab, a, b, v.tail)) {
@@ -484,8 +468,8 @@ lth_status tab_build_panel(lth_table *tab, lth_error *err) {
     tab_panel tmp;
     memset(&tmp, 0, sizeof tmp);
     panel_conditions(tab, n, &tmp);
-    int growth = tmp.cond_chain > TAB_COND_GROWTH * tab->node[0].cond_chain;
-    if (w <= tab->min_width) {
+    int growth = tmp.cond_chain > TAB_COND_GROWTH * tab->cur.node[0].cond_chain;
+    if (w <= tab->o.min_width) {
       return growth ? refuse(tab, a, b, n, &v, err) : give_up_panel(tab, a, b, err);
     }
     /* panels this narrow cost more than the decompositions they save: where
@@ -493,34 +477,30 @@ lth_status tab_build_panel(lth_table *tab, lth_error *err) {
      * interval, a nearly singular Pi) the stretch is left to direct
      * decomposition, whose every point the integrator's guard judges
      * (lib/ivp/ivp_guard.c).  Before, the builder crawled on at 1e-10 of the span. */
-    if (w <= TAB_DIRECT_WIDTH * tab->span) {
+    if (w <= TAB_DIRECT_WIDTH * tab->lay.span) {
       return give_up_panel(tab, a, b, err);
     }
-    if (!growth && tab->w_ref > 0 && w <= tab->w_ref / 64) {
+    if (!growth && tab->bld.w_ref > 0 && w <= tab->bld.w_ref / 64) {
       return give_up_panel(tab, a, b, err);
     }
     double f = isfinite(v.need) ? clamp(tab->o.target_degree / v.need, 0.125, 0.5) : 0.125;
     probe = v.noise ? v.tail : 0.0;
-    w = fmax(w * (v.noise ? 0.5 : f), tab->min_width);
+    w = fmax(w * (v.noise ? 0.5 : f), tab->o.min_width);
   }
   return st;
 }
 
-/* Panels until goal is covered.  Helpers start once the building has cost
- * TAB_SERIAL_SECONDS (t0: when this call began): small tables, short runs and
- * sweeps over many small files never start a thread; inside a caller's
- * parallel region the build stays serial. */
+/* Panels until goal is covered.  The job board is used once the building has
+ * cost TAB_SERIAL_SECONDS (t0: when this call began): small tables, short runs
+ * and sweeps over many small files never start a thread; on an lth thread or
+ * inside a caller's parallel region the build stays serial. */
 static lth_status build_to(lth_table *tab, double goal, double t0, lth_error *err) {
   lth_status st = LTH_OK;
-  while (st == LTH_OK && (tab->covered < goal || tab->np == 0)) {
-#ifdef LTH_HAVE_OPENMP
-    if (!tab->helpers && tab->nthreads > 1 && tab->seconds + (now() - t0) >= TAB_SERIAL_SECONDS &&
-        !omp_in_parallel()) {
-      start_helpers(tab);
+  while (st == LTH_OK && (tab->bld.covered < goal || tab->store.np == 0)) {
+    if (!tab->thr.board && tab->thr.nthreads > 1 &&
+        tab->stats.seconds + (now() - t0) >= TAB_SERIAL_SECONDS) {
+      tab->thr.board = tab_pool_ready(tab);
     }
-#else
-    (void)t0;
-#endif
     int k = tab_split_count(tab, goal);
     st = k > 1 ? tab_build_split(tab, goal, k, err) : tab_build_panel(tab, err);
   }
@@ -528,14 +508,12 @@ static lth_status build_to(lth_table *tab, double goal, double t0, lth_error *er
 }
 
 lth_status lth_table_build(lth_table *tab, double t, lth_error *err) {
-  double goal = fmin(t, tab->t_hi);
-  if (tab->covered >= goal && tab->np > 0) {
+  double goal = fmin(t, tab->lay.t_hi);
+  if (tab->bld.covered >= goal && tab->store.np > 0) {
     return LTH_OK;
   }
   double t0 = now();
-  int blas_saved = lth_blas_threads_push(1);
   lth_status st = build_to(tab, goal, t0, err);
-  lth_blas_threads_pop(blas_saved);
-  tab->seconds += now() - t0;
+  tab->stats.seconds += now() - t0;
   return st;
 }

@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A coefficient table's life (include/lth/table.h): options, allocation of
  * the builder's work space and of one decomposition workspace per thread,
- * and release (stopping the helper threads).  Building is lib/table/coef_table.c
+ * and release (joining the pool's threads).  Building is lib/table/coef_table.c
  * and lib/table/coef_table_split.c, evaluation lib/table/coef_table_cheb.c. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/blas_threads.h"
 #include "coef_table_impl.h"
 #include "system/system_scale.h"
 
@@ -25,46 +24,50 @@ void lth_table_opts_init(lth_table_opts *opts) {
 }
 
 static void set_fields(lth_table *tab) {
-  int m = tab->m, s = tab->s, off = 0;
+  int m = tab->lay.m, s = tab->lay.s, off = 0;
   int rows[TAB_NFIELDS] = {m, m, m, s, s, s}, cols[TAB_NFIELDS] = {m, 1, m, m, 1, m};
-  tab->nfields = tab->o.outputs ? TAB_NFIELDS : TAB_P + 1;
-  for (int f = 0; f < tab->nfields; f++) {
-    tab->fld[f] = (tab_field){off, rows[f], cols[f]};
+  tab->lay.nfields = tab->o.outputs ? TAB_NFIELDS : TAB_P + 1;
+  for (int f = 0; f < tab->lay.nfields; f++) {
+    tab->lay.fld[f] = (tab_field){.off = off, .rows = rows[f], .cols = cols[f]};
     off += rows[f] * cols[f];
-    if (f == TAB_P) tab->E_rhs = off;
+    if (f == TAB_P) tab->lay.E_rhs = off;
   }
-  tab->E = off;
+  tab->lay.E = off;
 }
 
 static lth_status alloc_work(lth_table *tab, lth_error *err) {
-  size_t E = (size_t)tab->E, nd = (size_t)tab_dmax(tab) + 1;
-  tab->V = malloc(E * (size_t)(tab->jet + 1) * (TAB_NMAX + 1) * sizeof(double));
-  tab->F = malloc(E * nd * sizeof(double));
-  tab->C = malloc(E * nd * sizeof(double));
-  tab->mag = malloc(nd * sizeof(double));
-  tab->mag_rhs = malloc(nd * sizeof(double));
-  tab->todo = malloc((TAB_NMAX + 1) * sizeof(int));
-  tab->enc = lth_enclose_alloc(tab->sys, tab_dmax(tab), err);
-  if (!tab->enc) {
+  size_t E = (size_t)tab->lay.E, nd = (size_t)tab_dmax(tab) + 1;
+  tab->cur.V = malloc(E * (size_t)(tab->lay.jet + 1) * (TAB_NMAX + 1) * sizeof(double));
+  tab->cur.F = malloc(E * nd * sizeof(double));
+  tab->cur.C = malloc(E * nd * sizeof(double));
+  tab->cur.mag = malloc(nd * sizeof(double));
+  tab->cur.mag_rhs = malloc(nd * sizeof(double));
+  tab->thr.todo = malloc((TAB_NMAX + 1) * sizeof(int));
+  tab->bld.enc = lth_enclose_alloc(tab->sys, tab_dmax(tab), err);
+  if (!tab->bld.enc) {
     return LTH_ENOMEM;
   }
-  tab->ws = calloc((size_t)tab->nthreads, sizeof *tab->ws);
-  tab->pt = calloc((size_t)tab->nthreads, sizeof *tab->pt);
-  int ok = tab->V && tab->F && tab->C && tab->mag && tab->mag_rhs && tab->todo && tab->ws && tab->pt;
+  tab_threads *th = &tab->thr;
+  th->ws = calloc((size_t)th->nthreads, sizeof *th->ws);
+  th->pt = calloc((size_t)th->nthreads, sizeof *th->pt);
+  th->tasks = calloc((size_t)th->nthreads, sizeof *th->tasks);
+  int ok = tab->cur.V && tab->cur.F && tab->cur.C && tab->cur.mag && tab->cur.mag_rhs && th->todo &&
+           th->ws && th->pt && th->tasks;
   for (int lev = 0; ok && lev < TAB_LEVELS; lev++) {
-    ok = (tab->T[lev] = tab_transform_get(tab->nmin << lev, tab->jet)) != NULL;
+    ok = (tab->lay.T[lev] = tab_transform_get(tab->lay.nmin << lev, tab->lay.jet)) != NULL;
   }
   if (!ok) {
     return lth_error_set(err, LTH_ENOMEM, "out of memory allocating a coefficient table");
   }
-  for (int k = 0; k < tab->nthreads; k++) {
-    tab->ws[k] = lth_decomp_ws_alloc_shared(tab->sys, tab->jet, err);
-    tab->pt[k] = tab->ws[k] ? lth_point_alloc(tab->sys, tab->jet, err) : NULL;
-    if (!tab->pt[k]) {
+  for (int k = 0; k < th->nthreads; k++) {
+    th->tasks[k] = (tab_task){.tab = tab, .tid = k};
+    tab->thr.ws[k] = lth_decomp_ws_alloc_shared(tab->sys, tab->lay.jet, err);
+    tab->thr.pt[k] = tab->thr.ws[k] ? lth_point_alloc(tab->sys, tab->lay.jet, err) : NULL;
+    if (!tab->thr.pt[k]) {
       return err ? err->status : LTH_ENOMEM;
     }
     if (tab->o.cond_max > 0) {
-      lth_decomp_ws_set_cond_max(tab->ws[k], tab->o.cond_max);
+      lth_decomp_ws_set_cond_max(tab->thr.ws[k], tab->o.cond_max);
     }
   }
   return LTH_OK;
@@ -95,29 +98,27 @@ lth_table *lth_table_alloc(const lth_system *sys, double t_lo, double t_hi,
   o->deriv = o->deriv ? 1 : 0;
   o->target_degree = o->target_degree > 0 ? o->target_degree : TAB_DEFAULT_TARGET;
   o->jet_order = o->jet_order < 0 ? TAB_DEFAULT_JET : (o->jet_order > TAB_MAXJET ? TAB_MAXJET : o->jet_order);
-  tab->jet = o->jet_order;
-  tab->nmin = tab->jet == 0 ? 8 : 4;
+  tab->lay.jet = o->jet_order;
+  tab->lay.nmin = tab->lay.jet == 0 ? 8 : 4;
   o->max_bytes = o->max_bytes ? o->max_bytes : ((size_t)1 << 30);
   tab->sys = sys;
-  tab->t_lo = t_lo;
-  tab->t_hi = t_hi;
-  tab->covered = t_lo;
-  tab->min_width = o->min_width > 0 ? o->min_width : 1e-10 * (t_hi - t_lo);
-  tab->span = t_hi - t_lo;
-  tab->m = lth_system_state_dim(sys);
-  tab->s = lth_system_size(sys);
-  /* OpenMP decides how many threads (OMP_NUM_THREADS); the table runs them as
-   * its own helpers, see the job board in lib/table/coef_table_impl.h */
-  tab->nthreads = lth_threads_available(o->threads);
-  if (tab->nthreads < 1) tab->nthreads = 1;
-  if (tab->nthreads > TAB_NMAX / 2) tab->nthreads = TAB_NMAX / 2;
-  pthread_mutex_init(&tab->mu, NULL);
-  pthread_cond_init(&tab->cv, NULL);
-  pthread_cond_init(&tab->cv_done, NULL);
+  tab->lay.t_lo = t_lo;
+  tab->lay.t_hi = t_hi;
+  tab->bld.covered = t_lo;
+  tab->o.min_width = o->min_width > 0 ? o->min_width : 1e-10 * (t_hi - t_lo);
+  tab->lay.span = t_hi - t_lo;
+  tab->lay.m = lth_system_state_dim(sys);
+  tab->lay.s = lth_system_size(sys);
+  /* threads: o->threads, else lth's default (LTH_NUM_THREADS, the CPUs);
+   * their pool is made at the first parallel step (lib/table/coef_table.c) */
+  tab->thr.nthreads = lth_threads_available(o->threads);
+  if (tab->thr.nthreads > TAB_NMAX / 2) tab->thr.nthreads = TAB_NMAX / 2;
+  pthread_mutex_init(&tab->thr.mu, NULL);
+  pthread_cond_init(&tab->thr.done_cv, NULL);
   set_fields(tab);
-  tab->out_density = o->outputs ? INFINITY : 0.0;
-  tab->outs_now = o->outputs;
-  tab->rows_now = tab->E;
+  tab->bld.out_density = o->outputs ? INFINITY : 0.0;
+  tab->cur.outs_now = o->outputs;
+  tab->cur.rows_now = tab->lay.E;
   if (alloc_work(tab, err) != LTH_OK) {
     lth_table_free(tab);
     return NULL;
@@ -126,40 +127,33 @@ lth_table *lth_table_alloc(const lth_system *sys, double t_lo, double t_hi,
 }
 
 void tab_set_output_density(lth_table *tab, double per_unit_t) {
-  tab->out_density = tab->o.outputs ? fmax(per_unit_t, 0.0) : 0.0;
+  tab->bld.out_density = tab->o.outputs ? fmax(per_unit_t, 0.0) : 0.0;
 }
 
 void lth_table_free(lth_table *tab) {
   if (!tab) {
     return;
   }
-  pthread_mutex_lock(&tab->mu);
-  tab->stop = 1;
-  pthread_cond_broadcast(&tab->cv);
-  pthread_mutex_unlock(&tab->mu);
-  for (int k = 0; k < tab->nhelpers; k++) {
-    pthread_join(tab->helpers[k], NULL);
+  lth_pool_free(tab->thr.pool);
+  pthread_mutex_destroy(&tab->thr.mu);
+  pthread_cond_destroy(&tab->thr.done_cv);
+  for (int k = 0; tab->thr.ws && k < tab->thr.nthreads; k++) {
+    lth_decomp_ws_free(tab->thr.ws[k]);
+    if (tab->thr.pt) lth_point_free(tab->thr.pt[k]);
   }
-  free(tab->helpers);
-  pthread_mutex_destroy(&tab->mu);
-  pthread_cond_destroy(&tab->cv);
-  pthread_cond_destroy(&tab->cv_done);
-  for (int k = 0; tab->ws && k < tab->nthreads; k++) {
-    lth_decomp_ws_free(tab->ws[k]);
-    if (tab->pt) lth_point_free(tab->pt[k]);
-  }
-  free(tab->ws);
-  free(tab->pt);
-  free(tab->todo);
-  free(tab->V);
-  free(tab->F);
-  free(tab->C);
-  free(tab->mag);
-  free(tab->mag_rhs);
-  free(tab->panels);
-  lth_enclose_free(tab->enc);
+  free(tab->thr.ws);
+  free(tab->thr.pt);
+  free(tab->thr.todo);
+  free(tab->thr.tasks);
+  free(tab->cur.V);
+  free(tab->cur.F);
+  free(tab->cur.C);
+  free(tab->cur.mag);
+  free(tab->cur.mag_rhs);
+  free(tab->store.panels);
+  lth_enclose_free(tab->bld.enc);
   tab_store_free(tab);
   free(tab);
 }
 
-double lth_table_covered(const lth_table *tab) { return tab->covered; }
+double lth_table_covered(const lth_table *tab) { return tab->bld.covered; }

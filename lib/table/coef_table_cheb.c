@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/blas_threads.h"
 #include "coef_table_impl.h"
 
 #define TAB_PI 3.14159265358979323846
@@ -120,10 +119,7 @@ const double *tab_transform_get(int n, int o) {
   if (o < 0 || o > 2 || (4 << k) != n) return NULL;
   pthread_mutex_lock(&transform_mu);
   if (!transform_cache[o][k]) {
-    /* serial BLAS: a threaded dgesv would restart OpenBLAS's idle pool */
-    int blas_saved = lth_blas_threads_push(1);
     transform_cache[o][k] = o == 0 ? dct_alloc(n) : hermite_alloc(n, o);
-    lth_blas_threads_pop(blas_saved);
   }
   const double *T = transform_cache[o][k];
   pthread_mutex_unlock(&transform_mu);
@@ -132,27 +128,28 @@ const double *tab_transform_get(int n, int o) {
 
 static int level_of(const lth_table *tab, int n) {
   int lev = 0;
-  while ((tab->nmin << lev) < n) lev++;
+  while ((tab->lay.nmin << lev) < n) lev++;
   return lev;
 }
 
 void tab_transform(lth_table *tab, int n, double w) {
-  int s = TAB_NMAX / n, E = tab->E, R = tab->rows_now, o = tab->jet, D = tab_degree(tab, n);
+  int s = TAB_NMAX / n, E = tab->lay.E, R = tab->cur.rows_now, o = tab->lay.jet,
+      D = tab_degree(tab, n);
   /* F: column j(o+1)+d = Taylor coefficient d at node j times (w/2)^d, the
    * coefficient of (x - x_j)^d in the panel variable x */
   for (int j = 0; j <= n; j++) {
     double sc = 1.0;
     for (int d = 0; d <= o; d++) {
-      const double *src = tab->V + ((size_t)j * s * (o + 1) + d) * E;
-      double *dst = tab->F + ((size_t)j * (o + 1) + d) * E;
+      const double *src = tab->cur.V + ((size_t)j * s * (o + 1) + d) * E;
+      double *dst = tab->cur.F + ((size_t)j * (o + 1) + d) * E;
       for (int e = 0; e < R; e++) dst[e] = sc * src[e];
       sc *= 0.5 * w;
     }
   }
   /* C (R x (D+1), leading dimension E) = F (R x (D+1)) * T^T: the first R
    * entries, without the output maps when the panel leaves them out */
-  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, R, D + 1, D + 1, 1.0, tab->F, E,
-              tab->T[level_of(tab, n)], D + 1, 0.0, tab->C, E);
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, R, D + 1, D + 1, 1.0, tab->cur.F, E,
+              tab->lay.T[level_of(tab, n)], D + 1, 0.0, tab->cur.C, E);
 }
 
 /* max(a, b) ignoring a NaN b, as fmax does, without libm's call (fmax is
@@ -161,30 +158,30 @@ void tab_transform(lth_table *tab, int n, double w) {
 static inline double bigger(double a, double b) { return b > a ? b : a; }
 
 void tab_magnitudes(lth_table *tab, int n) {
-  int s = TAB_NMAX / n, E = tab->E, o = tab->jet, D = tab_degree(tab, n);
-  int nf = tab->outs_now ? tab->nfields : TAB_P + 1;
+  int s = TAB_NMAX / n, E = tab->lay.E, o = tab->lay.jet, D = tab_degree(tab, n);
+  int nf = tab->cur.outs_now ? tab->lay.nfields : TAB_P + 1;
   for (int f = 0; f < nf; f++) {
-    const tab_field *F = &tab->fld[f];
+    const tab_field *F = &tab->lay.fld[f];
     double mx = 1.0;
     for (int j = 0; j <= n; j++) {
-      const double *v = tab->V + (size_t)j * s * (o + 1) * E + F->off;
+      const double *v = tab->cur.V + (size_t)j * s * (o + 1) * E + F->off;
       for (int e = 0; e < F->rows * F->cols; e++) mx = bigger(mx, fabs(v[e]));
     }
-    tab->scale[f] = mx;
+    tab->cur.scale[f] = mx;
   }
   for (int k = 0; k <= D; k++) {
-    const double *c = tab->C + (size_t)k * E;
+    const double *c = tab->cur.C + (size_t)k * E;
     double all = 0.0, rhs = 0.0;
     for (int f = 0; f < nf; f++) {
-      const tab_field *F = &tab->fld[f];
+      const tab_field *F = &tab->lay.fld[f];
       double mx = 0.0;
       for (int e = 0; e < F->rows * F->cols; e++) mx = bigger(mx, fabs(c[F->off + e]));
-      mx /= tab->scale[f];
+      mx /= tab->cur.scale[f];
       all = fmax(all, mx);
       if (f <= TAB_P) rhs = fmax(rhs, mx);
     }
-    tab->mag[k] = all;
-    tab->mag_rhs[k] = rhs;
+    tab->cur.mag[k] = all;
+    tab->cur.mag_rhs[k] = rhs;
   }
 }
 
@@ -211,14 +208,14 @@ tab_verdict tab_judge(const lth_table *tab, int n) {
    * tol / 8, or twice the noise met on earlier panels. */
   tab_verdict v;
   memset(&v, 0, sizeof v);
-  double thr = fmax(tab->o.tol / 8, 2 * tab->noise_floor);
+  double thr = fmax(tab->o.tol / 8, 2 * tab->bld.noise_floor);
   int nt = n / 8 > 3 ? n / 8 : 3;
-  v.tail = maxrange(tab->mag, n - nt + 1, n);
+  v.tail = maxrange(tab->cur.mag, n - nt + 1, n);
   v.converged = v.tail <= thr;
   /* Decay rate from the head (k = 1 .. n/8) to the tail: the degree at which
    * the coefficients would reach thr at this width. */
   int k1 = n / 8 > 1 ? n / 8 : 1, k2 = n - nt + 1;
-  double head = maxrange(tab->mag, 1, k1);
+  double head = maxrange(tab->cur.mag, 1, k1);
   if (v.converged || head <= thr) {
     v.need = n;
   } else if (v.tail >= head || v.tail <= 0) {
@@ -230,8 +227,8 @@ tab_verdict tab_judge(const lth_table *tab, int n) {
   /* Candidate noise: a flat tail (no decay over the last half), small. */
   double q4 = 0.0;
   if (!v.converged && n == tab_dmax(tab)) {
-    double q3 = maxrange(tab->mag, n / 2 + 1, 3 * n / 4);
-    q4 = maxrange(tab->mag, 3 * n / 4 + 1, n);
+    double q3 = maxrange(tab->cur.mag, n / 2 + 1, 3 * n / 4);
+    q4 = maxrange(tab->cur.mag, 3 * n / 4 + 1, n);
     v.noise = q4 >= 0.25 * q3 && v.tail <= fmax(TAB_NOISE_REL, 100 * tab->o.tol);
     v.noise_level = q4;
   }
@@ -242,24 +239,24 @@ tab_verdict tab_judge(const lth_table *tab, int n) {
    * flow keeps v in range(I - P)).  The estimate adds what was dropped to
    * twice the trailing magnitude. */
   double level = v.noise ? 2 * q4 : thr, dropped, dropped_rhs;
-  v.deg = chop_above(tab->mag, n, level, &dropped);
-  v.deg_rhs = chop_above(tab->mag_rhs, v.deg, level, &dropped_rhs);
+  v.deg = chop_above(tab->cur.mag, n, level, &dropped);
+  v.deg_rhs = chop_above(tab->cur.mag_rhs, v.deg, level, &dropped_rhs);
   v.err_est = v.noise ? 4 * q4 : dropped + 2 * v.tail;
   v.reach = v.deg;
   return v;
 }
 
 static lth_status new_panel(lth_table *tab, double a, double b, tab_panel **out, lth_error *err) {
-  if (tab->np == tab->pcap) {
-    size_t nc = tab->pcap ? 2 * tab->pcap : 64;
-    tab_panel *np = realloc(tab->panels, nc * sizeof *np);
+  if (tab->store.np == tab->store.pcap) {
+    size_t nc = tab->store.pcap ? 2 * tab->store.pcap : 64;
+    tab_panel *np = realloc(tab->store.panels, nc * sizeof *np);
     if (!np) {
       return lth_error_set(err, LTH_ENOMEM, "out of memory growing the coefficient table");
     }
-    tab->panels = np;
-    tab->pcap = nc;
+    tab->store.panels = np;
+    tab->store.pcap = nc;
   }
-  tab_panel *p = &tab->panels[tab->np];
+  tab_panel *p = &tab->store.panels[tab->store.np];
   memset(p, 0, sizeof *p);
   p->a = a;
   p->b = b;
@@ -285,7 +282,7 @@ static void derivative(const double *c, int deg, int E, int cnt, double w, doubl
 
 lth_status tab_store(lth_table *tab, double a, double b, const tab_verdict *v, lth_error *err) {
   tab_panel *p = NULL;
-  int E = tab->E, Er = tab->E_rhs, R = tab->rows_now;
+  int E = tab->lay.E, Er = tab->lay.E_rhs, R = tab->cur.rows_now;
   size_t nc = (size_t)(v->deg + 1) * R;
   size_t nd = tab->o.deriv ? (size_t)(v->deg_rhs > 0 ? v->deg_rhs : 1) * Er : 0;
   double *c = NULL, *d = NULL;
@@ -297,21 +294,21 @@ lth_status tab_store(lth_table *tab, double a, double b, const tab_verdict *v, l
   p->deg = v->deg;
   p->deg_rhs = v->deg_rhs;
   p->err_est = v->err_est;
-  p->outs = tab->outs_now;
+  p->outs = tab->cur.outs_now;
   p->ld = R;
   if (R == E) {
-    memcpy(c, tab->C, nc * sizeof(double));
+    memcpy(c, tab->cur.C, nc * sizeof(double));
   } else {
     for (int k = 0; k <= v->deg; k++) {
-      memcpy(c + (size_t)k * R, tab->C + (size_t)k * E, (size_t)R * sizeof(double));
+      memcpy(c + (size_t)k * R, tab->cur.C + (size_t)k * E, (size_t)R * sizeof(double));
     }
   }
   if (nd) {
-    derivative(tab->C, v->deg_rhs, E, Er, b - a, d);
+    derivative(tab->cur.C, v->deg_rhs, E, Er, b - a, d);
   }
-  tab->np++;
-  tab->max_degree = v->deg > tab->max_degree ? v->deg : tab->max_degree;
-  tab->err_est = fmax(tab->err_est, v->err_est);
+  tab->store.np++;
+  tab->stats.max_degree = v->deg > tab->stats.max_degree ? v->deg : tab->stats.max_degree;
+  tab->stats.err_est = fmax(tab->stats.err_est, v->err_est);
   return LTH_OK;
 }
 
@@ -320,8 +317,8 @@ lth_status tab_store_direct(lth_table *tab, double a, double b, lth_error *err) 
   lth_status st = new_panel(tab, a, b, &p, err);
   if (st == LTH_OK) {
     p->direct = 1;
-    tab->np++;
-    tab->direct_panels++;
+    tab->store.np++;
+    tab->stats.direct_panels++;
   }
   return st;
 }
@@ -449,7 +446,7 @@ static void clenshaw(const double *c, size_t ld, int deg, int cnt, int room, dou
 /* Field f of the panel into coefficient `coef` of jet J. */
 static void eval_field(const lth_table *tab, const double *c, size_t ld, int deg, int f,
                        double x, lth_jet *J, int coef) {
-  const tab_field *F = &tab->fld[f];
+  const tab_field *F = &tab->lay.fld[f];
   if (J->ld == F->rows) { /* contiguous (lth_point_alloc's jets): one sum for the field */
     clenshaw(c + F->off, ld, deg, F->rows * F->cols, (int)ld - F->off, x, LTH_JET_COEF(J, coef));
     return;
@@ -463,25 +460,25 @@ static void eval_field(const lth_table *tab, const double *c, size_t ld, int deg
 /* The panel holding t: the hint (the last panel used) first, as integrators
  * ask for nearby times; then bisection. */
 static const tab_panel *find_panel(const lth_table *tab, double t, size_t *hint) {
-  size_t lo = 0, hi = tab->np;
-  if (hi == 0 || t < tab->panels[0].a || t > tab->panels[hi - 1].b) {
+  size_t lo = 0, hi = tab->store.np;
+  if (hi == 0 || t < tab->store.panels[0].a || t > tab->store.panels[hi - 1].b) {
     return NULL;
   }
   if (hint) {
     size_t h = *hint < hi ? *hint : hi - 1;
     for (size_t k = h > 0 ? h - 1 : 0; k <= h + 1 && k < hi; k++) {
-      if (tab->panels[k].a <= t && t <= tab->panels[k].b) {
+      if (tab->store.panels[k].a <= t && t <= tab->store.panels[k].b) {
         *hint = k;
-        return &tab->panels[k];
+        return &tab->store.panels[k];
       }
     }
   }
   while (hi - lo > 1) {
     size_t mid = lo + (hi - lo) / 2;
-    if (tab->panels[mid].a <= t) lo = mid; else hi = mid;
+    if (tab->store.panels[mid].a <= t) lo = mid; else hi = mid;
   }
   if (hint) *hint = lo;
-  return &tab->panels[lo];
+  return &tab->store.panels[lo];
 }
 
 static lth_jet *field_jet(lth_point *pt, int f) {
@@ -497,7 +494,7 @@ lth_status lth_table_eval(const lth_table *tab, double t, int order, int outputs
 lth_status tab_eval_hint(const lth_table *tab, double t, int order, int outputs, lth_point *pt,
                          lth_decomp_ws *ws, size_t *hint, lth_error *err) {
   if (order < 0 || order > tab->o.deriv || order > pt->order || (outputs && !tab->o.outputs) ||
-      pt->m != tab->m || pt->s != tab->s) {
+      pt->m != tab->lay.m || pt->s != tab->lay.s) {
     return lth_error_set(err, LTH_EINVAL,
                          "table evaluation of order %d%s not prepared by this table", order,
                          outputs ? " with output maps" : "");
@@ -505,7 +502,7 @@ lth_status tab_eval_hint(const lth_table *tab, double t, int order, int outputs,
   const tab_panel *p = find_panel(tab, t, hint);
   if (!p) {
     return lth_error_set_t(err, LTH_ERANGE, t, "outside the built table [%.17g, %.17g]",
-                           tab->t_lo, tab->covered);
+                           tab->lay.t_lo, tab->bld.covered);
   }
   if (p->direct) {
     if (!ws) {
@@ -532,7 +529,7 @@ lth_status tab_eval_hint(const lth_table *tab, double t, int order, int outputs,
     if (order >= 1) {
       /* degree deg_rhs - 1; a constant panel stores one zero coefficient */
       int dd = p->deg_rhs > 0 ? p->deg_rhs - 1 : 0;
-      eval_field(tab, tab_panel_dcoef(tab, p), (size_t)tab->E_rhs, dd, f, x, J, 1);
+      eval_field(tab, tab_panel_dcoef(tab, p), (size_t)tab->lay.E_rhs, dd, f, x, J, 1);
     }
     J->order = order;
   }
@@ -551,13 +548,14 @@ lth_status tab_eval_hint(const lth_table *tab, double t, int order, int outputs,
 lth_status tab_eval_damped(const lth_table *tab, double t, double gamma, lth_point *pt,
                            size_t *hint) {
   const tab_panel *p = find_panel(tab, t, hint);
-  if (!p || p->direct || pt->m != tab->m || tab->fld[TAB_AHAT].rows != pt->Ahat.ld ||
-      tab->fld[TAB_G].rows != pt->g.ld) {
+  if (!p || p->direct || pt->m != tab->lay.m || tab->lay.fld[TAB_AHAT].rows != pt->Ahat.ld ||
+      tab->lay.fld[TAB_G].rows != pt->g.ld) {
     return LTH_ERANGE;
   }
   double w = p->b - p->a, x = fmax(-1.0, fmin(1.0, (2.0 * t - p->a - p->b) / w));
   const double *c = tab_panel_coef(tab, p);
-  const tab_field *A = &tab->fld[TAB_AHAT], *G = &tab->fld[TAB_G], *P = &tab->fld[TAB_P];
+  const tab_field *A = &tab->lay.fld[TAB_AHAT], *G = &tab->lay.fld[TAB_G],
+                  *P = &tab->lay.fld[TAB_P];
   int ld = p->ld, room = ld - (A->off > P->off ? A->off : P->off);
   clenshaw2(c + A->off, c + P->off, -gamma, (size_t)ld, p->deg_rhs, A->rows * A->cols, room, x,
             pt->Ahat.c);
@@ -574,17 +572,17 @@ lth_status tab_eval_damped(const lth_table *tab, double t, double gamma, lth_poi
 
 void lth_table_info_get(const lth_table *tab, lth_table_info *info) {
   memset(info, 0, sizeof *info);
-  info->t_lo = tab->t_lo;
-  info->t_hi = tab->t_hi;
-  info->covered = tab->covered;
-  info->panels = tab->np;
-  info->direct_panels = tab->direct_panels;
-  info->nodes = tab->nodes;
-  info->decomps = tab->decomps;
-  info->bytes = tab->stored * sizeof(double);
-  info->max_degree = tab->max_degree;
-  info->err_est = tab->err_est;
-  info->cond_chain = tab->cond_chain;
-  info->seconds = tab->seconds;
-  info->threads = tab->nthreads;
+  info->t_lo = tab->lay.t_lo;
+  info->t_hi = tab->lay.t_hi;
+  info->covered = tab->bld.covered;
+  info->panels = tab->store.np;
+  info->direct_panels = tab->stats.direct_panels;
+  info->nodes = tab->stats.nodes;
+  info->decomps = tab->stats.decomps;
+  info->bytes = tab->store.stored * sizeof(double);
+  info->max_degree = tab->stats.max_degree;
+  info->err_est = tab->stats.err_est;
+  info->cond_chain = tab->stats.cond_chain;
+  info->seconds = tab->stats.seconds;
+  info->threads = tab->thr.nthreads;
 }

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 
+#include "core/threads.h"
 #include "lth/enclose.h"
 #include "lth/table.h"
 
@@ -59,43 +60,42 @@ typedef struct tab_node {
   double cond_pi, cond_chain;
 } tab_node;
 
-struct lth_table {
-  const lth_system *sys;
-  lth_enclose *enc;    /* the data's enclosures: a panel's width is capped where they show
-                          more than its nodes can see (NULL or unknown: no cap) */
-  size_t enc_capped;   /* panels whose width the enclosures cut */
-  double enc_lo, enc_hi; /* a stretch on which they found the data resolved */
-  lth_table_opts o;
-  double t_lo, t_hi, min_width;
+/* Where the table lives and what one entry of it holds. */
+typedef struct tab_layout {
+  double t_lo, t_hi;
   double span;         /* the whole table's length (a stretch's table: its parent's) */
-  int splitting;       /* building one stretch of a split build (lib/table/coef_table_split.c) */
-  int no_split;        /* a stretch's own table: never split again */
+  int m, s, E, E_rhs;  /* state dimension, system size, entries with and without the outputs */
+  int jet, nmin;       /* jet order o at the nodes, nodes of the first level */
+  tab_field fld[TAB_NFIELDS];
+  int nfields;
+  const double *T[TAB_LEVELS]; /* data -> coefficients, (D+1) x (D+1) per level (shared) */
+} tab_layout;
+
+/* Where the building stands, and the settings that steer it. */
+typedef struct tab_builder {
+  double covered;      /* panels cover [t_lo, covered] */
+  double w_next;       /* width to try next (0: none yet) */
+  double w_ref;        /* last accepted tabulated width (0: none yet) */
   double noise_floor;  /* coefficient noise met on earlier panels (relative), decaying */
   double noise_seen;   /* the largest noise plateau confirmed so far */
-  int m, s, E, E_rhs;
-  int jet, nmin;       /* jet order o at the nodes, nodes of the first level */
+  int left_known;      /* node 0 (= covered) already decomposed */
+  int left_sign;       /* sign of det Pi at the left end of the last direct panel */
+  lth_enclose *enc;    /* the data's enclosures: a panel's width is capped where they show
+                          more than its nodes can see (NULL or unknown: no cap) */
+  double enc_lo, enc_hi; /* a stretch on which they found the data resolved */
   /* Output maps per panel: tabulating Bhat, q, G costs about as much per
    * panel as a dozen direct decompositions (idx3 over [0, 10]: 1.9 -> 2.6 ms
    * for 5 panels), so a panel carries them only when about TAB_OUT_PER_PANEL
    * output evaluations are expected on it (out_density: per unit t, from the
    * caller; INFINITY by default); the others are decomposed directly. */
   double out_density;
-  int outs_now, rows_now; /* the panel being built: outs, and E or E_rhs */
-  tab_field fld[TAB_NFIELDS];
-  int nfields;
-  /* accepted panels and their coefficients */
-  tab_panel *panels;
-  size_t np, pcap;
-  tab_chunk *chunks;   /* a merged stretch's chunks join the list as they are */
-  size_t nchunks, chunk_cap;
-  size_t stored;       /* doubles in use over all chunks (the memory budget counts these) */
-  size_t chunk_hint;   /* capacity of the first chunk (0: small; a stretch: its estimate) */
-  size_t stretches;    /* stretches built concurrently and merged (lib/table/coef_table_split.c) */
-  /* builder state */
-  double covered;      /* panels cover [t_lo, covered] */
-  double w_next;       /* width to try next (0: none yet) */
-  double w_ref;        /* last accepted tabulated width (0: none yet) */
-  /* the panel being built */
+  int splitting;       /* building one stretch of a split build (lib/table/coef_table_split.c) */
+  int no_split;        /* a stretch's own table: never split again */
+} tab_builder;
+
+/* The panel being built. */
+typedef struct tab_current {
+  int outs_now, rows_now; /* its outs, and E or E_rhs */
   double *V;           /* E x (o+1)(TAB_NMAX + 1): Taylor coefficient d (in t) of node J at
                           column J (o+1) + d */
   double *F;           /* E x (D+1): the data of one level, scaled to x = the panel in [-1, 1] */
@@ -103,31 +103,61 @@ struct lth_table {
   double *mag, *mag_rhs; /* D+1: max over entries of |c_k| / scale */
   double scale[TAB_NFIELDS];
   tab_node node[TAB_NMAX + 1];
-  int left_known;      /* node 0 (= covered) already decomposed */
-  int left_sign;       /* sign of det Pi at the left end of the last direct panel */
-  const double *T[TAB_LEVELS]; /* data -> coefficients, (D+1) x (D+1) per level (shared) */
-  /* workers */
-  int nthreads;
-  lth_decomp_ws **ws;
+} tab_current;
+
+/* Accepted panels and their coefficients. */
+typedef struct tab_storage {
+  tab_panel *panels;
+  size_t np, pcap;
+  tab_chunk *chunks;   /* a merged stretch's chunks join the list as they are */
+  size_t nchunks, chunk_cap;
+  size_t stored;       /* doubles in use over all chunks (the memory budget counts these) */
+  size_t chunk_hint;   /* capacity of the first chunk (0: small; a stretch: its estimate) */
+} tab_storage;
+
+/* Threads: a decomposition workspace per thread, the pool (lib/core/threads.h)
+ * and the job board of a level's nodes.  The calling thread runs the panel
+ * logic, publishes each level's nodes and takes its share; pool tasks
+ * (submitted once the build has cost TAB_SERIAL_SECONDS) claim the rest one by
+ * one.  Nobody waits for a task that has not started (lth_pool_wait runs it,
+ * on an empty board), so a descheduled thread on a busy machine costs nothing. */
+typedef struct tab_task {
+  lth_table *tab;
+  int tid;             /* the workspace it uses (1 .. nthreads - 1) */
+} tab_task;
+
+typedef struct tab_threads {
+  int nthreads;        /* threads the table may use, the calling one included */
+  lth_decomp_ws **ws;  /* [nthreads]: thread k's workspace and point */
   lth_point **pt;
+  lth_pool *pool;      /* nthreads - 1 threads, made at the first parallel step (NULL: serial) */
+  tab_task *tasks;     /* [nthreads]: what a pool task of the board gets */
+  int board;           /* the job board is in use (the build has cost TAB_SERIAL_SECONDS) */
+  pthread_mutex_t mu;  /* the board: */
+  pthread_cond_t done_cv; /* the calling thread: a node taken by a task is done */
   int *todo;           /* node indices of one level */
-  /* the job board of a parallel build: the calling thread runs the panel
-   * logic, publishes each level's nodes and takes its share; helper threads
-   * (started at the first parallel build, asleep between levels) claim the
-   * rest one by one.  Nobody waits for a helper that has not started, so a
-   * descheduled thread on a busy machine costs nothing -- unlike a fork-join
-   * parallel region, whose closing barrier waits for every thread. */
-  pthread_t *helpers;
-  int nhelpers;
-  pthread_mutex_t mu;
-  pthread_cond_t cv;      /* helpers: nodes published (or stop) */
-  pthread_cond_t cv_done; /* the calling thread: a helper finished a node */
-  int job_cnt, job_next, job_done, stop, main_waits;
+  int job_cnt, job_next, job_done, main_waits;
   double job_a, job_b;
-  /* statistics */
+} tab_threads;
+
+/* What lth_table_info reports. */
+typedef struct tab_stats {
   size_t nodes, decomps, direct_panels;
+  size_t stretches;    /* stretches built concurrently and merged (lib/table/coef_table_split.c) */
+  size_t enc_capped;   /* panels whose width the enclosures cut */
   int max_degree;
   double err_est, cond_chain, seconds;
+} tab_stats;
+
+struct lth_table {
+  const lth_system *sys;
+  lth_table_opts o;    /* options: the caller's, with the defaults filled in */
+  tab_layout lay;
+  tab_builder bld;
+  tab_current cur;
+  tab_storage store;
+  tab_threads thr;
+  tab_stats stats;
 };
 
 #define TAB_OUT_PER_PANEL 16.0
@@ -137,6 +167,10 @@ void tab_set_output_density(lth_table *tab, double per_unit_t);
 
 /* ---- lib/table/coef_table.c: one panel (from covered, up to t_hi) ---- */
 lth_status tab_build_panel(lth_table *tab, lth_error *err);
+/* Make the table's pool if it has none: 1 if there is one (the table may use
+ * more than one thread, it is not running on an lth thread nor inside a
+ * caller's parallel region, and memory sufficed), 0 to stay serial. */
+int tab_pool_ready(lth_table *tab);
 
 /* ---- lib/table/coef_table_split.c ---- */
 /* Stretches of at least this many panels (of the last accepted width) are
@@ -172,20 +206,22 @@ void tab_store_free(lth_table *tab);
 /* ---- lib/table/coef_table_cheb.c ---- */
 
 static inline const double *tab_panel_coef(const lth_table *tab, const tab_panel *p) {
-  return tab->chunks[p->chunk].c + p->off;
+  return tab->store.chunks[p->chunk].c + p->off;
 }
 static inline const double *tab_panel_dcoef(const lth_table *tab, const tab_panel *p) {
-  return tab->chunks[p->chunk].d + p->doff;
+  return tab->store.chunks[p->chunk].d + p->doff;
 }
 
-static inline int tab_degree(const lth_table *tab, int n) { return (n + 1) * (tab->jet + 1) - 1; }
-static inline int tab_dmax(const lth_table *tab) { return tab_degree(tab, tab->nmin << (TAB_LEVELS - 1)); }
+static inline int tab_degree(const lth_table *tab, int n) {
+  return (n + 1) * (tab->lay.jet + 1) - 1;
+}
+static inline int tab_dmax(const lth_table *tab) { return tab_degree(tab, tab->lay.nmin << (TAB_LEVELS - 1)); }
 
 /* Data -> Chebyshev coefficients for n + 1 nodes with jets of order o
  * (n = 4 .. TAB_NMAX a power of 2, o = 0..2): computed once per process and
  * shared by every table (read-only); NULL when out of memory. */
 const double *tab_transform_get(int n, int o);
-/* tab->C (E x (D+1)) from the data at the level-n nodes of [a, a + w]. */
+/* tab->cur.C (E x (D+1)) from the data at the level-n nodes of [a, a + w]. */
 void tab_transform(lth_table *tab, int n, double w);
 /* Per-field scales max(1, max |value|) over the level-n nodes and the
  * magnitudes mag[k] (all entries) and mag_rhs[k] (Ahat, g, P), k = 0..D. */

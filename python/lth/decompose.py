@@ -52,6 +52,10 @@ class Decomposition:
     [Nhat + Bhat](I - P); ``cond_pi`` and ``cond_chain`` (n,) condition
     estimates, ``pi_sign`` (n,) the sign of det Pi.  ``derivatives`` maps each
     result name to its derivatives of order 1..order (axis 1), when asked for.
+    ``error_estimate`` (sampled data only, as ``lth-decompose``'s JSON) maps
+    "P", "Ahat", "g", "Bhat", "q", "G" to the estimated largest absolute error
+    of that output's entries that the samples' fits cause (n,), and
+    "overall" to the largest relative one (n,).
 
     Orders: v lives in the chain (m entries, named by ``state_components``):
     P, Ahat, g and the columns of Bhat and G are in that order.  The rows of
@@ -85,6 +89,7 @@ class Decomposition:
     state_components: list = field(default_factory=list)
     chain_components: list = field(default_factory=list)
     variable_index: Optional[np.ndarray] = None
+    error_estimate: Optional[dict] = None
 
     @property
     def cond_pi_max(self):
@@ -214,6 +219,7 @@ def decompose(problem, times=None, *, grid=None, order=0, check=False, check_tol
         if check_tol is not None:
             _judge(rep, pb.p, check_tol)
     smp = sampling.report(pb, ts, pb.index - 1 + out_order) if pb._sampled else []
+    errest = sampling.output_errors(pb, ts, cond_max)
     val, der = dict(col.val), dict(col.der)
     for name in ("Bhat", "q", "G"):  # rows: z's components, in the user's order
         val[name] = pb.to_user(val[name], axis=1)
@@ -224,7 +230,8 @@ def decompose(problem, times=None, *, grid=None, order=0, check=False, check_tol
         index=pb.index, blocks=pb.blocks, p=pb.p, s=pb.s, m=pb.m, kind=pb.kind,
         components=list(pb.components), derivatives=der if order > 0 else None, check=rep,
         sampling=smp, state_components=list(pb.state_components),
-        chain_components=list(pb.chain_components), variable_index=pb.variable_index.copy())
+        chain_components=list(pb.chain_components), variable_index=pb.variable_index.copy(),
+        error_estimate=errest)
 
 
 def _judge(rep, p, tol):

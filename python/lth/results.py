@@ -38,7 +38,9 @@ class InitialValue:
     orthonormal) and ``b0`` are the consistency conditions M0 z0 = b0 of
     Clark's section 4.1; ``method`` is "project", "nearest" or "fix".
     Vectors, M0's columns and the indices are in the user's order
-    (``components``); ``fixed`` maps names to the prescribed values."""
+    (``components``); ``fixed`` maps names to the prescribed values;
+    ``sampling_error`` (sampled data only) the estimated error of z0 that
+    the samples' fits cause."""
 
     t: float
     z0: np.ndarray
@@ -58,6 +60,7 @@ class InitialValue:
     index: int
     components: list
     fixed: Optional[dict] = None
+    sampling_error: Optional[float] = None
 
 
 @dataclass
@@ -73,7 +76,9 @@ class Solution(_ByName):
     ``z0_used`` the initial value used (``projected``: replaced by Corollary
     3's projection of ``z0_given``, moved by ``z0_change``, most in component
     ``z0_worst``, a 0-based index into ``components``); ``gamma`` the drift
-    damping rate; ``stats`` the integrator's counts and times."""
+    damping rate; ``stats`` the integrator's counts and times;
+    ``sampling_error`` (sampled data only) the estimated error of z that the
+    samples' fits cause, which no ``rtol`` makes smaller."""
 
     times: np.ndarray
     z: np.ndarray
@@ -97,6 +102,7 @@ class Solution(_ByName):
     stats: dict
     sampling: list = field(default_factory=list)
     state_components: list = field(default_factory=list)
+    sampling_error: Optional[float] = None
 
 
 @dataclass
@@ -111,7 +117,9 @@ class BVPSolution(_ByName):
     of the max-norm error of z (None where not computed); for ``fd``:
     ``fd_points``, ``fd_order``, ``fd_error``, ``fd_error_layer``; for
     ``multiple``: ``intervals``; for shooting methods: ``drift``; for
-    ``collocation``: ``tol``, ``stages``, ``intervals`` (the mesh), ``drift``."""
+    ``collocation``: ``tol``, ``stages``, ``intervals`` (the mesh), ``drift``;
+    ``sampling_error`` (sampled data only) the estimated error of z that the
+    samples' fits cause."""
 
     times: np.ndarray
     z: np.ndarray
@@ -134,6 +142,7 @@ class BVPSolution(_ByName):
     tol: Optional[float] = None
     stages: Optional[int] = None
     sampling: list = field(default_factory=list)
+    sampling_error: Optional[float] = None
 
 
 @dataclass
@@ -147,7 +156,10 @@ class LQRSolution:
     ``x0`` to ``x0_consistent`` (``jump_in_range_B``) and/or before a
     ``terminal_jump`` at t1 (``terminal_impulse``).  ``residual``, ``cond_W``,
     ``theorem4`` (deviation from P_1' = P_2), ``drift``; ``gain`` (n, nu, 2 nx)
-    the closed-loop gain K(t) of u = K [x; lambda] when asked for."""
+    the closed-loop gain K(t) of u = K [x; lambda] when asked for;
+    ``sampling_error`` and ``sampling_error_cost`` (a sampled A, B or H only)
+    the estimated errors of (x, lambda, u) and of the cost that the samples'
+    fits cause."""
 
     times: np.ndarray
     x: np.ndarray
@@ -171,6 +183,8 @@ class LQRSolution:
     nu: int
     p: int
     gain: Optional[np.ndarray] = None
+    sampling_error: Optional[float] = None
+    sampling_error_cost: Optional[float] = None
 
     @property
     def components(self):

@@ -90,20 +90,32 @@ def ic(problem, at=None, guess=None, *, method="project", fix=None, cond_max=DEF
     gc = np.ascontiguousarray(pb.to_chain(g))  # the library's order
     zc = np.zeros(s)
     err = _lib.new_error()
+    idx = np.array([pb.chain_position[i] for i in fixed], dtype=np.intc)
+    val = np.array(list(fixed.values()), dtype=float)
+
+    def apply(h, out):
+        if method == "nearest":
+            return LIB.lth_ic_nearest(h.ptr, gc.ctypes.data, out.ctypes.data, _ref(err))
+        if method == "fix":
+            return LIB.lth_ic_fix(h.ptr, gc.ctypes.data, len(idx), idx.ctypes.data,
+                                  val.ctypes.data, out.ctypes.data, _ref(err))
+        return LIB.lth_ic_project(h.ptr, gc.ctypes.data, out.ctypes.data, _ref(err))
+
+    def resolve(variant):  # the same method on a variant system (lth-ic's resolve_ic)
+        out = np.zeros(s)
+        with _Owned(LIB.lth_ic_free) as hv:
+            hv.ptr.value = _lib.check_ptr(LIB.lth_ic_alloc(variant, _ref(err)), err)
+            LIB.lth_ic_set_cond_max(hv.ptr, cond_max)
+            _lib.check(LIB.lth_ic_setup(hv.ptr, t, _ref(err)), err)
+            _lib.check(apply(hv, out), err)
+        return out
+
     with _Owned(LIB.lth_ic_free) as h:
         h.ptr.value = _lib.check_ptr(LIB.lth_ic_alloc(pb._system(), _ref(err)), err)
         LIB.lth_ic_set_cond_max(h.ptr, cond_max)
         _lib.check(LIB.lth_ic_setup(h.ptr, t, _ref(err)), err)
         cond_chain = S["lth_point"].from_address(LIB.lth_ic_point(h.ptr)).cond_chain
-        if method == "nearest":
-            st = LIB.lth_ic_nearest(h.ptr, gc.ctypes.data, zc.ctypes.data, _ref(err))
-        elif method == "fix":
-            idx = np.array([pb.chain_position[i] for i in fixed], dtype=np.intc)
-            val = np.array(list(fixed.values()), dtype=float)
-            st = LIB.lth_ic_fix(h.ptr, gc.ctypes.data, len(idx), idx.ctypes.data,
-                                val.ctypes.data, zc.ctypes.data, _ref(err))
-        else:
-            st = LIB.lth_ic_project(h.ptr, gc.ctypes.data, zc.ctypes.data, _ref(err))
+        st = apply(h, zc)
         if st != 0 and not err.has_t:
             err.has_t, err.t = 1, t
         _lib.check(st, err)
@@ -136,12 +148,14 @@ def ic(problem, at=None, guess=None, *, method="project", fix=None, cond_max=DEF
             raise errors.NotFiniteError("%s is not finite" % what, t=t)
     z0 = pb.to_user(zc)
     changed = np.array([k for k in range(s) if abs(z0[k] - g[k]) > tolerance], dtype=int)
+    serr = sampling.solution_error(pb._system(), [t], zc.reshape(1, s), None, resolve)
     return InitialValue(t=t, z0=z0, residual=residual, method=method, guess=g,
                         guess_source=source, guess_residual=guess_residual,
                         change=change, changed=changed, tolerance=tolerance,
                         cond_chain=cond_chain, M0=pb.to_user(M0), b0=b0, p=pb.p, s=s,
                         index=pb.index, components=list(pb.components),
-                        fixed={pb.components[i]: v for i, v in fixed.items()} or None)
+                        fixed={pb.components[i]: v for i, v in fixed.items()} or None,
+                        sampling_error=serr)
 
 
 _DBL_MIN = 2.2250738585072014e-308
@@ -194,16 +208,6 @@ def _ivp_opts(o, rtol, atol, cond_max):
     o.cond_max = number(cond_max, "cond_max", 1, 1e300)
 
 
-def _hermite(o, pb, t_lo, t_hi):
-    """Sampled data: Hermite interpolation on the problem's grid when it covers
-    [t_lo, t_hi] (as the tools do); the array must outlive the call."""
-    grid = np.ascontiguousarray(pb.grid)
-    if len(grid) >= 2 and grid[0] <= t_lo and grid[-1] >= t_hi:
-        o.hermite_grid = grid.ctypes.data
-        o.hermite_n = len(grid)
-    return grid
-
-
 def _ivp_method(name):
     if not isinstance(name, str):
         raise errors.UsageError("method must be a string")
@@ -251,18 +255,18 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=1e-10, atol=1e-12, me
     rank = np.empty(len(ts), dtype=int)
     rank[order] = np.arange(len(ts))
     t0 = pb.interval[0]
-    keep = _hermite(o, pb, t0, srt[-1] if len(srt) else t0)
     err = _lib.new_error()
     with _Owned(LIB.lth_ivp_result_free) as h:
         z0c = np.ascontiguousarray(pb.to_chain(z0v))  # the library's order
         _lib.check(LIB.lth_ivp_solve(pb._system(), t0, z0c.ctypes.data, srt.ctypes.data, len(srt),
                                      _ref(o), _ref(h.ptr), _ref(err)), err)
-        del keep
         r = S["lth_ivp_result"].from_address(h.ptr.value)
         n, s, m = r.n, r.s, r.m
         z = pb.to_user(_lib.doubles(r.z, n * s).reshape(n, s)[rank])
         v = _lib.doubles(r.v, n * m).reshape(n, m)[rank]
         _finite_rows(pb, z, ts, "z")
+        zraw = _lib.doubles(r.z, n * s).reshape(n, s).copy()  # sorted times, chain order
+        vraw = _lib.doubles(r.v, n * m).reshape(n, m).copy()
         if not (math.isfinite(r.drift) and math.isfinite(r.drift_rel)):
             raise errors.NotFiniteError("the drift is not finite")
         sol = Solution(
@@ -278,6 +282,17 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=1e-10, atol=1e-12, me
                    "gamma": r.gamma})
     if pb._sampled:
         sol.sampling = sampling.report(pb, pb.grid, pb.index)
+
+    def resolve(variant):  # lth-solve's resolve_ivp: z0 projected onto the variant's manifold
+        ov = S["lth_ivp_opts"].from_buffer_copy(o)
+        ov.project = 1
+        with _Owned(LIB.lth_ivp_result_free) as hv:
+            _lib.check(LIB.lth_ivp_solve(variant, t0, z0c.ctypes.data, srt.ctypes.data, len(srt),
+                                         _ref(ov), _ref(hv.ptr), _ref(err)), err)
+            rv = S["lth_ivp_result"].from_address(hv.ptr.value)
+            return _lib.doubles(rv.z, rv.n * rv.s).copy()
+
+    sol.sampling_error = sampling.solution_error(pb._system(), srt, zraw, vraw, resolve)
     return sol
 
 
@@ -379,7 +394,6 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
     if max_intervals is not None:
         o.max_intervals = number(max_intervals, "max_intervals", 1, 1e9, True)
     t0, t1 = pb.interval
-    keep = _hermite(o.ivp, pb, t0, t1)
     cB0, cB1 = (np.asfortranarray(pb.to_chain(B)) for B in (B0, B1))  # the library's order
     cbeta = np.ascontiguousarray(beta)
     err = _lib.new_error()
@@ -387,7 +401,6 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
         st = LIB.lth_bvp_solve(pb._system(), t0, t1, rows, cB0.ctypes.data, cB1.ctypes.data,
                                cbeta.ctypes.data, ts.ctypes.data, len(ts), _ref(o), _ref(h.ptr),
                                _ref(err))
-        del keep
         if st == errors.STATUS_VALUE["LTH_EBC"]:
             e = _lib.exception(err, st)
             e.message = "bc statements: " + e.message if from_file else "bc: " + e.message
@@ -399,7 +412,8 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
         _lib.check(st, err)
         r = S["lth_bvp_result"].from_address(h.ptr.value)
         n, s = r.n, r.s
-        z = pb.to_user(_lib.doubles(r.z, n * s).reshape(n, s))
+        zraw = _lib.doubles(r.z, n * s).reshape(n, s).copy()  # chain order
+        z = pb.to_user(zraw)
         rtimes = _lib.doubles(r.times, n)
         _finite_rows(pb, z, rtimes, "z")
         if not (math.isfinite(r.cond_shooting) and math.isfinite(r.bc_residual)):
@@ -424,6 +438,16 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
             cond_bvp=opt(r.cond_bvp), error_estimate=opt(r.error_estimate))
     if pb._sampled:
         sol.sampling = sampling.report(pb, ts, pb.index)
+
+    def resolve(variant):  # lth-bvp's resolve_bvp
+        with _Owned(LIB.lth_bvp_result_free) as hv:
+            _lib.check(LIB.lth_bvp_solve(variant, t0, t1, rows, cB0.ctypes.data, cB1.ctypes.data,
+                                         cbeta.ctypes.data, ts.ctypes.data, len(ts), _ref(o),
+                                         _ref(hv.ptr), _ref(err)), err)
+            rv = S["lth_bvp_result"].from_address(hv.ptr.value)
+            return _lib.doubles(rv.z, rv.n * rv.s).copy()
+
+    sol.sampling_error = sampling.solution_error(pb._system(), ts, zraw, None, resolve)
     return sol
 
 
@@ -477,7 +501,8 @@ def lqr(problem, times=None, *, grid=None, rtol=1e-10, cond_max=DEFAULT_COND_MAX
         if not ok:
             raise errors.NotFiniteError("the LQR solution is not finite")
         initial_impulse = not r.exists and math.sqrt(float(np.sum(jump * jump))) > 0.0
-        return LQRSolution(
+        verdict = (bool(r.exists), bool(r.unique), have)
+        sol = LQRSolution(
             times=ts, x=x, lam=lam, u=u, cost=float(r.cost) if have else None,
             exists=bool(r.exists), unique=bool(r.unique), have_trajectory=have,
             x0=pb.x0.copy(), x0_consistent=_lib.doubles(r.x0_consistent, nx), jump=jump,
@@ -486,3 +511,52 @@ def lqr(problem, times=None, *, grid=None, rtol=1e-10, cond_max=DEFAULT_COND_MAX
             terminal_jump=_lib.doubles(r.terminal_jump, nx), residual=r.residual,
             cond_W=float(r.cond_W) if math.isfinite(r.cond_W) else None, theorem4=r.theorem4,
             drift=r.drift, nx=nx, nu=nu, p=r.p, gain=G)
+    sol.sampling_error, sol.sampling_error_cost = _lqr_sampling_error(pb, ts, o, sol, verdict)
+    return sol
+
+
+def _maxdiff(a, b):
+    return float(np.fmax.reduce(np.abs(np.asarray(a) - np.asarray(b)).ravel(), initial=0.0))
+
+
+def _lqr_sampling_error(pb, ts, o, sol, verdict):
+    """lth-lqr's sampling error: solve again with each sampled A, B or H on
+    its alternative fits and add the differences of (x, lambda, u) and of the
+    cost; a verdict (exists, unique) that changes is an error, as in the
+    tool.  (None, None) without sampled blocks."""
+    spec = pb._lqr.contents
+    serr = scost = None
+    err = _lib.new_error()
+    for name in ("A", "B", "H"):
+        src = getattr(spec, name)
+        if not src or not LIB.lth_source_is_samples(src):
+            continue
+        var = _lib.check_ptr(LIB.lth_source_sampling_variant(src, _ref(err)), err)
+        try:
+            vs = S["lth_lqr_spec"].from_buffer_copy(spec)
+            setattr(vs, name, var)
+            with _Owned(LIB.lth_lqr_result_free) as h:
+                _lib.check(LIB.lth_lqr_solve(_ref(vs), ts.ctypes.data, len(ts), _ref(o),
+                                             _ref(h.ptr), _ref(err)), err)
+                r = S["lth_lqr_result"].from_address(h.ptr.value)
+                if (bool(r.exists), bool(r.unique), bool(r.have_trajectory)) != verdict:
+                    raise errors.from_status(errors.STATUS_VALUE["LTH_ECOND"],
+                        "the samples' error decides the answer: with the sampled %s moved by "
+                        "its error estimate the optimum %s, %s (here: %s, %s); refine the "
+                        "samples" % (name, "exists" if r.exists else "does not exist",
+                                     "unique" if r.unique else "not unique",
+                                     "exists" if verdict[0] else "does not exist",
+                                     "unique" if verdict[1] else "not unique"))
+                n = r.n if verdict[2] else 0
+                nx, nu = r.nx, r.nu
+                d = max(_maxdiff(sol.x, _lib.doubles(r.x, n * nx).reshape(n, nx)),
+                        max(_maxdiff(sol.lam, _lib.doubles(getattr(r, "lambda"), n * nx)
+                                     .reshape(n, nx)),
+                            _maxdiff(sol.u, _lib.doubles(r.u, n * nu).reshape(n, nu))))
+                serr = (serr if serr is not None else 0.0) + d
+                dc = (abs(sol.cost - r.cost) if sol.cost is not None and math.isfinite(sol.cost)
+                      and math.isfinite(r.cost) else 0.0)
+                scost = (scost if scost is not None else 0.0) + dc
+        finally:
+            LIB.lth_source_free(var)
+    return serr, scost

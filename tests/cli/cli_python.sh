@@ -22,6 +22,10 @@ if ! "$LTH_PYTHON" -c 'import numpy, pytest, matplotlib' 2>/dev/null; then
   exit 1
 fi
 export LTH_APPS_DIR="$APPS" PYTHONDONTWRITEBYTECODE=1 MPLBACKEND=Agg
+# BLAS on one thread, as the tools run it (apps/common/app_blas.c): the Python
+# package's numbers equal the tools' to the last bit only with the same BLAS
+# setting -- OpenBLAS's threaded LU rounds differently (docs/python.md)
+export OPENBLAS_NUM_THREADS=1
 if [ "${LTH_SANITIZE:-OFF}" = ON ]; then
   asan=$("$LTH_C_COMPILER" -print-file-name=libasan.so)
   ubsan=$("$LTH_C_COMPILER" -print-file-name=libubsan.so)

@@ -34,12 +34,29 @@ def same(py, js, what):
         what, bad[0].tolist(), a[tuple(bad[0])], b[tuple(bad[0])])
 
 
+def same_optional(py, js, key, what):
+    """A key the tool writes only when there is something to say (sampled data)."""
+    assert (py is None) == (key not in js), "%s: %r in Python, %r in the tool's JSON" % (
+        what, py, js.get(key))
+    if py is not None:
+        same(py, js[key], what)
+
+
 def same_sampling(py, js):
     assert len(py) == len(js or [])
     for p, j in zip(py, js or []):
         assert p.block == j["block"] and p.degree == j["degree"]
         for key in ("error", "t_error", "relative"):
             same(getattr(p, key), j[key], "sampling %s %s" % (p.block, key))
+
+
+def same_errest(dec, pts):
+    """lth-decompose's per-point error_estimate (sampled data only)."""
+    has = ["error_estimate" in p for p in pts]
+    assert all(has) == (dec.error_estimate is not None) and (all(has) or not any(has))
+    if dec.error_estimate is not None:
+        for key, val in dec.error_estimate.items():
+            same(val, [p["error_estimate"][key] for p in pts], "error_estimate " + key)
 
 
 def test_every_example_is_covered():
@@ -63,6 +80,7 @@ def test_decompose(name):
     same(dec.cond_pi_max, [summ["cond_pi_max"], summ["t_cond_pi_max"]], "cond_pi_max")
     same(dec.cond_chain_max, [summ["cond_chain_max"], summ["t_cond_chain_max"]], "cond_chain_max")
     same_sampling(dec.sampling, js.get("sampling"))
+    same_errest(dec, pts)
 
 
 @pytest.mark.parametrize("name", ["index5", "pendulum", "sampled", "lqr_timevarying"])
@@ -98,6 +116,7 @@ def compare_ic(res, js, pb):
     same(sorted(pb.chain_position[res.changed] + 1), js["changed"], "changed")
     same(pb.to_chain(res.M0), js["conditions"]["M0"], "M0")
     same(res.b0, js["conditions"]["b0"], "b0")
+    same_optional(res.sampling_error, js, "sampling_error", "ic sampling_error")
 
 
 @pytest.mark.parametrize("name", DAE_FILES)
@@ -143,6 +162,7 @@ def compare_solve(sol, js, pb):
         same(sol.z0_change, js["z0_change"], "z0_change")
         assert pb.chain_position[sol.z0_worst] + 1 == js["z0_worst"]
     same_sampling(sol.sampling, js.get("sampling"))
+    same_optional(sol.sampling_error, js, "sampling_error", "solve sampling_error")
 
 
 def test_solve_options():
@@ -172,6 +192,7 @@ def test_bvp(method):
             same(getattr(sol, key), js[key], "bvp " + key)
     assert (sol.method, sol.p, sol.s, sol.components) == (js["method"], js["p"], js["s"],
                                                           js["components"])
+    same_optional(sol.sampling_error, js, "sampling_error", "bvp sampling_error")
 
 
 def test_bvp_options():
@@ -202,6 +223,8 @@ def test_lqr(name):
     for key in ("exists", "unique", "have_trajectory", "jump_in_range_B", "terminal_impulse",
                 "nx", "nu", "p"):
         assert getattr(res, key) == js[key], key
+    for key in ("sampling_error", "sampling_error_cost"):
+        same_optional(getattr(res, key), js, key, "lqr " + key)
 
 
 def test_lqr_times():
@@ -210,3 +233,54 @@ def test_lqr_times():
     res = lth.lqr(data("lqr_double_integrator.lth"), [1.5, 0.25], rtol=1e-9)
     same(res.x, js["x"], "x")
     same(res.cost, js["cost"], "cost")
+
+
+def _sampled_files(tmp):
+    """An RLC circuit in the equation form driven by 401 samples of a smooth
+    source, and an LQR problem with a sampled weight H."""
+    t = np.linspace(0.0, 2.0, 401)
+    np.savetxt(os.path.join(tmp, "vs.csv"), np.c_[t, np.sin(3 * t) + 0.2 * np.cos(5 * t)],
+               delimiter=",", fmt="%.17g")
+    np.savetxt(os.path.join(tmp, "h.csv"),
+               np.c_[t, 1 + 0.5 * np.sin(t), 0 * t, 0 * t, 1 + 0 * t], delimiter=",",
+               fmt="%.17g")
+    eqn = os.path.join(tmp, "rlc.lth")
+    with open(eqn, "w") as f:
+        f.write("problem equations\nvariables v iL iV\ninterval 0 2\ngrid 5\n"
+                "param R = 10, L = 0.5, C = 1e-3\n"
+                "C*v' = iV - iL - v/R\nL*iL' = v\n0 = v - samples(\"vs.csv\")\n"
+                "z0 = [0.2 0 0]\nbc B0 = [0 1 0]\nbc B1 = [0 0 0]\nbc beta = [0]\n")
+    lqr = os.path.join(tmp, "lqr.lth")
+    with open(lqr, "w") as f:
+        f.write("lth 1\nproblem lqr\nsizes 2 1\ninterval 0 2\ngrid 5\n"
+                "A = [0, 1; 0, 0]\nB = [0; 1]\nC = [0, 0; 0, 0]\nx0 = [1; -0.5]\n"
+                "H = samples(\"h.csv\")\n")
+    return eqn, lqr
+
+
+def test_sampling_error_equation_form(tmp_path):
+    """An equation-form file's sampling_error, as the tools compute it."""
+    eqn, lqr = _sampled_files(str(tmp_path))
+    pb = lth.load(eqn)
+    js = run_tool("lth-decompose", eqn, "--format", "json", "-q")
+    dec = lth.decompose(pb)
+    assert dec.error_estimate is not None
+    same_errest(dec, js["points"])
+    js = run_tool("lth-ic", eqn, "--format", "json", "--conditions")
+    res = lth.ic(pb)
+    assert res.sampling_error is not None
+    compare_ic(res, js, pb)
+    js = run_tool("lth-solve", eqn, "--format", "json", "-q", "--project")
+    sol = lth.solve(pb, project=True)
+    assert sol.sampling_error is not None
+    compare_solve(sol, js, pb)
+    js = run_tool("lth-bvp", eqn, "--format", "json")
+    sol = lth.bvp(pb)
+    same(sol.z, js["z"], "z")
+    assert sol.sampling_error is not None
+    same_optional(sol.sampling_error, js, "sampling_error", "bvp sampling_error")
+    js = run_tool("lth-lqr", lqr, "--format", "json")
+    res = lth.lqr(lth.load(lqr))
+    assert res.sampling_error is not None and res.sampling_error_cost is not None
+    for key in ("sampling_error", "sampling_error_cost"):
+        same_optional(getattr(res, key), js, key, "lqr " + key)

@@ -37,15 +37,16 @@ static lth_table *alloc_table(const lth_system *sys, double t0, double t1, int t
  * no two panels overlap there (lib/table/coef_store.c); the chunks' counts add up to
  * the table's.  Returns the number of chunks. */
 static size_t check_chunks(const lth_table *tab) {
-  size_t used = 0, *end = calloc(tab->nchunks + 1, sizeof *end), *dend = calloc(tab->nchunks + 1, sizeof *dend);
+  size_t used = 0, *end = calloc(tab->store.nchunks + 1, sizeof *end), *dend = calloc(tab->store.nchunks + 1, sizeof *dend);
   ck_assert(end && dend);
-  for (size_t k = 0; k < tab->nchunks; k++) used += tab->chunks[k].cn + tab->chunks[k].dn;
-  ck_assert_uint_eq(used, tab->stored);
-  for (size_t i = 0; i < tab->np; i++) {
-    const tab_panel *p = &tab->panels[i];
+  for (size_t k = 0; k < tab->store.nchunks; k++)
+    used += tab->store.chunks[k].cn + tab->store.chunks[k].dn;
+  ck_assert_uint_eq(used, tab->store.stored);
+  for (size_t i = 0; i < tab->store.np; i++) {
+    const tab_panel *p = &tab->store.panels[i];
     if (p->direct) continue;
-    ck_assert(p->chunk >= 0 && (size_t)p->chunk < tab->nchunks);
-    const tab_chunk *c = &tab->chunks[p->chunk];
+    ck_assert(p->chunk >= 0 && (size_t)p->chunk < tab->store.nchunks);
+    const tab_chunk *c = &tab->store.chunks[p->chunk];
     size_t nc = (size_t)(p->deg + 1) * p->ld;
     /* panels fill a chunk in order: each starts where the previous one ended */
     ck_assert_uint_eq(p->off, end[p->chunk]);
@@ -53,14 +54,14 @@ static size_t check_chunks(const lth_table *tab) {
     end[p->chunk] = p->off + nc;
     if (tab->o.deriv) {
       ck_assert_uint_eq(p->doff, dend[p->chunk]);
-      dend[p->chunk] = p->doff + (size_t)(p->deg_rhs > 0 ? p->deg_rhs : 1) * tab->E_rhs;
+      dend[p->chunk] = p->doff + (size_t)(p->deg_rhs > 0 ? p->deg_rhs : 1) * tab->lay.E_rhs;
       ck_assert(dend[p->chunk] <= c->dn && c->dn <= c->dcap);
     }
   }
-  for (size_t k = 0; k < tab->nchunks; k++) ck_assert_uint_eq(end[k], tab->chunks[k].cn);
+  for (size_t k = 0; k < tab->store.nchunks; k++) ck_assert_uint_eq(end[k], tab->store.chunks[k].cn);
   free(end);
   free(dend);
-  return tab->nchunks;
+  return tab->store.nchunks;
 }
 
 /* max over entries of |X - Y| relative to max(1, max |Y|) */
@@ -85,7 +86,8 @@ START_TEST(test_split_identical_and_accurate) {
   ck_assert_msg(lth_table_build(a, T, &err) == LTH_OK, "%s", err.message);
   ck_assert_msg(lth_table_build(b, T, &err) == LTH_OK, "%s", err.message);
   /* the build was split: stretches were merged as chunks */
-  ck_assert_msg(a->stretches >= 2 && b->stretches == a->stretches, "stretches %zu / %zu", a->stretches, b->stretches);
+  ck_assert_msg(a->stats.stretches >= 2 && b->stats.stretches == a->stats.stretches,
+                "stretches %zu / %zu", a->stats.stretches, b->stats.stretches);
   ck_assert(check_chunks(a) >= 2 && check_chunks(b) >= 2);
   lth_table_info ia, ib;
   lth_table_info_get(a, &ia);
@@ -196,7 +198,7 @@ START_TEST(test_split_direct_panels_at_a_dip) {
     lth_error err;
     lth_error_clear(&err);
     ck_assert_msg(lth_table_build(tab, 300.0, &err) == LTH_OK, "%s", err.message);
-    ck_assert_msg(tab->stretches >= 2, "the build was not split");
+    ck_assert_msg(tab->stats.stretches >= 2, "the build was not split");
     lth_table_info_get(tab, &in[threads - 1]);
     ck_assert(in[threads - 1].direct_panels >= 1);
     /* T_SING lies on a direct panel: evaluating there needs a workspace,
@@ -232,7 +234,7 @@ START_TEST(test_split_refusal_in_a_late_stretch) {
     lth_status st = lth_table_build(tab, 300.0, &err);
     ck_assert_msg(st == LTH_ECALLBACK, "status %d: %s", st, err.message);
     ck_assert_msg(err.has_t && err.t >= T_FAIL && err.t <= T_FAIL + 1, "t = %.17g", err.t);
-    ck_assert_msg(tab->stretches >= 1, "the build was not split");
+    ck_assert_msg(tab->stats.stretches >= 1, "the build was not split");
     cov[threads - 1] = lth_table_covered(tab);
     ck_assert(cov[threads - 1] <= T_FAIL + 1 && cov[threads - 1] > 100.0);
     /* the panels before the failure stay usable, nothing after it is there */
@@ -266,8 +268,8 @@ START_TEST(test_split_memory_budget) {
     ck_assert_int_eq(lth_table_build(tab, 150.0, &err), LTH_ENOMEM);
     lth_table_info in;
     lth_table_info_get(tab, &in);
-    ck_assert_msg(in.bytes <= o.max_bytes, "%zu bytes (threads %d, panels %zu, stretches %zu)", in.bytes, threads, in.panels, tab->stretches);
-    ck_assert_msg(tab->stretches >= 1, "the build was not split before the budget ran out");
+    ck_assert_msg(in.bytes <= o.max_bytes, "%zu bytes (threads %d, panels %zu, stretches %zu)", in.bytes, threads, in.panels, tab->stats.stretches);
+    ck_assert_msg(tab->stats.stretches >= 1, "the build was not split before the budget ran out");
     cov[threads - 1] = lth_table_covered(tab);
     ck_assert(cov[threads - 1] < 150.0);
     lth_table_free(tab);
@@ -297,10 +299,10 @@ START_TEST(test_output_maps_per_panel) {
     double split = lth_table_covered(tab);
     tab_set_output_density(tab, INFINITY);
     ck_assert_msg(lth_table_build(tab, T, &err) == LTH_OK, "%s", err.message);
-    for (size_t i = 0; i < tab->np; i++) {
-      const tab_panel *p = &tab->panels[i];
+    for (size_t i = 0; i < tab->store.np; i++) {
+      const tab_panel *p = &tab->store.panels[i];
       ck_assert_int_eq(p->outs, p->b > split);
-      ck_assert_int_eq(p->ld, p->outs ? tab->E : tab->E_rhs);
+      ck_assert_int_eq(p->ld, p->outs ? tab->lay.E : tab->lay.E_rhs);
     }
     lth_decomp_ws *ws = lth_decomp_ws_alloc(sys, 0, NULL);
     lth_point *pt = lth_point_alloc(sys, 0, NULL), *pe = lth_point_alloc(sys, 0, NULL);
@@ -328,12 +330,12 @@ START_TEST(test_output_maps_per_panel) {
       ck_assert_int_eq(lth_table_eval(tab, t, 0, 0, pe, NULL, NULL), LTH_OK);
       ck_assert_int_eq(tab_eval_damped(tab, t, gamma, pt, NULL), LTH_OK);
       ck_assert(pt->P.order == -1);
-      for (int i = 0; i < tab->m * tab->m; i++) {
+      for (int i = 0; i < tab->lay.m * tab->lay.m; i++) {
         double want = pe->Ahat.c[i] - gamma * pe->P.c[i];
         ck_assert_msg(fabs(pt->Ahat.c[i] - want) <= 1e-13 * (1 + fabs(pe->Ahat.c[i]) + fabs(pe->P.c[i])),
                       "t = %g, entry %d: %.17g vs %.17g", t, i, pt->Ahat.c[i], want);
       }
-      for (int i = 0; i < tab->m; i++) ck_assert(pt->g.c[i] == pe->g.c[i]);
+      for (int i = 0; i < tab->lay.m; i++) ck_assert(pt->g.c[i] == pe->g.c[i]);
     }
     lth_table_info in;
     lth_table_info_get(tab, &in);
