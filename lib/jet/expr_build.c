@@ -13,22 +13,28 @@
 
 #include "expr_impl.h"
 
-#define MAX_NODES (INT_MAX / 2) /* ids stay int; the compiled program's too */
+#define CHUNK_BITS 14 /* nodes are stored in chunks of 2^14 (512 KiB): growing */
+#define CHUNK_MASK ((1 << CHUNK_BITS) - 1) /* never copies them, never holds 2 copies */
+#define MAX_NODES (INT_MAX / 2)            /* ids stay int; the compiled program's too */
 
-/* A node of the arena: 24 bytes. */
+/* A node of the arena: 32 bytes. */
 typedef struct bnode {
-  double v;  /* constant value, or the exponent of OP_POWC */
-  int a, b;  /* operands (-1 if unused) */
-  int col;   /* for domain errors */
+  double v; /* constant value, or the exponent of OP_POWC */
+  int a, b; /* operands (-1 if unused) */
+  int col;  /* for domain errors */
+  int map;  /* compile scratch: the node's index in the program, -1 outside a compile */
   unsigned char op, dep;
 } bnode;
 
 struct lth_ebuild {
-  bnode *nd;
-  int n, cap;
-  int *map; /* compile scratch: program index of node i, -1 outside a compile */
-  int mapcap;
+  bnode **chunk;
+  int nchunks, capchunks;
+  int n;
 };
+
+static bnode *nd(const lth_ebuild *b, int id) {
+  return &b->chunk[id >> CHUNK_BITS][id & CHUNK_MASK];
+}
 
 static const char *const FUNC_NAMES[LTH_EFN_COUNT] = {
     "sin", "cos", "tan", "exp", "log", "sqrt", "sinh", "cosh", "tanh", "asin", "acos", "atan", "abs"};
@@ -50,8 +56,10 @@ lth_ebuild *lth_ebuild_alloc(void) { return calloc(1, sizeof(lth_ebuild)); }
 
 void lth_ebuild_free(lth_ebuild *b) {
   if (b) {
-    free(b->nd);
-    free(b->map);
+    for (int k = 0; k < b->nchunks; k++) {
+      free(b->chunk[k]);
+    }
+    free(b->chunk);
     free(b);
   }
 }
@@ -60,7 +68,7 @@ size_t lth_ebuild_size(const lth_ebuild *b) { return b ? (size_t)b->n : 0; }
 
 void lth_ebuild_reset(lth_ebuild *b) {
   if (b) {
-    b->n = 0; /* map[] is -1 everywhere outside a compile */
+    b->n = 0; /* the chunks stay for the next nodes */
   }
 }
 
@@ -68,24 +76,36 @@ void lth_ebuild_reset(lth_ebuild *b) {
 /* Nodes as written                                                         */
 
 static int add(lth_ebuild *b, bnode x) {
-  if (b->n == b->cap) {
-    int cap = b->cap ? (b->cap < MAX_NODES / 2 ? 2 * b->cap : MAX_NODES) : 64;
-    bnode *nn = b->n < MAX_NODES ? realloc(b->nd, (size_t)cap * sizeof *nn) : NULL;
-    if (!nn) {
+  if (b->n >= MAX_NODES) {
+    return -1;
+  }
+  if (b->n >> CHUNK_BITS == b->nchunks) {
+    if (b->nchunks == b->capchunks) {
+      int cap = b->capchunks ? 2 * b->capchunks : 16;
+      bnode **nc = realloc(b->chunk, (size_t)cap * sizeof *nc);
+      if (!nc) {
+        return -1;
+      }
+      b->chunk = nc;
+      b->capchunks = cap;
+    }
+    if (!(b->chunk[b->nchunks] = malloc(((size_t)CHUNK_MASK + 1) * sizeof(bnode)))) {
       return -1;
     }
-    b->nd = nn;
-    b->cap = cap;
+    b->nchunks++;
   }
-  b->nd[b->n] = x;
+  x.map = -1;
+  *nd(b, b->n) = x;
   return b->n++;
 }
 
 int lth_ebuild_const(lth_ebuild *b, double v, int col) {
-  return add(b, (bnode){v, -1, -1, col, OP_CONST, 0});
+  return add(b, (bnode){v, -1, -1, col, -1, OP_CONST, 0});
 }
 
-int lth_ebuild_t(lth_ebuild *b, int col) { return add(b, (bnode){0.0, -1, -1, col, OP_T, 1}); }
+int lth_ebuild_t(lth_ebuild *b, int col) {
+  return add(b, (bnode){0.0, -1, -1, col, -1, OP_T, 1});
+}
 
 static int valid(const lth_ebuild *b, int x) { return x >= 0 && x < b->n; }
 
@@ -107,20 +127,20 @@ static int node_op(lth_ebuild *b, int op, int x, int y, int col) {
   if (!valid(b, x) || (y != -1 && !valid(b, y))) {
     return -1;
   }
-  bnode nd = {0.0, x, y, col, (unsigned char)op, 0};
-  if (op == OP_POW && b->nd[y].op == OP_CONST) {
-    nd.op = OP_POWC; /* constant exponent: stored in the node, not evaluated */
-    nd.v = b->nd[y].v;
-    nd.b = y = -1;
+  bnode z = {0.0, x, y, col, -1, (unsigned char)op, 0};
+  if (op == OP_POW && nd(b, y)->op == OP_CONST) {
+    z.op = OP_POWC; /* constant exponent: stored in the node, not evaluated */
+    z.v = nd(b, y)->v;
+    z.b = y = -1;
   }
-  const bnode *na = &b->nd[x], *nb = y >= 0 ? &b->nd[y] : NULL;
-  nd.dep = na->dep || (nb && nb->dep);
+  const bnode *na = nd(b, x), *nb = y >= 0 ? nd(b, y) : NULL;
+  z.dep = na->dep || (nb && nb->dep);
   double v;
   if (na->op == OP_CONST && (!nb || nb->op == OP_CONST) &&
-      fold(&nd, na->v, nb ? nb->v : 0.0, &v, NULL)) {
+      fold(&z, na->v, nb ? nb->v : 0.0, &v, NULL)) {
     return lth_ebuild_const(b, v, col);
   }
-  return add(b, nd);
+  return add(b, z);
 }
 
 int lth_ebuild_neg(lth_ebuild *b, int x, int col) { return node_op(b, OP_NEG, x, -1, col); }
@@ -146,14 +166,14 @@ int lth_ebuild_binary(lth_ebuild *b, int op, int x, int y, int col) {
 }
 
 int lth_ebuild_is_const(const lth_ebuild *b, int x, double *v) {
-  if (!valid(b, x) || b->nd[x].op != OP_CONST) {
+  if (!valid(b, x) || nd(b, x)->op != OP_CONST) {
     return 0;
   }
-  *v = b->nd[x].v;
+  *v = nd(b, x)->v;
   return 1;
 }
 
-int lth_ebuild_depends_on_t(const lth_ebuild *b, int x) { return valid(b, x) && b->nd[x].dep; }
+int lth_ebuild_depends_on_t(const lth_ebuild *b, int x) { return valid(b, x) && nd(b, x)->dep; }
 
 /* ------------------------------------------------------------------------ */
 /* The algebra                                                              */
@@ -181,9 +201,9 @@ static lth_escalar konst(double v) { return (lth_escalar){v, -1}; }
 
 /* A constant through the kernel (op on a and b): errors as evaluating it would give. */
 static lth_status kernel_const(int op, double a, double b, double *v, lth_error *err) {
-  bnode nd = {op == OP_POW ? b : 0.0, 0, 0, 0, (unsigned char)(op == OP_POW ? OP_POWC : op), 0};
+  bnode z = {op == OP_POW ? b : 0.0, 0, 0, 0, -1, (unsigned char)(op == OP_POW ? OP_POWC : op), 0};
   lth_error_clear(err);
-  if (!fold(&nd, a, b, v, err)) {
+  if (!fold(&z, a, b, v, err)) {
     return err ? err->status : LTH_EDOMAIN;
   }
   return LTH_OK;
@@ -315,7 +335,9 @@ lth_status lth_ebuild_apply(lth_ebuild *b, int fn, lth_escalar x, lth_escalar *o
 /* Compiling                                                                */
 
 /* The nodes reachable from root in postorder, operands first (the left one
- * first), each once: order[0..*count-1], map[node] = its index. */
+ * first), each once: order[0..*count-1], and each node's map its index.  The
+ * stack holds the path from root to the node at hand (a DAG has no cycles),
+ * so a shared node, once placed, is only skipped. */
 static lth_status walk(lth_ebuild *b, int root, size_t max_nodes, int **order, int *count,
                        lth_error *err) {
   int sp = 0, stcap = 64, ocap = 64, n = 0;
@@ -325,10 +347,11 @@ static lth_status walk(lth_ebuild *b, int root, size_t max_nodes, int **order, i
     stack[sp++] = root;
   }
   while (st == LTH_OK && sp > 0) {
-    int x = stack[sp - 1], a = b->nd[x].a, c = b->nd[x].b;
-    int next = b->map[x] >= 0 ? -2 : a >= 0 && b->map[a] < 0 ? a : c >= 0 && b->map[c] < 0 ? c : -1;
+    bnode *z = nd(b, stack[sp - 1]);
+    int a = z->a, c = z->b;
+    int next = z->map >= 0 ? -2 : a >= 0 && nd(b, a)->map < 0 ? a : c >= 0 && nd(b, c)->map < 0 ? c : -1;
     if (next == -2) {
-      sp--; /* reached twice on the path (a shared operand): done already */
+      sp--; /* placed already */
     } else if (next >= 0) {
       int *ns = sp == stcap ? realloc(stack, (size_t)(stcap *= 2) * sizeof *ns) : stack;
       st = ns ? LTH_OK : nomem(err);
@@ -345,9 +368,8 @@ static lth_status walk(lth_ebuild *b, int root, size_t max_nodes, int **order, i
       st = no ? LTH_OK : nomem(err);
       ord = no ? no : ord;
       if (no) {
-        b->map[x] = n;
-        ord[n++] = x;
-        sp--;
+        z->map = n;
+        ord[n++] = stack[--sp];
       }
     }
   }
@@ -412,22 +434,6 @@ static size_t layout(enode *nodes, int n) {
   return off;
 }
 
-static lth_status grow_map(lth_ebuild *b, lth_error *err) {
-  if (b->mapcap >= b->n) {
-    return LTH_OK;
-  }
-  int *m = realloc(b->map, (size_t)b->cap * sizeof *m);
-  if (!m) {
-    return nomem(err);
-  }
-  for (int i = b->mapcap; i < b->cap; i++) {
-    m[i] = -1;
-  }
-  b->map = m;
-  b->mapcap = b->cap;
-  return LTH_OK;
-}
-
 lth_status lth_ebuild_compile(lth_ebuild *b, int root, size_t max_nodes, lth_expr **out,
                               size_t *nodes, lth_error *err) {
   if (!out || !b || !valid(b, root)) {
@@ -436,19 +442,16 @@ lth_status lth_ebuild_compile(lth_ebuild *b, int root, size_t max_nodes, lth_exp
   }
   *out = NULL;
   int *order = NULL, n = 0;
-  lth_status st = grow_map(b, err);
-  if (st == LTH_OK) {
-    st = walk(b, root, max_nodes, &order, &n, err);
-  }
+  lth_status st = walk(b, root, max_nodes, &order, &n, err);
   lth_expr *e = st == LTH_OK ? malloc(sizeof *e) : NULL;
   enode *prog = e ? malloc((size_t)n * sizeof *prog) : NULL;
   for (int k = 0; prog && k < n; k++) {
-    const bnode *x = &b->nd[order[k]];
-    prog[k] = (enode){x->op, x->a >= 0 ? b->map[x->a] : -1, x->b >= 0 ? b->map[x->b] : -1,
+    const bnode *x = nd(b, order[k]);
+    prog[k] = (enode){x->op, x->a >= 0 ? nd(b, x->a)->map : -1, x->b >= 0 ? nd(b, x->b)->map : -1,
                       x->col, x->dep, 0, x->v, 0};
   }
   for (int k = 0; order && k < n; k++) {
-    b->map[order[k]] = -1;
+    nd(b, order[k])->map = -1;
   }
   free(order);
   if (st == LTH_OK && (!prog || !mark_same(prog, n))) {

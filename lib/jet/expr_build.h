@@ -60,7 +60,7 @@ typedef struct lth_ebuild lth_ebuild;
 
 lth_ebuild *lth_ebuild_alloc(void);
 void lth_ebuild_free(lth_ebuild *b);
-/* Nodes built so far (the work done, and the memory held: about 28 bytes each). */
+/* Nodes built so far (the work done, and the memory held: 32 bytes each). */
 size_t lth_ebuild_size(const lth_ebuild *b);
 /* Forget every node (their ids become invalid); the storage is kept. */
 void lth_ebuild_reset(lth_ebuild *b);

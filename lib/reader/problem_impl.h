@@ -36,7 +36,7 @@
 #define LTH_P_MAX_LINE ((size_t)1 << 20)  /* bytes in one line */
 #define LTH_P_MAX_DEP 250000              /* t-dependent matrix entries per file */
 #define LTH_P_MAX_OPS 2e8                 /* entry operations per file (lth_pval_charge) */
-#define LTH_P_NODE_OPS 4.0 /* entry operations per expression node built or compiled */
+#define LTH_P_NODE_OPS 16.0 /* entry operations per expression node built or compiled */
 
 #if defined(__GNUC__)
 #define LTH_P_PRINTF(i, j) __attribute__((format(printf, i, j)))
