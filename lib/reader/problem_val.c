@@ -50,7 +50,7 @@ static lth_status built(const lth_pvctx *x, size_t pos, lth_status st, size_t be
 
 lth_status lth_psc_const_binop(const lth_pvctx *x, size_t pos, int op, double a, double b,
                                double *v) {
-  lth_escalar r;
+  lth_escalar r = {0.0, -1};
   lth_status st = lth_ebuild_combine(x->c->eb, op, (lth_escalar){a, -1}, (lth_escalar){b, -1}, &r,
                                      x->c->err);
   *v = r.v;
