@@ -36,8 +36,9 @@ static bnode *nd(const lth_ebuild *b, int id) {
   return &b->chunk[id >> CHUNK_BITS][id & CHUNK_MASK];
 }
 
-static const char *const FUNC_NAMES[LTH_EFN_COUNT] = {
-    "sin", "cos", "tan", "exp", "log", "sqrt", "sinh", "cosh", "tanh", "asin", "acos", "atan", "abs"};
+static const char *const FUNC_NAMES[LTH_EFN_COUNT] = {"sin",  "cos",  "tan",  "exp",  "log",
+                                                       "sqrt", "sinh", "cosh", "tanh", "asin",
+                                                       "acos", "atan", "abs"};
 
 int lth_expr_func_find(const char *name, size_t len) {
   for (int k = 0; k < LTH_EFN_COUNT; k++) {
@@ -349,7 +350,10 @@ static lth_status walk(lth_ebuild *b, int root, size_t max_nodes, int **order, i
   while (st == LTH_OK && sp > 0) {
     bnode *z = nd(b, stack[sp - 1]);
     int a = z->a, c = z->b;
-    int next = z->map >= 0 ? -2 : a >= 0 && nd(b, a)->map < 0 ? a : c >= 0 && nd(b, c)->map < 0 ? c : -1;
+    int next = z->map >= 0                   ? -2
+               : a >= 0 && nd(b, a)->map < 0 ? a
+               : c >= 0 && nd(b, c)->map < 0 ? c
+                                             : -1; /* -1: its operands are placed */
     if (next == -2) {
       sp--; /* placed already */
     } else if (next >= 0) {

@@ -36,7 +36,12 @@
 #define LTH_P_MAX_LINE ((size_t)1 << 20)  /* bytes in one line */
 #define LTH_P_MAX_DEP 250000              /* t-dependent matrix entries per file */
 #define LTH_P_MAX_OPS 2e8                 /* entry operations per file (lth_pval_charge) */
-#define LTH_P_NODE_OPS 16.0 /* entry operations per expression node built or compiled */
+/* Entry operations per expression node built or compiled: a node holds 32
+ * bytes while the file is read and a compiled one runs at every t, so that
+ * the budget admits 10^7 of them (a 1 MB formula of 120,000 terms uses
+ * 1.3 10^6) and refuses formulas that grow through matrix products within
+ * some 400 MB. */
+#define LTH_P_NODE_OPS 16.0
 
 #if defined(__GNUC__)
 #define LTH_P_PRINTF(i, j) __attribute__((format(printf, i, j)))
@@ -77,8 +82,9 @@ typedef struct lth_pcur {
   void *ctx;
   size_t *ndep; /* running count of t-dependent entries */
   lth_error *err;
-  double ops;      /* entry operations so far (lth_pval_charge) */
-  lth_ebuild *eb;  /* the expressions in t the values hold */
+  double ops;     /* entry operations so far (lth_pval_charge) */
+  lth_ebuild *eb; /* the expressions in t the values hold (emptied after each
+                     statement of the block form: its values are sources then) */
 } lth_pcur;
 
 /* ---- text ---- */
