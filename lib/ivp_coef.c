@@ -29,7 +29,6 @@
 #include "system_scale.h"
 
 #define TABLE_FRAC 1e-3
-#define TABLE_TOL_MIN 3e-15
 #define TABLE_TOL_MAX 1e-6
 #define AUTO_RATIO 2.0
 #define AUTO_MIN_PANELS 3
@@ -55,12 +54,12 @@ double lth_coef_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static double table_tol(const lth_ivp_opts *o) {
+double lth_coef_table_tol(const lth_ivp_opts *o) {
   if (o->table_tol > 0) {
     return o->table_tol;
   }
   double rtol = o->rtol > 0 ? o->rtol : 1e-10;
-  return fmin(TABLE_TOL_MAX, fmax(TABLE_TOL_MIN, TABLE_FRAC * rtol));
+  return fmin(TABLE_TOL_MAX, fmax(LTH_COEF_TABLE_TOL_MIN, TABLE_FRAC * rtol));
 }
 
 /* Which source serves the coefficients (see lth_ivp_coefficients). */
@@ -94,7 +93,7 @@ int lth_coef_starts_table(const lth_system *sys, const lth_ivp_opts *o, double t
 static lth_status table_setup(lth_coef *c, const lth_ivp_opts *o, lth_error *err) {
   lth_table_opts to;
   lth_table_opts_init(&to);
-  to.tol = table_tol(o);
+  to.tol = lth_coef_table_tol(o);
   to.deriv = c->deriv;
   to.outputs = !c->outputs_direct;
   to.cond_max = o->cond_max;

@@ -12,6 +12,11 @@
 
 typedef struct lth_coef lth_coef;
 
+/* The interpolation error a table is built to (opts->table_tol, or by
+ * default 1e-3 rtol in [LTH_COEF_TABLE_TOL_MIN, 1e-6]). */
+#define LTH_COEF_TABLE_TOL_MIN 3e-15
+double lth_coef_table_tol(const lth_ivp_opts *opts);
+
 /* deriv = 1: lth_coef_eval must also deliver the first derivative (order 1)
  * of Ahat, g and P (stiff steppers).  [t_lo, t_hi] is the span to cover. */
 lth_coef *lth_coef_alloc(const lth_system *sys, const lth_ivp_opts *opts, int deriv,

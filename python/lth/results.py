@@ -65,7 +65,16 @@ class Solution(_ByName):
     ``z0_used`` the initial value used (``projected``: replaced by Corollary
     3's projection of ``z0_given``, moved by ``z0_change``, most in component
     ``z0_worst``); ``gamma`` the drift damping rate; ``stats`` the integrator's
-    counts and times."""
+    counts and times.
+
+    The global error estimate (``error_estimate=True``, the default;
+    docs/user-guide.md section 6.6): ``z_error`` (n, s) the estimated error
+    of ``z``, the difference from a second solve (``error_method`` at
+    ``error_rtol``, ``error_atol``); ``error_estimate`` its largest entry;
+    ``error_tol`` the largest in units of the tolerance (atol + rtol times
+    the component's largest size; above 1 the solve missed rtol/atol), in
+    component ``error_worst`` at time ``t_error_worst``.  None when not
+    estimated; ``error_failed`` says why when the second solve failed."""
 
     times: np.ndarray
     z: np.ndarray
@@ -88,6 +97,15 @@ class Solution(_ByName):
     gamma: float
     stats: dict
     sampling: list = field(default_factory=list)
+    error_estimate: Optional[float] = None
+    error_tol: Optional[float] = None
+    error_worst: Optional[str] = None
+    t_error_worst: Optional[float] = None
+    z_error: Optional[np.ndarray] = None
+    error_method: Optional[str] = None
+    error_rtol: Optional[float] = None
+    error_atol: Optional[float] = None
+    error_failed: Optional[str] = None
 
 
 @dataclass
