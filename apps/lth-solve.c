@@ -151,6 +151,22 @@ static lth_status resolve_ivp(void *ctx, const lth_system *variant, double *z, l
 /* ------------------------------------------------------------------------ */
 /* Setup and solving                                                        */
 
+/* The progress line: the solve, then the second solve of the error estimate,
+ * which starts over from t0 (seen as time going back). */
+typedef struct solve_progress {
+  app_progress *p;
+  double last;
+} solve_progress;
+
+static void progress_solve(void *ctx, double t, double t_end) {
+  solve_progress *sp = ctx;
+  if (t < sp->last) {
+    sp->p->label = "estimating the global error";
+  }
+  sp->last = t;
+  app_progress_time(sp->p, t, t_end);
+}
+
 static int prepare(app_ctx *C, app_run *run) {
   if (C->z0_opt.n > 0) {
     if (C->z0_opt.n != (size_t)run->s) {
@@ -248,6 +264,9 @@ static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
     o.coefficients = (lth_ivp_coefficients)C->coefficients;
     o.error_estimate = !C->error_off;
     app_ivp_setup(run, &o, n > 0 ? C->sorted[n - 1] : run->t0);
+    solve_progress sp = {&run->progress, -INFINITY};
+    o.progress = progress_solve;
+    o.progress_ctx = &sp;
     st = lth_ivp_solve(run->sys, run->t0, C->z0, C->sorted, n, &o, &C->res, err);
     resolve_ctx R = {C, run, o};
     if (st == LTH_OK) {

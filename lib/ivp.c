@@ -427,7 +427,6 @@ lth_status lth_ivp_retune(lth_ivp *iv, lth_ivp_method method, double rtol, doubl
   iv->opts.method = method;
   iv->opts.rtol = rtol;
   iv->opts.atol = atol;
-  iv->opts.progress = NULL;
   iv->hmin_frac = hmin_frac;
   iv->hmax = hmax;
   return LTH_OK;

@@ -142,7 +142,6 @@ static lth_ivp *reference_integrator(const lth_system *sys, lth_ivp *iv, double 
   ro.method = res->error_method;
   ro.rtol = res->error_rtol;
   ro.atol = res->error_atol;
-  ro.progress = NULL;
   ro.table_tol = rt;
   double t_hi = n > 0 ? times[n - 1] : t0;
   *own = lth_ivp_alloc(sys, 1, 1, &ro, t0, t_hi, err);

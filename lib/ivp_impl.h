@@ -102,8 +102,7 @@ void lth_ivp_report(const lth_ivp *iv, lth_ivp_result *res);
 /* For the reference solve of the global error estimate (lib/ivp_error.c):
  * the next lth_ivp_start uses this method (of the same kind, stiff or not, as
  * the integrator was allocated for), these tolerances, a smallest step of
- * hmin_frac times the span and a largest of hmax (0: none); no progress
- * reports from then on. */
+ * hmin_frac times the span and a largest of hmax (0: none). */
 lth_status lth_ivp_retune(lth_ivp *iv, lth_ivp_method method, double rtol, double atol,
                           double hmin_frac, double hmax, lth_error *err);
 

@@ -78,7 +78,8 @@ typedef struct lth_ivp_opts {
   size_t hermite_n;
   /* optional: called from the calling thread each time the integrator reaches an
    * output time t (lth_ivp_advance; also in fundamental solutions and the BVP
-   * and LQR solvers built on it), t_end the end of its span */
+   * and LQR solvers built on it), t_end the end of its span; lth_ivp_solve's
+   * error estimate integrates from t0 again */
   void (*progress)(void *ctx, double t, double t_end);
   void *progress_ctx;
   int error_estimate;       /* 1 (default): estimate the global error of z by a second, more
