@@ -16,10 +16,10 @@
  *    (reference_hmax): a tighter tolerance alone would repeat the solve's
  *    steps and their errors;
  *  - a coefficient table ERROR_TABLE_TIGHTEN (0.1) times as accurate.
- * Then z - z_ref is the solve's error to within the reference's, 10 to 30 %
- * of it (measured: estimate / true error 0.74 to 1.6 over the random systems
- * of tests/test_ivp_error.c, 0.97 to 1.4 over the shipped examples, above the
- * rounding floor).
+ * Then z - z_ref is the solve's error to within the reference's, mostly 1 to
+ * 30 % of it (measured, above the rounding floor: estimate / true error 0.75
+ * to 1.14 over the random systems of tests/test_ivp_error.c, 0.87 to 1.03 over
+ * the shipped examples, tests/cli_solve_error.sh).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
@@ -66,11 +66,11 @@ static lth_ivp_method reference_method(lth_ivp_method m) {
 }
 
 /* The same method must not take the same steps: where the outputs, not the
- * tolerance, set the steps (at most ERROR_OUTPUT_STEPS a output on average),
+ * tolerance, set the steps (at most ERROR_OUTPUT_STEPS an output on average),
  * a tighter tolerance changes nothing and the reference would repeat the
  * solve's truncation errors -- the very ones to estimate (rk8pd at rtol
  * 1e-6, bsimp at any rtol, on the random systems of tests/test_ivp_error.c:
- * estimates 4 to 30 times too small).  Its steps are then at most half the
+ * estimates 4 to 26 times too small).  Its steps are then at most half the
  * solve's mean step.  Where the tolerance sets the steps, the tighter one
  * changes them all; a different method (rk8pd for rkf45 and msadams) makes
  * errors of its own. */

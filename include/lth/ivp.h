@@ -138,8 +138,9 @@ typedef struct lth_ivp_result {
    * reduced ODE made, the coefficient table's interpolation error included; not
    * the initial value's (z0 is data), not that of sampled data (their Hermite
    * interpolation is shared; the data's error is the tools' sampling_error).
-   * At the rounding floor (~max(100, steps) eps max |z|; bsimp: right-hand
-   * sides instead of steps) the estimate is no more than a bound of that order. */
+   * At the rounding floor (~max(100, steps) eps max |z|; bsimp: up to 10 times
+   * its right-hand sides instead of steps) the estimate says no more than that the
+   * error is at that level. */
   double error_estimate; /* max over the output times k and components i of |z_error_ik|;
                             NaN: not estimated */
   double error_tol;  /* the same in units of the tolerance: max over k, i of |z_error_ik| /
