@@ -45,7 +45,18 @@ static int verbose;
 
 /* The ratios seen, for the summary. */
 static double ratio_lo = INFINITY, ratio_hi = 0.0;
-static int n_cases, n_floor;
+static int n_cases, n_floor, n_capped;
+
+/* bsimp's steps collapse on 4 of the random systems below (15,000 to 70,000
+ * steps where it takes 15 on the others and rk8pd 30: a matter of GSL's
+ * stepper, not of the estimate), which costs minutes, 10 times more under the
+ * sanitizers.  Its steps per output are capped at BSIMP_CAP, so that those
+ * runs refuse (LTH_EINTEG), or their reference does (no estimate, and
+ * error_failed says why), and are counted, not judged; LTH_TEST_LONG=1 lifts
+ * the cap (their estimates: 0.99 to 1.4 times the true error, or at the
+ * floor). */
+#define BSIMP_CAP 1000
+static int long_run;
 
 /* True errors of res against z*: the largest, and the largest in units of the
  * tolerance with the library's weights atol + rtol max_k |z_ik|. */
@@ -117,9 +128,27 @@ static void check_case(ts_sys *S, lth_system *sys, int method, double rtol, doub
   lth_ivp_result *res = NULL;
   lth_error err;
   lth_error_clear(&err);
+  if (method == LTH_IVP_BSIMP && !long_run) {
+    o.max_steps = BSIMP_CAP;
+  }
   lth_status st = lth_ivp_solve(sys, t0, z0, times, N, &o, &res, &err);
+  if (st == LTH_EINTEG && o.max_steps > 0) {
+    if (verbose) printf("%-12s %-7s rtol %.0e  capped: %s\n", what, lth_ivp_method_name(method),
+                        rtol, err.message);
+    n_capped++;
+    return;
+  }
   ck_assert_msg(st == LTH_OK, "%s %s rtol %g: %s (t = %g)", what, lth_ivp_method_name(method),
                 rtol, err.message, err.t);
+  if (!res->z_error && res->error_failed.status == LTH_EINTEG && o.max_steps > 0) {
+    /* the cap stopped the reference: reported as such */
+    ck_assert(isnan(res->error_estimate));
+    if (verbose) printf("%-12s %-7s rtol %.0e  reference capped: %s\n", what,
+                        lth_ivp_method_name(method), rtol, res->error_failed.message);
+    n_capped++;
+    lth_ivp_result_free(res);
+    return;
+  }
   ck_assert_msg(res->z_error != NULL, "%s %s rtol %g: no estimate: %s", what,
                 lth_ivp_method_name(method), rtol, res->error_failed.message);
   double e_abs, e_tol, zscale;
@@ -163,8 +192,10 @@ START_TEST(test_random_family_every_method) {
       ts_free(S);
     }
   }
-  printf("global error estimate / true error over %d cases: %.3g to %.3g (%d at the floor)\n",
-         n_cases, ratio_lo, ratio_hi, n_floor);
+  printf("global error estimate / true error over %d cases: %.3g to %.3g (%d at the floor; "
+         "%d bsimp runs capped)\n",
+         n_cases, ratio_lo, ratio_hi, n_floor, n_capped);
+  ck_assert_msg(n_cases >= 130, "only %d cases judged", n_cases);
 }
 END_TEST
 
@@ -311,6 +342,7 @@ END_TEST
 
 static Suite *suite(void) {
   verbose = getenv("LTH_TEST_VERBOSE") != NULL;
+  long_run = getenv("LTH_TEST_LONG") != NULL;
   Suite *s = suite_create("ivp_error");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 600);
