@@ -39,6 +39,7 @@
   _Generic((x), int: "int", unsigned int: "uint", long: "long", unsigned long: "ulong", \
            double: "double", double *: "ptr", const double *: "ptr", int *: "ptr",     \
            char *: "char[]", lth_jet: "lth_jet", lth_ivp_opts: "lth_ivp_opts",          \
+           lth_error: "lth_error",                                                       \
            lth_jet *: "ptr", const lth_source *: "ptr", void *: "ptr",                 \
            lth_point **: "ptr", lth_verify_report *: "ptr", default: "other")
 
@@ -96,7 +97,7 @@ static void structs(void) {
   F(lth_ivp_opts, method); F(lth_ivp_opts, rtol); F(lth_ivp_opts, atol); F(lth_ivp_opts, h0);
   F(lth_ivp_opts, max_steps); F(lth_ivp_opts, cond_max); F(lth_ivp_opts, reproject);
   F(lth_ivp_opts, project); F(lth_ivp_opts, stabilize); F(lth_ivp_opts, hermite);
-  F(lth_ivp_opts, hermite_grid); F(lth_ivp_opts, hermite_n);
+  F(lth_ivp_opts, hermite_grid); F(lth_ivp_opts, hermite_n); F(lth_ivp_opts, error_estimate);
 
   STRUCT(lth_ivp_result);
   F(lth_ivp_result, n); F(lth_ivp_result, s); F(lth_ivp_result, m); F(lth_ivp_result, times);
@@ -106,6 +107,11 @@ static void structs(void) {
   F(lth_ivp_result, gamma); F(lth_ivp_result, steps); F(lth_ivp_result, rhs_evals);
   F(lth_ivp_result, decomps); F(lth_ivp_result, seconds_total);
   F(lth_ivp_result, seconds_decomp); F(lth_ivp_result, output_gain);
+  F(lth_ivp_result, error_estimate); F(lth_ivp_result, error_tol); F(lth_ivp_result, error_worst);
+  F(lth_ivp_result, error_worst_k); F(lth_ivp_result, z_error); F(lth_ivp_result, error_method);
+  F(lth_ivp_result, error_rtol); F(lth_ivp_result, error_atol); F(lth_ivp_result, error_steps);
+  F(lth_ivp_result, error_rhs_evals); F(lth_ivp_result, error_decomps);
+  F(lth_ivp_result, error_seconds); F(lth_ivp_result, error_failed);
 
   STRUCT(lth_bvp_opts);
   F(lth_bvp_opts, method); F(lth_bvp_opts, ivp); F(lth_bvp_opts, intervals);

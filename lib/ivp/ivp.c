@@ -24,6 +24,16 @@ void lth_ivp_opts_init(lth_ivp_opts *opts) {
   opts->atol = 1e-12;
   opts->hermite = -1;
   opts->stabilize = -1.0;
+  opts->error_estimate = 1;
+}
+
+void lth_ivp_tolerances(const lth_ivp_opts *opts, double *rtol, double *atol) {
+  *rtol = opts->rtol > 0 ? opts->rtol : 1e-10;
+  *atol = opts->atol > 0 ? opts->atol : 1e-12;
+}
+
+int lth_ivp_method_is_stiff(lth_ivp_method method) {
+  return method == LTH_IVP_MSBDF || method == LTH_IVP_BSIMP;
 }
 
 static const char *const method_names[] = {"rk8pd", "rkf45", "msadams", "msbdf", "bsimp"};
@@ -56,9 +66,7 @@ static const gsl_odeiv2_step_type *step_type(lth_ivp_method method) {
   }
 }
 
-static int is_stiff(lth_ivp_method method) {
-  return method == LTH_IVP_MSBDF || method == LTH_IVP_BSIMP;
-}
+static int is_stiff(lth_ivp_method method) { return lth_ivp_method_is_stiff(method); }
 
 /* ---- the integrator ---- */
 
@@ -86,6 +94,8 @@ struct lth_ivp {
   double enc_lo, enc_hi, enc_w;
   double cross_lo, cross_hi; /* a kink or jump located inside: crossed in one step */
   double hmin;               /* GSL's minimum step (lth_ivp_start) */
+  double hmin_frac;    /* smallest step, relative to the span */
+  double hmax;         /* largest step (0: none) */
 };
 
 /* Degree of the polynomial that must resolve the data over one stretch
@@ -170,6 +180,10 @@ static int jac(double t, const double y[], double *dfdy, double dfdt[], void *pa
   return GSL_SUCCESS;
 }
 
+/* A step collapsing below this fraction of the span means singular
+ * coefficients (e.g. Pi -> singular): fail fast instead of creeping towards it. */
+#define HMIN_FRAC 1e-10
+
 /* Stiff steppers need a dense Jacobian of size dim^2: refuse absurd sizes. */
 #define LTH_IVP_STIFF_MAX_DIM 4000
 
@@ -199,6 +213,7 @@ lth_ivp *lth_ivp_alloc(const lth_system *sys, int ncols, int affine, const lth_i
     return NULL;
   }
   iv->t_hi = t_hi;
+  iv->hmin_frac = HMIN_FRAC;
   if (!stiff && iv->opts.stabilize * (t_hi - t_lo) > LTH_IVP_EXPLICIT_GAMMA_SPAN) {
     /* the drift directions decay at rate gamma: an explicit method needs
      * h < ~3 / gamma and would run for hours instead of failing */
@@ -299,8 +314,11 @@ lth_status lth_ivp_start(lth_ivp *iv, double t, const double *V, lth_error *err)
   }
   double span = lth_coef_span(iv->coef);
   double h0 = iv->opts.h0 > 0 ? iv->opts.h0 : (span > 0 ? 1e-3 * span : 1e-3);
-  double rtol = iv->opts.rtol > 0 ? iv->opts.rtol : 1e-10;
-  double atol = iv->opts.atol > 0 ? iv->opts.atol : 1e-12;
+  if (iv->hmax > 0) {
+    h0 = fmin(h0, iv->hmax);
+  }
+  double rtol, atol;
+  lth_ivp_tolerances(&iv->opts, &rtol, &atol);
   gsl_error_handler_t *saved = gsl_set_error_handler_off();
   iv->drv = gsl_odeiv2_driver_alloc_y_new(&iv->gsys, step_type(iv->opts.method), h0, atol, rtol);
   gsl_set_error_handler(saved);
@@ -308,11 +326,14 @@ lth_status lth_ivp_start(lth_ivp *iv, double t, const double *V, lth_error *err)
     return lth_error_set(err, LTH_ENOMEM, "could not allocate the GSL driver");
   }
   gsl_odeiv2_driver_set_nmax(iv->drv, iv->opts.max_steps ? iv->opts.max_steps : 10000000);
-  /* a step collapsing below 1e-10 of the span means singular coefficients
-   * (e.g. Pi -> singular): fail fast instead of creeping towards it */
-  iv->hmin = span > 0 ? 1e-10 * span : 0.0;
+  /* a step collapsing below hmin_frac (1e-10) of the span means singular
+   * coefficients (e.g. Pi -> singular): fail fast instead of creeping towards it */
+  iv->hmin = span > 0 ? iv->hmin_frac * span : 0.0;
   if (span > 0) {
     gsl_odeiv2_driver_set_hmin(iv->drv, iv->hmin);
+  }
+  if (iv->hmax > 0) {
+    gsl_odeiv2_driver_set_hmax(iv->drv, iv->hmax);
   }
   iv->t = t;
   iv->guard.t_start = t;
@@ -529,6 +550,20 @@ void lth_ivp_attach_scan(lth_ivp *iv, lth_ivp_prescan_job *scan, double outputs_
   iv->guard.pending = scan; /* its chain scale, when a decomposed point needs it */
   /* Bhat, q, G from the table only where the outputs are dense enough */
   lth_coef_output_density(iv->coef, outputs_per_t);
+}
+
+lth_status lth_ivp_retune(lth_ivp *iv, lth_ivp_method method, double rtol, double atol,
+                          double hmin_frac, double hmax, lth_error *err) {
+  if (is_stiff(method) != is_stiff(iv->opts.method)) {
+    return lth_error_set(err, LTH_EINVAL, "%s cannot replace %s in an allocated integrator",
+                         lth_ivp_method_name(method), lth_ivp_method_name(iv->opts.method));
+  }
+  iv->opts.method = method;
+  iv->opts.rtol = rtol;
+  iv->opts.atol = atol;
+  iv->hmin_frac = hmin_frac;
+  iv->hmax = hmax;
+  return LTH_OK;
 }
 
 void lth_ivp_report(const lth_ivp *iv, lth_ivp_result *res) {

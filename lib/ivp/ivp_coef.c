@@ -29,7 +29,6 @@
 #include "system/system_scale.h"
 
 #define TABLE_FRAC 1e-3
-#define TABLE_TOL_MIN 3e-15
 #define TABLE_TOL_MAX 1e-6
 #define AUTO_RATIO 2.0
 #define AUTO_MIN_PANELS 3
@@ -60,7 +59,7 @@ double lth_coef_tol(const lth_ivp_opts *o) {
     return o->table_tol;
   }
   double rtol = o->rtol > 0 ? o->rtol : 1e-10;
-  return fmin(TABLE_TOL_MAX, fmax(TABLE_TOL_MIN, TABLE_FRAC * rtol));
+  return fmin(TABLE_TOL_MAX, fmax(LTH_COEF_TABLE_TOL_MIN, TABLE_FRAC * rtol));
 }
 
 /* Which source serves the coefficients (see lth_ivp_coefficients). */

@@ -12,6 +12,12 @@
 
 typedef struct lth_coef lth_coef;
 
+/* The coefficients' interpolation tolerance, relative to max(1, |field|):
+ * opts->table_tol, or by default 1e-3 rtol in [LTH_COEF_TABLE_TOL_MIN, 1e-6]
+ * (a table's, and Hermite mode's). */
+#define LTH_COEF_TABLE_TOL_MIN 3e-15
+double lth_coef_tol(const lth_ivp_opts *opts);
+
 /* deriv = 1: lth_coef_eval must also deliver the first derivative (order 1)
  * of Ahat, g and P (stiff steppers).  [t_lo, t_hi] is the span to cover. */
 lth_coef *lth_coef_alloc(const lth_system *sys, const lth_ivp_opts *opts, int deriv,

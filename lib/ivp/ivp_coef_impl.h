@@ -40,10 +40,6 @@ struct lth_coef {
 };
 
 double lth_coef_now(void);
-/* The coefficients' interpolation tolerance, relative to max(1, |field|):
- * opts->table_tol, or 1e-3 rtol in [3e-15, 1e-6] (a table's, and Hermite
- * mode's). */
-double lth_coef_tol(const lth_ivp_opts *opts);
 
 /* lib/ivp/ivp_coef_hermite.c */
 lth_status lth_coef_hermite_setup(lth_coef *c, const lth_ivp_opts *o, lth_error *err);

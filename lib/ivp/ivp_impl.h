@@ -9,6 +9,11 @@
 
 #include "lth/ivp.h"
 
+/* The tolerances in effect (opts->rtol, opts->atol, or their defaults where <= 0). */
+void lth_ivp_tolerances(const lth_ivp_opts *opts, double *rtol, double *atol);
+/* msbdf and bsimp (a Jacobian, coefficients with first derivatives). */
+int lth_ivp_method_is_stiff(lth_ivp_method method);
+
 /* Output times nondecreasing and >= t0. */
 lth_status lth_ivp_check_times(double t0, const double *times, size_t n, lth_error *err);
 
@@ -93,5 +98,28 @@ void lth_ivp_guard_scale(lth_ivp *iv, double scale);
  * output density the table is told; the run's statistics into res. */
 void lth_ivp_attach_scan(lth_ivp *iv, lth_ivp_prescan_job *scan, double outputs_per_t);
 void lth_ivp_report(const lth_ivp *iv, lth_ivp_result *res);
+
+/* For the reference solve of the global error estimate (lib/ivp_error.c):
+ * the next lth_ivp_start uses this method (of the same kind, stiff or not, as
+ * the integrator was allocated for), these tolerances, a smallest step of
+ * hmin_frac times the span and a largest of hmax (0: none). */
+lth_status lth_ivp_retune(lth_ivp *iv, lth_ivp_method method, double rtol, double atol,
+                          double hmin_frac, double hmax, lth_error *err);
+
+/* lib/ivp_solve.c for lib/ivp_error.c: v0 = (I - P(t0)) res->z0_used(1:m), then
+ * res->z, res->v (and the drift) at the n output times. */
+lth_status lth_ivp_integrate_outputs(lth_ivp *iv, double t0, const double *times, size_t n,
+                                     const lth_ivp_opts *o, lth_ivp_result *res, lth_error *err);
+lth_ivp_result *lth_ivp_result_alloc(int s, int m, size_t n);
+
+/* lib/ivp_error.c: the global error estimate into res (lth_ivp_result.error_*),
+ * after res holds the solve by iv through times[0..n-1] from res->z0_used at
+ * t0 (chain_scale: the largest chain norm the solve's scan of Pi saw).
+ * Refuses (LTH_ESING, LTH_ECOND) only where the reference solve found Pi
+ * singular or ill-conditioned; any other failure of it leaves the estimate
+ * NaN with the reason in res->error_failed. */
+lth_status lth_ivp_error_estimate(const lth_system *sys, lth_ivp *iv, double chain_scale,
+                                  double t0, const double *times, size_t n,
+                                  const lth_ivp_opts *o, lth_ivp_result *res, lth_error *err);
 
 #endif

@@ -30,10 +30,11 @@ void lth_ivp_result_free(lth_ivp_result *res) {
   free(res->z);
   free(res->v);
   free(res->z0_used);
+  free(res->z_error);
   free(res);
 }
 
-static lth_ivp_result *result_alloc(int s, int m, size_t n) {
+lth_ivp_result *lth_ivp_result_alloc(int s, int m, size_t n) {
   lth_ivp_result *res = calloc(1, sizeof *res);
   if (!res) {
     return NULL;
@@ -46,6 +47,9 @@ static lth_ivp_result *result_alloc(int s, int m, size_t n) {
   res->v = malloc(((size_t)m * n + 1) * sizeof(double));
   res->z0_used = malloc(((size_t)s + 1) * sizeof(double));
   res->z0_worst = -1;
+  res->error_estimate = res->error_tol = NAN;
+  res->error_worst = -1;
+  lth_error_clear(&res->error_failed);
   if (!res->times || !res->z || !res->v || !res->z0_used) {
     lth_ivp_result_free(res);
     return NULL;
@@ -136,9 +140,8 @@ static lth_status output_at(lth_ivp *iv, double t, double *v, double *z, lth_ivp
   return LTH_OK;
 }
 
-static lth_status integrate_outputs(lth_ivp *iv, double t0, const double *times, size_t n,
-                                    const lth_ivp_opts *o, lth_ivp_result *res,
-                                    lth_error *err) {
+lth_status lth_ivp_integrate_outputs(lth_ivp *iv, double t0, const double *times, size_t n,
+                                     const lth_ivp_opts *o, lth_ivp_result *res, lth_error *err) {
   int m = res->m, s = res->s;
   double *v = malloc(((size_t)m + 1) * sizeof(double));
   if (!v) {
@@ -185,7 +188,7 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0,
     return st;
   }
   double t_start = now();
-  lth_ivp_result *res = result_alloc(lth_system_size(sys), lth_system_state_dim(sys), n);
+  lth_ivp_result *res = lth_ivp_result_alloc(lth_system_size(sys), lth_system_state_dim(sys), n);
   if (!res) {
     return lth_error_set(err, LTH_ENOMEM, "out of memory allocating a solution");
   }
@@ -204,16 +207,20 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0,
     lth_ivp_attach_scan(iv, &scan, t_hi > t0 ? (double)n / (t_hi - t0) : 0.0);
   }
   if (st == LTH_OK) {
-    st = integrate_outputs(iv, t0, times, n, &o, res, err);
+    st = lth_ivp_integrate_outputs(iv, t0, times, n, &o, res, err);
   }
   /* the scan's refusal is the answer, whatever the integration made of it */
   lth_error scan_err;
-  if (lth_ivp_prescan_join(&scan, NULL, &scan_err) != LTH_OK) {
+  double scan_scale = 0.0;
+  if (lth_ivp_prescan_join(&scan, &scan_scale, &scan_err) != LTH_OK) {
     st = scan.st;
     if (err) *err = scan_err;
   }
   if (iv) {
     lth_ivp_report(iv, res);
+  }
+  if (st == LTH_OK && o.error_estimate) {
+    st = lth_ivp_error_estimate(sys, iv, scan_scale, t0, times, n, &o, res, err);
   }
   lth_ivp_free(iv);
   res->seconds_total = now() - t_start;

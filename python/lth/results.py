@@ -78,7 +78,17 @@ class Solution(_ByName):
     ``z0_worst``, a 0-based index into ``components``); ``gamma`` the drift
     damping rate; ``stats`` the integrator's counts and times;
     ``sampling_error`` (sampled data only) the estimated error of z that the
-    samples' fits cause, which no ``rtol`` makes smaller."""
+    samples' fits cause, which no ``rtol`` makes smaller.
+
+    The global error estimate (``error_estimate=True``, the default;
+    docs/user-guide.md section 6.6): ``z_error`` (n, s) the estimated error
+    of ``z`` (columns as ``z``), the difference from a second solve
+    (``error_method`` at ``error_rtol``, ``error_atol``); ``error_estimate``
+    its largest entry; ``error_tol`` the largest in units of the tolerance
+    (atol + rtol times the component's largest size; above 1 the solve missed
+    rtol/atol), in component ``error_worst`` at time ``t_error_worst``.  None
+    when not estimated; ``error_failed`` says why when the second solve
+    failed."""
 
     times: np.ndarray
     z: np.ndarray
@@ -103,6 +113,15 @@ class Solution(_ByName):
     sampling: list = field(default_factory=list)
     state_components: list = field(default_factory=list)
     sampling_error: Optional[float] = None
+    error_estimate: Optional[float] = None
+    error_tol: Optional[float] = None
+    error_worst: Optional[str] = None
+    t_error_worst: Optional[float] = None
+    z_error: Optional[np.ndarray] = None
+    error_method: Optional[str] = None
+    error_rtol: Optional[float] = None
+    error_atol: Optional[float] = None
+    error_failed: Optional[str] = None
 
 
 @dataclass

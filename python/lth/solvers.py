@@ -218,8 +218,28 @@ def _ivp_method(name):
     return k
 
 
+def _error_estimate(r, rank, srt, pb):
+    """The global error estimate of an lth_ivp_result as Solution fields
+    (z_error in the order of the times asked for, columns in the user's
+    order like z)."""
+    if not r.z_error:
+        return {"error_estimate": None, "error_failed": r.error_failed.message.decode()}
+    n, s = r.n, r.s
+    worst = int(r.error_worst)
+    return {
+        "error_estimate": r.error_estimate, "error_tol": r.error_tol,
+        "error_worst": pb.components[int(pb.variable_index[worst])] if worst >= 0 else None,
+        "t_error_worst": float(srt[r.error_worst_k]) if worst >= 0 else None,
+        "z_error": pb.to_user(_lib.doubles(r.z_error, n * s).reshape(n, s)[rank]),
+        "error_method": LIB.lth_ivp_method_name(r.error_method).decode(),
+        "error_rtol": r.error_rtol, "error_atol": r.error_atol,
+        "stats": {"error_steps": r.error_steps, "error_rhs_evals": r.error_rhs_evals,
+                  "error_decomps": r.error_decomps, "error_seconds": r.error_seconds}}
+
+
 def solve(problem, z0=None, times=None, *, grid=None, rtol=1e-10, atol=1e-12, method="rk8pd",
-          project=False, reproject=False, stabilize=None, cond_max=DEFAULT_COND_MAX):
+          project=False, reproject=False, stabilize=None, cond_max=DEFAULT_COND_MAX,
+          error_estimate=True):
     """The initial-value problem from `z0` (s numbers in the order of
     ``problem.variables``, as the data file's z0 and ``lth-solve --z0``;
     default: the problem's z0), reported at `times` (a list, any order;
@@ -230,9 +250,11 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=1e-10, atol=1e-12, me
     inconsistent z0 is :class:`lth.InconsistentError` unless ``project=True``
     (Corollary 3's projection is used instead and reported).  ``stabilize``:
     drift damping rate (None: automatic, 0: off); ``reproject``: project the
-    state at output times.  Returns a :class:`Solution`: ``z`` with columns
-    in the user's order (named by ``components``), ``v`` in the chain order
-    (named by ``state_components``).
+    state at output times.  ``error_estimate``: estimate the global error of z
+    by a second, more accurate solve (``lth-solve --error-estimate``;
+    docs/user-guide.md section 6.6).  Returns a :class:`Solution`: ``z`` and
+    ``z_error`` with columns in the user's order (named by ``components``),
+    ``v`` in the chain order (named by ``state_components``).
     """
     pb = as_problem(problem)
     if z0 is not None:
@@ -250,6 +272,7 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=1e-10, atol=1e-12, me
     o.reproject = 1 if reproject else 0
     o.project = 1 if project else 0
     o.stabilize = -1.0 if stabilize is None else number(stabilize, "stabilize", 0, 1e300)
+    o.error_estimate = 1 if error_estimate else 0
     order = np.argsort(ts, kind="stable")
     srt = np.ascontiguousarray(ts[order])
     rank = np.empty(len(ts), dtype=int)
@@ -269,6 +292,7 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=1e-10, atol=1e-12, me
         vraw = _lib.doubles(r.v, n * m).reshape(n, m).copy()
         if not (math.isfinite(r.drift) and math.isfinite(r.drift_rel)):
             raise errors.NotFiniteError("the drift is not finite")
+        est = _error_estimate(r, rank, srt, pb) if error_estimate else {}
         sol = Solution(
             times=ts, z=z, v=v, drift=r.drift, drift_rel=r.drift_rel, output_gain=r.output_gain,
             projected=bool(r.projected), z0_used=pb.to_user(_lib.doubles(r.z0_used, s)),
@@ -279,7 +303,8 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=1e-10, atol=1e-12, me
             reprojected=bool(reproject), gamma=r.gamma,
             stats={"steps": r.steps, "rhs_evals": r.rhs_evals, "decomps": r.decomps,
                    "seconds": r.seconds_total, "seconds_decomp": r.seconds_decomp,
-                   "gamma": r.gamma})
+                   "gamma": r.gamma, **est.pop("stats", {})},
+            **est)
     if pb._sampled:
         sol.sampling = sampling.report(pb, pb.grid, pb.index)
 

@@ -145,18 +145,25 @@ run 0 "--coefficients direct" "$SOLVE" "$DATA/rotating_rod.lth" --times 0,5,10 -
 run 0 "--coefficients table" "$SOLVE" "$DATA/rotating_rod.lth" --times 0,5,10 --format json --coefficients table && {
   [ "$("$JT" get "$TMP/out" stats.coefficients)" = table ] || fail "stats.coefficients is not table"
   [ "$("$JT" get "$TMP/cdir.json" stats.coefficients)" = direct ] || fail "stats.coefficients is not direct"
-  "$JT" diff "$TMP/cdir.json" "$TMP/out" --rtol 1e-8 --atol 1e-9 --ignore stats || fail "table and direct runs differ by more than 1e-8"
+  "$JT" diff "$TMP/cdir.json" "$TMP/out" --rtol 1e-8 --atol 1e-9 --ignore stats \
+    --ignore error_tol --ignore error_worst --ignore t_error_worst ||
+    fail "table and direct runs differ by more than 1e-8"
 }
 run 1 "--coefficients bad" "$SOLVE" "$DATA/rotating_rod.lth" --coefficients hermite
 
 # ---- a stiff problem (data/stiff.lth): msbdf needs far fewer steps than
 # rk8pd; u = k (y - cos t) + sin t amplifies the state's errors k = 1e4 times,
-# which output_gain reports and a warning names; the measured error of u stays
-# within output_gain times the state's (measured: equal to it)
+# which output_gain reports; the measured error of u stays within output_gain
+# times the state's (measured: equal to it).  The global error estimate finds
+# u off by more than the tolerance and its warning names u and the gain;
+# without the estimate the gain alone warns
 for m in rk8pd msbdf; do
   run 0 "stiff $m" "$SOLVE" "$DATA/stiff.lth" --method $m --format json && {
     cp "$TMP/out" "$TMP/stiff_$m.json"
-    grep -q "amplifies the state's errors up to" "$TMP/err" || fail "stiff $m: no amplification warning"
+    err_has "the estimated global error of z" "stiff $m"
+    err_has "(largest in u at t = " "stiff $m"
+    err_has "max ||Nhat + Bhat|| = 1e+04 amplifies the state's errors" "stiff $m"
+    grep -q "amplifies the state's errors up to" "$TMP/err" && fail "stiff $m: two warnings"
     python3 - "$TMP/stiff_$m.json" <<'PY' || fail "stiff $m: errors or output_gain wrong"
 import json, math, sys
 r = json.load(open(sys.argv[1]))
@@ -176,7 +183,12 @@ if [ -f "$TMP/stiff_rk8pd.json" ] && [ -f "$TMP/stiff_msbdf.json" ]; then
   s_bdf=$("$JT" get "$TMP/stiff_msbdf.json" stats.steps)
   [ "$s_bdf" -lt $((s_rk / 20)) ] || fail "stiff: msbdf took $s_bdf steps, rk8pd $s_rk (want 20x fewer)"
 fi
+run 0 "stiff, --error-estimate off" "$SOLVE" "$DATA/stiff.lth" --error-estimate off &&
+  err_has "amplifies the state's errors up to" "stiff, --error-estimate off"
 run 0 "pendulum, no amplification warning" "$SOLVE" "$PEND" --times 0,10
+grep -q "amplifies\|global error" "$TMP/err" && fail "the pendulum (output_gain 9.81) warned: $(cat "$TMP/err")"
+run 0 "pendulum, no amplification warning without the estimate" "$SOLVE" "$PEND" --times 0,10 \
+  --error-estimate off
 grep -q "amplifies" "$TMP/err" && fail "the pendulum (output_gain 9.81) warned of amplification"
 
 # counts of one take the singular ("table of 1 panels" before)

@@ -157,6 +157,15 @@ def compare_solve(sol, js, pb):
     assert pb.chain_components == js["components"] and sol.method == js["method"]
     for key in ("steps", "rhs_evals", "decomps", "gamma"):
         same(sol.stats[key], js["stats"][key], "stats " + key)
+    # the global error estimate
+    for key in ("error_estimate", "error_tol", "z_error", "error_rtol", "error_atol"):
+        same(getattr(sol, key), js[key], "solve " + key)
+    assert sol.error_method == js["error_method"]
+    # no worst place when the estimate is exactly 0
+    assert sol.error_worst == js.get("error_worst")
+    assert sol.t_error_worst == js.get("t_error_worst")
+    for key in ("error_steps", "error_rhs_evals", "error_decomps"):
+        same(sol.stats[key], js["stats"][key], "stats " + key)
     if sol.projected:
         same(pb.to_chain(sol.z0_given), js["z0_given"], "z0_given")
         same(sol.z0_change, js["z0_change"], "z0_change")
