@@ -26,7 +26,7 @@ lth_status app_check_vector(lth_status st, lth_error *err, const char *what, dou
     if (!isfinite(x[i])) {
       char detail[APP_NAME_MAX + 48];
       if (names && i < (size_t)names->n) {
-        snprintf(detail, sizeof detail, ": %s = %g", names->full[i], x[i]);
+        snprintf(detail, sizeof detail, ": %.*s = %g", APP_NAME_MAX, names->full[i], x[i]);
       } else {
         snprintf(detail, sizeof detail, ": component %zu = %g", i + 1, x[i]);
       }

@@ -2,37 +2,65 @@
 /* Component names (app_names.h). */
 #include "app_names.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* A copy of the formatted string (NULL when out of memory). */
+static char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *format(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (s) {
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+  }
+  return s;
+}
+
 /* "z[4] (z_2[1])" -> "z_2[1]": the block name is what a header needs */
-static void block_names(app_names *nm, const lth_system *sys) {
+static int block_names(app_names *nm, const lth_system *sys) {
   for (int i = 0; i < nm->n; i++) {
-    lth_system_component_name(sys, i, nm->full[i], sizeof nm->full[i]);
-    const char *open = strchr(nm->full[i], '(');
+    char full[APP_NAME_MAX];
+    lth_system_component_name(sys, i, full, sizeof full);
+    const char *open = strchr(full, '(');
     const char *close = open ? strchr(open, ')') : NULL;
+    nm->full[i] = format("%s", full);
     if (open && close && close > open + 1) {
-      snprintf(nm->name[i], sizeof nm->name[i], "%.*s", (int)(close - open - 1), open + 1);
+      nm->name[i] = format("%.*s", (int)(close - open - 1), open + 1);
     } else {
-      snprintf(nm->name[i], sizeof nm->name[i], "%s", nm->full[i]);
+      nm->name[i] = format("%s", full);
+    }
+    if (!nm->name[i] || !nm->full[i]) {
+      return -1;
     }
     nm->order[i] = i;
     nm->user_index[i] = i;
   }
+  return 0;
 }
 
-/* The equation form: canonical position i holds the user's unknown perm[i]. */
-static void user_names(app_names *nm, const lth_problem *pb) {
+/* The equation form: canonical position i holds the user's unknown perm[i]
+ * (names of any length). */
+static int user_names(app_names *nm, const lth_problem *pb) {
   const int *perm = lth_problem_perm(pb);
   for (int i = 0; i < nm->n; i++) {
     int u = perm[i];
-    snprintf(nm->name[i], sizeof nm->name[i], "%s", lth_problem_var_name(pb, u));
-    snprintf(nm->full[i], sizeof nm->full[i], "z[%d] (%s)", i + 1, nm->name[i]);
+    nm->name[i] = format("%s", lth_problem_var_name(pb, u));
+    nm->full[i] = nm->name[i] ? format("z[%d] (%s)", i + 1, nm->name[i]) : NULL;
+    if (!nm->full[i]) {
+      return -1;
+    }
     nm->order[u] = i;
     nm->user_index[i] = u;
   }
   nm->user = 1;
+  return 0;
 }
 
 int app_names_init(app_names *nm, const lth_system *sys, const lth_problem *pb) {
@@ -43,20 +71,22 @@ int app_names_init(app_names *nm, const lth_system *sys, const lth_problem *pb) 
   nm->full = calloc((size_t)s + 1, sizeof *nm->full);
   nm->order = calloc((size_t)s + 1, sizeof *nm->order);
   nm->user_index = calloc((size_t)s + 1, sizeof *nm->user_index);
-  if (!nm->name || !nm->full || !nm->order || !nm->user_index) {
+  int st = nm->name && nm->full && nm->order && nm->user_index ? 0 : -1;
+  if (st == 0 && pb && lth_problem_get_form(pb) == LTH_FORM_EQUATIONS &&
+      lth_problem_nvars(pb) == s && lth_problem_perm(pb)) {
+    st = user_names(nm, pb);
+  } else if (st == 0) {
+    st = block_names(nm, sys);
+  }
+  if (st != 0) {
     app_names_free(nm);
-    return -1;
   }
-  if (pb && lth_problem_get_form(pb) == LTH_FORM_EQUATIONS && lth_problem_nvars(pb) == s &&
-      lth_problem_perm(pb)) {
-    user_names(nm, pb);
-  } else {
-    block_names(nm, sys);
-  }
-  return 0;
+  return st;
 }
 
 void app_names_free(app_names *nm) {
+  for (int i = 0; nm->name && i < nm->n; i++) free(nm->name[i]);
+  for (int i = 0; nm->full && i < nm->n; i++) free(nm->full[i]);
   free(nm->name);
   free(nm->full);
   free(nm->order);

@@ -18,13 +18,15 @@
 extern "C" {
 #endif
 
+/* Longest block-form component name ("z[12] (z_3[4])"); an unknown's name
+ * in the equation form may be of any length. */
 #define APP_NAME_MAX 64
 
 typedef struct app_names {
   int n;
   int user;                   /* 1: the user's unknowns (equation form) */
-  char (*name)[APP_NAME_MAX]; /* short: "z_1[2]", "u[1]", or "x1" (table headers, JSON) */
-  char (*full)[APP_NAME_MAX]; /* with the position in z: "z[2] (z_1[2])" (reports) */
+  char **name;                /* short: "z_1[2]", "u[1]", or "x1" (table headers, JSON) */
+  char **full;                /* with the position in z: "z[2] (z_1[2])" (reports) */
   int *order;                 /* order[k]: canonical position of the user's unknown k */
   int *user_index;            /* user_index[i]: the user's index (0-based) of position i */
 } app_names;

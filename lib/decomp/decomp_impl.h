@@ -37,6 +37,15 @@ struct lth_decomp_ws {
 lth_decomp_ws *lth_decomp_ws_alloc_scaled(const lth_system *sys, int out_order, double scale,
                                           lth_error *err);
 
+/* The scale of rank decisions on G = (Nhat + Bhat)(I - P) = Z - Z P
+ * (Corollary 3): ||Nhat + Bhat||_F (1 + ||P||_F), which bounds ||G|| and
+ * makes its rounding error eps times a modest factor.  Never ||G|| itself:
+ * with p = 0, G is rounding noise and its largest singular value says
+ * nothing (lib/decomp_point.c). */
+double lth_point_rank_scale(const lth_point *pt);
+/* Frobenius norm of coefficient 0 of J, scaled against overflow. */
+double lth_jet_fro0(const lth_jet *J);
+
 /* The LTH_ECOND record of a cond_interval = pi_inv * scale above cond_max at t. */
 lth_status lth_decomp_interval_error(lth_error *err, double t, int r, double pi_inv,
                                      double scale, double cond_max);

@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "decomp_impl.h"
+
 static int imin(int a, int b) { return a < b ? a : b; }
 
 static lth_status point_jets(lth_point *pt, const lth_system *sys, int order, lth_error *err) {
@@ -92,3 +94,22 @@ lth_status lth_point_copy(lth_point *dst, const lth_point *src, lth_error *err) 
   return st;
 }
 
+double lth_jet_fro0(const lth_jet *J) {
+  double mx = 0.0, sum = 0.0;
+  for (int j = 0; j < J->cols; j++) {
+    for (int i = 0; i < J->rows; i++) mx = fmax(mx, fabs(LTH_JET_AT(J, 0, i, j)));
+  }
+  if (mx == 0.0 || !isfinite(mx)) return mx;
+  for (int j = 0; j < J->cols; j++) {
+    for (int i = 0; i < J->rows; i++) {
+      double a = LTH_JET_AT(J, 0, i, j) / mx;
+      sum += a * a;
+    }
+  }
+  return mx * sqrt(sum);
+}
+
+double lth_point_rank_scale(const lth_point *pt) {
+  /* ||Nhat + Bhat||_F <= ||Bhat||_F + sqrt(m); G = Z - Z P with Z = Nhat + Bhat */
+  return (lth_jet_fro0(&pt->Bhat) + sqrt((double)pt->m)) * (1.0 + lth_jet_fro0(&pt->P));
+}

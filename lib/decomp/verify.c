@@ -113,9 +113,11 @@ static int singular_values(lth_verify_ws *vw, const lth_jet *J, double *sv) {
   return info == 0 ? k : -1;
 }
 
-static int numerical_rank(const double *sv, int k) {
+/* Singular values above RANK_TOL * scale; scale comes from the data that
+ * make the matrix (a projector P_i has sigma_1 >= 1, so its own sigma_1 serves). */
+static int numerical_rank(const double *sv, int k, double scale) {
   int rank = 0;
-  for (int i = 0; i < k; i++) rank += sv[i] > RANK_TOL * sv[0];
+  for (int i = 0; i < k; i++) rank += sv[i] > RANK_TOL * scale;
   return rank;
 }
 
@@ -169,7 +171,7 @@ static void projector_identities(lth_verify_ws *vw, const lth_decomp_ws *ws,
     rep->idempotent = e > rep->idempotent ? e : rep->idempotent;
     double sv[ni > 0 ? ni : 1];
     int k = singular_values(vw, &Pi_, sv);
-    int rank = k > 0 ? numerical_rank(sv, k) : -1;
+    int rank = k > 0 ? numerical_rank(sv, k, sv[0]) : -1;
     if (rank != ws->nr) rep->rank_P_ok = 0;
     /* left: P_i A_{i,i-1} (A_1r for i = 1); right: A_{i,i-1} P_{i-1} (A_1r) */
     int cj = i == 1 ? r : i - 1;
@@ -242,7 +244,9 @@ lth_status lth_verify_at(lth_verify_ws *vw, const lth_decomp_ws *ws, const lth_p
   projector_identities(vw, ws, pt, rep);
   double sv[vw->m > 0 ? vw->m : 1];
   int k = singular_values(vw, &pt->G, sv);
-  rep->rank_G = k > 0 ? numerical_rank(sv, k) : 0;
+  /* relative to the size of Nhat + Bhat and P, never to sigma_1(G): with p = 0
+   * G is rounding noise (lth_point_rank_scale) */
+  rep->rank_G = k > 0 ? numerical_rank(sv, k, lth_point_rank_scale(pt)) : 0;
   int p = pt->p;
   /* sigma_p = 0: G has lost rank p (rank_G says so); no gap at all, not 0/0 */
   rep->sv_gap = (p < k && p > 0) ? (sv[p - 1] > 0.0 ? sv[p] / sv[p - 1] : 1.0) : 0.0;

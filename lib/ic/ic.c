@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decomp/decomp_impl.h"
 #include "lth/decomp_error.h"
 
 /* Relative singular-value threshold separating range(G) from N(G^T). */
@@ -164,16 +165,21 @@ static lth_status factor_G(lth_ic *ic, double t, lth_error *err) {
   if (info != 0) {
     return lth_error_set_t(err, LTH_ELAPACK, t, "SVD of G failed (dgesvd info %d)", (int)info);
   }
+  /* rank decisions against the size of the data G is made of, not against
+   * sigma_1(G): with p = 0 G is rounding noise and sigma_1 / sigma_1 = 1 */
   int k = s < m ? s : m;
-  double s1 = k > 0 ? ic->sv[0] : 0.0;
-  if (p > 0 && !(ic->sv[p - 1] > IC_RANK_TOL * s1)) {
+  double scale = lth_point_rank_scale(ic->pt);
+  if (p > 0 && !(ic->sv[p - 1] > IC_RANK_TOL * scale)) {
     return lth_error_set_t(err, LTH_EVERIFY, t,
-                           "rank G < p = %d: sigma_p / sigma_1 = %.3e (the state space is "
-                           "degenerate here)", p, s1 > 0 ? ic->sv[p - 1] / s1 : 0.0);
+                           "rank G < p = %d: sigma_p = %.3e is below %.0e x ||Nhat + Bhat|| (1 + "
+                           "||P||) = %.0e x %.3e (the state space is degenerate here)",
+                           p, ic->sv[p - 1], IC_RANK_TOL, IC_RANK_TOL, scale);
   }
-  if (p < k && ic->sv[p] > IC_RANK_TOL * s1) {
+  if (p < k && ic->sv[p] > IC_RANK_TOL * scale) {
     return lth_error_set_t(err, LTH_EVERIFY, t,
-                           "rank G > p = %d: sigma_{p+1} / sigma_1 = %.3e", p, ic->sv[p] / s1);
+                           "rank G > p = %d: sigma_{p+1} = %.3e exceeds %.0e x ||Nhat + Bhat|| (1 "
+                           "+ ||P||) = %.0e x %.3e",
+                           p, ic->sv[p], IC_RANK_TOL, IC_RANK_TOL, scale);
   }
   for (int i = 0; i < np; i++) {
     for (int j = 0; j < s; j++) {

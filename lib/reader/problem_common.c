@@ -143,15 +143,13 @@ static lth_status param_add(lth_pp *P, const char *s, size_t n, double v, size_t
 }
 
 int lth_pp_reserved_name(const char *s, size_t n) {
-  static const char *const words[] = {"t",    "pi",   "sin",   "cos",  "tan",  "exp",    "log",
-                                      "sqrt", "sinh", "cosh",  "tanh", "asin", "acos",   "atan",
-                                      "abs",  "eye",  "zeros", "ones", "diag", "samples"};
+  static const char *const words[] = {"t", "pi", "eye", "zeros", "ones", "diag", "samples"};
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
     if (strlen(words[i]) == n && memcmp(words[i], s, n) == 0) {
       return 1;
     }
   }
-  return 0;
+  return lth_expr_func_find(s, n) >= 0; /* the functions of the grammar */
 }
 
 lth_status lth_pp_charge_entries(lth_pp *P, size_t kw, int rows, int cols) {

@@ -83,4 +83,23 @@ if run 0 "M(1) example" "$DEC" "$TMP/mass.lth" --check --quiet; then
   grep -qF "check          passed" "$TMP/out" || fail "the M(1) example does not pass --check"
 fi
 
+# ---- names of any length: two unknowns sharing their first 100 characters
+# stay two unknowns, and the tools print their whole names
+P=$(printf 'a%.0s' $(seq 1 100))
+cat >"$TMP/long.lth" <<LTH
+problem equations
+variables ${P}x ${P}y lambda
+interval 0 1
+${P}x' = ${P}y
+${P}y' = -${P}x + lambda
+0 = ${P}x - sin(t)
+LTH
+if run 0 "long names" "$SOLVE" "$TMP/long.lth" --z0 0,1,0 --times 1 --format csv; then
+  head -1 "$TMP/out" | grep -qF "t,\"${P}x\",\"${P}y\",\"lambda\"" ||
+    fail "long names: the CSV header lacks the whole names: $(head -c 300 "$TMP/out")"
+fi
+# --fix takes the whole name (y = x' = cos t is 1 at t = 0)
+run 0 "long names --fix" "$IC" "$TMP/long.lth" --fix "${P}y=1" --format json
+run 1 "long names --fix, cut name" "$IC" "$TMP/long.lth" --fix "${P}=1" --format json
+
 finish cli_equations

@@ -402,6 +402,51 @@ START_TEST(test_sampled_coefficients) {
 }
 END_TEST
 
+/* Names of any length: two unknowns that share their first 100 (or 5000)
+ * characters are two unknowns, the velocity x' of a long x keeps the whole
+ * name (they used to be cut at 100 characters: "declared twice"). */
+START_TEST(test_long_names) {
+  static const size_t prefix[] = {100, 5000};
+  for (size_t c = 0; c < sizeof prefix / sizeof prefix[0]; c++) {
+    size_t n = prefix[c];
+    char *P = malloc(n + 1), *text = malloc(8 * n + 512), *name = malloc(n + 8);
+    ck_assert(P && text && name);
+    memset(P, 'a', n);
+    P[n] = '\0';
+    snprintf(text, 8 * n + 512,
+             "problem equations\nvariables %sx %sy lambda\ninterval 0 1\n"
+             "%sx'' = lambda\n%sy' = %sx\n0 = %sx - sin(t)\n",
+             P, P, P, P, P, P);
+    lth_problem *pb = NULL;
+    lth_error err;
+    lth_error_clear(&err);
+    ck_assert_msg(lth_problem_parse(text, strlen(text), "long.lth", NULL, &pb, &err) == LTH_OK,
+                  "prefix %zu: %s", n, err.message);
+    ck_assert_int_eq(lth_problem_nvars(pb), 4); /* x, x', y, lambda */
+    snprintf(name, n + 8, "%sx", P);
+    int x = lth_problem_find_var(pb, name);
+    ck_assert_int_ge(x, 0);
+    ck_assert_str_eq(lth_problem_var_name(pb, x), name);
+    snprintf(name, n + 8, "%sx'", P);
+    int xd = lth_problem_find_var(pb, name);
+    ck_assert_int_ge(xd, 0);
+    ck_assert_str_eq(lth_problem_var_name(pb, xd), name);
+    snprintf(name, n + 8, "%sy", P);
+    int y = lth_problem_find_var(pb, name);
+    ck_assert_int_ge(y, 0);
+    ck_assert_int_ne(y, x);
+    ck_assert_int_ne(y, xd);
+    const lth_system *sys = lth_problem_system(pb);
+    ck_assert_int_eq(lth_system_index(sys), 3);
+    ck_assert_int_eq(lth_system_manifold_dim(sys), 1);
+    lth_problem_free(pb);
+    free(P);
+    free(text);
+    free(name);
+  }
+}
+END_TEST
+
 static Suite *equations_suite(void) {
   Suite *s = suite_create("problem_equations");
   TCase *tc = tcase_create("equations");
@@ -412,6 +457,7 @@ static Suite *equations_suite(void) {
   tcase_add_test(tc, test_stdin);
   tcase_add_test(tc, test_z0_bc_user_order);
   tcase_add_test(tc, test_sampled_coefficients);
+  tcase_add_test(tc, test_long_names);
   suite_add_tcase(s, tc);
   return s;
 }
