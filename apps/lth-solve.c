@@ -24,6 +24,7 @@
 #include "app_ivp.h"
 #include "app_samplerr.h"
 #include "app_table.h"
+#include "lth/defaults.h"
 #include "lth/decomp.h"
 #include "lth/ivp.h"
 #include "lth/problem.h"
@@ -587,7 +588,7 @@ static void cleanup(app_ctx *C) {
 }
 
 /* The tool's options (with their defaults) and its description for the driver. */
-static app_ctx ctx = {.rtol = 1e-10, .atol = 1e-12, .stabilize = -1.0, .sampling_error = NAN};
+static app_ctx ctx = {.rtol = LTH_DEFAULT_RTOL, .atol = LTH_DEFAULT_ATOL, .stabilize = -1.0, .sampling_error = NAN};
 static app_option opts[] = {
     APP_LIST("z0", &ctx.z0_opt),
     APP_CHOICE("coefficients", &ctx.coefficients, "auto|direct|table"),

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "lth/defaults.h"
 #include "lth/bvp.h"
 #include "lth/decomp.h"
 #include "lth/decomp_error.h"
@@ -352,6 +353,9 @@ int main(int argc, char **argv) {
   printf("POINTER_SIZE = %zu\n", sizeof(void *));
   printf("SIZE_T_SIZE = %zu\n", sizeof(size_t));
   printf("DEFAULT_COND_MAX = float(\"%.17g\")\n", (double)LTH_DEFAULT_COND_MAX);
+  printf("DEFAULT_RTOL = float(\"%.17g\")\n", (double)LTH_DEFAULT_RTOL);
+  printf("DEFAULT_ATOL = float(\"%.17g\")\n", (double)LTH_DEFAULT_ATOL);
+  printf("DEFAULT_COLLOC_TOL = float(\"%.17g\")\n", (double)LTH_DEFAULT_COLLOC_TOL);
   printf("OUT_Q = %d\nOUT_GMAT = %d\nNOUT = %d\n\n", LTH_OUT_Q, LTH_OUT_GMAT, LTH_NOUT);
   status_list();
   structs();

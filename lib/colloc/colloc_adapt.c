@@ -38,6 +38,7 @@
 
 #include "pieces.h"
 #include "colloc.h"
+#include "lth/defaults.h"
 
 #define MAX_ITER 40
 #define MAX_SPLIT 16
@@ -440,7 +441,7 @@ lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double 
   lth_colloc_ctx_dims(cx, &s, &m, &p);
   size_t maxN = co->max_intervals ? co->max_intervals : LTH_COLLOC_MAX_INTERVALS;
   size_t N0 = co->initial_intervals ? co->initial_intervals : LTH_COLLOC_INITIAL;
-  double cond_lim = fmin(co->cond_max > 0 ? co->cond_max : 1e12, co->tol / DBL_EPSILON);
+  double cond_lim = fmin(co->cond_max > 0 ? co->cond_max : LTH_DEFAULT_COND_MAX, co->tol / DBL_EPSILON);
   adapt_state a = {0};
   compare_t c = {0};
   lth_pieces pc;
