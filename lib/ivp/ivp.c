@@ -219,7 +219,7 @@ lth_ivp *lth_ivp_alloc(const lth_system *sys, int ncols, int affine, const lth_i
     /* the drift directions decay at rate gamma: an explicit method needs
      * h < ~3 / gamma and would run for hours instead of failing */
     lth_error_set(err, LTH_EINVAL,
-                  "--stabilize %g makes the reduced ODE stiff (the drift decays at rate "
+                  "opts.stabilize = %g makes the reduced ODE stiff (the drift decays at rate "
                   "gamma): the explicit %s needs steps h < ~3/gamma, about %.1e steps on "
                   "[%g, %g]; use a stiff method (msbdf or bsimp) or gamma <= %g",
                   iv->opts.stabilize, lth_ivp_method_name(iv->opts.method),

@@ -431,7 +431,7 @@ static lth_status judge_rank(lqr_run *R, const lth_lqr_result *res, lth_error *e
                          "the shooting path cannot decide whether the optimum is unique: W has "
                          "condition %.3g, but the fundamental solution's columns spread %s "
                          "over [%g, %g], so a small singular value of W may be growth, not "
-                         "rank; solve by collocation (lth-lqr --method collocation), which "
+                         "rank; solve by collocation (opts.method = LTH_LQR_COLLOCATION), which "
                          "never forms Psi(t1, t0)",
                          res->cond_W, how, R->spec->t0, R->spec->t1);
 }

@@ -223,7 +223,8 @@ def _error_estimate(r, rank, srt, pb):
     (z_error in the order of the times asked for, columns in the user's
     order like z)."""
     if not r.z_error:
-        return {"error_estimate": None, "error_failed": r.error_failed.message.decode()}
+        return {"error_estimate": None,
+                "error_failed": _lib.python_message(r.error_failed.message.decode())}
     n, s = r.n, r.s
     worst = int(r.error_worst)
     return {
