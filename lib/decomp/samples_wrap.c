@@ -13,6 +13,7 @@
 #include "lth/decomp_error.h"
 #include "lth/samples.h"
 #include "source/source_rebind.h"
+#include "core/errors.h"
 
 static void swrap_destroy(void *state) {
   swrap *w = state;
@@ -171,6 +172,7 @@ static const lth_source *data_of(const wctx *c, const lth_source *leaf) {
 /* lth_leaf_map: sampled data read their view (one per data set). */
 static lth_status data_view(void *ctx, const lth_source *leaf, const lth_source **use,
                             lth_error *err) {
+  LTH_ERROR_RECORD(err);
   wctx *c = ctx;
   *use = NULL;
   leaf = data_of(c, leaf);
@@ -190,7 +192,7 @@ static lth_status data_view(void *ctx, const lth_source *leaf, const lth_source 
   swrap *w = NULL;
   lth_source *v = c->count_only ? NULL : swrap_new(leaf, &w, err);
   if (!c->count_only && !v) {
-    return err ? err->status : LTH_ENOMEM;
+    return lth_error_status(err);
   }
   if (w) {
     w->samp = leaf;
@@ -217,6 +219,7 @@ static lth_status data_view(void *ctx, const lth_source *leaf, const lth_source 
  * rebuilt block and the data views made for it. */
 static lth_status block_view(lth_system *dst, const lth_source *base, int i, int j, wctx *c,
                              lth_error *err) {
+  LTH_ERROR_RECORD(err);
   const lth_source *use;
   lth_source *own;
   c->bi = i;
@@ -228,7 +231,7 @@ static lth_status block_view(lth_system *dst, const lth_source *base, int i, int
   swrap *w = NULL;
   lth_source *v = block_new(use, own, &w, err);
   if (!v) {
-    return err ? err->status : LTH_ENOMEM;
+    return lth_error_status(err);
   }
   w->nkept = c->n - c->handed;
   w->kept = w->nkept ? malloc((size_t)w->nkept * sizeof *w->kept) : NULL;
