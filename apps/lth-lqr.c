@@ -26,7 +26,7 @@
 #include "app_table.h"
 #include "lth/defaults.h"
 #include "lth/decomp.h"
-#include "lth/decomp_error.h"
+#include "lth/sampling_error.h"
 #include "lth/samples.h"
 #include "lth/lqr.h"
 #include "lth/problem.h"

@@ -21,7 +21,7 @@
 #include "lth/defaults.h"
 #include "lth/bvp.h"
 #include "lth/decomp.h"
-#include "lth/decomp_error.h"
+#include "lth/sampling_error.h"
 #include "lth/expr.h"
 #include "lth/grid.h"
 #include "lth/ic.h"
@@ -245,7 +245,7 @@ static void functions(void) {
      lth_status (*)(const lth_source *, double, int, double *, lth_error *), "int",
      "ptr,double,int,ptr,ptr");
   FN(lth_source_is_samples, int (*)(const lth_source *), "int", "ptr");
-  /* decomp_error.h */
+  /* sampling_error.h */
   FN(lth_decomp_error_alloc, lth_decomp_error *(*)(const lth_system *, lth_error *), "ptr",
      "ptr,ptr");
   FN(lth_decomp_error_free, void (*)(lth_decomp_error *), "void", "ptr");

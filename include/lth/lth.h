@@ -22,7 +22,7 @@
 #include "lth/enclose.h"
 #include "lth/model.h"
 #include "lth/decomp.h"
-#include "lth/decomp_error.h"
+#include "lth/sampling_error.h"
 #include "lth/verify.h"
 #include "lth/wellposed.h"
 #include "lth/grid.h"

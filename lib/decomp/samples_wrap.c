@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lth/decomp_error.h"
+#include "lth/sampling_error.h"
 #include "lth/samples.h"
 #include "source/source_rebind.h"
 #include "core/errors.h"
@@ -45,7 +45,7 @@ static void swrap_domain(const void *state, double *lo, double *hi) {
 }
 
 /* The variant of the data: its alternative fits, the ones the error
- * estimate compares the chosen fits with (include/lth/decomp_error.h). */
+ * estimate compares the chosen fits with (include/lth/sampling_error.h). */
 static lth_status fill_variant(const swrap *w, double t, int order, lth_jet *out, double *work,
                                lth_error *err) {
   return lth_samples_fill_alternative(w->samp, t, order, out, work, err);
