@@ -54,7 +54,9 @@ typedef struct lth_point {
 /* A result holder for a system, with jets of orders 0..order. */
 lth_point *lth_point_alloc(const lth_system *sys, int order, lth_error *err);
 void lth_point_free(lth_point *pt);
-/* Copy (same system and order). */
+/* dst = src, every field and jet (e.g. to keep a result while the workspace
+ * moves on); dst->order = min(dst's, src's).  LTH_EDIM for a point of
+ * another system. */
 lth_status lth_point_copy(lth_point *dst, const lth_point *src, lth_error *err);
 
 /* Workspace for decompositions of one system with outputs of order
@@ -74,6 +76,8 @@ void lth_decomp_ws_set_cond_max(lth_decomp_ws *ws, double cond_max);
  * that knows the interval sets it (lth_grid_decompose does, from its times). */
 void lth_decomp_ws_set_scale(lth_decomp_ws *ws, double scale);
 double lth_decomp_ws_scale(const lth_decomp_ws *ws);
+/* The system and out_order the workspace was allocated for: code handed
+ * only a workspace sizes its results with lth_point_alloc(system, order). */
 const lth_system *lth_decomp_ws_system(const lth_decomp_ws *ws);
 int lth_decomp_ws_order(const lth_decomp_ws *ws);
 

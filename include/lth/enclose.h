@@ -105,7 +105,10 @@ lth_status lth_enclose_check(lth_enclose *enc, double a, double b, int degree, d
 lth_status lth_enclose_width(lth_enclose *enc, double a, double wmax, double wmin, int degree,
                              double tol, double *w, int *resolved, lth_error *err);
 
-/* Interval evaluations done so far (for benchmarks and tests). */
+/* Enclosures computed so far by this handle's checks (lth_enclose_check,
+ * lth_enclose_width): one per piece of data per interval examined, none
+ * while the data carry no enclosure.  The cost of the checks, e.g. to choose
+ * a degree or a tolerance. */
 size_t lth_enclose_evals(const lth_enclose *enc);
 
 #ifdef __cplusplus

@@ -67,7 +67,9 @@ lth_status lth_jet_copy(lth_jet *dst, const lth_jet *src, lth_error *err);
 lth_status lth_jet_axpy(double a, const lth_jet *X, lth_jet *Y, lth_error *err);
 /* J = a J. */
 void lth_jet_scale(lth_jet *J, double a);
-/* Keep orders 0..order only (no-op when order >= J->order). */
+/* Keep orders 0..order only: J->order = order, the storage untouched, so a
+ * later evaluation or product sees the partial sum of the series (no-op when
+ * order >= J->order). */
 void lth_jet_truncate(lth_jet *J, int order);
 
 /* Truncated Cauchy product through cblas_dgemm (products of at most 16^3
@@ -111,7 +113,9 @@ lth_status lth_jet_lu_solve(const lth_jet_lu *lu, const lth_jet *N, lth_jet *X, 
  * n = 0): a change of sign between two times means M passed through a
  * singular matrix in between. */
 int lth_jet_lu_det_sign(const lth_jet_lu *lu);
-/* X = M^{-1} for the factored M. */
+/* X = M^{-1} for the factored M: X (n x n, any maxorder) gets orders
+ * 0..min(M->order, X->maxorder) by the recurrence above with N = I, so
+ * M X = I to rounding at every order.  LTH_EDIM for another size. */
 lth_status lth_jet_lu_inverse(const lth_jet_lu *lu, lth_jet *X, lth_error *err);
 
 /* Convenience (allocates a temporary LU workspace): X = M^{-1} N, and X = M^{-1}. */
@@ -120,7 +124,11 @@ lth_status lth_jet_solve(const lth_jet *M, const lth_jet *N, lth_jet *X, double 
 lth_status lth_jet_inverse(const lth_jet *M, lth_jet *X, double rcond_min, double *cond,
                            lth_error *err);
 
-/* 1-norm condition estimate of M_0 without solving (allocates). */
+/* *cond = the 1-norm condition estimate ||M_0||_1 est(||M_0^{-1}||_1) of the
+ * square M_0 (dgecon: a lower bound of the true value, rarely below a third
+ * of it), as lth_jet_lu_factor gives it, without a solve; allocates.  No
+ * threshold applies: only an exactly singular M_0 fails (LTH_ESING, *cond =
+ * inf). */
 lth_status lth_jet_cond(const lth_jet *M, double *cond, lth_error *err);
 
 #ifdef __cplusplus

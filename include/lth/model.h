@@ -49,7 +49,9 @@ typedef struct lth_model lth_model;
 lth_model *lth_model_alloc(lth_error *err);
 void lth_model_free(lth_model *m);
 
-/* The file the model comes from, for error positions (optional; copied). */
+/* The file the model comes from (optional; copied; NULL: none): errors of
+ * structure then carry it in err->file with the line:col of the equation or
+ * unknown concerned, as the data-file reader's do. */
 void lth_model_set_file(lth_model *m, const char *file);
 
 /* A new unknown (name unique, non-empty; copied) declared at line:col (0:
@@ -81,12 +83,16 @@ lth_status lth_model_analyze(lth_model *m, double t0, double t1, const double *t
 lth_status lth_model_system(const lth_model *m, lth_system **out, lth_error *err);
 
 /* ---- the user's names and order ---- */
+/* Unknowns and equations added so far (indices 0..n-1 in the order of the
+ * lth_model_add_* calls). */
 int lth_model_nvars(const lth_model *m);
 int lth_model_nequations(const lth_model *m);
+/* Name of unknown var as given (owned by the model); NULL outside 0..nvars-1. */
 const char *lth_model_var_name(const lth_model *m, int var);
 /* Index of the unknown called name (len bytes), -1 if none. */
 int lth_model_find_variable(const lth_model *m, const char *name, size_t len);
-/* Line of an equation (0 if not known). */
+/* Line given to lth_model_add_equation for equation eq (0 if none was
+ * given or eq is outside 0..nequations-1). */
 int lth_model_equation_line(const lth_model *m, int eq);
 
 /* ---- the structure found by lth_model_analyze ---- */

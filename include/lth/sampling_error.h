@@ -84,7 +84,9 @@ lth_status lth_decomp_error_at(lth_decomp_error *de, double t, lth_decomp_errest
 /* After a successful lth_decomp_error_at: the decomposition at t (order 0)... */
 const lth_point *lth_decomp_error_point(const lth_decomp_error *de);
 /* ...and the estimates entry by entry: |error| of each entry of output
- * `which` (rows x cols, column-major, leading dimension rows). */
+ * `which` (rows x cols, column-major, leading dimension rows), whose largest
+ * is the errest's abs[which]; valid until the next lth_decomp_error_at.
+ * NULL for which outside 0..LTH_NOUT-1. */
 const double *lth_decomp_error_entries(const lth_decomp_error *de, int which, int *rows,
                                        int *cols);
 

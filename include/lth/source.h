@@ -48,8 +48,11 @@ typedef struct lth_source_type {
   int (*parts)(const void *state, const lth_source **parts);
 } lth_source_type;
 
-/* A source of a given type over `state` (ownership of state passes to the source;
- * type->destroy is called on it by lth_source_free, also when this fails). */
+/* A source of a given type over `state`: a kind of one's own is an
+ * lth_source_type (static, outliving its sources) with at least `fill`.
+ * Ownership of state passes to the source; type->destroy (if any) is called
+ * on it by lth_source_free, also when this fails (LTH_EINVAL for a NULL type
+ * or fill, or a negative size). */
 lth_source *lth_source_new(const lth_source_type *type, void *state, int rows, int cols,
                            lth_error *err);
 void lth_source_free(lth_source *src);
@@ -79,11 +82,6 @@ lth_source *lth_source_expr(int rows, int cols, lth_expr **entries, lth_error *e
 lth_source *lth_source_scaled(const lth_source *base, double alpha, int transpose,
                               lth_error *err);
 
-/* If src is a view made by lth_source_scaled: its base (and *alpha,
- * *transpose); otherwise NULL.  Lets error estimates reach sampled data
- * behind the LQR optimality DAE's views. */
-const lth_source *lth_source_scaled_base(const lth_source *src, double *alpha, int *transpose);
-
 /* M(t)^{-1} X(t) (lib/source/source_solve.c): M (n x n) is shared and must outlive
  * the new source; X (n x k) is owned (freed with it, also on failure).  Each
  * fill factors M_0 once and solves the jet recurrence, so the result is exact
@@ -103,6 +101,9 @@ lth_status lth_source_solve_scan(const lth_source *M, const double *times, size_
 
 int lth_source_rows(const lth_source *src);
 int lth_source_cols(const lth_source *src);
+/* The kind and the state the source was made with (lth_source_new): lets
+ * code that knows a kind recognise its sources (compare the type pointer)
+ * and read their state; the state stays owned by the source. */
 const lth_source_type *lth_source_get_type(const lth_source *src);
 const void *lth_source_state(const lth_source *src);
 /* 1 if the coefficients are exact to rounding (everything but sampled data). */

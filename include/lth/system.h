@@ -49,11 +49,14 @@ int lth_system_block_offset(const lth_system *sys, int i); /* row of z_i in z, 0
 int lth_system_size(const lth_system *sys);                /* s */
 int lth_system_state_dim(const lth_system *sys);           /* m = s - n_r */
 int lth_system_manifold_dim(const lth_system *sys);        /* p */
-const lth_source *lth_system_A(const lth_system *sys, int i, int j); /* NULL if zero */
-const lth_source *lth_system_f(const lth_system *sys, int i);        /* NULL if zero */
+/* The sources set by lth_system_set_A / _set_f (owned by the system): NULL
+ * for a block not set (zero) and for i, j outside 1..r. */
+const lth_source *lth_system_A(const lth_system *sys, int i, int j);
+const lth_source *lth_system_f(const lth_system *sys, int i);
 /* 1 if every block is exact (no sampled data). */
 int lth_system_is_exact(const lth_system *sys);
-/* Intersection of the blocks' domains. */
+/* Intersection of the blocks' domains (lth_source_domain; [-inf, inf] when
+ * no block is limited): lth_system_eval refuses a t outside it (LTH_ERANGE). */
 void lth_system_domain(const lth_system *sys, double *lo, double *hi);
 
 /* Readable name of component idx (0-based) of z: "z_2[1]" or "u[1]" (1-based

@@ -452,13 +452,3 @@ lth_source *lth_source_scaled(const lth_source *base, double alpha, int transpos
                               lth_error *err) {
   return scaled_new(base, alpha, transpose, NULL, err);
 }
-
-const lth_source *lth_source_scaled_base(const lth_source *src, double *alpha, int *transpose) {
-  if (!src || (src->type != &scaled_types[0] && src->type != &scaled_types[1])) {
-    return NULL;
-  }
-  const scaled_state *ss = src->state;
-  *alpha = ss->alpha;
-  *transpose = ss->transpose;
-  return ss->base;
-}
