@@ -184,14 +184,14 @@ static lth_bvp_opts opts_for(lth_bvp_method m, double setting, int stages) {
   lth_bvp_opts_init(&o);
   o.method = m;
   if (m == LTH_BVP_COLLOCATION) {
-    o.tol = setting;
-    o.stages = stages;
+    o.colloc.tol = setting;
+    o.colloc.stages = stages;
   } else if (m == LTH_BVP_MULTIPLE) {
     o.ivp.rtol = setting;
     o.ivp.atol = 1e-2 * setting;
   } else {
-    o.fd_points = (size_t)setting;
-    o.fd_order_check = 0; /* one grid: the fairest time for fd */
+    o.fd.points = (size_t)setting;
+    o.fd.order_check = 0; /* one grid: the fairest time for fd */
   }
   return o;
 }
@@ -290,7 +290,7 @@ static void stages_table(const cfg *cf, prob *probs, int np) {
     for (int t = 0; t < 4; t++) {
       for (int st = 2; st <= 8; st++) {
         lth_bvp_opts o = opts_for(LTH_BVP_COLLOCATION, tols[t], st);
-        o.max_intervals = 20000; /* 2 stages at 1e-12 would need 1e5 and more */
+        o.colloc.max_intervals = 20000; /* 2 stages at 1e-12 would need 1e5 and more */
         run R = solve(cf, &probs[i], &o);
         char c[7][40];
         const char *cells[7];

@@ -116,7 +116,7 @@ static lth_status run(fast_case *c, lth_bvp_method method, double tol, lth_bvp_r
   lth_bvp_opts o;
   lth_bvp_opts_init(&o);
   o.method = method;
-  o.tol = tol;
+  o.colloc.tol = tol;
   lth_error_clear(err);
   return lth_bvp_solve(c->sys, 0, 1, 2, c->B0, c->B1, c->beta, c->times, NOUT, &o, res, err);
 }
