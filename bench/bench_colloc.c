@@ -159,7 +159,7 @@ static double error_of(const prob *P, const double *z) {
 }
 
 static run solve(const cfg *cf, const prob *P, const lth_bvp_opts *o) {
-  run R = {LTH_OK, INFINITY, NAN, NAN, 0};
+  run R = {.st = LTH_OK, .wall = INFINITY, .err = NAN, .est = NAN, .N = 0};
   for (int rep = 0; rep < cf->reps; rep++) {
     lth_bvp_result *res = NULL;
     double t = cpu_now();
@@ -219,7 +219,7 @@ static void row1(const cfg *cf, const prob *P, const char *method, const char *s
 /* Table 1 for one problem, then its line of table 2 (into sum). */
 static void compare(const cfg *cf, const prob *P, char *sum, size_t sumlen) {
   const double tols[] = {1e-6, 1e-8, 1e-10, 1e-12}, pts[] = {1001, 4001, 16001};
-  run col10 = {0}, ms10 = {LTH_EDATA, INFINITY, NAN, NAN, 0};
+  run col10 = {0}, ms10 = {.st = LTH_EDATA, .wall = INFINITY, .err = NAN, .est = NAN, .N = 0};
   double ms10_setting = NAN;
   char set[40];
   for (int i = 0; i < 4; i++) {

@@ -110,7 +110,7 @@ static double ida_solve(const prob *P, double rtol, double *err, long *nsteps) {
   lth_table *tab = lth_table_alloc(P->sys, 0.0, P->t1, &to, NULL);
   lth_point *pt = lth_point_alloc(P->sys, 0, NULL), *pz = lth_point_alloc(P->sys, 0, NULL);
   lth_decomp_ws *ws = lth_decomp_ws_alloc(P->sys, 0, NULL);
-  ida_ctx c = {tab, pt, m, 0.0, 0};
+  ida_ctx c = {.tab = tab, .pt = pt, .m = m, .gamma = 0.0, .fail = 0};
   double out = INFINITY;
   N_Vector y = N_VNew_Serial(m, sctx), yp = N_VNew_Serial(m, sctx);
   SUNMatrix J = SUNDenseMatrix(m, m, sctx);

@@ -287,8 +287,9 @@ lth_status lth_bvp_solve(const lth_system *sys, double t0, double t1, int rows, 
   o.ivp.cond_max = o.cond_max;
   lth_pieces pieces;
   memset(&pieces, 0, sizeof pieces);
-  lth_bvp_problem bp = {sys, t0, t1, rows, B0, B1, beta, times, n, lth_system_size(sys),
-                        lth_system_manifold_dim(sys), &pieces};
+  lth_bvp_problem bp = {.sys = sys, .t0 = t0, .t1 = t1, .rows = rows, .B0 = B0, .B1 = B1,
+                        .beta = beta, .times = times, .n = n, .s = lth_system_size(sys),
+                        .p = lth_system_manifold_dim(sys), .pieces = &pieces};
   lth_status st = check_input(&bp, err);
   /* no method may step over a singular Pi between its own points */
   if (st == LTH_OK) st = lth_ivp_prescan(sys, t0, t1, &o.ivp, NULL, err);

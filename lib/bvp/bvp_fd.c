@@ -100,7 +100,8 @@ static lth_status fd_solve_grid(const lth_bvp_problem *bp, const lth_ic *ic, con
   if (st == LTH_OK) {
     const double *M0, *b0;
     int nl = lth_ic_conditions(ic, &M0, &b0);
-    lth_twopoint tp = {s, nl, p, N, M0, b0, bp->B0, bp->B1, bp->beta, C, E, e};
+    lth_twopoint tp = {.n = s, .nl = nl, .nb = p, .N = N, .L0 = M0, .l0 = b0, .D0 = bp->B0,
+                       .DN = bp->B1, .d = bp->beta, .C = C, .E = E, .e = e};
     double *green = cond_bvp && p > 0 ? malloc(ng * (size_t)s * p * sizeof(double)) : NULL;
     if (cond_bvp && p > 0 && !green) st = lth_error_set(err, LTH_ENOMEM, "out of memory");
     if (st == LTH_OK) st = lth_twopoint_solve_green(&tp, z, cond, green, err);

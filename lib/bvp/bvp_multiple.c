@@ -224,7 +224,8 @@ static lth_status assemble_solve(lth_ivp *iv, const lth_bvp_problem *bp, ms_data
       cblas_dgemv(CblasColMajor, CblasTrans, m, p, 1.0, Qj, m, d->y + (size_t)(j - 1) * m, 1,
                   0.0, e + (size_t)(j - 1) * p, 1);
     }
-    lth_twopoint tp = {p, 0, p, (size_t)(M - 1), NULL, NULL, D0, DN, dvec, C, E, e};
+    lth_twopoint tp = {.n = p, .nl = 0, .nb = p, .N = (size_t)(M - 1), .D0 = D0, .DN = DN,
+                       .d = dvec, .C = C, .E = E, .e = e};
     st = lth_twopoint_solve_green(&tp, c, cond, green, err);
   }
   free(buf);
@@ -319,8 +320,8 @@ static lth_status nodes_at_pieces(const lth_bvp_problem *bp, ms_data *d, lth_err
 
 lth_status lth_bvp_multiple(const lth_bvp_problem *bp, const lth_bvp_opts *o,
                             lth_bvp_result *res, lth_error *err) {
-  ms_data d = {bp->s, lth_system_state_dim(bp->sys), bp->p, 0, NULL, NULL, NULL, NULL,
-               NULL, NULL, bp->pieces};
+  ms_data d = {.s = bp->s, .m = lth_system_state_dim(bp->sys), .p = bp->p, .M = 0,
+               .pieces = bp->pieces};
   double *all = NULL, *c = NULL, *green = NULL;
   size_t nall = 0, *idx = malloc((bp->n + 1) * sizeof(size_t));
   lth_ivp *iv = NULL;

@@ -162,7 +162,8 @@ static lth_status mblock_rebind(const void *state, lth_leaf_map map, void *ctx, 
     mblock_destroy(cp);
     return lth_error_set(err, LTH_ENOMEM, "out of memory");
   }
-  *cp = (mblock){b->rows, b->cols, b->nnz, cp->ii, cp->jj, cp->c, cp->own, cp->own_src};
+  *cp = (mblock){.rows = b->rows, .cols = b->cols, .nnz = b->nnz, .ii = cp->ii, .jj = cp->jj,
+                 .c = cp->c, .own = cp->own, .own_src = cp->own_src};
   int changed = 0, exact = 1;
   lth_status st = LTH_OK;
   for (size_t k = 0; k < n && st == LTH_OK; k++) {
