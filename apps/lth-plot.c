@@ -517,10 +517,10 @@ int main(int argc, char **argv) {
   app_init("lth-plot");
   plot_cli cli = {NULL, NULL, NULL, NULL};
   app_option opts[] = {
-      {"output", 'o', APP_OPT_STRING, &cli.out, NULL, 0, 0, 0, {0}},
-      {"size", 0, APP_OPT_STRING, &cli.size, NULL, 0, 0, 0, {0}},
-      {"title", 0, APP_OPT_STRING, &cli.title, NULL, 0, 0, 0, {0}},
-      {"select", 0, APP_OPT_STRING, &cli.select, NULL, 0, 0, 0, {0}},
+      {.name = "output", .short_name = 'o', .type = APP_OPT_STRING, .dest = &cli.out},
+      {.name = "size", .type = APP_OPT_STRING, .dest = &cli.size},
+      {.name = "title", .type = APP_OPT_STRING, .dest = &cli.title},
+      {.name = "select", .type = APP_OPT_STRING, .dest = &cli.select},
   };
   app_spec spec = {.help = help_text, .opts = opts, .nopts = sizeof opts / sizeof opts[0],
                    .min_args = 1, .max_args = 1};

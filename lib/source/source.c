@@ -408,8 +408,10 @@ static int scaled_parts(const void *state, const lth_source **parts) {
 }
 
 static lth_source_type scaled_types[2] = {
-    {"scaled", scaled_fill, scaled_work_size, scaled_domain, scaled_destroy, 1, NULL, NULL, scaled_parts},
-    {"scaled", scaled_fill, scaled_work_size, scaled_domain, scaled_destroy, 0, NULL, NULL, scaled_parts},
+    {.name = "scaled", .fill = scaled_fill, .work_size = scaled_work_size, .domain = scaled_domain,
+     .destroy = scaled_destroy, .exact = 1, .parts = scaled_parts},
+    {.name = "scaled", .fill = scaled_fill, .work_size = scaled_work_size, .domain = scaled_domain,
+     .destroy = scaled_destroy, .exact = 0, .parts = scaled_parts},
 };
 
 static lth_status scaled_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,

@@ -59,10 +59,10 @@ static lth_status affine_fill(const void *state, double t, int order, lth_jet *o
 }
 
 static const lth_source_type AFFINE[2] = {
-    {"sampled coefficient", affine_fill, affine_work, affine_domain, affine_destroy, 0, NULL, NULL,
-     NULL},
-    {"sampled coefficient", affine_fill, affine_work, affine_domain, affine_destroy, 1, NULL, NULL,
-     NULL},
+    {.name = "sampled coefficient", .fill = affine_fill, .work_size = affine_work,
+     .domain = affine_domain, .destroy = affine_destroy, .exact = 0},
+    {.name = "sampled coefficient", .fill = affine_fill, .work_size = affine_work,
+     .domain = affine_domain, .destroy = affine_destroy, .exact = 1},
 };
 
 static lth_status affine_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
