@@ -51,8 +51,9 @@ typedef struct lth_bvp_colloc_opts {
 
 /* Multiple shooting's settings (method LTH_BVP_MULTIPLE). */
 typedef struct lth_bvp_multiple_opts {
-  int intervals; /* number of equal subintervals (0: nodes placed automatically where ||Psi||
-                    grows by more than `growth` since the last node) */
+  int intervals; /* number of equal subintervals, at most 100000 (0: nodes placed
+                    automatically where ||Psi|| grows by more than `growth` since the last
+                    node) */
   double growth; /* node placement threshold (0: LTH_DEFAULT_MULTIPLE_GROWTH, 1e2) */
 } lth_bvp_multiple_opts;
 
@@ -65,11 +66,13 @@ typedef struct lth_bvp_fd_opts {
 
 typedef struct lth_bvp_opts {
   lth_bvp_method method; /* LTH_BVP_SHOOTING from lth_bvp_opts_init */
-  /* The one condition threshold of a BVP solve (0: LTH_DEFAULT_COND_MAX, 1e12): a shooting
-   * matrix or banded system with a larger condition estimate is "not uniquely solvable"
-   * (shooting and multiple shooting also stop at 1/ivp.rtol), and it is the Pi threshold
-   * of every method (the scan before the solve, the integrators, the consistency conditions
-   * of fd).  ivp.cond_max is not used by lth_bvp_solve: it is replaced by this one. */
+  /* The one condition threshold of a BVP solve (0: LTH_DEFAULT_COND_MAX, 1e12).  A BVP
+   * conditioned worse is refused as not uniquely solvable (LTH_ENOTUNIQUE): the shooting
+   * matrices' cond_shooting and the cond_bvp of shooting, multiple shooting and fd are held
+   * to min(cond_max, 1/ivp.rtol), collocation's cond_bvp to min(cond_max, colloc.tol /
+   * DBL_EPSILON).  It is also the Pi threshold of every method: the scan of Pi before the
+   * solve, the integrators, the consistency conditions of fd.  ivp.cond_max is not used by
+   * lth_bvp_solve: this one replaces it. */
   double cond_max;
   lth_ivp_opts ivp; /* the integrator of the shooting methods (shooting, multiple);
                        collocation evaluates the coefficients as it says (coefficients,
