@@ -225,12 +225,12 @@ static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
   app_ivp_setup(run, &o.ivp);
   o.ivp.coefficients = (lth_ivp_coefficients)C->coefficients; /* auto|direct|table */
   o.cond_max = run->opt->cond_max;
-  o.intervals = (int)C->intervals;
-  o.fd_points = (size_t)C->points;
-  o.fd_order_check = !C->no_order_check;
-  o.tol = C->tol;
-  o.stages = (int)C->stages;
-  o.max_intervals = (size_t)C->max_intervals;
+  o.multiple.intervals = (int)C->intervals;
+  o.fd.points = (size_t)C->points;
+  o.fd.order_check = !C->no_order_check;
+  o.colloc.tol = C->tol;
+  o.colloc.stages = (int)C->stages;
+  o.colloc.max_intervals = (size_t)C->max_intervals;
   o.progress = app_progress_update;
   o.progress_ctx = &run->progress;
   if (o.method == LTH_BVP_COLLOCATION) {

@@ -478,7 +478,7 @@ static int run(const plot_cli *cli, const char *path) {
   if (!app_plot_format(cli->out)) {
     return app_usage_error("-o %s: the picture must be a .png, .svg or .pdf file", cli->out);
   }
-  plot_run R = {cli, path, NULL, NULL, {0}};
+  plot_run R = {.cli = cli, .path = path};
   app_jval *doc = NULL;
   lth_error_clear(&R.err);
   if (app_jr_read_file(path, &doc, &R.err) != LTH_OK) {
@@ -517,12 +517,13 @@ int main(int argc, char **argv) {
   app_init("lth-plot");
   plot_cli cli = {NULL, NULL, NULL, NULL};
   app_option opts[] = {
-      {"output", 'o', APP_OPT_STRING, &cli.out, NULL, 0, 0, 0, {0}},
-      {"size", 0, APP_OPT_STRING, &cli.size, NULL, 0, 0, 0, {0}},
-      {"title", 0, APP_OPT_STRING, &cli.title, NULL, 0, 0, 0, {0}},
-      {"select", 0, APP_OPT_STRING, &cli.select, NULL, 0, 0, 0, {0}},
+      {.name = "output", .short_name = 'o', .type = APP_OPT_STRING, .dest = &cli.out},
+      {.name = "size", .type = APP_OPT_STRING, .dest = &cli.size},
+      {.name = "title", .type = APP_OPT_STRING, .dest = &cli.title},
+      {.name = "select", .type = APP_OPT_STRING, .dest = &cli.select},
   };
-  app_spec spec = {help_text, opts, sizeof opts / sizeof opts[0], 1, 1};
+  app_spec spec = {.help = help_text, .opts = opts, .nopts = sizeof opts / sizeof opts[0],
+                   .min_args = 1, .max_args = 1};
   const char *args[1];
   int nargs;
   int rc = app_parse(&spec, argc, argv, args, &nargs);

@@ -206,8 +206,8 @@ static double layer_error(const bvp_case *c, size_t points) {
   lth_bvp_opts o;
   lth_bvp_opts_init(&o);
   o.method = LTH_BVP_FD;
-  o.fd_points = points;
-  o.fd_order_check = 0;
+  o.fd.points = points;
+  o.fd.order_check = 0;
   lth_bvp_result *res = NULL;
   if (lth_bvp_solve(c->sys, c->t0, c->t1, c->p, c->B0, c->B1, c->beta, t, (size_t)nl, &o, &res,
                     NULL) != LTH_OK) {
@@ -222,10 +222,10 @@ static void s1_fd_row(const cfg *cf, const bvp_case *c, const char *name, size_t
   lth_bvp_opts o;
   lth_bvp_opts_init(&o);
   o.method = LTH_BVP_FD;
-  o.fd_points = points;
-  o.fd_order_check = 0;
+  o.fd.points = points;
+  o.fd.order_check = 0;
   run plain = solve(cf, c, &o); /* the solve alone */
-  o.fd_order_check = 1;
+  o.fd.order_check = 1;
   run R = solve(cf, c, &o); /* plus the N/2, N, 2N solves of the order check */
   char b[S1_NCOL][40];
   snprintf(b[0], 40, "%s", name);
@@ -296,8 +296,8 @@ static void s2_row(const cfg *cf, const bvp_case *c, double T, lth_bvp_method me
   lth_bvp_opts o;
   lth_bvp_opts_init(&o);
   o.method = method;
-  o.fd_points = (size_t)(S2_FD_PER_UNIT * T + 0.5) + 1;
-  o.fd_order_check = 0; /* sweep 1 covers the order check */
+  o.fd.points = (size_t)(S2_FD_PER_UNIT * T + 0.5) + 1;
+  o.fd.order_check = 0; /* sweep 1 covers the order check */
   run R = solve(cf, c, &o);
   char b[S2_NCOL][40];
   for (int k = 0; k < S2_NCOL; k++) snprintf(b[k], 40, "-");

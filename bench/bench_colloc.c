@@ -159,7 +159,7 @@ static double error_of(const prob *P, const double *z) {
 }
 
 static run solve(const cfg *cf, const prob *P, const lth_bvp_opts *o) {
-  run R = {LTH_OK, INFINITY, NAN, NAN, 0};
+  run R = {.st = LTH_OK, .wall = INFINITY, .err = NAN, .est = NAN, .N = 0};
   for (int rep = 0; rep < cf->reps; rep++) {
     lth_bvp_result *res = NULL;
     double t = cpu_now();
@@ -184,14 +184,14 @@ static lth_bvp_opts opts_for(lth_bvp_method m, double setting, int stages) {
   lth_bvp_opts_init(&o);
   o.method = m;
   if (m == LTH_BVP_COLLOCATION) {
-    o.tol = setting;
-    o.stages = stages;
+    o.colloc.tol = setting;
+    o.colloc.stages = stages;
   } else if (m == LTH_BVP_MULTIPLE) {
     o.ivp.rtol = setting;
     o.ivp.atol = 1e-2 * setting;
   } else {
-    o.fd_points = (size_t)setting;
-    o.fd_order_check = 0; /* one grid: the fairest time for fd */
+    o.fd.points = (size_t)setting;
+    o.fd.order_check = 0; /* one grid: the fairest time for fd */
   }
   return o;
 }
@@ -219,7 +219,7 @@ static void row1(const cfg *cf, const prob *P, const char *method, const char *s
 /* Table 1 for one problem, then its line of table 2 (into sum). */
 static void compare(const cfg *cf, const prob *P, char *sum, size_t sumlen) {
   const double tols[] = {1e-6, 1e-8, 1e-10, 1e-12}, pts[] = {1001, 4001, 16001};
-  run col10 = {0}, ms10 = {LTH_EDATA, INFINITY, NAN, NAN, 0};
+  run col10 = {0}, ms10 = {.st = LTH_EDATA, .wall = INFINITY, .err = NAN, .est = NAN, .N = 0};
   double ms10_setting = NAN;
   char set[40];
   for (int i = 0; i < 4; i++) {
@@ -290,7 +290,7 @@ static void stages_table(const cfg *cf, prob *probs, int np) {
     for (int t = 0; t < 4; t++) {
       for (int st = 2; st <= 8; st++) {
         lth_bvp_opts o = opts_for(LTH_BVP_COLLOCATION, tols[t], st);
-        o.max_intervals = 20000; /* 2 stages at 1e-12 would need 1e5 and more */
+        o.colloc.max_intervals = 20000; /* 2 stages at 1e-12 would need 1e5 and more */
         run R = solve(cf, &probs[i], &o);
         char c[7][40];
         const char *cells[7];

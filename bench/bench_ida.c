@@ -110,7 +110,7 @@ static double ida_solve(const prob *P, double rtol, double *err, long *nsteps) {
   lth_table *tab = lth_table_alloc(P->sys, 0.0, P->t1, &to, NULL);
   lth_point *pt = lth_point_alloc(P->sys, 0, NULL), *pz = lth_point_alloc(P->sys, 0, NULL);
   lth_decomp_ws *ws = lth_decomp_ws_alloc(P->sys, 0, NULL);
-  ida_ctx c = {tab, pt, m, 0.0, 0};
+  ida_ctx c = {.tab = tab, .pt = pt, .m = m, .gamma = 0.0, .fail = 0};
   double out = INFINITY;
   N_Vector y = N_VNew_Serial(m, sctx), yp = N_VNew_Serial(m, sctx);
   SUNMatrix J = SUNDenseMatrix(m, m, sctx);
@@ -254,9 +254,12 @@ int main(int argc, char **argv) {
   double load = -1.0;
   if (getloadavg(&load, 1) != 1) load = -1.0;
   const int n3[] = {3, 3, 1}, n5[] = {2, 2, 2, 2, 1};
-  prob P[3] = {{"idx3", ib_new(3, n3, 0x1d3, 0.2, 0.0, 0.5), NULL, 10.0, LTH_IVP_RK8PD, 1},
-               {"idx5", ib_new(5, n5, 0x1d5, 0.2, 0.0, 2.0), NULL, 10.0, LTH_IVP_RK8PD, 1},
-               {"stiff", ib_new(3, n3, 0x57f, 0.0, 0.0, 1e4), NULL, 1.0, LTH_IVP_MSBDF, 0}};
+  prob P[3] = {{.name = "idx3", .S = ib_new(3, n3, 0x1d3, 0.2, 0.0, 0.5), .t1 = 10.0,
+                .lth_method = LTH_IVP_RK8PD, .judged = 1},
+               {.name = "idx5", .S = ib_new(5, n5, 0x1d5, 0.2, 0.0, 2.0), .t1 = 10.0,
+                .lth_method = LTH_IVP_RK8PD, .judged = 1},
+               {.name = "stiff", .S = ib_new(3, n3, 0x57f, 0.0, 0.0, 1e4), .t1 = 1.0,
+                .lth_method = LTH_IVP_MSBDF, .judged = 0}};
   ib_title(csv, "lth vs SUNDIALS IDA (IDA on lth's reduced ODE with table coefficients); "
                 "ahead = lth at least as accurate in less time");
   if (!csv) printf("load average %.2f at start\n", load);

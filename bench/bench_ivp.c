@@ -326,7 +326,8 @@ static void tolerance_sweep(const cfg *c, problem *const *P, int np) {
     (void)solve(&once, P[p], &warm); /* untimed: page faults and first-call costs */
     for (int k = 0; k < nrt && npr < MAX_PAIRS; k++) {
       pair *q = &pr[npr++];
-      *q = (pair){P[p]->name, LTH_IVP_RK8PD, rt[k], {0}, {0}, rt[k] <= 1e-8};
+      *q = (pair){.name = P[p]->name, .method = LTH_IVP_RK8PD, .rtol = rt[k],
+                  .target = rt[k] <= 1e-8};
       q->t = sweep_row(c, P[p], LTH_IVP_RK8PD, rt[k], LTH_COEF_TABLE);
       q->d = sweep_row(c, P[p], LTH_IVP_RK8PD, rt[k], LTH_COEF_DIRECT);
     }
@@ -334,7 +335,7 @@ static void tolerance_sweep(const cfg *c, problem *const *P, int np) {
     const lth_ivp_method other[] = {LTH_IVP_RKF45, LTH_IVP_MSADAMS, LTH_IVP_MSBDF};
     for (int k = 0; k < 3 && npr < MAX_PAIRS; k++) {
       pair *q = &pr[npr++];
-      *q = (pair){P[p]->name, other[k], 1e-8, {0}, {0}, 0};
+      *q = (pair){.name = P[p]->name, .method = other[k], .rtol = 1e-8, .target = 0};
       q->t = sweep_row(c, P[p], other[k], 1e-8, LTH_COEF_TABLE);
       q->d = sweep_row(c, P[p], other[k], 1e-8, LTH_COEF_DIRECT);
     }
@@ -441,7 +442,8 @@ static void rod_row(const cfg *c, double rtol, int damp, lth_ivp_coefficients co
 }
 
 static void rod_table(const cfg *c) {
-  problem P = {"rod", rod_system(), rod_exact, NULL, rod_constraint, 5, 0.0, {0}, 20};
+  problem P = {.name = "rod", .sys = rod_system(), .exact = rod_exact, .constraint = rod_constraint,
+               .s = 5, .t0 = 0.0, .n = 20};
   if (!P.sys) {
     fprintf(stderr, "bench_ivp: cannot build the rotating rod\n");
     return;
@@ -539,7 +541,8 @@ static void estimate_table(const cfg *c, problem *const *P, int np) {
       estimate_row(c, P[p], other[k], 1e-10);
     }
   }
-  problem R = {"rod", rod_system(), rod_exact, NULL, rod_constraint, 5, 0.0, {0}, 20};
+  problem R = {.name = "rod", .sys = rod_system(), .exact = rod_exact, .constraint = rod_constraint,
+               .s = 5, .t0 = 0.0, .n = 20};
   if (R.sys) {
     double t1 = c->quick ? 100.0 : 1000.0;
     for (size_t k = 0; k < R.n; k++) R.times[k] = t1 * (double)(k + 1) / (double)R.n;

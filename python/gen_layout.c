@@ -40,7 +40,9 @@
   _Generic((x), int: "int", unsigned int: "uint", long: "long", unsigned long: "ulong", \
            double: "double", double *: "ptr", const double *: "ptr", int *: "ptr",     \
            char *: "char[]", lth_jet: "lth_jet", lth_ivp_opts: "lth_ivp_opts",          \
-           lth_error: "lth_error",                                                       \
+           lth_bvp_colloc_opts: "lth_bvp_colloc_opts",                                   \
+           lth_bvp_multiple_opts: "lth_bvp_multiple_opts",                               \
+           lth_bvp_fd_opts: "lth_bvp_fd_opts", lth_error: "lth_error",                   \
            lth_jet *: "ptr", const lth_source *: "ptr", void *: "ptr",                 \
            lth_point **: "ptr", lth_verify_report *: "ptr", default: "other")
 
@@ -114,11 +116,19 @@ static void structs(void) {
   F(lth_ivp_result, error_rhs_evals); F(lth_ivp_result, error_decomps);
   F(lth_ivp_result, error_seconds); F(lth_ivp_result, error_failed);
 
+  STRUCT(lth_bvp_colloc_opts);
+  F(lth_bvp_colloc_opts, tol); F(lth_bvp_colloc_opts, stages);
+  F(lth_bvp_colloc_opts, max_intervals);
+
+  STRUCT(lth_bvp_multiple_opts);
+  F(lth_bvp_multiple_opts, intervals); F(lth_bvp_multiple_opts, growth);
+
+  STRUCT(lth_bvp_fd_opts);
+  F(lth_bvp_fd_opts, points); F(lth_bvp_fd_opts, order_check);
+
   STRUCT(lth_bvp_opts);
-  F(lth_bvp_opts, method); F(lth_bvp_opts, ivp); F(lth_bvp_opts, intervals);
-  F(lth_bvp_opts, growth); F(lth_bvp_opts, fd_points); F(lth_bvp_opts, fd_order_check);
-  F(lth_bvp_opts, cond_max); F(lth_bvp_opts, tol); F(lth_bvp_opts, stages);
-  F(lth_bvp_opts, max_intervals);
+  F(lth_bvp_opts, method); F(lth_bvp_opts, cond_max); F(lth_bvp_opts, ivp);
+  F(lth_bvp_opts, colloc); F(lth_bvp_opts, multiple); F(lth_bvp_opts, fd);
 
   STRUCT(lth_bvp_result);
   F(lth_bvp_result, n); F(lth_bvp_result, s); F(lth_bvp_result, p); F(lth_bvp_result, times);

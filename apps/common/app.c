@@ -52,7 +52,7 @@ static const struct {
     {"opts.stabilize = ", "--stabilize "},
     {"opts.stabilize", "--stabilize"},
     {"set opts.project", "use --project"},
-    {"opts.fd_points", "--points"},
+    {"opts.fd.points", "--points"},
     {"opts.params ", "--param "},
 };
 

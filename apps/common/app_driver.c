@@ -84,7 +84,7 @@ static int parse(driver *D, int argc, char **argv, const char **path) {
   }
   common_options(D, D->all);
   memcpy(D->all + C_COUNT, T->opts, T->nopts * sizeof *T->opts);
-  app_spec spec = {D->help, D->all, D->nall, 1, 1};
+  app_spec spec = {.help = D->help, .opts = D->all, .nopts = D->nall, .min_args = 1, .max_args = 1};
   const char *args[1];
   int nargs;
   int rc = app_parse(&spec, argc, argv, args, &nargs);

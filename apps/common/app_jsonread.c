@@ -406,7 +406,8 @@ lth_status app_jr_parse(const char *text, size_t len, const char *name, app_jval
   if (!v) {
     return lth_error_set(err, LTH_ENOMEM, "out of memory");
   }
-  jparser P = {text, text, text + len, name ? name : "<json>", 0, err};
+  jparser P = {.s = text, .p = text, .end = text + len, .name = name ? name : "<json>", .depth = 0,
+               .err = err};
   lth_status st = parse_value(&P, v);
   if (st == LTH_OK) {
     skip_ws(&P);

@@ -40,30 +40,56 @@ typedef enum lth_bvp_method {
 int lth_bvp_method_from_name(const char *name);
 const char *lth_bvp_method_name(lth_bvp_method method);
 
+/* Collocation's settings (method LTH_BVP_COLLOCATION). */
+typedef struct lth_bvp_colloc_opts {
+  double tol;           /* error tolerance of the adaptive mesh on max |z error| relative to
+                           max(1, max |z|) (0: LTH_DEFAULT_COLLOC_TOL, 1e-8) */
+  int stages;           /* Gauss stages s, 1..8, order 2s (0: lth_bvp_collocation_stages(tol)) */
+  size_t max_intervals; /* largest mesh before refusing with LTH_ETOL
+                           (0: LTH_DEFAULT_COLLOC_MAX_INTERVALS, 100000) */
+} lth_bvp_colloc_opts;
+
+/* Multiple shooting's settings (method LTH_BVP_MULTIPLE). */
+typedef struct lth_bvp_multiple_opts {
+  int intervals; /* number of equal subintervals, at most 100000 (0: nodes placed
+                    automatically where ||Psi|| grows by more than `growth` since the last
+                    node) */
+  double growth; /* node placement threshold (0: LTH_DEFAULT_MULTIPLE_GROWTH, 1e2) */
+} lth_bvp_multiple_opts;
+
+/* Finite differences' settings (method LTH_BVP_FD). */
+typedef struct lth_bvp_fd_opts {
+  size_t points;   /* grid points N+1, at least 3 (0 to 2: LTH_DEFAULT_FD_POINTS, 1001) */
+  int order_check; /* also solve on N/2 and 2N intervals to report the observed order and an
+                      error estimate (1 from lth_bvp_opts_init; 0: one grid) */
+} lth_bvp_fd_opts;
+
 typedef struct lth_bvp_opts {
-  lth_bvp_method method;
-  lth_ivp_opts ivp;     /* integrator settings of the shooting methods */
-  int intervals;        /* multiple shooting: number of subintervals (0: placed automatically
-                           where ||Psi|| grows by more than `growth`) */
-  double growth;        /* multiple shooting: node placement threshold (0: 1e2) */
-  size_t fd_points;     /* finite differences: grid points N+1 (0: 1001) */
-  int fd_order_check;   /* finite differences: also solve on N/2 and 2N points to report the
-                           observed order and an error estimate (1, the default) */
-  double cond_max;      /* a shooting matrix with a larger condition estimate is "not uniquely
-                           solvable" (0: 1e12); also the Pi threshold */
-  double tol;           /* collocation: error tolerance of the adaptive mesh (0: 1e-8) */
-  int stages;           /* collocation: Gauss stages s (order 2s; 0: the default) */
-  size_t max_intervals; /* collocation: largest mesh before refusing (0: the default) */
-  /* optional progress of the finite differences (the shooting methods report through
-   * ivp.progress): called from the calling thread with grid points done of total,
-   * the order check's solves included */
+  lth_bvp_method method; /* LTH_BVP_SHOOTING from lth_bvp_opts_init */
+  /* The one condition threshold of a BVP solve (0: LTH_DEFAULT_COND_MAX, 1e12).  A BVP
+   * conditioned worse is refused as not uniquely solvable (LTH_ENOTUNIQUE): the shooting
+   * matrices' cond_shooting and the cond_bvp of shooting, multiple shooting and fd are held
+   * to min(cond_max, 1/ivp.rtol), collocation's cond_bvp to min(cond_max, colloc.tol /
+   * DBL_EPSILON).  It is also the Pi threshold of every method: the scan of Pi before the
+   * solve, the integrators, the consistency conditions of fd.  ivp.cond_max is not used by
+   * lth_bvp_solve: this one replaces it. */
+  double cond_max;
+  lth_ivp_opts ivp; /* the integrator of the shooting methods (shooting, multiple);
+                       collocation evaluates the coefficients as it says (coefficients,
+                       hermite, table_tol) */
+  lth_bvp_colloc_opts colloc;     /* method LTH_BVP_COLLOCATION */
+  lth_bvp_multiple_opts multiple; /* method LTH_BVP_MULTIPLE */
+  lth_bvp_fd_opts fd;             /* method LTH_BVP_FD */
+  /* optional progress of finite differences and collocation (the shooting methods report
+   * through ivp.progress): called from the calling thread; fd counts grid points done of
+   * total, the order check's solves included */
   void (*progress)(void *ctx, size_t done, size_t total);
   void *progress_ctx;
 } lth_bvp_opts;
 
 void lth_bvp_opts_init(lth_bvp_opts *opts);
 
-/* The Gauss stages collocation uses at tolerance tol when opts.stages is 0
+/* The Gauss stages collocation uses at tolerance tol when opts.colloc.stages is 0
  * (3 + round(log10(1/tol) / 2), kept in [3, 8]: 6 at 1e-6, 7 at 1e-8, 8 at 1e-10 and below; docs/collocation.md section 3). */
 int lth_bvp_collocation_stages(double tol);
 

@@ -20,7 +20,19 @@
 #define LTH_DEFAULT_RTOL 1e-10
 #define LTH_DEFAULT_ATOL 1e-12
 
-/* Error tolerance of the adaptive collocation mesh (lth_bvp_opts.tol). */
+/* Error tolerance of the adaptive collocation mesh (lth_bvp_opts.colloc.tol). */
 #define LTH_DEFAULT_COLLOC_TOL 1e-8
+
+/* Largest collocation mesh, in intervals, before the solve refuses with
+ * LTH_ETOL (lth_bvp_opts.colloc.max_intervals, and the LQR problem's
+ * collocation). */
+#define LTH_DEFAULT_COLLOC_MAX_INTERVALS 100000
+
+/* Multiple shooting: a node is placed where the fundamental solution has
+ * grown by more than this since the last one (lth_bvp_opts.multiple.growth). */
+#define LTH_DEFAULT_MULTIPLE_GROWTH 1e2
+
+/* Finite differences: grid points N+1 (lth_bvp_opts.fd.points). */
+#define LTH_DEFAULT_FD_POINTS 1001
 
 #endif

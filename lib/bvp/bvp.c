@@ -39,7 +39,7 @@ void lth_bvp_opts_init(lth_bvp_opts *opts) {
   memset(opts, 0, sizeof *opts);
   opts->method = LTH_BVP_SHOOTING;
   lth_ivp_opts_init(&opts->ivp);
-  opts->fd_order_check = 1;
+  opts->fd.order_check = 1;
 }
 
 void lth_bvp_result_free(lth_bvp_result *res) {
@@ -176,10 +176,7 @@ static lth_status shooting(const lth_bvp_problem *bp, const lth_bvp_opts *o,
   lth_status st = (!idx || !S || !ipiv) ? lth_error_set(err, LTH_ENOMEM, "out of memory")
                                         : lth_bvp_cond_times(bp, &all, &nall, idx, err);
   if (st == LTH_OK) {
-    lth_ivp_opts io = o->ivp;
-    io.cond_max = o->cond_max;
-    io.pi_scan = -1; /* lth_bvp_solve scanned the interval */
-    st = lth_ivp_fundamental(bp->sys, bp->t0, all, nall, &io, &fm, err);
+    st = lth_ivp_fundamental(bp->sys, bp->t0, all, nall, &o->ivp, &fm, err);
   }
   if (st != LTH_OK) goto cleanup;
   double *S0 = S + pp, *Sinv = S0 + pp, *c = Sinv + pp, *work = c + p + 1, *X = work + pp + 4 * (size_t)p;
@@ -285,10 +282,14 @@ lth_status lth_bvp_solve(const lth_system *sys, double t0, double t1, int rows, 
   *out = NULL;
   lth_bvp_opts o;
   if (opts) o = *opts; else lth_bvp_opts_init(&o);
+  /* one threshold for the whole solve: the Pi scan below and every method's integrator or
+   * consistency conditions use o.cond_max, whatever the caller left in o.ivp.cond_max */
+  o.ivp.cond_max = o.cond_max;
   lth_pieces pieces;
   memset(&pieces, 0, sizeof pieces);
-  lth_bvp_problem bp = {sys, t0, t1, rows, B0, B1, beta, times, n, lth_system_size(sys),
-                        lth_system_manifold_dim(sys), &pieces};
+  lth_bvp_problem bp = {.sys = sys, .t0 = t0, .t1 = t1, .rows = rows, .B0 = B0, .B1 = B1,
+                        .beta = beta, .times = times, .n = n, .s = lth_system_size(sys),
+                        .p = lth_system_manifold_dim(sys), .pieces = &pieces};
   lth_status st = check_input(&bp, err);
   /* no method may step over a singular Pi between its own points */
   if (st == LTH_OK) st = lth_ivp_prescan(sys, t0, t1, &o.ivp, NULL, err);
@@ -298,7 +299,7 @@ lth_status lth_bvp_solve(const lth_system *sys, double t0, double t1, int rows, 
     st = lth_pieces_points(sys, t0, t1, BVP_POINT_DEGREE, &pieces, err);
   }
   if (st != LTH_OK) return st;
-  o.ivp.pi_scan = -1;
+  o.ivp.pi_scan = -1; /* the methods' integrators: the interval is scanned */
   lth_bvp_result *res = result_alloc(&bp, o.method);
   if (!res) return lth_error_set(err, LTH_ENOMEM, "out of memory allocating a BVP solution");
   /* p = 0: no free constants, the solution is the particular one: shooting gives it */

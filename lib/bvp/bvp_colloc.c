@@ -77,9 +77,9 @@ int lth_bvp_collocation_stages(double tol) { return lth_colloc_default_stages(to
 
 lth_status lth_bvp_collocation(const lth_bvp_problem *bp, const lth_bvp_opts *o,
                                lth_bvp_result *res, lth_error *err) {
-  double tol = o->tol != 0.0 ? o->tol : LTH_DEFAULT_COLLOC_TOL;
-  int stages =
-      o->stages ? o->stages : (tol > 0.0 && tol < 1.0 ? lth_colloc_default_stages(tol) : 1);
+  double tol = o->colloc.tol != 0.0 ? o->colloc.tol : LTH_DEFAULT_COLLOC_TOL;
+  int stages = o->colloc.stages ? o->colloc.stages
+                                : (tol > 0.0 && tol < 1.0 ? lth_colloc_default_stages(tol) : 1);
   if (stages < 1 || stages > LTH_COLLOC_MAX_STAGES) {
     return lth_error_set(err, LTH_EINVAL, "collocation stages %d: need 1 <= stages <= %d", stages,
                          LTH_COLLOC_MAX_STAGES);
@@ -88,7 +88,6 @@ lth_status lth_bvp_collocation(const lth_bvp_problem *bp, const lth_bvp_opts *o,
     return lth_error_set(err, LTH_EINVAL, "collocation tolerance %g: need 0 < tol < 1", tol);
   }
   lth_ivp_opts io = o->ivp;
-  io.cond_max = o->cond_max;
   if (io.table_tol <= 0.0) io.table_tol = lth_colloc_table_tol(tol);
   lth_colloc_ctx *cx = lth_colloc_ctx_alloc(bp->sys, stages, &io, bp->t0, bp->t1, err);
   if (!cx) return err ? err->status : LTH_ENOMEM;
@@ -99,7 +98,7 @@ lth_status lth_bvp_collocation(const lth_bvp_problem *bp, const lth_bvp_opts *o,
   }
   lth_colloc_bc bc = {bp->p, bp->B0, bp->B1, bp->beta};
   lth_colloc_opts co = {.tol = tol,
-                        .max_intervals = o->max_intervals,
+                        .max_intervals = o->colloc.max_intervals,
                         .cond_max = o->cond_max,
                         .output_mode = LTH_COLLOC_STEP,
                         .progress = o->progress,

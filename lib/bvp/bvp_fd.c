@@ -13,10 +13,10 @@
 #include <string.h>
 
 #include "bvp_impl.h"
+#include "lth/defaults.h"
 #include "lth/ic.h"
 #include "twopoint.h"
 
-#define FD_DEFAULT_POINTS 1001
 /* The data must be smooth at the scale of the coarsest grid (fd_resolved). */
 #define FD_RESOLVE_DEGREE 3
 #define FD_RESOLVE_TOL 1e-3
@@ -100,7 +100,8 @@ static lth_status fd_solve_grid(const lth_bvp_problem *bp, const lth_ic *ic, con
   if (st == LTH_OK) {
     const double *M0, *b0;
     int nl = lth_ic_conditions(ic, &M0, &b0);
-    lth_twopoint tp = {s, nl, p, N, M0, b0, bp->B0, bp->B1, bp->beta, C, E, e};
+    lth_twopoint tp = {.n = s, .nl = nl, .nb = p, .N = N, .L0 = M0, .l0 = b0, .D0 = bp->B0,
+                       .DN = bp->B1, .d = bp->beta, .C = C, .E = E, .e = e};
     double *green = cond_bvp && p > 0 ? malloc(ng * (size_t)s * p * sizeof(double)) : NULL;
     if (cond_bvp && p > 0 && !green) st = lth_error_set(err, LTH_ENOMEM, "out of memory");
     if (st == LTH_OK) st = lth_twopoint_solve_green(&tp, z, cond, green, err);
@@ -273,7 +274,7 @@ static lth_status fd_resolved(const lth_bvp_problem *bp, double h, size_t N, lth
     st = lth_error_set_t(err, LTH_ETOL, t,
                          "finite differences cannot resolve the data: %s varies on a scale "
                          "finer than the grid's cells (%.3g wide) at t, where the points would "
-                         "not see it; use more opts.fd_points, or opts.method = LTH_BVP_COLLOCATION",
+                         "not see it; use more opts.fd.points, or opts.method = LTH_BVP_COLLOCATION",
                          pc.what[0] ? pc.what : "the data", h);
   }
   lth_pieces_release(&pc);
@@ -286,17 +287,17 @@ static lth_status fd_resolved(const lth_bvp_problem *bp, double h, size_t N, lth
  * (measured: error 5e-3 -> 0.16 on an index-3 test problem). */
 lth_status lth_bvp_fd(const lth_bvp_problem *bp, const lth_bvp_opts *o, lth_bvp_result *res,
                       lth_error *err) {
-  size_t N = (o->fd_points > 2 ? o->fd_points : FD_DEFAULT_POINTS) - 1;
+  size_t N = (o->fd.points > 2 ? o->fd.points : LTH_DEFAULT_FD_POINTS) - 1;
   N += N % 2; /* even, so the N/2 grid nests */
   int s = bp->s;
   double *grid = NULL, *z = NULL;
   size_t ng = 0;
-  fd_progress pg = {o, 0, o->fd_order_check ? N + N / 2 + N + 2 * N : N};
+  fd_progress pg = {o, 0, o->fd.order_check ? N + N / 2 + N + 2 * N : N};
   lth_ic *ic = lth_ic_alloc(bp->sys, err);
   lth_status st = ic ? LTH_OK : (err ? err->status : LTH_ENOMEM);
   if (st == LTH_OK && o->cond_max > 0) lth_ic_set_cond_max(ic, o->cond_max);
   if (st == LTH_OK) {
-    st = fd_resolved(bp, (bp->t1 - bp->t0) / (double)(o->fd_order_check ? N / 2 : N), N, err);
+    st = fd_resolved(bp, (bp->t1 - bp->t0) / (double)(o->fd.order_check ? N / 2 : N), N, err);
   }
   fd_shadows sh = {0, NULL, 0};
   if (st == LTH_OK) st = shadows_find(bp, &sh, err);
@@ -327,7 +328,7 @@ lth_status lth_bvp_fd(const lth_bvp_problem *bp, const lth_bvp_opts *o, lth_bvp_
     }
     res->bc_residual = lth_bvp_bc_residual(bp, z, z + (ng - 1) * (size_t)s);
     res->fd_points = ng;
-    if (o->fd_order_check) st = observe_order(bp, ic, N, &sh, res, &pg, err);
+    if (o->fd.order_check) st = observe_order(bp, ic, N, &sh, res, &pg, err);
   }
   free(sh.lohi);
   lth_ic_free(ic);

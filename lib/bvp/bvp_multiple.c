@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "bvp_impl.h"
+#include "lth/defaults.h"
 #include "twopoint.h"
 
 /* The probe integrates a cheap homogeneous problem through PROBE_POINTS
@@ -75,11 +76,10 @@ static lth_status place_nodes(const lth_bvp_problem *bp, const lth_bvp_opts *o, 
                               int *M, lth_error *err) {
   int m = lth_system_state_dim(bp->sys), p = bp->p;
   size_t mp = (size_t)m * p;
-  double G = o->growth > 0 ? o->growth : 1e2, h = (bp->t1 - bp->t0) / PROBE_POINTS;
+  double G = o->multiple.growth > 0 ? o->multiple.growth : LTH_DEFAULT_MULTIPLE_GROWTH, h = (bp->t1 - bp->t0) / PROBE_POINTS;
   lth_ivp_opts io = o->ivp;
   io.rtol = fmax(io.rtol, 1e-6);
   io.atol = fmax(io.atol, 1e-9);
-  io.cond_max = o->cond_max;
   lth_ivp *iv = lth_ivp_alloc(bp->sys, p, 0, &io, bp->t0, bp->t1, err);
   double *V = malloc(sizeof(double) * (3 * mp + (size_t)p + 2)), *saved = V + 2 * mp + p + 1;
   lth_status st = (iv && V) ? restart(iv, bp->t0, V, err)
@@ -224,7 +224,8 @@ static lth_status assemble_solve(lth_ivp *iv, const lth_bvp_problem *bp, ms_data
       cblas_dgemv(CblasColMajor, CblasTrans, m, p, 1.0, Qj, m, d->y + (size_t)(j - 1) * m, 1,
                   0.0, e + (size_t)(j - 1) * p, 1);
     }
-    lth_twopoint tp = {p, 0, p, (size_t)(M - 1), NULL, NULL, D0, DN, dvec, C, E, e};
+    lth_twopoint tp = {.n = p, .nl = 0, .nb = p, .N = (size_t)(M - 1), .D0 = D0, .DN = DN,
+                       .d = dvec, .C = C, .E = E, .e = e};
     st = lth_twopoint_solve_green(&tp, c, cond, green, err);
   }
   free(buf);
@@ -319,17 +320,17 @@ static lth_status nodes_at_pieces(const lth_bvp_problem *bp, ms_data *d, lth_err
 
 lth_status lth_bvp_multiple(const lth_bvp_problem *bp, const lth_bvp_opts *o,
                             lth_bvp_result *res, lth_error *err) {
-  ms_data d = {bp->s, lth_system_state_dim(bp->sys), bp->p, 0, NULL, NULL, NULL, NULL,
-               NULL, NULL, bp->pieces};
+  ms_data d = {.s = bp->s, .m = lth_system_state_dim(bp->sys), .p = bp->p, .M = 0,
+               .pieces = bp->pieces};
   double *all = NULL, *c = NULL, *green = NULL;
   size_t nall = 0, *idx = malloc((bp->n + 1) * sizeof(size_t));
   lth_ivp *iv = NULL;
-  int M = o->intervals > 0 ? (o->intervals < MAX_INTERVALS ? o->intervals : MAX_INTERVALS)
+  int M = o->multiple.intervals > 0 ? (o->multiple.intervals < MAX_INTERVALS ? o->multiple.intervals : MAX_INTERVALS)
                            : MAX_NODES;
   d.tau = malloc(((size_t)M + 2) * sizeof(double));
   lth_status st = (!idx || !d.tau) ? lth_error_set(err, LTH_ENOMEM, "out of memory")
                                    : lth_bvp_cond_times(bp, &all, &nall, idx, err);
-  if (st == LTH_OK && o->intervals > 0) {
+  if (st == LTH_OK && o->multiple.intervals > 0) {
     for (int k = 0; k <= M; k++) d.tau[k] = bp->t0 + (bp->t1 - bp->t0) * k / M;
     d.tau[M] = bp->t1;
     d.M = M;
@@ -337,11 +338,9 @@ lth_status lth_bvp_multiple(const lth_bvp_problem *bp, const lth_bvp_opts *o,
     st = place_nodes(bp, o, d.tau, &d.M, err);
   }
   if (st == LTH_OK) st = nodes_at_pieces(bp, &d, err);
-  lth_ivp_opts io = o->ivp;
-  io.cond_max = o->cond_max;
   if (st == LTH_OK) st = ms_alloc(&d, nall, err);
   if (st == LTH_OK) {
-    iv = lth_ivp_alloc(bp->sys, d.p + 1, 1, &io, bp->t0, bp->t1, err);
+    iv = lth_ivp_alloc(bp->sys, d.p + 1, 1, &o->ivp, bp->t0, bp->t1, err);
     st = iv ? sweep(iv, &d, all, nall, err) : (err ? err->status : LTH_ENOMEM);
   }
   if (st == LTH_OK) {

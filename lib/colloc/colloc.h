@@ -171,7 +171,7 @@ lth_status lth_cmesh_eval_est(lth_colloc_ctx *cx, const lth_cmesh *M, const lth_
 /* ---- the adaptive solver (lib/colloc/colloc_adapt.c) ---- */
 typedef struct lth_colloc_opts {
   double tol;               /* max-norm error of z relative to max(1, max |z|) */
-  size_t max_intervals;     /* refuse (LTH_ETOL) rather than exceed */
+  size_t max_intervals;     /* refuse (LTH_ETOL) rather than exceed (0: LTH_DEFAULT_COLLOC_MAX_INTERVALS) */
   size_t initial_intervals; /* uniform start (0: LTH_COLLOC_INITIAL) */
   double cond_max;          /* refuse cond_bvp above min(cond_max, tol / DBL_EPSILON) */
   int output_mode;          /* LTH_COLLOC_STEP (default) or LTH_COLLOC_POLY */
@@ -185,7 +185,6 @@ typedef struct lth_colloc_opts {
 } lth_colloc_opts;
 
 #define LTH_COLLOC_INITIAL 8
-#define LTH_COLLOC_MAX_INTERVALS 100000
 
 typedef struct lth_colloc_out {
   double *z;             /* s x n, caller's storage: the solution at the output times */

@@ -110,7 +110,7 @@ lth_status lth_pieces_find(lth_enclose *enc, double t0, double t1, int degree, d
   memset(out, 0, sizeof *out);
   out->first = (size_t)-1;
   out->known = lth_enclose_known(enc);
-  scan S = {out, 0, NULL, 0, 0};
+  scan S = {.pc = out, .cap = 0, .ns = 0, .scap = 0};
   lth_status st = LTH_OK;
   int ok = reserve(&S);
   if (ok) out->t[0] = t0;

@@ -495,8 +495,8 @@ static void b_drop(lth_gparser *g, lth_gval *v) {
   v->node = -1; /* nodes live in the builder */
 }
 
-static const lth_grammar EXPR_GRAMMAR = {b_number, b_t,  b_neg, b_binary, b_func, b_drop, NULL,
-                                         NULL,     NULL, NULL,  NULL,     NULL,   NULL,   NULL};
+static const lth_grammar EXPR_GRAMMAR = {.number = b_number, .t = b_t, .neg = b_neg,
+                                         .binary = b_binary, .func = b_func, .drop = b_drop};
 
 /* The whole text is one expression. */
 static lth_status parse_all(lth_gparser *g, lth_gval *out) {
@@ -528,7 +528,8 @@ lth_status lth_expr_parse(const char *text, size_t len, lth_expr_lookup_fn looku
   lth_gval root = {.node = -1};
   lth_status st;
   if (len > MAX_TEXT_LEN) {
-    g = (lth_gparser){&EXPR_GRAMMAR, b, NULL, NULL, "", 0, 0, {0}, 0, 0, err};
+    g = (lth_gparser){.gr = &EXPR_GRAMMAR, .ctx = b, .s = "", .len = 0, .pos = 0, .depth = 0,
+                      .blanks = 0, .err = err};
     st = ERR(&g, 0, "expression too long (%zu bytes)", len);
   } else {
     st = lth_gparser_init(&g, &EXPR_GRAMMAR, b, text, len, 0, err);

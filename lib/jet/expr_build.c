@@ -101,11 +101,11 @@ static int add(lth_ebuild *b, bnode x) {
 }
 
 int lth_ebuild_const(lth_ebuild *b, double v, int col) {
-  return add(b, (bnode){v, -1, -1, col, -1, OP_CONST, 0});
+  return add(b, (bnode){.v = v, .a = -1, .b = -1, .col = col, .map = -1, .op = OP_CONST, .dep = 0});
 }
 
 int lth_ebuild_t(lth_ebuild *b, int col) {
-  return add(b, (bnode){0.0, -1, -1, col, -1, OP_T, 1});
+  return add(b, (bnode){.v = 0.0, .a = -1, .b = -1, .col = col, .map = -1, .op = OP_T, .dep = 1});
 }
 
 static int valid(const lth_ebuild *b, int x) { return x >= 0 && x < b->n; }
@@ -113,9 +113,9 @@ static int valid(const lth_ebuild *b, int x) { return x >= 0 && x < b->n; }
 /* Evaluate op on constant operands once, with the run-time kernel (order
  * 0): 1 on success, 0 if the kernel refuses (the node then stays). */
 static int fold(const bnode *x, double av, double bv, double *value, lth_error *err) {
-  enode nd = {x->op, 0, 0, x->col, 0, 0, x->v, 0};
+  enode nd = {.op = x->op, .a = 0, .b = 0, .col = x->col, .dep = 0, .off = 0, .v = x->v, .same = 0};
   double y[8];
-  kargs k = {&nd, &av, &bv, y, 0, 0.0, err};
+  kargs k = {.nd = &nd, .a = &av, .b = &bv, .y = y, .K = 0, .t = 0.0, .err = err};
   if (lth_expr_eval_node(&k) != LTH_OK) {
     return 0;
   }
@@ -128,7 +128,7 @@ static int node_op(lth_ebuild *b, int op, int x, int y, int col) {
   if (!valid(b, x) || (y != -1 && !valid(b, y))) {
     return -1;
   }
-  bnode z = {0.0, x, y, col, -1, (unsigned char)op, 0};
+  bnode z = {.v = 0.0, .a = x, .b = y, .col = col, .map = -1, .op = (unsigned char)op, .dep = 0};
   if (op == OP_POW && nd(b, y)->op == OP_CONST) {
     z.op = OP_POWC; /* constant exponent: stored in the node, not evaluated */
     z.v = nd(b, y)->v;
@@ -202,7 +202,8 @@ static lth_escalar konst(double v) { return (lth_escalar){v, -1}; }
 
 /* A constant through the kernel (op on a and b): errors as evaluating it would give. */
 static lth_status kernel_const(int op, double a, double b, double *v, lth_error *err) {
-  bnode z = {op == OP_POW ? b : 0.0, 0, 0, 0, -1, (unsigned char)(op == OP_POW ? OP_POWC : op), 0};
+  bnode z = {.v = op == OP_POW ? b : 0.0, .a = 0, .b = 0, .col = 0, .map = -1,
+             .op = (unsigned char)(op == OP_POW ? OP_POWC : op), .dep = 0};
   lth_error_clear(err);
   if (!fold(&z, a, b, v, err)) {
     return err ? err->status : LTH_EDOMAIN;
@@ -451,8 +452,9 @@ lth_status lth_ebuild_compile(lth_ebuild *b, int root, size_t max_nodes, lth_exp
   enode *prog = e ? malloc((size_t)n * sizeof *prog) : NULL;
   for (int k = 0; prog && k < n; k++) {
     const bnode *x = nd(b, order[k]);
-    prog[k] = (enode){x->op, x->a >= 0 ? nd(b, x->a)->map : -1, x->b >= 0 ? nd(b, x->b)->map : -1,
-                      x->col, x->dep, 0, x->v, 0};
+    prog[k] = (enode){.op = x->op, .a = x->a >= 0 ? nd(b, x->a)->map : -1,
+                      .b = x->b >= 0 ? nd(b, x->b)->map : -1, .col = x->col, .dep = x->dep,
+                      .off = 0, .v = x->v, .same = 0};
   }
   for (int k = 0; order && k < n; k++) {
     nd(b, order[k])->map = -1;

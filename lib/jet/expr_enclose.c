@@ -608,12 +608,9 @@ lth_status lth_expr_enclose(const lth_expr *e, double a, double b, int order, lt
   size_t k1 = (size_t)order + 1;
   for (int i = 0; i < e->n; i++) {
     const enode *nd = &e->nodes[i];
-    ikargs k = {nd,
-                nd->a >= 0 ? work + e->nodes[nd->a].off * k1 : NULL,
-                nd->b >= 0 ? work + e->nodes[nd->b].off * k1 : NULL,
-                work + nd->off * k1,
-                order,
-                {a, b}};
+    ikargs k = {.nd = nd, .a = nd->a >= 0 ? work + e->nodes[nd->a].off * k1 : NULL,
+                .b = nd->b >= 0 ? work + e->nodes[nd->b].off * k1 : NULL, .y = work + nd->off * k1,
+                .K = order, .t = {a, b}};
     k_dispatch(&k);
   }
   memcpy(coef, work + e->nodes[e->n - 1].off * k1, k1 * sizeof *coef);

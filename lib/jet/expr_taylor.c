@@ -431,13 +431,9 @@ lth_status lth_expr_taylor(const lth_expr *e, double t, int order, double *coef,
   size_t k1 = (size_t)order + 1;
   for (int i = 0; i < e->n; i++) {
     const enode *nd = &e->nodes[i];
-    kargs k = {nd,
-               nd->a >= 0 ? work + e->nodes[nd->a].off * k1 : NULL,
-               nd->b >= 0 ? work + e->nodes[nd->b].off * k1 : NULL,
-               work + nd->off * k1,
-               order,
-               t,
-               err};
+    kargs k = {.nd = nd, .a = nd->a >= 0 ? work + e->nodes[nd->a].off * k1 : NULL,
+               .b = nd->b >= 0 ? work + e->nodes[nd->b].off * k1 : NULL, .y = work + nd->off * k1,
+               .K = order, .t = t, .err = err};
     lth_status st = lth_expr_eval_node(&k);
     if (st != LTH_OK) {
       return st;

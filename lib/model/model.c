@@ -204,7 +204,7 @@ static lth_status set_coef(lth_model *m, lth_model_part part, int eq, int var, l
     coef_free(c);
     return st;
   }
-  m->ent[m->nent++] = (lth_mentry){eq, var, (int)part, *c, 0};
+  m->ent[m->nent++] = (lth_mentry){.eq = eq, .var = var, .part = (int)part, .c = *c, .nz = 0};
   return LTH_OK;
 }
 

@@ -497,7 +497,7 @@ lth_status lth_model_detect(lth_model *m, lth_error *err) {
   if (m->nv == 0) {
     return lth_model_error(m, err, 0, 0, "no unknowns: declare them with `variables`");
   }
-  det D = {m, err, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL};
+  det D = {.m = m, .err = err, .ncomp = 0};
   size_t nv = (size_t)m->nv, ne = (size_t)m->ne + 1;
   D.usedE = calloc(nv, sizeof *D.usedE);
   D.usedA = calloc(nv, sizeof *D.usedA);

@@ -255,7 +255,7 @@ static lth_status grid_points(lth_pp *P) {
   lth_pcur *c = &P->c;
   lth_pcur_skip_ws(c);
   size_t open = c->pos;
-  lth_plit_opts o = {0, 0, "grid", NULL, NULL, NULL, 0, NULL, NULL};
+  lth_plit_opts o = {.eye_rows = 0, .eye_cols = 0, .label = "grid", .stop_at_eq = 0};
   lth_pval m;
   lth_status st = lth_plit_parse(c, &o, &m);
   if (st != LTH_OK) {

@@ -221,7 +221,7 @@ lth_status lth_pp_st_variables(lth_pp *P, size_t kw) {
     }
     memcpy(name, s, n);
     name[n] = '\0';
-    E->v[E->nv] = (evar){name, n, lth_pp_here(P, b), 0, {0, 0}};
+    E->v[E->nv] = (evar){.name = name, .len = n, .at = lth_pp_here(P, b), .maxo = 0, .ato = {0, 0}};
     if (!hash_add(E, E->nv)) {
       free(name);
       return LTH_PERR(P, b, LTH_ENOMEM, "out of memory");
@@ -270,7 +270,8 @@ static lth_status eqn_samples(void *ctx, size_t name_pos, const lth_source **out
 lth_status lth_pp_eqn_equation(lth_pp *P, size_t start) {
   lth_pcur *c = &P->c;
   struct lth_peqn *E = P->eqn;
-  lth_plit_opts o = {0, 0, NULL, lookup_var, var_name, E, 1, eqn_samples, P};
+  lth_plit_opts o = {.eye_rows = 0, .eye_cols = 0, .lookup_var = lookup_var, .var_name = var_name,
+                     .var_ctx = E, .stop_at_eq = 1, .samples = eqn_samples, .samples_ctx = P};
   lth_pvctx x = {c, var_name, E};
   lth_pval L, R, D;
   c->pos = start;
@@ -337,7 +338,7 @@ static lth_status raw_const(lth_pp *P, const char *label, lth_pval *out) {
   lth_pcur *c = &P->c;
   lth_pcur_skip_ws(c);
   size_t b = c->pos;
-  lth_plit_opts o = {0, 0, label, NULL, NULL, NULL, 0, NULL, NULL};
+  lth_plit_opts o = {.eye_rows = 0, .eye_cols = 0, .label = label, .stop_at_eq = 0};
   lth_status st = lth_plit_parse(c, &o, out);
   if (st == LTH_OK && lth_pval_has_t(out)) {
     lth_pval_free(out);

@@ -248,9 +248,12 @@ static const char *r_unknown_note(const lth_gparser *g) {
   return p->o->lookup_var ? ": neither a declared variable nor a param" : "";
 }
 
-static const lth_grammar READER_GRAMMAR = {
-    v_number,  v_t,    v_neg,  v_binary, v_func,  v_drop,        r_name,
-    r_primary, r_postfix, r_show, r_where, r_hint, r_error, r_unknown_note};
+static const lth_grammar READER_GRAMMAR = {.number = v_number, .t = v_t, .neg = v_neg,
+                                           .binary = v_binary, .func = v_func, .drop = v_drop,
+                                           .name = r_name, .primary = r_primary,
+                                           .postfix = r_postfix, .show = r_show, .where = r_where,
+                                           .hint = r_hint, .error = r_error,
+                                           .unknown_note = r_unknown_note};
 
 /* ------------------------------------------------------------------------ */
 /* Entry points                                                             */

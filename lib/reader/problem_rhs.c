@@ -151,7 +151,7 @@ lth_status lth_pp_parse_rhs(lth_pp *P, const char *label, int rows, int cols, lt
     return lth_pp_samples_call(P, label, rows, cols, out, path_b, path_n, 1);
   }
   c->pos = rhs;
-  lth_plit_opts o = {rows, cols, label, NULL, NULL, NULL, 0, NULL, NULL};
+  lth_plit_opts o = {.eye_rows = rows, .eye_cols = cols, .label = label, .stop_at_eq = 0};
   lth_pval v;
   lth_status st = lth_plit_parse(c, &o, &v);
   if (st != LTH_OK) {
@@ -173,8 +173,8 @@ lth_status lth_pp_parse_const(lth_pp *P, const char *label, int rows, int cols, 
   lth_pcur_skip_ws(c);
   size_t rhs = c->pos;
   int vec = rows < 0;
-  lth_plit_opts o = {
-      allow_eye ? rows : 0, allow_eye ? cols : 0, label, NULL, NULL, NULL, 0, NULL, NULL};
+  lth_plit_opts o = {.eye_rows = allow_eye ? rows : 0, .eye_cols = allow_eye ? cols : 0,
+                     .label = label, .stop_at_eq = 0};
   lth_pval v;
   lth_status st = lth_plit_parse(c, &o, &v);
   if (st != LTH_OK) {

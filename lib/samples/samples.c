@@ -95,9 +95,10 @@ static lth_status samples_fill(const void *state, double t, int order, lth_jet *
   return fill_variant(state, t, order, 0, out, work, err);
 }
 
-static const lth_source_type samples_type = {"samples",      samples_fill,    samples_work_size,
-                                             samples_domain, samples_destroy, 0,
-                                             NULL,           NULL,            NULL};
+static const lth_source_type samples_type = {.name = "samples", .fill = samples_fill,
+                                             .work_size = samples_work_size,
+                                             .domain = samples_domain, .destroy = samples_destroy,
+                                             .exact = 0};
 
 /* LAPACK's workspace for dgeqrf (m x n) and dormqr (m x nrhs, min(m, n)
  * reflectors).  (Invalid arguments would make LAPACK print: never pass any.) */

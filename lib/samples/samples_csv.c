@@ -320,7 +320,8 @@ lth_source *lth_samples_read_csv_opts(const char *path, int rows, int cols,
   char *buf = NULL;
   size_t len = 0;
   lth_source *src = NULL;
-  csv_reader r = {path, 1 + rows * cols, 0, 0, 0, NULL, NULL, NULL, 1, 0, err};
+  csv_reader r = {.path = path, .ncols = 1 + rows * cols, .ncap = 0, .nrows = 0, .cap = 0,
+                  .header_allowed = 1, .line = 0, .err = err};
   if (read_file(path, &buf, &len, err) != LTH_OK) {
     goto cleanup;
   }

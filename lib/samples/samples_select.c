@@ -357,7 +357,7 @@ lth_status samples_select(const samples_state *s, size_t cell, int M, double *wo
   double tc, u;
   samples_cell(s, cell, &a, &b, &tc, &u);
   double xp[SEL_NP] = {-0.5, 0.0, 0.5};
-  sel c = {s, M, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+  sel c = {.s = s, .M = M, .C = 0};
   c.rinv = work + grow_size(s);
   c.phi = c.rinv + L * L;
   c.psi = c.phi + (size_t)SEL_M * L * SEL_NP;
@@ -400,8 +400,9 @@ lth_status samples_select(const samples_state *s, size_t cell, int M, double *wo
   grow_init(&g, s, cell, tc, Nw[nw - 1], work);
   for (int w = 0; w < nw && st == LTH_OK; w++) {
     st = grow_to(&g, Nw[w], err);
-    winfac q = {g.R, g.y, (size_t)g.Ca, g.aug ? (size_t)g.Ca : (size_t)g.C,
-                Nw[w] < (size_t)g.C ? (int)Nw[w] : g.C, g.hs, tc, g.k0, Nw[w]};
+    winfac q = {.R = g.R, .y = g.y, .ldR = (size_t)g.Ca, .ldy = g.aug ? (size_t)g.Ca : (size_t)g.C,
+                .C = Nw[w] < (size_t)g.C ? (int)Nw[w] : g.C, .hs = g.hs, .tc = tc, .k0 = g.k0,
+                .N = Nw[w]};
     if (st == LTH_OK) {
       st = window_sums(&c, &q, u, err);
     }

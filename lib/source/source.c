@@ -156,8 +156,8 @@ static lth_status const_enclose(const void *state, double a, double b, int order
   return LTH_OK;
 }
 
-static const lth_source_type const_type = {"constant", const_fill, NULL, NULL, free, 1,
-                                           const_enclose, NULL, NULL};
+static const lth_source_type const_type = {.name = "constant", .fill = const_fill, .destroy = free,
+                                           .exact = 1, .enclose = const_enclose};
 
 static const_state *const_state_alloc(int rows, int cols, lth_error *err) {
   if (rows < 0 || cols < 0) {
@@ -217,8 +217,8 @@ static lth_status callback_fill(const void *state, double t, int order, lth_jet 
   return LTH_OK;
 }
 
-static const lth_source_type callback_type = {"callback", callback_fill, NULL, NULL, free, 1,
-                                              NULL,       NULL,          NULL};
+static const lth_source_type callback_type = {.name = "callback", .fill = callback_fill,
+                                              .destroy = free, .exact = 1};
 
 lth_source *lth_source_callback(int rows, int cols, lth_source_callback_fn fn, void *ctx,
                                 lth_error *err) {
@@ -323,9 +323,10 @@ static lth_status expr_enclose(const void *state, double a, double b, int order,
   return LTH_OK;
 }
 
-static const lth_source_type expr_type = {"expression", expr_fill,         expr_work_size, NULL,
-                                          expr_destroy, 1,                 expr_enclose,
-                                          expr_enclose_work, NULL};
+static const lth_source_type expr_type = {.name = "expression", .fill = expr_fill,
+                                          .work_size = expr_work_size, .destroy = expr_destroy,
+                                          .exact = 1, .enclose = expr_enclose,
+                                          .enclose_work_size = expr_enclose_work};
 
 lth_source *lth_source_expr(int rows, int cols, lth_expr **entries, lth_error *err) {
   size_t n = (size_t)(rows > 0 ? rows : 0) * (size_t)(cols > 0 ? cols : 0);
@@ -407,8 +408,10 @@ static int scaled_parts(const void *state, const lth_source **parts) {
 }
 
 static lth_source_type scaled_types[2] = {
-    {"scaled", scaled_fill, scaled_work_size, scaled_domain, scaled_destroy, 1, NULL, NULL, scaled_parts},
-    {"scaled", scaled_fill, scaled_work_size, scaled_domain, scaled_destroy, 0, NULL, NULL, scaled_parts},
+    {.name = "scaled", .fill = scaled_fill, .work_size = scaled_work_size, .domain = scaled_domain,
+     .destroy = scaled_destroy, .exact = 1, .parts = scaled_parts},
+    {.name = "scaled", .fill = scaled_fill, .work_size = scaled_work_size, .domain = scaled_domain,
+     .destroy = scaled_destroy, .exact = 0, .parts = scaled_parts},
 };
 
 static lth_status scaled_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,

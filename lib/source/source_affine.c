@@ -59,10 +59,10 @@ static lth_status affine_fill(const void *state, double t, int order, lth_jet *o
 }
 
 static const lth_source_type AFFINE[2] = {
-    {"sampled coefficient", affine_fill, affine_work, affine_domain, affine_destroy, 0, NULL, NULL,
-     NULL},
-    {"sampled coefficient", affine_fill, affine_work, affine_domain, affine_destroy, 1, NULL, NULL,
-     NULL},
+    {.name = "sampled coefficient", .fill = affine_fill, .work_size = affine_work,
+     .domain = affine_domain, .destroy = affine_destroy, .exact = 0},
+    {.name = "sampled coefficient", .fill = affine_fill, .work_size = affine_work,
+     .domain = affine_domain, .destroy = affine_destroy, .exact = 1},
 };
 
 static lth_status affine_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
@@ -89,7 +89,7 @@ static lth_status affine_rebind(const void *state, lth_leaf_map map, void *ctx, 
     lth_source_free(S_own);
     return lth_error_set(err, LTH_ENOMEM, "out of memory");
   }
-  *cp = (affine){af->e, af->c0, af->a, S, 1, S_own};
+  *cp = (affine){.e = af->e, .c0 = af->c0, .a = af->a, .S = S, .shared_e = 1, .S_own = S_own};
   *out = affine_new(cp, err);
   return *out ? LTH_OK : LTH_ENOMEM;
 }
@@ -102,6 +102,6 @@ lth_source *lth_source_affine(lth_expr *e, double c0, double a, const lth_source
     lth_error_set(err, LTH_ENOMEM, "out of memory");
     return NULL;
   }
-  *af = (affine){e, c0, a, S, 0, NULL};
+  *af = (affine){.e = e, .c0 = c0, .a = a, .S = S, .shared_e = 0};
   return affine_new(af, err);
 }

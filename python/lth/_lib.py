@@ -166,7 +166,7 @@ _OPTION_NAMES = (
     ("opts.stabilize = ", "stabilize="),
     ("opts.stabilize", "stabilize"),
     ("set opts.project", "pass project=True"),
-    ("opts.fd_points", "points"),
+    ("opts.fd.points", "points"),
     ("opts.params ", "param "),
 )
 

@@ -410,15 +410,16 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
     o.method = meth
     _ivp_opts(o.ivp, rtol, atol, cond_max)
     o.cond_max = o.ivp.cond_max
-    o.intervals = 0 if intervals is None else number(intervals, "intervals", 1, 1e6, True)
-    o.fd_points = 0 if points is None else number(points, "points", 3, 1e8, True)
-    o.fd_order_check = 1 if order_check else 0
+    o.multiple.intervals = 0 if intervals is None else number(intervals, "intervals", 1, 1e6,
+                                                              True)
+    o.fd.points = 0 if points is None else number(points, "points", 3, 1e8, True)
+    o.fd.order_check = 1 if order_check else 0
     if tol is not None:
-        o.tol = number(tol, "tol", 1e-15, 1)
+        o.colloc.tol = number(tol, "tol", 1e-15, 1)
     if stages is not None:
-        o.stages = number(stages, "stages", 1, 100, True)
+        o.colloc.stages = number(stages, "stages", 1, 100, True)
     if max_intervals is not None:
-        o.max_intervals = number(max_intervals, "max_intervals", 1, 1e9, True)
+        o.colloc.max_intervals = number(max_intervals, "max_intervals", 1, 1e9, True)
     t0, t1 = pb.interval
     cB0, cB1 = (np.asfortranarray(pb.to_chain(B)) for B in (B0, B1))  # the library's order
     cbeta = np.ascontiguousarray(beta)
@@ -448,7 +449,7 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
         name = LIB.lth_bvp_method_name(r.method).decode()
         fd, col = name == "fd", name == "collocation"
         opt = (lambda x: float(x) if math.isfinite(x) else None)
-        ctol = o.tol if o.tol > 0 else DEFAULT_COLLOC_TOL
+        ctol = o.colloc.tol if o.colloc.tol > 0 else DEFAULT_COLLOC_TOL
         sol = BVPSolution(
             times=rtimes, z=z, cond_shooting=r.cond_shooting, method=name, p=pb.p, s=s,
             bc_residual=r.bc_residual, components=list(pb.components),
@@ -456,7 +457,7 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
             atol=None if fd or col else o.ivp.atol,
             intervals=int(r.intervals) if name in ("multiple", "collocation") else None,
             tol=ctol if col else None,
-            stages=(int(o.stages) if o.stages > 0 else LIB.lth_bvp_collocation_stages(ctol))
+            stages=(int(o.colloc.stages) if o.colloc.stages > 0 else LIB.lth_bvp_collocation_stages(ctol))
             if col else None,
             fd_points=int(r.fd_points) if fd else None,
             fd_order=opt(r.fd_order) if fd else None, fd_error=opt(r.fd_error) if fd else None,

@@ -63,7 +63,7 @@ def test_an_added_field_moves_the_offsets(tmp_path):
     exec(changed, ns)
     old = dict((m[0], m[1]) for m in _layout.STRUCTS["lth_bvp_opts"][1])
     new = dict((m[0], m[1]) for m in ns["STRUCTS"]["lth_bvp_opts"][1])
-    assert new["tol"] == old["tol"] + 8 and new["method"] == old["method"]
+    assert new["colloc"] == old["colloc"] + 8 and new["method"] == old["method"]
     assert ns["STRUCTS"]["lth_ivp_opts"][0] == _layout.STRUCTS["lth_ivp_opts"][0] + 8
     with open(_layout.__file__) as fp:
         assert changed != fp.read()

@@ -328,7 +328,7 @@ static int load(const char *path, jval *doc) {
     fprintf(stderr, "jsontool: cannot read %s: %s\n", path, strerror(errno));
     return -1;
   }
-  parser P = {text, text + len, text, path, "", 0};
+  parser P = {.s = text, .end = text + len, .p = text, .file = path, .msg = "", .depth = 0};
   int rc = parse_value(&P, doc);
   if (rc == 0) {
     skip_ws(&P);
@@ -523,7 +523,7 @@ static void diff(const jval *e, const jval *a, double scale, char *path, size_t 
 }
 
 static int cmd_diff(int argc, char **argv) {
-  diff_opts o = {1e-9, 1e-13, NULL, 0, NULL, NULL, 0, 0};
+  diff_opts o = {.rtol = 1e-9, .atol = 1e-13, .nignore = 0, .nfloor = 0, .ndiff = 0};
   o.ignore = calloc((size_t)argc, sizeof *o.ignore);
   o.floor_key = calloc((size_t)argc, sizeof *o.floor_key);
   o.floor_atol = calloc((size_t)argc, sizeof *o.floor_atol);

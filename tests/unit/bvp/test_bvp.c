@@ -64,7 +64,7 @@ static lth_bvp_result *solve(bvp_case *c, lth_bvp_method method, size_t fd_point
   lth_bvp_opts o;
   lth_bvp_opts_init(&o);
   o.method = method;
-  o.fd_points = fd_points;
+  o.fd.points = fd_points;
   lth_bvp_result *res = NULL;
   lth_error err;
   lth_error_clear(&err);
@@ -188,7 +188,7 @@ START_TEST(test_multiple_holds_where_single_fails) {
   lth_bvp_result_free(res);
   /* finite differences agree (first order) */
   o.method = LTH_BVP_FD;
-  o.fd_points = 4001;
+  o.fd.points = 4001;
   ck_assert_int_eq(lth_bvp_solve(sys, 0, 5, 2, B0, B1, beta, times, 3, &o, &res, NULL), LTH_OK);
   ck_assert(fabs(res->z[4 + 0] - 2 * exp(-25)) < 1e-6 && fabs(res->z[8] - 2) < 1e-9);
   lth_bvp_result_free(res);
@@ -220,7 +220,7 @@ START_TEST(test_not_uniquely_solvable) {
     lth_bvp_opts o;
     lth_bvp_opts_init(&o);
     o.method = method;
-    o.fd_order_check = 0;
+    o.fd.order_check = 0;
     lth_bvp_result *res = NULL;
     lth_error err;
     lth_error_clear(&err);

@@ -188,6 +188,49 @@ START_TEST(p_zero_unique_solution) {
 }
 END_TEST
 
+/* opts.cond_max is the one threshold of a BVP solve, the scan of Pi before it
+ * included, whatever opts.ivp.cond_max holds.  Index 3, Pi = t^2 + 1e-14:
+ * cond_interval 1e14 at t = 0 (amplification 1e28), so the default refuses and
+ * cond_max = 1e29 accepts.  Exact solution (E = diag(1, 1, 0), g = t^2 + 1e-14):
+ * z2 = 1/g, z1 = z2' = -2t/g^2, z3 = z1' = -2/g^2 + 8t^2/g^3.  The scan used
+ * ivp.cond_max (left 0: the default) and refused before this was fixed. */
+START_TEST(one_cond_max) {
+  lth_problem *pb = wp_parse("blocks 1 1 1\ninterval 0 1\nA(1,3) = 1\nA(2,1) = 1\n"
+                             "A(3,2) = t^2 + 1e-14\nf(3) = -1\n");
+  const lth_system *sys = wp_system(pb);
+  ck_assert_int_eq(lth_system_manifold_dim(sys), 0);
+  double times[3] = {0.5, 0.75, 1};
+  const lth_bvp_method meths[2] = {LTH_BVP_SHOOTING, LTH_BVP_COLLOCATION};
+  for (int m = 0; m < 2; m++) {
+    lth_bvp_opts o;
+    lth_bvp_opts_init(&o);
+    o.method = meths[m];
+    lth_bvp_result *res = NULL;
+    lth_error err;
+    lth_error_clear(&err);
+    ck_assert_int_eq(lth_bvp_solve(sys, 0, 1, 0, NULL, NULL, NULL, times, 3, &o, &res, &err),
+                     LTH_ECOND);
+    ck_assert(err.has_t && err.t == 0.0 && err.has_cond && err.cond > 1e13);
+    o.cond_max = 1e29; /* o.ivp.cond_max stays 0 */
+    ck_assert_msg(lth_bvp_solve(sys, 0, 1, 0, NULL, NULL, NULL, times, 3, &o, &res, &err) ==
+                      LTH_OK,
+                  "%s: %s", lth_bvp_method_name(meths[m]), err.message);
+    for (int i = 0; i < 3; i++) {
+      double t = times[i], g = t * t + 1e-14;
+      double x[3] = {-2 * t / (g * g), 1 / g, -2 / (g * g) + 8 * t * t / (g * g * g)};
+      for (int c = 0; c < 3; c++) {
+        /* well conditioned on [0.5, 1]: the methods' tolerances (1e-10, 1e-8) with margin */
+        ck_assert_msg(fabs(res->z[i * 3 + c] - x[c]) <= 1e-6 * fmax(1.0, fabs(x[c])),
+                      "%s z[%d](%g) = %.17g, exact %.17g", lth_bvp_method_name(meths[m]), c, t,
+                      res->z[i * 3 + c], x[c]);
+      }
+    }
+    lth_bvp_result_free(res);
+  }
+  lth_problem_free(pb);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("wellposed_bvp");
   TCase *tc = tcase_create("core");
@@ -197,6 +240,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, cond_bvp_is_green_bound);
   tcase_add_test(tc, dependent_conditions_every_method);
   tcase_add_test(tc, p_zero_unique_solution);
+  tcase_add_test(tc, one_cond_max);
   suite_add_tcase(s, tc);
   return s;
 }

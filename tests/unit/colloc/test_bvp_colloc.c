@@ -62,8 +62,8 @@ static lth_status solve(bvp_case *c, double tol, int stages, lth_bvp_result **re
   lth_bvp_opts o;
   lth_bvp_opts_init(&o);
   o.method = LTH_BVP_COLLOCATION;
-  o.tol = tol;
-  o.stages = stages;
+  o.colloc.tol = tol;
+  o.colloc.stages = stages;
   lth_error_clear(err);
   return lth_bvp_solve(c->sys, T0, T1, c->p, c->B0, c->B1, c->beta, times, NT, &o, res, err);
 }
@@ -273,7 +273,7 @@ static lth_status solve_pb(const lth_problem *pb, double tol, lth_bvp_result **r
   lth_bvp_opts o;
   lth_bvp_opts_init(&o);
   o.method = LTH_BVP_COLLOCATION;
-  o.tol = tol;
+  o.colloc.tol = tol;
   lth_error_clear(err);
   return lth_bvp_solve(lth_problem_system(pb), t0, t1, rows, B0, B1, beta, tt, n, &o, res, err);
 }
@@ -292,7 +292,7 @@ START_TEST(test_table_at_the_nodes) {
       lth_bvp_opts o;
       lth_bvp_opts_init(&o);
       o.method = LTH_BVP_COLLOCATION;
-      o.tol = 1e-10;
+      o.colloc.tol = 1e-10;
       if (v == 1) o.ivp.coefficients = LTH_COEF_DIRECT;
       if (v == 2) o.ivp.table_tol = 1e-6;
       lth_error_clear(&err);
@@ -425,9 +425,9 @@ START_TEST(test_options_and_limits) {
   lth_bvp_opts o;
   lth_bvp_opts_init(&o);
   o.method = LTH_BVP_COLLOCATION;
-  o.stages = 1;
-  o.tol = 1e-12;
-  o.max_intervals = 200;
+  o.colloc.stages = 1;
+  o.colloc.tol = 1e-12;
+  o.colloc.max_intervals = 200;
   lth_error_clear(&err);
   ck_assert_int_eq(lth_bvp_solve(c.sys, T0, T1, c.p, c.B0, c.B1, c.beta, times, NT, &o, &res, &err),
                    LTH_ETOL);

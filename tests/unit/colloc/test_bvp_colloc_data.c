@@ -73,7 +73,7 @@ static void check_file(const char *name, exact_fn exact) {
   lth_bvp_opts o;
   lth_bvp_opts_init(&o);
   o.method = LTH_BVP_COLLOCATION;
-  o.tol = 1e-8;
+  o.colloc.tol = 1e-8;
   lth_bvp_result *res = NULL;
   lth_error err;
   lth_error_clear(&err);

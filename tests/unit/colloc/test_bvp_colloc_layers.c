@@ -15,9 +15,9 @@
 
 #define NOUT 41
 
-static cs_fn K(double c) { return (cs_fn){c, 0, 0, 0, 0, 0, 0}; }
+static cs_fn K(double c) { return (cs_fn){.c0 = c}; } /* the constant c */
 static cs_fn S(double c0, double c1, double w, double phi) {
-  return (cs_fn){c0, c1, w, phi, 0, 0, 0};
+  return (cs_fn){.c0 = c0, .c1 = c1, .w = w, .phi = phi, .ce = 0, .mu = 0, .tau = 0};
 }
 
 /* Index 2, blocks (3, 1), or index 3, blocks (3, 1, 1), on [0, 1]: A(1,1) has
@@ -56,8 +56,9 @@ static void fast_system(cs_sys *Sy, int r, double lam, double mu) {
     *cs_A(Sy, 3, 3) = K(0.3);
     *cs_A(Sy, 4, 3) = S(1, 0.2, 1.0, 0);
   }
-  Sy->z[0] = (cs_fn){0, 0.5, 1.7, 0.3, 1.0, lam, 1.0};
-  Sy->z[1] = (cs_fn){0, 0.4, 1.1, M_PI / 2, 1.0, -mu, 0.0};
+  Sy->z[0] = (cs_fn){.c0 = 0, .c1 = 0.5, .w = 1.7, .phi = 0.3, .ce = 1.0, .mu = lam, .tau = 1.0};
+  Sy->z[1] = (cs_fn){.c0 = 0, .c1 = 0.4, .w = 1.1, .phi = M_PI / 2, .ce = 1.0, .mu = -mu,
+                     .tau = 0.0};
   Sy->z[2] = S(0.1, 0.3, 2.0, 0);
   Sy->z[3] = S(0, 0.7, 0.9, M_PI / 2);
   if (r == 3) Sy->z[4] = S(0.2, 0.6, 1.4, 0.2);
@@ -116,7 +117,7 @@ static lth_status run(fast_case *c, lth_bvp_method method, double tol, lth_bvp_r
   lth_bvp_opts o;
   lth_bvp_opts_init(&o);
   o.method = method;
-  o.tol = tol;
+  o.colloc.tol = tol;
   lth_error_clear(err);
   return lth_bvp_solve(c->sys, 0, 1, 2, c->B0, c->B1, c->beta, c->times, NOUT, &o, res, err);
 }

@@ -160,7 +160,7 @@ static void check_bvp(const lth_system *sys, const double *times, double ts,
   lth_bvp_opts o;
   lth_bvp_opts_init(&o);
   o.method = method;
-  o.fd_points = 401;
+  o.fd.points = 401;
   lth_bvp_result *res = NULL;
   lth_error err;
   lth_error_clear(&err);

@@ -60,7 +60,8 @@ static void double_integrator(problem *pb, double T, double x01, double x02) {
   memset(pb->C, 0, sizeof pb->C);
   pb->x0[0] = x01;
   pb->x0[1] = x02;
-  pb->spec = (lth_lqr_spec){2, 1, 0.0, T, pb->A, pb->B, pb->H, pb->C, pb->x0};
+  pb->spec = (lth_lqr_spec){.nx = 2, .nu = 1, .t0 = 0.0, .t1 = T, .A = pb->A, .B = pb->B,
+                            .H = pb->H, .C = pb->C, .x0 = pb->x0};
 }
 
 START_TEST(test_closed_form_double_integrator) {
@@ -131,7 +132,8 @@ static void time_varying(problem *pb, int general) {
   memcpy(pb->C, general ? C1 : C0, sizeof pb->C);
   pb->x0[0] = 1.0;
   pb->x0[1] = 0.0;
-  pb->spec = (lth_lqr_spec){2, 1, 0.0, 1.5, pb->A, pb->B, pb->H, pb->C, pb->x0};
+  pb->spec = (lth_lqr_spec){.nx = 2, .nu = 1, .t0 = 0.0, .t1 = 1.5, .A = pb->A, .B = pb->B,
+                            .H = pb->H, .C = pb->C, .x0 = pb->x0};
 }
 
 /* Direct transcription: x_{k+1} = x_k + h/2 (A_k x_k + A_{k+1} x_{k+1}) + h B_{k+1/2} u_k,
@@ -337,7 +339,8 @@ START_TEST(test_singular_BHB_rejected) {
   memset(pb.C, 0, sizeof pb.C);
   pb.x0[0] = 1;
   pb.x0[1] = 0;
-  pb.spec = (lth_lqr_spec){2, 1, 0.0, 1.0, pb.A, pb.B, pb.H, pb.C, pb.x0};
+  pb.spec = (lth_lqr_spec){.nx = 2, .nu = 1, .t0 = 0.0, .t1 = 1.0, .A = pb.A, .B = pb.B, .H = pb.H,
+                           .C = pb.C, .x0 = pb.x0};
   double t1 = 1.0;
   lth_lqr_result *res = NULL;
   lth_error err;
