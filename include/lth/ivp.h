@@ -173,6 +173,19 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0,
                          lth_ivp_result **out, lth_error *err);
 void lth_ivp_result_free(lth_ivp_result *res);
 
+/* The scan of Pi on [t0, t1] (include/lth/wellposed.h) that lth_ivp_solve and
+ * lth_ivp_fundamental run before they integrate, as opts->pi_scan asks (none
+ * if opts->pi_scan < 0 or t1 <= t0; opts may be NULL: the defaults): a Pi that
+ * is singular or nearly so anywhere on the interval, also between the times
+ * an integrator will choose, is LTH_ESING / LTH_ECOND naming t and
+ * cond_interval.  A caller needs it when it integrates over [t0, t1] more than
+ * once, or with a method of its own, and wants the verdict once, up front:
+ * scan here, then pass opts->pi_scan = -1 to the solves (the BVP and LQR
+ * solvers do).  *scale (may be NULL) receives the largest chain norm the scan
+ * saw. */
+lth_status lth_ivp_prescan(const lth_system *sys, double t0, double t1, const lth_ivp_opts *opts,
+                           double *scale, lth_error *err);
+
 /* Fundamental solution on the state space (Clark Corollary 2, section 4):
  * Q (m x p) an orthonormal basis of range(I - P(t0)); at each time t_k:
  *   Psi_k = Psi(t_k, t0) Q (m x p),  Phi_k = (Nhat + Bhat(t_k)) Psi_k (s x p),
