@@ -55,7 +55,8 @@ const char *lth_ivp_coefficients_name(lth_ivp_coefficients mode);
 typedef struct lth_ivp_opts {
   lth_ivp_method method;
   double rtol, atol;        /* local error control (defaults 1e-10, 1e-12) */
-  double h0;                /* first step (0: 1e-3 of the span) */
+  double h0;                /* first step (0: 1e-3 of the span; at least the smallest step,
+                               1e-10 of the span) */
   size_t max_steps;         /* per output interval (0: 10^7) */
   double cond_max;          /* threshold for Pi's chain condition (0: default) */
   int reproject;            /* 1: v <- (I - P) v at output times */

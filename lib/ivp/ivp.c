@@ -322,6 +322,7 @@ lth_status lth_ivp_start(lth_ivp *iv, double t, const double *V, lth_error *err)
    * coefficients (e.g. Pi -> singular): fail fast instead of creeping towards it */
   iv->hmin = span > 0 ? iv->hmin_frac * span : 0.0;
   s.hmin = iv->hmin;
+  s.h0 = fmax(s.h0, s.hmin); /* (a first step below it: the smallest step) */
   s.hmax = iv->hmax;
   st = iv->itype->start(iv->it, &s, err);
   if (st != LTH_OK) {
