@@ -2,8 +2,13 @@
 /* Initial-value problems through the reduced ODE (Clark's Theorem 1 and
  * Corollary 2; docs/theory.md section 6).
  *
- * The state part v = (I - P) z(1:m) obeys v' = Ahat(t) v + g(t), integrated
- * with GSL's odeiv2; the full solution is z = (Nhat + Bhat(t)) v + q(t).
+ * The state part v = (I - P) z(1:m) obeys v' = Ahat(t) v + g(t); the full
+ * solution is z = (Nhat + Bhat(t)) v + q(t).  The ODE integrator is GSL's
+ * odeiv2 today (every lth_ivp_method), behind a private seam in lib/ivp
+ * (a table of operations: start, advance, reset, ...) so that another one,
+ * e.g. SUNDIALS CVODE, can be added without changing this header; lth's own
+ * part -- the right-hand side and its drift damping, the guard on Pi, the
+ * statistics -- stays the same whichever integrator steps.
  * Ahat and g come from a coefficient table (include/lth/table.h: piecewise
  * Chebyshev interpolants of the decomposition, error-controlled, built once
  * and evaluated at every t the integrator asks for), from the decomposition at
