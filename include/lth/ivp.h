@@ -2,8 +2,13 @@
 /* Initial-value problems through the reduced ODE (Clark's Theorem 1 and
  * Corollary 2; docs/theory.md section 6).
  *
- * The state part v = (I - P) z(1:m) obeys v' = Ahat(t) v + g(t), integrated
- * with GSL's odeiv2; the full solution is z = (Nhat + Bhat(t)) v + q(t).
+ * The state part v = (I - P) z(1:m) obeys v' = Ahat(t) v + g(t); the full
+ * solution is z = (Nhat + Bhat(t)) v + q(t).  The ODE integrator is GSL's
+ * odeiv2 today (every lth_ivp_method), behind a private seam in lib/ivp
+ * (a table of operations: start, advance, reset, ...) so that another one,
+ * e.g. SUNDIALS CVODE, can be added without changing this header; lth's own
+ * part -- the right-hand side and its drift damping, the guard on Pi, the
+ * statistics -- stays the same whichever integrator steps.
  * Ahat and g come from a coefficient table (include/lth/table.h: piecewise
  * Chebyshev interpolants of the decomposition, error-controlled, built once
  * and evaluated at every t the integrator asks for), from the decomposition at
@@ -55,7 +60,8 @@ const char *lth_ivp_coefficients_name(lth_ivp_coefficients mode);
 typedef struct lth_ivp_opts {
   lth_ivp_method method;
   double rtol, atol;        /* local error control (defaults 1e-10, 1e-12) */
-  double h0;                /* first step (0: 1e-3 of the span) */
+  double h0;                /* first step (0: 1e-3 of the span; at least the smallest step,
+                               1e-10 of the span) */
   size_t max_steps;         /* per output interval (0: 10^7) */
   double cond_max;          /* threshold for Pi's chain condition (0: default) */
   int reproject;            /* 1: v <- (I - P) v at output times */
@@ -172,6 +178,19 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0,
                          const double *times, size_t n, const lth_ivp_opts *opts,
                          lth_ivp_result **out, lth_error *err);
 void lth_ivp_result_free(lth_ivp_result *res);
+
+/* The scan of Pi on [t0, t1] (include/lth/wellposed.h) that lth_ivp_solve and
+ * lth_ivp_fundamental run before they integrate, as opts->pi_scan asks (none
+ * if opts->pi_scan < 0 or t1 <= t0; opts may be NULL: the defaults): a Pi that
+ * is singular or nearly so anywhere on the interval, also between the times
+ * an integrator will choose, is LTH_ESING / LTH_ECOND naming t and
+ * cond_interval.  A caller needs it when it integrates over [t0, t1] more than
+ * once, or with a method of its own, and wants the verdict once, up front:
+ * scan here, then pass opts->pi_scan = -1 to the solves (the BVP and LQR
+ * solvers do).  *scale (may be NULL) receives the largest chain norm the scan
+ * saw. */
+lth_status lth_ivp_prescan(const lth_system *sys, double t0, double t1, const lth_ivp_opts *opts,
+                           double *scale, lth_error *err);
 
 /* Fundamental solution on the state space (Clark Corollary 2, section 4):
  * Q (m x p) an orthonormal basis of range(I - P(t0)); at each time t_k:

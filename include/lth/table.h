@@ -90,6 +90,32 @@ double lth_table_covered(const lth_table *tab);
 lth_status lth_table_eval(const lth_table *tab, double t, int order, int outputs,
                           lth_point *pt, lth_decomp_ws *ws, lth_error *err);
 
+/* lth_table_eval with a panel hint: *hint (the caller's; 0 to begin with) is
+ * the panel of its last evaluation, tried first and updated -- an integrator
+ * asks for nearby times one after another, and the panel is then found
+ * without a search. */
+lth_status lth_table_eval_hint(const lth_table *tab, double t, int order, int outputs,
+                               lth_point *pt, lth_decomp_ws *ws, size_t *hint, lth_error *err);
+
+/* The right-hand side of v' = (Ahat + w P) v + g at t in one pass (order 0):
+ * pt->Ahat receives the interpolant of Ahat + w P (the two series combined
+ * coefficient by coefficient, then summed: one Clenshaw sum per entry, not
+ * two), pt->g g; pt->P is not evaluated (its order is set to -1).  pt->t and
+ * the condition estimates as lth_table_eval.  LTH_ERANGE where t is not on a
+ * tabulated panel (outside the covered part, or on a direct panel: the
+ * caller decomposes there) or where pt's jets are not contiguous (ld = rows,
+ * as lth_point_alloc makes them).  hint as lth_table_eval_hint (may be NULL). */
+lth_status lth_table_eval_rhs(const lth_table *tab, double t, double w, lth_point *pt,
+                              size_t *hint, lth_error *err);
+
+/* How many lth_table_eval calls with outputs = 1 per unit t the caller
+ * expects (0: none, INFINITY: everywhere, the default; negative counts as 0):
+ * a panel built after the call tabulates Bhat, q and G only where about
+ * sixteen such evaluations fall on it, and leaves them to direct
+ * decomposition elsewhere (lth_table_eval then needs a workspace there).
+ * No effect on a table allocated with opts.outputs = 0. */
+void lth_table_set_output_density(lth_table *tab, double per_unit_t);
+
 typedef struct lth_table_info {
   double t_lo, t_hi, covered;
   size_t panels;         /* accepted panels (direct ones included) */

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "bvp_impl.h"
-#include "ivp/ivp_impl.h"
 #include "core/times.h"
 
 /* Multiple shooting ends its segments at the non-smooth points of the data

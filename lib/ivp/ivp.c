@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Initial-value problems through the reduced ODE (include/lth/ivp.h): the
- * integrator (lth_ivp); lth_ivp_solve is lib/ivp/ivp_solve.c. */
+ * integrator (lth_ivp) -- the right-hand side with its drift damping, the
+ * guard, where steps must stop, the statistics -- stepped by an ODE
+ * integrator behind the seam of lib/ivp/integrator_impl.h; lth_ivp_solve is
+ * lib/ivp/ivp_solve.c. */
 #define _POSIX_C_SOURCE 200809L
 #include "lth/defaults.h"
 #include "lth/ivp.h"
 
 #include <cblas.h>
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_odeiv2.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "lth/enclose.h"
 #include "ivp_coef.h"
 #include "ivp_impl.h"
+#include "integrator_impl.h"
 
 void lth_ivp_opts_init(lth_ivp_opts *opts) {
   memset(opts, 0, sizeof *opts);
@@ -52,19 +54,11 @@ const char *lth_ivp_method_name(lth_ivp_method method) {
   return (unsigned)method < 5 ? method_names[method] : "unknown";
 }
 
-static const gsl_odeiv2_step_type *step_type(lth_ivp_method method) {
-  switch (method) {
-  case LTH_IVP_RKF45:
-    return gsl_odeiv2_step_rkf45;
-  case LTH_IVP_MSADAMS:
-    return gsl_odeiv2_step_msadams;
-  case LTH_IVP_MSBDF:
-    return gsl_odeiv2_step_msbdf;
-  case LTH_IVP_BSIMP:
-    return gsl_odeiv2_step_bsimp;
-  default:
-    return gsl_odeiv2_step_rk8pd;
-  }
+/* The integrator that implements a method (lib/ivp/integrator_impl.h): GSL's
+ * odeiv2 for every method today. */
+static const lth_integrator_type *integrator_for(lth_ivp_method method) {
+  (void)method;
+  return &lth_integrator_gsl;
 }
 
 static int is_stiff(lth_ivp_method method) { return lth_ivp_method_is_stiff(method); }
@@ -77,13 +71,14 @@ struct lth_ivp {
   size_t dim;
   lth_ivp_opts opts;
   lth_coef *coef;
-  gsl_odeiv2_system gsys;
-  gsl_odeiv2_driver *drv;
+  const lth_integrator_type *itype; /* the seam (lib/ivp/integrator_impl.h) */
+  lth_integrator *it;
+  int started;   /* lth_ivp_start succeeded */
   double t;
   double *y;
   double gamma;  /* drift damping rate (0: none) */
   double t_hi;   /* end of the span, for opts.progress */
-  lth_status st; /* error raised inside a GSL callback */
+  lth_status st; /* error raised inside a callback of the integrator */
   lth_error err;
   lth_ivp_guard guard; /* no step over a singular Pi */
   size_t steps, rhs_evals;
@@ -94,7 +89,7 @@ struct lth_ivp {
   lth_enclose *enc;
   double enc_lo, enc_hi, enc_w;
   double cross_lo, cross_hi; /* a kink or jump located inside: crossed in one step */
-  double hmin;               /* GSL's minimum step (lth_ivp_start) */
+  double hmin;               /* the integrator's minimum step (lth_ivp_start) */
   double hmin_frac;    /* smallest step, relative to the span */
   double hmax;         /* largest step (0: none) */
 };
@@ -109,8 +104,9 @@ struct lth_ivp {
  * short, its own error control judging the rest. */
 #define IVP_ENC_FLOOR 1e-9
 
-/* V' = Ahat V (+ g e_last^T): Clark (3.9) for every column. */
-static int rhs(double t, const double y[], double dydt[], void *params) {
+/* V' = Ahat V (+ g e_last^T): Clark (3.9) for every column.  Non-zero stops
+ * the integrator (the reason in iv->st, iv->err). */
+static int rhs(double t, const double *y, double *dydt, void *params) {
   lth_ivp *iv = params;
   const lth_point *pt;
   iv->rhs_evals++;
@@ -124,8 +120,8 @@ static int rhs(double t, const double y[], double dydt[], void *params) {
     st = lth_ivp_guard_point(&iv->guard, pt, e);
   }
   if (st != LTH_OK) {
-    iv->st = iv->st == LTH_OK ? st : iv->st; /* keep the first error: GSL may retry */
-    return GSL_EBADFUNC;
+    iv->st = iv->st == LTH_OK ? st : iv->st; /* keep the first error (points may be retried) */
+    return 1;
   }
   int m = iv->m;
   /* (lth_small_gemm: thousands of calls per second, below BLAS's call cost) */
@@ -140,11 +136,11 @@ static int rhs(double t, const double y[], double dydt[], void *params) {
   if (iv->affine) {
     cblas_daxpy(m, 1.0, pt->g.c, 1, dydt + (size_t)(iv->ncols - 1) * m, 1);
   }
-  return GSL_SUCCESS;
+  return 0;
 }
 
 /* Jacobian I (x) Ahat and df/dt = Ahat' V (+ g') for the stiff steppers. */
-static int jac(double t, const double y[], double *dfdy, double dfdt[], void *params) {
+static int jac(double t, const double *y, double *dfdy, double *dfdt, void *params) {
   lth_ivp *iv = params;
   const lth_point *pt;
   lth_error *e = iv->st == LTH_OK ? &iv->err : NULL;
@@ -154,7 +150,7 @@ static int jac(double t, const double y[], double *dfdy, double dfdt[], void *pa
   }
   if (st != LTH_OK) {
     iv->st = iv->st == LTH_OK ? st : iv->st;
-    return GSL_EBADFUNC;
+    return 1;
   }
   int m = iv->m;
   size_t dim = iv->dim;
@@ -163,7 +159,7 @@ static int jac(double t, const double y[], double *dfdy, double dfdt[], void *pa
     size_t o = (size_t)c * m;
     for (int i = 0; i < m; i++) {
       for (int j = 0; j < m; j++) {
-        /* row-major for GSL */
+        /* row-major (lth_ode_jac) */
         dfdy[(o + i) * dim + o + j] = LTH_JET_AT(&pt->Ahat, 0, i, j) -
                                       iv->gamma * LTH_JET_AT(&pt->P, 0, i, j);
       }
@@ -178,7 +174,7 @@ static int jac(double t, const double y[], double *dfdy, double dfdt[], void *pa
   if (iv->affine) {
     cblas_daxpy(m, 1.0, LTH_JET_COEF(&pt->g, 1), 1, dfdt + (size_t)(iv->ncols - 1) * m, 1);
   }
-  return GSL_SUCCESS;
+  return 0;
 }
 
 /* A step collapsing below this fraction of the span means singular
@@ -238,7 +234,13 @@ lth_ivp *lth_ivp_alloc(const lth_system *sys, int ncols, int affine, const lth_i
     lth_ivp_free(iv);
     return NULL;
   }
-  iv->gsys = (gsl_odeiv2_system){rhs, stiff ? jac : NULL, iv->dim, iv};
+  iv->itype = integrator_for(iv->opts.method);
+  lth_ode ode = {iv->dim, rhs, stiff ? jac : NULL, iv};
+  iv->it = iv->itype->alloc(&ode, err);
+  if (!iv->it) {
+    lth_ivp_free(iv);
+    return NULL;
+  }
   iv->enc = lth_enclose_alloc(sys, IVP_ENC_DEGREE, err);
   if (!iv->enc) {
     lth_ivp_free(iv);
@@ -254,8 +256,8 @@ void lth_ivp_free(lth_ivp *iv) {
   if (!iv) {
     return;
   }
-  if (iv->drv) {
-    gsl_odeiv2_driver_free(iv->drv);
+  if (iv->it) {
+    iv->itype->free(iv->it);
   }
   lth_coef_free(iv->coef);
   lth_enclose_free(iv->enc);
@@ -266,9 +268,7 @@ void lth_ivp_free(lth_ivp *iv) {
 lth_status lth_ivp_reset(lth_ivp *iv, const double *V, lth_error *err) {
   (void)err;
   memcpy(iv->y, V, iv->dim * sizeof(double));
-  if (iv->drv) {
-    gsl_odeiv2_driver_reset(iv->drv);
-  }
+  iv->itype->reset(iv->it);
   return LTH_OK;
 }
 
@@ -309,33 +309,27 @@ lth_status lth_ivp_start(lth_ivp *iv, double t, const double *V, lth_error *err)
   if (st != LTH_OK) {
     return st;
   }
-  if (iv->drv) {
-    gsl_odeiv2_driver_free(iv->drv);
-    iv->drv = NULL;
-  }
+  iv->started = 0;
   double span = lth_coef_span(iv->coef);
-  double h0 = iv->opts.h0 > 0 ? iv->opts.h0 : (span > 0 ? 1e-3 * span : 1e-3);
+  lth_integrator_setup s;
+  s.method = iv->opts.method;
+  s.h0 = iv->opts.h0 > 0 ? iv->opts.h0 : (span > 0 ? 1e-3 * span : 1e-3);
   if (iv->hmax > 0) {
-    h0 = fmin(h0, iv->hmax);
+    s.h0 = fmin(s.h0, iv->hmax);
   }
-  double rtol, atol;
-  lth_ivp_tolerances(&iv->opts, &rtol, &atol);
-  gsl_error_handler_t *saved = gsl_set_error_handler_off();
-  iv->drv = gsl_odeiv2_driver_alloc_y_new(&iv->gsys, step_type(iv->opts.method), h0, atol, rtol);
-  gsl_set_error_handler(saved);
-  if (!iv->drv) {
-    return lth_error_set(err, LTH_ENOMEM, "could not allocate the GSL driver");
-  }
-  gsl_odeiv2_driver_set_nmax(iv->drv, iv->opts.max_steps ? iv->opts.max_steps : 10000000);
+  lth_ivp_tolerances(&iv->opts, &s.rtol, &s.atol);
+  s.max_steps = iv->opts.max_steps ? iv->opts.max_steps : 10000000;
   /* a step collapsing below hmin_frac (1e-10) of the span means singular
    * coefficients (e.g. Pi -> singular): fail fast instead of creeping towards it */
   iv->hmin = span > 0 ? iv->hmin_frac * span : 0.0;
-  if (span > 0) {
-    gsl_odeiv2_driver_set_hmin(iv->drv, iv->hmin);
+  s.hmin = iv->hmin;
+  s.h0 = fmax(s.h0, s.hmin); /* (a first step below it: the smallest step) */
+  s.hmax = iv->hmax;
+  st = iv->itype->start(iv->it, &s, err);
+  if (st != LTH_OK) {
+    return st;
   }
-  if (iv->hmax > 0) {
-    gsl_odeiv2_driver_set_hmax(iv->drv, iv->hmax);
-  }
+  iv->started = 1;
   iv->t = t;
   iv->guard.t_start = t;
   iv->guard.nring = 0;
@@ -352,9 +346,9 @@ static lth_status guard_eval(void *ctx, double t, const lth_point **pt) {
   return lth_coef_eval_full(((lth_ivp *)ctx)->coef, t, pt, NULL);
 }
 
-/* Why GSL stopped: most often the coefficients become singular (Pi nearly
+/* Why the integrator stopped: most often the coefficients become singular (Pi nearly
  * singular, so Ahat ~ 1 / (t - t*)), which shows in Pi's chain condition. */
-static lth_status integration_failure(lth_ivp *iv, int rc, double t_from, double t_to,
+static lth_status integration_failure(lth_ivp *iv, int code, double t_from, double t_to,
                                       lth_error *err) {
   const lth_point *pt;
   double tf = iv->t;
@@ -386,22 +380,22 @@ static lth_status integration_failure(lth_ivp *iv, int rc, double t_from, double
   }
   if (v.answer == LTH_ENCLOSE_UNRESOLVED) {
     return lth_error_set_t(err, LTH_EINTEG, tf,
-                           "GSL %s stopped integrating from %.17g towards %.17g at %.17g: %s; "
+                           "%s %s stopped integrating from %.17g towards %.17g at %.17g: %s; "
                            "the data change abruptly near t = %.10g (%s)",
-                           lth_ivp_method_name(iv->opts.method), t_from, t_to, tf,
-                           gsl_strerror(rc), v.t_feature, v.what);
+                           iv->itype->name, lth_ivp_method_name(iv->opts.method), t_from, t_to,
+                           tf, iv->itype->strerror(code), v.t_feature, v.what);
   }
   return lth_error_set_t(err, LTH_EINTEG, tf,
-                         "GSL %s stopped integrating from %.17g towards %.17g at %.17g: %s",
-                         lth_ivp_method_name(iv->opts.method), t_from, t_to, tf,
-                         gsl_strerror(rc));
+                         "%s %s stopped integrating from %.17g towards %.17g at %.17g: %s",
+                         iv->itype->name, lth_ivp_method_name(iv->opts.method), t_from, t_to, tf,
+                         iv->itype->strerror(code));
 }
 
 /* A feature the enclosures do not resolve even over IVP_ENC_FLOOR of the
  * span from a (a kink, a jump, a pole): bisected to 1e-3 of that, then
  * crossed by one step over [cross_lo, cross_hi] -- a step that short keeps
  * a jump's error near rounding, where the error control would shrink the
- * steps below GSL's minimum and stall -- after which the integrator starts
+ * steps below the integrator's minimum and stall -- after which the integrator starts
  * afresh.  The next IVP_ENC_FLOOR of the span is left to the integrator's
  * own control (a feature narrower than that is not bisected again and
  * again).  Returns where the driver must stop next. */
@@ -428,7 +422,7 @@ static double locate_crossing(lth_ivp *iv, double a, double w, double t, double 
   return fmin(t, iv->cross_lo > a ? iv->cross_lo : iv->cross_hi);
 }
 
-/* Where the next call of the driver must stop on its way to t: the end of
+/* Where the next advance of the integrator must stop on its way to t: the end of
  * the stretch from iv->t on which the data are resolved (include/lth/
  * enclose.h).  Stretches grow 2x past a feature and shrink towards one; with
  * smooth data the first covers the whole span and costs one enclosure.
@@ -466,7 +460,7 @@ static double resolved_end(lth_ivp *iv, double t, int *crossing) {
 }
 
 lth_status lth_ivp_advance(lth_ivp *iv, double t, double *V, lth_error *err) {
-  if (!iv->drv) {
+  if (!iv->started) {
     return lth_error_set(err, LTH_EINVAL, "integrator not started");
   }
   if (t < iv->t) {
@@ -475,32 +469,31 @@ lth_status lth_ivp_advance(lth_ivp *iv, double t, double *V, lth_error *err) {
   if (t > iv->t && iv->dim > 0) {
     iv->st = LTH_OK;
     double t_from = iv->t;
-    /* GSL's default error handler aborts; the library must return instead */
-    gsl_error_handler_t *saved = gsl_set_error_handler_off();
-    int rc = GSL_SUCCESS;
-    while (rc == GSL_SUCCESS && iv->t < t) {
+    const lth_integrator_type *ity = iv->itype;
+    int rc = 0;
+    while (rc == 0 && iv->t < t) {
       int crossing;
-      double to = resolved_end(iv, t, &crossing), h = iv->drv->h;
+      double to = resolved_end(iv, t, &crossing), h = ity->step(iv->it);
       int near = (iv->cross_hi > iv->t && to <= iv->cross_hi) ||
                  (iv->enc_lo == iv->cross_hi && iv->t >= iv->enc_lo && iv->t < iv->enc_hi);
       if (near) {
         /* the approach to a located kink and the step across are short by
-         * design: GSL's minimum step (a stall guard) must not refuse them */
-        gsl_odeiv2_driver_set_hmin(iv->drv, 0.0);
+         * design: the integrator's minimum step (a stall guard) must not refuse them */
+        ity->set_hmin(iv->it, 0.0);
       }
-      rc = gsl_odeiv2_driver_apply(iv->drv, &iv->t, to, iv->y);
+      size_t n = 0;
+      rc = ity->advance(iv->it, &iv->t, to, iv->y, &n);
       if (near) {
-        gsl_odeiv2_driver_set_hmin(iv->drv, iv->hmin);
+        ity->set_hmin(iv->it, iv->hmin);
       }
-      iv->steps += iv->drv->n; /* GSL counts the steps of the last apply only */
-      if (rc == GSL_SUCCESS && crossing && iv->t >= iv->cross_hi) {
+      iv->steps += n;
+      if (rc == 0 && crossing && iv->t >= iv->cross_hi) {
         /* past a kink or jump: no history (multistep methods), the step size of
-         * before (not below GSL's minimum, which reset_hstart refuses) */
-        gsl_odeiv2_driver_reset_hstart(iv->drv, fmax(fabs(h), 16 * iv->hmin));
+         * before (not below the minimum step, which restart may refuse) */
+        ity->restart(iv->it, fmax(fabs(h), 16 * iv->hmin));
       }
     }
-    gsl_set_error_handler(saved);
-    if (rc != GSL_SUCCESS) {
+    if (rc != 0) {
       if (iv->st != LTH_OK && iv->guard.tripped == 1) {
         return lth_ivp_guard_locate(&iv->guard, lth_system_index(iv->sys), guard_eval, iv, err);
       }
@@ -555,7 +548,7 @@ void lth_ivp_attach_scan(lth_ivp *iv, lth_ivp_prescan_job *scan, double outputs_
 
 lth_status lth_ivp_retune(lth_ivp *iv, lth_ivp_method method, double rtol, double atol,
                           double hmin_frac, double hmax, lth_error *err) {
-  if (is_stiff(method) != is_stiff(iv->opts.method)) {
+  if (is_stiff(method) != is_stiff(iv->opts.method) || integrator_for(method) != iv->itype) {
     return lth_error_set(err, LTH_EINVAL, "%s cannot replace %s in an allocated integrator",
                          lth_ivp_method_name(method), lth_ivp_method_name(iv->opts.method));
   }

@@ -24,7 +24,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "table/coef_table_impl.h"
 #include "ivp_coef_impl.h"
 #include "decomp/decomp_shared.h"
 #include "lth/defaults.h"
@@ -164,7 +163,7 @@ void lth_coef_free(lth_coef *c) {
 double lth_coef_span(const lth_coef *c) { return c->t_hi - c->t_lo; }
 
 void lth_coef_output_density(lth_coef *c, double per_unit_t) {
-  if (c->tab) tab_set_output_density(c->tab, per_unit_t);
+  if (c->tab) lth_table_set_output_density(c->tab, per_unit_t);
 }
 
 void lth_coef_stats(const lth_coef *c, size_t *decomps, double *seconds) {
@@ -250,9 +249,11 @@ static lth_status table_eval(lth_coef *c, double t, int order, int full, double 
       return st;
     }
   }
-  /* direct panels (data not smooth there) come back as LTH_ERANGE */
-  lth_status st = gamma > 0 ? tab_eval_damped(c->tab, t, gamma, c->tp, &c->hint)
-                            : tab_eval_hint(c->tab, t, order, full, c->tp, NULL, &c->hint, NULL);
+  /* direct panels (data not smooth there) come back as LTH_ERANGE; the damped
+   * right-hand side's Ahat - gamma P in one pass (lth_coef_eval_damped) */
+  lth_status st = gamma > 0
+                      ? lth_table_eval_rhs(c->tab, t, -gamma, c->tp, &c->hint, NULL)
+                      : lth_table_eval_hint(c->tab, t, order, full, c->tp, NULL, &c->hint, NULL);
   if (st == LTH_OK) {
     c->served++;
     *pt = c->tp;

@@ -17,12 +17,7 @@ int lth_ivp_method_is_stiff(lth_ivp_method method);
 /* Output times nondecreasing and >= t0. */
 lth_status lth_ivp_check_times(double t0, const double *times, size_t n, lth_error *err);
 
-/* The scan of Pi on [t0, t1] before an integration (include/lth/wellposed.h),
- * unless opts->pi_scan < 0: LTH_ESING / LTH_ECOND naming t and the measure.
- * *scale (may be NULL) receives the largest chain norm it saw. */
-lth_status lth_ivp_prescan(const lth_system *sys, double t0, double t1, const lth_ivp_opts *opts,
-                           double *scale, lth_error *err);
-/* The same; forget = 0 keeps the system's cached chain scale (the caller
+/* lth_ivp_prescan (include/lth/ivp.h); forget = 0 keeps the system's cached chain scale (the caller
  * forgot it already). */
 lth_status lth_ivp_prescan_ex(const lth_system *sys, double t0, double t1,
                               const lth_ivp_opts *opts, int forget, double *scale,

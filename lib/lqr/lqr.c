@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ivp/ivp_impl.h"
 #include "lqr_impl.h"
 #include "lth/decomp.h"
 #include "core/times.h"

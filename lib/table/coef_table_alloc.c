@@ -126,7 +126,7 @@ lth_table *lth_table_alloc(const lth_system *sys, double t_lo, double t_hi,
   return tab;
 }
 
-void tab_set_output_density(lth_table *tab, double per_unit_t) {
+void lth_table_set_output_density(lth_table *tab, double per_unit_t) {
   tab->bld.out_density = tab->o.outputs ? fmax(per_unit_t, 0.0) : 0.0;
 }
 

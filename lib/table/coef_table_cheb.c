@@ -341,11 +341,11 @@ typedef double tab_v4 __attribute__((vector_size(32))); /* GCC/Clang vector exte
     (p2) = (p1);                                                                                   \
     (p1) = t_;                                                                                     \
   } while (0)
-/* u = the 4 entries at src (+ s2 times those at src2 when damp) */
+/* u = the 4 entries at src (+ s2 times those at src2 when add2) */
 #define TAB_LOAD(u, src, src2)                                                                     \
   do {                                                                                             \
     memcpy(&(u), (src), sizeof(tab_v4));                                                           \
-    if (damp) {                                                                                    \
+    if (add2) {                                                                                    \
       tab_v4 d_;                                                                                   \
       memcpy(&d_, (src2), sizeof(tab_v4));                                                         \
       (u) = (u) + s2v * d_;                                                                        \
@@ -353,8 +353,8 @@ typedef double tab_v4 __attribute__((vector_size(32))); /* GCC/Clang vector exte
   } while (0)
 
 /* Sixteen entries (lanes = 16: four independent recurrences) or eight (two)
- * of the series at c (+ s2 c2 when damp), rows ld apart, into out[0 .. lanes-1]. */
-static inline void clenshaw_block(const double *c, const double *c2, int damp, double s2,
+ * of the series at c (+ s2 c2 when add2), rows ld apart, into out[0 .. lanes-1]. */
+static inline void clenshaw_block(const double *c, const double *c2, int add2, double s2,
                                   size_t ld, int deg, double x, int lanes, double *out) {
   tab_v4 x2 = {2 * x, 2 * x, 2 * x, 2 * x}, x1 = {x, x, x, x}, s2v = {s2, s2, s2, s2};
   tab_v4 a1 = {0}, a2 = {0}, b1 = {0}, b2 = {0}, e1 = {0}, e2 = {0}, f1 = {0}, f2 = {0};
@@ -400,17 +400,17 @@ static inline void clenshaw_block(const double *c, const double *c2, int damp, d
  * entries readable in each row from c and c2; a field of fewer than eight
  * entries is summed in eight lanes in place when the row has room, else
  * through a zero-padded copy.  With c2 != NULL the series summed is that of
- * c + s2 c2 (entry by entry, same layout): Ahat - gamma P in one pass. */
+ * c + s2 c2 (entry by entry, same layout): Ahat + w P in one pass. */
 TAB_CLONES
 static void clenshaw2(const double *c, const double *c2, double s2, size_t ld, int deg, int cnt,
                       int room, double x, double *out) {
-  int damp = c2 != NULL;
-  const double *d = damp ? c2 : c; /* (read, unused, when not damp) */
+  int add2 = c2 != NULL;
+  const double *d = add2 ? c2 : c; /* (read, unused, when not add2) */
   if (cnt < 8 && room >= 8) {
     /* a small field inside a longer row: eight lanes, the entries after it
      * summed along and dropped */
     double res[8];
-    clenshaw_block(c, d, damp, s2, ld, deg, x, 8, res);
+    clenshaw_block(c, d, add2, s2, ld, deg, x, 8, res);
     memcpy(out, res, sizeof(double) * (size_t)cnt);
     return;
   }
@@ -424,7 +424,7 @@ static void clenshaw2(const double *c, const double *c2, double s2, size_t ld, i
       memcpy(pc + (size_t)k * 8, c + (size_t)k * ld, sizeof(double) * (size_t)cnt);
       memcpy(pd + (size_t)k * 8, d + (size_t)k * ld, sizeof(double) * (size_t)cnt);
     }
-    clenshaw_block(pc, pd, damp, s2, 8, deg, x, 8, res);
+    clenshaw_block(pc, pd, add2, s2, 8, deg, x, 8, res);
     memcpy(out, res, sizeof(double) * (size_t)cnt);
     return;
   }
@@ -433,7 +433,7 @@ static void clenshaw2(const double *c, const double *c2, double s2, size_t ld, i
   for (int e0 = 0; e0 < cnt;) {
     int rest = cnt - e0, lanes = rest >= 16 || (rest > 8 && cnt >= 16) ? 16 : 8;
     int at = rest >= lanes ? e0 : cnt - lanes;
-    clenshaw_block(c + at, d + at, damp, s2, ld, deg, x, lanes, out + at);
+    clenshaw_block(c + at, d + at, add2, s2, ld, deg, x, lanes, out + at);
     e0 = at + lanes;
   }
 }
@@ -488,11 +488,11 @@ static lth_jet *field_jet(lth_point *pt, int f) {
 
 lth_status lth_table_eval(const lth_table *tab, double t, int order, int outputs, lth_point *pt,
                           lth_decomp_ws *ws, lth_error *err) {
-  return tab_eval_hint(tab, t, order, outputs, pt, ws, NULL, err);
+  return lth_table_eval_hint(tab, t, order, outputs, pt, ws, NULL, err);
 }
 
-lth_status tab_eval_hint(const lth_table *tab, double t, int order, int outputs, lth_point *pt,
-                         lth_decomp_ws *ws, size_t *hint, lth_error *err) {
+lth_status lth_table_eval_hint(const lth_table *tab, double t, int order, int outputs,
+                               lth_point *pt, lth_decomp_ws *ws, size_t *hint, lth_error *err) {
   if (order < 0 || order > tab->o.deriv || order > pt->order || (outputs && !tab->o.outputs) ||
       pt->m != tab->lay.m || pt->s != tab->lay.s) {
     return lth_error_set(err, LTH_EINVAL,
@@ -545,19 +545,21 @@ lth_status tab_eval_hint(const lth_table *tab, double t, int order, int outputs,
   return LTH_OK;
 }
 
-lth_status tab_eval_damped(const lth_table *tab, double t, double gamma, lth_point *pt,
-                           size_t *hint) {
+lth_status lth_table_eval_rhs(const lth_table *tab, double t, double w, lth_point *pt,
+                              size_t *hint, lth_error *err) {
   const tab_panel *p = find_panel(tab, t, hint);
   if (!p || p->direct || pt->m != tab->lay.m || tab->lay.fld[TAB_AHAT].rows != pt->Ahat.ld ||
       tab->lay.fld[TAB_G].rows != pt->g.ld) {
-    return LTH_ERANGE;
+    return lth_error_set_t(err, LTH_ERANGE, t,
+                           "t is not on a tabulated panel (or the point's jets are not "
+                           "contiguous)");
   }
-  double w = p->b - p->a, x = fmax(-1.0, fmin(1.0, (2.0 * t - p->a - p->b) / w));
+  double width = p->b - p->a, x = fmax(-1.0, fmin(1.0, (2.0 * t - p->a - p->b) / width));
   const double *c = tab_panel_coef(tab, p);
   const tab_field *A = &tab->lay.fld[TAB_AHAT], *G = &tab->lay.fld[TAB_G],
                   *P = &tab->lay.fld[TAB_P];
   int ld = p->ld, room = ld - (A->off > P->off ? A->off : P->off);
-  clenshaw2(c + A->off, c + P->off, -gamma, (size_t)ld, p->deg_rhs, A->rows * A->cols, room, x,
+  clenshaw2(c + A->off, c + P->off, w, (size_t)ld, p->deg_rhs, A->rows * A->cols, room, x,
             pt->Ahat.c);
   clenshaw(c + G->off, (size_t)ld, p->deg_rhs, G->rows, ld - G->off, x, pt->g.c);
   pt->Ahat.order = 0;

@@ -160,10 +160,8 @@ struct lth_table {
   tab_stats stats;
 };
 
+/* (lth_table_set_output_density) */
 #define TAB_OUT_PER_PANEL 16.0
-/* Expected output evaluations per unit t (0: none tabulated, INFINITY: all);
- * applies to panels built after the call. */
-void tab_set_output_density(lth_table *tab, double per_unit_t);
 
 /* ---- lib/table/coef_table.c: one panel (from covered, up to t_hi) ---- */
 lth_status tab_build_panel(lth_table *tab, lth_error *err);
@@ -244,17 +242,6 @@ tab_verdict tab_judge(const lth_table *tab, int D);
 
 /* Append the panel [a, b] with the current coefficients (verdict v). */
 lth_status tab_store(lth_table *tab, double a, double b, const tab_verdict *v, lth_error *err);
-/* lth_table_eval with a panel hint (the caller's last panel; updated). */
-lth_status tab_eval_hint(const lth_table *tab, double t, int order, int outputs, lth_point *pt,
-                         lth_decomp_ws *ws, size_t *hint, lth_error *err);
-
-/* The integrator's right-hand side in one pass (lib/ivp/ivp.c): Ahat - gamma P
- * into pt->Ahat and g (order 0; pt->P is not evaluated, order -1), or
- * LTH_ERANGE where t is not on a tabulated panel (or pt's jets are not
- * contiguous). */
-lth_status tab_eval_damped(const lth_table *tab, double t, double gamma, lth_point *pt,
-                           size_t *hint);
-
 /* Append a direct panel. */
 lth_status tab_store_direct(lth_table *tab, double a, double b, lth_error *err);
 

@@ -299,6 +299,34 @@ START_TEST(test_long_horizon_rotating_rod) {
 }
 END_TEST
 
+/* A first step below the smallest step (1e-10 of the span) is taken as the
+ * smallest step: the solve succeeds to its tolerance (it aborted the host
+ * before: GSL's handler refused hmin > h0). */
+START_TEST(test_first_step_below_minimum) {
+  int n[] = {3, 3, 1};
+  ts_sys *S = ts_new(3, n, 757, 0.2, 1);
+  lth_system *sys = ts_system(S);
+  double z0[64], times[3] = {0.9, 2.2, 3.1};
+  ts_z_coef(S, 0.1, 0, z0);
+  for (int method = LTH_IVP_RK8PD; method <= LTH_IVP_BSIMP; method++) {
+    lth_ivp_opts o;
+    lth_ivp_opts_init(&o);
+    o.method = method;
+    o.h0 = 2.385e-14;
+    lth_ivp_result *res = NULL;
+    lth_error err;
+    lth_error_clear(&err);
+    ck_assert_msg(lth_ivp_solve(sys, 0.1, z0, times, 3, &o, &res, &err) == LTH_OK, "%s: %s",
+                  lth_ivp_method_name(method), err.message);
+    double e = solution_error(S, res);
+    ck_assert_msg(e < 1e-7, "%s: error %.3e", lth_ivp_method_name(method), e);
+    lth_ivp_result_free(res);
+  }
+  lth_system_free(sys);
+  ts_free(S);
+}
+END_TEST
+
 static Suite *ivp_suite(void) {
   Suite *s = suite_create("ivp");
   TCase *tc = tcase_create("core");
@@ -310,6 +338,7 @@ static Suite *ivp_suite(void) {
   tcase_add_test(tc, test_fundamental_matches_solve);
   tcase_add_test(tc, test_inconsistent_z0);
   tcase_add_test(tc, test_long_horizon_rotating_rod);
+  tcase_add_test(tc, test_first_step_below_minimum);
   suite_add_tcase(s, tc);
   return s;
 }

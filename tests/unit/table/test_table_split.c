@@ -7,7 +7,7 @@
  * direct panels, and a refusal in a late stretch
  * ends the table where it happened with the panels before it kept -- all the
  * same with one and two threads.  Also: panels that leave the output maps to
- * direct decomposition (tab_set_output_density), mixed with panels that carry
+ * direct decomposition (lth_table_set_output_density), mixed with panels that carry
  * them in one table, and the one-pass Ahat - gamma P of the integrator. */
 #define _DEFAULT_SOURCE /* M_PI */
 #include <check.h>
@@ -206,7 +206,7 @@ START_TEST(test_split_direct_panels_at_a_dip) {
     lth_point *pt = lth_point_alloc(sys, 0, NULL), *pe = lth_point_alloc(sys, 0, NULL);
     lth_decomp_ws *ws = lth_decomp_ws_alloc(sys, 0, NULL);
     ck_assert_int_eq(lth_table_eval(tab, T_SING, 0, 1, pt, NULL, &err), LTH_ERANGE);
-    ck_assert_int_eq(tab_eval_damped(tab, T_SING, 0.5, pt, NULL), LTH_ERANGE);
+    ck_assert_int_eq(lth_table_eval_rhs(tab, T_SING, -0.5, pt, NULL, NULL), LTH_ERANGE);
     lth_error_clear(&err);
     ck_assert_msg(lth_table_eval(tab, T_SING, 0, 1, pt, ws, &err) == LTH_OK, "%s", err.message);
     ck_assert_int_eq(lth_decomp_at(ws, T_SING, pe, NULL), LTH_OK);
@@ -294,10 +294,10 @@ START_TEST(test_output_maps_per_panel) {
     lth_table *tab = alloc_table(sys, 0.0, T, threads);
     lth_error err;
     lth_error_clear(&err);
-    tab_set_output_density(tab, 0.0);
+    lth_table_set_output_density(tab, 0.0);
     ck_assert_msg(lth_table_build(tab, T1, &err) == LTH_OK, "%s", err.message);
     double split = lth_table_covered(tab);
-    tab_set_output_density(tab, INFINITY);
+    lth_table_set_output_density(tab, INFINITY);
     ck_assert_msg(lth_table_build(tab, T, &err) == LTH_OK, "%s", err.message);
     for (size_t i = 0; i < tab->store.np; i++) {
       const tab_panel *p = &tab->store.panels[i];
@@ -324,11 +324,12 @@ START_TEST(test_output_maps_per_panel) {
                       "t = %g", t);
       }
     }
-    /* the integrator's one-pass Ahat - gamma P agrees with the fields to rounding */
+    /* the one-pass Ahat + w P (w = -gamma: an integrator's drift damping)
+     * agrees with the fields to rounding */
     for (int k = 0; k < 50; k++) {
       double t = tu_uniform(0.0, T), gamma = 0.7;
       ck_assert_int_eq(lth_table_eval(tab, t, 0, 0, pe, NULL, NULL), LTH_OK);
-      ck_assert_int_eq(tab_eval_damped(tab, t, gamma, pt, NULL), LTH_OK);
+      ck_assert_int_eq(lth_table_eval_rhs(tab, t, -gamma, pt, NULL, NULL), LTH_OK);
       ck_assert(pt->P.order == -1);
       for (int i = 0; i < tab->lay.m * tab->lay.m; i++) {
         double want = pe->Ahat.c[i] - gamma * pe->P.c[i];
