@@ -31,7 +31,7 @@ void lth_ivp_opts_init(lth_ivp_opts *opts) {
 }
 
 void lth_ivp_tolerances(const lth_ivp_opts *opts, double *rtol, double *atol) {
-  *rtol = opts->rtol > 0 ? opts->rtol : 1e-10;
+  *rtol = opts->rtol > 0 ? opts->rtol : LTH_DEFAULT_RTOL;
   *atol = opts->atol > 0 ? opts->atol : LTH_DEFAULT_ATOL;
 }
 

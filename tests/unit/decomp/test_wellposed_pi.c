@@ -166,6 +166,41 @@ static void refused_near(lth_status st, double t, double ts, double tol, double 
   ck_assert_double_lt(sec, 1.0);
 }
 
+/* A caller that integrates several times scans once (lth_ivp_prescan) and
+ * passes pi_scan = -1: the scan names the root of det Pi between grid points,
+ * and on good data returns the chain scale it saw. */
+START_TEST(prescan_once_for_several_solves) {
+  char text[512];
+  snprintf(text, sizeof text, idx4, "t - 0.503");
+  lth_problem *bad = wp_parse(text);
+  double scale = -1.0;
+  lth_error err;
+  lth_error_clear(&err);
+  ck_assert_int_eq(lth_ivp_prescan(lth_problem_system(bad), 0.0, 1.0, NULL, &scale, &err),
+                   LTH_ESING);
+  ck_assert(err.has_t);
+  ck_assert_double_eq_tol(err.t, 0.503, 1e-12);
+  lth_problem_free(bad);
+  snprintf(text, sizeof text, idx4, "2 + t");
+  lth_problem *good = wp_parse(text);
+  const lth_system *sys = lth_problem_system(good);
+  lth_ivp_opts o;
+  lth_ivp_opts_init(&o);
+  ck_assert_int_eq(lth_ivp_prescan(sys, 0.0, 1.0, &o, &scale, NULL), LTH_OK);
+  /* the chain norms ||A43|| ||A32|| ||A21|| ||A14|| reach 3 at t = 1 */
+  ck_assert_double_eq_tol(scale, 3.0, 1e-12);
+  o.pi_scan = -1;
+  o.project = 1;
+  double z0[7] = {0}, times[] = {0.5, 1.0};
+  for (int k = 0; k < 2; k++) {
+    lth_ivp_result *res = NULL;
+    ck_assert_int_eq(lth_ivp_solve(sys, 0.0, z0, times + k, 1, &o, &res, NULL), LTH_OK);
+    lth_ivp_result_free(res);
+  }
+  lth_problem_free(good);
+}
+END_TEST
+
 START_TEST(ivp_sign_change_refused_at_once) {
   double t, sec;
   /* the scan before the integration */
@@ -238,6 +273,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, cos_grid_refused);
   tcase_add_test(tc, grid_judged_after_last_point);
   tcase_add_test(tc, ivp_sign_change_refused_at_once);
+  tcase_add_test(tc, prescan_once_for_several_solves);
   tcase_add_test(tc, ivp_double_root_refused);
   tcase_add_test(tc, scan_finds_hidden_singularity);
   suite_add_tcase(s, tc);
