@@ -64,6 +64,13 @@ lth_status lth_point_copy(lth_point *dst, const lth_point *src, lth_error *err);
  * Sized once; lth_decomp_at does not allocate.  One workspace per thread. */
 typedef struct lth_decomp_ws lth_decomp_ws;
 lth_decomp_ws *lth_decomp_ws_alloc(const lth_system *sys, int out_order, lth_error *err);
+/* The same with a known scale of cond_interval (scale >= 0, see
+ * lth_decomp_ws_set_scale) instead of a scan of the system's interval (scale
+ * < 0, as lth_decomp_ws_alloc): for callers that allocate several workspaces
+ * of one system on unchanged data (the threads of a grid or a table, the
+ * workspaces of one solve: lth_ivp_opts.chain_scale). */
+lth_decomp_ws *lth_decomp_ws_alloc_scaled(const lth_system *sys, int out_order, double scale,
+                                          lth_error *err);
 void lth_decomp_ws_free(lth_decomp_ws *ws);
 /* cond_chain or cond_interval above cond_max is LTH_ECOND (default
  * LTH_DEFAULT_COND_MAX), and so is cond_interval^(r-1) above

@@ -93,6 +93,11 @@ typedef struct lth_ivp_opts {
   void *progress_ctx;
   int error_estimate;       /* 1 (default): estimate the global error of z by a second, more
                                accurate solve (lth_ivp_result.error_estimate); 0: off */
+  double chain_scale;       /* the scale cond_interval is judged against: the largest chain
+                               norm on the system's interval (lth_pi_chain_scale).  0 (default):
+                               computed once by each solve (or lth_ivp_alloc) and shared by its
+                               workspaces; a caller that solves many times on unchanged data
+                               may compute it once and pass it here */
 } lth_ivp_opts;
 
 void lth_ivp_opts_init(lth_ivp_opts *opts);

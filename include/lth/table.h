@@ -61,6 +61,8 @@ typedef struct lth_table_opts {
   int jet_order;     /* derivatives per node: 0 values only (Chebyshev), 1 values and first
                         derivatives (Chebyshev-Hermite, default), 2; -1: default */
   size_t max_bytes;  /* memory for the coefficients (0: 1 GiB); LTH_ENOMEM beyond */
+  double chain_scale; /* scale of cond_interval (lth_decomp_ws_alloc_scaled; 0: computed once
+                         by lth_table_alloc, a scan of the system's interval) */
 } lth_table_opts;
 
 void lth_table_opts_init(lth_table_opts *opts);

@@ -13,6 +13,7 @@
 
 #include "bvp_impl.h"
 #include "core/times.h"
+#include "ivp/ivp_coef.h"
 
 /* Multiple shooting ends its segments at the non-smooth points of the data
  * seen up to this order (a kink or jump in a Taylor coefficient of order
@@ -290,6 +291,9 @@ lth_status lth_bvp_solve(const lth_system *sys, double t0, double t1, int rows, 
                         .beta = beta, .times = times, .n = n, .s = lth_system_size(sys),
                         .p = lth_system_manifold_dim(sys), .pieces = &pieces};
   lth_status st = check_input(&bp, err);
+  /* once per solve: every integrator, table and workspace of the method judges
+   * cond_interval against the same scale (multiple shooting makes many) */
+  if (st == LTH_OK) o.ivp.chain_scale = lth_coef_chain_scale(sys, &o.ivp);
   /* no method may step over a singular Pi between its own points */
   if (st == LTH_OK) st = lth_ivp_prescan(sys, t0, t1, &o.ivp, NULL, err);
   /* nor past a point where the data would make the solution jump */

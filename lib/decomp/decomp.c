@@ -34,8 +34,6 @@
 
 #include "decomp_impl.h"
 #include "system/pi_text.h"
-#include "decomp_shared.h"
-#include "system/system_scale.h"
 #include "lth/wellposed.h"
 
 static lth_jet sub(const lth_jet *J, int r0, int c0, int rows, int cols, int order) {
@@ -71,25 +69,21 @@ static lth_status ws_jets(lth_decomp_ws *ws, lth_error *err) {
   return st;
 }
 
-static lth_decomp_ws *ws_alloc(const lth_system *sys, int out_order, double scale, int shared,
+static lth_decomp_ws *ws_alloc(const lth_system *sys, int out_order, double scale,
                                lth_error *err);
 
 lth_decomp_ws *lth_decomp_ws_alloc(const lth_system *sys, int out_order, lth_error *err) {
-  return ws_alloc(sys, out_order, -1.0, 0, err);
+  return ws_alloc(sys, out_order, -1.0, err);
 }
 
 lth_decomp_ws *lth_decomp_ws_alloc_scaled(const lth_system *sys, int out_order, double scale,
                                           lth_error *err) {
-  return ws_alloc(sys, out_order, scale, 0, err);
+  return ws_alloc(sys, out_order, scale, err);
 }
 
-lth_decomp_ws *lth_decomp_ws_alloc_shared(const lth_system *sys, int out_order, lth_error *err) {
-  return ws_alloc(sys, out_order, -1.0, 1, err);
-}
-
-/* scale < 0: the chain scale of the system's interval -- from the system's
- * cache when `shared` (workspaces of one solve), else computed (and cached). */
-static lth_decomp_ws *ws_alloc(const lth_system *sys, int out_order, double scale, int shared,
+/* scale < 0: the chain scale of the system's interval, computed here (a
+ * solve computes it once and hands it to its workspaces: lth_ivp_opts.chain_scale). */
+static lth_decomp_ws *ws_alloc(const lth_system *sys, int out_order, double scale,
                                lth_error *err) {
   if (out_order < 0) {
     lth_error_set(err, LTH_EINVAL, "output order %d must be >= 0", out_order);
@@ -113,12 +107,8 @@ static lth_decomp_ws *ws_alloc(const lth_system *sys, int out_order, double scal
   ws->cond_max = LTH_DEFAULT_COND_MAX;
   double t0, t1;
   ws->scale = scale;
-  if (ws->scale < 0 && shared) {
-    ws->scale = lth_system_scale_cached(sys);
-  }
   if (ws->scale < 0) {
     ws->scale = lth_system_interval(sys, &t0, &t1) ? lth_pi_chain_scale(sys, t0, t1, 0) : 0.0;
-    lth_system_scale_store(sys, ws->scale);
   }
   int r = ws->r;
   ws->n = malloc((size_t)r * sizeof *ws->n);

@@ -31,12 +31,6 @@ struct lth_decomp_ws {
   lth_jet tmp;   /* s x nmax */
 };
 
-/* lth_decomp_ws_alloc with a known scale (scale >= 0) instead of a scan of
- * the system's interval (scale < 0): for callers that allocate several
- * workspaces of one system (the grid's threads). */
-lth_decomp_ws *lth_decomp_ws_alloc_scaled(const lth_system *sys, int out_order, double scale,
-                                          lth_error *err);
-
 /* The scale of rank decisions on G = (Nhat + Bhat)(I - P) = Z - Z P
  * (Corollary 3): ||Nhat + Bhat||_F (1 + ||P||_F), which bounds ||G|| and
  * makes its rounding error eps times a modest factor.  Never ||G|| itself:

@@ -25,8 +25,8 @@
 #include <time.h>
 
 #include "ivp_coef_impl.h"
-#include "decomp/decomp_shared.h"
 #include "lth/defaults.h"
+#include "lth/wellposed.h"
 
 #define TABLE_FRAC 1e-3
 #define TABLE_TOL_MAX 1e-6
@@ -97,9 +97,17 @@ static lth_status table_setup(lth_coef *c, const lth_ivp_opts *o, lth_error *err
   to.deriv = c->deriv;
   to.outputs = !c->outputs_direct;
   to.cond_max = o->cond_max;
+  to.chain_scale = c->chain_scale;
   c->tab = lth_table_alloc(c->sys, c->t_lo, c->t_hi, &to, err);
   c->tp = c->tab ? lth_point_alloc(c->sys, c->deriv, err) : NULL;
   return c->tp ? LTH_OK : (err ? err->status : LTH_ENOMEM);
+}
+
+double lth_coef_chain_scale(const lth_system *sys, const lth_ivp_opts *o) {
+  double t0, t1;
+  if (o && o->chain_scale > 0) return o->chain_scale;
+  if (lth_system_validate(sys, NULL) != LTH_OK) return 0.0; /* the workspace will say why */
+  return lth_system_interval(sys, &t0, &t1) ? lth_pi_chain_scale(sys, t0, t1, 0) : 0.0;
 }
 
 lth_coef *lth_coef_alloc(const lth_system *sys, const lth_ivp_opts *o, int deriv, double t_lo,
@@ -120,6 +128,7 @@ lth_coef *lth_coef_alloc_ex(const lth_system *sys, const lth_ivp_opts *o, int de
   c->t_lo = t_lo;
   c->t_hi = t_hi;
   c->t_cached = NAN;
+  c->chain_scale = lth_coef_chain_scale(sys, o);
   c->mode = choose_mode(c, o, &c->auto_table);
   double t_start = lth_coef_now();
   lth_status st = LTH_OK;
@@ -128,7 +137,7 @@ lth_coef *lth_coef_alloc_ex(const lth_system *sys, const lth_ivp_opts *o, int de
   } else {
     /* direct decompositions: the direct mode, and the table's direct panels,
      * times outside its span and auto's fallback */
-    c->ws = lth_decomp_ws_alloc_shared(sys, deriv, err);
+    c->ws = lth_decomp_ws_alloc_scaled(sys, deriv, c->chain_scale, err);
     c->pt = c->ws ? lth_point_alloc(sys, deriv, err) : NULL;
     if (c->ws && o->cond_max > 0) {
       lth_decomp_ws_set_cond_max(c->ws, o->cond_max);

@@ -17,6 +17,10 @@ typedef struct lth_coef lth_coef;
  * (a table's, and Hermite mode's). */
 #define LTH_COEF_TABLE_TOL_MIN 3e-15
 double lth_coef_tol(const lth_ivp_opts *opts);
+/* opts->chain_scale, or where it is 0 the scale of a scan of the system's
+ * interval (lth_pi_chain_scale): what a solve computes once and hands to
+ * every integrator, table and workspace it makes (include/lth/ivp.h). */
+double lth_coef_chain_scale(const lth_system *sys, const lth_ivp_opts *opts);
 
 /* deriv = 1: lth_coef_eval must also deliver the first derivative (order 1)
  * of Ahat, g and P (stiff steppers).  [t_lo, t_hi] is the span to cover. */

@@ -19,6 +19,7 @@ struct lth_coef {
   int auto_table;            /* table chosen by auto: may fall back to direct */
   int fell_back;             /* auto left the table at t_switch */
   double t_switch;
+  double chain_scale;        /* of cond_interval, shared by ws and the table (lth_coef_chain_scale) */
   /* direct decompositions (also the table's direct panels and times off it) */
   lth_decomp_ws *ws;
   lth_point *pt;

@@ -7,7 +7,6 @@
 #include "decomp/decomp_impl.h"
 #include "ivp_impl.h"
 #include "system/pi_text.h"
-#include "system/system_scale.h"
 #include "lth/defaults.h"
 #include "lth/wellposed.h"
 
@@ -23,16 +22,8 @@ lth_status lth_ivp_check_times(double t0, const double *times, size_t n, lth_err
 
 lth_status lth_ivp_prescan(const lth_system *sys, double t0, double t1, const lth_ivp_opts *opts,
                            double *scale, lth_error *err) {
-  return lth_ivp_prescan_ex(sys, t0, t1, opts, 1, scale, err);
-}
-
-lth_status lth_ivp_prescan_ex(const lth_system *sys, double t0, double t1,
-                              const lth_ivp_opts *opts, int forget, double *scale,
-                              lth_error *err) {
   if (scale) *scale = 0.0;
   if ((opts && opts->pi_scan < 0) || !(t1 > t0)) return LTH_OK;
-  /* a new solve: the data may have changed */
-  if (forget) lth_system_scale_store(sys, -1.0);
   lth_pi_scan sc;
   size_t points = opts && opts->pi_scan > 1 ? (size_t)opts->pi_scan : 0;
   lth_status st = lth_pi_scan_check(sys, t0, t1, points, opts ? opts->cond_max : 0.0, &sc, err);

@@ -17,12 +17,6 @@ int lth_ivp_method_is_stiff(lth_ivp_method method);
 /* Output times nondecreasing and >= t0. */
 lth_status lth_ivp_check_times(double t0, const double *times, size_t n, lth_error *err);
 
-/* lth_ivp_prescan (include/lth/ivp.h); forget = 0 keeps the system's cached chain scale (the caller
- * forgot it already). */
-lth_status lth_ivp_prescan_ex(const lth_system *sys, double t0, double t1,
-                              const lth_ivp_opts *opts, int forget, double *scale,
-                              lth_error *err);
-
 /* The scan on a second thread while the integration starts (lib/ivp/ivp_prescan.c;
  * serial with one thread, where start returns the scan's verdict). */
 typedef struct lth_ivp_prescan_job {

@@ -29,7 +29,6 @@
 #include "core/threads.h"
 #include "ivp_coef.h"
 #include "ivp_impl.h"
-#include "system/system_scale.h"
 #include "lth/wellposed.h"
 
 #define SCAN_PROBE_POINTS 17
@@ -59,7 +58,7 @@ static int scan_is_long(const lth_system *sys, double t0, double t1, const lth_i
 
 static void *scan_main(void *vp) {
   lth_ivp_prescan_job *j = vp;
-  j->st = lth_ivp_prescan_ex(j->sys, j->t0, j->t1, &j->opts, 0, &j->scale, &j->err);
+  j->st = lth_ivp_prescan(j->sys, j->t0, j->t1, &j->opts, &j->scale, &j->err);
   atomic_store(&j->done, 1);
   return NULL;
 }
@@ -81,8 +80,6 @@ lth_status lth_ivp_prescan_start(lth_ivp_prescan_job *j, const lth_system *sys, 
                    t1 > t0;
   concurrent = concurrent && scan_is_long(sys, t0, t1, &j->opts);
   if (concurrent) {
-    /* forgotten here, before the integration's workspaces can cache it */
-    lth_system_scale_store(sys, -1.0);
     if (pthread_create(&j->th, NULL, scan_main, j) == 0) {
       j->running = 1;
       return LTH_OK;

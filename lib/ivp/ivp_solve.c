@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "lth/ic.h"
+#include "ivp_coef.h"
 #include "ivp_impl.h"
 
 static double now(void) {
@@ -188,6 +189,9 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0,
     return st;
   }
   double t_start = now();
+  /* once per solve: its integrators (the error estimate's too), tables and
+   * workspaces judge cond_interval against the same scale */
+  o.chain_scale = lth_coef_chain_scale(sys, &o);
   lth_ivp_result *res = lth_ivp_result_alloc(lth_system_size(sys), lth_system_state_dim(sys), n);
   if (!res) {
     return lth_error_set(err, LTH_ENOMEM, "out of memory allocating a solution");

@@ -2,7 +2,6 @@
 /* Hessenberg system description and structure checks (Clark (2.1)-(2.3)). */
 #include "lth/system.h"
 #include "pi_text.h"
-#include "system_scale.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -19,19 +18,7 @@ struct lth_system {
   lth_source **f; /* f[i-1] */
   int has_interval; /* lth_system_set_interval was called */
   double t0, t1;
-  /* the chain scale of the interval (lib/system/system_scale.h), < 0 until computed;
-   * atomic: workspaces for several threads may be allocated at once */
-  _Atomic double chain_scale;
 };
-
-double lth_system_scale_cached(const lth_system *sys) { return atomic_load(&sys->chain_scale); }
-
-void lth_system_scale_store(const lth_system *sys, double scale) {
-  /* a cache, not the system's state: storing through const is its purpose */
-  atomic_store(&((lth_system *)sys)->chain_scale, scale);
-}
-
-static void scale_forget(lth_system *sys) { atomic_store(&sys->chain_scale, -1.0); }
 
 lth_system *lth_system_alloc(int r, const int *n, lth_error *err) {
   if (r < 2) {
@@ -53,7 +40,6 @@ lth_system *lth_system_alloc(int r, const int *n, lth_error *err) {
     }
   }
   lth_system *sys = calloc(1, sizeof *sys);
-  if (sys) scale_forget(sys);
   if (sys) {
     sys->r = r;
     sys->n = malloc((size_t)r * sizeof *sys->n);
@@ -138,7 +124,6 @@ lth_status lth_system_set_A(lth_system *sys, int i, int j, lth_source *src, lth_
     return st;
   }
   sys->A[(i - 1) * sys->r + (j - 1)] = src;
-  scale_forget(sys);
   return LTH_OK;
 }
 
@@ -160,7 +145,6 @@ lth_status lth_system_set_f(lth_system *sys, int i, lth_source *src, lth_error *
     return st;
   }
   sys->f[i - 1] = src;
-  scale_forget(sys);
   return LTH_OK;
 }
 
@@ -212,7 +196,6 @@ lth_status lth_system_set_interval(lth_system *sys, double t0, double t1, lth_er
   sys->has_interval = 1;
   sys->t0 = t0;
   sys->t1 = t1;
-  scale_forget(sys);
   return LTH_OK;
 }
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "coef_table_impl.h"
-#include "decomp/decomp_shared.h"
+#include "lth/wellposed.h"
 
 #define TAB_DEFAULT_TOL 1e-12
 #define TAB_MIN_TOL 1e-15
@@ -61,7 +61,7 @@ static lth_status alloc_work(lth_table *tab, lth_error *err) {
   }
   for (int k = 0; k < th->nthreads; k++) {
     th->tasks[k] = (tab_task){.tab = tab, .tid = k};
-    tab->thr.ws[k] = lth_decomp_ws_alloc_shared(tab->sys, tab->lay.jet, err);
+    tab->thr.ws[k] = lth_decomp_ws_alloc_scaled(tab->sys, tab->lay.jet, tab->o.chain_scale, err);
     tab->thr.pt[k] = tab->thr.ws[k] ? lth_point_alloc(tab->sys, tab->lay.jet, err) : NULL;
     if (!tab->thr.pt[k]) {
       return err ? err->status : LTH_ENOMEM;
@@ -101,6 +101,10 @@ lth_table *lth_table_alloc(const lth_system *sys, double t_lo, double t_hi,
   tab->lay.jet = o->jet_order;
   tab->lay.nmin = tab->lay.jet == 0 ? 8 : 4;
   o->max_bytes = o->max_bytes ? o->max_bytes : ((size_t)1 << 30);
+  if (!(o->chain_scale > 0)) {
+    double a, b; /* one scan for the table's threads and its split parts */
+    o->chain_scale = lth_system_interval(sys, &a, &b) ? lth_pi_chain_scale(sys, a, b, 0) : 0.0;
+  }
   tab->sys = sys;
   tab->lay.t_lo = t_lo;
   tab->lay.t_hi = t_hi;
