@@ -54,6 +54,7 @@
 #include "bvp_impl.h"
 #include "colloc/colloc.h"
 #include "lth/defaults.h"
+#include "core/errors.h"
 
 /* p = 0: no free constants, the unique solution is z = q(t) (v = 0). */
 static lth_status no_free_constants(lth_colloc_ctx *cx, const lth_bvp_problem *bp,
@@ -77,6 +78,7 @@ int lth_bvp_collocation_stages(double tol) { return lth_colloc_default_stages(to
 
 lth_status lth_bvp_collocation(const lth_bvp_problem *bp, const lth_bvp_opts *o,
                                lth_bvp_result *res, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   double tol = o->colloc.tol != 0.0 ? o->colloc.tol : LTH_DEFAULT_COLLOC_TOL;
   int stages = o->colloc.stages ? o->colloc.stages
                                 : (tol > 0.0 && tol < 1.0 ? lth_colloc_default_stages(tol) : 1);
@@ -90,7 +92,7 @@ lth_status lth_bvp_collocation(const lth_bvp_problem *bp, const lth_bvp_opts *o,
   lth_ivp_opts io = o->ivp;
   if (io.table_tol <= 0.0) io.table_tol = lth_colloc_table_tol(tol);
   lth_colloc_ctx *cx = lth_colloc_ctx_alloc(bp->sys, stages, &io, bp->t0, bp->t1, err);
-  if (!cx) return err ? err->status : LTH_ENOMEM;
+  if (!cx) return lth_error_status(err);
   if (bp->p == 0) {
     lth_status st = no_free_constants(cx, bp, res, err);
     lth_colloc_ctx_free(cx);

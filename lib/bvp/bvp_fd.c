@@ -16,6 +16,7 @@
 #include "lth/defaults.h"
 #include "lth/ic.h"
 #include "twopoint.h"
+#include "core/errors.h"
 
 /* The data must be smooth at the scale of the coarsest grid (fd_resolved). */
 #define FD_RESOLVE_DEGREE 3
@@ -146,6 +147,7 @@ typedef struct fd_shadows {
 } fd_shadows;
 
 static lth_status shadows_find(const lth_bvp_problem *bp, fd_shadows *sh, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   int r = lth_system_index(bp->sys), n = 0;
   const lth_source *src[64];
   for (int j = 2; j <= r; j++) {
@@ -158,7 +160,7 @@ static lth_status shadows_find(const lth_bvp_problem *bp, fd_shadows *sh, lth_er
   sh->r = r;
   if (n == 0) return LTH_OK;
   lth_enclose *enc = lth_enclose_alloc_sources(src, n, r, err);
-  if (!enc) return err ? err->status : LTH_ENOMEM;
+  if (!enc) return lth_error_status(err);
   lth_pieces pc;
   memset(&pc, 0, sizeof pc);
   lth_status st = lth_enclose_known(enc) ? lth_pieces_find(enc, bp->t0, bp->t1, r, DBL_MAX, 0.0,
@@ -259,8 +261,9 @@ static void interpolate(const double *grid, size_t ng, const double *z, int s, d
  * jumps (lib/colloc/pieces.h: POINT pieces) are left to the scheme, which
  * stays first order across them.  Data without enclosures: unchecked. */
 static lth_status fd_resolved(const lth_bvp_problem *bp, double h, size_t N, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   lth_enclose *enc = lth_enclose_alloc(bp->sys, FD_RESOLVE_DEGREE, err);
-  if (!enc) return err ? err->status : LTH_ENOMEM;
+  if (!enc) return lth_error_status(err);
   lth_pieces pc;
   memset(&pc, 0, sizeof pc);
   lth_status st = LTH_OK;
@@ -287,6 +290,7 @@ static lth_status fd_resolved(const lth_bvp_problem *bp, double h, size_t N, lth
  * (measured: error 5e-3 -> 0.16 on an index-3 test problem). */
 lth_status lth_bvp_fd(const lth_bvp_problem *bp, const lth_bvp_opts *o, lth_bvp_result *res,
                       lth_error *err) {
+  LTH_ERROR_RECORD(err);
   size_t N = (o->fd.points > 2 ? o->fd.points : LTH_DEFAULT_FD_POINTS) - 1;
   N += N % 2; /* even, so the N/2 grid nests */
   int s = bp->s;
@@ -294,7 +298,7 @@ lth_status lth_bvp_fd(const lth_bvp_problem *bp, const lth_bvp_opts *o, lth_bvp_
   size_t ng = 0;
   fd_progress pg = {o, 0, o->fd.order_check ? N + N / 2 + N + 2 * N : N};
   lth_ic *ic = lth_ic_alloc(bp->sys, err);
-  lth_status st = ic ? LTH_OK : (err ? err->status : LTH_ENOMEM);
+  lth_status st = ic ? LTH_OK : (lth_error_status(err));
   if (st == LTH_OK && o->cond_max > 0) lth_ic_set_cond_max(ic, o->cond_max);
   if (st == LTH_OK) {
     st = fd_resolved(bp, (bp->t1 - bp->t0) / (double)(o->fd.order_check ? N / 2 : N), N, err);

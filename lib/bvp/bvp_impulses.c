@@ -6,12 +6,14 @@
 #include <string.h>
 
 #include "bvp_impl.h"
+#include "core/errors.h"
 
 /* One block of row j: its first non-smooth point at order j - 1, if any. */
 static lth_status block_impulse(const lth_source *src, const char *name, int j, double t0,
                                 double t1, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   lth_enclose *enc = lth_enclose_alloc_sources(&src, 1, j - 1, err);
-  if (!enc) return err ? err->status : LTH_ENOMEM;
+  if (!enc) return lth_error_status(err);
   lth_pieces pc;
   memset(&pc, 0, sizeof pc);
   lth_status st = lth_enclose_known(enc)

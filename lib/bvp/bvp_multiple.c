@@ -20,6 +20,7 @@
 #include "bvp_impl.h"
 #include "lth/defaults.h"
 #include "twopoint.h"
+#include "core/errors.h"
 
 /* The probe integrates a cheap homogeneous problem through PROBE_POINTS
  * checkpoints, and a segment whose growth exceeds growth^2 again through
@@ -74,6 +75,7 @@ static lth_status probe_step(lth_ivp *iv, double t, double *V, int m, int p, dou
  * last node, found by a cheap homogeneous probe integration. */
 static lth_status place_nodes(const lth_bvp_problem *bp, const lth_bvp_opts *o, double *tau,
                               int *M, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   int m = lth_system_state_dim(bp->sys), p = bp->p;
   size_t mp = (size_t)m * p;
   double G = o->multiple.growth > 0 ? o->multiple.growth : LTH_DEFAULT_MULTIPLE_GROWTH, h = (bp->t1 - bp->t0) / PROBE_POINTS;
@@ -84,7 +86,7 @@ static lth_status place_nodes(const lth_bvp_problem *bp, const lth_bvp_opts *o, 
   double *V = malloc(sizeof(double) * (3 * mp + (size_t)p + 2)), *saved = V + 2 * mp + p + 1;
   lth_status st = (iv && V) ? restart(iv, bp->t0, V, err)
                             : (iv ? lth_error_set(err, LTH_ENOMEM, "out of memory")
-                                  : (err ? err->status : LTH_ENOMEM));
+                                  : (lth_error_status(err)));
   int k = 0;
   tau[k++] = bp->t0;
   for (int i = 1; i < PROBE_POINTS && st == LTH_OK; i++) {
@@ -320,6 +322,7 @@ static lth_status nodes_at_pieces(const lth_bvp_problem *bp, ms_data *d, lth_err
 
 lth_status lth_bvp_multiple(const lth_bvp_problem *bp, const lth_bvp_opts *o,
                             lth_bvp_result *res, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   ms_data d = {.s = bp->s, .m = lth_system_state_dim(bp->sys), .p = bp->p, .M = 0,
                .pieces = bp->pieces};
   double *all = NULL, *c = NULL, *green = NULL;
@@ -341,7 +344,7 @@ lth_status lth_bvp_multiple(const lth_bvp_problem *bp, const lth_bvp_opts *o,
   if (st == LTH_OK) st = ms_alloc(&d, nall, err);
   if (st == LTH_OK) {
     iv = lth_ivp_alloc(bp->sys, d.p + 1, 1, &o->ivp, bp->t0, bp->t1, err);
-    st = iv ? sweep(iv, &d, all, nall, err) : (err ? err->status : LTH_ENOMEM);
+    st = iv ? sweep(iv, &d, all, nall, err) : (lth_error_status(err));
   }
   if (st == LTH_OK) {
     c = malloc(((size_t)d.M * d.p + 1) * sizeof(double));

@@ -27,6 +27,7 @@
 #include "ivp_coef_impl.h"
 #include "lth/defaults.h"
 #include "lth/wellposed.h"
+#include "core/errors.h"
 
 #define TABLE_FRAC 1e-3
 #define TABLE_TOL_MAX 1e-6
@@ -91,6 +92,7 @@ int lth_coef_starts_table(const lth_system *sys, const lth_ivp_opts *o, double t
 }
 
 static lth_status table_setup(lth_coef *c, const lth_ivp_opts *o, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   lth_table_opts to;
   lth_table_opts_init(&to);
   to.tol = lth_coef_tol(o);
@@ -100,7 +102,7 @@ static lth_status table_setup(lth_coef *c, const lth_ivp_opts *o, lth_error *err
   to.chain_scale = c->chain_scale;
   c->tab = lth_table_alloc(c->sys, c->t_lo, c->t_hi, &to, err);
   c->tp = c->tab ? lth_point_alloc(c->sys, c->deriv, err) : NULL;
-  return c->tp ? LTH_OK : (err ? err->status : LTH_ENOMEM);
+  return c->tp ? LTH_OK : (lth_error_status(err));
 }
 
 double lth_coef_chain_scale(const lth_system *sys, const lth_ivp_opts *o) {
@@ -117,6 +119,7 @@ lth_coef *lth_coef_alloc(const lth_system *sys, const lth_ivp_opts *o, int deriv
 
 lth_coef *lth_coef_alloc_ex(const lth_system *sys, const lth_ivp_opts *o, int deriv,
                             int outputs_direct, double t_lo, double t_hi, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   lth_coef *c = calloc(1, sizeof *c);
   if (!c) {
     lth_error_set(err, LTH_ENOMEM, "out of memory");
@@ -142,7 +145,7 @@ lth_coef *lth_coef_alloc_ex(const lth_system *sys, const lth_ivp_opts *o, int de
     if (c->ws && o->cond_max > 0) {
       lth_decomp_ws_set_cond_max(c->ws, o->cond_max);
     }
-    st = c->pt ? LTH_OK : (err ? err->status : LTH_ENOMEM);
+    st = c->pt ? LTH_OK : (lth_error_status(err));
     if (st == LTH_OK && c->mode == LTH_COEF_TABLE) {
       st = table_setup(c, o, err);
     }

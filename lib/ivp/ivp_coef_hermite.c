@@ -12,8 +12,10 @@
 
 #include "ivp_coef_impl.h"
 #include "samples_nodes.h"
+#include "core/errors.h"
 
 lth_status lth_coef_hermite_setup(lth_coef *c, const lth_ivp_opts *o, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   samples_nodes nd;
   lth_status st = samples_nodes_build(c->sys, c->t_lo, c->t_hi, o->hermite_grid,
                                       o->hermite_grid ? o->hermite_n : 0, o->cond_max,
@@ -27,7 +29,7 @@ lth_status lth_coef_hermite_setup(lth_coef *c, const lth_ivp_opts *o, lth_error 
   c->basis = nd.basis;
   c->herr = nd.err;
   c->ip = lth_point_alloc(c->sys, 1, err);
-  return c->ip ? LTH_OK : (err ? err->status : LTH_ENOMEM);
+  return c->ip ? LTH_OK : (lth_error_status(err));
 }
 
 /* Interpolate field F (rows x cols) of the stored points j, j+1 into D. */

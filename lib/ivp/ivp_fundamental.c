@@ -10,6 +10,7 @@
 
 #include "ivp_impl.h"
 #include "lth/ivp.h"
+#include "core/errors.h"
 
 /* ---- fundamental solution ---- */
 
@@ -136,6 +137,7 @@ static lth_status fundamental_run(lth_ivp *iv, lth_fundamental *fm, const double
 
 lth_status lth_ivp_fundamental(const lth_system *sys, double t0, const double *times, size_t n,
                                const lth_ivp_opts *opts, lth_fundamental **out, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   *out = NULL;
   lth_status st = lth_ivp_check_times(t0, times, n, err);
   double scale = 0.0, t_hi = n > 0 ? times[n - 1] : t0;
@@ -155,7 +157,7 @@ lth_status lth_ivp_fundamental(const lth_system *sys, double t0, const double *t
   if (iv) {
     lth_ivp_guard_scale(iv, scale);
   }
-  st = iv ? fundamental_run(iv, fm, times, err) : (err ? err->status : LTH_ENOMEM);
+  st = iv ? fundamental_run(iv, fm, times, err) : (lth_error_status(err));
   if (iv) {
     lth_ivp_stats(iv, &fm->steps, &fm->rhs_evals, NULL, NULL);
   }

@@ -14,6 +14,7 @@
 #include "lth/ic.h"
 #include "ivp_coef.h"
 #include "ivp_impl.h"
+#include "core/errors.h"
 
 static double now(void) {
   struct timespec ts;
@@ -61,10 +62,11 @@ lth_ivp_result *lth_ivp_result_alloc(int s, int m, size_t n) {
 /* Consistency of z0 (section 4.1) and, with opts->project, Corollary 3's projection. */
 static lth_status initial_value(const lth_system *sys, double t0, const double *z0,
                                 const lth_ivp_opts *o, lth_ivp_result *res, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   int s = res->s;
   lth_ic *ic = lth_ic_alloc(sys, err);
   if (!ic) {
-    return err ? err->status : LTH_ENOMEM;
+    return lth_error_status(err);
   }
   if (o->cond_max > 0) {
     lth_ic_set_cond_max(ic, o->cond_max);
@@ -177,6 +179,7 @@ lth_status lth_ivp_integrate_outputs(lth_ivp *iv, double t0, const double *times
 lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0,
                          const double *times, size_t n, const lth_ivp_opts *opts,
                          lth_ivp_result **out, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   *out = NULL;
   lth_ivp_opts o;
   if (opts) {
@@ -205,7 +208,7 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0,
   lth_ivp *iv = NULL;
   if (st == LTH_OK) {
     iv = lth_ivp_alloc(sys, 1, 1, &o, t0, t_hi, err);
-    st = iv ? LTH_OK : (err ? err->status : LTH_ENOMEM);
+    st = iv ? LTH_OK : (lth_error_status(err));
   }
   if (iv) {
     lth_ivp_attach_scan(iv, &scan, t_hi > t0 ? (double)n / (t_hi - t0) : 0.0);

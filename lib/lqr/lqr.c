@@ -26,6 +26,7 @@
 #include "lqr_impl.h"
 #include "lth/decomp.h"
 #include "core/times.h"
+#include "core/errors.h"
 
 void lth_lqr_opts_init(lth_lqr_opts *opts) {
   memset(opts, 0, sizeof *opts);
@@ -370,10 +371,11 @@ static lth_status nearest_consistent(lqr_run *R, lth_lqr_result *res, double *c,
 /* Closed-loop gain K = u rows of G, and Theorem 4 (P_1' = P_2), at the output times. */
 static lth_status gain_and_theorem4(lqr_run *R, const lth_lqr_opts *o, lth_lqr_result *res,
                                     lth_error *err) {
+  LTH_ERROR_RECORD(err);
   int nx = R->nx, nu = R->nu, m = 2 * nx;
   lth_decomp_ws *ws = lth_decomp_ws_alloc(R->sys, 0, err);
   lth_point *pt = ws ? lth_point_alloc(R->sys, 0, err) : NULL;
-  lth_status st = pt ? LTH_OK : (err ? err->status : LTH_ENOMEM);
+  lth_status st = pt ? LTH_OK : (lth_error_status(err));
   if (st == LTH_OK && o->cond_max > 0) lth_decomp_ws_set_cond_max(ws, o->cond_max);
   for (size_t k = 0; k < res->n && st == LTH_OK; k++) {
     st = lth_decomp_at(ws, res->times[k], pt, err);

@@ -27,6 +27,7 @@
 #include "lqr_impl.h"
 #include "lth/defaults.h"
 #include "lth/decomp.h"
+#include "core/errors.h"
 
 static lth_status shooting_path(const lth_lqr_spec *spec, const double *times, size_t n,
                                 const lth_lqr_opts *opts, lth_lqr_result **out, lth_error *err) {
@@ -64,10 +65,11 @@ static lth_status terminal_smooth(const lth_lqr_spec *spec, int *smooth, lth_err
  * times, as the shooting path reports them. */
 static lth_status gain_theorem4(const lth_system *sys, int nx, int nu, const lth_lqr_opts *o,
                                 lth_lqr_result *res, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   int m = 2 * nx;
   lth_decomp_ws *ws = lth_decomp_ws_alloc(sys, 0, err);
   lth_point *pt = ws ? lth_point_alloc(sys, 0, err) : NULL;
-  lth_status st = pt ? LTH_OK : (err ? err->status : LTH_ENOMEM);
+  lth_status st = pt ? LTH_OK : (lth_error_status(err));
   if (st == LTH_OK && o->cond_max > 0) lth_decomp_ws_set_cond_max(ws, o->cond_max);
   for (size_t k = 0; k < res->n && st == LTH_OK; k++) {
     st = lth_decomp_at(ws, res->times[k], pt, err);
@@ -117,6 +119,7 @@ static void fill(const lth_lqr_spec *spec, const lth_colloc_out *out, const doub
 
 lth_status lth_lqr_colloc_smooth(const lth_lqr_spec *spec, const double *times, size_t n,
                                  const lth_lqr_opts *opts, lth_lqr_result **out, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   *out = NULL;
   int nx = spec->nx, nu = spec->nu, smooth = 0;
   lth_status st = terminal_smooth(spec, &smooth, err);
@@ -138,7 +141,7 @@ lth_status lth_lqr_colloc_smooth(const lth_lqr_spec *spec, const double *times, 
       buf ? lth_colloc_ctx_alloc(sys, lth_colloc_default_stages(tol), &io, spec->t0, spec->t1, err)
           : NULL;
   st = cx ? LTH_OK
-          : (buf ? (err ? err->status : LTH_ENOMEM)
+          : (buf ? (lth_error_status(err))
                  : lth_error_set(err, LTH_ENOMEM, "out of memory"));
   lth_colloc_out co_out = {0};
   if (st == LTH_OK) {

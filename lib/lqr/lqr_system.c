@@ -2,8 +2,10 @@
 /* The optimality DAE of a totally singular LQR problem (Clark (4.9) with
  * R = 0, docs/theory.md section 6): Hessenberg of index 3 with blocks (nx, nx, nu). */
 #include "lth/lqr.h"
+#include "core/errors.h"
 
 lth_status lth_lqr_build_system(const lth_lqr_spec *spec, lth_system **out, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   *out = NULL;
   int nx = spec->nx, nu = spec->nu;
   if (!(nx > nu && nu >= 1)) {
@@ -15,7 +17,7 @@ lth_status lth_lqr_build_system(const lth_lqr_spec *spec, lth_system **out, lth_
   int n[3] = {nx, nx, nu};
   lth_system *sys = lth_system_alloc(3, n, err);
   if (!sys) {
-    return err ? err->status : LTH_ENOMEM;
+    return lth_error_status(err);
   }
   /* x' = A x + B u;  lambda' = -H x - A' lambda;  0 = B' lambda */
   struct {

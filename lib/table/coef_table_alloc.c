@@ -10,6 +10,7 @@
 
 #include "coef_table_impl.h"
 #include "lth/wellposed.h"
+#include "core/errors.h"
 
 #define TAB_DEFAULT_TOL 1e-12
 #define TAB_MIN_TOL 1e-15
@@ -36,6 +37,7 @@ static void set_fields(lth_table *tab) {
 }
 
 static lth_status alloc_work(lth_table *tab, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   size_t E = (size_t)tab->lay.E, nd = (size_t)tab_dmax(tab) + 1;
   tab->cur.V = malloc(E * (size_t)(tab->lay.jet + 1) * (TAB_NMAX + 1) * sizeof(double));
   tab->cur.F = malloc(E * nd * sizeof(double));
@@ -64,7 +66,7 @@ static lth_status alloc_work(lth_table *tab, lth_error *err) {
     tab->thr.ws[k] = lth_decomp_ws_alloc_scaled(tab->sys, tab->lay.jet, tab->o.chain_scale, err);
     tab->thr.pt[k] = tab->thr.ws[k] ? lth_point_alloc(tab->sys, tab->lay.jet, err) : NULL;
     if (!tab->thr.pt[k]) {
-      return err ? err->status : LTH_ENOMEM;
+      return lth_error_status(err);
     }
     if (tab->o.cond_max > 0) {
       lth_decomp_ws_set_cond_max(tab->thr.ws[k], tab->o.cond_max);

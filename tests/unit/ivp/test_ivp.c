@@ -327,6 +327,31 @@ START_TEST(test_first_step_below_minimum) {
 }
 END_TEST
 
+/* A caller may pass no error record: the status is the same as with one
+ * (a missing chain block found while allocating the integrator was reported
+ * as LTH_ENOMEM without a record). */
+START_TEST(test_null_error_record_keeps_status) {
+  int n[] = {2, 1};
+  double a12[] = {1, 0};
+  lth_system *sys = lth_system_alloc(2, n, NULL);
+  lth_system_set_A(sys, 1, 2, lth_source_const(2, 1, a12, 2, NULL), NULL); /* no A(2,1) */
+  lth_ivp_opts o;
+  lth_ivp_opts_init(&o);
+  o.pi_scan = -1; /* straight to the integrator's allocation */
+  o.project = 1;
+  double z0[3] = {0}, t1 = 1.0;
+  lth_ivp_result *res = NULL;
+  lth_error err;
+  lth_error_clear(&err);
+  lth_status with = lth_ivp_solve(sys, 0.0, z0, &t1, 1, &o, &res, &err);
+  lth_status without = lth_ivp_solve(sys, 0.0, z0, &t1, 1, &o, &res, NULL);
+  ck_assert_int_ne(with, LTH_OK);
+  ck_assert_int_ne(with, LTH_ENOMEM);
+  ck_assert_int_eq(without, with);
+  lth_system_free(sys);
+}
+END_TEST
+
 static Suite *ivp_suite(void) {
   Suite *s = suite_create("ivp");
   TCase *tc = tcase_create("core");
@@ -339,6 +364,7 @@ static Suite *ivp_suite(void) {
   tcase_add_test(tc, test_inconsistent_z0);
   tcase_add_test(tc, test_long_horizon_rotating_rod);
   tcase_add_test(tc, test_first_step_below_minimum);
+  tcase_add_test(tc, test_null_error_record_keeps_status);
   suite_add_tcase(s, tc);
   return s;
 }
