@@ -139,7 +139,7 @@ static lth_decomp_ws *ws_alloc(const lth_system *sys, int out_order, double scal
     ws->lu = lth_jet_lu_alloc(ws->nr, err);
     ok = ws->src_work && ws->lu;
   }
-  if (!ok || ws_jets(ws, err) != LTH_OK) {
+  if (!ok || ws_jets(ws, err) != LTH_OK || lth_decomp_perturb_alloc(ws, err) != LTH_OK) {
     if (!ok) {
       lth_error_set(err, LTH_ENOMEM, "out of memory allocating a decomposition workspace");
     }
@@ -164,6 +164,7 @@ void lth_decomp_ws_free(lth_decomp_ws *ws) {
     }
     free(per[k]);
   }
+  lth_decomp_perturb_free(ws);
   lth_jet_lu_free(ws->lu);
   free(ws->src_work);
   free(ws->n);
@@ -222,7 +223,8 @@ static lth_status chain_measure(lth_decomp_ws *ws, double t, lth_error *err) {
   if (ws->cond_interval < ws->cond_pi) {
     ws->cond_interval = ws->cond_pi;
   }
-  if (lth_cond_acceptable(ws->cond_interval, r, ws->cond_max)) {
+  /* the error amplification is judged on the results (lth_decomp_judge_amplification) */
+  if (ws->cond_interval <= ws->cond_max) {
     return LTH_OK;
   }
   return lth_decomp_interval_error(err, t, r, ws->pi_inv_norm, fmax(chain, ws->scale),
@@ -249,8 +251,9 @@ lth_status lth_decomp_interval_error(lth_error *err, double t, int r, double pi_
 }
 
 /* Chains L_1 = A_1r, L_i = A_{i,i-1} L_{i-1}; R_{r-1} = A_{r,r-1},
- * R_i = R_{i+1} A_{i+1,i}; Pi = A_{r,r-1} L_{r-1} (Clark (2.3)); S_i = Pi^{-1} R_i. */
-static lth_status chains(lth_decomp_ws *ws, double t, lth_error *err) {
+ * R_i = R_{i+1} A_{i+1,i}; Pi = A_{r,r-1} L_{r-1} (Clark (2.3)); S_i = Pi^{-1} R_i.
+ * judge = 0 (a perturbed recomputation): no thresholds. */
+static lth_status chains(lth_decomp_ws *ws, double t, int judge, lth_error *err) {
   int r = ws->r;
   lth_status st = LTH_OK;
   lth_jet a = Ablk(ws, 1, r);
@@ -258,6 +261,7 @@ static lth_status chains(lth_decomp_ws *ws, double t, lth_error *err) {
   for (int i = 2; i < r && st == LTH_OK; i++) {
     a = Ablk(ws, i, i - 1);
     st = lth_jet_mul(&a, &ws->L[i - 2], &ws->L[i - 1], err);
+    lth_decomp_mca(ws, &ws->L[i - 1]);
   }
   a = Ablk(ws, r, r - 1);
   if (st == LTH_OK) {
@@ -266,9 +270,11 @@ static lth_status chains(lth_decomp_ws *ws, double t, lth_error *err) {
   for (int i = r - 2; i >= 1 && st == LTH_OK; i--) {
     a = Ablk(ws, i + 1, i);
     st = lth_jet_mul(&ws->R[i], &a, &ws->R[i - 1], err);
+    lth_decomp_mca(ws, &ws->R[i - 1]);
   }
   if (st == LTH_OK) {
     st = lth_jet_mul(&ws->R[r - 2], &ws->L[r - 2], &ws->Pi, err);
+    lth_decomp_mca(ws, &ws->Pi);
   }
   if (st != LTH_OK) {
     return st;
@@ -300,7 +306,7 @@ static lth_status chains(lth_decomp_ws *ws, double t, lth_error *err) {
   if (ws->cond_chain < ws->cond_pi) {
     ws->cond_chain = ws->cond_pi; /* rounding in the estimates */
   }
-  if (!(ws->cond_chain <= ws->cond_max)) {
+  if (judge && !(ws->cond_chain <= ws->cond_max)) {
     lth_error_set_t(err, LTH_ECOND, t,
                     "Pi = A(%d,%d)...A(2,1) A(1,%d) is ill-conditioned: cond(Pi) = %.3e, "
                     "||Pi^-1|| max ||L_i|| max ||R_j|| = %.3e exceeds %.3e (--cond-max)",
@@ -311,9 +317,10 @@ static lth_status chains(lth_decomp_ws *ws, double t, lth_error *err) {
     }
     return LTH_ECOND;
   }
-  st = chain_measure(ws, t, err);
+  st = judge ? chain_measure(ws, t, err) : LTH_OK;
   for (int i = 1; i < r && st == LTH_OK; i++) {
     st = lth_jet_lu_solve(ws->lu, &ws->R[i - 1], &ws->S[i - 1], err);
+    lth_decomp_mca(ws, &ws->S[i - 1]);
   }
   return st;
 }
@@ -323,6 +330,7 @@ static lth_status projectors(lth_decomp_ws *ws, lth_error *err) {
   lth_status st = LTH_OK;
   for (int i = 1; i < ws->r && st == LTH_OK; i++) {
     st = lth_jet_mul(&ws->L[i - 1], &ws->S[i - 1], &ws->P[i - 1], err);
+    lth_decomp_mca(ws, &ws->P[i - 1]);
     if (st == LTH_OK) {
       st = lth_jet_deriv(&ws->dP[i - 1], &ws->P[i - 1], err);
     }
@@ -341,6 +349,7 @@ static lth_status last_algebraic(lth_decomp_ws *ws, lth_error *err) {
     st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, -1.0, &ws->L[r - 2], &z, 0.0, &x, err);
   }
   ws->xord[r - 1] = K;
+  lth_decomp_mca(ws, &x);
   return st;
 }
 
@@ -404,6 +413,7 @@ static lth_status reduce_row(lth_decomp_ws *ws, int i, lth_error *err) {
   lth_jet Z = sub(&ws->Z, 0, 0, nr, W - oi, ws->K);
   lth_jet Yi = sub(&ws->Y, oi, oi, ni, W - oi, ws->K);
   st = lth_jet_mul(Si, &U, &Z, err);
+  lth_decomp_mca(ws, &Z);
   if (st == LTH_OK) {
     st = lth_jet_copy(&Yi, &U, err);
   }
@@ -415,6 +425,7 @@ static lth_status reduce_row(lth_decomp_ws *ws, int i, lth_error *err) {
     st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, -1.0, Pi_, dPi, 1.0, &Yii, err);
   }
   ws->yord[i] = imin(Yi.order, Yii.order);
+  lth_decomp_mca(ws, &Yi);
   if (st == LTH_OK && i >= 2) {
     lth_jet a = Ablk(ws, i, i - 1);
     lth_jet Ysub = sub(&ws->Y, oi, ws->off[i - 2], ni, ws->n[i - 2], ws->K);
@@ -433,11 +444,13 @@ static lth_status reduce_row(lth_decomp_ws *ws, int i, lth_error *err) {
     lth_jet Xp = sub(&ws->X, ws->off[i - 2], oi, ws->n[i - 2], W - oi, ws->K);
     st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, -1.0, &ws->L[i - 2], &Z, 0.0, &Xp, err);
     ws->xord[i - 1] = Xp.order;
+    lth_decomp_mca(ws, &Xp);
   } else {
     lth_jet Xu = sub(&ws->X, ws->m, 0, nr, W, ws->K);
     st = lth_jet_copy(&Xu, &Z, err);
     lth_jet_scale(&Xu, -1.0);
     ws->xord[0] = Xu.order;
+    lth_decomp_mca(ws, &Xu);
   }
   return st;
 }
@@ -472,7 +485,7 @@ static lth_status build_G(lth_decomp_ws *ws, lth_point *pt, lth_error *err) {
   return st;
 }
 
-static lth_status outputs(lth_decomp_ws *ws, lth_point *pt, lth_error *err) {
+lth_status lth_decomp_outputs(lth_decomp_ws *ws, lth_point *pt, lth_error *err) {
   int K = pt->order, m = ws->m, s = ws->s;
   lth_jet Ah = sub(&ws->Y, 0, 0, m, m, ws->yord[1]);
   lth_jet gg = sub(&ws->Y, 0, m, m, 1, ws->yord[1]);
@@ -530,18 +543,10 @@ static lth_status check_finite(const lth_point *pt, double t, lth_error *err) {
   return LTH_OK;
 }
 
-lth_status lth_decomp_at(lth_decomp_ws *ws, double t, lth_point *pt, lth_error *err) {
-  if (pt->order > ws->out_order || pt->r != ws->r || pt->s != ws->s) {
-    return lth_error_set(err, LTH_EORDER,
-                         "result of order %d from a workspace of output order %d", pt->order,
-                         ws->out_order);
-  }
-  lth_status st = lth_system_eval(ws->sys, t, ws->K, &ws->A, &ws->f, ws->src_work, err);
-  if (st == LTH_OK) {
-    lth_jet_set_zero(&ws->X, ws->K);
-    lth_jet_set_zero(&ws->Y, ws->K);
-    st = chains(ws, t, err);
-  }
+lth_status lth_decomp_run(lth_decomp_ws *ws, double t, int judge, lth_error *err) {
+  lth_jet_set_zero(&ws->X, ws->K);
+  lth_jet_set_zero(&ws->Y, ws->K);
+  lth_status st = chains(ws, t, judge, err);
   if (st == LTH_OK) {
     st = projectors(ws, err);
   }
@@ -551,8 +556,21 @@ lth_status lth_decomp_at(lth_decomp_ws *ws, double t, lth_point *pt, lth_error *
   for (int i = ws->r - 1; i >= 1 && st == LTH_OK; i--) {
     st = reduce_row(ws, i, err);
   }
+  return st;
+}
+
+lth_status lth_decomp_at(lth_decomp_ws *ws, double t, lth_point *pt, lth_error *err) {
+  if (pt->order > ws->out_order || pt->r != ws->r || pt->s != ws->s) {
+    return lth_error_set(err, LTH_EORDER,
+                         "result of order %d from a workspace of output order %d", pt->order,
+                         ws->out_order);
+  }
+  lth_status st = lth_system_eval(ws->sys, t, ws->K, &ws->A, &ws->f, ws->src_work, err);
   if (st == LTH_OK) {
-    st = outputs(ws, pt, err);
+    st = lth_decomp_run(ws, t, 1, err);
+  }
+  if (st == LTH_OK) {
+    st = lth_decomp_outputs(ws, pt, err);
   }
   if (st == LTH_OK) {
     pt->t = t;
@@ -563,6 +581,9 @@ lth_status lth_decomp_at(lth_decomp_ws *ws, double t, lth_point *pt, lth_error *
     pt->chain_norm = ws->chain_norm;
     pt->cond_interval = ws->cond_interval;
     st = check_finite(pt, t, err);
+  }
+  if (st == LTH_OK) {
+    st = lth_decomp_judge_amplification(ws, pt, err);
   }
   if (st != LTH_OK && err && !err->has_t) {
     err->has_t = 1;

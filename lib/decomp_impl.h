@@ -4,6 +4,8 @@
 #ifndef LTH_DECOMP_IMPL_H
 #define LTH_DECOMP_IMPL_H
 
+#include <stdint.h>
+
 #include "lth/decomp.h"
 #include "lth/jet.h"
 
@@ -29,7 +31,38 @@ struct lth_decomp_ws {
   lth_jet T, D;  /* nmax x (m+1): U_i and D[X_i] */
   lth_jet Z;     /* n_r x (m+1) */
   lth_jet tmp;   /* s x nmax */
+  /* the measured error amplification (lib/decomp_perturb.c): while
+   * perturb != 0 every intermediate jet is multiplied entrywise by
+   * 1 + perturb xi, xi from the generator state rng */
+  double perturb;
+  uint64_t rng;
+  lth_point *alt;  /* the perturbed run's outputs (order 0) */
+  int measure_always; /* measure at every point, not only above LTH_AMPLIFICATION_MEASURE
+                         (lth_ic: one point, whose error widens the consistency tolerance) */
+  double *canon;   /* 2 (s + m)(m + 1) doubles: canonical outputs of both runs */
 };
+
+/* Perturb J in place (Monte Carlo arithmetic) while a measurement runs. */
+void lth_decomp_perturb_jet(lth_decomp_ws *ws, lth_jet *J);
+static inline void lth_decomp_mca(lth_decomp_ws *ws, lth_jet *J) {
+  if (ws->perturb != 0.0) {
+    lth_decomp_perturb_jet(ws, J);
+  }
+}
+
+/* Algorithm 1 at t on the input jets ws->A, ws->f (judge = 0: no threshold
+ * checks), and the results into pt (lib/decomp.c). */
+lth_status lth_decomp_run(lth_decomp_ws *ws, double t, int judge, lth_error *err);
+lth_status lth_decomp_outputs(lth_decomp_ws *ws, lth_point *pt, lth_error *err);
+
+/* The amplification of the point pt just computed (a priori
+ * cond_interval^(r-1), or measured where that exceeds the limit) into
+ * pt->amplification; LTH_ECOND naming t if it exceeds the limit
+ * (lib/decomp_perturb.c).  Leaves ws->A and ws->f as they were. */
+lth_status lth_decomp_judge_amplification(lth_decomp_ws *ws, lth_point *pt, lth_error *err);
+/* The space lth_decomp_judge_amplification needs (at allocation). */
+lth_status lth_decomp_perturb_alloc(lth_decomp_ws *ws, lth_error *err);
+void lth_decomp_perturb_free(lth_decomp_ws *ws);
 
 /* lth_decomp_ws_alloc with a known scale (scale >= 0) instead of a scan of
  * the system's interval (scale < 0): for callers that allocate several

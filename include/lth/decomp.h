@@ -44,10 +44,14 @@ typedef struct lth_point {
                            docs/conditioning.md): how close Pi(t) is to singular relative to
                            the size of the data on the whole interval.  A chain block that
                            shrinks to nothing at one t leaves cond_pi and cond_chain at 1 but
-                           not this.  The threshold applies to it, and its error
-                           amplification cond_interval^(r-1) must keep two digits
-                           (lth_cond_acceptable, include/lth/wellposed.h): near a root of
-                           det Pi the outputs' relative error is about eps cond_interval^(r-1). */
+                           not this.  The threshold cond_max applies to it. */
+  double amplification; /* the error amplification the point was accepted with: the outputs'
+                           relative error is about eps times this (lth_cond_acceptable,
+                           include/lth/wellposed.h).  The a priori bound cond_interval^(r-1)
+                           when that is within the limit; otherwise measured by recomputing
+                           the point with every intermediate result perturbed
+                           (amplification_measured = 1) */
+  int amplification_measured;
   int r, s, m, p;   /* index, size, state dimension s - n_r, manifold dimension */
   lth_jet Pi, P, Ahat, g, Bhat, q, G;
   lth_jet *Q;       /* Q[i-1] = Q_i, i = 1..r-1 */
@@ -66,8 +70,10 @@ typedef struct lth_decomp_ws lth_decomp_ws;
 lth_decomp_ws *lth_decomp_ws_alloc(const lth_system *sys, int out_order, lth_error *err);
 void lth_decomp_ws_free(lth_decomp_ws *ws);
 /* cond_chain or cond_interval above cond_max is LTH_ECOND (default
- * LTH_DEFAULT_COND_MAX), and so is cond_interval^(r-1) above
- * max(cond_max, LTH_AMPLIFICATION_MAX) (lth_cond_acceptable). */
+ * LTH_DEFAULT_COND_MAX), and so is an error amplification above
+ * max(cond_max, LTH_AMPLIFICATION_MAX): the a priori cond_interval^(r-1), or,
+ * where that exceeds the limit, the amplification measured by a perturbed
+ * recomputation (lth_point.amplification, include/lth/wellposed.h). */
 void lth_decomp_ws_set_cond_max(lth_decomp_ws *ws, double cond_max);
 /* The scale of cond_interval: the largest chain_norm on the interval of
  * interest.  A workspace of a system with an interval (lth_system_set_interval)
