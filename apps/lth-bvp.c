@@ -86,6 +86,14 @@ static const char help_text[] =
     "its only solution is returned.\n";
 
 static const char help_tail[] =
+    "Between its points every method relies on enclosures of the data (expressions;\n"
+    "callbacks and samples carry none): collocation makes kinks and jumps of the\n"
+    "data mesh points and cuts its mesh where pulses are, the shooting methods'\n"
+    "steps stop short of them (multiple shooting ends segments there), fd refuses\n"
+    "a pulse finer than its grid (exit 3, naming t), and a jump that the\n"
+    "constraints differentiate (the solution would need an impulse) is refused by\n"
+    "every method, naming t.  docs/collocation.md section 8.\n"
+    "\n"
     "Warnings on stderr: cond_shooting above 1e8 (the answer may have lost that\n"
     "many digits), and fd's start-up layer error well above its error\n"
     "elsewhere.\n"
@@ -196,10 +204,10 @@ static int prepare(app_ctx *C, app_run *R) {
   }
   if (C->rows != R->p) {
     return app_failf(APP_EXIT_INPUT,
-                     "%s: the bc statements have %d rows; the solution manifold has dimension "
+                     "%s: the bc statements have %d %s; the solution manifold has dimension "
                      "p = %d, so exactly p boundary conditions are needed (B0, B1: %d x %d, "
                      "beta: %d x 1)",
-                     R->path, C->rows, R->p, R->p, R->s, R->p);
+                     R->path, C->rows, app_plural(C->rows, "row", "rows"), R->p, R->p, R->s, R->p);
   }
   return 0;
 }
@@ -213,7 +221,7 @@ static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
   o.method = (lth_bvp_method)C->method;
   o.ivp.rtol = C->rtol;
   o.ivp.atol = C->atol;
-  app_ivp_setup(run, &o.ivp, run->t1);
+  app_ivp_setup(run, &o.ivp);
   o.ivp.coefficients = (lth_ivp_coefficients)C->coefficients; /* auto|direct|table */
   o.cond_max = run->opt->cond_max;
   o.intervals = (int)C->intervals;
@@ -368,8 +376,10 @@ static void text_header(FILE *fp, const app_ctx *C, const app_run *R) {
     fprintf(fp, "intervals      %d\n", res->intervals);
   }
   if (res->method == LTH_BVP_COLLOCATION) {
-    fprintf(fp, "collocation    %d Gauss stages (order %d), %d mesh intervals, tol %.3g\n",
-            colloc_stages(C), 2 * colloc_stages(C), res->intervals, colloc_tol(C));
+    fprintf(fp, "collocation    %d Gauss %s (order %d), %d mesh %s, tol %.3g\n",
+            colloc_stages(C), app_plural(colloc_stages(C), "stage", "stages"),
+            2 * colloc_stages(C), res->intervals,
+            app_plural(res->intervals, "interval", "intervals"), colloc_tol(C));
     fprintf(fp, "error          ~%.3g (estimated, max-norm over the output times); drift %.3g\n",
             res->error_estimate, res->drift);
   } else if (is_shooting(res)) {

@@ -261,13 +261,14 @@ static lth_status after(app_ctx *D, const app_run *run, lth_error *err) {
   }
   if (c->rank_G_bad > 0) {
     return lth_error_set_t(err, LTH_EVERIFY, c->t_rank_G_bad,
-                           "check failed: rank G = %d, expected p = %d (%zu points)",
-                           c->rank_G_first, run->p, c->rank_G_bad);
+                           "check failed: rank G = %d, expected p = %d (%zu %s)",
+                           c->rank_G_first, run->p, c->rank_G_bad,
+                           app_plural((double)c->rank_G_bad, "point", "points"));
   }
   if (c->rank_P_bad > 0) {
     return lth_error_set_t(err, LTH_EVERIFY, c->t_rank_P_bad,
-                           "check failed: a projector P_i does not have rank n_r (%zu points)",
-                           c->rank_P_bad);
+                           "check failed: a projector P_i does not have rank n_r (%zu %s)",
+                           c->rank_P_bad, app_plural((double)c->rank_P_bad, "point", "points"));
   }
   return LTH_OK;
 }

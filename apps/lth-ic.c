@@ -19,6 +19,7 @@
 #include "app.h"
 #include "app_check.h"
 #include "app_driver.h"
+#include "app_samplerr.h"
 #include "app_table.h"
 #include "lth/decomp.h"
 #include "lth/ic.h"
@@ -67,14 +68,19 @@ static const char help_tail[] =
     "  {\"t\": 0, \"p\": 2, \"z0\": [0.1, 0, 0.05, 0, 0], \"residual\": 0, \"method\": ...}\n"
     "\n"
     "JSON keys: t, p, z0 (s numbers), residual = ||M0 z0 - b0||_2; extensions:\n"
-    "method (\"project\", \"nearest\" or \"fix\"), s, index, guess, guess_source,\n"
+    "method (\"project\", \"nearest\" or \"fix\"), s, index, components (the names\n"
+    "of z's positions; for an equation-form file also variables and\n"
+    "variable_index, as lth-solve), guess, guess_source,\n"
     "guess_residual, change = ||z0 - guess||_2, changed (1-based indices of the\n"
     "components that moved), tolerance (the residual below which a value counts\n"
-    "as consistent), fixed ([{\"index\", \"value\"}] with --fix), cond_chain,\n"
+    "as consistent), sampling_error (sampled data only: the estimated error of\n"
+    "z0 that the samples' fits cause, docs/sampled-data.md), fixed\n"
+    "([{\"index\", \"value\"}] with --fix), cond_chain,\n"
     "conditions ({\"M0\": [[...]], \"b0\": [...]} with --conditions).  Numbers\n"
     "are printed with %.17g and read back exactly.\n"
-    "CSV: a header t,\"z[1]\",...,\"z[s]\",residual and one row: the time, z0 and\n"
-    "||M0 z0 - b0||.\n"
+    "CSV: a header t,\"z[1]\",...,\"z[s]\",residual (an equation-form file: its\n"
+    "unknowns by name in the order of `variables`) and one row: the time, z0\n"
+    "and ||M0 z0 - b0||.\n"
     "\n"
     "Exit status: 0 success, 1 usage error (bad option, T outside the interval,\n"
     "wrong number of guess values, bad --fix), 2 input error (unreadable or\n"
@@ -99,6 +105,8 @@ struct app_ctx {
   int *fix_idx; /* 0-based */
   double *fix_val;
   double residual, guess_residual, tolerance, guess_tolerance, change, cond_chain;
+  double sampling_error; /* the data's contribution to z0's error (NaN: exact data) */
+  double cond_max;       /* --cond-max */
   int nchanged;
   int *changed; /* 0-based indices of moved components */
   lth_ic *ic;
@@ -185,8 +193,9 @@ static int select_guess(app_ctx *R, const app_run *run) {
                          lth_system_block_size(run->sys, i));
         used += k > 0 ? (size_t)k : 0;
       }
-      return app_usage_error("--guess has %zu values; %s has s = %d components (blocks %s)",
-                             R->guess_opt.n, run->path, run->s, blocks);
+      return app_usage_error("--guess has %zu %s; %s has s = %d components (blocks %s)",
+                             R->guess_opt.n, app_plural((double)R->guess_opt.n, "value", "values"),
+                             run->path, run->s, blocks);
     }
     memcpy(R->guess, R->guess_opt.v, (size_t)run->s * sizeof *R->guess);
     if (app_names_to_canonical(&run->names, R->guess) != 0) { /* equation form: user order */
@@ -229,7 +238,7 @@ static int prepare(app_ctx *R, app_run *run) {
 #define SCALE_UP 0x1p16
 
 /* lth_ic_tolerance(x) = 1e-10 max(1, ||q||, ||x||) overflows when ||x|| does
- * (entries near DBL_MAX; lib/ic.c takes the plain norm): then it is taken at
+ * (entries near DBL_MAX; lib/ic/ic.c takes the plain norm): then it is taken at
  * x 2^-16 and scaled back, exact while ||x|| 2^-16 still exceeds ||q|| and 1. */
 static double tolerance_of(const app_ctx *R, const double *x, int s) {
   double tol = lth_ic_tolerance(R->ic, x);
@@ -276,6 +285,24 @@ static lth_status apply_method(app_ctx *R, lth_error *err) {
   }
 }
 
+/* app_sampling_error's extra computation: the same method on a variant system. */
+static lth_status resolve_ic(void *ctx, const lth_system *variant, double *z, lth_error *err) {
+  app_ctx *R = ctx;
+  lth_ic *own = R->ic;
+  R->ic = lth_ic_alloc(variant, err);
+  if (R->ic) {
+    lth_ic_set_cond_max(R->ic, R->cond_max);
+  }
+  lth_status st = R->ic ? lth_ic_setup(R->ic, R->t, err) : LTH_ENOMEM;
+  double *keep = R->z0;
+  R->z0 = z;
+  st = st == LTH_OK ? apply_method(R, err) : st;
+  R->z0 = keep;
+  lth_ic_free(R->ic);
+  R->ic = own;
+  return st;
+}
+
 static lth_status compute(app_ctx *R, app_run *run, lth_error *err) {
   int s = run->s;
   R->t = run->tm.t[0];
@@ -283,7 +310,8 @@ static lth_status compute(app_ctx *R, app_run *run, lth_error *err) {
   if (!R->ic) {
     return err->status;
   }
-  lth_ic_set_cond_max(R->ic, run->opt->cond_max);
+  R->cond_max = run->opt->cond_max;
+  lth_ic_set_cond_max(R->ic, R->cond_max);
   lth_status st = lth_ic_setup(R->ic, R->t, err);
   if (st != LTH_OK) {
     return st;
@@ -319,7 +347,12 @@ static lth_status compute(app_ctx *R, app_run *run, lth_error *err) {
     }
   }
   R->change = app_dist2(R->z0, R->guess, (size_t)s);
-  return LTH_OK;
+  st = app_sampling_error(run->sys, &R->t, 1, R->z0, NULL, resolve_ic, R, &R->sampling_error,
+                          err);
+  if (st != LTH_OK) {
+    lth_error_prefix(err, "estimating the sampling error: ");
+  }
+  return st;
 }
 
 /* Every number any format prints is finite (the guess is the user's own). */
@@ -387,6 +420,9 @@ static void write_json(const app_ctx *R, app_run *run) {
   app_json_put_string(j, "method", method_key(R->method));
   app_json_put_int(j, "index", run->r);
   app_json_put_int(j, "s", run->s);
+  /* the names of z's positions; for an equation-form file also the
+   * unknowns in the file's order and where each position's unknown is */
+  app_json_names(j, "components", &run->names);
   app_json_put_vector(j, "guess", R->guess, s);
   app_json_put_string(j, "guess_source", R->guess_source);
   app_json_put_number(j, "guess_residual", R->guess_residual);
@@ -398,6 +434,9 @@ static void write_json(const app_ctx *R, app_run *run) {
   }
   app_json_end_array(j);
   app_json_put_number(j, "tolerance", R->tolerance);
+  if (isfinite(R->sampling_error)) {
+    app_json_put_number(j, "sampling_error", R->sampling_error);
+  }
   app_json_put_number(j, "cond_chain", R->cond_chain);
   if (R->method == METHOD_FIX) {
     json_fixed(j, R);
@@ -408,14 +447,24 @@ static void write_json(const app_ctx *R, app_run *run) {
   app_json_end_object(j);
 }
 
-/* One row in the shape of lth-solve's table, plus the residual. */
+/* One row in the shape of lth-solve's table (an equation-form file's
+ * unknowns by name, in the order of `variables`), plus the residual. */
 static void write_csv(const app_ctx *R, app_run *run) {
   app_csv *c = &run->csv;
+  const app_names *nm = &run->names;
   fputc('t', c->fp);
-  app_csv_quoted_names(c->fp, "z", run->s);
+  if (nm->user) {
+    for (int k = 0; k < run->s; k++) {
+      fprintf(c->fp, ",\"%s\"", nm->name[nm->order[k]]);
+    }
+  } else {
+    app_csv_quoted_names(c->fp, "z", run->s);
+  }
   fputs(",residual\n", c->fp);
   app_csv_number(c, R->t);
-  app_csv_matrix(c, R->z0, run->s, 1, run->s);
+  for (int k = 0; k < run->s; k++) {
+    app_csv_number(c, R->z0[nm->order[k]]);
+  }
   app_csv_number(c, R->residual);
   app_csv_end_row(c);
 }
@@ -473,6 +522,12 @@ static void write_text(const app_ctx *R, app_run *run) {
     fprintf(fp, "change         ||z0 - guess|| = %.6g in %d component%s (marked *)\n", R->change,
             R->nchanged, R->nchanged == 1 ? "" : "s");
   }
+  if (isfinite(R->sampling_error)) {
+    fprintf(fp,
+            "sampling error ~%.2e in z0 (the samples' fits, propagated; the consistency\n"
+            "               tolerance includes the data's part)\n",
+            R->sampling_error);
+  }
   text_table(fp, R, run);
   /* shortest digits that read back exactly: pasting loses nothing */
   fprintf(fp, "\nfor the data file%s:\n  z0 = [",
@@ -502,7 +557,7 @@ static void cleanup(app_ctx *R) {
 }
 
 /* The tool's options and its description for the driver. */
-static app_ctx ctx;
+static app_ctx ctx = {.sampling_error = NAN};
 static app_option opts[] = {
     APP_LIST("guess", &ctx.guess_opt),
     APP_FLAG("nearest", &ctx.nearest),

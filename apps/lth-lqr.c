@@ -243,11 +243,19 @@ static lth_status compute(app_ctx *T, app_run *run, lth_error *err) {
   lth_lqr_opts_init(&o);
   o.method = T->method == 0 ? LTH_LQR_COLLOCATION : LTH_LQR_SHOOTING;
   o.ivp.rtol = T->rtol;
-  app_ivp_setup(run, &o.ivp, NAN);
+  app_ivp_setup(run, &o.ivp);
   o.cond_max = run->opt->cond_max;
   o.progress = app_progress_update;
   o.progress_ctx = &run->progress;
   lth_status st = lth_lqr_solve(T->spec, run->tm.t, run->tm.n, &o, &T->res, err);
+  if (st == LTH_EDATA) {
+    /* H or C refused: the same check again, now naming the statement */
+    lth_error at;
+    lth_error_clear(&at);
+    if (lth_problem_lqr_check(run->pb, run->tm.t, run->tm.n, &at) == LTH_EDATA) {
+      *err = at;
+    }
+  }
   if (st == LTH_OK) {
     st = sampling_error(T, run, &o, err);
   }

@@ -25,7 +25,9 @@ static const char help_text[] =
     "\n"
     "  lth-decompose  cond_pi and cond_chain (log scale), q(t) and g(t) entry by\n"
     "                 entry (or the entries of --select), the --check residual\n"
-    "  lth-solve      z(t) by component, one panel per block (z_1, ..., u)\n"
+    "                 (log scale; exact zeros drawn on a floor the legend states)\n"
+    "  lth-solve      z(t) by component, one panel per block (z_1, ..., u); for an\n"
+    "                 equation-form file one per unknown, in the file's order\n"
     "  lth-bvp        the same, with the condition and error estimates noted\n"
     "  lth-lqr        x(t), lambda(t) and u(t)\n"
     "\n"
@@ -43,7 +45,8 @@ static const char help_text[] =
     "  lth-solve data/slope.lth --format json | lth-plot - -o slope.png\n"
     "\n"
     "The drawing is done by gnuplot (Debian package gnuplot-nox), run as a child\n"
-    "process; LTH_GNUPLOT names another gnuplot program.\n"
+    "process (no shell) that is given every name and title as literal text;\n"
+    "LTH_GNUPLOT names another gnuplot program.\n"
     "\n"
     "Exit status: 0 success, 1 usage error, 2 input error (unreadable JSON, not\n"
     "the output of an lth tool, or gnuplot missing or failing; the message says\n"
@@ -113,16 +116,17 @@ static char **component_names(const app_jval *comps, int dim, const char *base) 
   for (int i = 0; names && i < dim; i++) {
     const app_jval *c = app_jr_at(comps, (size_t)i);
     char buf[96];
+    const char *name = buf;
     if (app_jr_len(comps) == (size_t)dim && c && c->type == APP_JSTR) {
-      snprintf(buf, sizeof buf, "%s", c->str);
+      name = c->str;
     } else {
       snprintf(buf, sizeof buf, "%s[%d]", base, i + 1);
     }
-    names[i] = malloc(strlen(buf) + 1);
+    names[i] = malloc(strlen(name) + 1);
     if (!names[i]) {
       return names; /* freed by the caller; the missing name fails below */
     }
-    strcpy(names[i], buf);
+    strcpy(names[i], name);
   }
   return names;
 }
@@ -134,7 +138,46 @@ static void free_names(char **names, int dim) {
   free(names);
 }
 
-/* A table key of the document as panels, one per name prefix. */
+/* The equation form (docs/format.md, section 2.1): "variables" names the
+ * file's unknowns in the file's order, "variable_index"[i] is the 1-based
+ * place among them of component i of z.  *user = 1 and col[k] = the
+ * component of the k-th unknown when the document has both keys, *user = 0
+ * when it has neither.  Returns 0, or the exit status of a refusal: a map
+ * that is not a permutation would draw one unknown under another's name. */
+static int user_order(plot_run *R, int dim, int *col, int *user) {
+  const app_jval *vars = app_jr_get(R->doc, "variables");
+  const app_jval *idx = app_jr_get(R->doc, "variable_index");
+  *user = vars || idx;
+  if (!*user) {
+    return 0;
+  }
+  if (app_jr_len(vars) != (size_t)dim || app_jr_len(idx) != (size_t)dim) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "\"variables\" and \"variable_index\" must both list the %d "
+             "components of z", dim);
+    return fail_input(R, msg);
+  }
+  for (int k = 0; k < dim; k++) {
+    col[k] = -1;
+  }
+  for (int i = 0; i < dim; i++) {
+    double x;
+    const app_jval *v = app_jr_at(vars, (size_t)i);
+    if (!v || v->type != APP_JSTR) {
+      return fail_input(R, "\"variables\" must be names (strings)");
+    }
+    if (app_jr_num_at(idx, (size_t)i, &x) != 0 || x != floor(x) || x < 1 || x > dim ||
+        col[(int)x - 1] >= 0) {
+      return fail_input(R, "\"variable_index\" is not a permutation of 1, ..., the number "
+                           "of components");
+    }
+    col[(int)x - 1] = i;
+  }
+  return 0;
+}
+
+/* A table key of the document as panels, one per name prefix; z in the
+ * order of the file's unknowns and with their names for the equation form. */
 static int add_table(plot_run *R, const char *key, const char *base, const double *t, size_t n,
                      const app_jval *comps) {
   const app_jval *rows = app_jr_get(R->doc, key);
@@ -143,19 +186,40 @@ static int add_table(plot_run *R, const char *key, const char *base, const doubl
     return fail_input(R, "a trajectory has no components");
   }
   double *z = malloc(n * (size_t)dim * sizeof *z);
-  char **names = component_names(comps, dim, base);
-  int rc = 0;
-  if (!z || !names || (names && !names[dim - 1])) {
+  int *col = malloc((size_t)dim * sizeof *col);
+  int user = 0, rc = comps && col ? user_order(R, dim, col, &user) : 0;
+  if (rc != 0) {
+    free(z);
+    free(col);
+    return rc;
+  }
+  char **names = component_names(user ? app_jr_get(R->doc, "variables") : comps, dim, base);
+  if (!z || !col || !names || (names && !names[dim - 1])) {
     rc = app_failf(APP_EXIT_NUMERIC, "out of memory");
   } else if (read_table(rows, n, dim, z) != 0) {
     char msg[96];
-    snprintf(msg, sizeof msg, "\"%s\" is not a table of %zu rows of numbers", key, n);
+    snprintf(msg, sizeof msg, "\"%s\" is not a table of %zu %s of numbers", key, n,
+             app_plural((double)n, "row", "rows"));
     rc = fail_input(R, msg);
-  } else if (app_plot_add_trajectories(R->fig, (const char *const *)names, t, z, n, dim,
-                                       (size_t)dim) != 0) {
-    rc = app_failf(APP_EXIT_NUMERIC, "out of memory");
+  } else {
+    if (user) { /* each row permuted in place into the unknowns' order */
+      double *row = malloc((size_t)dim * sizeof *row);
+      for (size_t k = 0; row && k < n; k++) {
+        memcpy(row, z + k * (size_t)dim, (size_t)dim * sizeof *row);
+        for (int j = 0; j < dim; j++) {
+          z[k * (size_t)dim + (size_t)j] = row[col[j]];
+        }
+      }
+      rc = row ? 0 : app_failf(APP_EXIT_NUMERIC, "out of memory");
+      free(row);
+    }
+    if (rc == 0 && app_plot_add_trajectories(R->fig, (const char *const *)names, t, z, n, dim,
+                                             (size_t)dim) != 0) {
+      rc = app_failf(APP_EXIT_NUMERIC, "out of memory");
+    }
   }
   free(z);
+  free(col);
   free_names(names, dim);
   return rc;
 }

@@ -38,8 +38,10 @@ static const char help_text[] =
     "GSL ODE solver; the algebraic part is (w, u) = Bhat(t) v + q(t), so every\n"
     "output satisfies the constraints to rounding.  Theorem 2 says v stays in\n"
     "the state space range(I - P); the largest departure ||P v|| (\"drift\") is\n"
-    "reported.  Sampled data: the decomposition is computed on the file's grid\n"
-    "and interpolated (Hermite) in between.\n"
+    "reported.  Sampled data: the decomposition is computed at nodes placed for\n"
+    "the samples and checked against --rtol (never at the output times) and\n"
+    "interpolated (Hermite) in between; sampling_error estimates what the\n"
+    "samples' fits cost z.\n"
     "\n"
     "Initial value (at t0 of the file's interval):\n"
     "  --z0 V1,V2,...      s numbers z = (z_1, ..., z_{r-1}, u), or in the order of\n"
@@ -68,7 +70,17 @@ static const char help_text[] =
     "  --coefficients C    where Ahat, g, G, q come from: auto (default: a table\n"
     "                      of Chebyshev interpolants built once, error-controlled\n"
     "                      to 1e-3 rtol, when it pays; docs/performance.md), table\n"
-    "                      or direct (a decomposition per right-hand side)\n";
+    "                      or direct (a decomposition per right-hand side)\n"
+    "  --error-estimate on|off\n"
+    "                      estimate the global error of z (default on): a second,\n"
+    "                      more accurate solve (0.1 times rtol and atol, rk8pd\n"
+    "                      or msbdf and bsimp themselves, smaller steps where the\n"
+    "                      outputs set them, a coefficient table 10 times as\n"
+    "                      accurate) and its difference from z at the output\n"
+    "                      times.  Reported with the solution; a warning when it\n"
+    "                      exceeds what --rtol and --atol ask (local error\n"
+    "                      control does not bound the global error).  Costs 0.6\n"
+    "                      to 1.6 times the solve again; off: no second solve\n";
 
 static const char help_tail[] =
     "Example (the linearised pendulum; z = (dx', dy', dx, dy, d lambda)):\n"
@@ -80,12 +92,18 @@ static const char help_tail[] =
     "\n"
     "JSON keys: times, z (one row of s numbers per time), drift = max ||P v||;\n"
     "extensions: drift_rel (relative to max(1, ||v||)), output_gain (max\n"
-    "||Nhat + Bhat||: z's errors can be up to this times the state's), projected,\n"
-    "z0_used,\n"
+    "||Nhat + Bhat||: z's errors can be up to this times the state's),\n"
+    "error_estimate (the estimated global error: max |z_error|), error_tol (the\n"
+    "same in units of atol + rtol max|z_i|), error_worst and t_error_worst\n"
+    "(where), z_error (rows as z), error_method, error_rtol, error_atol (the\n"
+    "second solve), error_failed (why there is no estimate), projected, z0_used,\n"
     "z0_residual (||M0 z0 - b0|| of the given z0), with --project also z0_given,\n"
     "z0_change, z0_worst (1-based) and z0_worst_name, method, rtol, atol,\n"
     "components (names), stats {steps, rhs_evals, decomps, seconds,\n"
-    "seconds_decomp, gamma}, and for sampled data \"sampling\".\n"
+    "seconds_decomp, gamma, coefficients, error_steps, error_rhs_evals,\n"
+    "error_decomps, error_seconds; sampled data: coef_order, nodes, coef_error},\n"
+    "and for sampled data \"sampling\" and sampling_error (the estimated error of\n"
+    "z that the samples' fits cause).\n"
     "CSV: header t,\"z[1]\",...,\"z[s]\", then one row per time (%.17g).\n"
     "\n"
     "Exit status: 0 success, 1 usage error (bad option, time outside the\n"
@@ -99,10 +117,12 @@ struct app_ctx {
   app_list z0_opt;
   double rtol, atol, stabilize;
   int method, project, reproject, coefficients;
+  int error_off; /* --error-estimate: 0 on (default), 1 off */
   const double *z0; /* the given initial value */
   const char *z0_source;
   double *sorted;   /* the times, sorted for the library */
   double *z;        /* z at tm.t[k] (the user's order): z + k*s */
+  double *z_error;  /* its estimated error, the same way (NULL: none) */
   lth_ivp_result *res;
   app_sampling smp;
   double sampling_error; /* the data's contribution to z's error (NaN: exact data) */
@@ -121,6 +141,7 @@ static lth_status resolve_ivp(void *ctx, const lth_system *variant, double *z, l
   lth_ivp_opts o = R->o;
   o.project = 1;
   o.progress = NULL;
+  o.error_estimate = 0; /* only the difference the data make is wanted */
   lth_ivp_result *r = NULL;
   lth_status st = lth_ivp_solve(variant, R->run->t0, R->C->z0, R->C->sorted, R->run->tm.n, &o, &r,
                                 err);
@@ -134,11 +155,28 @@ static lth_status resolve_ivp(void *ctx, const lth_system *variant, double *z, l
 /* ------------------------------------------------------------------------ */
 /* Setup and solving                                                        */
 
+/* The progress line: the solve, then the second solve of the error estimate,
+ * which starts over from t0 (seen as time going back). */
+typedef struct solve_progress {
+  app_progress *p;
+  double last;
+} solve_progress;
+
+static void progress_solve(void *ctx, double t, double t_end) {
+  solve_progress *sp = ctx;
+  if (t < sp->last) {
+    sp->p->label = "estimating the global error";
+  }
+  sp->last = t;
+  app_progress_time(sp->p, t, t_end);
+}
+
 static int prepare(app_ctx *C, app_run *run) {
   if (C->z0_opt.n > 0) {
     if (C->z0_opt.n != (size_t)run->s) {
-      return app_usage_error("--z0 has %zu values; %s has s = %d components", C->z0_opt.n,
-                             run->path, run->s);
+      return app_usage_error("--z0 has %zu %s; %s has s = %d components", C->z0_opt.n,
+                             app_plural((double)C->z0_opt.n, "value", "values"), run->path,
+                             run->s);
     }
     C->z0 = C->z0_opt.v;
     C->z0_source = "--z0";
@@ -155,7 +193,7 @@ static int prepare(app_ctx *C, app_run *run) {
   return app_usage_error("%s has no `z0` statement and no --z0 was given: compute a consistent "
                          "initial value with `lth-ic %s` and pass it as --z0 V1,...,V%d (or add "
                          "`z0 = [...]` to the file)",
-                         run->path, run->path, run->s);
+                         run->path, run->popts.path, run->s);
 }
 
 typedef struct time_key {
@@ -202,6 +240,15 @@ static lth_status unsort(app_ctx *C, const app_run *run, const size_t *rank, lth
   for (size_t k = 0; k < n; k++) {
     memcpy(C->z + k * s, C->res->z + rank[k] * s, s * sizeof *C->z);
   }
+  if (C->res->z_error) {
+    C->z_error = malloc((n * s + 1) * sizeof *C->z_error);
+    if (!C->z_error) {
+      return lth_error_set(err, LTH_ENOMEM, "out of memory");
+    }
+    for (size_t k = 0; k < n; k++) {
+      memcpy(C->z_error + k * s, C->res->z_error + rank[k] * s, s * sizeof *C->z_error);
+    }
+  }
   return LTH_OK;
 }
 
@@ -220,7 +267,11 @@ static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
     o.project = C->project;
     o.stabilize = C->stabilize;
     o.coefficients = (lth_ivp_coefficients)C->coefficients;
-    app_ivp_setup(run, &o, n > 0 ? C->sorted[n - 1] : run->t0);
+    o.error_estimate = !C->error_off;
+    app_ivp_setup(run, &o);
+    solve_progress sp = {&run->progress, -INFINITY};
+    o.progress = progress_solve;
+    o.progress_ctx = &sp;
     st = lth_ivp_solve(run->sys, run->t0, C->z0, C->sorted, n, &o, &C->res, err);
     resolve_ctx R = {C, run, o};
     if (st == LTH_OK) {
@@ -254,6 +305,9 @@ static lth_status check(const app_ctx *C, const app_run *run, lth_error *err) {
   st = app_check_value(st, err, "the residual of z0", run->t0, res->z0_residual);
   st = app_check_value(st, err, "the change of z0", run->t0, res->z0_change);
   st = app_check_value(st, err, "the drift max ||P v|| over the output times", NAN, res->drift);
+  if (res->z_error) {
+    st = app_check_value(st, err, "the estimated global error", NAN, res->error_estimate);
+  }
   return app_check_value(st, err, "the relative drift over the output times", NAN,
                          res->drift_rel);
 }
@@ -276,6 +330,15 @@ static void json_stats(app_json *j, const lth_ivp_result *res) {
   }
   if (res->coef_mode == LTH_COEF_HERMITE) {
     app_json_put_int(j, "coef_order", res->coef_order);
+    app_json_put_int(j, "nodes", (long long)res->table_panels + 1);
+    app_json_put_number(j, "coef_error", res->coef_error);
+  }
+  if (res->z_error) {
+    /* the reference solve of the global error estimate (part of seconds) */
+    app_json_put_int(j, "error_steps", (long long)res->error_steps);
+    app_json_put_int(j, "error_rhs_evals", (long long)res->error_rhs_evals);
+    app_json_put_int(j, "error_decomps", (long long)res->error_decomps);
+    app_json_put_number(j, "error_seconds", res->error_seconds);
   }
   app_json_end_object(j);
 }
@@ -295,6 +358,30 @@ static void json_initial(app_json *j, const app_ctx *C, const app_run *run) {
   }
 }
 
+/* The global error estimate (lth_ivp_result.error_*), when asked for. */
+static void json_error(app_json *j, const app_ctx *C, const app_run *run) {
+  const lth_ivp_result *res = C->res;
+  if (C->error_off) {
+    return;
+  }
+  if (!res->z_error) {
+    app_json_key(j, "error_estimate");
+    app_json_null(j);
+    app_json_put_string(j, "error_failed", res->error_failed.message);
+    return;
+  }
+  app_json_put_number(j, "error_estimate", res->error_estimate);
+  app_json_put_number(j, "error_tol", res->error_tol);
+  if (res->error_worst >= 0) {
+    app_json_put_string(j, "error_worst", run->names.name[res->error_worst]);
+    app_json_put_number(j, "t_error_worst", res->times[res->error_worst_k]);
+  }
+  app_json_rows(j, "z_error", C->z_error, run->tm.n, (size_t)run->s);
+  app_json_put_string(j, "error_method", lth_ivp_method_name(res->error_method));
+  app_json_put_number(j, "error_rtol", res->error_rtol);
+  app_json_put_number(j, "error_atol", res->error_atol);
+}
+
 static void write_json(const app_ctx *C, app_run *run) {
   const lth_ivp_result *res = C->res;
   app_json *j = &run->json;
@@ -304,6 +391,7 @@ static void write_json(const app_ctx *C, app_run *run) {
   app_json_put_number(j, "drift", res->drift);
   app_json_put_number(j, "drift_rel", res->drift_rel);
   app_json_put_number(j, "output_gain", res->output_gain);
+  json_error(j, C, run);
   json_initial(j, C, run);
   app_json_put_number(j, "t0", run->t0);
   app_json_names(j, "components", &run->names);
@@ -347,6 +435,27 @@ static void text_header(FILE *fp, const app_ctx *C, const app_run *run) {
           C->reproject ? ", reprojected at output times" : "");
 }
 
+static void text_error(FILE *fp, const app_ctx *C, const app_run *run) {
+  const lth_ivp_result *res = C->res;
+  char b[32];
+  if (C->error_off) {
+    return;
+  }
+  if (!res->z_error) {
+    fprintf(fp, "global error   not estimated: %s\n", res->error_failed.message);
+    return;
+  }
+  fprintf(fp, "global error   ~%.2g estimated, %.2g x the tolerance", res->error_estimate,
+          res->error_tol);
+  if (res->error_worst >= 0) {
+    fprintf(fp, ", largest in %s at t = %s", run->names.name[res->error_worst],
+            app_fmt_exact(b, sizeof b, res->times[res->error_worst_k]));
+  }
+  fprintf(fp, "\n               (a second solve: %s, rtol %.3g, atol %.3g, %zu steps, %.3g s)\n",
+          lth_ivp_method_name(res->error_method), res->error_rtol, res->error_atol,
+          res->error_steps, res->error_seconds);
+}
+
 static void write_text(const app_ctx *C, app_run *run) {
   const lth_ivp_result *res = C->res;
   FILE *fp = run->fp;
@@ -356,20 +465,25 @@ static void write_text(const app_ctx *C, app_run *run) {
           "\ndrift          max ||P v|| = %.3g (relative %.3g): how far the state part\n"
           "               left the state space range(I - P); 0 in exact arithmetic\n",
           res->drift, res->drift_rel);
-  fprintf(fp,
-          "statistics     %zu steps, %zu right-hand sides, %zu decompositions, %.3g s "
-          "(%.3g s decomposing)\n",
-          res->steps, res->rhs_evals, res->decomps, res->seconds_total, res->seconds_decomp);
+  fprintf(fp, "statistics     %zu %s, %zu %s, %zu %s, %.3g s (%.3g s decomposing)\n",
+          res->steps, app_plural((double)res->steps, "step", "steps"), res->rhs_evals,
+          app_plural((double)res->rhs_evals, "right-hand side", "right-hand sides"), res->decomps,
+          app_plural((double)res->decomps, "decomposition", "decompositions"),
+          res->seconds_total, res->seconds_decomp);
   if (res->coef_mode == LTH_COEF_TABLE) {
-    fprintf(fp, "coefficients   table of %zu panels (%zu of them decomposed directly)\n",
-            res->table_panels, res->table_direct_panels);
+    fprintf(fp, "coefficients   table of %zu %s (%zu of them decomposed directly)\n",
+            res->table_panels, app_plural((double)res->table_panels, "panel", "panels"),
+            res->table_direct_panels);
   } else if (res->coef_mode == LTH_COEF_HERMITE) {
-    fprintf(fp, "coefficients   Hermite interpolation of the grid's jets of order %d (sampled "
-                "data)\n",
-            res->coef_order);
+    fprintf(fp,
+            "coefficients   Hermite interpolation of jets of order %d at %zu nodes placed for "
+            "the\n               sampled data (interpolation error %.1e, checked between "
+            "nodes)\n",
+            res->coef_order, res->table_panels + 1, res->coef_error);
   } else {
     fprintf(fp, "coefficients   a decomposition per right-hand side\n");
   }
+  text_error(fp, C, run);
   if (C->smp.n > 0) {
     app_sampling_text(&C->smp, fp);
   }
@@ -387,8 +501,53 @@ static double max_abs(const double *x, size_t n) {
   return m;
 }
 
-/* What --project changed, a drift that calls for attention, outputs much
- * less accurate than the state. */
+/* Without the estimate: the integrator controls the state's errors; the
+ * algebraic components are Bhat v + q and can be this many times less
+ * accurate (the stiff u = k (y - cos t) + sin t with k = 1e4: 8e-8 at --rtol
+ * 1e-10).  Judged relative to the sizes of v and z, so that units alone
+ * (u = 1e6 x) warn of nothing. */
+static void warn_gain(const lth_ivp_result *res) {
+  double rel = res->output_gain * max_abs(res->v, res->n * (size_t)res->m) /
+               fmax(max_abs(res->z, res->n * (size_t)res->s), DBL_MIN);
+  if (rel >= 100) {
+    app_warn("z = (Nhat + Bhat) v + q amplifies the state's errors up to %.3g times (max "
+             "||Nhat + Bhat|| = %.3g over the output times, relative to the sizes of v and z): "
+             "the algebraic components can be that much less accurate than --rtol and --atol "
+             "ask; tighten both by that factor where they matter",
+             rel, res->output_gain);
+  }
+}
+
+/* The estimate says the solve missed its tolerance (or could not be made:
+ * then the output gain is all there is to go by). */
+static void warn_error(const app_ctx *C, const app_run *run) {
+  const lth_ivp_result *res = C->res;
+  if (!res->z_error) {
+    app_warn("the global error was not estimated: %s", res->error_failed.message);
+    warn_gain(res);
+    return;
+  }
+  if (!(res->error_tol > 1.0)) {
+    return;
+  }
+  char b[32], why[256] = "";
+  int w = res->error_worst;
+  if (w >= res->m && res->output_gain >= 10) {
+    /* what the output gain warning used to say, now with the size of the error */
+    snprintf(why, sizeof why,
+             "; %s is computed from the state as z = (Nhat + Bhat) v + q, and max ||Nhat + Bhat|| "
+             "= %.3g amplifies the state's errors",
+             run->names.name[w], res->output_gain);
+  }
+  app_warn("the estimated global error of z, %.2g, is %.3g times what --rtol %g and --atol %g "
+           "ask (largest in %s at t = %s%s): an integrator controls the error of each step, not of "
+           "the solution; tighten --rtol and --atol, or try another --method",
+           res->error_estimate, res->error_tol, C->rtol, C->atol, run->names.name[w],
+           app_fmt_exact(b, sizeof b, res->times[res->error_worst_k]), why);
+}
+
+/* What --project changed, a drift that calls for attention, a global error
+ * above the tolerance. */
 static lth_status after(app_ctx *C, const app_run *run, lth_error *err) {
   (void)err;
   const lth_ivp_result *res = C->res;
@@ -407,19 +566,10 @@ static lth_status after(app_ctx *C, const app_run *run, lth_error *err) {
              "a larger --stabilize",
              res->drift, res->drift_rel);
   }
-  /* the integrator controls the state's errors; the algebraic components
-   * are Bhat v + q and can be this many times less accurate (the stiff
-   * u = k (y - cos t) + sin t with k = 1e4: 8e-8 at --rtol 1e-10).  Judged
-   * relative to the sizes of v and z, so that units alone (u = 1e6 x) warn
-   * of nothing. */
-  double rel = res->output_gain * max_abs(res->v, res->n * (size_t)res->m) /
-               fmax(max_abs(res->z, res->n * (size_t)res->s), DBL_MIN);
-  if (rel >= 100) {
-    app_warn("z = (Nhat + Bhat) v + q amplifies the state's errors up to %.3g times (max "
-             "||Nhat + Bhat|| = %.3g over the output times, relative to the sizes of v and z): "
-             "the algebraic components can be that much less accurate than --rtol and --atol "
-             "ask; tighten both by that factor where they matter",
-             rel, res->output_gain);
+  if (C->error_off) {
+    warn_gain(res);
+  } else {
+    warn_error(C, run);
   }
   app_sampling_warn(&C->smp, 1e-6);
   return LTH_OK;
@@ -433,6 +583,7 @@ static void cleanup(app_ctx *C) {
   app_sampling_free(&C->smp);
   free(C->sorted);
   free(C->z);
+  free(C->z_error);
 }
 
 /* The tool's options (with their defaults) and its description for the driver. */
@@ -446,6 +597,7 @@ static app_option opts[] = {
     APP_FLAG("project", &ctx.project),
     APP_FLAG("reproject", &ctx.reproject),
     APP_DOUBLE("stabilize", &ctx.stabilize, 0, 1e300),
+    APP_CHOICE("error-estimate", &ctx.error_off, "on|off"),
 };
 static const app_tool tool = {
     .name = "lth-solve", .help = help_text, .help_tail = help_tail,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* BVP benchmark: time and error of single shooting, multiple shooting and
  * finite differences on manufactured index-2, -3 and -4 problems with exact
- * solutions and random boundary matrices (as tests/test_bvp.c),
+ * solutions and random boundary matrices (as tests/unit/bvp/test_bvp.c),
  *   sweep 1: finite-difference points N+1 = 101 ... 3201 (observed order and
  *            the library's error estimate against the true error),
  *   sweep 2: interval length T = 1 ... 20, on an oscillatory family and on a
@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_blas.h"
 #include "ivpbvp_sys.h"
 #include "lth/bvp.h"
 
@@ -380,6 +381,7 @@ static int parse_args(int argc, char **argv, cfg *c, double *dich) {
 }
 
 int main(int argc, char **argv) {
+  app_blas_setup(); /* a front end: BLAS as the tools run it (app_blas.h) */
   cfg c;
   double dich = 6.0;
   if (parse_args(argc, argv, &c, &dich) != 0) return 1;

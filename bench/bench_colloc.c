@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Collocation benchmark (docs/collocation.md section 5): error against time
+/* Collocation benchmark (docs/collocation.md sections 1 and 6): error against time
  * of collocation, multiple shooting and finite differences on the same BVPs
  * with exact solutions, measured in the same run:
  *   smooth2/3/5  manufactured index-2, -3 and -5 problems on [0, 3] with
@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_blas.h"
 #include "ivpbvp_sys.h"
 #include "lth/bvp.h"
 #include "lth/problem.h"
@@ -308,6 +309,7 @@ static void stages_table(const cfg *cf, prob *probs, int np) {
 }
 
 int main(int argc, char **argv) {
+  app_blas_setup(); /* a front end: BLAS as the tools run it (app_blas.h) */
   cfg cf = {0, 0, 3, LTH_BENCH_DATA};
   for (int k = 1; k < argc; k++) {
     if (strcmp(argv[k], "--quick") == 0) {

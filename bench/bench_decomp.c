@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app_blas.h"
 #include "benchsys.h"
 #include "blascount.h"
 #include "flopmodel.h"
@@ -728,8 +729,9 @@ static int parse_options(int argc, char **argv, options *o) {
 
 int main(int argc, char **argv) {
   bc_init();
-  /* Same as inside the grid: parallelism is over points, BLAS is serial. */
-  openblas_set_num_threads(1);
+  /* a front end: BLAS on one thread as the tools run it (app_blas.h); the
+   * grid's parallelism is over points */
+  app_blas_setup();
   if (argc == 6 && !strcmp(argv[3], "--rss-child")) {
     return rss_child(argv[4], argv[5], atoi(argv[2]));
   }

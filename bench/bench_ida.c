@@ -29,6 +29,7 @@
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
+#include "app_blas.h"
 #include "ivpbvp_sys.h"
 #include "lth/ivp.h"
 #include "lth/table.h"
@@ -240,6 +241,7 @@ static int compare(int csv, int quick, const prob *P) {
 }
 
 int main(int argc, char **argv) {
+  app_blas_setup(); /* a front end: BLAS as the tools run it (app_blas.h) */
   int quick = 0, csv = 0;
   for (int k = 1; k < argc; k++) {
     if (strcmp(argv[k], "--quick") == 0) quick = 1;

@@ -4,8 +4,10 @@
  * coefficient table (the default) and from a decomposition at every t
  * (direct), the ratios between the two, the rotating rod over [0, 1000], a
  * stiff family (reduced-ODE eigenvalues down to -1e6) across methods, and the
- * targets of docs/performance.md checked in the same run.  See
- * bench/IVP_BVP.md and docs/performance.md for the columns and figures.
+ * targets of docs/performance.md checked in the same run; then the cost of
+ * the global error estimate (lth_ivp_opts.error_estimate, off in the other
+ * tables) and its ratio to the true error.  See bench/IVP_BVP.md and
+ * docs/performance.md for the columns and figures.
  *
  *   bench_ivp [--quick] [--csv] [--repeat N]
  */
@@ -15,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "app_blas.h"
 #include "ivpbvp_sys.h"
 #include "lth/ivp.h"
 
@@ -47,6 +51,9 @@ typedef struct run {
   char msg[LTH_ERROR_MSG_MAX];
   double err, err_end, wall, total, decomp, drift, drift_rel, gamma;
   double constr_end; /* |constraint residual| at the last output (problem->constraint) */
+  double est;        /* the global error estimate, relative as err (NaN: none) */
+  double cpu;        /* processor seconds of the run with the best wall time (all threads) */
+  size_t est_rhs, est_decomps; /* the estimate's reference solve */
   size_t steps, rhs, decomps, panels;
   double coef_err;
   int coef_order;
@@ -72,9 +79,16 @@ static void measure_error(const problem *P, const lth_ivp_result *res, run *out)
   }
   out->err = err / scale;
   out->err_end = last / scale;
+  out->est = res->error_estimate / scale;
   if (P->constraint && res->n > 0) {
     out->constr_end = P->constraint(res->times[res->n - 1], res->z + (res->n - 1) * (size_t)P->s);
   }
+}
+
+static double cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static run solve(const cfg *c, const problem *P, const lth_ivp_opts *o) {
@@ -87,9 +101,10 @@ static run solve(const cfg *c, const problem *P, const lth_ivp_opts *o) {
     lth_ivp_result *res = NULL;
     lth_error err;
     lth_error_clear(&err);
-    double t = ib_now();
+    double t = ib_now(), cpu = cpu_now();
     lth_status st = lth_ivp_solve(P->sys, P->t0, z0, P->times, P->n, o, &res, &err);
     t = ib_now() - t;
+    cpu = cpu_now() - cpu;
     if (st != LTH_OK) {
       best.st = st;
       snprintf(best.msg, sizeof best.msg, "%s", err.message);
@@ -97,6 +112,9 @@ static run solve(const cfg *c, const problem *P, const lth_ivp_opts *o) {
     }
     if (t < best.wall) {
       best.wall = t;
+      best.cpu = cpu;
+      best.est_rhs = res->error_rhs_evals;
+      best.est_decomps = res->error_decomps;
       best.total = res->seconds_total;
       best.decomp = res->seconds_decomp;
       best.steps = res->steps;
@@ -207,6 +225,7 @@ static run sweep_row(const cfg *c, const problem *P, lth_ivp_method method, doub
   o.rtol = rtol;
   o.atol = rtol / 100;
   o.coefficients = coef;
+  o.error_estimate = 0;
   run R = solve(c, P, &o);
   char b[SWEEP_NCOL][40];
   snprintf(b[0], 40, "%s", P->name);
@@ -301,6 +320,7 @@ static void tolerance_sweep(const cfg *c, problem *const *P, int np) {
     lth_ivp_opts warm;
     lth_ivp_opts_init(&warm);
     warm.rtol = 1e-4;
+    warm.error_estimate = 0;
     cfg once = *c;
     once.reps = 1;
     (void)solve(&once, P[p], &warm); /* untimed: page faults and first-call costs */
@@ -445,6 +465,7 @@ static void rod_table(const cfg *c) {
       o.rtol = rtol;
       o.atol = rtol / 100;
       o.stabilize = damp ? -1.0 : 0.0;
+      o.error_estimate = 0;
       o.coefficients = LTH_COEF_DIRECT;
       run d = solve(c, &P, &o);
       o.coefficients = LTH_COEF_TABLE;
@@ -454,6 +475,77 @@ static void rod_table(const cfg *c) {
     }
   }
   lth_system_free(P.sys);
+}
+
+/* ---- the global error estimate: its cost and its accuracy ----
+ * Each row runs the same solve (default coefficients, atol = rtol/100)
+ * without and with the estimate.  The work: right-hand sides and
+ * decompositions (table nodes included) of the solve and of the estimate's
+ * reference solve; the time: processor seconds (all threads; the machine may
+ * be shared, so wall time is no measure), overhead = cpu_on / cpu_off - 1.
+ * est/err: the estimate over the true error (both relative to max(1, |z*|)). */
+
+static const char *const est_cols[] = {"problem", "method",  "rtol",    "max_err",
+                                       "est/err", "rhs",     "rhs_est", "dec",
+                                       "dec_est", "cpu_off", "cpu_on",  "overhead"};
+static const int est_w[] = {7, 7, 6, 9, 7, 7, 7, 6, 7, 8, 8, 8};
+#define EST_NCOL (int)(sizeof est_w / sizeof est_w[0])
+
+static void estimate_row(const cfg *c, const problem *P, lth_ivp_method method, double rtol) {
+  lth_ivp_opts o;
+  lth_ivp_opts_init(&o);
+  o.method = method;
+  o.rtol = rtol;
+  o.atol = rtol / 100;
+  o.error_estimate = 0;
+  run off = solve(c, P, &o);
+  o.error_estimate = 1;
+  run on = solve(c, P, &o);
+  char b[EST_NCOL][40];
+  snprintf(b[0], 40, "%s", P->name);
+  snprintf(b[1], 40, "%s", lth_ivp_method_name(method));
+  snprintf(b[2], 40, "%.0e", rtol);
+  if (off.st != LTH_OK || on.st != LTH_OK) {
+    fprintf(stderr, "bench_ivp: estimate %s %s rtol %g: %s\n", P->name, b[1], rtol,
+            off.st != LTH_OK ? off.msg : on.msg);
+    for (int k = 3; k < EST_NCOL; k++) snprintf(b[k], 40, "-");
+  } else {
+    snprintf(b[3], 40, "%.2e", on.err);
+    snprintf(b[4], 40, "%.2f", on.est / on.err);
+    snprintf(b[5], 40, "%zu", on.rhs);
+    snprintf(b[6], 40, "%zu", on.est_rhs);
+    snprintf(b[7], 40, "%zu", on.decomps);
+    snprintf(b[8], 40, "%zu", on.est_decomps);
+    snprintf(b[9], 40, "%.4f", off.cpu);
+    snprintf(b[10], 40, "%.4f", on.cpu);
+    snprintf(b[11], 40, "%+.0f%%", 100 * (on.cpu / off.cpu - 1));
+  }
+  const char *cells[EST_NCOL];
+  for (int k = 0; k < EST_NCOL; k++) cells[k] = b[k];
+  ib_emit(c->csv, EST_NCOL, cells, est_w);
+  fflush(stdout);
+}
+
+static void estimate_table(const cfg *c, problem *const *P, int np) {
+  ib_title(c->csv, "ivp: the global error estimate (a second solve at 1e-1 the tolerances)");
+  ib_emit(c->csv, EST_NCOL, est_cols, est_w);
+  const double rt[] = {1e-6, 1e-10};
+  for (int p = 0; p < np; p++) {
+    for (int k = 0; k < 2; k++) {
+      estimate_row(c, P[p], LTH_IVP_RK8PD, rt[k]);
+    }
+    const lth_ivp_method other[] = {LTH_IVP_RKF45, LTH_IVP_MSADAMS, LTH_IVP_MSBDF, LTH_IVP_BSIMP};
+    for (int k = 0; k < (c->quick ? 0 : 4); k++) {
+      estimate_row(c, P[p], other[k], 1e-10);
+    }
+  }
+  problem R = {"rod", rod_system(), rod_exact, NULL, rod_constraint, 5, 0.0, {0}, 20};
+  if (R.sys) {
+    double t1 = c->quick ? 100.0 : 1000.0;
+    for (size_t k = 0; k < R.n; k++) R.times[k] = t1 * (double)(k + 1) / (double)R.n;
+    estimate_row(c, &R, LTH_IVP_RK8PD, 1e-10);
+    lth_system_free(R.sys);
+  }
 }
 
 /* ---- main ---- */
@@ -497,6 +589,7 @@ static int parse_args(int argc, char **argv, cfg *c) {
 }
 
 int main(int argc, char **argv) {
+  app_blas_setup(); /* a front end: BLAS as the tools run it (app_blas.h) */
   cfg c;
   if (parse_args(argc, argv, &c) != 0) return 1;
   double t_start = ib_now(), load_start = -1.0;
@@ -526,6 +619,7 @@ int main(int argc, char **argv) {
     problems_table(&c, P, 2);
     tolerance_sweep(&c, P, 2);
     rod_table(&c);
+    estimate_table(&c, P, 2);
   }
   lth_system_free(p3.sys);
   lth_system_free(p5.sys);

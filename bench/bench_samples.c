@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "app_blas.h"
 #include "lth/grid.h"
 #include "lth/problem.h"
 
@@ -109,6 +110,7 @@ static timing run_once(const char *name, const char *text, size_t len, const dou
 }
 
 int main(int argc, char **argv) {
+  app_blas_setup(); /* a front end: BLAS as the tools run it (app_blas.h) */
   int quick = 0, noise = 0, reps = 7;
   size_t npts = 1000;
   for (int k = 1; k < argc; k++) {

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_blas.h"
 #include "ivpbvp_sys.h"
 #include "lth/decomp.h"
 #include "lth/ivp.h"
@@ -306,6 +307,7 @@ static void stiff(const cfg *c) {
 }
 
 int main(int argc, char **argv) {
+  app_blas_setup(); /* a front end: BLAS as the tools run it (app_blas.h) */
   cfg c = {0, 0};
   for (int k = 1; k < argc; k++) {
     if (strcmp(argv[k], "--quick") == 0) {

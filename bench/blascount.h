@@ -159,7 +159,7 @@ lapack_int LAPACKE_dgecon_work(int matrix_layout, char norm, lapack_int n, const
   return bc_real_gecon(matrix_layout, norm, n, a, lda, anorm, rcond, work, iwork);
 }
 
-/* lib/jet.c computes small jet products column by column with dgemv (OpenBLAS
+/* lib/jet/jet.c computes small jet products column by column with dgemv (OpenBLAS
  * locks around every dgemm): count them as the products they are, 2 M N per
  * column, so the model's 2 M N K per product still adds up. */
 void cblas_dgemv(OPENBLAS_CONST enum CBLAS_ORDER order, OPENBLAS_CONST enum CBLAS_TRANSPOSE trans,

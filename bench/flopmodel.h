@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Analytical FLOP count of one lth_decomp_at call, product by product, in the
- * order lib/decomp.c performs them (bench/README.md, "FLOP model").
+ * order lib/decomp/decomp.c performs them (bench/README.md, "FLOP model").
  *
  * A truncated Cauchy product of order k of an M x Kd jet by a Kd x N jet is
  * (k+1)(k+2)/2 matrix products of 2 M N Kd flops each (lth_jet_gemm, whether
@@ -8,14 +8,14 @@
  * Pi_0 of order k (lth_jet_lu_solve) is k(k+1)/2 dgemms plus k+1 dgetrs of
  * 2 nr^2 N each: (k+1)(k+2)/2 * 2 nr^2 N as well.
  *
- * What the BLAS counter (bench/blascount.h) sees is less: lib/jet.c sums
+ * What the BLAS counter (bench/blascount.h) sees is less: lib/jet/jet.c sums
  * products of at most 512 multiply-adds itself (TINY_PRODUCT) and applies
  * small LU factors itself (nr^2 N <= 4096, SMALL_PRODUCT).  The model keeps
  * both: `total` (all flops, the figure reported) and `blas` (the part that
  * goes through BLAS, checked against the count).  Level-1 work (copies,
  * axpys, scalings, derivatives) is O(s^2 K) and not modelled.
  *
- * Orders (lib/decomp.c header): inputs have order K = o + r - 1 (o = output
+ * Orders (lib/decomp/decomp.c header): inputs have order K = o + r - 1 (o = output
  * order); chains, solves and projectors run at order K; step i of the
  * reduction runs at order o + i - 1; the outputs Q_i and G at order o.
  */
@@ -56,7 +56,7 @@ static inline void fm_add_raw(fm_model *md, const char *what, int M, int N, int 
   md->blas += blas;
 }
 
-/* lib/jet.c's threshold for summing a product itself. */
+/* lib/jet/jet.c's threshold for summing a product itself. */
 static inline int fm_tiny(int M, int N, int Kd) { return (double)M * N * Kd <= 512; }
 
 /* A jet product (or jet solve) M x Kd by Kd x N of order k. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Manufactured time-varying Hessenberg systems for bench_ivp and bench_bvp
- * (the idea of tests/testsys.h, docs/theory.md section 4 item 5), plus the small
+ * (the idea of tests/fixtures/testsys.h, docs/theory.md section 4 item 5), plus the small
  * helpers both benchmarks share: a clock, a deterministic random source and
  * the error against the exact solution.
  *
@@ -231,7 +231,7 @@ static inline lth_system *ib_system(ib_sys *S) {
 }
 
 /* max_k ||z_k - z*(t_k)||_inf / max(1, max |z*|) over the times k >= first
- * (the error measure of tests/test_ivp.c: relative to the solution's size). */
+ * (the error measure of tests/unit/ivp/test_ivp.c: relative to the solution's size). */
 static inline double ib_error(const ib_sys *S, const double *times, size_t n, const double *z,
                               size_t first) {
   double err = 0.0, scale = 1.0, ze[IB_MAXS];

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Sampled-data benchmark (bench/SAMPLES.md), included from the root CMakeLists.txt.
 # Run: build/bench/bench_samples [--quick] [--points N] [--repeat N]
-add_executable(bench_samples ${PROJECT_SOURCE_DIR}/bench/bench_samples.c)
+# a front end like the tools: BLAS threads set as they set them (apps/common/app_blas.c)
+add_executable(bench_samples ${PROJECT_SOURCE_DIR}/bench/bench_samples.c
+               ${PROJECT_SOURCE_DIR}/apps/common/app_blas.c)
 target_include_directories(bench_samples PRIVATE ${PROJECT_SOURCE_DIR}/include
-                           ${LTH_DEP_INCLUDE_DIRS})
+                           ${PROJECT_SOURCE_DIR}/apps/common ${LTH_DEP_INCLUDE_DIRS})
 target_compile_definitions(bench_samples PRIVATE
                            LTH_SAMPLING_DATA="${PROJECT_SOURCE_DIR}/tests/data/sampling")
 target_link_libraries(bench_samples PRIVATE lth_static m)

@@ -28,7 +28,7 @@ if(LTH_BUILD_MAN AND LTH_BUILD_APPS)
         OUTPUT ${_lth_man_dir}/${tool}.1 ${_lth_bc_dir}/${tool}
         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/helpdoc.py
                 --tool $<TARGET_FILE:${tool}> --name ${tool} --version ${PROJECT_VERSION}
-                --docdir ${CMAKE_INSTALL_FULL_DOCDIR} --tools ${_lth_tools}
+                --docdir ${CMAKE_INSTALL_DOCDIR} --tools ${_lth_tools}
                 --man ${_lth_man_dir}/${tool}.1 --completion ${_lth_bc_dir}/${tool}
         DEPENDS ${tool} ${PROJECT_SOURCE_DIR}/scripts/helpdoc.py
         COMMENT "man page and bash completion of ${tool} from its --help"

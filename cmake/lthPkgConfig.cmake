@@ -32,9 +32,24 @@ if("-lgfortran" IN_LIST _lth_pc_libs)
   endif()
 endif()
 list(APPEND _lth_pc_libs -lm)
+# OpenMP by its runtime library, not by the compiler's flag: gcc's -fopenmp and
+# clang's -fopenmp=libomp are each refused by the other compiler, and a program
+# linking liblth.a needs only the runtime liblth was compiled against (libgomp
+# or libomp), whatever compiler it is built with
 if(OpenMP_C_FOUND)
-  separate_arguments(_lth_omp UNIX_COMMAND "${OpenMP_C_FLAGS}")
-  list(APPEND _lth_pc_libs ${_lth_omp})
+  foreach(_lth_n IN LISTS OpenMP_C_LIB_NAMES)
+    set(_lth_path "${OpenMP_${_lth_n}_LIBRARY}")
+    if(_lth_n STREQUAL "pthread" OR NOT _lth_path)
+      continue()
+    endif()
+    get_filename_component(_lth_dir "${_lth_path}" DIRECTORY)
+    list(FIND CMAKE_C_IMPLICIT_LINK_DIRECTORIES "${_lth_dir}" _lth_idx)
+    if(_lth_idx EQUAL -1)
+      list(APPEND _lth_pc_libs "-L${_lth_dir}" "-Wl,-rpath,${_lth_dir}")
+    endif()
+    list(APPEND _lth_pc_libs "-l${_lth_n}")
+  endforeach()
+  list(APPEND _lth_pc_libs -lpthread)
 endif()
 string(JOIN " " LTH_PC_LIBS_PRIVATE ${_lth_pc_libs})
 

@@ -3,7 +3,8 @@
 # run is loading and relocating the shared OpenBLAS (36 MB), LAPACK and LAPACKE.  Linked
 # statically into the tools (archives of the same Debian packages, libgfortran stays
 # shared) a 3-component lth-solve needs a third of the CPU time.  The library itself
-# (liblth.so, the pkg-config and CMake packages) is unchanged.
+# (liblth.so, the pkg-config and CMake packages) is unchanged.  OpenBLAS's idle thread
+# pool is stopped by the tools themselves, in main (apps/common/app_blas.c).
 # Included from the root CMakeLists.txt after the tools are defined.
 option(LTH_STATIC_TOOLS "Link OpenBLAS, LAPACKE and GSL statically into the tools" ON)
 if(LTH_STATIC_TOOLS AND LTH_BUILD_APPS)
@@ -12,9 +13,6 @@ if(LTH_STATIC_TOOLS AND LTH_BUILD_APPS)
   find_library(LTH_GSL_ARCHIVE NAMES libgsl.a HINTS ${LTH_GSL_LIBRARY_DIRS})
   find_library(LTH_GFORTRAN_LIBRARY NAMES gfortran libgfortran.so.5)
   if(LTH_OPENBLAS_ARCHIVE AND LTH_LAPACKE_ARCHIVE AND LTH_GSL_ARCHIVE AND LTH_GFORTRAN_LIBRARY)
-    # a constructor that must run after OpenBLAS's: its object goes last on the link line
-    add_library(lth_tool_lazy OBJECT ${PROJECT_SOURCE_DIR}/lib/tools/blas_lazy.c)
-    target_compile_options(lth_tool_lazy PRIVATE ${LTH_WARNINGS} -Wno-missing-prototypes)
     get_property(lth_st_targets DIRECTORY ${PROJECT_SOURCE_DIR} PROPERTY BUILDSYSTEM_TARGETS)
     foreach(lth_st_t ${lth_st_targets})
       get_target_property(lth_st_type ${lth_st_t} TYPE)
@@ -26,7 +24,6 @@ if(LTH_STATIC_TOOLS AND LTH_BUILD_APPS)
                               m)
         # not position-independent: no 12600 relative relocations of OpenBLAS to apply at start
         target_link_options(${lth_st_t} PRIVATE "LINKER:--as-needed" -no-pie)
-        target_link_libraries(${lth_st_t} PRIVATE $<TARGET_OBJECTS:lth_tool_lazy>)
       endif()
     endforeach()
     message(STATUS "lth tools: OpenBLAS, LAPACKE and GSL linked statically (LTH_STATIC_TOOLS)")

@@ -20,6 +20,7 @@
 
 #include "lth/bvp.h"
 #include "lth/decomp.h"
+#include "lth/decomp_error.h"
 #include "lth/expr.h"
 #include "lth/grid.h"
 #include "lth/ic.h"
@@ -38,6 +39,7 @@
   _Generic((x), int: "int", unsigned int: "uint", long: "long", unsigned long: "ulong", \
            double: "double", double *: "ptr", const double *: "ptr", int *: "ptr",     \
            char *: "char[]", lth_jet: "lth_jet", lth_ivp_opts: "lth_ivp_opts",          \
+           lth_error: "lth_error",                                                       \
            lth_jet *: "ptr", const lth_source *: "ptr", void *: "ptr",                 \
            lth_point **: "ptr", lth_verify_report *: "ptr", default: "other")
 
@@ -54,6 +56,14 @@ static void field(const char *name, size_t offset, size_t size, const char *code
 
 #define STRUCT(T) begin_struct(#T, sizeof(T))
 #define F(T, f) field(#f, offsetof(T, f), sizeof(((T *)0)->f), TYPE_CODE(((T *)0)->f))
+/* An array of doubles (an array decays to a pointer in _Generic: checked here). */
+#define FA(T, f)                                                                            \
+  do {                                                                                      \
+    _Static_assert(_Generic(&((T *)0)->f[0], double *: 1, default: 0) &&                   \
+                       sizeof(((T *)0)->f) % sizeof(double) == 0,                           \
+                   #T "." #f " is no longer an array of doubles: update python/lth");      \
+    field(#f, offsetof(T, f), sizeof(((T *)0)->f), "double[]");                             \
+  } while (0)
 
 static void structs(void) {
   printf("STRUCTS = {\n");
@@ -87,7 +97,7 @@ static void structs(void) {
   F(lth_ivp_opts, method); F(lth_ivp_opts, rtol); F(lth_ivp_opts, atol); F(lth_ivp_opts, h0);
   F(lth_ivp_opts, max_steps); F(lth_ivp_opts, cond_max); F(lth_ivp_opts, reproject);
   F(lth_ivp_opts, project); F(lth_ivp_opts, stabilize); F(lth_ivp_opts, hermite);
-  F(lth_ivp_opts, hermite_grid); F(lth_ivp_opts, hermite_n);
+  F(lth_ivp_opts, hermite_grid); F(lth_ivp_opts, hermite_n); F(lth_ivp_opts, error_estimate);
 
   STRUCT(lth_ivp_result);
   F(lth_ivp_result, n); F(lth_ivp_result, s); F(lth_ivp_result, m); F(lth_ivp_result, times);
@@ -97,6 +107,11 @@ static void structs(void) {
   F(lth_ivp_result, gamma); F(lth_ivp_result, steps); F(lth_ivp_result, rhs_evals);
   F(lth_ivp_result, decomps); F(lth_ivp_result, seconds_total);
   F(lth_ivp_result, seconds_decomp); F(lth_ivp_result, output_gain);
+  F(lth_ivp_result, error_estimate); F(lth_ivp_result, error_tol); F(lth_ivp_result, error_worst);
+  F(lth_ivp_result, error_worst_k); F(lth_ivp_result, z_error); F(lth_ivp_result, error_method);
+  F(lth_ivp_result, error_rtol); F(lth_ivp_result, error_atol); F(lth_ivp_result, error_steps);
+  F(lth_ivp_result, error_rhs_evals); F(lth_ivp_result, error_decomps);
+  F(lth_ivp_result, error_seconds); F(lth_ivp_result, error_failed);
 
   STRUCT(lth_bvp_opts);
   F(lth_bvp_opts, method); F(lth_bvp_opts, ivp); F(lth_bvp_opts, intervals);
@@ -110,6 +125,10 @@ static void structs(void) {
   F(lth_bvp_result, bc_residual); F(lth_bvp_result, intervals); F(lth_bvp_result, fd_points);
   F(lth_bvp_result, fd_order); F(lth_bvp_result, fd_error); F(lth_bvp_result, fd_error_layer);
   F(lth_bvp_result, drift); F(lth_bvp_result, cond_bvp); F(lth_bvp_result, error_estimate);
+
+  STRUCT(lth_decomp_errest);
+  F(lth_decomp_errest, t); FA(lth_decomp_errest, abs); FA(lth_decomp_errest, rel);
+  F(lth_decomp_errest, overall); F(lth_decomp_errest, nsampled);
 
   STRUCT(lth_lqr_spec);
   F(lth_lqr_spec, nx); F(lth_lqr_spec, nu); F(lth_lqr_spec, t0); F(lth_lqr_spec, t1);
@@ -181,6 +200,7 @@ static void functions(void) {
   FN(lth_problem_get_form, lth_problem_form (*)(const lth_problem *), "int", "ptr");
   FN(lth_problem_var_name, cstr (*)(const lth_problem *, int), "char*", "ptr,int");
   FN(lth_problem_perm, const int *(*)(const lth_problem *), "ptr", "ptr");
+  FN(lth_problem_nvars, int (*)(const lth_problem *), "int", "ptr");
   /* system.h */
   FN(lth_system_alloc, lth_system *(*)(int, const int *, lth_error *), "ptr", "int,ptr,ptr");
   FN(lth_system_free, void (*)(lth_system *), "void", "ptr");
@@ -219,9 +239,25 @@ static void functions(void) {
   FN(lth_samples_read_csv, lth_source *(*)(const char *, int, int, int, lth_error *), "ptr",
      "char*,int,int,int,ptr");
   FN(lth_samples_degree, int (*)(const lth_source *), "int", "ptr");
+  FN(lth_samples_max_order, int (*)(const lth_source *), "int", "ptr");
   FN(lth_samples_error_estimate,
      lth_status (*)(const lth_source *, double, int, double *, lth_error *), "int",
      "ptr,double,int,ptr,ptr");
+  FN(lth_source_is_samples, int (*)(const lth_source *), "int", "ptr");
+  /* decomp_error.h */
+  FN(lth_decomp_error_alloc, lth_decomp_error *(*)(const lth_system *, lth_error *), "ptr",
+     "ptr,ptr");
+  FN(lth_decomp_error_free, void (*)(lth_decomp_error *), "void", "ptr");
+  FN(lth_decomp_error_set_cond_max, void (*)(lth_decomp_error *, double), "void", "ptr,double");
+  FN(lth_decomp_output_name, cstr (*)(int), "char*", "int");
+  FN(lth_decomp_error_at,
+     lth_status (*)(lth_decomp_error *, double, lth_decomp_errest *, lth_error *), "int",
+     "ptr,double,ptr,ptr");
+  FN(lth_system_sampled_blocks, int (*)(const lth_system *), "int", "ptr");
+  FN(lth_system_sampling_variant, lth_system *(*)(const lth_system *, int, lth_error *), "ptr",
+     "ptr,int,ptr");
+  FN(lth_source_sampling_variant, lth_source *(*)(const lth_source *, lth_error *), "ptr",
+     "ptr,ptr");
   FN(lth_jet_init, lth_status (*)(lth_jet *, int, int, int, lth_error *), "int",
      "ptr,int,int,int,ptr");
   FN(lth_jet_release, void (*)(lth_jet *), "void", "ptr");
@@ -315,7 +351,8 @@ int main(int argc, char **argv) {
   printf("# members Python uses; FUNCTIONS: name -> (ctypes return code, argument codes).\n");
   printf("POINTER_SIZE = %zu\n", sizeof(void *));
   printf("SIZE_T_SIZE = %zu\n", sizeof(size_t));
-  printf("DEFAULT_COND_MAX = float(\"%.17g\")\n\n", (double)LTH_DEFAULT_COND_MAX);
+  printf("DEFAULT_COND_MAX = float(\"%.17g\")\n", (double)LTH_DEFAULT_COND_MAX);
+  printf("OUT_Q = %d\nOUT_GMAT = %d\nNOUT = %d\n\n", LTH_OUT_Q, LTH_OUT_GMAT, LTH_NOUT);
   status_list();
   structs();
   functions();

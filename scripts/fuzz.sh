@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Fuzz lth with libFuzzer, AddressSanitizer and UndefinedBehaviorSanitizer:
-#   fuzz_problem    the data-file reader (lib/problem*.c, lib/expr.c, ...)
+#   fuzz_problem    the data-file reader (lib/reader/, lib/jet/, ...)
 #   fuzz_decompose  parse, decompose at several t with --check's identities,
 #                   scan Pi: traps on a success with a non-finite number or a
 #                   numerical error that names no t
 #
 #   scripts/fuzz.sh [SECONDS]        (default 60, shared by the harnesses)
 #
-# Builds each fuzz/fuzz_*.c together with lib/*.c straight from the sources
+# Builds each fuzz/fuzz_*.c together with lib/*/*.c straight from the sources
 # with clang (Debian: clang, libclang-rt-14-dev), seeds a working corpus per
 # harness in $LTH_FUZZ_DIR (default build-fuzz/) from fuzz/corpus (and
 # fuzz/corpus_decompose for fuzz_decompose, whose bytes choose a valid
@@ -37,7 +37,7 @@ read -r -a libs <<<"$(pkg-config --libs lapacke openblas) -lgsl -lm"
 for h in "${harnesses[@]}"; do
   clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -fno-omit-frame-pointer -I"$root/include" -I"$root/lib" "${cflags[@]}" \
-    "$root"/lib/*.c "$root/fuzz/$h.c" "${libs[@]}" -o "$out/$h"
+    "$root"/lib/*/*.c "$root/fuzz/$h.c" "${libs[@]}" -o "$out/$h"
 done
 
 # the keywords of the format, so mutations reach the statements quickly

@@ -3,7 +3,8 @@
 """Man page and bash completion of a command-line tool, from its --help text.
 
     helpdoc.py --tool build/apps/lth-solve --version 0.1.0 \\
-               --man OUT.1 --completion OUT [--docdir /usr/share/doc/lth]
+               --man OUT.1 --completion OUT [--docdir share/doc/lth]
+    helpdoc.py --tool build/apps/lth-solve --check     # entries well formed?
 
 The build runs this for every tool (cmake/lthDocs.cmake), so the man pages and
 the completion follow `--help` without a copy to keep in step.  The --help
@@ -94,6 +95,30 @@ def parse(text):
     return usage, items
 
 
+def problems(items):
+    """What makes an option entry ill-formed (a --help layout that merged or
+    split entries): each entry names options not named elsewhere and has a
+    description, which starts as a description does, not with the '[', '(',
+    ',' or ';' of text continued from another entry (an option's second name
+    on a line of its own took the rest of the first one's text)."""
+    out, seen = [], {}
+    for it in items:
+        if it[0] != "entry" or not it[1].tag.startswith("-"):
+            continue
+        e = it[1]
+        names, _ = e.names()
+        for n in names:
+            if n in seen:
+                out.append("%s: in the entries '%s' and '%s'" % (n, seen[n], e.tag))
+            seen[n] = e.tag
+        if not e.desc:
+            out.append("'%s': no description" % e.tag)
+        elif e.desc[0] in "[(,;.)]":
+            out.append("'%s': the description '%s...' continues another entry's"
+                       % (e.tag, e.desc[:30]))
+    return out
+
+
 def summary(items):
     """The first sentence of the first paragraph (the man page's NAME line)."""
     for it in items:
@@ -166,8 +191,14 @@ def man(name, version, usage, items, docdir, tools):
     out.append('.SH "SEE ALSO"')
     out.append(",\n".join(".BR %s (1)" % esc(t, True) for t in others))
     out.append(".PP")
+    if docdir.startswith("/"):
+        where = "%s/docs/" % docdir
+    else:
+        # relative to the prefix given at install time (cmake --install --prefix),
+        # which the build cannot know: no absolute path that may be wrong
+        where = "%s/docs/ under the prefix lth is installed to" % docdir.rstrip("/")
     out.append("The user guide, the data-file and output reference and the mathematics "
-               "behind the tools: %s/docs/user-guide.md, format.md, theory.md." % esc(docdir))
+               "behind the tools: user-guide.md, format.md and theory.md in %s." % esc(where))
     return "\n".join(l for l in out if l is not None) + "\n"
 
 
@@ -255,10 +286,14 @@ def main():
     ap.add_argument("--tool", required=True, help="the tool to run with --help")
     ap.add_argument("--name", help="its name (default: the file name)")
     ap.add_argument("--version", default="")
-    ap.add_argument("--docdir", default="/usr/local/share/doc/lth")
-    ap.add_argument("--tools", default="lth-decompose,lth-ic,lth-solve,lth-bvp,lth-lqr")
+    ap.add_argument("--docdir", default="share/doc/lth",
+                    help="the documentation directory, relative to the install prefix "
+                         "(or absolute)")
+    ap.add_argument("--tools", default="lth-decompose,lth-ic,lth-solve,lth-bvp,lth-lqr,lth-plot")
     ap.add_argument("--man")
     ap.add_argument("--completion")
+    ap.add_argument("--check", action="store_true",
+                    help="only check that every option entry is well formed (exit 1 if not)")
     a = ap.parse_args()
     name = a.name or a.tool.rsplit("/", 1)[-1]
     p = subprocess.run([a.tool, "--help"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -267,6 +302,11 @@ def main():
     usage, items = parse(p.stdout.decode("utf-8"))
     if not any(it[0] == "entry" for it in items):
         sys.exit("helpdoc: no options found in `%s --help`" % a.tool)
+    if a.check:
+        bad = problems(items)
+        for b in bad:
+            print("helpdoc: %s --help: %s" % (name, b), file=sys.stderr)
+        sys.exit(1 if bad else 0)
     if a.man:
         with open(a.man, "w", encoding="utf-8") as f:
             f.write(man(name, a.version, usage, items, a.docdir, a.tools.split(",")))

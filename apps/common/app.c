@@ -69,6 +69,10 @@ const char *app_problem_kind_name(const lth_problem *pb) {
   return lth_problem_get_kind(pb) == LTH_PROBLEM_LQR ? "lqr" : "dae";
 }
 
+const char *app_plural(double n, const char *one, const char *many) {
+  return n == 1.0 ? one : many;
+}
+
 double app_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

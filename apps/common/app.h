@@ -76,6 +76,9 @@ int app_usage_error(const char *fmt, ...)
 /* "dae" or "lqr". */
 const char *app_problem_kind_name(const lth_problem *pb);
 
+/* A count's noun: `one` for n = 1, else `many` ("1 panel", "3 panels"). */
+const char *app_plural(double n, const char *one, const char *many);
+
 /* Wall-clock seconds from an arbitrary origin (for elapsed times). */
 double app_seconds(void);
 

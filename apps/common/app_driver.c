@@ -7,12 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "lth/decomp.h"
 
+#include "app_blas.h"
 #include "app_help.h"
 
 /* The common options, in the order of app_help's block. */
@@ -238,6 +236,7 @@ static int go(const app_tool *T, app_ctx *C, app_run *run) {
   run->sys = lth_problem_system(pb);
   run->r = lth_system_index(run->sys);
   run->s = lth_system_size(run->sys);
+  app_blas_for_size(run->s);
   run->m = lth_system_state_dim(run->sys);
   run->p = lth_system_manifold_dim(run->sys);
   lth_problem_interval(pb, &run->t0, &run->t1);
@@ -261,6 +260,7 @@ static int go(const app_tool *T, app_ctx *C, app_run *run) {
 
 int app_main(const app_tool *T, app_ctx *C, int argc, char **argv) {
   app_init(T->name);
+  app_blas_setup();
   driver D;
   memset(&D, 0, sizeof D);
   D.tool = T;
@@ -273,12 +273,17 @@ int app_main(const app_tool *T, app_ctx *C, int argc, char **argv) {
     rc = T->validate ? T->validate(C, &run) : 0;
   }
   if (rc == 0 && run.path) {
-#ifdef _OPENMP
     if (D.opt.threads > 0) {
-      omp_set_num_threads((int)D.opt.threads); /* every parallel region, the grid's too */
+      /* the default of every lth call that runs threads: grids, tables, the
+       * scan beside an integration (docs/library.md, "Threads") */
+      char n[24];
+      snprintf(n, sizeof n, "%ld", D.opt.threads);
+      setenv("LTH_NUM_THREADS", n, 1);
     }
-#endif
     run.popts.path = run.path;
+    if (strcmp(run.path, "-") == 0) {
+      run.path = "<stdin>"; /* as the reader's messages name it */
+    }
     run.popts.params = D.opt.params.v;
     run.popts.nparams = D.opt.params.n;
     rc = go(T, C, &run);

@@ -90,7 +90,7 @@ typedef struct app_common {
 typedef struct app_run {
   const app_common *opt;
   app_problem_opts popts;
-  const char *path;          /* the data file as given (for messages) */
+  const char *path;          /* the data file in messages and reports: "<stdin>" for "-" */
   const lth_problem *pb;
   const lth_system *sys;
   int r, s, m, p;            /* index, size, state dimension, manifold dimension */

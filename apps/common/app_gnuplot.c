@@ -23,7 +23,7 @@ const char *app_gnuplot_program(void) {
 
 /* The executable `prog` names (itself when it holds a '/', else searched on
  * PATH) as a new string, or NULL.  Resolved before fork() so that the child
- * only calls async-signal-safe functions (the tools may run OpenMP threads). */
+ * only calls async-signal-safe functions (the tools may run lth's own threads). */
 static char *find_program(const char *prog) {
   if (strchr(prog, '/')) {
     char *copy = access(prog, X_OK) == 0 ? malloc(strlen(prog) + 1) : NULL;
@@ -74,7 +74,7 @@ static void read_messages(FILE *errf, char *buf, size_t size) {
   *o = '\0';
 }
 
-lth_status app_gnuplot_run(FILE *script, lth_error *err) {
+lth_status app_gnuplot_run(FILE *script, int out_fd, lth_error *err) {
   const char *prog = app_gnuplot_program();
   char *exe = find_program(prog);
   if (!exe) {
@@ -92,12 +92,15 @@ lth_status app_gnuplot_run(FILE *script, lth_error *err) {
   rewind(script);
   pid_t pid = fork();
   if (pid == 0) {
-    /* child: script on stdin, messages (and any stray output) captured */
-    if (dup2(fileno(script), STDIN_FILENO) < 0 || dup2(fileno(errf), STDERR_FILENO) < 0 ||
-        dup2(fileno(errf), STDOUT_FILENO) < 0) {
+    /* child: script on stdin, the picture on stdout, messages captured.
+     * A fixed argument vector, no shell: -d (no initialization files) so
+     * that the picture depends on the script alone. */
+    if (dup2(fileno(script), STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 ||
+        dup2(fileno(errf), STDERR_FILENO) < 0) {
       _exit(126);
     }
-    char *argv[] = {exe, NULL};
+    char opt_d[] = "-d";
+    char *argv[] = {exe, opt_d, NULL};
     execv(exe, argv);
     _exit(127);
   }

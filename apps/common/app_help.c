@@ -7,8 +7,9 @@
 #include <string.h>
 
 static const char times_many[] =
-    "  --times T1,T2,...   report at these times, each in the file's interval\n"
-    "  --at T1,T2,...      [t0, t1], in the given order (--at is the same option);\n"
+    "  --times, --at T1,T2,...\n"
+    "                      report at these times (one option, two names), each in\n"
+    "                      the file's interval [t0, t1], in the given order;\n"
     "                      default: %s\n";
 static const char times_one[] =
     "  --at T, --times T   the time, in the file's interval [t0, t1] (one value;\n"

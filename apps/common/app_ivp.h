@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Integrator settings that every integrating tool (lth-solve, lth-bvp,
- * lth-lqr) takes from the run the same way: --cond-max, the progress line,
- * and for sampled data the Hermite grid. */
+ * lth-lqr) takes from the run the same way: --cond-max and the progress
+ * line.  (Sampled data are decomposed where the library's checks put nodes,
+ * never at the file's grid: the grid sets where the tools report.) */
 #ifndef LTH_APP_IVP_H
 #define LTH_APP_IVP_H
 
@@ -13,10 +14,8 @@
 extern "C" {
 #endif
 
-/* o->cond_max from --cond-max and the progress line (time reached).  With
- * t_hi finite, sampled data are interpolated (Hermite) on the file's grid
- * when it covers [t0, t_hi] (else the library's 201 uniform points). */
-void app_ivp_setup(app_run *run, lth_ivp_opts *o, double t_hi);
+/* o->cond_max from --cond-max and the progress line (time reached). */
+void app_ivp_setup(app_run *run, lth_ivp_opts *o);
 
 #ifdef __cplusplus
 }

@@ -6,11 +6,72 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* ---- the temporary file and the signals that end a run ----
+ * SIGINT, SIGTERM, ... would leave FILE.tmp.PID.N behind (megabytes of a
+ * half-written result).  While one is armed, these signals run a handler
+ * that only unlinks the path copied here beforehand, puts back the
+ * disposition it replaced and raises the signal again, so the run still ends
+ * by that signal (async-signal-safe: unlink, sigaction, raise).  A signal
+ * the tool was started with ignored stays ignored. */
+static const int guard_signals[] = {SIGHUP, SIGINT, SIGPIPE, SIGTERM, SIGXFSZ};
+#define NGUARD (sizeof guard_signals / sizeof guard_signals[0])
+static char guard_path[4096];
+static volatile sig_atomic_t guard_armed;
+static struct sigaction guard_old[NGUARD];
+static int guard_set[NGUARD];
+
+static void guard_handler(int sig) {
+  int e = errno;
+  if (guard_armed) {
+    guard_armed = 0;
+    unlink(guard_path);
+  }
+  for (size_t k = 0; k < NGUARD; k++) {
+    if (guard_signals[k] == sig && guard_set[k]) {
+      sigaction(sig, &guard_old[k], NULL);
+    }
+  }
+  raise(sig); /* blocked until the handler returns, then it ends the run */
+  errno = e;
+}
+
+void app_out_guard(const char *tmp) {
+  size_t n = strlen(tmp);
+  if (guard_armed || n >= sizeof guard_path) {
+    return; /* one at a time; a path that long is left to the user */
+  }
+  memcpy(guard_path, tmp, n + 1);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = guard_handler;
+  sigemptyset(&sa.sa_mask);
+  for (size_t k = 0; k < NGUARD; k++) {
+    sigaddset(&sa.sa_mask, guard_signals[k]); /* one handler at a time */
+  }
+  guard_armed = 1;
+  for (size_t k = 0; k < NGUARD; k++) {
+    struct sigaction old;
+    guard_set[k] = sigaction(guard_signals[k], NULL, &old) == 0 && old.sa_handler != SIG_IGN &&
+                   sigaction(guard_signals[k], &sa, &guard_old[k]) == 0;
+  }
+}
+
+void app_out_unguard(void) {
+  guard_armed = 0; /* the handler leaves the file alone from here on */
+  for (size_t k = 0; k < NGUARD; k++) {
+    if (guard_set[k]) {
+      sigaction(guard_signals[k], &guard_old[k], NULL);
+      guard_set[k] = 0;
+    }
+  }
+}
 
 static char *dup_string(const char *s) {
   char *d = malloc(strlen(s) + 1);
@@ -97,6 +158,9 @@ lth_status app_out_open(app_out *o, const char *path, lth_error *err) {
     return LTH_EIO;
   }
   o->special = o->path == NULL;
+  if (o->tmp) {
+    app_out_guard(o->tmp);
+  }
   return LTH_OK;
 }
 
@@ -137,6 +201,9 @@ lth_status app_out_commit(app_out *o, lth_error *err) {
   }
   if (bad) {
     remove(o->tmp);
+  }
+  app_out_unguard();
+  if (bad) {
     lth_error_set(err, LTH_EIO, "cannot write output file %s: %s", o->path, strerror(e));
     release(o);
     return LTH_EIO;
@@ -157,14 +224,36 @@ void app_out_abort(app_out *o) {
   } else {
     fclose(o->fp);
     remove(o->tmp);
+    app_out_unguard();
   }
   release(o);
 }
 
+/* The system's reason for a stream's write error: stdio keeps what it could
+ * not write, so flushing again fails again with the same errno (ENOSPC,
+ * EFBIG, EIO, ...); 0 when nothing was left to flush. */
+static int write_errno(FILE *fp) {
+  errno = 0;
+  return fflush(fp) != 0 ? errno : 0;
+}
+
 lth_status app_out_finish(app_out *o, int bad, lth_error *err) {
-  if (bad || ferror(o->fp)) {
+  if (ferror(o->fp)) {
+    int e = write_errno(o->fp);
+    const char *why = e ? strerror(e) : "the system gave no reason";
+    if (o->path) {
+      lth_error_set(err, LTH_EIO, "cannot write output file %s: %s", o->path, why);
+    } else {
+      lth_error_set(err, LTH_EIO, "error writing %s: %s",
+                    o->special ? "the output" : "to standard output", why);
+    }
     app_out_abort(o);
-    return lth_error_set(err, LTH_EIO, "error writing the output");
+    return LTH_EIO;
+  }
+  if (bad) {
+    /* a writer's own failure (an unfinished document) without a stream error */
+    app_out_abort(o);
+    return lth_error_set(err, LTH_EIO, "error writing the output: the document is incomplete");
   }
   return app_out_commit(o, err);
 }

@@ -6,6 +6,7 @@
  * result under the requested name (and keeps an older FILE intact).  A FILE
  * that exists keeps its permissions; a new one gets 0666 less the umask.
  * Existing non-regular files (/dev/null, a FIFO) are written in place.
+ * A signal that ends the run removes the temporary file (app_out_guard).
  * Standard output cannot be taken back: a run that fails after writing part
  * of its output exits non-zero (docs/format.md section 2) and the partial output
  * must not be trusted.
@@ -39,6 +40,13 @@ void app_out_abort(app_out *o);
 /* Finish a write: abort (nothing left behind) when the writer failed (`bad`)
  * or the stream has an error, else commit. */
 lth_status app_out_finish(app_out *o, int bad, lth_error *err);
+
+/* While a temporary file is being written: a signal that ends the run
+ * (SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ) removes `tmp` first, then ends
+ * the run as that signal would have.  One file at a time; app_out_open and
+ * app_out_commit/_abort do this for -o FILE, lth-plot for its picture. */
+void app_out_guard(const char *tmp);
+void app_out_unguard(void);
 
 #ifdef __cplusplus
 }

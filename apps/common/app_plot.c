@@ -4,6 +4,8 @@
 
 #include "app_plot.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "app_gnuplot.h"
+#include "app_out.h"
 
 typedef struct plot_series {
   char *name;
@@ -204,17 +207,72 @@ const char *app_plot_format(const char *path) {
 
 /* ---- the script ---- */
 
-/* A gnuplot double-quoted string. */
-static void put_str(FILE *fp, const char *s) {
+/* The label bytes written as they are: none means anything to gnuplot inside
+ * a double-quoted string, nor to its line reader or macro expansion. */
+static int plain_byte(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         (c != '\0' && strchr(" _.,:+-=()[]/", c) != NULL);
+}
+
+/* The length of the UTF-8 sequence at s (1 to 4), or 0 if it is not one. */
+static int utf8_len(const unsigned char *s) {
+  int n = 0; /* from the lead byte; 0x80..0xc1 and 0xf5.. never lead */
+  if (s[0] < 0x80) {
+    n = 1;
+  } else if (s[0] >= 0xc2 && s[0] < 0xe0) {
+    n = 2;
+  } else if (s[0] >= 0xe0 && s[0] < 0xf0) {
+    n = 3;
+  } else if (s[0] >= 0xf0 && s[0] < 0xf5) {
+    n = 4;
+  }
+  for (int i = 1; i < n; i++) {
+    if ((s[i] & 0xc0) != 0x80) {
+      return 0; /* also stops at the terminating NUL */
+    }
+  }
+  if ((n == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0))) ||
+      (n == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90)))) {
+    return 0; /* overlong, a surrogate, or beyond U+10FFFF */
+  }
+  return n;
+}
+
+/* One byte of a label: as it is, or as an octal escape.  gnuplot reads
+ * "\ooo" with at most three digits but "\0ooo" with four, so a byte below
+ * 0100 gets the four-digit form and a digit after it is never taken in. */
+static void put_byte(FILE *fp, unsigned char c) {
+  if (plain_byte(c)) {
+    fputc(c, fp);
+  } else {
+    fprintf(fp, c < 0100 ? "\\0%03o" : "\\%03o", (unsigned)c);
+  }
+}
+
+/* A text of the picture (a component name, a title, a file name: anything
+ * that comes from the user) as a gnuplot double-quoted string that gnuplot
+ * takes literally.  gnuplot runs `command` inside double quotes, expands
+ * @macros outside quotes, runs a line that starts with '!' and ends a
+ * command at a newline; here every byte other than letters, digits, blank
+ * and _.,:+-=()[]/ is an octal escape, so the script holds none of the
+ * label's quotes, backquotes, '@', '!', '$', '#', '\' or line ends.  Control
+ * characters are drawn as blanks and bytes that are not UTF-8 as U+FFFD. */
+static void put_label(FILE *fp, const char *text) {
+  const unsigned char *s = (const unsigned char *)text;
   fputc('"', fp);
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\') {
-      fputc('\\', fp);
-      fputc(*s, fp);
-    } else if (*s == '\n') {
-      fputs("\\n", fp);
-    } else if ((unsigned char)*s >= 0x20) {
-      fputc(*s, fp);
+  while (*s) {
+    int n = utf8_len(s);
+    if (*s < 0x20 || *s == 0x7f) {
+      fputc(' ', fp);
+      s++;
+    } else if (n == 0) {
+      fputs("\\357\\277\\275", fp); /* U+FFFD, the replacement character */
+      s++;
+    } else {
+      for (int i = 0; i < n; i++) {
+        put_byte(fp, s[i]);
+      }
+      s += n;
     }
   }
   fputc('"', fp);
@@ -234,7 +292,39 @@ static int drawable(const plot_panel *pn, int logscale) {
   return 0;
 }
 
-static void put_terminal(FILE *fp, const char *fmt, int w, int h, const char *out) {
+/* Values a log scale cannot show: finite and <= 0 (-1 if negative ones). */
+static int nonpositive(const plot_series *s) {
+  int found = 0;
+  for (size_t k = 0; k < s->n; k++) {
+    if (isfinite(s->t[k]) && isfinite(s->y[k]) && s->y[k] <= 0) {
+      if (s->y[k] < 0) {
+        return -1;
+      }
+      found = 1;
+    }
+  }
+  return found;
+}
+
+/* The floor of a log panel, where its values <= 0 are drawn: the largest
+ * power of ten at least a decade below the smallest positive value (0 if no
+ * value needs it). */
+static double log_floor(const plot_panel *pn) {
+  double lo = INFINITY;
+  int need = 0;
+  for (int j = 0; j < pn->ns; j++) {
+    need = need || nonpositive(&pn->s[j]) != 0;
+    for (size_t k = 0; k < pn->s[j].n; k++) {
+      double y = pn->s[j].y[k];
+      if (isfinite(pn->s[j].t[k]) && isfinite(y) && y > 0 && y < lo) {
+        lo = y;
+      }
+    }
+  }
+  return need && isfinite(lo) ? pow(10.0, floor(log10(lo)) - 1.0) : 0.0;
+}
+
+static void put_terminal(FILE *fp, const char *fmt, int w, int h) {
   if (strcmp(fmt, "png") == 0) {
     fprintf(fp,
             "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
@@ -248,17 +338,22 @@ static void put_terminal(FILE *fp, const char *fmt, int w, int h, const char *ou
     fprintf(fp, "set terminal pdfcairo size %.2fin,%.2fin noenhanced font 'Sans,7'\n", w / 100.0,
             h / 100.0);
   }
-  fputs("set output ", fp);
-  put_str(fp, out);
-  fputc('\n', fp);
+  /* no `set output`: the picture goes to standard output (app_gnuplot.h) */
 }
 
-static void put_data(FILE *fp, int k, int j, const plot_series *s, int logscale) {
-  fprintf(fp, "$D%d_%d << EOD\n", k, j);
+/* Series j of panel k as datablock $D<k>_<j>: the points a log scale can
+ * show, or for zero = 1 the others at the floor (NaN elsewhere: a gap). */
+static void put_data(FILE *fp, int k, int j, const plot_series *s, int logscale, double lfloor,
+                     int zero) {
+  fprintf(fp, "$%c%d_%d << EOD\n", zero ? 'Z' : 'D', k, j);
   for (size_t i = 0; i < s->n; i++) {
     double y = s->y[i];
-    int ok = isfinite(s->t[i]) && isfinite(y) && (!logscale || y > 0);
-    if (ok) {
+    int shown = isfinite(s->t[i]) && isfinite(y) && (!logscale || y > 0);
+    if (zero) {
+      shown = isfinite(s->t[i]) && isfinite(y) && y <= 0;
+      y = lfloor;
+    }
+    if (shown) {
       fprintf(fp, "%.17g %.17g\n", s->t[i], y);
     } else {
       fprintf(fp, "%.17g NaN\n", isfinite(s->t[i]) ? s->t[i] : 0.0);
@@ -267,26 +362,58 @@ static void put_data(FILE *fp, int k, int j, const plot_series *s, int logscale)
   fputs("EOD\n", fp);
 }
 
+/* The legend entries of the values <= 0 of a series drawn at the floor:
+ * "NAME = 0" by its markers, then "(drawn at 1e-20)" on a line of its own
+ * (an invisible curve: gnuplot centres a two-line entry on its marker and
+ * lets it overlap the entry above). */
+static void put_floor_title(FILE *fp, const char *name, int sign, double lfloor) {
+  char tail[64];
+  snprintf(tail, sizeof tail, "(drawn at %.0e)", lfloor);
+  put_label(fp, name);
+  fputs(sign < 0 ? " . \" <= 0\"" : " . \" = 0\"", fp);
+  fputs(", \\\n     NaN with lines lc rgb '#ffffff' title ", fp);
+  put_label(fp, tail);
+}
+
 static void put_panel(FILE *fp, const app_plot *p, int k, int last) {
   const plot_panel *pn = &p->pn[k];
   int logscale = pn->scale == APP_PLOT_LOG && drawable(pn, 1);
   int any = drawable(pn, 0);
+  double lfloor = logscale ? log_floor(pn) : 0.0;
   for (int j = 0; j < pn->ns; j++) {
-    put_data(fp, k, j, &pn->s[j], logscale);
+    put_data(fp, k, j, &pn->s[j], logscale, lfloor, 0);
+    if (lfloor > 0 && nonpositive(&pn->s[j])) {
+      put_data(fp, k, j, &pn->s[j], logscale, lfloor, 1);
+    }
   }
   fputs("set title ", fp);
-  put_str(fp, pn->title);
+  put_label(fp, pn->title);
   fprintf(fp, "%s\nset ylabel ", any ? "" : " . ' (no finite values)'");
-  put_str(fp, pn->ylabel);
+  put_label(fp, pn->ylabel);
   fputs("\nset xlabel ", fp);
-  put_str(fp, last ? p->xlabel : "");
-  fprintf(fp, "\n%s\nset format y %s\n%s\n", logscale ? "set logscale y" : "unset logscale y",
-          logscale ? "'%.0e'" : "'% h'", any ? "set autoscale y" : "set yrange [-1:1]");
+  put_label(fp, last ? p->xlabel : "");
+  fprintf(fp, "\n%s\nset format y %s\n", logscale ? "set logscale y" : "unset logscale y",
+          logscale ? "'%.0e'" : "'% h'");
+  if (lfloor > 0) {
+    /* half a decade below the floor, so that its markers stand clear */
+    fprintf(fp, "set autoscale y\nset yrange [%.17g:*]\n", lfloor / sqrt(10.0));
+  } else {
+    fputs(any ? "set autoscale y\n" : "set yrange [-1:1]\n", fp);
+  }
   fputs("plot ", fp);
   for (int j = 0; j < pn->ns; j++) {
-    fprintf(fp, "%s$D%d_%d using 1:2 with %s lw 1.5 title ", j ? ", \\\n     " : "", k, j,
-            pn->s[j].n > 1 ? "lines" : "points pt 7");
-    put_str(fp, pn->s[j].name);
+    const plot_series *s = &pn->s[j];
+    int sign = lfloor > 0 ? nonpositive(s) : 0;
+    /* a series with gaps also gets its points: a value between two gaps
+     * would be no line at all */
+    fprintf(fp, "%s$D%d_%d using 1:2 with %s lt %d lw 1.5 title ", j ? ", \\\n     " : "", k, j,
+            s->n < 2 ? "points pt 7" : sign ? "linespoints pt 7 ps 0.5" : "lines", j + 1);
+    put_label(fp, s->name);
+    if (sign) {
+      fprintf(fp, ", \\\n     $Z%d_%d using 1:2 with points lt %d pt 6 ps 0.7 title ", k, j,
+              j + 1);
+      put_floor_title(fp, s->name, sign, lfloor);
+    }
   }
   fputc('\n', fp);
 }
@@ -299,24 +426,16 @@ static int drawn_panels(const app_plot *p) {
   return n;
 }
 
-/* The title and notes, centred at the top. */
+/* The title and notes, centred at the top: one line each (a newline in
+ * them is drawn as a blank, put_label). */
 static void put_heading(FILE *fp, const app_plot *p) {
-  size_t len = strlen(p->title) + 2;
-  for (int k = 0; k < p->nnotes; k++) {
-    len += strlen(p->notes[k]) + 1;
-  }
-  char *all = malloc(len);
-  if (!all) {
-    return;
-  }
-  strcpy(all, p->title);
-  for (int k = 0; k < p->nnotes; k++) {
-    strcat(strcat(all, all[0] ? "\n" : ""), p->notes[k]);
-  }
   fputs("set label 1 ", fp);
-  put_str(fp, all);
+  put_label(fp, p->title);
+  for (int k = 0; k < p->nnotes; k++) {
+    fputs(" . \"\\n\" . ", fp);
+    put_label(fp, p->notes[k]);
+  }
   fputs(" at screen 0.5, screen 1 center front offset 0,-1\n", fp);
-  free(all);
 }
 
 /* Panels stacked in pixel units: a heading of HEAD_PX + NOTE_PX per note,
@@ -324,9 +443,8 @@ static void put_heading(FILE *fp, const app_plot *p) {
  * last also for the t label. */
 enum { HEAD_PX = 34, NOTE_PX = 15, TITLE_PX = 22, TICS_PX = 30, XLABEL_PX = 40 };
 
-static void put_script(FILE *fp, const app_plot *p, const char *fmt, int w, int h,
-                       const char *out) {
-  put_terminal(fp, fmt, w, h, out);
+static void put_script(FILE *fp, const app_plot *p, const char *fmt, int w, int h) {
+  put_terminal(fp, fmt, w, h);
   int np = drawn_panels(p);
   fputs("set grid\nset key at screen 0.82, graph 1 left top vertical Left reverse samplen 2\n"
         "set lmargin at screen 0.10\nset rmargin at screen 0.80\nset multiplot\n", fp);
@@ -348,7 +466,27 @@ static void put_script(FILE *fp, const app_plot *p, const char *fmt, int w, int 
     fputs("unset label 1\n", fp);
     row++;
   }
-  fputs("unset multiplot\nset output\n", fp);
+  fputs("unset multiplot\n", fp);
+}
+
+/* A new file beside path for the picture, open for writing, its name in
+ * *name: path.PID.tmp, or path.PID.N.tmp if that exists.  -1 if none. */
+static int open_beside(const char *path, char **name) {
+  size_t len = strlen(path) + 64;
+  *name = malloc(len);
+  for (int n = 0; *name && n < 100; n++) {
+    if (n == 0) {
+      snprintf(*name, len, "%s.%ld.tmp", path, (long)getpid());
+    } else {
+      snprintf(*name, len, "%s.%ld.%d.tmp", path, (long)getpid(), n);
+    }
+    int fd = open(*name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) {
+      return fd;
+    }
+  }
+  errno = *name ? EEXIST : ENOMEM;
+  return -1;
 }
 
 lth_status app_plot_render(const app_plot *p, const char *path, int width, int height,
@@ -369,32 +507,39 @@ lth_status app_plot_render(const app_plot *p, const char *path, int width, int h
     return lth_error_set(err, LTH_EINVAL, "a picture of %d x %d pixels: sizes are 200..20000 "
                          "wide and 100..20000 high", w, h);
   }
-  /* drawn to a temporary name beside the target, renamed when complete */
-  size_t len = strlen(path) + 48;
-  char *tmp = malloc(len);
   FILE *script = tmpfile();
-  if (!tmp || !script) {
-    free(tmp);
-    if (script) {
-      fclose(script);
-    }
+  if (!script) {
     return lth_error_set(err, LTH_EIO, "cannot draw: no temporary file for the script");
   }
-  snprintf(tmp, len, "%s.%ld.tmp", path, (long)getpid());
-  put_script(script, p, fmt, w, h, tmp);
+  /* drawn to a temporary file beside the target, renamed when complete;
+   * gnuplot writes it to its standard output and never sees a file name */
+  char *tmp = NULL;
+  int fd = open_beside(path, &tmp);
+  if (fd < 0) {
+    int e = errno;
+    fclose(script);
+    free(tmp);
+    return lth_error_set(err, LTH_EIO, "cannot write '%s': %s", path, strerror(e));
+  }
+  app_out_guard(tmp); /* a signal removes what gnuplot wrote so far */
+  put_script(script, p, fmt, w, h);
   lth_status st = ferror(script) ? lth_error_set(err, LTH_EIO, "cannot write the plot script")
-                                 : app_gnuplot_run(script, err);
+                                 : app_gnuplot_run(script, fd, err);
   fclose(script);
   struct stat sb;
-  if (st == LTH_OK && (stat(tmp, &sb) != 0 || sb.st_size == 0)) {
+  if (st == LTH_OK && (fstat(fd, &sb) != 0 || sb.st_size == 0)) {
     st = lth_error_set(err, LTH_EIO, "cannot draw: gnuplot wrote nothing to '%s'", path);
   }
+  if (close(fd) != 0 && st == LTH_OK) {
+    st = lth_error_set(err, LTH_EIO, "cannot write '%s': %s", path, strerror(errno));
+  }
   if (st == LTH_OK && rename(tmp, path) != 0) {
-    st = lth_error_set(err, LTH_EIO, "cannot write '%s'", path);
+    st = lth_error_set(err, LTH_EIO, "cannot write '%s': %s", path, strerror(errno));
   }
   if (st != LTH_OK) {
     remove(tmp);
   }
+  app_out_unguard();
   free(tmp);
   return st;
 }

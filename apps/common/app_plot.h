@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Pictures of results: a figure of panels stacked over a common t axis,
- * each with named series y(t), drawn by gnuplot through a pipe.
+ * each with named series y(t), drawn by gnuplot (app_gnuplot.h).
  *
  * Why gnuplot: it is the plotting program a Debian user already has or gets
  * with one package (gnuplot-nox, no X11), it writes PNG, SVG and PDF with
@@ -18,8 +18,11 @@
  *   lth_status st = app_plot_render(pl, "out.png", 0, 0, &err);  // .png .svg .pdf
  *   app_plot_free(pl);
  *
- * Log-scale panels (condition numbers, residuals) leave out values <= 0;
- * non-finite values are gaps.  Series data are copied.
+ * Log-scale panels (condition numbers, residuals) draw values <= 0 as open
+ * markers on a floor, the largest power of ten at least a decade below the
+ * smallest positive value, stated in the legend, and a series with such gaps with its points;
+ * non-finite values are gaps.  Series data are copied.  Every text (title,
+ * notes, names) is drawn literally: gnuplot interprets none of it.
  */
 #ifndef LTH_APP_PLOT_H
 #define LTH_APP_PLOT_H

@@ -11,7 +11,7 @@
  * decompositions each): evenly spread over the run's times. */
 #define MAP_TIMES 200
 
-/* Sum over the sampled blocks of max |z - z_block|. */
+/* Sum over the sampled data sets of max |z - z_set|. */
 static lth_status variants(const lth_system *sys, size_t n, const double *z,
                            app_resolve_fn resolve, void *ctx, double *sum, lth_error *err) {
   int nb = lth_system_sampled_blocks(sys);

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The sampling contribution to a solution's error (lth-solve, lth-bvp):
- * what the fits of the samples cost, which no integration tolerance can buy
- * back.  Estimated as the library documents it (lth/decomp_error.h,
- * docs/sampled-data.md): solve again with each sampled block moved by its
- * own error estimate (lth_system_sampling_variant, one solve per block) and
- * add the differences, plus the error of the map z = G v + q at the output
- * times (the decomposition's error bars times |v|). */
+/* The sampling contribution to a solution's error (lth-solve, lth-bvp,
+ * lth-ic): what the fits of the samples cost, which no integration tolerance
+ * can buy back.  Estimated as the library documents it (lth/decomp_error.h,
+ * docs/sampled-data.md): solve again with each sampled data set on its
+ * alternative fits (lth_system_sampling_variant, one solve per data set,
+ * wherever the system reads it: blocks, mass matrices, equation-form
+ * coefficients) and add the differences, plus the error of the map
+ * z = G v + q at the output times (the decomposition's error bars times
+ * |v|).  python/lth/sampling.py computes the same. */
 #ifndef LTH_APP_SAMPLERR_H
 #define LTH_APP_SAMPLERR_H
 

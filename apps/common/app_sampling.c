@@ -24,8 +24,10 @@ void app_sampling_free(app_sampling *ss) {
 }
 
 static lth_status block_init(app_sampled_block *b, int order, lth_error *err) {
-  /* a fit of degree K has no derivatives above K */
-  b->order = order < b->degree ? order : b->degree;
+  /* a fit of degree K has no derivatives above K; automatic fits (degree 0)
+   * go up to lth_samples_max_order */
+  int top = b->degree > 0 ? b->degree : lth_samples_max_order(b->src);
+  b->order = order < top ? order : top;
   size_t n = (size_t)b->order + 1;
   b->err = calloc(n, sizeof *b->err);
   b->t_err = calloc(n, sizeof *b->t_err);
@@ -120,10 +122,16 @@ void app_sampling_text(const app_sampling *ss, FILE *fp) {
   char bt[32];
   for (size_t k = 0; k < ss->n; k++) {
     const app_sampled_block *b = &ss->b[k];
+    char fits[48];
+    if (b->degree > 0) {
+      snprintf(fits, sizeof fits, "local fits of degree %d", b->degree);
+    } else {
+      snprintf(fits, sizeof fits, "automatic local fits");
+    }
     fprintf(fp,
-            "%-15s%s: local fits of degree %d; estimated error per derivative order\n"
+            "%-15s%s: %s; estimated error per derivative order\n"
             "                 (largest over the times; relative to the data):\n",
-            k == 0 ? "sampling" : "", b->label, b->degree);
+            k == 0 ? "sampling" : "", b->label, fits);
     for (int d = 0; d <= b->order; d++) {
       fprintf(fp, "                 order %d  %.2e  (relative %.2e)  at t = %s\n", d, b->err[d],
               app_sampling_relative(b, d), app_fmt_exact(bt, sizeof bt, b->t_err[d]));

@@ -6,7 +6,8 @@
  * output order); for sampled blocks those derivatives come from local
  * polynomial fits whose error lth_samples_error_estimate estimates.  This
  * module keeps, per sampled block and derivative order d = 0..order (capped
- * by the block's fit degree), the largest estimate over the times seen and
+ * by the block's fit degree, or in automatic mode by the highest order the
+ * samples give), the largest estimate over the times seen and
  * where, and the largest |d-th derivative| of the block (the data's scale).
  *
  * "Relative to the data" = estimate / max(largest |d-th derivative|,
@@ -40,7 +41,7 @@ extern "C" {
 typedef struct app_sampled_block {
   const char *label;      /* "A(2,1)", "f(1)", "B", ... */
   const lth_source *src;
-  int degree;             /* of the local fits */
+  int degree;             /* of the local fits (0: chosen automatically) */
   int order;              /* derivative orders 0..order are tracked */
   double *err;            /* largest estimate per order */
   double *t_err;          /* where */

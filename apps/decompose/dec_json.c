@@ -2,6 +2,7 @@
 /* lth-decompose: JSON (dec.h; docs/format.md section 2).  The points are
  * streamed: the head before the grid, each point as it arrives, the summary
  * at the end. */
+#include "app_table.h"
 #include "dec.h"
 
 void dec_json_begin(app_ctx *D, app_run *run) {
@@ -18,6 +19,9 @@ void dec_json_begin(app_ctx *D, app_run *run) {
   app_json_put_int(j, "p", run->p);
   app_json_put_string(j, "kind", app_problem_kind_name(run->pb));
   app_json_put_int(j, "s", run->s);
+  /* the rows of Bhat, q and G: z's positions by name (and for an
+   * equation-form file the unknowns in the file's order, as lth-solve) */
+  app_json_names(j, "components", &run->names);
   app_json_key(j, "points");
   app_json_begin_array(j);
 }

@@ -144,13 +144,14 @@ static void text_check(const app_ctx *R, const app_run *run) {
   if (c->rank_G_bad == 0) {
     fprintf(fp, "                 rank G = p = %d at every point\n", run->p);
   } else {
-    fprintf(fp, "                 rank G != p = %d at %zu points (first: rank %d at t = %s)\n",
-            run->p, c->rank_G_bad, c->rank_G_first,
+    fprintf(fp, "                 rank G != p = %d at %zu %s (first: rank %d at t = %s)\n",
+            run->p, c->rank_G_bad, app_plural((double)c->rank_G_bad, "point", "points"),
+            c->rank_G_first,
             app_fmt_exact(bt, sizeof bt, c->t_rank_G_bad));
   }
   if (c->rank_P_bad > 0) {
-    fprintf(fp, "                 rank P_i != n_r at %zu points (first at t = %s)\n",
-            c->rank_P_bad, app_fmt_exact(bt, sizeof bt, c->t_rank_P_bad));
+    fprintf(fp, "                 rank P_i != n_r at %zu %s (first at t = %s)\n",
+            c->rank_P_bad, app_plural((double)c->rank_P_bad, "point", "points"), app_fmt_exact(bt, sizeof bt, c->t_rank_P_bad));
   }
 }
 

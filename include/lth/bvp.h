@@ -101,7 +101,15 @@ typedef struct lth_bvp_result {
  * times you need in the grid or use a shooting method).  B0, B1 are rows x s
  * column-major (ld = rows), beta has rows entries; rows must equal p.
  * Errors: LTH_EBC (rows != p, or rank [B0 B1] < p: input errors),
- * LTH_ENOTUNIQUE (singular or too ill-conditioned shooting matrix). */
+ * LTH_ENOTUNIQUE (singular or too ill-conditioned shooting matrix),
+ * LTH_ENOSOL (data of block row j >= 2 whose derivative of order j - 2 jumps
+ * at some t, e.g. a jump in f(2) at index 2: the solution would need an
+ * impulse; err names t and the block), LTH_ETOL (finite differences: data not
+ * resolved on the grid's cells, or an output time just after a point where
+ * the constraints' data are not smooth; collocation: tolerance not reached).
+ * Between its points every method relies on enclosures of the data where
+ * they have them (expressions, not callbacks or samples): docs/collocation.md
+ * section 8. */
 lth_status lth_bvp_solve(const lth_system *sys, double t0, double t1, int rows, const double *B0,
                          const double *B1, const double *beta, const double *times, size_t n,
                          const lth_bvp_opts *opts, lth_bvp_result **out, lth_error *err);

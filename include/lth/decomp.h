@@ -46,12 +46,13 @@ typedef struct lth_point {
                            shrinks to nothing at one t leaves cond_pi and cond_chain at 1 but
                            not this.  The threshold cond_max applies to it. */
   double amplification; /* the error amplification the point was accepted with: the outputs'
-                           relative error is about eps times this (lth_cond_acceptable,
-                           include/lth/wellposed.h).  The a priori bound cond_interval^(r-1)
-                           when that is within the limit; otherwise measured by recomputing
-                           the point with every intermediate result perturbed
-                           (amplification_measured = 1) */
-  int amplification_measured;
+                           relative error is about eps times this (include/lth/wellposed.h,
+                           docs/conditioning.md section 1.2).  The a priori
+                           cond_interval^(r-1) where that is at most
+                           LTH_AMPLIFICATION_MEASURE; above it (or always, with
+                           lth_decomp_ws_set_measure) measured by recomputing the point with
+                           every intermediate result perturbed */
+  int amplification_measured; /* 1: amplification is the measured one */
   int r, s, m, p;   /* index, size, state dimension s - n_r, manifold dimension */
   lth_jet Pi, P, Ahat, g, Bhat, q, G;
   lth_jet *Q;       /* Q[i-1] = Q_i, i = 1..r-1 */
@@ -82,15 +83,28 @@ void lth_decomp_ws_set_cond_max(lth_decomp_ws *ws, double cond_max);
  * that knows the interval sets it (lth_grid_decompose does, from its times). */
 void lth_decomp_ws_set_scale(lth_decomp_ws *ws, double scale);
 double lth_decomp_ws_scale(const lth_decomp_ws *ws);
+/* always = 1: measure the error amplification at every point, not only where
+ * the a priori one exceeds LTH_AMPLIFICATION_MEASURE (one more decomposition
+ * per point).  For callers whose tolerances use the error of a few points
+ * (lth_ic: the consistency tolerance at t0). */
+void lth_decomp_ws_set_measure(lth_decomp_ws *ws, int always);
 const lth_system *lth_decomp_ws_system(const lth_decomp_ws *ws);
 int lth_decomp_ws_order(const lth_decomp_ws *ws);
 
 /* Decompose at t into pt (pt->order must be <= the workspace's out_order; the
  * results are truncated to pt->order).  Errors name t: a singular or
  * ill-conditioned Pi (LTH_ESING / LTH_ECOND with the condition estimate: the
- * chain condition or cond_interval above the threshold), a
+ * chain condition or cond_interval above the threshold, or an error
+ * amplification above the limit, lth_point.amplification), a
  * source failure, or a non-finite result (LTH_ENOTFINITE). */
 lth_status lth_decomp_at(lth_decomp_ws *ws, double t, lth_point *pt, lth_error *err);
+
+/* The scale of rank decisions on G = (Nhat + Bhat)(I - P) = Z - Z P
+ * (Corollary 3): ||Nhat + Bhat||_F (1 + ||P||_F) at order 0, which bounds ||G||
+ * and makes its rounding error eps times a modest factor.  Never ||G|| itself:
+ * with p = 0, G is rounding noise and its largest singular value says
+ * nothing.  Used by lth_verify_point and lth_ic for the rank of G. */
+double lth_point_rank_scale(const lth_point *pt);
 
 /* The input jets of the last successful lth_decomp_at (A: s x s, f: s x 1),
  * of order out_order + r - 1.  Valid until the next call. */

@@ -20,11 +20,16 @@
  *
  * For the IVP, BVP and LQR solvers, whose solutions depend on the data over
  * the whole interval, lth_system_sampling_variant gives the same system with
- * sampled blocks moved by their error estimate (derivative m by est_m, in the
- * pattern of the alternative fit): solving with it too and differencing
- * estimates the sampling contribution to the solution's error (run it with
- * the same tolerances; that difference is what the tools print next to the
- * integration tolerance).
+ * sampled data on their alternative fits (the fits their error estimate
+ * compares with, at every t the solver asks for, between samples too):
+ * solving with it too and differencing estimates the sampling contribution
+ * to the solution's error (run it with the same tolerances; that difference
+ * is what the tools print as sampling_error).
+ *
+ * Sampled data are found wherever the system reads them: a block that is a
+ * samples(...) source, a scaled view of one (the LQR optimality DAE), a block
+ * behind a mass matrix (M^{-1} A), or a coefficient of an equation-form
+ * block; each data set counts once however many blocks read it.
  */
 #ifndef LTH_DECOMP_ERROR_H
 #define LTH_DECOMP_ERROR_H
@@ -57,19 +62,19 @@ typedef struct lth_decomp_errest {
   double abs[LTH_NOUT]; /* estimated largest |error| over the output's entries */
   double rel[LTH_NOUT]; /* abs / max(1, largest |entry|) */
   double overall;       /* largest rel */
-  int nsampled;         /* sampled blocks that contribute (0: exact data, all estimates 0) */
+  int nsampled;         /* sampled data sets that contribute (0: exact data, all estimates 0) */
 } lth_decomp_errest;
 
 typedef struct lth_decomp_error lth_decomp_error;
 
-/* Workspace for the estimates of sys (which must outlive it).  Sampled blocks
- * are sources made by lth/samples.h, or lth_source_scaled views of them (the
- * LQR optimality DAE). */
+/* Workspace for the estimates of sys (which must outlive it).  Sampled data
+ * are sources made by lth/samples.h, wherever the blocks read them (see
+ * above). */
 lth_decomp_error *lth_decomp_error_alloc(const lth_system *sys, lth_error *err);
 void lth_decomp_error_free(lth_decomp_error *de);
 /* As lth_decomp_ws_set_cond_max. */
 void lth_decomp_error_set_cond_max(lth_decomp_error *de, double cond_max);
-/* Number of sampled blocks. */
+/* Number of sampled data sets. */
 int lth_decomp_error_nsampled(const lth_decomp_error *de);
 
 /* Decompose at t and estimate the outputs' errors into *out.  Errors as
@@ -83,24 +88,26 @@ const lth_point *lth_decomp_error_point(const lth_decomp_error *de);
 const double *lth_decomp_error_entries(const lth_decomp_error *de, int which, int *rows,
                                        int *cols);
 
-/* Number of sampled blocks of sys (samples sources, or lth_source_scaled
- * views of them), counted in the order A(1,1), ..., A(1,r), f(1), A(2,1),
- * ..., f(r). */
+/* Number of sampled data sets sys reads (see above; a variant's data sets
+ * count too), in the order in which A(1,1), ..., A(1,r), f(1), A(2,1), ...,
+ * f(r) first read them.  The name is historical: in the block form every
+ * samples(...) block is one data set. */
 int lth_system_sampled_blocks(const lth_system *sys);
 
-/* The system sys with sampled blocks moved by their error estimate towards
- * their alternative fits (at every t and order m: chosen + est_m / m! *
- * (alt - chosen) / max|alt - chosen|, lth_samples_error_jet): every sampled
- * block (which = -1), or only the which-th (0 .. lth_system_sampled_blocks
- * - 1); the other blocks are shared.  sys must outlive it; free with
- * lth_system_free.  For a solution z: the sum over which = 0 .. nb - 1 of
- * |z - z_which| estimates z's sampling error without counting on errors
- * cancelling between blocks (nb extra solves); |z - z_all| is one solve and
- * can be smaller than the truth by the cancellation (docs/sampled-data.md). */
+/* The system sys with its sampled data on their alternative fits
+ * (lth_samples_fill_alternative: the fits the error estimate compares the
+ * chosen ones with): every data set (which = -1), or only the which-th
+ * (0 .. lth_system_sampled_blocks - 1); what reads no data is shared.  sys
+ * must outlive it; free with lth_system_free.  For a solution z: the sum over
+ * which = 0 .. nb - 1 of |z - z_which| estimates z's sampling error without
+ * counting on errors cancelling between data sets (nb extra solves);
+ * |z - z_all| is one solve and can be smaller than the truth by the
+ * cancellation (docs/sampled-data.md). */
 lth_system *lth_system_sampling_variant(const lth_system *sys, int which, lth_error *err);
 /* The same for one source (e.g. a block of an LQR problem, lth_lqr_spec): a
- * view that delivers the alternative fits of sampled data (or src itself
- * when it is not sampled).  src must outlive it; free with lth_source_free. */
+ * view that delivers the alternative fits of the sampled data it reads (src
+ * itself when it is sampled data; src unchanged when it reads none).  src
+ * must outlive it; free with lth_source_free. */
 lth_source *lth_source_sampling_variant(const lth_source *src, lth_error *err);
 
 #ifdef __cplusplus

@@ -25,6 +25,12 @@ extern "C" {
 
 typedef struct lth_expr lth_expr;
 
+/* A closed interval [lo, hi]; lo = -inf / hi = +inf for unbounded ones
+ * (enclosures of the data, include/lth/enclose.h). */
+typedef struct lth_interval {
+  double lo, hi;
+} lth_interval;
+
 /* Resolves a name that is not t, pi or a function: return 1 and set *value
  * when the name (name[0..len-1], not NUL-terminated) is known, else 0. */
 typedef int (*lth_expr_lookup_fn)(void *ctx, const char *name, size_t len, double *value);
@@ -54,6 +60,27 @@ lth_status lth_expr_taylor(const lth_expr *e, double t, int order, double *coef,
 
 /* Value at t (order 0; allocates its workspace). */
 lth_status lth_expr_eval(const lth_expr *e, double t, double *value, lth_error *err);
+
+/* ---- enclosures of the data (docs/enclosures.md, include/lth/enclose.h) ---- */
+
+/* Intervals of workspace lth_expr_enclose needs for this order. */
+size_t lth_expr_enclose_work_size(const lth_expr *e, int order);
+/* Enclosures coef[m], m = 0..order, of the Taylor coefficients
+ * e^{(m)}(t)/m! for all t in [a, b] (a <= b; a = b gives a point enclosure).
+ * work holds lth_expr_enclose_work_size(e, order) intervals.  Never fails on
+ * the data: where the expression is undefined or not differentiable
+ * somewhere in [a, b] the enclosures concerned are unbounded (or, for order
+ * 0 outside any domain, [-inf, inf]).  LTH_EINVAL for bad arguments only.
+ * Thread-safe for distinct work arrays. */
+lth_status lth_expr_enclose(const lth_expr *e, double a, double b, int order,
+                            lth_interval *coef, lth_interval *work, lth_error *err);
+/* 1 if e is identically zero: its value is the constant 0, or its
+ * enclosure (on [-1, 1]) is exactly {0} (e.g. 0 * sin(t), x - x for the same
+ * subexpression x).  Decided from the expression, never from samples. */
+int lth_expr_is_zero(const lth_expr *e);
+/* The same on [a, b]: there only the denominators' enclosures differ
+ * (0 / t is identically zero on [1, 2]). */
+int lth_expr_is_zero_on(const lth_expr *e, double a, double b);
 
 #ifdef __cplusplus
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The decomposition on a time grid, parallel over points (OpenMP), one
- * workspace per thread and no allocation per point.  Results are streamed to
- * a consumer in time order (memory independent of the grid size) or stored.
- * The parallel run gives bitwise the same numbers as the serial one: each
- * point is computed by the same code on its own workspace, and BLAS runs
- * single-threaded inside the grid.
+/* The decomposition on a time grid, parallel over points (lth's own threads,
+ * docs/library.md "Threads"), one workspace per thread and no allocation per
+ * point.  Results are streamed to a consumer in time order (memory
+ * independent of the grid size) or stored.  The parallel run gives bitwise
+ * the same numbers as the serial one: each point is computed by the same code
+ * on its own workspace.  BLAS's thread count is the caller's (one BLAS thread
+ * is fastest for small systems).
  */
 #ifndef LTH_GRID_H
 #define LTH_GRID_H
@@ -21,7 +22,7 @@ extern "C" {
 #endif
 
 typedef struct lth_grid_opts {
-  int threads;      /* worker threads; 0 = all available (default), 1 = serial */
+  int threads;      /* threads; 0 = lth's default (LTH_NUM_THREADS, else the CPUs), 1 = serial */
   int out_order;    /* order of the result jets (default 0; --check needs 1) */
   double cond_max;  /* chain condition above this is an error (0: LTH_DEFAULT_COND_MAX) */
   size_t batch;     /* results computed ahead of the consumer, at most (0: 16 per thread);

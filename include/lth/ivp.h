@@ -74,13 +74,19 @@ typedef struct lth_ivp_opts {
                                between the integrator's times is refused, naming t and
                                cond_interval); 0: automatic, < 0: none (the caller scanned) */
   int hermite;              /* -1 auto (on iff the system has sampled data), 0 off, 1 on */
-  const double *hermite_grid; /* grid for Hermite mode (NULL: 201 uniform points) */
+  const double *hermite_grid; /* Hermite mode: nodes to add to those placed for the samples
+                               (one per 16 sample intervals, then where the check between
+                               nodes against table_tol asks for more; docs/sampled-data.md);
+                               NULL: none.  The output times are never needed here */
   size_t hermite_n;
   /* optional: called from the calling thread each time the integrator reaches an
    * output time t (lth_ivp_advance; also in fundamental solutions and the BVP
-   * and LQR solvers built on it), t_end the end of its span */
+   * and LQR solvers built on it), t_end the end of its span; lth_ivp_solve's
+   * error estimate integrates from t0 again */
   void (*progress)(void *ctx, double t, double t_end);
   void *progress_ctx;
+  int error_estimate;       /* 1 (default): estimate the global error of z by a second, more
+                               accurate solve (lth_ivp_result.error_estimate); 0: off */
 } lth_ivp_opts;
 
 void lth_ivp_opts_init(lth_ivp_opts *opts);
@@ -88,6 +94,7 @@ void lth_ivp_opts_init(lth_ivp_opts *opts);
 /* An explicit method needs steps h < ~3 / gamma for a damping rate gamma: at
  * most this many "stability steps" over the span are accepted. */
 #define LTH_IVP_EXPLICIT_GAMMA_SPAN 1e4
+
 
 typedef struct lth_ivp_result {
   size_t n;
@@ -107,11 +114,12 @@ typedef struct lth_ivp_result {
   double seconds_total, seconds_decomp; /* decomp: decompositions, table building included */
   lth_ivp_coefficients coef_mode; /* what served the coefficients: _DIRECT, _TABLE, _HERMITE
                                      (_TABLE also when auto fell back to direct part-way) */
-  int coef_order;    /* Hermite: the jet order k at the grid points (interpolation degree
+  int coef_order;    /* Hermite: the jet order k at the nodes (interpolation degree
                         2k + 1); table: the highest Chebyshev degree kept; direct: -1 */
-  size_t table_panels; /* table: panels built (table_direct_panels of them left direct) */
+  size_t table_panels; /* table: panels built (table_direct_panels of them left direct);
+                          Hermite: intervals between the nodes */
   size_t table_direct_panels;
-  double coef_error; /* table: largest estimated interpolation error (relative to
+  double coef_error; /* table, Hermite: largest estimated interpolation error (relative to
                         max(1, |field|)); 0 otherwise */
   double table_end;  /* table: end of the tabulated part -- the last output time, or where
                         auto went over to direct decompositions; NAN otherwise */
@@ -120,6 +128,39 @@ typedef struct lth_ivp_result {
                         errors of v, and z's (the algebraic components' above all) can be up
                         to this many times larger (>= 1; e.g. 1e4 for u = k (y - cos t) +
                         sin t with k = 1e4) */
+  /* The global error estimate (opts.error_estimate; docs/user-guide.md section 6.6).
+   * z_ref is a second solve of the reduced ODE from the same initial value, with
+   * the same output maps, more accurate in each part of the solve's error:
+   * tighter tolerances (error_rtol, error_atol: 0.1 times the solve's for rk8pd,
+   * 0.01 for msbdf and bsimp), rk8pd for the non-stiff methods and the method
+   * itself for msbdf and
+   * bsimp (error_method), smaller steps where the outputs set the steps, and
+   * where the solve read a coefficient table, a table of its own 10 times as
+   * accurate;
+   * so z_error = z - z_ref estimates the error of z at the output times -- the
+   * algebraic components' too (z = (Nhat + Bhat) v + q) -- that integrating the
+   * reduced ODE made, the coefficient table's interpolation error included; not
+   * the initial value's (z0 is data), not that of sampled data (their Hermite
+   * interpolation is shared; the data's error is the tools' sampling_error).
+   * At the rounding floor (~max(100, steps) eps max |z|; bsimp: up to 10 times
+   * its right-hand sides instead of steps) the estimate says no more than that the
+   * error is at that level. */
+  double error_estimate; /* max over the output times k and components i of |z_error_ik|;
+                            NaN: not estimated */
+  double error_tol;  /* the same in units of the tolerance: max over k, i of |z_error_ik| /
+                        (atol + rtol max_k |z_ik|), the weights of the integrator's own norm
+                        with each component's largest size; > 1: the solve missed rtol/atol */
+  int error_worst;   /* component (0-based) where error_tol is attained (-1: none) */
+  size_t error_worst_k; /* and the output (index into times) */
+  double *z_error;   /* s x n: the estimated error z - z_ref at each output (NULL: none) */
+  lth_ivp_method error_method;
+  double error_rtol, error_atol;
+  size_t error_steps, error_rhs_evals, error_decomps; /* the reference solve's cost */
+  double error_seconds; /* its seconds (part of seconds_total) */
+  lth_error error_failed; /* why error_estimate is NaN although asked for (status LTH_OK
+                             otherwise): the reference solve failed where the solve did not
+                             (LTH_ESING, LTH_ECOND from it fail the solve instead: Pi singular
+                             or ill-conditioned where the solve stepped over) */
 } lth_ivp_result;
 
 /* Solve from z0 at t0 and report at times[0..n-1] (nondecreasing, >= t0).

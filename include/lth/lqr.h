@@ -38,7 +38,7 @@ typedef enum lth_lqr_method {
                              (LTH_ECOND) to call W rank-deficient when Psi's columns spread
                              by more than 1e8 over the interval */
   LTH_LQR_COLLOCATION = 1 /* (the default of lth_lqr_opts_init) the optimality BVP x(t0) = x0, lambda(t1) = C x(t1) by Gauss
-                             collocation (lib/lqr_colloc.c, docs/collocation.md), to the
+                             collocation (lib/lqr/lqr_colloc.c, docs/collocation.md), to the
                              tolerance ivp.rtol; stable for long horizons.  Used when the
                              smooth optimum exists and is unique; otherwise the shooting
                              path's analysis (impulses, non-uniqueness) is returned */

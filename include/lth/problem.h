@@ -83,6 +83,15 @@ const lth_source *lth_problem_sampled(const lth_problem *pb, size_t k, const cha
 
 /* LQR data of a `problem lqr` file (NULL for DAE files); valid while pb lives. */
 const lth_lqr_spec *lth_problem_lqr(const lth_problem *pb);
+/* lth_lqr_solve's requirements on that data (lth/lqr.h: C and H(t)
+ * symmetric positive semidefinite), checked as lth_lqr_solve checks them: on
+ * a scan of [t0, t1] and at times[0..n-1].  A refusal (LTH_EDATA) names t
+ * and the H or C statement's file:line:column, which lth_lqr_solve cannot
+ * (lth-lqr calls this when lth_lqr_solve returns LTH_EDATA).  Reading the
+ * file does not check it: the optimality DAE can be decomposed without.
+ * LTH_EINVAL for other files. */
+lth_status lth_problem_lqr_check(const lth_problem *pb, const double *times, size_t n,
+                                 lth_error *err);
 
 /* ---- the user's unknowns (for the tools' output, docs/equations.md) ----
  * The system's unknowns z = (z_1, ..., z_{r-1}, u) are in the canonical

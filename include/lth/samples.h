@@ -98,7 +98,7 @@ lth_status lth_samples_fit_at(const lth_source *src, double t, int m, int *degre
  * interval) plus three times the noise level times the fit's noise
  * amplification (three standard deviations).  An estimate, not a bound: on
  * the test data it is about 0.5 to 10 times the true error
- * (tests/test_samples_auto.c).  Allocates (lth_samples_error_jet does not). */
+ * (tests/unit/samples/test_samples_auto.c).  Allocates (lth_samples_error_jet does not). */
 lth_status lth_samples_error_estimate(const lth_source *src, double t, int order, double *est,
                                       lth_error *err);
 /* Doubles of work lth_samples_error_jet and lth_samples_fill_alternative need. */

@@ -35,6 +35,17 @@ typedef struct lth_source_type {
   void (*domain)(const void *state, double *lo, double *hi);
   void (*destroy)(void *state);
   int exact; /* 1: coefficients exact to rounding; 0: estimated (sampled data) */
+  /* Optional (NULL: the data carry no enclosure; include/lth/enclose.h).
+   * Enclose coefficients 0..order of every entry over [a, b]: entry (i, j)
+   * of order m at coef[m*rows*cols + i + j*rows]; work holds
+   * enclose_work_size(state, order) intervals. */
+  lth_status (*enclose)(const void *state, double a, double b, int order, lth_interval *coef,
+                        lth_interval *work, lth_error *err);
+  size_t (*enclose_work_size)(const void *state, int order);
+  /* Optional: the sources this one is computed from (a mass-matrix solve:
+   * M and X), at most 4, into parts; returns how many.  The data are
+   * resolved where all parts are. */
+  int (*parts)(const void *state, const lth_source **parts);
 } lth_source_type;
 
 /* A source of a given type over `state` (ownership of state passes to the source;
@@ -73,7 +84,7 @@ lth_source *lth_source_scaled(const lth_source *base, double alpha, int transpos
  * behind the LQR optimality DAE's views. */
 const lth_source *lth_source_scaled_base(const lth_source *src, double *alpha, int *transpose);
 
-/* M(t)^{-1} X(t) (lib/source_solve.c): M (n x n) is shared and must outlive
+/* M(t)^{-1} X(t) (lib/source/source_solve.c): M (n x n) is shared and must outlive
  * the new source; X (n x k) is owned (freed with it, also on failure).  Each
  * fill factors M_0 once and solves the jet recurrence, so the result is exact
  * to rounding (no differences).  mscale > 0 is the size of M on the interval
@@ -106,6 +117,21 @@ size_t lth_source_work_size(const lth_source *src, int order);
  * is LTH_ENOTFINITE with t. */
 lth_status lth_source_fill(const lth_source *src, double t, int order, lth_jet *out,
                            double *work, lth_error *err);
+
+/* ---- enclosures of the data (docs/enclosures.md, include/lth/enclose.h) ---- */
+
+/* 1 if the source carries an enclosure of its own (constants, expressions,
+ * the equation form's blocks of those, scaled views); 0 otherwise (callbacks,
+ * sampled data, composite sources such as mass-matrix solves, which
+ * lth_enclose examines through their parts). */
+int lth_source_can_enclose(const lth_source *src);
+/* Intervals of workspace for lth_source_enclose at this order. */
+size_t lth_source_enclose_work_size(const lth_source *src, int order);
+/* Enclosures of the Taylor coefficients of the rows x cols source over
+ * [a, b], m = 0..order: entry (i, j) of order m at coef[m*rows*cols + i +
+ * j*rows].  LTH_EINVAL when the source carries no enclosure. */
+lth_status lth_source_enclose(const lth_source *src, double a, double b, int order,
+                              lth_interval *coef, lth_interval *work, lth_error *err);
 
 #ifdef __cplusplus
 }

@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-/* One list generates both the enum and lth_strerror (lib/status.c).
+/* One list generates both the enum and lth_strerror (lib/core/status.c).
  * X(name, value, kind, text): kind 2 = input error, 3 = numerical failure,
  * 1 = usage error; it is the exit status the command-line tools use. */
 #define LTH_STATUS_LIST(X)                                                         \

@@ -30,9 +30,9 @@
  * a decomposition workspace, see lth_table_eval) and counted in the info.
  *
  * Building is lazy and left to right (lth_table_build covers [t_lo, t]), and
- * parallel over the nodes of each panel (OpenMP, one decomposition workspace
- * per thread; BLAS single-threaded inside).  A fully built table is read-only:
- * lth_table_eval may then be called from several threads at once (each with
+ * parallel over the nodes of each panel and over stretches of panels (lth's
+ * own threads, docs/library.md "Threads"; one decomposition workspace per
+ * thread).  A fully built table is read-only: lth_table_eval may then be called from several threads at once (each with
  * its own lth_point and workspace) -- e.g. by a collocation BVP solver, which
  * builds the table over [t0, t1] once and evaluates at its collocation points.
  */
@@ -54,7 +54,7 @@ typedef struct lth_table_opts {
                         field (default 1e-12; at least 1e-15) */
   int deriv;         /* 1: also d/dt of Ahat, g and P (order-1 evaluations) */
   int outputs;       /* 1 (default): also Bhat, q, G; 0: only Ahat, g, P */
-  int threads;       /* worker threads (0: all available, 1: serial) */
+  int threads;       /* threads (0: lth's default, LTH_NUM_THREADS, else the CPUs; 1: serial) */
   double cond_max;   /* chain condition above this is an error (0: LTH_DEFAULT_COND_MAX) */
   double min_width;  /* smallest panel before giving up (0: 1e-10 of the span) */
   int target_degree; /* degree the width control aims at (0: default 24) */

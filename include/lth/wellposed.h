@@ -54,7 +54,7 @@ extern "C" {
  * estimates their error (each relative to a size of the data: ||G|| and 1,
  * ||q||, ||Ahat (I - P)|| and ||A||, ||g|| and ||A|| ||q|| + ||f|| -- never
  * to a quantity that is rounding noise itself).  The measured amplification
- * is LTH_PERTURB_SAFETY * change / eps.  Calibration (tests/
+ * is LTH_PERTURB_SAFETY * change / eps.  Calibration (tests/unit/decomp/
  * test_refusal_family.c's family, 1800 points of index 2 to 8 with an error
  * above 1e-12, near roots of det Pi included): the change exceeded the true
  * error at 98 % of them and fell short by more than the safety factor at

@@ -30,17 +30,47 @@ The library is found at ``$LTH_LIBRARY`` if set, else at the path recorded
 when the package was built or installed (see ``lth.library_path()``).
 """
 
-from . import errors
-from ._lib import LIBRARY_PATH as _LIBRARY_PATH
-from ._lib import library_path
-from .decompose import CheckReport, Decomposition, check, decompose
-from .errors import *  # noqa: F401,F403  (the exception classes)
-from .errors import Error, InputError, NumericalError, UsageError
-from .model import LQRModel, Model, Samples
-from .problem import Problem, load, parse
-from .results import BVPSolution, InitialValue, LQRSolution, Solution
-from .sampling import SamplingReport
-from .solvers import bvp, ic, lqr, solve
+
+def _requirements():
+    """NumPy and the generated modules, or an ImportError that says what to do."""
+    import importlib
+    import os
+    import sys
+    try:
+        import numpy  # noqa: F401
+    except ImportError as e:
+        raise ImportError(
+            "lth needs NumPy, which %s cannot import (%s): on Debian install python3-numpy "
+            "(apt-get install python3-numpy) and use /usr/bin/python3 or a venv made with "
+            "`python3 -m venv --system-site-packages`; elsewhere `pip install numpy`"
+            % (sys.executable, e)) from None
+    try:
+        importlib.import_module(__name__ + "._layout")
+    except ModuleNotFoundError as e:
+        if e.name != __name__ + "._layout":
+            raise
+        raise ImportError(
+            "lth: %s is the package's source, without the _layout.py and _config.py that "
+            "building liblth generates (the C structs' layout, the library's path); use a "
+            "built copy instead: PYTHONPATH=build/python after `cmake --build build`, the "
+            "installed package (`cmake --install build`), or `pip install ./python` against "
+            "an installed liblth (docs/python.md, section 1)"
+            % os.path.dirname(os.path.abspath(__file__))) from None
+
+
+_requirements()
+
+from . import errors  # noqa: E402
+from ._lib import LIBRARY_PATH as _LIBRARY_PATH  # noqa: E402
+from ._lib import library_path  # noqa: E402
+from .decompose import CheckReport, Decomposition, check, decompose  # noqa: E402
+from .errors import *  # noqa: F401,F403,E402  (the exception classes)
+from .errors import Error, InputError, NumericalError, UsageError  # noqa: E402
+from .model import LQRModel, Model, Samples  # noqa: E402
+from .problem import Problem, load, parse  # noqa: E402
+from .results import BVPSolution, InitialValue, LQRSolution, Solution  # noqa: E402
+from .sampling import SamplingReport  # noqa: E402
+from .solvers import bvp, ic, lqr, solve  # noqa: E402
 
 __version__ = "0.1.0"
 

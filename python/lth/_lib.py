@@ -40,6 +40,8 @@ _SCALARS = {
 def _member_type(code, size, classes):
     if code == "char[]":
         return ctypes.c_char * size
+    if code == "double[]":
+        return ctypes.c_double * (size // ctypes.sizeof(ctypes.c_double))
     if code in classes:
         return classes[code]
     key = (code, size)

@@ -52,6 +52,18 @@ class Decomposition:
     [Nhat + Bhat](I - P); ``cond_pi`` and ``cond_chain`` (n,) condition
     estimates, ``pi_sign`` (n,) the sign of det Pi.  ``derivatives`` maps each
     result name to its derivatives of order 1..order (axis 1), when asked for.
+    ``error_estimate`` (sampled data only, as ``lth-decompose``'s JSON) maps
+    "P", "Ahat", "g", "Bhat", "q", "G" to the estimated largest absolute error
+    of that output's entries that the samples' fits cause (n,), and
+    "overall" to the largest relative one (n,).
+
+    Orders: v lives in the chain (m entries, named by ``state_components``):
+    P, Ahat, g and the columns of Bhat and G are in that order.  The rows of
+    Bhat, q and G are z's components in the user's order (``components``,
+    as ``Solution.z``), so z = G v + q holds with ``lth.solve``'s z and v.
+    For a block-form file that is Clark's order (w_1, ..., w_{r-1}, u); for
+    an equation-form file the rows are permuted (``lth-decompose`` JSON keeps
+    the chain order; ``variable_index`` maps, as in ``lth.Problem``).
     """
 
     t: np.ndarray
@@ -74,6 +86,10 @@ class Decomposition:
     derivatives: Optional[dict] = None
     check: Optional[CheckReport] = None
     sampling: list = field(default_factory=list)
+    state_components: list = field(default_factory=list)
+    chain_components: list = field(default_factory=list)
+    variable_index: Optional[np.ndarray] = None
+    error_estimate: Optional[dict] = None
 
     @property
     def cond_pi_max(self):
@@ -203,12 +219,19 @@ def decompose(problem, times=None, *, grid=None, order=0, check=False, check_tol
         if check_tol is not None:
             _judge(rep, pb.p, check_tol)
     smp = sampling.report(pb, ts, pb.index - 1 + out_order) if pb._sampled else []
+    errest = sampling.output_errors(pb, ts, cond_max)
+    val, der = dict(col.val), dict(col.der)
+    for name in ("Bhat", "q", "G"):  # rows: z's components, in the user's order
+        val[name] = pb.to_user(val[name], axis=1)
+        der[name] = pb.to_user(der[name], axis=2)
     return Decomposition(
         t=ts, cond_pi=col.cond_pi, cond_chain=col.cond_chain, pi_sign=col.pi_sign,
-        P=col.val["P"], Ahat=col.val["Ahat"], g=col.val["g"], Bhat=col.val["Bhat"],
-        q=col.val["q"], G=col.val["G"], index=pb.index, blocks=pb.blocks, p=pb.p, s=pb.s,
-        m=pb.m, kind=pb.kind, components=list(pb.components),
-        derivatives=dict(col.der) if order > 0 else None, check=rep, sampling=smp)
+        P=val["P"], Ahat=val["Ahat"], g=val["g"], Bhat=val["Bhat"], q=val["q"], G=val["G"],
+        index=pb.index, blocks=pb.blocks, p=pb.p, s=pb.s, m=pb.m, kind=pb.kind,
+        components=list(pb.components), derivatives=der if order > 0 else None, check=rep,
+        sampling=smp, state_components=list(pb.state_components),
+        chain_components=list(pb.chain_components), variable_index=pb.variable_index.copy(),
+        error_estimate=errest)
 
 
 def _judge(rep, p, tol):

@@ -7,7 +7,8 @@ The hierarchy follows the exit statuses of the command-line tools:
   outside the interval, an unknown method name).  Also a ``ValueError``.
 - :class:`InputError` (exit status 2): the data are wrong (syntax error,
   missing file, block outside the Hessenberg pattern, bad boundary
-  conditions, bad sampled data).
+  conditions, bad sampled data).  ``lth.FileError`` (a file that cannot be
+  read or written) is also an ``OSError``.
 - :class:`NumericalError` (exit status 3): the computation refused (singular
   or ill-conditioned Pi, inconsistent initial value, a BVP that is not
   uniquely solvable, a non-finite result).
@@ -41,6 +42,11 @@ class Error(Exception):
         self.column = column
         self.formatted = formatted if formatted is not None else _format(self)
         super().__init__(self.formatted)
+        if isinstance(self, OSError):  # FileError: what `except OSError` code reads
+            self.filename = file
+
+    def __str__(self):
+        return self.formatted  # also for FileError, where OSError's own would show errno
 
     def __reduce__(self):
         return (_rebuild, (type(self), self.message, self.status, self.t, self.cond, self.file,
@@ -99,7 +105,8 @@ _CLASSES = {
                     "A block outside the Hessenberg pattern or missing (LTH_ESTRUCT)."),
     "LTH_EPARSE": ("ParseError", InputError, "A syntax error in a data file or expression "
                    "(LTH_EPARSE); file, line and column say where."),
-    "LTH_EIO": ("FileError", InputError, "A file could not be read or written (LTH_EIO)."),
+    "LTH_EIO": ("FileError", (InputError, OSError), "A file could not be read or written "
+                "(LTH_EIO); also an ``OSError`` (``filename`` is ``file``)."),
     "LTH_ESAMPLE": ("SampleError", InputError, "Bad sampled data (LTH_ESAMPLE)."),
     "LTH_ERANGE": ("RangeError", InputError, "A time outside the interval (LTH_ERANGE)."),
     "LTH_EBC": ("BoundaryConditionError", InputError, "Bad boundary conditions (LTH_EBC)."),
@@ -141,8 +148,8 @@ for _name, _value, _kind, _text in STATUS:
     _cls_name, _base, _doc = _CLASSES.get(
         _name, ("Error%d" % _value, _KIND_BASE.get(_kind, NumericalError),
                 "%s (%s)." % (_text.capitalize(), _name)))
-    _cls = type(_cls_name, (_base,), {"__doc__": _doc, "exit_code": _kind,
-                                      "__module__": __name__})
+    _cls = type(_cls_name, _base if isinstance(_base, tuple) else (_base,),
+                {"__doc__": _doc, "exit_code": _kind, "__module__": __name__})
     globals()[_cls_name] = _cls
     BY_STATUS[_value] = _cls
     _DEFAULT_STATUS[_cls] = _value

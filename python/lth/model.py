@@ -26,7 +26,7 @@ import numpy as np
 
 from . import _lib, errors
 from ._lib import LIB, S
-from .problem import Problem, number, uniform, vector
+from .problem import Problem, floats, number, parse, uniform, vector
 from .writer import format_model
 
 _ref = ctypes.byref
@@ -41,8 +41,8 @@ class Samples:
 
     def __init__(self, t, values):
         self.path = None
-        self.t = np.ascontiguousarray(np.array(t, dtype=float).reshape(-1))
-        self.values = np.array(values, dtype=float)
+        self.t = np.ascontiguousarray(floats(t, "Samples: t", ndim=1).reshape(-1))
+        self.values = floats(values, "Samples: values", ndim=3)
         if self.values.shape[:1] != self.t.shape:
             raise errors.UsageError("Samples: %d times but %d rows of values"
                                     % (self.t.size, self.values.shape[0] if self.values.ndim
@@ -105,6 +105,9 @@ def _entry_text(x, label):
         raise errors.UsageError("%s: a bool is not a number" % label)
     try:
         v = float(x)
+    except OverflowError:
+        raise errors.UsageError("%s: entry %.40s... is too large for a double (above 1.8e308)"
+                                % (label, str(x))) from None
     except (TypeError, ValueError):
         raise errors.UsageError("%s: entry %r is neither a number nor an expression string"
                                 % (label, x)) from None
@@ -234,20 +237,33 @@ def _grid(grid, t0, t1):
     return g, g
 
 
+def _check_param_name(name):
+    """Refuse a name the data-file parser refuses (t, pi, eye, the function
+    names, ...), so that a model always writes a file that reads back: the
+    parser itself judges, on a one-line file."""
+    text = "blocks 1 1\ninterval 0 1\nparam %s = 0\nA(1,2) = 1\nA(2,1) = 1\n" % name
+    try:
+        parse(text, name="<param name>")
+    except errors.Error as e:
+        raise errors.UsageError("param name %r: %s" % (name, e.message)) from None
+
+
 class _ModelBase:
     def __init__(self, interval, grid, params, name, sampling_order):
         try:
-            t0, t1 = (number(t, "interval") for t in interval)
+            t0, t1 = interval
         except (TypeError, ValueError):
             raise errors.UsageError("interval must be (t0, t1)") from None
+        t0, t1 = number(t0, "interval t0"), number(t1, "interval t1")
         if not t0 < t1:
             raise errors.UsageError("interval: t0 = %r must be below t1 = %r" % (t0, t1))
         self.interval = (t0, t1)
         self.grid_spec, self.grid = _grid(grid, t0, t1)
         self.params = {}
         for key, val in (params or {}).items():
-            if not (isinstance(key, str) and key.isidentifier()):
+            if not (isinstance(key, str) and key.isidentifier() and key.isascii()):
                 raise errors.UsageError("param name %r is not an identifier" % (key,))
+            _check_param_name(key)
             self.params[key] = number(val, "param %s" % key)
         self.name = name
         self.sampling_order = (None if sampling_order is None
@@ -298,10 +314,35 @@ class Model(_ModelBase):
         self.s = sum(self.blocks)
         self.A = _Blocks(self, "A")
         self.f = _Blocks(self, "f")
-        self.z0 = None if z0 is None else vector(z0, self.s, "z0")
-        self.bc = None
+        self.z0 = z0
+        self._bc = None
         if bc is not None:
             self.set_bc(*bc)
+
+    @property
+    def z0(self):
+        """The initial value (s numbers, or None), checked when set."""
+        return self._z0
+
+    @z0.setter
+    def z0(self, value):
+        self._z0 = None if value is None else vector(value, self.s, "z0")
+
+    @property
+    def bc(self):
+        """(B0, B1, beta) or None; ``model.bc = (B0, B1, beta)`` is ``set_bc``."""
+        return self._bc
+
+    @bc.setter
+    def bc(self, value):
+        if value is None:
+            self._bc = None
+            return
+        try:
+            B0, B1, beta = value
+        except (TypeError, ValueError):
+            raise errors.UsageError("bc must be (B0, B1, beta)") from None
+        self.set_bc(B0, B1, beta)
 
     def _index(self, i, what):
         r = len(self.blocks)
@@ -328,17 +369,17 @@ class Model(_ModelBase):
 
     def set_bc(self, B0, B1, beta):
         """Boundary conditions B0 z(t0) + B1 z(t1) = beta."""
-        beta = np.array(beta, dtype=float).reshape(-1)
+        beta = floats(beta, "bc beta", ndim=1).reshape(-1)
         mats = []
         for nm, B in (("B0", B0), ("B1", B1)):
-            B = np.array(B, dtype=float)
+            B = floats(B, "bc " + nm)
             if B.shape != (beta.size, self.s) or not np.all(np.isfinite(B)):
                 raise errors.UsageError("bc %s must be %d x %d finite numbers"
                                         % (nm, beta.size, self.s))
             mats.append(B)
         if not np.all(np.isfinite(beta)) or beta.size == 0:
             raise errors.UsageError("bc beta must be finite numbers")
-        self.bc = (mats[0], mats[1], beta)
+        self._bc = (mats[0], mats[1], beta)
 
     def build(self):
         """The :class:`lth.Problem` (a C system built from the blocks)."""
@@ -383,9 +424,10 @@ class LQRModel(_ModelBase):
     def __init__(self, sizes, interval, A, B, H, x0, C=None, grid=None, params=None,
                  name="<lqr model>", sampling_order=None):
         try:
-            nx, nu = (number(k, "sizes", 1, _MAX_SIZE, True) for k in sizes)
+            nx, nu = sizes
         except (TypeError, ValueError):
             raise errors.UsageError("sizes must be (nx, nu)") from None
+        nx, nu = (number(k, "sizes", 1, _MAX_SIZE, True) for k in (nx, nu))
         if not nx > nu:
             raise errors.UsageError("sizes: nx = %d must exceed nu = %d" % (nx, nu))
         super().__init__(interval, grid, params, name, sampling_order)
@@ -393,7 +435,7 @@ class LQRModel(_ModelBase):
         for key, val, shape in (("A", A, (nx, nx)), ("B", B, (nx, nu)), ("H", H, (nx, nx))):
             self._blocks[(key,)] = (key, normalize_block(val, shape[0], shape[1], key))
         self.x0 = vector(x0, nx, "x0")
-        C = np.zeros((nx, nx)) if C is None else np.array(C, dtype=float)
+        C = np.zeros((nx, nx)) if C is None else floats(C, "C")
         if C.shape != (nx, nx) or not np.all(np.isfinite(C)):
             raise errors.UsageError("C must be %d x %d finite numbers" % (nx, nx))
         if np.max(np.abs(C - C.T)) > 1e-12 * np.max(np.abs(C)):

@@ -4,7 +4,9 @@
 Each helper returns a ``matplotlib.figure.Figure`` of panels stacked over t
 (no pyplot, no window: save it with ``fig.savefig("name.png")``; the format
 follows the extension).  ``size=(width, height)`` in pixels at ``dpi``
-gives a PNG of exactly that size.
+gives a PNG of exactly that size.  Names and titles are drawn as they are:
+never as mathtext (a ``$`` is a dollar sign) nor through LaTeX, whatever
+the matplotlib settings.
 
 - :func:`solution` -- z(t) of ``lth.solve`` / ``lth.bvp`` by component, one panel
   per block (z_1, ..., u); with ``problem=`` also the drift ||P(t) v(t)||
@@ -20,7 +22,7 @@ import numpy as np
 from .errors import UsageError
 
 
-def _figure(npanels, size, dpi, title):
+def _figure(npanels, size, dpi):
     from matplotlib.figure import Figure
     if size is None:
         size = (900, 60 + 240 * npanels)
@@ -32,18 +34,32 @@ def _figure(npanels, size, dpi, title):
         raise UsageError("size (%r, %r) must be 100..20000 pixels each way" % (w, h))
     fig = Figure(figsize=(w / dpi, h / dpi), dpi=dpi, layout="constrained")
     axes = fig.subplots(npanels, 1, sharex=True, squeeze=False)[:, 0]
-    if title:
-        fig.suptitle(title)
     return fig, axes
 
 
-def _finish(axes, xlabel="t"):
+def _literal(text):
+    """A Text drawn character for character: no mathtext, no LaTeX."""
+    text.set_parse_math(False)
+    text.set_usetex(False)
+    return text
+
+
+def _finish(fig, axes, title=None, notes=(), xlabel="t"):
+    """Grid, legends, the t label, and the heading: the title and a line of
+    notes (the estimates a result reports) as one suptitle, for which the
+    constrained layout makes room above the first panel's title."""
     for ax in axes:
         ax.grid(True, alpha=0.4)
+        _literal(ax.title)
         if ax.get_legend_handles_labels()[0]:
-            ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small",
-                      frameon=False)
-    axes[-1].set_xlabel(xlabel)
+            leg = ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small",
+                            frameon=False)
+            for text in leg.get_texts():
+                _literal(text)
+    _literal(axes[-1].set_xlabel(xlabel))
+    lines = ([title] if title else []) + ([", ".join(notes)] if notes else [])
+    if lines:
+        _literal(fig.suptitle("\n".join(lines), fontsize="medium" if notes else "large"))
 
 
 def _groups(names):
@@ -55,16 +71,30 @@ def _groups(names):
 
 
 def _log_panel(ax, t, series):
-    """Lines on a log scale; values <= 0 (exact zeros) are left out."""
-    drawn = False
-    for label, y in series:
-        y = np.asarray(y, dtype=float)
-        yy = np.where(y > 0, y, np.nan)
-        if np.any(np.isfinite(yy)):
-            drawn = True
-        ax.plot(t, yy, label=label)
-    if drawn:
-        ax.set_yscale("log")
+    """Lines on a log scale.  Values <= 0 (exact zeros, mostly), which a log
+    scale cannot show, are drawn as open markers on a floor (the largest
+    power of ten at least a decade below the smallest positive value) that
+    the legend states; a series with such gaps also gets its points, since a
+    value between two gaps is no line."""
+    ys = [np.asarray(y, dtype=float) for _, y in series]
+    pos = np.concatenate([y[np.isfinite(y) & (y > 0)] for y in ys] + [np.empty(0)])
+    if pos.size == 0:  # nothing a log scale can show: a linear panel
+        for (label, _), y in zip(series, ys):
+            ax.plot(t, y, label=label)
+        return
+    floor = 10.0 ** (np.floor(np.log10(pos.min())) - 1)
+    for (label, _), y in zip(series, ys):
+        low = np.isfinite(y) & (y <= 0)
+        line, = ax.plot(t, np.where(y > 0, y, np.nan), label=label,
+                        marker="o" if low.any() else None, markersize=3)
+        if low.any() and floor > 0:  # (0 if the smallest is subnormal: left out)
+            ax.plot(np.asarray(t)[low], np.full(low.sum(), floor), linestyle="none",
+                    marker="o", markersize=4, markerfacecolor="none", color=line.get_color(),
+                    label="%s %s 0\n(drawn at %.0e)" % (label, "=" if np.all(y[low] == 0)
+                                                         else "<=", floor))
+    ax.set_yscale("log")
+    if floor > 0 and any(((y <= 0) & np.isfinite(y)).any() for y in ys):
+        ax.set_ylim(bottom=floor / np.sqrt(10.0))
 
 
 def solution(res, problem=None, size=None, dpi=100, title=None):
@@ -81,7 +111,7 @@ def solution(res, problem=None, size=None, dpi=100, title=None):
         from .decompose import decompose
         P = decompose(problem, res.times).P
         drift = np.linalg.norm(np.einsum("kij,kj->ki", P, res.v), axis=1)
-    fig, axes = _figure(len(groups) + (drift is not None), size, dpi, title)
+    fig, axes = _figure(len(groups) + (drift is not None), size, dpi)
     for ax, (name, idx) in zip(axes, groups):
         for i in idx:
             ax.plot(res.times, res.z[:, i], label=res.components[i])
@@ -96,9 +126,7 @@ def solution(res, problem=None, size=None, dpi=100, title=None):
         val = getattr(res, key, None)
         if val is not None:
             notes.append("%s %.3g" % (label, val))
-    if notes:
-        fig.text(0.01, 0.995, ", ".join(notes), fontsize="small", va="top")
-    _finish(axes)
+    _finish(fig, axes, title, notes)
     return fig
 
 
@@ -118,8 +146,9 @@ def decomposition(dec, entries=None, problem=None, size=None, dpi=100, title=Non
         names = dec.components
         panels.append(("q(t): the algebraic part at v = 0", "lin",
                        [("q: " + names[i], dec.q[:, i]) for i in range(dec.s)]))
+        state = dec.state_components or names[:dec.m]  # g lives with v, in the chain order
         panels.append(("g(t): the reduced ODE's inhomogeneity", "lin",
-                       [("g: " + names[i], dec.g[:, i]) for i in range(dec.m)]))
+                       [("g: " + state[i], dec.g[:, i]) for i in range(dec.m)]))
     if dec.check is not None:
         panels.append(("check: worst relative residual", "log", [("worst", dec.check.worst)]))
     if problem is not None and problem._sampled:
@@ -128,7 +157,7 @@ def decomposition(dec, entries=None, problem=None, size=None, dpi=100, title=Non
         panels.append(("sampled data: estimated error of the derivatives", "log",
                        [("%s d%d" % (label, d), arr[:, d]) for label, arr in est.items()
                         for d in range(arr.shape[1])]))
-    fig, axes = _figure(len(panels), size, dpi, title)
+    fig, axes = _figure(len(panels), size, dpi)
     for ax, (name, scale, series) in zip(axes, panels):
         if scale == "log":
             _log_panel(ax, t, series)
@@ -136,7 +165,7 @@ def decomposition(dec, entries=None, problem=None, size=None, dpi=100, title=Non
             for label, y in series:
                 ax.plot(t, y, label=label)
         ax.set_title(name, fontsize="medium")
-    _finish(axes)
+    _finish(fig, axes, title)
     return fig
 
 
@@ -160,14 +189,14 @@ def lqr(res, size=None, dpi=100, title=None):
         raise UsageError("lqr() draws the result of lth.lqr")
     if not res.have_trajectory:
         raise UsageError("the LQR result has no trajectory to draw (have_trajectory is False)")
-    fig, axes = _figure(3, size, dpi, title)
+    fig, axes = _figure(3, size, dpi)
     for ax, name, arr in zip(axes, ("x", "lambda", "u"), (res.x, res.lam, res.u)):
         for i in range(arr.shape[1]):
             ax.plot(res.times, arr[:, i], label="%s[%d]" % (name, i + 1))
         ax.set_title(name, fontsize="medium")
+    notes = []
     if res.cost is not None:
-        fig.text(0.01, 0.995, "cost J = %.6g%s" % (res.cost, "" if res.exists else
-                                                  " (infimum; no smooth optimum)"),
-                 fontsize="small", va="top")
-    _finish(axes)
+        notes.append("cost J = %.6g%s" % (res.cost, "" if res.exists else
+                                          " (infimum; no smooth optimum)"))
+    _finish(fig, axes, title, notes)
     return fig

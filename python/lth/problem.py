@@ -26,23 +26,50 @@ class Problem:
     """A parsed or built problem (do not construct directly: use :func:`load`,
     :func:`parse` or ``Model.build()``).
 
-    Attributes: ``kind`` ("dae" or "lqr"), ``name`` (file name or label),
-    ``blocks`` (n_1..n_r), ``index`` (r), ``s``, ``m`` (= s - n_r), ``p``,
-    ``interval`` (t0, t1), ``grid`` (NumPy array), ``z0`` (array or None),
-    ``bc`` ((B0, B1, beta) or None), ``sampling_order``, ``components``
-    (short names "z_1[1]", ..., "u[1]"; for LQR problems the optimality DAE's
-    components), and for LQR problems ``nx``, ``nu``, ``x0``.
+    **Orders.**  lth computes with z = (z_1, ..., z_{r-1}, u), Clark's chain
+    (the *chain order*).  A ``problem equations`` file names its unknowns in
+    its own order instead (``variables``, each velocity x' right after its x),
+    and lth finds the chain itself, so the two orders differ.  Python speaks
+    the user's order, as the data file and the tools' --z0, --guess, --fix
+    and tables do: every vector of s numbers it takes or returns (``z0``,
+    ``guess``, the columns of ``bc`` and ``M0``, ``Solution.z``, the rows of
+    ``Bhat``, ``q`` and ``G``) is in the order of ``variables``.  Only
+    vectors of the reduced ODE's state v (m numbers: ``Solution.v``, ``P``,
+    ``Ahat``, ``g``, the columns of ``Bhat`` and ``G``) are in the chain
+    order; ``state_components`` names them.  For block-form (``problem
+    dae``) and LQR problems both orders agree.
+
+    Attributes: ``kind`` ("dae" or "lqr"), ``form`` ("blocks" or
+    "equations"), ``name`` (file name or label), ``blocks`` (n_1..n_r),
+    ``index`` (r), ``s``, ``m`` (= s - n_r), ``p``, ``interval`` (t0, t1),
+    ``grid`` (NumPy array), ``z0`` (array or None), ``bc`` ((B0, B1, beta) or
+    None), ``sampling_order``;
+
+    ``variables``: the names of z's components in the user's order: the
+    file's unknowns for an equation-form file ("x1", "x1'", ..., "lambda"),
+    else the block names "z_1[1]", ..., "u[1]" (for LQR problems those of the
+    optimality DAE); ``components`` is the same list (the columns of every
+    result); ``full_components``: with the chain position, "z[6] (x1)", as
+    the tools' reports;
+
+    ``chain_components``: the names in the chain order (the tools' JSON
+    "components"); ``state_components``: its first m (the entries of v);
+    ``variable_index[i]``: the index in ``variables`` of chain position i
+    (0-based; the JSON's "variable_index" minus 1); ``chain_position[k]``:
+    the chain position of ``variables[k]``; ``to_chain(x)`` and
+    ``to_user(x)`` reorder vectors (or an axis) between the two orders;
+
+    and for LQR problems ``nx``, ``nu``, ``x0``, ``C``.
     """
 
     def __init__(self, system, kind, name, interval, grid, z0=None, bc=None, sampling_order=0,
-                 lqr_spec=None, sampled=(), finalizer=None, keep=(), source_text=None):
+                 lqr_spec=None, sampled=(), finalizer=None, keep=(), source_text=None,
+                 names=None):
         self._sys = system
         self.kind = kind
         self.name = name
         self.interval = (float(interval[0]), float(interval[1]))
         self.grid = np.array(grid, dtype=float)
-        self.z0 = None if z0 is None else np.array(z0, dtype=float)
-        self.bc = bc
         self.sampling_order = sampling_order
         self._lqr = lqr_spec
         self._sampled = list(sampled)  # (label, source pointer)
@@ -55,13 +82,41 @@ class Problem:
         self.s = LIB.lth_system_size(system)
         self.m = LIB.lth_system_state_dim(system)
         self.p = LIB.lth_system_manifold_dim(system)
-        self.full_components = [_component_name(system, i) for i in range(self.s)]
-        self.components = [_short_name(n) for n in self.full_components]
+        self._set_names(system, names)
+        # z0 and bc are given in the user's order
+        self.z0 = None if z0 is None else np.array(z0, dtype=float)
+        self.bc = bc
         if lqr_spec is not None:
             spec = lqr_spec.contents if hasattr(lqr_spec, "contents") else lqr_spec
             self.nx, self.nu = int(spec.nx), int(spec.nu)
             self.x0 = _lib.doubles(spec.x0, self.nx)
             self.C = _lib.doubles(spec.C, self.nx * self.nx).reshape(self.nx, self.nx, order="F")
+
+    def _set_names(self, system, names):
+        """names: None (block form), or (names in the chain order, variable_index)."""
+        if names is None:
+            full = [_component_name(system, i) for i in range(self.s)]
+            self.form = "blocks"
+            self.chain_components = [_short_name(n) for n in full]
+            self.variable_index = np.arange(self.s)
+        else:
+            self.form = "equations"
+            self.chain_components = list(names[0])
+            self.variable_index = np.array(names[1], dtype=int)
+            full = ["z[%d] (%s)" % (i + 1, n) for i, n in enumerate(self.chain_components)]
+        self.chain_position = np.argsort(self.variable_index)
+        self.variables = [self.chain_components[i] for i in self.chain_position]
+        self.components = list(self.variables)
+        self.full_components = [full[i] for i in self.chain_position]
+        self.state_components = self.chain_components[:self.m]
+
+    def to_chain(self, x, axis=-1):
+        """x (s numbers along `axis`) from the user's order to the chain order."""
+        return np.take(np.asarray(x, dtype=float), self.variable_index, axis=axis)
+
+    def to_user(self, x, axis=-1):
+        """x (s numbers along `axis`) from the chain order to the user's order."""
+        return np.take(np.asarray(x, dtype=float), self.chain_position, axis=axis)
 
     def close(self):
         """Release the C objects now (also done when the object is collected)."""
@@ -80,22 +135,23 @@ class Problem:
             len(self.grid))
 
     def component_index(self, key):
-        """0-based index of a component given as an int or a name ("z_2[1]", "u[1]",
-        "z[4]")."""
+        """0-based index in the user's order (``variables``) of a component
+        given as that index or a name ("x1", "z_2[1]", "u[1]"; "z[4]" is
+        position 4 of the chain, as in the tools' reports)."""
         if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
             if not 0 <= key < self.s:
                 raise UsageError("component index %d is not in 0..%d (s = %d)"
                                  % (key, self.s - 1, self.s))
             return int(key)
         if isinstance(key, str):
-            if key in self.components:
-                return self.components.index(key)
+            if key in self.variables:
+                return self.variables.index(key)
             if key.startswith("z[") and key.endswith("]") and key[2:-1].isdigit():
                 k = int(key[2:-1]) - 1
                 if 0 <= k < self.s:
-                    return k
+                    return int(self.variable_index[k])
             raise UsageError("no component named %r; the components are %s"
-                             % (key, ", ".join(self.components)))
+                             % (key, ", ".join(self.variables)))
         raise UsageError("a component is an index or a name, not %r" % (key,))
 
 
@@ -119,6 +175,17 @@ def _free_problem(handle):
     LIB.lth_problem_free(handle)
 
 
+def _user_names(handle, s):
+    """(names in the chain order, variable_index) of an equation-form file, else None."""
+    if LIB.lth_problem_get_form(handle) != _FORM_EQUATIONS:
+        return None
+    perm = ctypes.cast(LIB.lth_problem_perm(handle), ctypes.POINTER(ctypes.c_int))
+    if not perm or LIB.lth_problem_nvars(handle) != s:
+        return None
+    index = [int(perm[i]) for i in range(s)]  # the user's unknown at chain position i
+    return [LIB.lth_problem_var_name(handle, k).decode() for k in index], index
+
+
 def _from_handle(handle, name, source_text=None):
     """A Problem owning an lth_problem*."""
     handle = ctypes.c_void_p(handle)
@@ -129,14 +196,17 @@ def _from_handle(handle, name, source_text=None):
     n = LIB.lth_problem_grid(handle, ctypes.byref(gp))
     grid = _lib.doubles(gp.value, n)
     s = LIB.lth_system_size(system)
+    names = _user_names(handle, s)
+    # the library holds z0 and bc in the chain order; Python gives them in the user's
+    user = np.argsort(names[1]) if names else np.arange(s)
     zp = ctypes.c_void_p()
-    z0 = _lib.doubles(zp.value, s) if LIB.lth_problem_z0(handle, ctypes.byref(zp)) else None
+    z0 = _lib.doubles(zp.value, s)[user] if LIB.lth_problem_z0(handle, ctypes.byref(zp)) else None
     b0, b1, beta = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
     rows = LIB.lth_problem_bc(handle, ctypes.byref(b0), ctypes.byref(b1), ctypes.byref(beta))
     bc = None
     if rows > 0:
-        bc = (_lib.doubles(b0.value, rows * s).reshape(rows, s, order="F"),
-              _lib.doubles(b1.value, rows * s).reshape(rows, s, order="F"),
+        bc = (_lib.doubles(b0.value, rows * s).reshape(rows, s, order="F")[:, user],
+              _lib.doubles(b1.value, rows * s).reshape(rows, s, order="F")[:, user],
               _lib.doubles(beta.value, rows))
     sampled = []
     for k in range(LIB.lth_problem_sampled_count(handle)):
@@ -149,12 +219,7 @@ def _from_handle(handle, name, source_text=None):
         spec = ctypes.cast(LIB.lth_problem_lqr(handle), ctypes.POINTER(S["lth_lqr_spec"]))
     pb = Problem(system, kind, name, (t0.value, t1.value), grid, z0, bc,
                  LIB.lth_problem_sampling_order(handle), spec, sampled, None,
-                 source_text=source_text)
-    if LIB.lth_problem_get_form(handle) == _FORM_EQUATIONS:
-        # the file's unknowns name the components, as in the tools' output
-        perm = ctypes.cast(LIB.lth_problem_perm(handle), ctypes.POINTER(ctypes.c_int))
-        pb.components = [LIB.lth_problem_var_name(handle, perm[i]).decode() for i in range(s)]
-        pb.full_components = ["z[%d] (%s)" % (i + 1, n) for i, n in enumerate(pb.components)]
+                 source_text=source_text, names=names)
     pb._handle = handle
     pb._finalizer = weakref.finalize(pb, _free_problem, handle)
     return pb
@@ -219,12 +284,30 @@ def as_problem(problem):
                      % type(problem).__name__)
 
 
-def vector(values, n, what):
-    """A float64 C-contiguous vector of n finite entries."""
+def floats(values, what, ndim=None):
+    """A float64 array of `values`, or a UsageError: an entry that is no number,
+    an integer beyond the doubles (Python's 2**1024 would raise OverflowError),
+    or (ndim given) an array of more dimensions, which would otherwise be
+    flattened silently."""
     try:
-        arr = np.array(values, dtype=float).reshape(-1)
+        arr = np.array(values, dtype=float)
+    except OverflowError:
+        raise UsageError("%s holds a number too large for a double (above 1.8e308)"
+                         % what) from None
     except (TypeError, ValueError):
-        raise UsageError("%s must be %d numbers" % (what, n)) from None
+        raise UsageError("%s must be numbers" % what) from None
+    if ndim is not None and arr.ndim > ndim:
+        raise UsageError("%s must be %s, not an array of shape %s"
+                         % (what, "a number" if ndim == 0 else "one-dimensional (a list of "
+                            "numbers)" if ndim == 1 else "a %d-dimensional array" % ndim,
+                            "x".join(map(str, arr.shape))))
+    return arr
+
+
+def vector(values, n, what):
+    """A float64 C-contiguous vector of n finite entries (a list or a 1-D
+    array; a number when n = 1)."""
+    arr = floats(values, what, ndim=1).reshape(-1)
     if arr.size != n:
         raise UsageError("%s has %d values; %d are needed" % (what, arr.size, n))
     if not np.all(np.isfinite(arr)):
@@ -238,6 +321,9 @@ def number(value, what, lo=-math.inf, hi=math.inf, integer=False):
         raise UsageError("%s must be a number, not a bool" % what)
     try:
         x = float(value)
+    except OverflowError:
+        raise UsageError("%s = %.40s... is too large for a double (above 1.8e308)"
+                         % (what, str(value))) from None
     except (TypeError, ValueError):
         raise UsageError("%s must be a number, not %r" % (what, value)) from None
     if integer and (not math.isfinite(x) or x != int(x)):
@@ -259,10 +345,7 @@ def select_times(pb, times=None, grid=None, what="times"):
     if times is not None and grid is not None:
         raise UsageError("give %s or grid, not both" % what)
     if times is not None:
-        try:
-            arr = np.array(times, dtype=float).reshape(-1)
-        except (TypeError, ValueError):
-            raise UsageError("%s must be numbers" % what) from None
+        arr = floats(times, what, ndim=1).reshape(-1)
         if arr.size == 0:
             raise UsageError("%s is empty" % what)
         for t in arr:

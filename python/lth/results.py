@@ -3,8 +3,11 @@
 
 Plain dataclasses of NumPy arrays and numbers; trajectories have time as the
 first axis (``z[k]`` is z at ``times[k]``), and ``components`` names the
-columns ("z_1[1]", ..., "u[1]").  A quantity that was not computed is None
-(the tools leave such keys out of their JSON).
+columns in the user's order (``Problem.variables``: "x1", "x1'", ... for an
+equation-form file, "z_1[1]", ..., "u[1]" for a block-form one), the order
+of the tools' text and CSV tables.  (The tools' JSON keeps z in the chain
+order; ``Problem.to_chain`` converts.)  A quantity that was not computed is
+None (the tools leave such keys out of their JSON).
 """
 
 from dataclasses import dataclass, field
@@ -17,7 +20,8 @@ class _ByName:
     """z["z_2[1]"] style access to a column of a trajectory."""
 
     def component(self, name):
-        """The trajectory of one component (a name or a 0-based index)."""
+        """The trajectory of one component (a name or a 0-based index into
+        ``components``)."""
         names = self.components
         k = names.index(name) if isinstance(name, str) else int(name)
         return self.z[:, k]
@@ -32,7 +36,11 @@ class InitialValue:
     says where that came from), ``change`` = ||z0 - guess||, ``changed`` the
     0-based indices of the components that moved.  ``M0`` ((s-p) x s, rows
     orthonormal) and ``b0`` are the consistency conditions M0 z0 = b0 of
-    Clark's section 4.1; ``method`` is "project", "nearest" or "fix"."""
+    Clark's section 4.1; ``method`` is "project", "nearest" or "fix".
+    Vectors, M0's columns and the indices are in the user's order
+    (``components``); ``fixed`` maps names to the prescribed values;
+    ``sampling_error`` (sampled data only) the estimated error of z0 that
+    the samples' fits cause."""
 
     t: float
     z0: np.ndarray
@@ -52,20 +60,35 @@ class InitialValue:
     index: int
     components: list
     fixed: Optional[dict] = None
+    sampling_error: Optional[float] = None
 
 
 @dataclass
 class Solution(_ByName):
     """An initial-value solution (``lth-solve``).
 
-    ``z`` (n, s) at ``times`` (the order asked for), ``v`` (n, m) the state part,
+    ``z`` (n, s) at ``times`` (the order asked for; columns in the user's
+    order, named by ``components``), ``v`` (n, m) the state part (in the
+    chain order, named by ``state_components``),
     ``drift`` = max ||P v|| (0 in exact arithmetic) and ``drift_rel``;
     ``output_gain`` = max ||Nhat + Bhat||: z's errors can be up to this many
     times the state's;
     ``z0_used`` the initial value used (``projected``: replaced by Corollary
     3's projection of ``z0_given``, moved by ``z0_change``, most in component
-    ``z0_worst``); ``gamma`` the drift damping rate; ``stats`` the integrator's
-    counts and times."""
+    ``z0_worst``, a 0-based index into ``components``); ``gamma`` the drift
+    damping rate; ``stats`` the integrator's counts and times;
+    ``sampling_error`` (sampled data only) the estimated error of z that the
+    samples' fits cause, which no ``rtol`` makes smaller.
+
+    The global error estimate (``error_estimate=True``, the default;
+    docs/user-guide.md section 6.6): ``z_error`` (n, s) the estimated error
+    of ``z`` (columns as ``z``), the difference from a second solve
+    (``error_method`` at ``error_rtol``, ``error_atol``); ``error_estimate``
+    its largest entry; ``error_tol`` the largest in units of the tolerance
+    (atol + rtol times the component's largest size; above 1 the solve missed
+    rtol/atol), in component ``error_worst`` at time ``t_error_worst``.  None
+    when not estimated; ``error_failed`` says why when the second solve
+    failed."""
 
     times: np.ndarray
     z: np.ndarray
@@ -88,20 +111,34 @@ class Solution(_ByName):
     gamma: float
     stats: dict
     sampling: list = field(default_factory=list)
+    state_components: list = field(default_factory=list)
+    sampling_error: Optional[float] = None
+    error_estimate: Optional[float] = None
+    error_tol: Optional[float] = None
+    error_worst: Optional[str] = None
+    t_error_worst: Optional[float] = None
+    z_error: Optional[np.ndarray] = None
+    error_method: Optional[str] = None
+    error_rtol: Optional[float] = None
+    error_atol: Optional[float] = None
+    error_failed: Optional[str] = None
 
 
 @dataclass
 class BVPSolution(_ByName):
     """A boundary-value solution (``lth-bvp``).
 
-    ``z`` (n, s) at ``times``; ``cond_shooting`` the condition estimate of the
+    ``z`` (n, s) at ``times`` (columns in the user's order, named by
+    ``components``); ``cond_shooting`` the condition estimate of the
     shooting matrix (or of the banded system for ``multiple``/``fd``),
     ``bc_residual`` = ||B0 z(t0) + B1 z(t1) - beta||, ``cond_bvp`` the
     conditioning constant of the BVP itself and ``error_estimate`` an estimate
     of the max-norm error of z (None where not computed); for ``fd``:
     ``fd_points``, ``fd_order``, ``fd_error``, ``fd_error_layer``; for
     ``multiple``: ``intervals``; for shooting methods: ``drift``; for
-    ``collocation``: ``tol``, ``stages``, ``intervals`` (the mesh), ``drift``."""
+    ``collocation``: ``tol``, ``stages``, ``intervals`` (the mesh), ``drift``;
+    ``sampling_error`` (sampled data only) the estimated error of z that the
+    samples' fits cause."""
 
     times: np.ndarray
     z: np.ndarray
@@ -124,6 +161,7 @@ class BVPSolution(_ByName):
     tol: Optional[float] = None
     stages: Optional[int] = None
     sampling: list = field(default_factory=list)
+    sampling_error: Optional[float] = None
 
 
 @dataclass
@@ -137,7 +175,10 @@ class LQRSolution:
     ``x0`` to ``x0_consistent`` (``jump_in_range_B``) and/or before a
     ``terminal_jump`` at t1 (``terminal_impulse``).  ``residual``, ``cond_W``,
     ``theorem4`` (deviation from P_1' = P_2), ``drift``; ``gain`` (n, nu, 2 nx)
-    the closed-loop gain K(t) of u = K [x; lambda] when asked for."""
+    the closed-loop gain K(t) of u = K [x; lambda] when asked for;
+    ``sampling_error`` and ``sampling_error_cost`` (a sampled A, B or H only)
+    the estimated errors of (x, lambda, u) and of the cost that the samples'
+    fits cause."""
 
     times: np.ndarray
     x: np.ndarray
@@ -161,6 +202,8 @@ class LQRSolution:
     nu: int
     p: int
     gain: Optional[np.ndarray] = None
+    sampling_error: Optional[float] = None
+    sampling_error_cost: Optional[float] = None
 
     @property
     def components(self):

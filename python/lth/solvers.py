@@ -13,7 +13,7 @@ import numpy as np
 from . import _lib, errors, sampling
 from ._layout import DEFAULT_COND_MAX
 from ._lib import LIB, S
-from .problem import as_problem, number, select_times, vector
+from .problem import as_problem, floats, number, select_times, vector
 from .results import BVPSolution, InitialValue, LQRSolution, Solution
 
 _ref = ctypes.byref
@@ -49,12 +49,16 @@ class _Owned:
 def ic(problem, at=None, guess=None, *, method="project", fix=None, cond_max=DEFAULT_COND_MAX):
     """A consistent initial value at time `at` (default t0), as ``lth-ic``.
 
-    From `guess` (default: the problem's z0, else zeros) by Clark's
-    Corollary 3 (``method="project"``, oblique projection), the nearest
-    consistent value in the 2-norm (``"nearest"``), or with prescribed
-    components ``fix={component: value}`` (components by 0-based index or name;
-    the rest fitted to the guess).  Raises :class:`lth.InconsistentError`
-    when the prescriptions conflict.  Returns an :class:`InitialValue`.
+    From `guess` (s numbers in the order of ``problem.variables``, as the
+    data file's z0 and ``lth-ic --guess``; default: the problem's z0, else
+    zeros) by Clark's Corollary 3 (``method="project"``, oblique projection),
+    the nearest consistent value in the 2-norm (``"nearest"``), or with
+    prescribed components ``fix={component: value}`` (a component by name,
+    e.g. "x1", or by 0-based index in that order; the rest fitted to the
+    guess).  Raises :class:`lth.InconsistentError` when the prescriptions
+    conflict, and :class:`lth.NotFiniteError` (as the tool) when a reported
+    number would not be finite.  Returns an :class:`InitialValue`, its
+    vectors (z0, guess, the columns of M0) in the user's order too.
     """
     pb = as_problem(problem)
     s = pb.s
@@ -75,7 +79,7 @@ def ic(problem, at=None, guess=None, *, method="project", fix=None, cond_max=DEF
         g, source = pb.z0.copy(), "the file's z0"
     else:
         g, source = np.zeros(s), "zeros (no guess, no z0 in the file)"
-    fixed = {}
+    fixed = {}  # user index -> value
     if method == "fix":
         items = fix.items() if hasattr(fix, "items") else fix
         for key, val in items:
@@ -83,68 +87,125 @@ def ic(problem, at=None, guess=None, *, method="project", fix=None, cond_max=DEF
             if i in fixed:
                 raise errors.UsageError("component %s is fixed twice" % pb.components[i])
             fixed[i] = number(val, "fixed value of %s" % pb.components[i])
-    z0 = np.zeros(s)
+    gc = np.ascontiguousarray(pb.to_chain(g))  # the library's order
+    zc = np.zeros(s)
     err = _lib.new_error()
+    idx = np.array([pb.chain_position[i] for i in fixed], dtype=np.intc)
+    val = np.array(list(fixed.values()), dtype=float)
+
+    def apply(h, out):
+        if method == "nearest":
+            return LIB.lth_ic_nearest(h.ptr, gc.ctypes.data, out.ctypes.data, _ref(err))
+        if method == "fix":
+            return LIB.lth_ic_fix(h.ptr, gc.ctypes.data, len(idx), idx.ctypes.data,
+                                  val.ctypes.data, out.ctypes.data, _ref(err))
+        return LIB.lth_ic_project(h.ptr, gc.ctypes.data, out.ctypes.data, _ref(err))
+
+    def resolve(variant):  # the same method on a variant system (lth-ic's resolve_ic)
+        out = np.zeros(s)
+        with _Owned(LIB.lth_ic_free) as hv:
+            hv.ptr.value = _lib.check_ptr(LIB.lth_ic_alloc(variant, _ref(err)), err)
+            LIB.lth_ic_set_cond_max(hv.ptr, cond_max)
+            _lib.check(LIB.lth_ic_setup(hv.ptr, t, _ref(err)), err)
+            _lib.check(apply(hv, out), err)
+        return out
+
     with _Owned(LIB.lth_ic_free) as h:
         h.ptr.value = _lib.check_ptr(LIB.lth_ic_alloc(pb._system(), _ref(err)), err)
         LIB.lth_ic_set_cond_max(h.ptr, cond_max)
         _lib.check(LIB.lth_ic_setup(h.ptr, t, _ref(err)), err)
         cond_chain = S["lth_point"].from_address(LIB.lth_ic_point(h.ptr)).cond_chain
-        if method == "nearest":
-            st = LIB.lth_ic_nearest(h.ptr, g.ctypes.data, z0.ctypes.data, _ref(err))
-        elif method == "fix":
-            idx = np.array(list(fixed), dtype=np.intc)
-            val = np.array(list(fixed.values()), dtype=float)
-            st = LIB.lth_ic_fix(h.ptr, g.ctypes.data, len(idx), idx.ctypes.data, val.ctypes.data,
-                                z0.ctypes.data, _ref(err))
-        else:
-            st = LIB.lth_ic_project(h.ptr, g.ctypes.data, z0.ctypes.data, _ref(err))
+        st = apply(h, zc)
         if st != 0 and not err.has_t:
             err.has_t, err.t = 1, t
         _lib.check(st, err)
-        residual = LIB.lth_ic_residual(h.ptr, z0.ctypes.data)
-        guess_residual = LIB.lth_ic_residual(h.ptr, g.ctypes.data)
-        tolerance = LIB.lth_ic_tolerance(h.ptr, z0.ctypes.data)
+        for i in range(s):
+            if not math.isfinite(zc[i]):
+                raise errors.NotFiniteError("the consistent value z0 is not finite: %s = %g"
+                                            % (pb.full_components[pb.variable_index[i]],
+                                               zc[i]), t=t)
+        residual = LIB.lth_ic_residual(h.ptr, zc.ctypes.data)
+        guess_residual = LIB.lth_ic_residual(h.ptr, gc.ctypes.data)
+        tolerance = LIB.lth_ic_tolerance(h.ptr, zc.ctypes.data)
+        guess_tolerance = LIB.lth_ic_tolerance(h.ptr, gc.ctypes.data)
         m0p, b0p = ctypes.c_void_p(), ctypes.c_void_p()
         nc = LIB.lth_ic_conditions(h.ptr, _ref(m0p), _ref(b0p))
         M0 = _lib.doubles(m0p.value, nc * s).reshape(nc, s, order="F")
         b0 = _lib.doubles(b0p.value, nc)
-    for i in range(s):
-        if not math.isfinite(z0[i]):
-            raise errors.NotFiniteError("z0[%d] is not finite" % (i + 1), t=t)
     if not residual <= tolerance:
         raise errors.VerifyError(
             "the computed z0 misses the consistency conditions: ||M0 z0 - b0|| = %.3e exceeds "
             "%.3e (cond_chain %.3e)" % (residual, tolerance, cond_chain), t=t)
-    d = z0 - g
-    change = 0.0
-    for x in d:  # the tool's summation order
-        change += x * x
-    changed = np.array([i for i in range(s) if abs(d[i]) > tolerance], dtype=int)
+    change = _dist2(zc, gc)  # in the chain order, as the tool sums
+    # every number reported is finite, or the call fails as lth-ic does
+    for what, x in (("the residual ||M0 z0 - b0||", residual),
+                    ("the consistency tolerance", tolerance),
+                    ("the residual of the guess ||M0 guess - b0||", guess_residual),
+                    ("the tolerance of the guess", guess_tolerance),
+                    ("the change ||z0 - guess||", change),
+                    ("the chain condition cond_chain", cond_chain)):
+        if not math.isfinite(x):
+            raise errors.NotFiniteError("%s is not finite" % what, t=t)
+    z0 = pb.to_user(zc)
+    changed = np.array([k for k in range(s) if abs(z0[k] - g[k]) > tolerance], dtype=int)
+    serr = sampling.solution_error(pb._system(), [t], zc.reshape(1, s), None, resolve)
     return InitialValue(t=t, z0=z0, residual=residual, method=method, guess=g,
                         guess_source=source, guess_residual=guess_residual,
-                        change=math.sqrt(change), changed=changed, tolerance=tolerance,
-                        cond_chain=cond_chain, M0=M0, b0=b0, p=pb.p, s=s, index=pb.index,
-                        components=list(pb.components),
-                        fixed={pb.components[i]: v for i, v in fixed.items()} or None)
+                        change=change, changed=changed, tolerance=tolerance,
+                        cond_chain=cond_chain, M0=pb.to_user(M0), b0=b0, p=pb.p, s=s,
+                        index=pb.index, components=list(pb.components),
+                        fixed={pb.components[i]: v for i, v in fixed.items()} or None,
+                        sampling_error=serr)
+
+
+_DBL_MIN = 2.2250738585072014e-308
+
+
+def _dist2(x, y):
+    """||x - y||_2 as the tools compute it (apps/common/app_check.c): the plain
+    sum of squares in index order when it neither overflows nor underflows,
+    else scaled by the largest entry, so that entries near the largest double
+    give the finite distance instead of inf."""
+    total = 0.0
+    for a, b in zip(x, y):
+        d = float(a) - float(b)
+        total += d * d
+    if math.isfinite(total) and (total >= _DBL_MIN or total == 0.0):
+        r = math.sqrt(total)
+        if total > 0.0 or _scaled_dist2(x, y) == 0.0:
+            return r
+    return _scaled_dist2(x, y)
+
+
+def _scaled_dist2(x, y):
+    scale = 0.0
+    for a, b in zip(x, y):
+        scale = max(scale, abs(float(a)), abs(float(b)))
+    if not (scale > 0.0) or not math.isfinite(scale):
+        return 0.0 if scale == 0.0 else (math.nan if math.isnan(scale) else math.inf)
+    total = 0.0
+    for a, b in zip(x, y):
+        d = float(a) / scale - float(b) / scale  # divide first: a - b may overflow
+        total += d * d
+    return scale * math.sqrt(total)
 
 
 # ---------------------------------------------------------------- solve
+
+def _finite_rows(pb, z, times, what):
+    """The tools refuse a non-finite result naming t and the component."""
+    bad = np.argwhere(~np.isfinite(z))
+    if bad.size:
+        k, i = bad[0]
+        raise errors.NotFiniteError("%s is not finite: %s = %g" % (what, pb.full_components[i],
+                                                                     z[k, i]),
+                                    t=float(times[k]))
+
 
 def _ivp_opts(o, rtol, atol, cond_max):
     o.rtol = number(rtol, "rtol", 1e-15, 1)
     o.atol = number(atol, "atol", 0, 1e300)
     o.cond_max = number(cond_max, "cond_max", 1, 1e300)
-
-
-def _hermite(o, pb, t_lo, t_hi):
-    """Sampled data: Hermite interpolation on the problem's grid when it covers
-    [t_lo, t_hi] (as the tools do); the array must outlive the call."""
-    grid = np.ascontiguousarray(pb.grid)
-    if len(grid) >= 2 and grid[0] <= t_lo and grid[-1] >= t_hi:
-        o.hermite_grid = grid.ctypes.data
-        o.hermite_n = len(grid)
-    return grid
 
 
 def _ivp_method(name):
@@ -157,17 +218,43 @@ def _ivp_method(name):
     return k
 
 
+def _error_estimate(r, rank, srt, pb):
+    """The global error estimate of an lth_ivp_result as Solution fields
+    (z_error in the order of the times asked for, columns in the user's
+    order like z)."""
+    if not r.z_error:
+        return {"error_estimate": None, "error_failed": r.error_failed.message.decode()}
+    n, s = r.n, r.s
+    worst = int(r.error_worst)
+    return {
+        "error_estimate": r.error_estimate, "error_tol": r.error_tol,
+        "error_worst": pb.components[int(pb.variable_index[worst])] if worst >= 0 else None,
+        "t_error_worst": float(srt[r.error_worst_k]) if worst >= 0 else None,
+        "z_error": pb.to_user(_lib.doubles(r.z_error, n * s).reshape(n, s)[rank]),
+        "error_method": LIB.lth_ivp_method_name(r.error_method).decode(),
+        "error_rtol": r.error_rtol, "error_atol": r.error_atol,
+        "stats": {"error_steps": r.error_steps, "error_rhs_evals": r.error_rhs_evals,
+                  "error_decomps": r.error_decomps, "error_seconds": r.error_seconds}}
+
+
 def solve(problem, z0=None, times=None, *, grid=None, rtol=1e-10, atol=1e-12, method="rk8pd",
-          project=False, reproject=False, stabilize=None, cond_max=DEFAULT_COND_MAX):
-    """The initial-value problem from `z0` (default: the problem's z0), reported
-    at `times` (any order; default: the grid), as ``lth-solve``.
+          project=False, reproject=False, stabilize=None, cond_max=DEFAULT_COND_MAX,
+          error_estimate=True):
+    """The initial-value problem from `z0` (s numbers in the order of
+    ``problem.variables``, as the data file's z0 and ``lth-solve --z0``;
+    default: the problem's z0), reported at `times` (a list, any order;
+    default: the grid), as ``lth-solve``.
 
     The state part is integrated through Clark's reduced ODE with GSL
     (``method``: rk8pd, rkf45, msadams, msbdf, bsimp; ``rtol``/``atol``).  An
     inconsistent z0 is :class:`lth.InconsistentError` unless ``project=True``
     (Corollary 3's projection is used instead and reported).  ``stabilize``:
     drift damping rate (None: automatic, 0: off); ``reproject``: project the
-    state at output times.  Returns a :class:`Solution`.
+    state at output times.  ``error_estimate``: estimate the global error of z
+    by a second, more accurate solve (``lth-solve --error-estimate``;
+    docs/user-guide.md section 6.6).  Returns a :class:`Solution`: ``z`` and
+    ``z_error`` with columns in the user's order (named by ``components``),
+    ``v`` in the chain order (named by ``state_components``).
     """
     pb = as_problem(problem)
     if z0 is not None:
@@ -185,40 +272,52 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=1e-10, atol=1e-12, me
     o.reproject = 1 if reproject else 0
     o.project = 1 if project else 0
     o.stabilize = -1.0 if stabilize is None else number(stabilize, "stabilize", 0, 1e300)
+    o.error_estimate = 1 if error_estimate else 0
     order = np.argsort(ts, kind="stable")
     srt = np.ascontiguousarray(ts[order])
     rank = np.empty(len(ts), dtype=int)
     rank[order] = np.arange(len(ts))
     t0 = pb.interval[0]
-    keep = _hermite(o, pb, t0, srt[-1] if len(srt) else t0)
     err = _lib.new_error()
     with _Owned(LIB.lth_ivp_result_free) as h:
-        _lib.check(LIB.lth_ivp_solve(pb._system(), t0, z0v.ctypes.data, srt.ctypes.data, len(srt),
+        z0c = np.ascontiguousarray(pb.to_chain(z0v))  # the library's order
+        _lib.check(LIB.lth_ivp_solve(pb._system(), t0, z0c.ctypes.data, srt.ctypes.data, len(srt),
                                      _ref(o), _ref(h.ptr), _ref(err)), err)
-        del keep
         r = S["lth_ivp_result"].from_address(h.ptr.value)
         n, s, m = r.n, r.s, r.m
-        z = _lib.doubles(r.z, n * s).reshape(n, s)[rank]
+        z = pb.to_user(_lib.doubles(r.z, n * s).reshape(n, s)[rank])
         v = _lib.doubles(r.v, n * m).reshape(n, m)[rank]
-        for k in range(n):
-            for i in range(s):
-                if not math.isfinite(z[k, i]):
-                    raise errors.NotFiniteError("%s is not finite" % pb.components[i],
-                                                t=float(ts[k]))
+        _finite_rows(pb, z, ts, "z")
+        zraw = _lib.doubles(r.z, n * s).reshape(n, s).copy()  # sorted times, chain order
+        vraw = _lib.doubles(r.v, n * m).reshape(n, m).copy()
         if not (math.isfinite(r.drift) and math.isfinite(r.drift_rel)):
             raise errors.NotFiniteError("the drift is not finite")
+        est = _error_estimate(r, rank, srt, pb) if error_estimate else {}
         sol = Solution(
             times=ts, z=z, v=v, drift=r.drift, drift_rel=r.drift_rel, output_gain=r.output_gain,
-            projected=bool(r.projected), z0_used=_lib.doubles(r.z0_used, s), z0_given=z0v,
-            z0_residual=r.z0_residual, z0_change=r.z0_change,
-            z0_worst=int(r.z0_worst) if r.z0_worst >= 0 else None, t0=t0,
-            components=list(pb.components), method=method, rtol=o.rtol, atol=o.atol,
+            projected=bool(r.projected), z0_used=pb.to_user(_lib.doubles(r.z0_used, s)),
+            z0_given=z0v, z0_residual=r.z0_residual, z0_change=r.z0_change,
+            z0_worst=int(pb.variable_index[r.z0_worst]) if r.z0_worst >= 0 else None, t0=t0,
+            components=list(pb.components), state_components=list(pb.state_components),
+            method=method, rtol=o.rtol, atol=o.atol,
             reprojected=bool(reproject), gamma=r.gamma,
             stats={"steps": r.steps, "rhs_evals": r.rhs_evals, "decomps": r.decomps,
                    "seconds": r.seconds_total, "seconds_decomp": r.seconds_decomp,
-                   "gamma": r.gamma})
+                   "gamma": r.gamma, **est.pop("stats", {})},
+            **est)
     if pb._sampled:
         sol.sampling = sampling.report(pb, pb.grid, pb.index)
+
+    def resolve(variant):  # lth-solve's resolve_ivp: z0 projected onto the variant's manifold
+        ov = S["lth_ivp_opts"].from_buffer_copy(o)
+        ov.project = 1
+        with _Owned(LIB.lth_ivp_result_free) as hv:
+            _lib.check(LIB.lth_ivp_solve(variant, t0, z0c.ctypes.data, srt.ctypes.data, len(srt),
+                                         _ref(ov), _ref(hv.ptr), _ref(err)), err)
+            rv = S["lth_ivp_result"].from_address(hv.ptr.value)
+            return _lib.doubles(rv.z, rv.n * rv.s).copy()
+
+    sol.sampling_error = sampling.solution_error(pb._system(), srt, zraw, vraw, resolve)
     return sol
 
 
@@ -243,14 +342,11 @@ def _bc_arrays(pb, bc):
         B0, B1, beta = bc
     except (TypeError, ValueError):
         raise errors.UsageError("bc must be (B0, B1, beta)") from None
-    beta = np.array(beta, dtype=float).reshape(-1)
+    beta = floats(beta, "bc beta", ndim=1).reshape(-1)
     rows = beta.size
     out = []
     for name, B in (("B0", B0), ("B1", B1)):
-        try:
-            B = np.array(B, dtype=float)
-        except (TypeError, ValueError):
-            raise errors.UsageError("bc %s must be a matrix of numbers" % name) from None
+        B = floats(B, "bc " + name)
         if B.shape != (rows, pb.s):
             raise errors.UsageError("bc %s must be %d x %d (rows of beta x s), not %s"
                                     % (name, rows, pb.s, "x".join(map(str, B.shape))))
@@ -265,7 +361,9 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
         points=None, order_check=True, rtol=1e-10, atol=1e-12, cond_max=DEFAULT_COND_MAX,
         tol=None, stages=None, max_intervals=None):
     """The boundary-value problem B0 z(t0) + B1 z(t1) = beta (the problem's bc
-    statements, or ``bc=(B0, B1, beta)``), reported at `times`, as ``lth-bvp``.
+    statements, or ``bc=(B0, B1, beta)`` with the columns of B0 and B1 in the
+    order of ``problem.variables``, as the data file's bc lines), reported at
+    `times`, as ``lth-bvp``; ``z``'s columns are in that order too.
 
     ``method``: "collocation" (the default, as the tool: ``tol``, ``stages``,
     ``max_intervals``), "shooting" (single), "multiple" (``intervals``: 0 =
@@ -321,15 +419,13 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
     if max_intervals is not None:
         o.max_intervals = number(max_intervals, "max_intervals", 1, 1e9, True)
     t0, t1 = pb.interval
-    keep = _hermite(o.ivp, pb, t0, t1)
-    cB0, cB1 = (np.asfortranarray(B) for B in (B0, B1))
+    cB0, cB1 = (np.asfortranarray(pb.to_chain(B)) for B in (B0, B1))  # the library's order
     cbeta = np.ascontiguousarray(beta)
     err = _lib.new_error()
     with _Owned(LIB.lth_bvp_result_free) as h:
         st = LIB.lth_bvp_solve(pb._system(), t0, t1, rows, cB0.ctypes.data, cB1.ctypes.data,
                                cbeta.ctypes.data, ts.ctypes.data, len(ts), _ref(o), _ref(h.ptr),
                                _ref(err))
-        del keep
         if st == errors.STATUS_VALUE["LTH_EBC"]:
             e = _lib.exception(err, st)
             e.message = "bc statements: " + e.message if from_file else "bc: " + e.message
@@ -341,13 +437,10 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
         _lib.check(st, err)
         r = S["lth_bvp_result"].from_address(h.ptr.value)
         n, s = r.n, r.s
-        z = _lib.doubles(r.z, n * s).reshape(n, s)
+        zraw = _lib.doubles(r.z, n * s).reshape(n, s).copy()  # chain order
+        z = pb.to_user(zraw)
         rtimes = _lib.doubles(r.times, n)
-        for k in range(n):
-            for i in range(s):
-                if not math.isfinite(z[k, i]):
-                    raise errors.NotFiniteError("%s is not finite" % pb.full_components[i],
-                                                t=float(rtimes[k]))
+        _finite_rows(pb, z, rtimes, "z")
         if not (math.isfinite(r.cond_shooting) and math.isfinite(r.bc_residual)):
             raise errors.NotFiniteError("the condition estimate or the boundary residual is not "
                                         "finite")
@@ -370,6 +463,16 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
             cond_bvp=opt(r.cond_bvp), error_estimate=opt(r.error_estimate))
     if pb._sampled:
         sol.sampling = sampling.report(pb, ts, pb.index)
+
+    def resolve(variant):  # lth-bvp's resolve_bvp
+        with _Owned(LIB.lth_bvp_result_free) as hv:
+            _lib.check(LIB.lth_bvp_solve(variant, t0, t1, rows, cB0.ctypes.data, cB1.ctypes.data,
+                                         cbeta.ctypes.data, ts.ctypes.data, len(ts), _ref(o),
+                                         _ref(hv.ptr), _ref(err)), err)
+            rv = S["lth_bvp_result"].from_address(hv.ptr.value)
+            return _lib.doubles(rv.z, rv.n * rv.s).copy()
+
+    sol.sampling_error = sampling.solution_error(pb._system(), ts, zraw, None, resolve)
     return sol
 
 
@@ -423,7 +526,8 @@ def lqr(problem, times=None, *, grid=None, rtol=1e-10, cond_max=DEFAULT_COND_MAX
         if not ok:
             raise errors.NotFiniteError("the LQR solution is not finite")
         initial_impulse = not r.exists and math.sqrt(float(np.sum(jump * jump))) > 0.0
-        return LQRSolution(
+        verdict = (bool(r.exists), bool(r.unique), have)
+        sol = LQRSolution(
             times=ts, x=x, lam=lam, u=u, cost=float(r.cost) if have else None,
             exists=bool(r.exists), unique=bool(r.unique), have_trajectory=have,
             x0=pb.x0.copy(), x0_consistent=_lib.doubles(r.x0_consistent, nx), jump=jump,
@@ -432,3 +536,52 @@ def lqr(problem, times=None, *, grid=None, rtol=1e-10, cond_max=DEFAULT_COND_MAX
             terminal_jump=_lib.doubles(r.terminal_jump, nx), residual=r.residual,
             cond_W=float(r.cond_W) if math.isfinite(r.cond_W) else None, theorem4=r.theorem4,
             drift=r.drift, nx=nx, nu=nu, p=r.p, gain=G)
+    sol.sampling_error, sol.sampling_error_cost = _lqr_sampling_error(pb, ts, o, sol, verdict)
+    return sol
+
+
+def _maxdiff(a, b):
+    return float(np.fmax.reduce(np.abs(np.asarray(a) - np.asarray(b)).ravel(), initial=0.0))
+
+
+def _lqr_sampling_error(pb, ts, o, sol, verdict):
+    """lth-lqr's sampling error: solve again with each sampled A, B or H on
+    its alternative fits and add the differences of (x, lambda, u) and of the
+    cost; a verdict (exists, unique) that changes is an error, as in the
+    tool.  (None, None) without sampled blocks."""
+    spec = pb._lqr.contents
+    serr = scost = None
+    err = _lib.new_error()
+    for name in ("A", "B", "H"):
+        src = getattr(spec, name)
+        if not src or not LIB.lth_source_is_samples(src):
+            continue
+        var = _lib.check_ptr(LIB.lth_source_sampling_variant(src, _ref(err)), err)
+        try:
+            vs = S["lth_lqr_spec"].from_buffer_copy(spec)
+            setattr(vs, name, var)
+            with _Owned(LIB.lth_lqr_result_free) as h:
+                _lib.check(LIB.lth_lqr_solve(_ref(vs), ts.ctypes.data, len(ts), _ref(o),
+                                             _ref(h.ptr), _ref(err)), err)
+                r = S["lth_lqr_result"].from_address(h.ptr.value)
+                if (bool(r.exists), bool(r.unique), bool(r.have_trajectory)) != verdict:
+                    raise errors.from_status(errors.STATUS_VALUE["LTH_ECOND"],
+                        "the samples' error decides the answer: with the sampled %s moved by "
+                        "its error estimate the optimum %s, %s (here: %s, %s); refine the "
+                        "samples" % (name, "exists" if r.exists else "does not exist",
+                                     "unique" if r.unique else "not unique",
+                                     "exists" if verdict[0] else "does not exist",
+                                     "unique" if verdict[1] else "not unique"))
+                n = r.n if verdict[2] else 0
+                nx, nu = r.nx, r.nu
+                d = max(_maxdiff(sol.x, _lib.doubles(r.x, n * nx).reshape(n, nx)),
+                        max(_maxdiff(sol.lam, _lib.doubles(getattr(r, "lambda"), n * nx)
+                                     .reshape(n, nx)),
+                            _maxdiff(sol.u, _lib.doubles(r.u, n * nu).reshape(n, nu))))
+                serr = (serr if serr is not None else 0.0) + d
+                dc = (abs(sol.cost - r.cost) if sol.cost is not None and math.isfinite(sol.cost)
+                      and math.isfinite(r.cost) else 0.0)
+                scost = (scost if scost is not None else 0.0) + dc
+        finally:
+            LIB.lth_source_free(var)
+    return serr, scost

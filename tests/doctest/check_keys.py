@@ -23,6 +23,8 @@ RUNS = [
     "lth-decompose data/lqr_timevarying.lth --at 1 --format json",
     "lth-ic data/pendulum.lth --fix 1=0.1 --conditions --format json",
     "lth-ic data/index2.lth --nearest --format json",
+    "lth-ic data/two_carts.lth --format json",
+    "lth-decompose data/slope_equations.lth --at 1 --format json",
     "lth-solve data/pendulum.lth --z0 0.1,0,0.05,0.2,3 --project --times 0,1 --format json",
     "lth-solve data/sampled.lth --times 0,1 --format json",
     "lth-bvp data/index2.lth --times 0,3 --format json",

@@ -8,6 +8,10 @@ Rules (tests/doctest/README.md states them for writers of documents):
 - Numbers are compared with a tolerance: |a - e| <= rtol max(|a|, |e|) + atol
   (defaults rtol = 1e-6, atol = 1e-13: values below ~1e-13, i.e. rounding
   noise such as residuals of 1e-16, compare equal to each other and to 0).
+- Counts of work (steps, right-hand sides, decompositions, panels, mesh
+  intervals, ...: a number followed by such a word, or the value of a JSON key
+  that counts them) depend on where rounding tips an adaptive decision, so
+  they are compared within a factor of two (COUNT_RTOL), never exactly.
 - Text between numbers must match exactly, except that runs of white space
   match any run of white space (column widths follow the numbers).
 - `...` inside a line matches any text; a line that is just `...` matches
@@ -19,6 +23,11 @@ RTOL, ATOL = 1e-6, 1e-13
 NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 NUM_RE = re.compile(NUM)
 MASK = "<time>"
+COUNT_RTOL = 0.5
+_COUNT_WORDS = r"(?:steps|right-hand sides|decompositions|panels|mesh intervals|rejected|iterations|evaluations)"
+_COUNT_KEYS = r"(?:steps|rhs_evals|decomps|table_panels|direct_panels|panels|mesh_intervals|rejected|iterations)"
+_COUNT_AFTER = re.compile(r"\s+" + _COUNT_WORDS + r"\b")
+_COUNT_KEY_BEFORE = re.compile(r'"' + _COUNT_KEYS + r'"\s*:\s*$')
 _MASKS = [
     (re.compile(r'("[A-Za-z_]*(?:seconds|elapsed)[A-Za-z_]*"\s*:\s*)' + NUM), r"\1" + MASK),
     (re.compile(NUM + r"(?= (?:s|ms|points/s)\b(?![=_\[(]))"), MASK),
@@ -35,6 +44,7 @@ def _pattern(expected):
     """Regex for an expected line: numbers become capture groups, `...` a
     wildcard, white space runs flexible, everything else literal."""
     out, pos, nums = ["^\\s*"], 0, []
+    counts = []
     tokens = re.compile(r"(\.\.\.)|(" + NUM + r")|(\s+)")
     text = expected.strip()
     for m in tokens.finditer(text):
@@ -45,11 +55,13 @@ def _pattern(expected):
         elif m.group(2):
             out.append("(" + NUM + ")")
             nums.append(m.group(2))
+            counts.append(bool(_COUNT_AFTER.match(text, m.end()) or
+                               _COUNT_KEY_BEFORE.search(text, 0, m.start())))
         else:
             out.append("\\s+")
         pos = m.end()
     out.append(re.escape(text[pos:]) + "\\s*$")
-    return "".join(out), nums
+    return "".join(out), nums, counts
 
 
 _CACHE = {}
@@ -58,8 +70,8 @@ _CACHE = {}
 def _compiled(expected):
     c = _CACHE.get(expected)
     if c is None:
-        pat, nums = _pattern(expected)
-        c = (re.compile(pat, re.S), nums)
+        pat, nums, counts = _pattern(expected)
+        c = (re.compile(pat, re.S), nums, counts)
         _CACHE[expected] = c
     return c
 
@@ -74,11 +86,12 @@ def line_match(expected, actual, rtol=RTOL, atol=ATOL):
     expected, actual = mask(expected), mask(actual)
     if expected.strip() == actual.strip():
         return True
-    rx, nums = _compiled(expected)
+    rx, nums, counts = _compiled(expected)
     m = rx.match(actual)
     if not m:
         return False
-    return all(close(e, a, rtol, atol) for e, a in zip(nums, m.groups()))
+    return all(close(e, a, max(rtol, COUNT_RTOL) if c else rtol, atol)
+               for e, a, c in zip(nums, m.groups(), counts))
 
 
 def refill(expected, actual):
@@ -87,7 +100,7 @@ def refill(expected, actual):
     own `...` abbreviations and layout); None otherwise."""
     if mask(expected) != expected:
         return None
-    rx, nums = _compiled(expected)
+    rx, nums, _ = _compiled(expected)
     m = rx.match(mask(actual))
     if not m or not nums:
         return None

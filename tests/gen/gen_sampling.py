@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Write the sampled-data test cases of tests/test_samples_systems.c into
+"""Write the sampled-data test cases of tests/unit/samples/test_samples_systems.c into
 tests/data/sampling/ (run: python3 tests/gen/gen_sampling.py, from anywhere).
 
 Three smooth Hessenberg systems of index 2, 3 and 4 on [-1, 1] whose entries

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Shared fixtures of the Python tests (run by tests/cli_python.sh, which sets
+"""Shared fixtures of the Python tests (run by tests/cli/cli_python.sh, which sets
 PYTHONPATH and LTH_LIBRARY to the build tree and LTH_APPS_DIR to its tools)."""
 
 import json

@@ -3,7 +3,9 @@
 
 The tools print numbers with %.17g, which reads back to the same double, so
 the comparison is exact (==; JSON writes -0 as 0, and -0.0 == 0.0).  Timing
-figures are the only numbers left out.
+figures are the only numbers left out.  The JSON keeps z in the chain order,
+Python gives the user's order (equation-form files): ``Problem.to_chain``
+maps Python's vectors to the JSON's.
 """
 
 import glob
@@ -32,12 +34,29 @@ def same(py, js, what):
         what, bad[0].tolist(), a[tuple(bad[0])], b[tuple(bad[0])])
 
 
+def same_optional(py, js, key, what):
+    """A key the tool writes only when there is something to say (sampled data)."""
+    assert (py is None) == (key not in js), "%s: %r in Python, %r in the tool's JSON" % (
+        what, py, js.get(key))
+    if py is not None:
+        same(py, js[key], what)
+
+
 def same_sampling(py, js):
     assert len(py) == len(js or [])
     for p, j in zip(py, js or []):
         assert p.block == j["block"] and p.degree == j["degree"]
         for key in ("error", "t_error", "relative"):
             same(getattr(p, key), j[key], "sampling %s %s" % (p.block, key))
+
+
+def same_errest(dec, pts):
+    """lth-decompose's per-point error_estimate (sampled data only)."""
+    has = ["error_estimate" in p for p in pts]
+    assert all(has) == (dec.error_estimate is not None) and (all(has) or not any(has))
+    if dec.error_estimate is not None:
+        for key, val in dec.error_estimate.items():
+            same(val, [p["error_estimate"][key] for p in pts], "error_estimate " + key)
 
 
 def test_every_example_is_covered():
@@ -48,29 +67,33 @@ def test_every_example_is_covered():
 @pytest.mark.parametrize("name", DAE_FILES + LQR_FILES)
 def test_decompose(name):
     js = run_tool("lth-decompose", data(name + ".lth"), "--format", "json", "-q")
-    dec = lth.decompose(lth.load(data(name + ".lth")))
+    pb = lth.load(data(name + ".lth"))
+    dec = lth.decompose(pb)
     assert (dec.index, list(dec.blocks), dec.p, dec.s, dec.kind) == (
         js["index"], js["blocks"], js["p"], js["s"], js["kind"])
     pts = js["points"]
     same(dec.t, [p["t"] for p in pts], "t")
     for key in ("cond_pi", "cond_chain", "P", "Ahat", "g", "Bhat", "q", "G"):
-        same(getattr(dec, key), [p[key] for p in pts], "%s %s" % (name, key))
+        same(chain(pb, key, getattr(dec, key), 1), [p[key] for p in pts], "%s %s" % (name, key))
     summ = js["summary"]
     assert summ["n_points"] == len(dec)
     same(dec.cond_pi_max, [summ["cond_pi_max"], summ["t_cond_pi_max"]], "cond_pi_max")
     same(dec.cond_chain_max, [summ["cond_chain_max"], summ["t_cond_chain_max"]], "cond_chain_max")
     same_sampling(dec.sampling, js.get("sampling"))
+    same_errest(dec, pts)
 
 
 @pytest.mark.parametrize("name", ["index5", "pendulum", "sampled", "lqr_timevarying"])
 def test_decompose_order_and_check(name):
     args = ["--format", "json", "-q", "--order", "2", "--check", "--at", "0.5,0.25,1"]
     js = run_tool("lth-decompose", data(name + ".lth"), *args)
-    dec = lth.decompose(lth.load(data(name + ".lth")), [0.5, 0.25, 1], order=2, check=True)
+    pb = lth.load(data(name + ".lth"))
+    dec = lth.decompose(pb, [0.5, 0.25, 1], order=2, check=True)
     pts = js["points"]
     for key in ("P", "Ahat", "g", "Bhat", "q", "G"):
-        same(getattr(dec, key), [p[key] for p in pts], key)
-        same(dec.derivatives[key], [p["derivatives"][key] for p in pts], "d/dt " + key)
+        same(chain(pb, key, getattr(dec, key), 1), [p[key] for p in pts], key)
+        same(chain(pb, key, dec.derivatives[key], 2), [p["derivatives"][key] for p in pts],
+             "d/dt " + key)
     for key in ("theorem3_linear", "theorem3_affine", "idempotent", "commute", "structure",
                 "worst", "rank_G", "sv_gap"):
         same(getattr(dec.check, key), [p["check"][key] for p in pts], "check " + key)
@@ -78,20 +101,29 @@ def test_decompose_order_and_check(name):
     same_sampling(dec.sampling, js.get("sampling"))
 
 
-def compare_ic(res, js):
-    for key in ("t", "z0", "residual", "guess", "guess_residual", "change", "tolerance",
-                "cond_chain"):
+def chain(pb, key, x, axis):
+    """Python's array in the JSON's order: the rows of Bhat, q and G (the
+    components of z along `axis`) in the chain order."""
+    return pb.to_chain(x, axis=axis) if key in ("Bhat", "q", "G") else x
+
+
+def compare_ic(res, js, pb):
+    for key in ("t", "residual", "guess_residual", "change", "tolerance", "cond_chain"):
         same(getattr(res, key), js[key], "ic " + key)
+    for key in ("z0", "guess"):
+        same(pb.to_chain(getattr(res, key)), js[key], "ic " + key)
     assert res.method == js["method"] and res.p == js["p"] and res.s == js["s"]
-    same(res.changed + 1, js["changed"], "changed")
-    same(res.M0, js["conditions"]["M0"], "M0")
+    same(sorted(pb.chain_position[res.changed] + 1), js["changed"], "changed")
+    same(pb.to_chain(res.M0), js["conditions"]["M0"], "M0")
     same(res.b0, js["conditions"]["b0"], "b0")
+    same_optional(res.sampling_error, js, "sampling_error", "ic sampling_error")
 
 
 @pytest.mark.parametrize("name", DAE_FILES)
 def test_ic(name):
     js = run_tool("lth-ic", data(name + ".lth"), "--format", "json", "--conditions")
-    compare_ic(lth.ic(lth.load(data(name + ".lth"))), js)
+    pb = lth.load(data(name + ".lth"))
+    compare_ic(lth.ic(pb), js, pb)
 
 
 def test_ic_nearest_fix_and_time():
@@ -99,34 +131,47 @@ def test_ic_nearest_fix_and_time():
     guess = [0.1, 0.2, 0.3, 0.4, 0.5]
     js = run_tool("lth-ic", pb.name, "--format", "json", "--conditions", "--nearest",
                   "--at", "0.75", "--guess", ",".join(map(str, guess)))
-    compare_ic(lth.ic(pb, 0.75, guess, method="nearest"), js)
+    compare_ic(lth.ic(pb, 0.75, guess, method="nearest"), js, pb)
     js = run_tool("lth-ic", pb.name, "--format", "json", "--conditions", "--fix", "3=1,1=0.5")
     res = lth.ic(pb, fix={"z_2[1]": 1, 0: 0.5})
-    compare_ic(res, js)
+    compare_ic(res, js, pb)
     assert [f["index"] for f in js["fixed"]] == [3, 1]
 
 
 @pytest.mark.parametrize("name", Z0_FILES)
 def test_solve(name):
     js = run_tool("lth-solve", data(name + ".lth"), "--format", "json", "-q")
-    compare_solve(lth.solve(lth.load(data(name + ".lth"))), js)
+    pb = lth.load(data(name + ".lth"))
+    compare_solve(lth.solve(pb), js, pb)
 
 
-def compare_solve(sol, js):
+def compare_solve(sol, js, pb):
     same(sol.times, js["times"], "times")
-    same(sol.z, js["z"], "z")
-    for key in ("drift", "drift_rel", "output_gain", "z0_used", "z0_residual", "t0", "rtol",
-                "atol"):
+    same(pb.to_chain(sol.z), js["z"], "z")
+    same(sol.v, js.get("v", sol.v), "v")
+    for key in ("drift", "drift_rel", "output_gain", "z0_residual", "t0", "rtol", "atol"):
         same(getattr(sol, key), js[key], "solve " + key)
+    same(pb.to_chain(sol.z0_used), js["z0_used"], "z0_used")
     assert sol.projected == js["projected"] and sol.reprojected == js["reprojected"]
-    assert sol.components == js["components"] and sol.method == js["method"]
+    assert sol.components == js.get("variables", js["components"])
+    assert pb.chain_components == js["components"] and sol.method == js["method"]
     for key in ("steps", "rhs_evals", "decomps", "gamma"):
         same(sol.stats[key], js["stats"][key], "stats " + key)
+    # the global error estimate
+    for key in ("error_estimate", "error_tol", "z_error", "error_rtol", "error_atol"):
+        same(getattr(sol, key), js[key], "solve " + key)
+    assert sol.error_method == js["error_method"]
+    # no worst place when the estimate is exactly 0
+    assert sol.error_worst == js.get("error_worst")
+    assert sol.t_error_worst == js.get("t_error_worst")
+    for key in ("error_steps", "error_rhs_evals", "error_decomps"):
+        same(sol.stats[key], js["stats"][key], "stats " + key)
     if sol.projected:
-        same(sol.z0_given, js["z0_given"], "z0_given")
+        same(pb.to_chain(sol.z0_given), js["z0_given"], "z0_given")
         same(sol.z0_change, js["z0_change"], "z0_change")
-        assert sol.z0_worst + 1 == js["z0_worst"]
+        assert pb.chain_position[sol.z0_worst] + 1 == js["z0_worst"]
     same_sampling(sol.sampling, js.get("sampling"))
+    same_optional(sol.sampling_error, js, "sampling_error", "solve sampling_error")
 
 
 def test_solve_options():
@@ -139,7 +184,7 @@ def test_solve_options():
     sol = lth.solve(pb, z0, [2, 0.5, 0, 1.25], method="msbdf", rtol=1e-8, atol=1e-10,
                     project=True, reproject=True, stabilize=2)
     assert sol.projected
-    compare_solve(sol, js)
+    compare_solve(sol, js, pb)
 
 
 @pytest.mark.parametrize("method", ["shooting", "multiple", "fd", "collocation"])
@@ -156,6 +201,7 @@ def test_bvp(method):
             same(getattr(sol, key), js[key], "bvp " + key)
     assert (sol.method, sol.p, sol.s, sol.components) == (js["method"], js["p"], js["s"],
                                                           js["components"])
+    same_optional(sol.sampling_error, js, "sampling_error", "bvp sampling_error")
 
 
 def test_bvp_options():
@@ -186,6 +232,8 @@ def test_lqr(name):
     for key in ("exists", "unique", "have_trajectory", "jump_in_range_B", "terminal_impulse",
                 "nx", "nu", "p"):
         assert getattr(res, key) == js[key], key
+    for key in ("sampling_error", "sampling_error_cost"):
+        same_optional(getattr(res, key), js, key, "lqr " + key)
 
 
 def test_lqr_times():
@@ -194,3 +242,54 @@ def test_lqr_times():
     res = lth.lqr(data("lqr_double_integrator.lth"), [1.5, 0.25], rtol=1e-9)
     same(res.x, js["x"], "x")
     same(res.cost, js["cost"], "cost")
+
+
+def _sampled_files(tmp):
+    """An RLC circuit in the equation form driven by 401 samples of a smooth
+    source, and an LQR problem with a sampled weight H."""
+    t = np.linspace(0.0, 2.0, 401)
+    np.savetxt(os.path.join(tmp, "vs.csv"), np.c_[t, np.sin(3 * t) + 0.2 * np.cos(5 * t)],
+               delimiter=",", fmt="%.17g")
+    np.savetxt(os.path.join(tmp, "h.csv"),
+               np.c_[t, 1 + 0.5 * np.sin(t), 0 * t, 0 * t, 1 + 0 * t], delimiter=",",
+               fmt="%.17g")
+    eqn = os.path.join(tmp, "rlc.lth")
+    with open(eqn, "w") as f:
+        f.write("problem equations\nvariables v iL iV\ninterval 0 2\ngrid 5\n"
+                "param R = 10, L = 0.5, C = 1e-3\n"
+                "C*v' = iV - iL - v/R\nL*iL' = v\n0 = v - samples(\"vs.csv\")\n"
+                "z0 = [0.2 0 0]\nbc B0 = [0 1 0]\nbc B1 = [0 0 0]\nbc beta = [0]\n")
+    lqr = os.path.join(tmp, "lqr.lth")
+    with open(lqr, "w") as f:
+        f.write("lth 1\nproblem lqr\nsizes 2 1\ninterval 0 2\ngrid 5\n"
+                "A = [0, 1; 0, 0]\nB = [0; 1]\nC = [0, 0; 0, 0]\nx0 = [1; -0.5]\n"
+                "H = samples(\"h.csv\")\n")
+    return eqn, lqr
+
+
+def test_sampling_error_equation_form(tmp_path):
+    """An equation-form file's sampling_error, as the tools compute it."""
+    eqn, lqr = _sampled_files(str(tmp_path))
+    pb = lth.load(eqn)
+    js = run_tool("lth-decompose", eqn, "--format", "json", "-q")
+    dec = lth.decompose(pb)
+    assert dec.error_estimate is not None
+    same_errest(dec, js["points"])
+    js = run_tool("lth-ic", eqn, "--format", "json", "--conditions")
+    res = lth.ic(pb)
+    assert res.sampling_error is not None
+    compare_ic(res, js, pb)
+    js = run_tool("lth-solve", eqn, "--format", "json", "-q", "--project")
+    sol = lth.solve(pb, project=True)
+    assert sol.sampling_error is not None
+    compare_solve(sol, js, pb)
+    js = run_tool("lth-bvp", eqn, "--format", "json")
+    sol = lth.bvp(pb)
+    same(sol.z, js["z"], "z")
+    assert sol.sampling_error is not None
+    same_optional(sol.sampling_error, js, "sampling_error", "bvp sampling_error")
+    js = run_tool("lth-lqr", lqr, "--format", "json")
+    res = lth.lqr(lth.load(lqr))
+    assert res.sampling_error is not None and res.sampling_error_cost is not None
+    for key in ("sampling_error", "sampling_error_cost"):
+        same_optional(getattr(res, key), js, key, "lqr " + key)

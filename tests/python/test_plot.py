@@ -97,3 +97,94 @@ def test_the_checker_can_fail(tmp_path):
     fig.subplots().plot([0, 1], [0, 1], color="0.5")
     path = save(fig, tmp_path, "grey.png")
     assert "no curves" in check(path, 300, 200)
+
+
+def heading_overlaps(fig):
+    """The figure-level texts (title, notes) that overlap a panel or its title,
+    or leave the figure: drawn first, with the layout of savefig."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    FigureCanvasAgg(fig).draw()
+    r = fig.canvas.get_renderer()
+    heads = []
+    for t in list(fig.texts) + [getattr(fig, "_suptitle", None)]:
+        if t is not None and t.get_text() and all(t is not h for h in heads):
+            heads.append(t)
+    bad = []
+    for k, h in enumerate(heads):
+        box = h.get_window_extent(r)
+        bad += [(h.get_text(), g.get_text()) for g in heads[k + 1:]
+                if box.overlaps(g.get_window_extent(r))]
+        if box.y1 > fig.bbox.y1 + 0.5 or box.x0 < -0.5 or box.x1 > fig.bbox.x1 + 0.5:
+            bad.append((h.get_text(), "outside the figure"))
+        for ax in fig.axes:
+            for what, other in (("panel", ax.get_window_extent(r)),
+                                ("title " + ax.get_title(), ax.title.get_window_extent(r))):
+                if box.overlaps(other):
+                    bad.append((h.get_text(), what))
+    return heads, bad
+
+
+def test_heading_clear_of_the_panels():
+    """The notes of a BVP (condition and error estimates) and of an LQR result
+    (the cost) and the title stand above the first panel's title, not on it."""
+    fd = lth.bvp(data("index2.lth"), method="fd")
+    shoot = lth.bvp(data("index2.lth"))  # four notes: as wide as half the figure
+    res = lth.lqr(data("lqr_double_integrator.lth"))
+    for fig in (lth.plot.solution(shoot, size=(800, 480)),
+                lth.plot.solution(fd, size=(800, 480), title="lth.plot.solution: data/index2.lth"),
+                lth.plot.lqr(res, size=(640, 480), title="lth.plot.lqr: the double integrator"),
+                lth.plot.solution(fd, size=(500, 300), title="small")):
+        heads, bad = heading_overlaps(fig)
+        assert heads and not bad, bad
+        text = "\n".join(h.get_text() for h in heads)
+        assert "cond_bvp" in text or "cost J" in text
+
+
+def test_names_drawn_literally(tmp_path):
+    """Component names and titles are text, never mathtext ('$' is a dollar
+    sign, a bad formula no error) nor LaTeX, even with text.usetex on when the
+    figure is made (the tick labels, numbers, may go through TeX: no user
+    string does), and the SVG holds every string as written."""
+    import dataclasses
+    import html
+    import re
+    import matplotlib
+    from matplotlib.text import Text
+    bvp = lth.bvp(data("index2.lth"), method="fd")
+    names = ["$x_1$", r"$\foo{$", "a$b$c 50%", "`touch pwn` $(x)"]
+    res = dataclasses.replace(bvp, components=names)
+    title = r"$\frac{1}{2}$ and \input{/etc/passwd}"
+    with matplotlib.rc_context({"text.usetex": True}):
+        fig = lth.plot.solution(res, size=(600, 700), title=title)
+    mine = [t for t in fig.findobj(Text) if t.get_text() in names or title in t.get_text()]
+    assert len(mine) == 2 * len(names) + 1  # panel titles, legend entries, the heading
+    assert not any(t.get_usetex() or t.get_parse_math() for t in mine)
+    fig = lth.plot.solution(res, size=(600, 700), title=title)
+    path = os.path.join(str(tmp_path), "names.svg")
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        fig.savefig(path)
+    texts = [html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]*)</text>",
+                                                  open(path, encoding="utf-8").read())]
+    for s in names:
+        assert texts.count(s) == 2, (s, texts)  # the panel's title and the legend
+    assert any(t.startswith(title) for t in texts), texts
+
+
+def test_log_panel_zeros_on_a_floor():
+    """The check residual is mostly exact zeros: they are drawn as markers on a
+    floor a decade below the smallest positive value, stated in the legend,
+    and the positive values carry markers (alone between zeros, a value is no
+    line): every time is drawn once."""
+    dec = lth.decompose(data("index2.lth"), grid=151, check=True)
+    worst = dec.check.worst
+    assert 0 < np.count_nonzero(worst) < len(worst)
+    ax = lth.plot.decomposition(dec).axes[-1]
+    assert ax.get_yscale() == "log"
+    line, zeros = ax.lines
+    floor = 10.0 ** (np.floor(np.log10(worst[worst > 0].min())) - 1)
+    assert line.get_marker() == "o"
+    assert np.array_equal(np.isfinite(line.get_ydata()), worst > 0)
+    assert np.array_equal(zeros.get_xdata(), dec.t[worst == 0])
+    assert np.all(zeros.get_ydata() == floor) and floor <= worst[worst > 0].min() / 10
+    assert zeros.get_label() == "worst = 0\n(drawn at %.0e)" % floor
+    assert ax.get_ylim()[0] < floor

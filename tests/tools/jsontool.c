@@ -15,12 +15,14 @@
  *                                       as 0/1)
  *   jsontool below FILE KEY LIMIT       exit 0 iff there are numbers under
  *                                       members KEY and all are <= LIMIT
- *   jsontool diff EXPECTED ACTUAL [--rtol R] [--atol A] [--ignore KEY]...
+ *   jsontool diff EXPECTED ACTUAL [--rtol R] [--atol A] [--ignore KEY]... [--floor KEY A]...
  *       same structure and keys, equal strings/booleans, and numbers with
  *       |a - e| <= rtol * max(|a|, |e|, S) + atol, where S is the largest
  *       magnitude in the expected value of the innermost enclosing object
  *       member (a normwise comparison of each matrix/vector); defaults
- *       rtol 1e-9, atol 1e-13; members named KEY are skipped.
+ *       rtol 1e-9, atol 1e-13; members named KEY are skipped; numbers under
+ *       members named KEY of --floor get the absolute tolerance A (quantities
+ *       at rounding level, whose digits are noise).
  * PATH: members and indices, e.g. points[0].q[4] or summary.n_points ("" or
  * "." is the whole document).  Exit status 0 success, 1 failed condition,
  * 2 usage or unreadable/invalid input.
@@ -411,6 +413,9 @@ typedef struct diff_opts {
   double rtol, atol;
   const char **ignore;
   size_t nignore;
+  const char **floor_key; /* numbers under these members: absolute tolerance floor_atol */
+  double *floor_atol;
+  size_t nfloor;
   size_t ndiff;
 } diff_opts;
 
@@ -495,7 +500,12 @@ static void diff(const jval *e, const jval *a, double scale, char *path, size_t 
       if (!av) {
         report(o, path, "%smissing%s", "", "");
       } else {
+        double atol = o->atol;
+        for (size_t f = 0; f < o->nfloor; f++) {
+          if (strcmp(o->floor_key[f], e->keys[k]) == 0 && o->floor_atol[f] > o->atol) o->atol = o->floor_atol[f];
+        }
         diff(&e->items[k], av, maxabs(&e->items[k]), path, plen + (size_t)n, o);
+        o->atol = atol;
       }
       path[plen] = '\0';
     }
@@ -513,18 +523,23 @@ static void diff(const jval *e, const jval *a, double scale, char *path, size_t 
 }
 
 static int cmd_diff(int argc, char **argv) {
-  diff_opts o = {1e-9, 1e-13, NULL, 0, 0};
+  diff_opts o = {1e-9, 1e-13, NULL, 0, NULL, NULL, 0, 0};
   o.ignore = calloc((size_t)argc, sizeof *o.ignore);
-  if (argc < 4 || !o.ignore) return 2;
-  for (int k = 4; k < argc; k++) {
+  o.floor_key = calloc((size_t)argc, sizeof *o.floor_key);
+  o.floor_atol = calloc((size_t)argc, sizeof *o.floor_atol);
+  int ok = argc >= 4 && o.ignore && o.floor_key && o.floor_atol;
+  for (int k = 4; ok && k < argc; k++) {
     if (k + 1 < argc && strcmp(argv[k], "--rtol") == 0) o.rtol = atof(argv[++k]);
     else if (k + 1 < argc && strcmp(argv[k], "--atol") == 0) o.atol = atof(argv[++k]);
     else if (k + 1 < argc && strcmp(argv[k], "--ignore") == 0) o.ignore[o.nignore++] = argv[++k];
-    else { fprintf(stderr, "jsontool diff: unknown argument %s\n", argv[k]); free(o.ignore); return 2; }
+    else if (k + 2 < argc && strcmp(argv[k], "--floor") == 0) {
+      o.floor_key[o.nfloor] = argv[++k];
+      o.floor_atol[o.nfloor++] = atof(argv[++k]);
+    } else { fprintf(stderr, "jsontool diff: unknown argument %s\n", argv[k]); ok = 0; }
   }
   jval e, a;
-  if (load(argv[2], &e) != 0) { free(o.ignore); return 2; }
-  if (load(argv[3], &a) != 0) { jfree(&e); free(o.ignore); return 2; }
+  if (!ok || load(argv[2], &e) != 0) { free(o.ignore); free(o.floor_key); free(o.floor_atol); return 2; }
+  if (load(argv[3], &a) != 0) { jfree(&e); free(o.ignore); free(o.floor_key); free(o.floor_atol); return 2; }
   char path[4096] = "";
   diff(&e, &a, maxabs(&e), path, 0, &o);
   if (o.ndiff > 0) {
@@ -534,6 +549,8 @@ static int cmd_diff(int argc, char **argv) {
   jfree(&e);
   jfree(&a);
   free(o.ignore);
+  free(o.floor_key);
+  free(o.floor_atol);
   return o.ndiff ? 1 : 0;
 }
 

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Coefficients of the reduced ODE at any t (lib/ivp/ivp_coef.h): the one place the
+ * integrator, the fundamental matrix (shooting, multiple shooting) and LQR get
+ * Ahat, g, P, Bhat, q, G.
+ *
+ * Table mode (exact data, the default through `auto`): a coefficient table
+ * (include/lth/table.h) over [t_lo, t_hi], built lazily panel by panel as the
+ * integration advances, to the error table_tol (default 1e-3 rtol: a
+ * coefficient error delta changes the solution by about delta times the
+ * growth of the reduced ODE over the span, well below what the integrator's
+ * own local errors add up to; measured in docs/performance.md).
+ * Auto keeps the table while it pays: before each new panel, if at least
+ * three panels exist and the integrator took fewer than AUTO_RATIO right-hand
+ * sides per table decomposition so far, the rest of the span is served by
+ * direct decompositions (same results up to table_tol).  A table that would
+ * exceed its memory budget also falls back; a refusal (Pi singular between
+ * nodes, no convergence while Pi's condition grows) is an error as in the
+ * direct path.
+ * Direct mode: the decomposition at t (Taylor jets of the data).
+ * Hermite mode (sampled data): lib/ivp/ivp_coef_hermite.c. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "table/coef_table_impl.h"
+#include "ivp_coef_impl.h"
+#include "system/system_scale.h"
+
+#define TABLE_FRAC 1e-3
+#define TABLE_TOL_MAX 1e-6
+#define AUTO_RATIO 2.0
+#define AUTO_MIN_PANELS 3
+
+static const char *const coef_names[] = {"auto", "direct", "table", "hermite"};
+
+int lth_ivp_coefficients_from_name(const char *name) {
+  for (int k = 0; k < 4; k++) {
+    if (strcmp(name, coef_names[k]) == 0) {
+      return k;
+    }
+  }
+  return -1;
+}
+
+const char *lth_ivp_coefficients_name(lth_ivp_coefficients mode) {
+  return (unsigned)mode < 4 ? coef_names[mode] : "unknown";
+}
+
+double lth_coef_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double lth_coef_tol(const lth_ivp_opts *o) {
+  if (o->table_tol > 0) {
+    return o->table_tol;
+  }
+  double rtol = o->rtol > 0 ? o->rtol : 1e-10;
+  return fmin(TABLE_TOL_MAX, fmax(LTH_COEF_TABLE_TOL_MIN, TABLE_FRAC * rtol));
+}
+
+/* Which source serves the coefficients (see lth_ivp_coefficients). */
+static lth_ivp_coefficients choose_mode_for(const lth_system *sys, const lth_ivp_opts *o,
+                                           double t_lo, double t_hi, int *auto_table) {
+  int exact = lth_system_is_exact(sys);
+  *auto_table = 0;
+  if (o->hermite == 1 || o->coefficients == LTH_COEF_HERMITE) {
+    return LTH_COEF_HERMITE;
+  }
+  if (!exact) {
+    return o->hermite == 0 || o->coefficients == LTH_COEF_DIRECT ? LTH_COEF_DIRECT
+                                                                 : LTH_COEF_HERMITE;
+  }
+  if (o->coefficients == LTH_COEF_DIRECT || !(t_hi > t_lo)) {
+    return LTH_COEF_DIRECT;
+  }
+  *auto_table = o->coefficients != LTH_COEF_TABLE;
+  return LTH_COEF_TABLE;
+}
+
+static lth_ivp_coefficients choose_mode(const lth_coef *c, const lth_ivp_opts *o, int *auto_table) {
+  return choose_mode_for(c->sys, o, c->t_lo, c->t_hi, auto_table);
+}
+
+int lth_coef_starts_table(const lth_system *sys, const lth_ivp_opts *o, double t_lo, double t_hi) {
+  int auto_table;
+  return choose_mode_for(sys, o, t_lo, t_hi, &auto_table) == LTH_COEF_TABLE;
+}
+
+static lth_status table_setup(lth_coef *c, const lth_ivp_opts *o, lth_error *err) {
+  lth_table_opts to;
+  lth_table_opts_init(&to);
+  to.tol = lth_coef_tol(o);
+  to.deriv = c->deriv;
+  to.outputs = !c->outputs_direct;
+  to.cond_max = o->cond_max;
+  c->tab = lth_table_alloc(c->sys, c->t_lo, c->t_hi, &to, err);
+  c->tp = c->tab ? lth_point_alloc(c->sys, c->deriv, err) : NULL;
+  return c->tp ? LTH_OK : (err ? err->status : LTH_ENOMEM);
+}
+
+lth_coef *lth_coef_alloc(const lth_system *sys, const lth_ivp_opts *o, int deriv, double t_lo,
+                         double t_hi, lth_error *err) {
+  return lth_coef_alloc_ex(sys, o, deriv, 0, t_lo, t_hi, err);
+}
+
+lth_coef *lth_coef_alloc_ex(const lth_system *sys, const lth_ivp_opts *o, int deriv,
+                            int outputs_direct, double t_lo, double t_hi, lth_error *err) {
+  lth_coef *c = calloc(1, sizeof *c);
+  if (!c) {
+    lth_error_set(err, LTH_ENOMEM, "out of memory");
+    return NULL;
+  }
+  c->sys = sys;
+  c->deriv = deriv;
+  c->outputs_direct = outputs_direct;
+  c->t_lo = t_lo;
+  c->t_hi = t_hi;
+  c->t_cached = NAN;
+  c->mode = choose_mode(c, o, &c->auto_table);
+  double t_start = lth_coef_now();
+  lth_status st = LTH_OK;
+  if (c->mode == LTH_COEF_HERMITE) {
+    st = lth_coef_hermite_setup(c, o, err);
+  } else {
+    /* direct decompositions: the direct mode, and the table's direct panels,
+     * times outside its span and auto's fallback */
+    c->ws = lth_decomp_ws_alloc_shared(sys, deriv, err);
+    c->pt = c->ws ? lth_point_alloc(sys, deriv, err) : NULL;
+    if (c->ws && o->cond_max > 0) {
+      lth_decomp_ws_set_cond_max(c->ws, o->cond_max);
+    }
+    st = c->pt ? LTH_OK : (err ? err->status : LTH_ENOMEM);
+    if (st == LTH_OK && c->mode == LTH_COEF_TABLE) {
+      st = table_setup(c, o, err);
+    }
+  }
+  c->seconds += lth_coef_now() - t_start;
+  if (st != LTH_OK) {
+    lth_coef_free(c);
+    return NULL;
+  }
+  return c;
+}
+
+void lth_coef_free(lth_coef *c) {
+  if (!c) {
+    return;
+  }
+  lth_point_free(c->pt);
+  lth_decomp_ws_free(c->ws);
+  lth_table_free(c->tab);
+  lth_point_free(c->tp);
+  lth_grid_result_free(c->grid);
+  lth_point_free(c->ip);
+  free(c->basis);
+  free(c);
+}
+
+double lth_coef_span(const lth_coef *c) { return c->t_hi - c->t_lo; }
+
+void lth_coef_output_density(lth_coef *c, double per_unit_t) {
+  if (c->tab) tab_set_output_density(c->tab, per_unit_t);
+}
+
+void lth_coef_stats(const lth_coef *c, size_t *decomps, double *seconds) {
+  lth_table_info info;
+  memset(&info, 0, sizeof info);
+  if (c->tab) {
+    lth_table_info_get(c->tab, &info);
+  }
+  if (decomps) *decomps = c->decomps + info.decomps;
+  if (seconds) *seconds = c->seconds + info.seconds;
+}
+
+void lth_coef_report(const lth_coef *c, lth_ivp_result *res) {
+  res->coef_mode = c->mode;
+  res->coef_order = c->mode == LTH_COEF_HERMITE ? c->k : -1;
+  res->table_panels = c->mode == LTH_COEF_HERMITE && c->grid ? c->grid->n - 1 : 0;
+  res->table_direct_panels = 0;
+  res->coef_error = c->mode == LTH_COEF_HERMITE ? c->herr : 0.0;
+  res->table_end = NAN;
+  if (c->tab) {
+    lth_table_info info;
+    lth_table_info_get(c->tab, &info);
+    res->coef_order = info.max_degree;
+    res->table_panels = info.panels;
+    res->table_direct_panels = info.direct_panels;
+    res->coef_error = info.err_est;
+    res->table_end = c->fell_back ? c->t_switch : info.covered;
+  }
+}
+
+static lth_status exact_eval(lth_coef *c, double t, const lth_point **pt, lth_error *err) {
+  if (t != c->t_cached) {
+    double t_start = lth_coef_now();
+    lth_status st = lth_decomp_at(c->ws, t, c->pt, err);
+    c->seconds += lth_coef_now() - t_start;
+    c->decomps++;
+    if (st != LTH_OK) {
+      c->t_cached = NAN;
+      return st;
+    }
+    c->t_cached = t;
+  }
+  *pt = c->pt;
+  return LTH_OK;
+}
+
+/* Auto: does the table still pay for new panels? */
+static int table_pays(const lth_coef *c) {
+  lth_table_info info;
+  lth_table_info_get(c->tab, &info);
+  return info.panels < AUTO_MIN_PANELS || (double)c->served >= AUTO_RATIO * (double)info.decomps;
+}
+
+static void fall_back(lth_coef *c) {
+  c->fell_back = 1;
+  c->t_switch = lth_table_covered(c->tab);
+}
+
+/* The table at t (extending it when t is beyond the covered part).  Returns
+ * LTH_ERANGE without touching err when t must be served directly instead. */
+static lth_status table_eval(lth_coef *c, double t, int order, int full, double gamma,
+                             const lth_point **pt, lth_error *err) {
+  if (c->fell_back ? t > c->t_switch : !(t >= c->t_lo && t <= c->t_hi)) {
+    return LTH_ERANGE;
+  }
+  if (t > lth_table_covered(c->tab) || lth_table_covered(c->tab) == c->t_lo) {
+    if (c->auto_table && !table_pays(c)) {
+      fall_back(c);
+      return LTH_ERANGE;
+    }
+    lth_error local;
+    lth_error_clear(&local);
+    /* in chunks that double the covered part: few parallel builds, and the
+     * pay-off check above between them */
+    double covered = lth_table_covered(c->tab);
+    lth_status st = lth_table_build(c->tab, t + (covered - c->t_lo), &local);
+    if (st == LTH_ENOMEM && c->auto_table) {
+      fall_back(c);
+      return t > c->t_switch ? LTH_ERANGE : table_eval(c, t, order, full, gamma, pt, err);
+    }
+    if (st != LTH_OK) {
+      if (err) *err = local;
+      return st;
+    }
+  }
+  /* direct panels (data not smooth there) come back as LTH_ERANGE */
+  lth_status st = gamma > 0 ? tab_eval_damped(c->tab, t, gamma, c->tp, &c->hint)
+                            : tab_eval_hint(c->tab, t, order, full, c->tp, NULL, &c->hint, NULL);
+  if (st == LTH_OK) {
+    c->served++;
+    *pt = c->tp;
+  } else if (st != LTH_ERANGE) {
+    st = lth_table_eval(c->tab, t, order, full, c->tp, NULL, err);
+  }
+  return st;
+}
+
+lth_status lth_coef_eval(lth_coef *c, double t, int order, const lth_point **pt, lth_error *err) {
+  if (order > c->deriv) {
+    return lth_error_set(err, LTH_EORDER, "coefficient derivative not prepared");
+  }
+  if (c->mode == LTH_COEF_HERMITE) {
+    return lth_coef_hermite_eval(c, t, order, 0, pt, err);
+  }
+  if (c->mode == LTH_COEF_TABLE) {
+    lth_status st = table_eval(c, t, order, 0, 0.0, pt, err);
+    if (st != LTH_ERANGE) {
+      return st;
+    }
+  }
+  return exact_eval(c, t, pt, err);
+}
+
+lth_status lth_coef_eval_damped(lth_coef *c, double t, double gamma, const lth_point **pt,
+                                int *damped, lth_error *err) {
+  *damped = 0;
+  if (c->mode == LTH_COEF_TABLE && gamma > 0) {
+    lth_status st = table_eval(c, t, 0, 0, gamma, pt, err);
+    if (st != LTH_ERANGE) {
+      *damped = st == LTH_OK;
+      return st;
+    }
+  }
+  return lth_coef_eval(c, t, 0, pt, err);
+}
+
+lth_status lth_coef_eval_full(lth_coef *c, double t, const lth_point **pt, lth_error *err) {
+  if (c->mode == LTH_COEF_HERMITE) {
+    return lth_coef_hermite_eval(c, t, 0, 1, pt, err);
+  }
+  if (c->mode == LTH_COEF_TABLE && !c->outputs_direct) {
+    lth_status st = table_eval(c, t, 0, 1, 0.0, pt, err);
+    if (st != LTH_ERANGE) {
+      return st;
+    }
+  }
+  return exact_eval(c, t, pt, err);
+}

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* lth_ivp_solve (include/lth/ivp.h): the initial value checked (or projected),
+ * the reduced ODE integrated through the output times (lib/ivp/ivp.c), and z
+ * assembled from the state at each of them (Clark's Theorem 1). */
+#define _POSIX_C_SOURCE 200809L
+#include "lth/ivp.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lth/ic.h"
+#include "ivp_impl.h"
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- solutions ---- */
+
+void lth_ivp_result_free(lth_ivp_result *res) {
+  if (!res) {
+    return;
+  }
+  free(res->times);
+  free(res->z);
+  free(res->v);
+  free(res->z0_used);
+  free(res->z_error);
+  free(res);
+}
+
+lth_ivp_result *lth_ivp_result_alloc(int s, int m, size_t n) {
+  lth_ivp_result *res = calloc(1, sizeof *res);
+  if (!res) {
+    return NULL;
+  }
+  res->n = n;
+  res->s = s;
+  res->m = m;
+  res->times = malloc((n ? n : 1) * sizeof(double));
+  res->z = malloc(((size_t)s * n + 1) * sizeof(double));
+  res->v = malloc(((size_t)m * n + 1) * sizeof(double));
+  res->z0_used = malloc(((size_t)s + 1) * sizeof(double));
+  res->z0_worst = -1;
+  res->error_estimate = res->error_tol = NAN;
+  res->error_worst = -1;
+  lth_error_clear(&res->error_failed);
+  if (!res->times || !res->z || !res->v || !res->z0_used) {
+    lth_ivp_result_free(res);
+    return NULL;
+  }
+  return res;
+}
+
+/* Consistency of z0 (section 4.1) and, with opts->project, Corollary 3's projection. */
+static lth_status initial_value(const lth_system *sys, double t0, const double *z0,
+                                const lth_ivp_opts *o, lth_ivp_result *res, lth_error *err) {
+  int s = res->s;
+  lth_ic *ic = lth_ic_alloc(sys, err);
+  if (!ic) {
+    return err ? err->status : LTH_ENOMEM;
+  }
+  if (o->cond_max > 0) {
+    lth_ic_set_cond_max(ic, o->cond_max);
+  }
+  lth_status st = lth_ic_setup(ic, t0, err);
+  if (st == LTH_OK) {
+    res->z0_residual = lth_ic_residual(ic, z0);
+    memcpy(res->z0_used, z0, (size_t)s * sizeof(double));
+    if (res->z0_residual > lth_ic_tolerance(ic, z0)) {
+      if (!o->project) {
+        st = lth_error_set_t(err, LTH_ECONSIST, t0,
+                             "z0 is not consistent: ||M0 z0 - b0|| = %.3e (Clark section 4.1); "
+                             "use lth-ic to compute a consistent value, or --project",
+                             res->z0_residual);
+      } else {
+        st = lth_ic_project(ic, z0, res->z0_used, err);
+        res->projected = 1;
+      }
+    }
+  }
+  if (st == LTH_OK && res->projected) {
+    double ch = 0.0, worst = 0.0;
+    for (int i = 0; i < s; i++) {
+      double d = fabs(res->z0_used[i] - z0[i]);
+      ch += d * d;
+      if (d > worst) {
+        worst = d;
+        res->z0_worst = i;
+      }
+    }
+    res->z0_change = sqrt(ch);
+  }
+  lth_ic_free(ic);
+  return st;
+}
+
+/* ||Nhat + Bhat||_inf (Nhat = [I_m; 0]): how much z = (Nhat + Bhat) v + q can
+ * amplify an error of v. */
+static double output_gain(const lth_point *pt) {
+  double g = 0.0;
+  for (int i = 0; i < pt->s; i++) {
+    double row = 0.0;
+    for (int j = 0; j < pt->m; j++) {
+      row += fabs(pt->Bhat.c[i + (size_t)j * pt->Bhat.ld] + (i == j ? 1.0 : 0.0));
+    }
+    g = fmax(g, row);
+  }
+  return g;
+}
+
+/* z = (Nhat + Bhat) v + q, drift ||P v||, the output gain, optional
+ * reprojection v <- (I - P) v. */
+static lth_status output_at(lth_ivp *iv, double t, double *v, double *z, lth_ivp_result *res,
+                            int reproject, lth_error *err) {
+  double *drift = &res->drift, *drift_rel = &res->drift_rel;
+  const lth_point *pt;
+  lth_status st = lth_ivp_point(iv, t, &pt, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  int m = pt->m, s = pt->s;
+  double *Pv = z; /* scratch: z is overwritten below */
+  cblas_dgemv(CblasColMajor, CblasNoTrans, m, m, 1.0, pt->P.c, pt->P.ld, v, 1, 0.0, Pv, 1);
+  double d = cblas_dnrm2(m, Pv, 1), nv = cblas_dnrm2(m, v, 1);
+  *drift = fmax(*drift, d);
+  *drift_rel = fmax(*drift_rel, d / fmax(1.0, nv));
+  if (reproject) {
+    cblas_daxpy(m, -1.0, Pv, 1, v, 1);
+  }
+  memcpy(z, pt->q.c, (size_t)s * sizeof(double));
+  cblas_daxpy(m, 1.0, v, 1, z, 1);
+  cblas_dgemv(CblasColMajor, CblasNoTrans, s, m, 1.0, pt->Bhat.c, pt->Bhat.ld, v, 1, 1.0, z, 1);
+  res->output_gain = fmax(res->output_gain, output_gain(pt));
+  return LTH_OK;
+}
+
+lth_status lth_ivp_integrate_outputs(lth_ivp *iv, double t0, const double *times, size_t n,
+                                     const lth_ivp_opts *o, lth_ivp_result *res, lth_error *err) {
+  int m = res->m, s = res->s;
+  double *v = malloc(((size_t)m + 1) * sizeof(double));
+  if (!v) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  /* v0 = (I - P(t0)) z0(1:m): the state part (Theorem 1) */
+  const lth_point *pt;
+  lth_status st = lth_ivp_point(iv, t0, &pt, err);
+  if (st == LTH_OK) {
+    memcpy(v, res->z0_used, (size_t)m * sizeof(double));
+    cblas_dgemv(CblasColMajor, CblasNoTrans, m, m, -1.0, pt->P.c, pt->P.ld, res->z0_used, 1, 1.0,
+                v, 1);
+    st = lth_ivp_start(iv, t0, v, err);
+  }
+  for (size_t k = 0; k < n && st == LTH_OK; k++) {
+    res->times[k] = times[k];
+    st = lth_ivp_advance(iv, times[k], v, err);
+    if (st == LTH_OK) {
+      st = output_at(iv, times[k], v, res->z + (size_t)k * s, res, o->reproject, err);
+    }
+    if (st == LTH_OK && o->reproject) {
+      st = lth_ivp_reset(iv, v, err);
+    }
+    if (st == LTH_OK) {
+      memcpy(res->v + (size_t)k * m, v, (size_t)m * sizeof(double));
+    }
+  }
+  free(v);
+  return st;
+}
+
+lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0,
+                         const double *times, size_t n, const lth_ivp_opts *opts,
+                         lth_ivp_result **out, lth_error *err) {
+  *out = NULL;
+  lth_ivp_opts o;
+  if (opts) {
+    o = *opts;
+  } else {
+    lth_ivp_opts_init(&o);
+  }
+  lth_status st = lth_ivp_check_times(t0, times, n, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  double t_start = now();
+  lth_ivp_result *res = lth_ivp_result_alloc(lth_system_size(sys), lth_system_state_dim(sys), n);
+  if (!res) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory allocating a solution");
+  }
+  double t_hi = n > 0 ? times[n - 1] : t0;
+  lth_ivp_prescan_job scan;
+  st = lth_ivp_prescan_start(&scan, sys, t0, t_hi, &o, err);
+  if (st == LTH_OK) {
+    st = initial_value(sys, t0, z0, &o, res, err);
+  }
+  lth_ivp *iv = NULL;
+  if (st == LTH_OK) {
+    iv = lth_ivp_alloc(sys, 1, 1, &o, t0, t_hi, err);
+    st = iv ? LTH_OK : (err ? err->status : LTH_ENOMEM);
+  }
+  if (iv) {
+    lth_ivp_attach_scan(iv, &scan, t_hi > t0 ? (double)n / (t_hi - t0) : 0.0);
+  }
+  if (st == LTH_OK) {
+    st = lth_ivp_integrate_outputs(iv, t0, times, n, &o, res, err);
+  }
+  /* the scan's refusal is the answer, whatever the integration made of it */
+  lth_error scan_err;
+  double scan_scale = 0.0;
+  if (lth_ivp_prescan_join(&scan, &scan_scale, &scan_err) != LTH_OK) {
+    st = scan.st;
+    if (err) *err = scan_err;
+  }
+  if (iv) {
+    lth_ivp_report(iv, res);
+  }
+  if (st == LTH_OK && o.error_estimate) {
+    st = lth_ivp_error_estimate(sys, iv, scan_scale, t0, times, n, &o, res, err);
+  }
+  lth_ivp_free(iv);
+  res->seconds_total = now() - t_start;
+  if (st != LTH_OK) {
+    lth_ivp_result_free(res);
+    return st;
+  }
+  *out = res;
+  return LTH_OK;
+}

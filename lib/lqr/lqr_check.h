@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The LQR data's requirements (lib/lqr/lqr_check.c), for the solver and for
+ * the data-file reader, which checks the statements apart to name the one at
+ * fault (lth_problem_lqr_check). */
+#ifndef LTH_LQR_CHECK_H
+#define LTH_LQR_CHECK_H
+
+#include "lth/lqr.h"
+
+/* C symmetric positive semidefinite; H(t) symmetric positive semidefinite on
+ * [t0, t1] (a scan, the output times, refined minima of its smallest
+ * eigenvalue).  LTH_EDATA naming t and the eigenvalue or the asymmetry.
+ * lth_lqr_check_data is the two in turn; the data-file reader calls them
+ * apart, to name the statement at fault (lth_problem_lqr_check). */
+lth_status lth_lqr_check_C(const lth_lqr_spec *spec, lth_error *err);
+lth_status lth_lqr_check_H(const lth_lqr_spec *spec, const double *times, size_t n,
+                           lth_error *err);
+lth_status lth_lqr_check_data(const lth_lqr_spec *spec, const double *times, size_t n,
+                              lth_error *err);
+
+#endif

@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Models (include/lth/model.h): storage of unknowns, equations and
+ * coefficients, the accessors, and the summary.  The structure is found in
+ * model_detect.c, the system built in model_system.c. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_impl.h"
+#include "core/names_hash.h"
+
+lth_model *lth_model_alloc(lth_error *err) {
+  lth_model *m = calloc(1, sizeof *m);
+  if (!m) {
+    lth_error_set(err, LTH_ENOMEM, "out of memory allocating a model");
+  }
+  return m;
+}
+
+static void coef_free(lth_mcoef *c) {
+  lth_expr_free(c->e);
+  lth_source_free(c->s);
+  memset(c, 0, sizeof *c);
+}
+
+/* Forget the results of an analysis. */
+static void reset(lth_model *m) {
+  for (int i = 0; m->M && i < m->r - 1; i++) {
+    lth_source_free(m->M[i]);
+    free(m->mlabel[i]);
+  }
+  free(m->M);
+  free(m->mscale);
+  free(m->mlabel);
+  for (int k = 0; m->groups && k <= m->ngroups; k++) {
+    free(m->groups[k].vars);
+    free(m->groups[k].eqs);
+  }
+  free(m->groups);
+  free(m->n);
+  free(m->perm);
+  free(m->iperm);
+  free(m->eqperm);
+  free(m->ieqperm);
+  free(m->block);
+  free(m->estart);
+  free(m->eidx);
+  m->estart = m->eidx = NULL;
+  m->M = NULL;
+  m->mscale = NULL;
+  m->mlabel = NULL;
+  m->groups = NULL;
+  m->n = m->perm = m->iperm = m->eqperm = m->ieqperm = m->block = NULL;
+  m->ngroups = m->r = m->p = 0;
+  m->analyzed = 0;
+}
+
+void lth_model_free(lth_model *m) {
+  if (!m) {
+    return;
+  }
+  reset(m);
+  for (size_t k = 0; k < m->nent; k++) {
+    coef_free(&m->ent[k].c);
+  }
+  free(m->ent);
+  for (int k = 0; k < m->nv; k++) {
+    free(m->names[k]);
+  }
+  free(m->names);
+  free(m->slots);
+  free(m->vline);
+  free(m->vcol);
+  free(m->eline);
+  free(m->ecol);
+  free(m);
+}
+
+void lth_model_set_file(lth_model *m, const char *file) {
+  snprintf(m->file, sizeof m->file, "%s", file ? file : "");
+}
+
+int lth_model_find_variable(const lth_model *m, const char *name, size_t len) {
+  if (!m->nslots) {
+    return -1;
+  }
+  size_t mask = (size_t)m->nslots - 1;
+  for (size_t k = lth_name_hash(name, len) & mask;; k = (k + 1) & mask) {
+    int idx = m->slots[k] - 1;
+    if (idx < 0) {
+      return -1;
+    }
+    if (strlen(m->names[idx]) == len && memcmp(m->names[idx], name, len) == 0) {
+      return idx;
+    }
+  }
+}
+
+/* Enter unknown idx (< m->nv or = m->nv) into the table, at most half full. */
+static int hash_add(lth_model *m, int idx) {
+  if (2 * (m->nv + 1) > m->nslots) {
+    int ns = m->nslots ? 2 * m->nslots : 64;
+    int *slots = calloc((size_t)ns, sizeof *slots);
+    if (!slots) {
+      return 0;
+    }
+    free(m->slots);
+    m->slots = slots;
+    m->nslots = ns;
+    for (int k = 0; k < m->nv; k++) {
+      if (k != idx) {
+        hash_add(m, k);
+      }
+    }
+  }
+  size_t mask = (size_t)m->nslots - 1, k = lth_name_hash(m->names[idx], strlen(m->names[idx])) & mask;
+  while (m->slots[k]) {
+    k = (k + 1) & mask;
+  }
+  m->slots[k] = idx + 1;
+  return 1;
+}
+
+int lth_model_add_variable(lth_model *m, const char *name, int line, int col, lth_error *err) {
+  if (m->analyzed || !name || !name[0]) {
+    lth_error_set(err, LTH_EINVAL, "lth_model_add_variable: %s",
+                  m->analyzed ? "the model is already analysed" : "empty name");
+    return -1;
+  }
+  if (lth_model_find_variable(m, name, strlen(name)) >= 0) {
+    lth_error_set(err, LTH_EINVAL, "the unknown %s is declared twice", name);
+    return -1;
+  }
+  int cap = m->capv, ok = 1;
+  ok = ok && lth_grow((void **)&m->names, &cap, m->nv + 1, sizeof *m->names);
+  cap = m->capv;
+  ok = ok && lth_grow((void **)&m->vline, &cap, m->nv + 1, sizeof *m->vline);
+  cap = m->capv;
+  ok = ok && lth_grow((void **)&m->vcol, &cap, m->nv + 1, sizeof *m->vcol);
+  char *copy = ok ? malloc(strlen(name) + 1) : NULL;
+  if (!copy) {
+    lth_error_set(err, LTH_ENOMEM, "out of memory adding an unknown");
+    return -1;
+  }
+  m->capv = cap;
+  strcpy(copy, name);
+  m->names[m->nv] = copy;
+  m->vline[m->nv] = line;
+  m->vcol[m->nv] = col;
+  if (!hash_add(m, m->nv)) {
+    free(copy);
+    lth_error_set(err, LTH_ENOMEM, "out of memory adding an unknown");
+    return -1;
+  }
+  return m->nv++;
+}
+
+int lth_model_add_equation(lth_model *m, int line, int col, lth_error *err) {
+  if (m->analyzed) {
+    lth_error_set(err, LTH_EINVAL, "lth_model_add_equation: the model is already analysed");
+    return -1;
+  }
+  int cap = m->cape, ok = lth_grow((void **)&m->eline, &cap, m->ne + 1, sizeof *m->eline);
+  cap = m->cape;
+  ok = ok && lth_grow((void **)&m->ecol, &cap, m->ne + 1, sizeof *m->ecol);
+  if (!ok) {
+    lth_error_set(err, LTH_ENOMEM, "out of memory adding an equation");
+    return -1;
+  }
+  m->cape = cap;
+  m->eline[m->ne] = line;
+  m->ecol[m->ne] = col;
+  return m->ne++;
+}
+
+/* Store a coefficient (taking ownership of c's pointers, also on failure). */
+static lth_status set_coef(lth_model *m, lth_model_part part, int eq, int var, lth_mcoef *c,
+                           lth_error *err) {
+  lth_status st = LTH_OK;
+  if (m->analyzed) {
+    st = lth_error_set(err, LTH_EINVAL, "lth_model_set: the model is already analysed");
+  } else if (part < LTH_MODEL_E || part > LTH_MODEL_F || eq < 0 || eq >= m->ne ||
+             (part != LTH_MODEL_F && (var < 0 || var >= m->nv))) {
+    st = lth_error_set(err, LTH_EINVAL, "lth_model_set: no equation %d or unknown %d", eq, var);
+  } else if (c->kind == MCOEF_SOURCE &&
+             (lth_source_rows(c->s) != 1 || lth_source_cols(c->s) != 1)) {
+    st = lth_error_set(err, LTH_EDIM, "lth_model_set: a coefficient source must be 1 x 1");
+  }
+  var = part == LTH_MODEL_F ? -1 : var; /* coefficients set twice: lth_model_analyze */
+  if (st == LTH_OK && m->nent == m->capent) {
+    size_t cap = m->capent ? 2 * m->capent : 64;
+    lth_mentry *ne = realloc(m->ent, cap * sizeof *ne);
+    if (!ne) {
+      st = lth_error_set(err, LTH_ENOMEM, "out of memory storing a coefficient");
+    } else {
+      m->ent = ne;
+      m->capent = cap;
+    }
+  }
+  if (st != LTH_OK) {
+    coef_free(c);
+    return st;
+  }
+  m->ent[m->nent++] = (lth_mentry){eq, var, (int)part, *c, 0};
+  return LTH_OK;
+}
+
+lth_status lth_model_set_const(lth_model *m, lth_model_part part, int eq, int var, double value,
+                               lth_error *err) {
+  lth_mcoef c = {MCOEF_CONST, value, NULL, NULL};
+  if (!isfinite(value)) {
+    return lth_error_set(err, LTH_EINVAL, "lth_model_set_const: a non-finite coefficient");
+  }
+  return set_coef(m, part, eq, var, &c, err);
+}
+
+lth_status lth_model_set_expr(lth_model *m, lth_model_part part, int eq, int var, lth_expr *e,
+                              lth_error *err) {
+  lth_mcoef c = {MCOEF_EXPR, 0.0, e, NULL};
+  if (!e) {
+    return lth_error_set(err, LTH_EINVAL, "lth_model_set_expr: no expression");
+  }
+  return set_coef(m, part, eq, var, &c, err);
+}
+
+lth_status lth_model_set_source(lth_model *m, lth_model_part part, int eq, int var,
+                                lth_source *coef, lth_error *err) {
+  lth_mcoef c = {MCOEF_SOURCE, 0.0, NULL, coef};
+  if (!coef) {
+    return lth_error_set(err, LTH_EINVAL, "lth_model_set_source: no source");
+  }
+  return set_coef(m, part, eq, var, &c, err);
+}
+
+size_t lth_mcoef_work_size(const lth_mcoef *c, int order) {
+  switch (c->kind) {
+  case MCOEF_EXPR: return lth_expr_work_size(c->e, order);
+  case MCOEF_SOURCE: return lth_source_work_size(c->s, order) + (size_t)order + 1;
+  default: return 0;
+  }
+}
+
+lth_status lth_mcoef_taylor(const lth_mcoef *c, double t, int order, double *coef, double *work,
+                            lth_error *err) {
+  if (c->kind == MCOEF_EXPR) {
+    return lth_expr_taylor(c->e, t, order, coef, work, err);
+  }
+  if (c->kind == MCOEF_SOURCE) {
+    lth_jet J = lth_jet_wrap(coef, 1, 1, 1, 1, order);
+    return lth_source_fill(c->s, t, order, &J, work, err);
+  }
+  coef[0] = c->v;
+  for (int k = 1; k <= order; k++) {
+    coef[k] = 0.0;
+  }
+  return LTH_OK;
+}
+
+lth_status lth_model_error(const lth_model *m, lth_error *err, int line, int col, const char *fmt,
+                           ...) {
+  if (err) {
+    char msg[LTH_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    lth_error_clear(err);
+    lth_error_set(err, LTH_EMODEL, "%s", msg);
+    if (line > 0 || m->file[0]) {
+      lth_error_set_pos(err, m->file, line, line > 0 ? col : 0);
+    }
+  }
+  return LTH_EMODEL;
+}
+
+void lth_model_names(const lth_model *m, const int *vars, int n, char *buf, size_t size) {
+  size_t len = 0;
+  len += (size_t)snprintf(buf, size, "{");
+  for (int k = 0; k < n && len < size; k++) {
+    if (len > 200) {
+      len += (size_t)snprintf(buf + len, size - len, ", ... (%d in all)", n);
+      break;
+    }
+    len += (size_t)snprintf(buf + len, size - len, "%s%s", k ? ", " : "", m->names[vars[k]]);
+  }
+  if (len < size) {
+    snprintf(buf + len, size - len, "}");
+  }
+}
+
+void lth_model_where(const lth_model *m, int eq, char *buf, size_t size) {
+  if (m->eline[eq] > 0) {
+    snprintf(buf, size, "on line %d", m->eline[eq]);
+  } else {
+    snprintf(buf, size, "(equation %d)", eq + 1);
+  }
+}
+
+lth_status lth_model_analyze(lth_model *m, double t0, double t1, const double *times, size_t n,
+                             lth_error *err) {
+  lth_error_clear(err);
+  if (m->analyzed) {
+    return lth_error_set(err, LTH_EINVAL, "lth_model_analyze: the model is already analysed");
+  }
+  if (!(t0 < t1) || !isfinite(t1 - t0)) {
+    return lth_error_set(err, LTH_EINVAL, "lth_model_analyze: the interval needs t0 < t1");
+  }
+  m->t0 = t0;
+  m->t1 = t1;
+  double *own = NULL;
+  if (!times) {
+    n = 257;
+    if (!(own = malloc(n * sizeof *own))) {
+      return lth_error_set(err, LTH_ENOMEM, "out of memory");
+    }
+    for (size_t k = 0; k < n; k++) {
+      own[k] = k + 1 == n ? t1 : t0 + (t1 - t0) * ((double)k / (double)(n - 1));
+    }
+    times = own;
+  }
+  lth_status st = lth_model_detect(m, err);
+  if (st == LTH_OK) {
+    m->analyzed = 1;
+    st = lth_model_masses(m, times, n, err);
+  }
+  if (st == LTH_OK) {
+    st = lth_model_check_pi(m, err);
+  }
+  if (st != LTH_OK) {
+    reset(m); /* the model may be changed and analysed again */
+  }
+  free(own);
+  return st;
+}
+
+int lth_model_nvars(const lth_model *m) { return m->nv; }
+int lth_model_nequations(const lth_model *m) { return m->ne; }
+const char *lth_model_var_name(const lth_model *m, int var) {
+  return var >= 0 && var < m->nv ? m->names[var] : NULL;
+}
+int lth_model_equation_line(const lth_model *m, int eq) {
+  return eq >= 0 && eq < m->ne ? m->eline[eq] : 0;
+}
+int lth_model_index(const lth_model *m) { return m->analyzed ? m->r : 0; }
+int lth_model_block_size(const lth_model *m, int i) {
+  return m->analyzed && i >= 1 && i <= m->r ? m->n[i - 1] : 0;
+}
+int lth_model_manifold_dim(const lth_model *m) { return m->analyzed ? m->p : 0; }
+const int *lth_model_perm(const lth_model *m) { return m->analyzed ? m->perm : NULL; }
+const int *lth_model_iperm(const lth_model *m) { return m->analyzed ? m->iperm : NULL; }
+const int *lth_model_eq_perm(const lth_model *m) { return m->analyzed ? m->eqperm : NULL; }
+int lth_model_var_block(const lth_model *m, int var) {
+  return m->analyzed && var >= 0 && var < m->nv ? m->block[var] : 0;
+}
+int lth_model_mass_count(const lth_model *m) { return m->analyzed ? m->ngroups : 0; }
+const lth_model_mass *lth_model_mass_block(const lth_model *m, int k) {
+  return m->analyzed && k >= 0 && k < m->ngroups ? &m->groups[k].pub : NULL;
+}
+
+size_t lth_model_describe(const lth_model *m, char *buf, size_t size) {
+  char tmp[65536];
+  size_t len = 0;
+#define OUT(...)                                                                                   \
+  len += (size_t)snprintf(tmp + len, len < sizeof tmp ? sizeof tmp - len : 0, __VA_ARGS__)
+  if (!m->analyzed) {
+    OUT("(not analysed)\n");
+  } else {
+    OUT("index r = %d, p = %d free initial values\n", m->r, m->p);
+    int pos = 0;
+    for (int i = 1; i <= m->r; i++) {
+      char names[512];
+      lth_model_names(m, m->perm + pos, m->n[i - 1], names, sizeof names);
+      if (i < m->r) {
+        OUT("z_%d = %s (differential)\n", i, names);
+      } else {
+        OUT("u   = %s (algebraic)\n", names);
+      }
+      pos += m->n[i - 1];
+    }
+    for (int k = 0; k < m->ngroups; k++) {
+      const lth_model_mass *g = &m->groups[k].pub;
+      if (g->kind == LTH_MASS_IDENTITY) {
+        continue;
+      }
+      char names[512];
+      lth_model_names(m, g->vars, g->nvars, names, sizeof names);
+      OUT("mass matrix of %s in z_%d: %s %d x %d%s\n", names, g->block,
+          g->kind == LTH_MASS_CONSTANT ? "constant" : "time-varying", g->nvars, g->nvars,
+          g->diagonal ? "" : ", not diagonal");
+    }
+  }
+#undef OUT
+  if (size) {
+    snprintf(buf, size, "%s", tmp);
+  }
+  return len;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Internals of models (include/lth/model.h): model.c (storage, accessors,
+ * the summary), model_detect.c (structure), model_classify.c (equations
+ * without algebraic unknowns), model_system.c (the canonical system, mass
+ * matrices, the Pi check). */
+#ifndef LTH_MODEL_IMPL_H
+#define LTH_MODEL_IMPL_H
+
+#include "lth/model.h"
+
+enum { MCOEF_CONST = 0, MCOEF_EXPR = 1, MCOEF_SOURCE = 2 };
+
+typedef struct lth_mcoef {
+  int kind;
+  double v;      /* MCOEF_CONST */
+  lth_expr *e;   /* MCOEF_EXPR (owned) */
+  lth_source *s; /* MCOEF_SOURCE, 1 x 1 (owned) */
+} lth_mcoef;
+
+typedef struct lth_mentry {
+  int eq, var, part; /* var = -1 for f */
+  lth_mcoef c;
+  int nz; /* structurally nonzero (set by lth_model_analyze) */
+} lth_mentry;
+
+typedef struct lth_mgroup {
+  lth_model_mass pub;
+  int *vars, *eqs; /* storage behind pub.vars, pub.eqs */
+} lth_mgroup;
+
+struct lth_model {
+  char file[256];
+  int nv, ne, capv, cape;
+  char **names;
+  int *slots; /* hash table of the names: index + 1, 0 = empty */
+  int nslots;
+  int *vline, *vcol, *eline, *ecol;
+  lth_mentry *ent;
+  size_t nent, capent;
+  /* the analysis */
+  int *estart, *eidx; /* entries by equation: eidx[estart[q] .. estart[q+1]-1] */
+  int analyzed;
+  double t0, t1;
+  int r, p, *n;      /* n[0..r-1] = n_1..n_r */
+  int *perm, *iperm; /* canonical position <-> unknown */
+  int *eqperm, *ieqperm;
+  int *block;         /* per unknown: 1..r */
+  lth_mgroup *groups; /* mass blocks in canonical order */
+  int ngroups;
+  lth_source **M; /* per block row i = 1..r-1 (index i-1): NULL if identity */
+  double *mscale; /* per block row: max ||M_i(t)||_1 */
+  char **mlabel;  /* per block row: "of block {v1, v2}" */
+};
+
+/* Taylor coefficients 0..order of a coefficient at t (work: lth_mcoef_work_size). */
+size_t lth_mcoef_work_size(const lth_mcoef *c, int order);
+lth_status lth_mcoef_taylor(const lth_mcoef *c, double t, int order, double *coef, double *work,
+                            lth_error *err);
+
+/* An LTH_EMODEL error, positioned at line:col of the model's file (line 0:
+ * no position). */
+lth_status lth_model_error(const lth_model *m, lth_error *err, int line, int col, const char *fmt,
+                           ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+/* The unknowns of a list as "{a, b, c}" (shortened past ~200 bytes). */
+void lth_model_names(const lth_model *m, const int *vars, int n, char *buf, size_t size);
+/* "on line 9" / "(equation 3)" for an equation. */
+void lth_model_where(const lth_model *m, int eq, char *buf, size_t size);
+
+#define LTH_MODEL_MAX_INDEX 64 /* as the block form's `blocks` */
+
+/* model_detect.c: structural zeros, roles, mass blocks, the chain, the
+ * canonical order (fills r, n, p, perm, iperm, eqperm, block, groups). */
+lth_status lth_model_detect(lth_model *m, lth_error *err);
+/* model_classify.c: the refusal of equations in which every unknown's
+ * derivative appears (after lth_model_detect's usage pass, ne == nv): an
+ * ODE, or a DAE not in Hessenberg form (index 1, or index >= 2), naming
+ * the equations that combine to one without derivatives. */
+lth_status lth_model_no_algebraic(const lth_model *m, lth_error *err);
+/* model_system.c: mass matrices (M, mscale, mlabel, group sizes) checked at
+ * the times, and the check that Pi is not singular on the whole interval. */
+lth_status lth_model_masses(lth_model *m, const double *times, size_t n, lth_error *err);
+lth_status lth_model_check_pi(const lth_model *m, lth_error *err);
+
+#endif

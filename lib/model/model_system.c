@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The canonical system of a model (include/lth/model.h): its blocks are
+ * sources that read the model's coefficients (no copies), the rows of a
+ * block row with a mass matrix M_i become M_i^{-1} A_ij and M_i^{-1} f_i
+ * (lth_source_solve: exact jets), the mass matrices are checked at the
+ * check times, and a structure whose Pi is singular on the whole interval is
+ * refused in the user's terms. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lth/jet.h"
+#include "model_impl.h"
+#include "system/pi_text.h"
+#include "source/source_rebind.h"
+
+/* Irregular points inside the interval (as in model_detect.c). */
+static const double FRAC[7] = {0.0731, 0.1917, 0.3306, 0.4818, 0.6151, 0.7743, 0.9128};
+#define PI_SINGULAR 1e14 /* Pi's condition relative to its factors' sizes */
+
+/* ---- a block of the model's coefficients as a source ---- */
+
+typedef struct mblock {
+  int rows, cols, nnz;
+  int *ii, *jj;
+  const lth_mcoef **c;
+  /* a copy made by mblock_rebind: coefficients whose source was replaced
+   * (nnz, unused ones zero) and the replacements it owns (nnz, or NULL) */
+  lth_mcoef *own;
+  lth_source **own_src;
+} mblock;
+
+static void mblock_destroy(void *state) {
+  mblock *b = state;
+  if (b) {
+    for (int k = 0; b->own_src && k < b->nnz; k++) {
+      lth_source_free(b->own_src[k]);
+    }
+    free(b->own_src);
+    free(b->own);
+    free(b->ii);
+    free(b->jj);
+    free(b->c);
+    free(b);
+  }
+}
+
+static size_t mblock_work(const void *state, int order) {
+  const mblock *b = state;
+  size_t mx = 0;
+  for (int k = 0; k < b->nnz; k++) {
+    size_t w = lth_mcoef_work_size(b->c[k], order);
+    mx = w > mx ? w : mx;
+  }
+  return mx + (size_t)order + 1;
+}
+
+static void mblock_domain(const void *state, double *lo, double *hi) {
+  const mblock *b = state;
+  for (int k = 0; k < b->nnz; k++) {
+    if (b->c[k]->kind == MCOEF_SOURCE) {
+      double a, e;
+      lth_source_domain(b->c[k]->s, &a, &e);
+      *lo = a > *lo ? a : *lo;
+      *hi = e < *hi ? e : *hi;
+    }
+  }
+}
+
+static lth_status mblock_fill(const void *state, double t, int order, lth_jet *out, double *work,
+                              lth_error *err) {
+  const mblock *b = state;
+  double *y = work, *w = work + order + 1;
+  lth_jet_set_zero(out, order);
+  for (int k = 0; k < b->nnz; k++) {
+    lth_status st = lth_mcoef_taylor(b->c[k], t, order, y, w, err);
+    if (st != LTH_OK) {
+      return st;
+    }
+    for (int m = 0; m <= order; m++) {
+      LTH_JET_AT(out, m, b->ii[k], b->jj[k]) = y[m];
+    }
+  }
+  return LTH_OK;
+}
+
+static size_t mblock_enclose_work(const void *state, int order) {
+  const mblock *b = state;
+  size_t mx = 0;
+  for (int k = 0; k < b->nnz; k++) {
+    size_t w = b->c[k]->kind == MCOEF_EXPR ? lth_expr_enclose_work_size(b->c[k]->e, order) : 0;
+    mx = w > mx ? w : mx;
+  }
+  return mx + (size_t)order + 1;
+}
+
+/* Only for blocks of constants and expressions (mblock_types[.][1]). */
+static lth_status mblock_enclose(const void *state, double a, double e, int order,
+                                 lth_interval *coef, lth_interval *work, lth_error *err) {
+  const mblock *b = state;
+  size_t sz = (size_t)b->rows * (size_t)b->cols;
+  lth_interval *y = work, *w = work + order + 1;
+  for (size_t k = 0; k < sz * (size_t)(order + 1); k++) {
+    coef[k] = (lth_interval){0.0, 0.0};
+  }
+  for (int k = 0; k < b->nnz; k++) {
+    const lth_mcoef *c = b->c[k];
+    if (c->kind == MCOEF_EXPR) {
+      lth_status st = lth_expr_enclose(c->e, a, e, order, y, w, err);
+      if (st != LTH_OK) {
+        return st;
+      }
+    } else {
+      y[0] = (lth_interval){c->v, c->v};
+      for (int m = 1; m <= order; m++) {
+        y[m] = (lth_interval){0.0, 0.0};
+      }
+    }
+    for (int m = 0; m <= order; m++) {
+      coef[m * sz + (size_t)b->ii[k] + (size_t)b->jj[k] * (size_t)b->rows] = y[m];
+    }
+  }
+  return LTH_OK;
+}
+
+/* [exact][enclosable]: sampled coefficients carry no enclosure. */
+static const lth_source_type mblock_types[2][2] = {
+    {{"equations", mblock_fill, mblock_work, mblock_domain, mblock_destroy, 0, NULL, NULL, NULL},
+     {"equations", mblock_fill, mblock_work, mblock_domain, mblock_destroy, 0, mblock_enclose,
+      mblock_enclose_work, NULL}},
+    {{"equations", mblock_fill, mblock_work, mblock_domain, mblock_destroy, 1, NULL, NULL, NULL},
+     {"equations", mblock_fill, mblock_work, mblock_domain, mblock_destroy, 1, mblock_enclose,
+      mblock_enclose_work, NULL}},
+};
+
+static lth_status mblock_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
+                                lth_error *err);
+
+static lth_source *mblock_new(mblock *b, int exact, int enclosable, lth_error *err) {
+  lth_source *src = lth_source_new(&mblock_types[exact][enclosable], b, b->rows, b->cols, err);
+  lth_source_set_rebind(src, mblock_rebind);
+  return src;
+}
+
+/* A copy of the block whose source coefficients read their leaves'
+ * replacements (lib/source/source_rebind.h); the model's coefficients are shared. */
+static lth_status mblock_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
+                                lth_error *err) {
+  const mblock *b = state;
+  size_t n = (size_t)b->nnz;
+  mblock *cp = calloc(1, sizeof *cp);
+  if (cp) {
+    cp->ii = malloc(n * sizeof *cp->ii);
+    cp->jj = malloc(n * sizeof *cp->jj);
+    cp->c = malloc(n * sizeof *cp->c);
+    cp->own = calloc(n, sizeof *cp->own);
+    cp->own_src = calloc(n, sizeof *cp->own_src);
+  }
+  if (!cp || !cp->ii || !cp->jj || !cp->c || !cp->own || !cp->own_src) {
+    mblock_destroy(cp);
+    return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  *cp = (mblock){b->rows, b->cols, b->nnz, cp->ii, cp->jj, cp->c, cp->own, cp->own_src};
+  int changed = 0, exact = 1;
+  lth_status st = LTH_OK;
+  for (size_t k = 0; k < n && st == LTH_OK; k++) {
+    cp->ii[k] = b->ii[k];
+    cp->jj[k] = b->jj[k];
+    cp->c[k] = b->c[k];
+    if (b->c[k]->kind != MCOEF_SOURCE) {
+      continue;
+    }
+    const lth_source *use;
+    st = lth_source_rebind(b->c[k]->s, map, ctx, &use, &cp->own_src[k], err);
+    if (st == LTH_OK && use != b->c[k]->s) {
+      cp->own[k] = *b->c[k];
+      cp->own[k].s = (lth_source *)use; /* read only: the copy owns own_src[k] */
+      cp->c[k] = &cp->own[k];
+      changed = 1;
+    }
+    exact = exact && (st != LTH_OK || lth_source_is_exact(cp->c[k]->s));
+  }
+  if (st != LTH_OK || !changed) {
+    mblock_destroy(cp);
+    return st;
+  }
+  *out = mblock_new(cp, exact, 0, err); /* (a rebound block reads sources: no enclosure) */
+  return *out ? LTH_OK : LTH_ENOMEM;
+}
+
+/* The block of `part` with the canonical rows r0..r0+nr-1 and columns
+ * c0..c0+nc-1 (part F: one column); NULL in *out if all zero.  Only the
+ * rows' entries are visited (m->estart, m->eidx). */
+static lth_status block_source(const lth_model *m, int part, int r0, int nr, int c0, int nc,
+                               lth_source **out, lth_error *err) {
+  mblock *b = calloc(1, sizeof *b);
+  int cap = 0, exact = 1, enclosable = 1;
+  *out = NULL;
+  for (int pass = 0; pass < 2 && b; pass++) {
+    for (int k = 0; k < nr; k++) {
+      int q = m->eqperm[r0 + k];
+      for (int j = m->estart[q]; j < m->estart[q + 1]; j++) {
+        const lth_mentry *e = &m->ent[m->eidx[j]];
+        int col = part == LTH_MODEL_F ? 0 : e->var >= 0 ? m->iperm[e->var] - c0 : -1;
+        if (!e->nz || e->part != part || col < 0 || col >= (part == LTH_MODEL_F ? 1 : nc)) {
+          continue;
+        }
+        if (pass == 0) {
+          cap++;
+          continue;
+        }
+        b->ii[b->nnz] = k;
+        b->jj[b->nnz] = col;
+        b->c[b->nnz++] = &e->c;
+        exact = exact && (e->c.kind != MCOEF_SOURCE || lth_source_is_exact(e->c.s));
+        enclosable = enclosable && e->c.kind != MCOEF_SOURCE;
+      }
+    }
+    if (pass == 0) {
+      b->ii = malloc(((size_t)cap + 1) * sizeof *b->ii);
+      b->jj = malloc(((size_t)cap + 1) * sizeof *b->jj);
+      b->c = malloc(((size_t)cap + 1) * sizeof *b->c);
+      if (!b->ii || !b->jj || !b->c) {
+        break;
+      }
+    }
+  }
+  if (!b || !b->ii || !b->jj || !b->c) {
+    mblock_destroy(b);
+    return lth_error_set(err, LTH_ENOMEM, "out of memory building the system");
+  }
+  b->rows = nr;
+  b->cols = part == LTH_MODEL_F ? 1 : nc;
+  if (b->nnz == 0) {
+    mblock_destroy(b);
+    return LTH_OK;
+  }
+  *out = mblock_new(b, exact, enclosable, err);
+  return *out ? LTH_OK : LTH_ENOMEM;
+}
+
+/* ---- mass matrices ---- */
+
+/* First canonical position / row of block row i (1-based). */
+static int block_start(const lth_model *m, int i) {
+  int pos = 0;
+  for (int k = 1; k < i; k++) {
+    pos += m->n[k - 1];
+  }
+  return pos;
+}
+
+/* The E entries of a group's equations are on the group's unknowns (the
+ * groups are the connected components of E). */
+static lth_mass_kind group_kind(const lth_model *m, const lth_mgroup *g) {
+  lth_mass_kind kind = LTH_MASS_IDENTITY;
+  for (int i = 0; i < g->pub.nvars; i++) {
+    int q = g->pub.eqs[i];
+    for (int j = m->estart[q]; j < m->estart[q + 1]; j++) {
+      const lth_mentry *e = &m->ent[m->eidx[j]];
+      if (!e->nz || e->part != LTH_MODEL_E) {
+        continue;
+      }
+      if (e->c.kind == MCOEF_SOURCE || (e->c.kind == MCOEF_EXPR && lth_expr_depends_on_t(e->c.e))) {
+        return LTH_MASS_VARYING;
+      }
+      if (e->c.kind == MCOEF_EXPR || g->pub.nvars > 1 || e->c.v != 1.0) {
+        kind = LTH_MASS_CONSTANT;
+      }
+    }
+  }
+  return kind;
+}
+
+/* Relabel a mass matrix failure as a structure error at the group's first
+ * equation, keeping t and the condition estimate. */
+static lth_status mass_error(const lth_model *m, const lth_mgroup *g, lth_status st,
+                             lth_error *err) {
+  if (st == LTH_ENOMEM || !err) {
+    return st == LTH_ENOMEM ? st : LTH_EMODEL;
+  }
+  int q = g->pub.eqs[0];
+  err->status = LTH_EMODEL;
+  if (m->eline[q] > 0 || m->file[0]) {
+    lth_error_set_pos(err, m->file, m->eline[q], m->eline[q] > 0 ? m->ecol[q] : 0);
+  }
+  return LTH_EMODEL;
+}
+
+lth_status lth_model_masses(lth_model *m, const double *times, size_t n, lth_error *err) {
+  int r = m->r;
+  m->M = calloc((size_t)r, sizeof *m->M);
+  m->mscale = calloc((size_t)r, sizeof *m->mscale);
+  m->mlabel = calloc((size_t)r, sizeof *m->mlabel);
+  if (!m->M || !m->mscale || !m->mlabel) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  lth_status st = LTH_OK;
+  for (int k = 0; k < m->ngroups && st == LTH_OK; k++) {
+    lth_mgroup *g = &m->groups[k];
+    g->pub.kind = group_kind(m, g);
+    if (g->pub.kind == LTH_MASS_IDENTITY) {
+      g->pub.size = 1.0;
+      continue;
+    }
+    char label[600];
+    lth_model_names(m, g->pub.vars, g->pub.nvars, label + 9, sizeof label - 9);
+    memcpy(label, "of block ", 9);
+    lth_source *M = NULL;
+    st = block_source(m, LTH_MODEL_E, m->ieqperm[g->pub.eqs[0]], g->pub.nvars,
+                      m->iperm[g->pub.vars[0]], g->pub.nvars, &M, err);
+    if (st == LTH_OK) {
+      st = lth_source_solve_scan(M, times, n, 0.0, label, &g->pub.size, err);
+      st = st == LTH_OK ? st : mass_error(m, g, st, err);
+    }
+    lth_source_free(M);
+    int i = g->pub.block;
+    m->mscale[i - 1] = fmax(m->mscale[i - 1], g->pub.size);
+  }
+  for (int i = 1; i < r && st == LTH_OK; i++) { /* M_i over the whole block row */
+    int identity = 1;
+    for (int k = 0; k < m->ngroups; k++) {
+      identity =
+          identity && (m->groups[k].pub.block != i || m->groups[k].pub.kind == LTH_MASS_IDENTITY);
+    }
+    if (identity) {
+      continue;
+    }
+    int s0 = block_start(m, i), ni = m->n[i - 1];
+    char names[512];
+    lth_model_names(m, m->perm + s0, ni, names, sizeof names);
+    m->mlabel[i - 1] = malloc(strlen(names) + 16);
+    if (!m->mlabel[i - 1]) {
+      return lth_error_set(err, LTH_ENOMEM, "out of memory");
+    }
+    sprintf(m->mlabel[i - 1], "of block %s", names);
+    st = block_source(m, LTH_MODEL_E, s0, ni, s0, ni, &m->M[i - 1], err);
+  }
+  return st;
+}
+
+/* ---- the system ---- */
+
+lth_status lth_model_system(const lth_model *m, lth_system **out, lth_error *err) {
+  *out = NULL;
+  if (!m->analyzed) {
+    return lth_error_set(err, LTH_EINVAL, "lth_model_system: the model is not analysed");
+  }
+  int r = m->r;
+  lth_system *sys = lth_system_alloc(r, m->n, err);
+  if (!sys) {
+    return err ? err->status : LTH_ENOMEM;
+  }
+  lth_status st = LTH_OK;
+  for (int i = 1; i <= r && st == LTH_OK; i++) {
+    int s0 = block_start(m, i), ni = m->n[i - 1];
+    for (int j = 0; j <= r && st == LTH_OK; j++) { /* j = 0: f_i */
+      int c0 = j ? block_start(m, j) : 0, nj = j ? m->n[j - 1] : 1;
+      lth_source *src = NULL;
+      st = block_source(m, j ? LTH_MODEL_A : LTH_MODEL_F, s0, ni, c0, nj, &src, err);
+      if (st != LTH_OK || !src) {
+        continue;
+      }
+      if (i < r && m->M[i - 1]) {
+        src = lth_source_solve(m->M[i - 1], src, m->mscale[i - 1], 0.0, m->mlabel[i - 1], err);
+        if (!src) {
+          st = LTH_ENOMEM;
+          continue;
+        }
+      }
+      st = j ? lth_system_set_A(sys, i, j, src, err) : lth_system_set_f(sys, i, src, err);
+    }
+  }
+  if (st == LTH_OK) {
+    st = lth_system_validate(sys, err);
+  }
+  if (st != LTH_OK) {
+    lth_system_free(sys);
+    return st;
+  }
+  *out = sys;
+  return LTH_OK;
+}
+
+/* ---- Pi on the whole interval ---- */
+
+/* ||Pi^{-1}|| times the product of the 1-norms of its factors, with
+ * Pi = A(r,r-1) ... A(2,1) A(1,r) from the assembled A (order 0); INFINITY
+ * if singular.  w holds 2 max(n_i) n_r doubles. */
+static double pi_rel_cond(const lth_model *m, const lth_jet *A, double *w) {
+  int r = m->r, nr = m->n[r - 1], rows = m->n[0], c0 = block_start(m, r);
+  double scale = 0.0, *L = w, *N = w + (size_t)m->nv * nr;
+  for (int b = 0; b < nr; b++) {
+    double cs = 0.0;
+    for (int a = 0; a < rows; a++) {
+      L[a + b * rows] = LTH_JET_AT(A, 0, a, c0 + b);
+      cs += fabs(L[a + b * rows]);
+    }
+    scale = fmax(scale, cs);
+  }
+  for (int i = 2; i <= r; i++) {
+    int r0 = block_start(m, i), k0 = block_start(m, i - 1), ni = m->n[i - 1];
+    double nrm = 0.0;
+    for (int q = 0; q < rows; q++) {
+      double cs = 0.0;
+      for (int a = 0; a < ni; a++) {
+        cs += fabs(LTH_JET_AT(A, 0, r0 + a, k0 + q));
+      }
+      nrm = fmax(nrm, cs);
+    }
+    for (int b = 0; b < nr; b++) {
+      for (int a = 0; a < ni; a++) {
+        double sum = 0.0;
+        for (int q = 0; q < rows; q++) {
+          sum += LTH_JET_AT(A, 0, r0 + a, k0 + q) * L[q + b * rows];
+        }
+        N[a + b * ni] = sum;
+      }
+    }
+    memcpy(L, N, (size_t)ni * nr * sizeof *L);
+    scale *= nrm;
+    rows = ni;
+  }
+  lth_jet P = lth_jet_wrap(L, nr, nr, nr, (size_t)nr * nr, 0);
+  double cond = INFINITY, pnorm = 0.0;
+  for (int b = 0; b < nr; b++) {
+    double cs = 0.0;
+    for (int a = 0; a < nr; a++) {
+      cs += fabs(L[a + b * nr]);
+    }
+    pnorm = fmax(pnorm, cs);
+  }
+  if (pnorm == 0.0 || lth_jet_cond(&P, &cond, NULL) != LTH_OK || !isfinite(cond)) {
+    return INFINITY;
+  }
+  return cond / pnorm * scale;
+}
+
+/* The refusal when Pi is singular at every point: in the user's terms. */
+static lth_status pi_error(const lth_model *m, lth_error *err) {
+  int nr = m->n[m->r - 1], q = 0;
+  char u[512], wh[64];
+  lth_model_names(m, m->perm + (m->nv - nr), nr, u, sizeof u);
+  for (int k = 0; k < m->ngroups; k++) { /* an equation with two derivatives */
+    const lth_model_mass *g = &m->groups[k].pub;
+    for (int e = 0; g->nvars > 1 && e < g->nvars; e++) {
+      int v[2], nvv = 0;
+      int qe = g->eqs[e];
+      for (int j = m->estart[qe]; j < m->estart[qe + 1] && nvv < 2; j++) {
+        const lth_mentry *en = &m->ent[m->eidx[j]];
+        if (en->nz && en->part == LTH_MODEL_E) {
+          v[nvv++] = en->var;
+        }
+      }
+      if (nvv < 2) {
+        continue;
+      }
+      char grp[512];
+      lth_model_names(m, g->vars, g->nvars, grp, sizeof grp);
+      lth_model_where(m, g->eqs[e], wh, sizeof wh);
+      return lth_model_error(m, err, m->eline[g->eqs[e]], m->ecol[g->eqs[e]],
+                             "the equation %s involves the derivatives of both %s and %s: lth "
+                             "then takes %s as one block with a mass matrix, and with that "
+                             "structure the constraints do not determine %s (Pi is singular on "
+                             "the whole interval); write each derivative in an equation of its "
+                             "own (substitute %s' from its equation)",
+                             wh, m->names[v[0]], m->names[v[1]], grp, u, m->names[v[0]]);
+    }
+  }
+  while (q < m->ne && m->ieqperm[q] < m->nv - nr) {
+    q++;
+  }
+  lth_model_where(m, q, wh, sizeof wh);
+  char pi[LTH_PI_TEXT_MAX];
+  return lth_model_error(m, err, m->eline[q], m->ecol[q],
+                         "the constraints (the first %s) do not determine the algebraic unknowns "
+                         "%s: in the structure found (index %d), Pi = %s is singular on the "
+                         "whole interval, so the equations are not a Hessenberg DAE of index %d",
+                         wh, u, m->r, lth_pi_text(m->r, 0, pi, sizeof pi), m->r);
+}
+
+lth_status lth_model_check_pi(const lth_model *m, lth_error *err) {
+  lth_system *sys = NULL;
+  lth_status st = lth_model_system(m, &sys, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  int s = lth_system_size(sys), nr = m->n[m->r - 1], evaluated = 0, regular = 0;
+  lth_jet *A = lth_jet_alloc(s, s, 0, err), *f = lth_jet_alloc(s, 1, 0, err);
+  size_t wn = lth_system_work_size(sys, 0);
+  double *work = malloc((wn + 2 * (size_t)m->nv * nr + 1) * sizeof *work);
+  if (!A || !f || !work) {
+    st = lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  for (int k = 0; k < 7 && st == LTH_OK && !regular; k++) {
+    double t = m->t0 + (m->t1 - m->t0) * FRAC[k];
+    if (lth_system_eval(sys, t, 0, A, f, work, NULL) != LTH_OK) {
+      continue; /* the tools report such failures with their t */
+    }
+    evaluated++;
+    regular = pi_rel_cond(m, A, work + wn) <= PI_SINGULAR;
+  }
+  lth_jet_free(A);
+  lth_jet_free(f);
+  free(work);
+  lth_system_free(sys);
+  if (st == LTH_OK && evaluated && !regular) {
+    st = pi_error(m, err);
+  }
+  return st;
+}

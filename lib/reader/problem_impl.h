@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Internals of the data-file reader.  The layers, in the order data flow:
+ *
+ *   text       problem_lex.c    bytes, comments, statements, positions, and a
+ *                               cursor with the small scanners statements need;
+ *   literals   problem_lit.c,   MATLAB-like expressions and matrix literals
+ *              problem_mat.c    (tokens, grammar; [ ], eye, zeros, ...) whose
+ *              problem_val.c,   values are matrices of linear forms in the
+ *              problem_valmat.c unknowns with constant or t-dependent coefficients;
+ *   statements problem.c        entry points, dispatch; problem_common.c: the
+ *                               statements every kind shares, params;
+ *                               problem_rhs.c: right-hand sides of blocks;
+ *   front ends problem_block.c  the block form (`problem dae`, M(i)),
+ *              problem_eqn.c    the equation form (`problem equations`), which
+ *                               fills a model (lth/model.h: model*.c finds the
+ *                               Hessenberg structure and builds the system),
+ *              problem_lqr.c    `problem lqr`;
+ *   user view  problem_vars.c   names, orders, free initial values;
+ *   system     lth_system (lib/system/system.c), which the decomposition consumes.
+ */
+#ifndef LTH_PROBLEM_IMPL_H
+#define LTH_PROBLEM_IMPL_H
+
+#include <stddef.h>
+
+#include "lth/expr.h"
+#include "lth/source.h"
+#include "lth/status.h"
+
+#define LTH_P_MAX_FILE ((size_t)64 << 20) /* bytes in a data file */
+#define LTH_P_MAX_LINE ((size_t)1 << 20)  /* bytes in one line */
+#define LTH_P_MAX_DEP 250000              /* t-dependent matrix entries per file */
+#define LTH_P_MAX_OPS 2e8                 /* entries made + multiply-adds per file */
+
+#if defined(__GNUC__)
+#define LTH_P_PRINTF(i, j) __attribute__((format(printf, i, j)))
+#else
+#define LTH_P_PRINTF(i, j)
+#endif
+
+/* The text of a data file. */
+typedef struct lth_ptext {
+  const char *orig; /* the bytes as given (columns count UTF-8 characters here) */
+  char *buf;        /* copy with comments and the CR of CR-LF blanked to spaces */
+  size_t len;
+  size_t start;     /* 3 after a UTF-8 byte order mark, else 0 */
+  const char *name; /* file name for messages */
+  int nlines;       /* number of the last line */
+} lth_ptext;
+
+/* Where the statement splitter stands. */
+typedef struct lth_pscan {
+  size_t pos; /* start of the next line */
+  int line;   /* its number */
+} lth_pscan;
+
+/* One statement: bytes [b, e) of the text, starting on line `line`, whose
+ * first byte is at line_start.  e is the end of the statement's last line. */
+typedef struct lth_pstmt {
+  size_t b, e;
+  int line;
+  size_t line_start;
+} lth_pstmt;
+
+/* A cursor over one statement, with what expressions need. */
+typedef struct lth_pcur {
+  const lth_ptext *tx;
+  lth_pstmt st;
+  size_t pos;
+  lth_expr_lookup_fn lookup; /* params */
+  void *ctx;
+  size_t *ndep; /* running count of t-dependent entries */
+  lth_error *err;
+  double ops; /* entries made and multiply-adds of matrix algebra so far */
+} lth_pcur;
+
+/* ---- text ---- */
+lth_status lth_ptext_init(lth_ptext *tx, const char *text, size_t len, const char *name,
+                          lth_error *err);
+void lth_ptext_free(lth_ptext *tx);
+/* Next statement: *found = 0 at the end of the text. */
+lth_status lth_ptext_next(const lth_ptext *tx, lth_pscan *sc, lth_pstmt *st, int *found,
+                          lth_error *err);
+/* 1-based line and column (in characters) of byte pos of statement st. */
+void lth_ptext_where(const lth_ptext *tx, const lth_pstmt *st, size_t pos, int *line, int *col);
+
+/* ---- cursor ---- */
+/* Error at byte pos of the current statement; returns status. */
+lth_status lth_pcur_error(lth_pcur *c, size_t pos, lth_status status, const char *fmt, ...)
+    LTH_P_PRINTF(4, 5);
+/* Give an error record filled by another module the position of byte pos. */
+lth_status lth_pcur_locate(lth_pcur *c, size_t pos, lth_status status);
+/* "'word'" / "end of line" for the token at pos, for messages. */
+void lth_pcur_show(const lth_pcur *c, size_t pos, char *buf, size_t size);
+void lth_pcur_skip_ws(lth_pcur *c);
+/* Next byte after blanks (-1 at the end of the statement); does not consume. */
+int lth_pcur_peek(lth_pcur *c);
+/* Read an identifier [A-Za-z_][A-Za-z0-9_]*: returns its length (0 if none). */
+size_t lth_pcur_name(lth_pcur *c, size_t *b);
+int lth_pcur_name_is(const lth_pcur *c, size_t b, size_t n, const char *word);
+/* Consume the byte ch or fail with "expected <what>, found ...". */
+lth_status lth_pcur_expect(lth_pcur *c, int ch, const char *what);
+/* A decimal integer in [lo, hi]; what names it in messages. *at = its position. */
+lth_status lth_pcur_int(lth_pcur *c, long lo, long hi, const char *what, long *value, size_t *at);
+/* A blank-separated field (blanks inside parentheses do not end it). */
+int lth_pcur_field(lth_pcur *c, size_t *b, size_t *e);
+/* The statement must end here: "unexpected ... after <after>". */
+lth_status lth_pcur_end(lth_pcur *c, const char *after);
+/* Compile text [b, e): *ex is NULL and *value set for a constant. */
+lth_status lth_pcur_expr(lth_pcur *c, size_t b, size_t e, lth_expr **ex, double *value);
+/* A constant expression over [b, e) (what names it in the message if it uses t). */
+lth_status lth_pcur_const(lth_pcur *c, size_t b, size_t e, const char *what, double *value);
+/* Position of the first name t in [b, e) (b if none). */
+size_t lth_pcur_find_t(const lth_pcur *c, size_t b, size_t e);
+
+/* ---- values (problem_val.c, problem_valmat.c) ----
+ * What a right-hand side or a side of an equation evaluates to: a matrix
+ * (a scalar is 1 x 1) whose entries are affine in the unknowns of the
+ * equation form (none in the block form), with coefficients that are
+ * constants or expressions in t.  A t-dependent scalar is kept as the text
+ * of an expression (fully parenthesised, params replaced by their values)
+ * and compiled by lth_expr_parse at the end; constants are folded as they
+ * arise, with the same arithmetic and errors as lib/jet/expr.c, so that
+ * multiplying by an exact 0 gives an exact (structural) zero. */
+
+/* A scalar: the constant v (txt == NULL) or the expression txt in t, plus
+ * sf * src(t) when src is set (a samples(...) term of the equation form;
+ * src is owned by the problem). */
+typedef struct lth_psc {
+  double v;
+  char *txt;
+  const lth_source *src;
+  double sf;
+  size_t len, cap; /* strlen(txt) and the bytes allocated for it when known (cap != 0):
+                      lth_psc_append_sum appends in place */
+} lth_psc;
+
+/* A term c * x^(order) of a linear form (x = unknown number var). */
+typedef struct lth_pterm {
+  int var, order;
+  lth_psc c;
+} lth_pterm;
+
+/* c0 + sum of terms, sorted by (var, order), no duplicates. */
+typedef struct lth_plin {
+  lth_psc c0;
+  lth_pterm *t;
+  int n;
+} lth_plin;
+
+/* A matrix value.  Entry k (row-major) is val[k] when ext is NULL or
+ * ext[k] is NULL, else the linear form *ext[k] (val[k] is then 0). */
+typedef struct lth_pval {
+  int rows, cols;
+  double *val;
+  lth_plin **ext;
+} lth_pval;
+
+/* Names of unknowns for messages (the equation form), NULL in the block form. */
+typedef const char *(*lth_pvar_name_fn)(void *ctx, int var, int order, char *buf, size_t size);
+
+/* Context of value operations: errors go to the cursor at the operator. */
+typedef struct lth_pvctx {
+  lth_pcur *c;
+  lth_pvar_name_fn var_name;
+  void *var_ctx;
+} lth_pvctx;
+
+void lth_psc_free(lth_psc *s);
+void lth_plin_free(lth_plin *l);
+void lth_pval_free(lth_pval *v);
+/* A rows x cols value of constants (zeros); rows*cols is checked against
+ * LTH_P_MAX_ENTRIES (error at pos). */
+lth_status lth_pval_zeros(const lth_pvctx *x, size_t pos, long rows, long cols, lth_pval *out);
+/* 1 x 1 values: a constant, t, and the unknown var^(order). */
+lth_status lth_pval_const(const lth_pvctx *x, size_t pos, double v, lth_pval *out);
+lth_status lth_pval_t(const lth_pvctx *x, size_t pos, lth_pval *out);
+lth_status lth_pval_unknown(const lth_pvctx *x, size_t pos, int var, int order, lth_pval *out);
+/* 1 x 1: the sampled function src (1 x 1, not owned). */
+lth_status lth_pval_samples(const lth_pvctx *x, size_t pos, const lth_source *src, lth_pval *out);
+/* out = a op b for op in + - * / ^ (MATLAB rules: a scalar combines with a
+ * matrix entrywise for + - and scales it for * and /; * of two matrices is
+ * the matrix product; ^ and / need a scalar right operand, ^ a scalar base).
+ * a and b are consumed (freed), also on failure. */
+lth_status lth_pval_binop(const lth_pvctx *x, size_t pos, int op, lth_pval *a, lth_pval *b,
+                          lth_pval *out);
+/* In place: -a, a', and fn(a) for a scalar a without unknowns (fn is one of
+ * lib/jet/expr.c's functions). */
+lth_status lth_pval_neg(const lth_pvctx *x, size_t pos, lth_pval *a);
+lth_status lth_pval_transpose(const lth_pvctx *x, size_t pos, lth_pval *a);
+lth_status lth_pval_func(const lth_pvctx *x, size_t pos, const char *fn, lth_pval *a);
+/* [a, b] and [a; b]: consume a and b, result in a (error at pos). */
+lth_status lth_pval_hcat(const lth_pvctx *x, size_t pos, lth_pval *a, lth_pval *b,
+                         const char *what);
+lth_status lth_pval_vcat(const lth_pvctx *x, size_t pos, lth_pval *a, lth_pval *b,
+                         const char *what);
+/* 1 if entry k is a constant (then *v is it). */
+int lth_pval_entry_const(const lth_pval *a, size_t k, double *v);
+/* 1 if some entry uses an unknown / depends on t. */
+int lth_pval_has_unknowns(const lth_pval *a);
+int lth_pval_has_t(const lth_pval *a);
+/* A copy of the constants, column-major (ld = rows); needs no t, no unknowns. */
+double *lth_pval_colmajor(const lth_pval *a);
+/* Compile an expression text (t-dependent scalar) into *e, counting it
+ * against LTH_P_MAX_DEP (error at pos). */
+lth_status lth_psc_compile(lth_pcur *c, size_t pos, const lth_psc *s, lth_expr **e);
+/* The value (no unknowns) as a source: constant, or expressions; error at pos. */
+lth_status lth_pval_source(lth_pcur *c, size_t pos, const lth_pval *a, lth_source **out);
+
+/* Internals shared by problem_val.c (scalars, linear forms) and
+ * problem_valmat.c (matrices).  Binary operations leave their operands
+ * unchanged; op is one of + - * / ^. */
+extern const lth_plin LTH_PLIN_ZERO;
+static inline int lth_psc_is(const lth_psc *s, double v) { return !s->txt && !s->src && s->v == v; }
+static inline int lth_plin_pure(const lth_plin *l) { return l->n == 0; }
+static inline int lth_plin_const(const lth_plin *l) {
+  return l->n == 0 && !l->c0.txt && !l->c0.src;
+}
+lth_status lth_pval_nomem(const lth_pvctx *x, size_t pos);
+/* Charge n entry operations (or bytes of formula text) to the file's budget
+ * LTH_P_MAX_OPS: hostile literals like eye(5000)*eye(5000) or growing
+ * formulas fail fast instead of taking minutes or gigabytes. */
+lth_status lth_pval_charge(const lth_pvctx *x, size_t pos, double n);
+lth_status lth_psc_const_binop(const lth_pvctx *x, size_t pos, int op, double a, double b,
+                               double *v);
+lth_status lth_psc_binop(const lth_pvctx *x, size_t pos, int op, const lth_psc *a, const lth_psc *b,
+                         lth_psc *out);
+lth_status lth_psc_func(const lth_pvctx *x, size_t pos, const char *fn, const lth_psc *a,
+                        lth_psc *out);
+/* a = a op b in place for op + or -, a a formula (txt), b a formula or a
+ * constant, neither with samples(...): a's text grows to "a op (b)" by
+ * doubling its storage, so that a sum of n terms costs its length, not n
+ * times it (a needs no parentheses: + and - bind least and associate to the
+ * left, the order the terms came in).  Charges the bytes appended. */
+lth_status lth_psc_append_sum(const lth_pvctx *x, size_t pos, int op, lth_psc *a,
+                              const lth_psc *b);
+/* a op b for op + or - (zero coefficients drop their terms). */
+lth_status lth_plin_add(const lth_pvctx *x, size_t pos, int op, const lth_plin *a,
+                        const lth_plin *b, lth_plin *out);
+/* a op s (or s op a if s_left) for op * or /, s free of unknowns. */
+lth_status lth_plin_scale(const lth_pvctx *x, size_t pos, int op, const lth_plin *a,
+                          const lth_psc *s, int s_left, lth_plin *out);
+/* a * b, one of them free of unknowns (else "not linear in the unknowns"). */
+lth_status lth_plin_mul(const lth_pvctx *x, size_t pos, const lth_plin *a, const lth_plin *b,
+                        lth_plin *out);
+/* The first unknown of l for messages ("x1'"). */
+const char *lth_plin_name(const lth_pvctx *x, const lth_plin *l, char *buf, size_t size);
+
+/* ---- literals and expressions (problem_lit.c) ----
+ * The right-hand side grammar, MATLAB-like (docs/equations.md):
+ *   expr    := term (('+'|'-') term)*
+ *   term    := unary (('*'|'/') unary)*
+ *   unary   := ('-'|'+') unary | power
+ *   power   := postfix ['^' unary]            (right-associative)
+ *   postfix := primary ("'" | ".'")*          (transpose; derivative of an unknown)
+ *   primary := number | t | pi | param | unknown | f(expr) | (expr) | [rows]
+ *            | eye | eye(n) | eye(m,n) | zeros(m[,n]) | ones(m[,n]) | diag(v)
+ * Inside [ ], entries are separated by ',' or blanks and rows by ';' or a
+ * newline; blanks separate entries as in MATLAB: `[1 -2]` has two entries,
+ * `[1 - 2]` and `[1 -  2]`... see lth_plit_parse. */
+typedef struct lth_plit_opts {
+  /* bare `eye`: the target's size, for messages its label; rows = 0: unknown */
+  int eye_rows, eye_cols;
+  const char *label;
+  /* the equation form: unknown names, NULL in the block form */
+  int (*lookup_var)(void *ctx, const char *name, size_t len);
+  lth_pvar_name_fn var_name;
+  void *var_ctx;
+  int stop_at_eq; /* stop before a top-level '=' (left side of an equation) */
+  /* samples("file.csv") as a coefficient (the equation form): parse the
+   * call from the cursor (at the '(' after the name at name_pos) and give
+   * the 1 x 1 source; NULL: samples(...) is not allowed inside expressions */
+  lth_status (*samples)(void *ctx, size_t name_pos, const lth_source **out);
+  void *samples_ctx;
+} lth_plit_opts;
+
+/* Parse a value from the cursor to the end of the statement (or to '=').
+ * On failure *out is empty and the error is positioned. */
+lth_status lth_plit_parse(lth_pcur *c, const lth_plit_opts *o, lth_pval *out);
+
+/* ------------------------------------------------------------------------ */
+/* Statement layer (problem.c, problem_common.c, problem_rhs.c and the front */
+/* ends).                                                                   */
+
+#include "lth/model.h"
+#include "lth/problem.h"
+#include "source/source_affine.h"
+
+#define LTH_P_MAX_BLOCKS 64
+#define LTH_P_MAX_BLOCK_SIZE 100000L
+#define LTH_P_MAX_ENTRIES 50000000.0 /* sum of rows*cols over the given blocks */
+#define LTH_P_MAX_GRID 10000000L
+#define LTH_P_DEFAULT_GRID 101
+#define LTH_P_MAX_SAMPLING_ORDER 20
+
+typedef struct lth_spos {
+  int line, col; /* line 0: not given */
+} lth_spos;
+
+typedef struct lth_psampled {
+  char label[16];
+  const lth_source *src;
+  lth_spos at; /* the statement, for the coverage check */
+  char *path;  /* as written in the file */
+} lth_psampled;
+
+struct lth_problem {
+  lth_problem_kind kind;
+  lth_system *sys;
+  double t0, t1;
+  double *grid;
+  size_t ngrid;
+  int K;
+  double *z0;
+  int nbc;
+  double *B0, *B1, *beta;
+  lth_psampled *sampled;
+  size_t nsampled;
+  /* `problem lqr` */
+  lth_lqr_spec lqr;
+  lth_source *lqr_src[3]; /* A, B, H (the system refers to them) */
+  double *C, *x0;
+  char *name;        /* the file's name in messages (lth_problem_lqr_check) */
+  lth_spos lqr_at[4]; /* where A, B, H, C are given (line 0: not given) */
+  /* mass matrices M(i) of the block form, i = 1..r-1 (the system's solve
+   * sources refer to them); NULL where not given */
+  lth_source **mass;
+  int nmass;
+  /* `problem equations`: the model the system comes from (it refers to it) */
+  int form; /* LTH_FORM_BLOCKS or LTH_FORM_EQUATIONS */
+  lth_model *model;
+  /* sampled coefficients of the equation form (the model refers to them) */
+  lth_source **eqsrc;
+  size_t neqsrc, capeqsrc;
+  /* the user's unknowns (problem_vars.c) */
+  char **names;
+  int nnames;
+  int *perm, *iperm;
+};
+
+typedef struct lth_pparam {
+  char *name;
+  size_t len;
+  double value;
+} lth_pparam;
+
+enum {
+  LTH_P_KIND_DAE = 1,
+  LTH_P_KIND_LQR = 2,
+  LTH_P_KIND_BOTH = 3, /* block form and LQR */
+  LTH_P_KIND_EQN = 4,
+  LTH_P_KIND_ALL = 7
+};
+enum { LTH_P_LQR_A, LTH_P_LQR_B, LTH_P_LQR_H, LTH_P_LQR_C };
+
+/* The statement parser: what the statements have seen so far. */
+typedef struct lth_pp {
+  lth_ptext tx;
+  lth_pcur c; /* the current statement */
+  lth_problem *pb;
+  lth_error *err;
+  const char *basedir;
+  int nstmt;
+  lth_spos at_lth, at_problem, at_blocks, at_sizes, at_interval, at_grid, at_sampling, at_z0, at_x0;
+  lth_spos at_bc[3];  /* B0, B1, beta */
+  lth_spos at_lqr[4]; /* A, B, H, C */
+  lth_spos *at_block; /* A(i,j) at (i-1)*r + j-1, f(i) at r*r + i-1 */
+  lth_source **blk;   /* the blocks given, indexed as at_block, until the end */
+  lth_spos *at_mass;  /* M(i) at i-1 */
+  int r, nx, nu;
+  double entries; /* sum of rows*cols over the given blocks */
+  size_t ndep;
+  long grid_n;      /* uniform grid (0: explicit points or default) */
+  double *grid_pts; /* explicit grid */
+  size_t ngrid_pts;
+  int K_given;
+  lth_spos at_noise; /* `sampling noise EPS [relative]` (lth/samples.h) */
+  int noise_kind;
+  double noise;
+  size_t first_samples_line;
+  lth_pparam *params;
+  size_t nparams, pcap;
+  size_t *slots; /* hash table of params: index + 1, 0 = empty */
+  size_t nslots;
+  size_t cap_sampled;
+  struct lth_peqn *eqn; /* the equation form's state (problem_eqn.c) */
+  const lth_problem_opts *opts;
+  int *override_used; /* per opts->params entry */
+} lth_pp;
+
+typedef lth_status (*lth_pp_handler)(lth_pp *P, size_t kw);
+
+/* An error at byte pos of the current statement. */
+#define LTH_PERR(P, pos, status, ...) lth_pcur_error(&(P)->c, (pos), (status), __VA_ARGS__)
+
+/* ---- helpers (problem_common.c) ---- */
+/* Line and column of byte pos of the current statement. */
+lth_spos lth_pp_here(lth_pp *P, size_t pos);
+/* An error at a recorded position (line 0: the file's last line). */
+lth_status lth_pp_at_error(lth_pp *P, lth_spos at, lth_status status, const char *fmt, ...)
+    LTH_P_PRINTF(4, 5);
+/* Move an error another module reported to a recorded position, as an input
+ * error (status codes that are not input errors become LTH_EPARSE). */
+lth_status lth_pp_relocate(lth_pp *P, lth_spos at, lth_status st);
+/* A statement that may be given once: records it, or fails naming the first. */
+lth_status lth_pp_once(lth_pp *P, lth_spos *seen, size_t kw, const char *what);
+/* t, pi, the functions and the builders (eye, zeros, ...): not names of params or unknowns. */
+int lth_pp_reserved_name(const char *s, size_t n);
+/* A param's value by name, 1 if it exists. */
+int lth_pp_param_value(lth_pp *P, const char *s, size_t n, double *value);
+/* Param lookup for expressions (ctx is the lth_pp). */
+int lth_pp_param_lookup(void *ctx, const char *name, size_t len, double *value);
+void lth_pp_params_free(lth_pp *P);
+/* Budget against hostile sizes: the total of rows*cols over the blocks. */
+lth_status lth_pp_charge_entries(lth_pp *P, size_t kw, int rows, int cols);
+
+/* ---- statements every kind shares (problem_common.c) ---- */
+lth_status lth_pp_st_lth(lth_pp *P, size_t kw);
+lth_status lth_pp_st_problem(lth_pp *P, size_t kw);
+lth_status lth_pp_st_interval(lth_pp *P, size_t kw);
+lth_status lth_pp_st_grid(lth_pp *P, size_t kw);
+lth_status lth_pp_st_param(lth_pp *P, size_t kw);
+lth_status lth_pp_st_sampling(lth_pp *P, size_t kw);
+/* Every `--param NAME=VALUE` override named a param of the file (LTH_EINVAL). */
+lth_status lth_pp_check_overrides(lth_pp *P);
+/* After the last statement: interval given, sampling order, grid, coverage. */
+lth_status lth_pp_check_common(lth_pp *P);
+/* Times where data are checked once the file is read (mass matrices,
+ * structure): the grid (thinned to at most 100001 points) and 257 uniform
+ * points of the interval, sorted, without repeats.  Caller frees. */
+lth_status lth_pp_check_times(lth_pp *P, double **times, size_t *n);
+/* A mass matrix error (LTH_ESING/LTH_ECOND from lth_source_solve_scan) as
+ * an input error (LTH_EMODEL) at the statement `at`, keeping t and cond. */
+lth_status lth_pp_mass_error(lth_pp *P, lth_spos at, lth_status st);
+
+/* ---- right-hand sides (problem_rhs.c) ---- */
+/* The right-hand side of a block `label` of size rows x cols: a matrix
+ * literal, `eye`, samples("file.csv") or a bare expression (1 x 1).  For
+ * sampled data *path_b, *path_n locate the file name in the text (*path_n = 0
+ * otherwise). */
+lth_status lth_pp_parse_rhs(lth_pp *P, const char *label, int rows, int cols, lth_source **out,
+                            size_t *path_b, size_t *path_n);
+/* samples("file.csv") from the '(' after the name: reads the CSV (rows x
+ * cols, degree pb->K); to_end: nothing may follow. */
+lth_status lth_pp_samples_call(lth_pp *P, const char *label, int rows, int cols, lth_source **out,
+                               size_t *path_b, size_t *path_n, int to_end);
+/* A constant matrix literal of the given size (rows < 0: a vector of -rows
+ * entries, written as a row or a column); column-major copy in *out. */
+lth_status lth_pp_parse_const(lth_pp *P, const char *label, int rows, int cols, int allow_eye,
+                              double **out);
+/* Record a sampled block for error reports and the coverage check. */
+lth_status lth_pp_add_sampled(lth_pp *P, const char *label, const lth_source *src, lth_spos at,
+                              const char *path, size_t n);
+
+/* ---- the block form, `problem dae` (problem_block.c) ---- */
+lth_status lth_pp_st_blocks(lth_pp *P, size_t kw);
+lth_status lth_pp_st_A(lth_pp *P, size_t kw); /* A(i,j) = ..., or the LQR `A = ...` */
+lth_status lth_pp_st_f(lth_pp *P, size_t kw);
+lth_status lth_pp_st_M(lth_pp *P, size_t kw);
+lth_status lth_pp_st_z0(lth_pp *P, size_t kw);
+lth_status lth_pp_st_bc(lth_pp *P, size_t kw);
+lth_status lth_pp_finish_dae(lth_pp *P);
+
+/* ---- the equation form, `problem equations` (problem_eqn.c) ---- */
+lth_status lth_pp_eqn_begin(lth_pp *P, size_t kw);
+/* 1 if the statement at name [b, b+n) is an equation (a declared unknown
+ * or a param starts it, or no statement keyword does). */
+int lth_pp_eqn_is_equation(lth_pp *P, size_t b, size_t n);
+lth_status lth_pp_st_variables(lth_pp *P, size_t kw);
+lth_status lth_pp_eqn_equation(lth_pp *P, size_t start);
+lth_status lth_pp_eqn_z0(lth_pp *P, size_t kw);
+lth_status lth_pp_eqn_bc(lth_pp *P, size_t kw, int which);
+lth_status lth_pp_finish_eqn(lth_pp *P);
+void lth_pp_eqn_free(lth_pp *P);
+/* 1 if a param name is taken by an unknown (params and unknowns share names). */
+int lth_pp_eqn_has_variable(lth_pp *P, const char *s, size_t n);
+
+/* ---- the user's unknowns (problem_vars.c) ---- */
+/* z0 (a vector) and bc (B0, B1, beta) of the equation form, written in the
+ * order of the model's unknowns, into the problem in the canonical order. */
+lth_status lth_pp_user_z0(lth_pp *P, const lth_pval *z, const lth_model *m);
+lth_status lth_pp_user_bc(lth_pp *P, const lth_pval bc[3], const lth_model *m);
+/* Names and orders once the system exists. */
+lth_status lth_pp_make_names(lth_pp *P);
+void lth_pp_names_free(lth_problem *pb);
+
+/* ---- `problem lqr` (problem_lqr.c) ---- */
+lth_status lth_pp_st_sizes(lth_pp *P, size_t kw);
+lth_status lth_pp_lqr_A(lth_pp *P, size_t kw);
+lth_status lth_pp_st_B(lth_pp *P, size_t kw);
+lth_status lth_pp_st_H(lth_pp *P, size_t kw);
+lth_status lth_pp_st_C(lth_pp *P, size_t kw);
+lth_status lth_pp_st_x0(lth_pp *P, size_t kw);
+lth_status lth_pp_finish_lqr(lth_pp *P);
+
+#endif

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Data files: right-hand sides of blocks -- matrix literals, `eye`,
+ * samples("file.csv"), bare expressions -- and the sources they become.
+ * lib/reader/problem_impl.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lth/samples.h"
+#include "problem_impl.h"
+
+/* Budget against hostile sizes: the total of rows*cols over the blocks. */
+
+static char *join_path(const char *dir, const char *s, size_t n) {
+  size_t dn = (dir && s[0] != '/') ? strlen(dir) : 0;
+  char *p = malloc(dn + 1 + n + 1);
+  if (p) {
+    if (dn) {
+      memcpy(p, dir, dn);
+      p[dn++] = '/';
+    }
+    memcpy(p + dn, s, n);
+    p[dn + n] = '\0';
+  }
+  return p;
+}
+
+lth_status lth_pp_add_sampled(lth_pp *P, const char *label, const lth_source *src, lth_spos at,
+                              const char *path, size_t n) {
+  lth_problem *pb = P->pb;
+  if (pb->nsampled == P->cap_sampled) {
+    size_t cap = P->cap_sampled ? 2 * P->cap_sampled : 4;
+    lth_psampled *ns = realloc(pb->sampled, cap * sizeof *ns);
+    if (!ns) {
+      return lth_pp_at_error(P, at, LTH_ENOMEM, "out of memory");
+    }
+    pb->sampled = ns;
+    P->cap_sampled = cap;
+  }
+  lth_psampled *se = &pb->sampled[pb->nsampled];
+  snprintf(se->label, sizeof se->label, "%s", label);
+  se->src = src;
+  se->at = at;
+  se->path = join_path(NULL, path, n);
+  if (!se->path) {
+    return lth_pp_at_error(P, at, LTH_ENOMEM, "out of memory");
+  }
+  pb->nsampled++;
+  return LTH_OK;
+}
+
+/* samples("file.csv"), the cursor after the word `samples`. */
+lth_status lth_pp_samples_call(lth_pp *P, const char *label, int rows, int cols, lth_source **out,
+                               size_t *path_b, size_t *path_n, int to_end) {
+  lth_pcur *c = &P->c;
+  lth_status st = lth_pcur_expect(c, '(', "'(' after `samples`");
+  if (st == LTH_OK) {
+    st = lth_pcur_expect(c, '"', "a quoted CSV file name: samples(\"file.csv\")");
+  }
+  if (st != LTH_OK) {
+    return st;
+  }
+  size_t b = c->pos;
+  while (c->pos < c->st.e && c->tx->buf[c->pos] != '"' && c->tx->buf[c->pos] != '\n') {
+    c->pos++;
+  }
+  if (c->pos >= c->st.e || c->tx->buf[c->pos] != '"') {
+    return LTH_PERR(P, b - 1, LTH_EPARSE,
+                    "unterminated string: expected '\"' to end the file name");
+  }
+  if (c->pos == b) {
+    return LTH_PERR(P, b - 1, LTH_EPARSE, "empty CSV file name in samples(\"\")");
+  }
+  size_t n = c->pos++ - b;
+  st = lth_pcur_expect(c, ')', "')' after the file name");
+  if (st == LTH_OK && to_end) {
+    st = lth_pcur_end(c, "samples(...)");
+  }
+  if (st != LTH_OK) {
+    return st;
+  }
+  char *path = join_path(P->basedir, c->tx->buf + b, n);
+  if (!path) {
+    return LTH_PERR(P, b, LTH_ENOMEM, "out of memory");
+  }
+  lth_samples_opts so;
+  lth_samples_opts_init(&so);
+  /* block form: an automatic degree unless `sampling order` fixes it; the
+   * equation form fixes its own (EQN_SAMPLING_ORDER: the index is not known
+   * while its equations are read) */
+  so.degree = P->K_given || P->pb->K > 0 ? P->pb->K : LTH_SAMPLES_AUTO;
+  so.need_order = P->r; /* the decomposition and its check */
+  so.noise_kind = P->noise_kind;
+  so.noise = P->noise;
+  *out = lth_samples_read_csv_opts(path, rows, cols, &so, P->err);
+  free(path);
+  *path_b = b;
+  *path_n = n;
+  if (*out) {
+    return LTH_OK;
+  }
+  st = P->err ? P->err->status : LTH_ESAMPLE;
+  if (!P->err || P->err->line == 0) {
+    /* the file itself is the problem: point at its name in the data file */
+    return lth_pcur_locate(c, b, st);
+  }
+  lth_spos s = lth_pp_here(P, b);
+  const char *base = strrchr(P->tx.name, '/'); /* the prefix has little room */
+  lth_error_prefix(P->err, "%s = samples(\"%.*s\") on line %d of %s: ", label,
+                   (int)(n > 32 ? 32 : n), c->tx->buf + b, s.line, base ? base + 1 : P->tx.name);
+  return st;
+}
+
+/* Fit a value to a target of rows x cols: exact shape, or a vector of the
+ * right length given as a row for a column (or the reverse).  Messages name
+ * the target and its size. */
+static lth_status fit_shape(lth_pp *P, const char *label, int rows, int cols, size_t rhs,
+                            lth_pval *v) {
+  lth_pvctx x = {&P->c, NULL, NULL};
+  if (v->rows == rows && v->cols == cols) {
+    return LTH_OK;
+  }
+  if ((rows == 1 || cols == 1) && (v->rows == 1 || v->cols == 1) &&
+      (long)v->rows * v->cols == (long)rows * cols) {
+    return lth_pval_transpose(&x, rhs, v);
+  }
+  if (v->rows == 1 && v->cols == 1) {
+    return LTH_PERR(P, rhs, LTH_EDIM,
+                    "%s is %d x %d, but the right-hand side is a scalar: give its entries as a "
+                    "matrix literal [ ... ] (a bare expression is a 1 x 1 block; for a "
+                    "multiple of the identity write c*eye)",
+                    label, rows, cols);
+  }
+  return LTH_PERR(P, rhs, LTH_EDIM, "%s is %d x %d, but the matrix literal is %d x %d", label, rows,
+                  cols, v->rows, v->cols);
+}
+
+lth_status lth_pp_parse_rhs(lth_pp *P, const char *label, int rows, int cols, lth_source **out,
+                            size_t *path_b, size_t *path_n) {
+  lth_pcur *c = &P->c;
+  *out = NULL;
+  *path_n = 0;
+  size_t b;
+  lth_pcur_skip_ws(c);
+  size_t rhs = c->pos;
+  size_t n = lth_pcur_name(c, &b);
+  if (n && lth_pcur_name_is(c, b, n, "samples") && lth_pcur_peek(c) == '(') {
+    if (!P->first_samples_line) {
+      P->first_samples_line = (size_t)lth_pp_here(P, b).line;
+    }
+    return lth_pp_samples_call(P, label, rows, cols, out, path_b, path_n, 1);
+  }
+  c->pos = rhs;
+  lth_plit_opts o = {rows, cols, label, NULL, NULL, NULL, 0, NULL, NULL};
+  lth_pval v;
+  lth_status st = lth_plit_parse(c, &o, &v);
+  if (st != LTH_OK) {
+    return st;
+  }
+  st = fit_shape(P, label, rows, cols, rhs, &v);
+  if (st == LTH_OK) {
+    st = lth_pval_source(c, rhs, &v, out);
+  }
+  lth_pval_free(&v);
+  return st;
+}
+
+/* A constant matrix of the given size (rows < 0: a vector of -rows entries,
+ * written as a row or a column); column-major copy in *out. */
+lth_status lth_pp_parse_const(lth_pp *P, const char *label, int rows, int cols, int allow_eye,
+                              double **out) {
+  lth_pcur *c = &P->c;
+  lth_pcur_skip_ws(c);
+  size_t rhs = c->pos;
+  int vec = rows < 0;
+  lth_plit_opts o = {
+      allow_eye ? rows : 0, allow_eye ? cols : 0, label, NULL, NULL, NULL, 0, NULL, NULL};
+  lth_pval v;
+  lth_status st = lth_plit_parse(c, &o, &v);
+  if (st != LTH_OK) {
+    return st;
+  }
+  int ok = vec ? (v.rows == 1 || v.cols == 1) && (long)v.rows * v.cols == -rows
+               : v.rows == rows && v.cols == cols;
+  if (lth_pval_has_t(&v)) {
+    st = LTH_PERR(P, lth_pcur_find_t(c, rhs, c->st.e), LTH_EPARSE,
+                  "%s must be constant, but this entry uses t", label);
+  } else if (!ok && vec) {
+    st = LTH_PERR(P, rhs, LTH_EDIM,
+                  "%s needs %d entries (a row or a column), found a %d x %d matrix", label, -rows,
+                  v.rows, v.cols);
+  } else if (!ok) {
+    st = LTH_PERR(P, rhs, LTH_EDIM, "%s must be %d x %d, found a %d x %d matrix", label, rows, cols,
+                  v.rows, v.cols);
+  } else {
+    *out = lth_pval_colmajor(&v);
+    st = *out ? LTH_OK : LTH_PERR(P, rhs, LTH_ENOMEM, "out of memory");
+  }
+  lth_pval_free(&v);
+  return st;
+}

@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Jet sources (include/lth/source.h): the interface and the exact kinds —
+ * constants, callbacks, expression matrices and scaled/transposed views. */
+#include "lth/source.h"
+
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "source_rebind.h"
+
+struct lth_source {
+  const lth_source_type *type;
+  void *state;
+  int rows, cols;
+  lth_source_rebind_fn rebind; /* composites (lib/source/source_rebind.h); NULL: a leaf */
+};
+
+lth_source *lth_source_new(const lth_source_type *type, void *state, int rows, int cols,
+                           lth_error *err) {
+  lth_source *src = NULL;
+  if (!type || !type->fill || rows < 0 || cols < 0) {
+    lth_error_set(err, LTH_EINVAL, "invalid source type or size %d x %d", rows, cols);
+  } else if (!(src = malloc(sizeof *src))) {
+    lth_error_set(err, LTH_ENOMEM, "out of memory allocating a source");
+  }
+  if (!src) {
+    if (type && type->destroy && state) {
+      type->destroy(state);
+    }
+    return NULL;
+  }
+  src->type = type;
+  src->state = state;
+  src->rows = rows;
+  src->cols = cols;
+  src->rebind = NULL;
+  return src;
+}
+
+void lth_source_set_rebind(lth_source *src, lth_source_rebind_fn fn) {
+  if (src) {
+    src->rebind = fn;
+  }
+}
+
+lth_status lth_source_rebind(const lth_source *src, lth_leaf_map map, void *ctx,
+                             const lth_source **use, lth_source **own, lth_error *err) {
+  *own = NULL;
+  *use = NULL;
+  const lth_source *repl = NULL;
+  lth_status st = src->rebind ? src->rebind(src->state, map, ctx, own, err)
+                              : map(ctx, src, &repl, err);
+  if (st != LTH_OK) {
+    lth_source_free(*own);
+    *own = NULL;
+    return st;
+  }
+  *use = *own ? *own : repl ? repl : src;
+  return LTH_OK;
+}
+
+void lth_source_free(lth_source *src) {
+  if (!src) {
+    return;
+  }
+  if (src->type->destroy) {
+    src->type->destroy(src->state);
+  }
+  free(src);
+}
+
+int lth_source_rows(const lth_source *src) { return src->rows; }
+int lth_source_cols(const lth_source *src) { return src->cols; }
+const lth_source_type *lth_source_get_type(const lth_source *src) { return src->type; }
+const void *lth_source_state(const lth_source *src) { return src->state; }
+int lth_source_is_exact(const lth_source *src) { return src->type->exact; }
+
+void lth_source_domain(const lth_source *src, double *lo, double *hi) {
+  *lo = -INFINITY;
+  *hi = INFINITY;
+  if (src->type->domain) {
+    src->type->domain(src->state, lo, hi);
+  }
+}
+
+size_t lth_source_work_size(const lth_source *src, int order) {
+  return src->type->work_size ? src->type->work_size(src->state, order) : 0;
+}
+
+lth_status lth_source_fill(const lth_source *src, double t, int order, lth_jet *out,
+                           double *work, lth_error *err) {
+  if (out->rows != src->rows || out->cols != src->cols || order > out->maxorder || order < 0) {
+    return lth_error_set(err, LTH_EDIM, "source of size %d x %d filled into %d x %d (order %d)",
+                         src->rows, src->cols, out->rows, out->cols, order);
+  }
+  double lo, hi;
+  lth_source_domain(src, &lo, &hi);
+  if (!(t >= lo && t <= hi)) {
+    return lth_error_set_t(err, LTH_ERANGE, t, "%s data defined on [%g, %g] only",
+                           src->type->name, lo, hi);
+  }
+  lth_status st = src->type->fill(src->state, t, order, out, work, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  out->order = order;
+  for (int k = 0; k <= order; k++) {
+    for (int j = 0; j < out->cols; j++) {
+      for (int i = 0; i < out->rows; i++) {
+        if (!isfinite(LTH_JET_AT(out, k, i, j))) {
+          return lth_error_set_t(err, LTH_ENOTFINITE, t,
+                                 "%s entry (%d,%d) has a non-finite Taylor coefficient of order %d",
+                                 src->type->name, i + 1, j + 1, k);
+        }
+      }
+    }
+  }
+  return LTH_OK;
+}
+
+/* ---- constants ---- */
+
+typedef struct {
+  int rows, cols;
+  double a[]; /* column-major, ld = rows */
+} const_state;
+
+static lth_status const_fill(const void *state, double t, int order, lth_jet *out, double *work,
+                             lth_error *err) {
+  (void)t;
+  (void)work;
+  (void)err;
+  const const_state *cs = state;
+  lth_jet_set_zero(out, order);
+  for (int j = 0; j < cs->cols; j++) {
+    memcpy(LTH_JET_COEF(out, 0) + (size_t)j * out->ld, cs->a + (size_t)j * cs->rows,
+           (size_t)cs->rows * sizeof(double));
+  }
+  return LTH_OK;
+}
+
+/* A constant's coefficients are exact points: the value, then zeros. */
+static lth_status const_enclose(const void *state, double a, double b, int order,
+                                lth_interval *coef, lth_interval *work, lth_error *err) {
+  (void)a;
+  (void)b;
+  (void)work;
+  (void)err;
+  const const_state *cs = state;
+  size_t sz = (size_t)cs->rows * (size_t)cs->cols;
+  for (size_t k = 0; k < sz * (size_t)(order + 1); k++) {
+    coef[k] = (lth_interval){k < sz ? cs->a[k] : 0.0, k < sz ? cs->a[k] : 0.0};
+  }
+  return LTH_OK;
+}
+
+static const lth_source_type const_type = {"constant", const_fill, NULL, NULL, free, 1,
+                                           const_enclose, NULL, NULL};
+
+static const_state *const_state_alloc(int rows, int cols, lth_error *err) {
+  if (rows < 0 || cols < 0) {
+    lth_error_set(err, LTH_EINVAL, "invalid constant size %d x %d", rows, cols);
+    return NULL;
+  }
+  const_state *cs = calloc(1, sizeof *cs + (size_t)rows * (size_t)cols * sizeof(double));
+  if (!cs) {
+    lth_error_set(err, LTH_ENOMEM, "out of memory allocating a constant source");
+    return NULL;
+  }
+  cs->rows = rows;
+  cs->cols = cols;
+  return cs;
+}
+
+lth_source *lth_source_const(int rows, int cols, const double *a, int lda, lth_error *err) {
+  const_state *cs = const_state_alloc(rows, cols, err);
+  if (!cs) {
+    return NULL;
+  }
+  for (int j = 0; j < cols; j++) {
+    for (int i = 0; i < rows; i++) {
+      cs->a[i + (size_t)j * rows] = a[i + (size_t)j * lda];
+    }
+  }
+  return lth_source_new(&const_type, cs, rows, cols, err);
+}
+
+lth_source *lth_source_identity(int rows, int cols, lth_error *err) {
+  const_state *cs = const_state_alloc(rows, cols, err);
+  if (!cs) {
+    return NULL;
+  }
+  for (int i = 0; i < rows && i < cols; i++) {
+    cs->a[i + (size_t)i * rows] = 1.0;
+  }
+  return lth_source_new(&const_type, cs, rows, cols, err);
+}
+
+/* ---- callbacks ---- */
+
+typedef struct {
+  lth_source_callback_fn fn;
+  void *ctx;
+} callback_state;
+
+static lth_status callback_fill(const void *state, double t, int order, lth_jet *out,
+                                double *work, lth_error *err) {
+  (void)work;
+  const callback_state *cb = state;
+  lth_jet_set_zero(out, order);
+  int rc = cb->fn(cb->ctx, t, order, out->c, out->ld, out->stride);
+  if (rc != 0) {
+    return lth_error_set_t(err, LTH_ECALLBACK, t, "user callback returned %d", rc);
+  }
+  return LTH_OK;
+}
+
+static const lth_source_type callback_type = {"callback", callback_fill, NULL, NULL, free, 1,
+                                              NULL,       NULL,          NULL};
+
+lth_source *lth_source_callback(int rows, int cols, lth_source_callback_fn fn, void *ctx,
+                                lth_error *err) {
+  if (!fn) {
+    lth_error_set(err, LTH_EINVAL, "callback source without a function");
+    return NULL;
+  }
+  callback_state *cb = malloc(sizeof *cb);
+  if (!cb) {
+    lth_error_set(err, LTH_ENOMEM, "out of memory allocating a callback source");
+    return NULL;
+  }
+  cb->fn = fn;
+  cb->ctx = ctx;
+  return lth_source_new(&callback_type, cb, rows, cols, err);
+}
+
+/* ---- expression matrices ---- */
+
+typedef struct {
+  int rows, cols;
+  lth_expr **e; /* column-major; NULL entries are zero */
+} expr_state;
+
+static void expr_destroy(void *state) {
+  expr_state *es = state;
+  if (!es) {
+    return;
+  }
+  size_t n = (size_t)es->rows * (size_t)es->cols;
+  for (size_t k = 0; k < n; k++) {
+    lth_expr_free(es->e[k]);
+  }
+  free(es->e);
+  free(es);
+}
+
+static size_t expr_work_size(const void *state, int order) {
+  const expr_state *es = state;
+  size_t n = (size_t)es->rows * (size_t)es->cols, mx = 0;
+  for (size_t k = 0; k < n; k++) {
+    size_t w = es->e[k] ? lth_expr_work_size(es->e[k], order) : 0;
+    mx = w > mx ? w : mx;
+  }
+  return mx + (size_t)order + 1; /* + one coefficient buffer */
+}
+
+/* Each entry is differentiated on its own (Taylor-mode AD), then scattered. */
+static lth_status expr_fill(const void *state, double t, int order, lth_jet *out, double *work,
+                            lth_error *err) {
+  const expr_state *es = state;
+  double *coef = work, *scratch = work + order + 1;
+  lth_jet_set_zero(out, order);
+  for (int j = 0; j < es->cols; j++) {
+    for (int i = 0; i < es->rows; i++) {
+      const lth_expr *e = es->e[i + (size_t)j * es->rows];
+      if (!e) {
+        continue;
+      }
+      lth_status st = lth_expr_taylor(e, t, order, coef, scratch, err);
+      if (st != LTH_OK) {
+        return st;
+      }
+      for (int k = 0; k <= order; k++) {
+        LTH_JET_AT(out, k, i, j) = coef[k];
+      }
+    }
+  }
+  return LTH_OK;
+}
+
+static size_t expr_enclose_work(const void *state, int order) {
+  const expr_state *es = state;
+  size_t n = (size_t)es->rows * (size_t)es->cols, mx = 0;
+  for (size_t k = 0; k < n; k++) {
+    size_t w = es->e[k] ? lth_expr_enclose_work_size(es->e[k], order) : 0;
+    mx = w > mx ? w : mx;
+  }
+  return mx + (size_t)order + 1;
+}
+
+static lth_status expr_enclose(const void *state, double a, double b, int order,
+                               lth_interval *coef, lth_interval *work, lth_error *err) {
+  const expr_state *es = state;
+  size_t sz = (size_t)es->rows * (size_t)es->cols;
+  lth_interval *y = work, *scratch = work + order + 1;
+  for (size_t k = 0; k < sz; k++) {
+    if (!es->e[k]) {
+      for (int m = 0; m <= order; m++) {
+        coef[m * sz + k] = (lth_interval){0.0, 0.0};
+      }
+      continue;
+    }
+    lth_status st = lth_expr_enclose(es->e[k], a, b, order, y, scratch, err);
+    if (st != LTH_OK) {
+      return st;
+    }
+    for (int m = 0; m <= order; m++) {
+      coef[m * sz + k] = y[m];
+    }
+  }
+  return LTH_OK;
+}
+
+static const lth_source_type expr_type = {"expression", expr_fill,         expr_work_size, NULL,
+                                          expr_destroy, 1,                 expr_enclose,
+                                          expr_enclose_work, NULL};
+
+lth_source *lth_source_expr(int rows, int cols, lth_expr **entries, lth_error *err) {
+  size_t n = (size_t)(rows > 0 ? rows : 0) * (size_t)(cols > 0 ? cols : 0);
+  expr_state *es = calloc(1, sizeof *es);
+  if (es) {
+    es->rows = rows;
+    es->cols = cols;
+    es->e = calloc(n ? n : 1, sizeof *es->e);
+  }
+  if (!es || !es->e) {
+    for (size_t k = 0; k < n; k++) {
+      lth_expr_free(entries[k]);
+    }
+    expr_destroy(es);
+    lth_error_set(err, LTH_ENOMEM, "out of memory allocating an expression source");
+    return NULL;
+  }
+  memcpy(es->e, entries, n * sizeof *es->e);
+  return lth_source_new(&expr_type, es, rows, cols, err);
+}
+
+/* ---- alpha * base or alpha * base^T ---- */
+
+typedef struct {
+  const lth_source *base;
+  double alpha;
+  int transpose;
+  lth_source *own; /* base, when the view owns it (made by scaled_rebind) */
+} scaled_state;
+
+static void scaled_destroy(void *state) {
+  scaled_state *ss = state;
+  if (ss) {
+    lth_source_free(ss->own);
+    free(ss);
+  }
+}
+
+static size_t scaled_work_size(const void *state, int order) {
+  const scaled_state *ss = state;
+  const lth_source *b = ss->base;
+  size_t jet = (size_t)b->rows * (size_t)b->cols * (size_t)(order + 1);
+  return lth_source_work_size(b, order) + (ss->transpose ? jet : 0);
+}
+
+static void scaled_domain(const void *state, double *lo, double *hi) {
+  lth_source_domain(((const scaled_state *)state)->base, lo, hi);
+}
+
+static lth_status scaled_fill(const void *state, double t, int order, lth_jet *out, double *work,
+                              lth_error *err) {
+  const scaled_state *ss = state;
+  const lth_source *b = ss->base;
+  if (!ss->transpose) {
+    lth_status st = lth_source_fill(b, t, order, out, work, err);
+    lth_jet_scale(out, ss->alpha);
+    return st;
+  }
+  size_t sz = (size_t)b->rows * (size_t)b->cols;
+  lth_jet tmp = lth_jet_wrap(work, b->rows, b->cols, b->rows > 0 ? b->rows : 1, sz, order);
+  lth_status st = lth_source_fill(b, t, order, &tmp, work + sz * (size_t)(order + 1), err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  for (int k = 0; k <= order; k++) {
+    for (int j = 0; j < b->cols; j++) {
+      for (int i = 0; i < b->rows; i++) {
+        LTH_JET_AT(out, k, j, i) = ss->alpha * LTH_JET_AT(&tmp, k, i, j);
+      }
+    }
+  }
+  return LTH_OK;
+}
+
+/* A view's data are resolved where its base's are. */
+static int scaled_parts(const void *state, const lth_source **parts) {
+  parts[0] = ((const scaled_state *)state)->base;
+  return 1;
+}
+
+static lth_source_type scaled_types[2] = {
+    {"scaled", scaled_fill, scaled_work_size, scaled_domain, scaled_destroy, 1, NULL, NULL, scaled_parts},
+    {"scaled", scaled_fill, scaled_work_size, scaled_domain, scaled_destroy, 0, NULL, NULL, scaled_parts},
+};
+
+static lth_status scaled_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
+                                lth_error *err);
+
+/* The view of base; it owns `own` (NULL or base), also on failure. */
+static lth_source *scaled_new(const lth_source *base, double alpha, int transpose,
+                              lth_source *own, lth_error *err) {
+  scaled_state *ss = malloc(sizeof *ss);
+  if (!ss) {
+    lth_source_free(own);
+    lth_error_set(err, LTH_ENOMEM, "out of memory allocating a scaled source");
+    return NULL;
+  }
+  ss->base = base;
+  ss->alpha = alpha;
+  ss->transpose = transpose != 0;
+  ss->own = own;
+  /* inherit exactness from the base (sampled data stays "estimated") */
+  const lth_source_type *type = &scaled_types[base->type->exact ? 0 : 1];
+  lth_source *src = lth_source_new(type, ss, transpose ? base->cols : base->rows,
+                                   transpose ? base->rows : base->cols, err);
+  lth_source_set_rebind(src, scaled_rebind);
+  return src;
+}
+
+static lth_status scaled_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
+                                lth_error *err) {
+  const scaled_state *ss = state;
+  const lth_source *use;
+  lth_source *own;
+  lth_status st = lth_source_rebind(ss->base, map, ctx, &use, &own, err);
+  if (st != LTH_OK || use == ss->base) {
+    return st;
+  }
+  *out = scaled_new(use, ss->alpha, ss->transpose, own, err);
+  return *out ? LTH_OK : LTH_ENOMEM;
+}
+
+lth_source *lth_source_scaled(const lth_source *base, double alpha, int transpose,
+                              lth_error *err) {
+  return scaled_new(base, alpha, transpose, NULL, err);
+}
+
+const lth_source *lth_source_scaled_base(const lth_source *src, double *alpha, int *transpose) {
+  if (!src || (src->type != &scaled_types[0] && src->type != &scaled_types[1])) {
+    return NULL;
+  }
+  const scaled_state *ss = src->state;
+  *alpha = ss->alpha;
+  *transpose = ss->transpose;
+  return ss->base;
+}

@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Jet source M(t)^{-1} X(t) (include/lth/source.h): how a mass matrix is
+ * eliminated exactly.  At t the source fills the jets of M and X, factors M_0
+ * once (dgetrf) and runs the jet recurrence of docs/theory.md section 3,
+ *     Y_m = M_0^{-1} (X_m - sum_{j=1}^m M_j Y_{m-j}),
+ * so every Taylor coefficient of M^{-1} X is exact to rounding; nothing is
+ * differenced.  All scratch lives in the caller's work array (the source is
+ * filled concurrently by grid threads), so nothing is allocated per point.
+ *
+ * Conditioning is judged relative to the size of M on the whole interval:
+ * with mscale = max_t ||M(t)||_1, a point where mscale * ||M(t)^{-1}||_1
+ * exceeds cond_max is an error naming t, so a mass matrix that shrinks
+ * towards singularity (M = (1 - t) I near t = 1) cannot slip through on the
+ * grounds that cond(M(t)) itself is 1.
+ */
+#include <cblas.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lth/source.h"
+#include "source_rebind.h"
+
+#define SMALL 4096 /* n*n*k below this: level-2 BLAS (see lib/jet/jet.c's SMALL_PRODUCT) */
+
+typedef struct solve_state {
+  const lth_source *M; /* n x n, shared (owned when M_own, see solve_rebind) */
+  const lth_source *X; /* n x k, owned when X_own (always, from lth_source_solve) */
+  lth_source *M_own, *X_own;
+  int n, k;
+  double mscale, cond_max;
+  char label[128];
+} solve_state;
+
+static void solve_destroy(void *state) {
+  solve_state *ss = state;
+  if (ss) {
+    lth_source_free(ss->M_own);
+    lth_source_free(ss->X_own);
+    free(ss);
+  }
+}
+
+static size_t max_sz(size_t a, size_t b) { return a > b ? a : b; }
+
+/* Doubles: M jet, LU, pivots (2n), dgecon work (4n) and iwork (2n), then the
+ * sources' own scratch. */
+static size_t solve_work_size(const void *state, int order) {
+  const solve_state *ss = state;
+  size_t n = (size_t)ss->n;
+  size_t sub = max_sz(lth_source_work_size(ss->M, order), lth_source_work_size(ss->X, order));
+  return n * n * (size_t)(order + 1) + n * n + 8 * n + sub + 1;
+}
+
+static void solve_domain(const void *state, double *lo, double *hi) {
+  const solve_state *ss = state;
+  double a, b;
+  lth_source_domain(ss->M, lo, hi);
+  lth_source_domain(ss->X, &a, &b);
+  *lo = a > *lo ? a : *lo;
+  *hi = b < *hi ? b : *hi;
+}
+
+static double norm1(const double *a, int n, int ld) {
+  double mx = 0.0;
+  for (int j = 0; j < n; j++) {
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+      s += fabs(a[i + (size_t)j * ld]);
+    }
+    mx = s > mx ? s : mx;
+  }
+  return mx;
+}
+
+/* LU of M_0 into lu (ld n) with pivots; *inv_norm = estimate of ||M_0^{-1}||_1
+ * (INFINITY if singular), *sign = sign of det M_0. */
+static void factor(const double *m0, int ld, int n, double *lu, lapack_int *ipiv, double *cw,
+                   lapack_int *iw, double *inv_norm, int *sign) {
+  for (int j = 0; j < n; j++) {
+    memcpy(lu + (size_t)j * n, m0 + (size_t)j * ld, (size_t)n * sizeof *lu);
+  }
+  double anorm = norm1(lu, n, n), rcond = 0.0;
+  lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, lu, n, ipiv);
+  if (info == 0 && anorm > 0.0 &&
+      LAPACKE_dgecon_work(LAPACK_COL_MAJOR, '1', n, lu, n, anorm, &rcond, cw, iw) != 0) {
+    rcond = 0.0;
+  }
+  *inv_norm = info == 0 && rcond > 0.0 && isfinite(rcond) ? 1.0 / (rcond * anorm) : INFINITY;
+  *sign = 1;
+  for (int i = 0; info == 0 && i < n; i++) {
+    *sign = (lu[(size_t)i * n + i] < 0.0) != (ipiv[i] != i + 1) ? -*sign : *sign;
+  }
+}
+
+/* The error for a singular or ill-conditioned M at t. */
+static lth_status cond_error(const char *label, double t, double inv_norm, double mscale,
+                             double anorm, double cond_max, lth_error *err) {
+  double rel = (mscale > 0.0 ? mscale : anorm) * inv_norm;
+  lth_status st;
+  if (!isfinite(rel)) {
+    st =
+        lth_error_set_t(err, LTH_ESING, t, "the mass matrix %s is singular at t = %.10g", label, t);
+  } else {
+    st = lth_error_set_t(err, LTH_ECOND, t,
+                         "the mass matrix %s is nearly singular at t = %.10g: its condition "
+                         "relative to its size on the interval, max||M|| ||M(t)^-1|| = %.3g, "
+                         "exceeds %.3g",
+                         label, t, rel, cond_max);
+  }
+  if (err) {
+    err->has_cond = 1;
+    err->cond = rel;
+  }
+  return st;
+}
+
+/* y <- M_0^{-1} y for k columns (ld ldy), from the factors. */
+static void lu_apply(const double *lu, const lapack_int *ipiv, int n, int k, double *y, int ldy) {
+  if ((long)n * n * k > SMALL) {
+    LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, k, lu, n, ipiv, y, ldy);
+    return;
+  }
+  LAPACKE_dlaswp_work(LAPACK_COL_MAJOR, k, y, ldy, 1, n, ipiv, 1);
+  for (int j = 0; j < k; j++) {
+    double *yj = y + (size_t)j * ldy;
+    cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasUnit, n, lu, n, yj, 1);
+    cblas_dtrsv(CblasColMajor, CblasUpper, CblasNoTrans, CblasNonUnit, n, lu, n, yj, 1);
+  }
+}
+
+/* y -= A x with A n x n (ld n), x and y n x k (ld ldy). */
+static void sub_product(const double *A, int n, int k, const double *x, double *y, int ldy) {
+  if ((long)n * n * k > SMALL) {
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, k, n, -1.0, A, n, x, ldy, 1.0, y,
+                ldy);
+    return;
+  }
+  for (int j = 0; j < k; j++) {
+    cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, A, n, x + (size_t)j * ldy, 1, 1.0,
+                y + (size_t)j * ldy, 1);
+  }
+}
+
+static lth_status solve_fill(const void *state, double t, int order, lth_jet *out, double *work,
+                             lth_error *err) {
+  const solve_state *ss = state;
+  int n = ss->n, k = ss->k;
+  size_t nn = (size_t)n * (size_t)n;
+  double *mc = work, *lu = mc + nn * (size_t)(order + 1), *cw = lu + nn + 2 * (size_t)n;
+  lapack_int *ipiv = (lapack_int *)(void *)(lu + nn); /* 2n doubles hold n pivots */
+  lapack_int *iw = (lapack_int *)(void *)(cw + 4 * (size_t)n);
+  double *sub = cw + 6 * (size_t)n;
+  lth_jet M = lth_jet_wrap(mc, n, n, n > 0 ? n : 1, nn, order);
+  lth_status st = lth_source_fill(ss->M, t, order, &M, sub, err);
+  if (st == LTH_OK) {
+    st = lth_source_fill(ss->X, t, order, out, sub, err);
+  }
+  if (st != LTH_OK || n == 0) {
+    return st;
+  }
+  double inv_norm;
+  int sign;
+  factor(mc, n, n, lu, ipiv, cw, iw, &inv_norm, &sign);
+  double anorm = norm1(mc, n, n), scale = ss->mscale > 0.0 ? ss->mscale : anorm;
+  if (!(scale * inv_norm <= ss->cond_max)) {
+    return cond_error(ss->label, t, inv_norm, ss->mscale, anorm, ss->cond_max, err);
+  }
+  for (int m = 0; m <= order; m++) {
+    double *ym = LTH_JET_COEF(out, m);
+    for (int j = 1; j <= m; j++) {
+      sub_product(mc + nn * (size_t)j, n, k, LTH_JET_COEF(out, m - j), ym, out->ld);
+    }
+    lu_apply(lu, ipiv, n, k, ym, out->ld);
+  }
+  return LTH_OK;
+}
+
+/* M^{-1} X is resolved where M and X are (M's conditioning is checked
+ * apart, lth_source_solve_scan). */
+static int solve_parts(const void *state, const lth_source **parts) {
+  const solve_state *ss = state;
+  parts[0] = ss->M;
+  parts[1] = ss->X;
+  return 2;
+}
+
+static const lth_source_type solve_types[2] = {
+    {"mass-matrix solve", solve_fill, solve_work_size, solve_domain, solve_destroy, 1, NULL, NULL,
+     solve_parts},
+    {"mass-matrix solve", solve_fill, solve_work_size, solve_domain, solve_destroy, 0, NULL, NULL,
+     solve_parts},
+};
+
+static lth_status solve_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
+                               lth_error *err);
+
+/* M^{-1} X owning M_own and X_own (each NULL or the source beside it), also
+ * on failure. */
+static lth_source *solve_new(const lth_source *M, const lth_source *X, lth_source *M_own,
+                             lth_source *X_own, double mscale, double cond_max, const char *label,
+                             lth_error *err) {
+  solve_state *ss = calloc(1, sizeof *ss);
+  if (!ss) {
+    lth_source_free(M_own);
+    lth_source_free(X_own);
+    lth_error_set(err, LTH_ENOMEM, "out of memory allocating a solve source");
+    return NULL;
+  }
+  ss->M = M;
+  ss->X = X;
+  ss->M_own = M_own;
+  ss->X_own = X_own;
+  ss->n = lth_source_rows(M);
+  ss->k = lth_source_cols(X);
+  ss->mscale = mscale > 0.0 ? mscale : 0.0;
+  ss->cond_max = cond_max > 0.0 ? cond_max : LTH_SOURCE_SOLVE_COND_MAX;
+  snprintf(ss->label, sizeof ss->label, "%s", label ? label : "M");
+  int exact = lth_source_is_exact(M) && lth_source_is_exact(X);
+  lth_source *src = lth_source_new(&solve_types[exact ? 0 : 1], ss, ss->n, ss->k, err);
+  lth_source_set_rebind(src, solve_rebind);
+  return src;
+}
+
+/* The same solve reading the replacements of M's and X's leaves. */
+static lth_status solve_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
+                               lth_error *err) {
+  const solve_state *ss = state;
+  const lth_source *M, *X;
+  lth_source *M_own, *X_own;
+  lth_status st = lth_source_rebind(ss->M, map, ctx, &M, &M_own, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  st = lth_source_rebind(ss->X, map, ctx, &X, &X_own, err);
+  if (st != LTH_OK || (M == ss->M && X == ss->X)) {
+    lth_source_free(M_own);
+    return st;
+  }
+  *out = solve_new(M, X, M_own, X_own, ss->mscale, ss->cond_max, ss->label, err);
+  return *out ? LTH_OK : LTH_ENOMEM;
+}
+
+lth_source *lth_source_solve(const lth_source *M, lth_source *X, double mscale, double cond_max,
+                             const char *label, lth_error *err) {
+  if (!M || !X || lth_source_rows(M) != lth_source_cols(M) ||
+      lth_source_rows(X) != lth_source_rows(M)) {
+    lth_error_set(err, LTH_EDIM, "lth_source_solve: M must be square with as many rows as X");
+    lth_source_free(X);
+    return NULL;
+  }
+  return solve_new(M, X, NULL, X, mscale, cond_max, label, err);
+}
+
+lth_status lth_source_solve_scan(const lth_source *M, const double *times, size_t n,
+                                 double cond_max, const char *label, double *mscale,
+                                 lth_error *err) {
+  int m = lth_source_rows(M);
+  size_t nn = (size_t)m * (size_t)m, wn = lth_source_work_size(M, 0);
+  double *w = malloc((2 * nn + 8 * (size_t)m + wn + 1) * sizeof *w);
+  if (!w) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory checking a mass matrix");
+  }
+  double *mc = w, *lu = w + nn, *cw = lu + nn + 2 * (size_t)m, *sub = cw + 6 * (size_t)m;
+  lapack_int *ipiv = (lapack_int *)(void *)(lu + nn), *iw = (lapack_int *)(void *)(cw + 4 * m);
+  lth_jet J = lth_jet_wrap(mc, m, m, m > 0 ? m : 1, nn, 0);
+  lth_status st = LTH_OK;
+  double scale = 0.0;
+  cond_max = cond_max > 0.0 ? cond_max : LTH_SOURCE_SOLVE_COND_MAX;
+  for (int pass = 0; pass < 2 && st == LTH_OK && m > 0; pass++) {
+    int prev_sign = 0;
+    for (size_t i = 0; i < n && st == LTH_OK; i++) {
+      if ((st = lth_source_fill(M, times[i], 0, &J, sub, err)) != LTH_OK) {
+        break;
+      }
+      double anorm = norm1(mc, m, m), inv_norm;
+      if (pass == 0) {
+        scale = anorm > scale ? anorm : scale;
+        continue;
+      }
+      int sign;
+      factor(mc, m, m, lu, ipiv, cw, iw, &inv_norm, &sign);
+      if (!(scale * inv_norm <= cond_max)) {
+        st = cond_error(label, times[i], inv_norm, scale, anorm, cond_max, err);
+      } else if (prev_sign && sign != prev_sign) {
+        st = lth_error_set_t(err, LTH_ESING, times[i],
+                             "the mass matrix %s is singular between t = %.10g and t = %.10g "
+                             "(its determinant changes sign)",
+                             label, times[i - 1], times[i]);
+      }
+      prev_sign = sign;
+    }
+  }
+  free(w);
+  if (mscale) {
+    *mscale = scale;
+  }
+  return st;
+}

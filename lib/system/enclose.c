@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Enclosures of a system's data (include/lth/enclose.h): the sources that
+ * carry an enclosure, a system's pieces of data ("leaves": blocks, and the
+ * mass matrices and blocks behind a mass-matrix solve), and the resolution
+ * check with its bisection to the t of a feature. */
+#include "lth/enclose.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- sources ---- */
+
+int lth_source_can_enclose(const lth_source *src) {
+  return src && lth_source_get_type(src)->enclose != NULL;
+}
+
+size_t lth_source_enclose_work_size(const lth_source *src, int order) {
+  const lth_source_type *ty = lth_source_get_type(src);
+  return ty->enclose_work_size ? ty->enclose_work_size(lth_source_state(src), order) : 0;
+}
+
+lth_status lth_source_enclose(const lth_source *src, double a, double b, int order,
+                              lth_interval *coef, lth_interval *work, lth_error *err) {
+  if (!lth_source_can_enclose(src) || !coef || order < 0 || !(a <= b)) {
+    return lth_error_set(err, LTH_EINVAL,
+                         "lth_source_enclose: no enclosure for %s data, or bad arguments",
+                         src ? lth_source_get_type(src)->name : "NULL");
+  }
+  return lth_source_get_type(src)->enclose(lth_source_state(src), a, b, order, coef, work, err);
+}
+
+/* ---- the pieces of a system ---- */
+
+#define MAX_PARTS 4
+#define MAX_DEPTH 8
+
+typedef struct leaf {
+  const lth_source *src;
+  int rows, cols;
+  char what[40];
+} leaf;
+
+struct lth_enclose {
+  leaf *leaves;
+  int n, cap;
+  int known;
+  int max_degree;
+  lth_interval *coef, *work;
+  size_t evals;
+};
+
+static int add_leaf(lth_enclose *enc, const lth_source *src, const char *what) {
+  if (enc->n == enc->cap) {
+    int cap = enc->cap ? 2 * enc->cap : 8;
+    leaf *l = realloc(enc->leaves, (size_t)cap * sizeof *l);
+    if (!l) {
+      return 0;
+    }
+    enc->leaves = l;
+    enc->cap = cap;
+  }
+  leaf *l = &enc->leaves[enc->n++];
+  l->src = src;
+  l->rows = lth_source_rows(src);
+  l->cols = lth_source_cols(src);
+  snprintf(l->what, sizeof l->what, "%s", what);
+  return 1;
+}
+
+/* A source with an enclosure is a leaf; a composite one is visited through
+ * its parts; anything else (callbacks, samples) makes the set unknown. */
+static int walk(lth_enclose *enc, const lth_source *src, const char *what, int depth) {
+  const lth_source_type *ty = lth_source_get_type(src);
+  if (ty->enclose) {
+    return add_leaf(enc, src, what);
+  }
+  const lth_source *parts[MAX_PARTS];
+  int np = ty->parts && depth < MAX_DEPTH ? ty->parts(lth_source_state(src), parts) : 0;
+  if (np <= 0) {
+    enc->known = 0;
+    return 1;
+  }
+  for (int k = 0; k < np && k < MAX_PARTS; k++) {
+    if (!walk(enc, parts[k], what, depth + 1)) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* Workspace for the largest piece (none when the set is unknown: every
+ * check answers without looking). */
+static lth_status finish(lth_enclose *enc, lth_error *err) {
+  size_t wn = 1, cn = 1, K1 = (size_t)enc->max_degree + 2;
+  for (int k = 0; enc->known && k < enc->n; k++) {
+    const leaf *l = &enc->leaves[k];
+    size_t w = lth_source_enclose_work_size(l->src, (int)K1 - 1);
+    size_t c = (size_t)l->rows * (size_t)l->cols * K1;
+    wn = w > wn ? w : wn;
+    cn = c > cn ? c : cn;
+  }
+  enc->coef = malloc(cn * sizeof *enc->coef);
+  enc->work = malloc(wn * sizeof *enc->work);
+  if (!enc->coef || !enc->work) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory allocating enclosures");
+  }
+  return LTH_OK;
+}
+
+static lth_enclose *enclose_new(int max_degree, lth_error *err) {
+  if (max_degree < 0) {
+    lth_error_set(err, LTH_EINVAL, "lth_enclose_alloc: negative degree");
+    return NULL;
+  }
+  lth_enclose *enc = calloc(1, sizeof *enc);
+  if (!enc) {
+    lth_error_set(err, LTH_ENOMEM, "out of memory allocating enclosures");
+    return NULL;
+  }
+  enc->known = 1;
+  enc->max_degree = max_degree;
+  return enc;
+}
+
+lth_enclose *lth_enclose_alloc(const lth_system *sys, int max_degree, lth_error *err) {
+  lth_enclose *enc = sys ? enclose_new(max_degree, err) : NULL;
+  if (!enc) {
+    if (!sys) {
+      lth_error_set(err, LTH_EINVAL, "lth_enclose_alloc: NULL system");
+    }
+    return NULL;
+  }
+  int r = lth_system_index(sys), ok = 1;
+  char what[40];
+  for (int i = 1; i <= r && ok; i++) {
+    for (int j = 1; j <= r && ok; j++) {
+      const lth_source *A = lth_system_A(sys, i, j);
+      snprintf(what, sizeof what, "A(%d,%d)", i, j);
+      ok = !A || walk(enc, A, what, 0);
+    }
+    const lth_source *f = lth_system_f(sys, i);
+    snprintf(what, sizeof what, "f(%d)", i);
+    ok = ok && (!f || walk(enc, f, what, 0));
+  }
+  if (!ok) {
+    lth_error_set(err, LTH_ENOMEM, "out of memory allocating enclosures");
+  }
+  if (!ok || finish(enc, err) != LTH_OK) {
+    lth_enclose_free(enc);
+    return NULL;
+  }
+  return enc;
+}
+
+lth_enclose *lth_enclose_alloc_sources(const lth_source *const *src, int n, int max_degree,
+                                       lth_error *err) {
+  lth_enclose *enc = enclose_new(max_degree, err);
+  if (!enc) {
+    return NULL;
+  }
+  int ok = 1;
+  for (int k = 0; k < n && ok; k++) {
+    char what[40];
+    snprintf(what, sizeof what, "source %d", k + 1);
+    ok = !src[k] || walk(enc, src[k], what, 0);
+  }
+  if (!ok) {
+    lth_error_set(err, LTH_ENOMEM, "out of memory allocating enclosures");
+  }
+  if (!ok || finish(enc, err) != LTH_OK) {
+    lth_enclose_free(enc);
+    return NULL;
+  }
+  return enc;
+}
+
+void lth_enclose_free(lth_enclose *enc) {
+  if (!enc) {
+    return;
+  }
+  free(enc->leaves);
+  free(enc->coef);
+  free(enc->work);
+  free(enc);
+}
+
+int lth_enclose_known(const lth_enclose *enc) { return enc && enc->known; }
+
+size_t lth_enclose_evals(const lth_enclose *enc) { return enc ? enc->evals : 0; }
+
+/* ---- the check ---- */
+
+static double mag(lth_interval x) { return fmax(fabs(x.lo), fabs(x.hi)); }
+
+/* log of the Chebyshev interpolation remainder bound 2^{-K} h^{K+1} |F_{K+1}|
+ * (include/lth/enclose.h), computed in logs so that neither h^{K+1} nor the
+ * coefficient under- or overflows on the way. */
+static double remainder_rel(lth_interval fk1, lth_interval f0, double h, int K) {
+  double m = mag(fk1), s = fmax(1.0, mag(f0));
+  if (!isfinite(m) || !isfinite(s)) {
+    return INFINITY;
+  }
+  if (m == 0.0 || h == 0.0) {
+    return 0.0;
+  }
+  double lg = log(m) + (K + 1) * log(h) - K * 0.69314718055994530942 - log(s);
+  return exp(lg) * (1.0 + 1e-12); /* the logs' own rounding */
+}
+
+/* One interval: the largest relative bound over all entries, and which. */
+static lth_status check_one(lth_enclose *enc, double a, double b, int K, double *worst,
+                            char *what, size_t wsize, lth_error *err) {
+  double h = 0.5 * (b - a);
+  *worst = 0.0;
+  for (int k = 0; k < enc->n; k++) {
+    const leaf *l = &enc->leaves[k];
+    size_t sz = (size_t)l->rows * (size_t)l->cols;
+    lth_status st = lth_source_enclose(l->src, a, b, K + 1, enc->coef, enc->work, err);
+    enc->evals++;
+    if (st != LTH_OK) {
+      return st;
+    }
+    for (size_t e = 0; e < sz; e++) {
+      double rel = remainder_rel(enc->coef[(size_t)(K + 1) * sz + e], enc->coef[e], h, K);
+      if (rel > *worst || (isnan(rel) && !isnan(*worst))) {
+        *worst = isnan(rel) ? INFINITY : rel;
+        if (what) {
+          int i = (int)(e % (size_t)(l->rows ? l->rows : 1)) + 1;
+          int j = (int)(e / (size_t)(l->rows ? l->rows : 1)) + 1;
+          char ent[32];
+          if (l->cols == 1) {
+            snprintf(ent, sizeof ent, " entry %d", i % 1000000);
+          } else {
+            snprintf(ent, sizeof ent, " entry (%d,%d)", i % 1000000, j % 1000000);
+          }
+          snprintf(what, wsize, "%.39s%.24s", l->what, ent);
+        }
+      }
+    }
+  }
+  return LTH_OK;
+}
+
+lth_status lth_enclose_check(lth_enclose *enc, double a, double b, int degree, double tol,
+                             double min_width, lth_enclose_verdict *v, lth_error *err) {
+  if (!enc || !v || !(a <= b) || degree < 0 || degree > enc->max_degree || !(tol > 0)) {
+    return lth_error_set(err, LTH_EINVAL,
+                         "lth_enclose_check: bad arguments (a > b, degree outside 0..%d, or "
+                         "tol <= 0)",
+                         enc ? enc->max_degree : 0);
+  }
+  memset(v, 0, sizeof *v);
+  v->t_feature = NAN;
+  if (!enc->known) {
+    v->answer = LTH_ENCLOSE_UNKNOWN;
+    return LTH_OK;
+  }
+  lth_status st = check_one(enc, a, b, degree, &v->bound, v->what, sizeof v->what, err);
+  if (st != LTH_OK || v->bound <= tol) {
+    v->answer = LTH_ENCLOSE_RESOLVED;
+    return st;
+  }
+  v->answer = LTH_ENCLOSE_UNRESOLVED;
+  /* bisect towards the half with the larger bound (the left one on a tie) */
+  double lo = a, hi = b, wmin = min_width > 0 ? min_width : 1e-12 * (b - a);
+  char wl_what[64], wr_what[64];
+  while (hi - lo > wmin && st == LTH_OK) {
+    double mid = lo + 0.5 * (hi - lo), wl, wr;
+    if (!(mid > lo && mid < hi)) {
+      break;
+    }
+    if ((st = check_one(enc, lo, mid, degree, &wl, wl_what, sizeof wl_what, err)) != LTH_OK ||
+        (st = check_one(enc, mid, hi, degree, &wr, wr_what, sizeof wr_what, err)) != LTH_OK) {
+      break;
+    }
+    if (wl <= tol && wr <= tol) {
+      break; /* both halves resolved: the feature spans the middle */
+    }
+    if (wl >= wr) {
+      hi = mid;
+      memcpy(v->what, wl_what, sizeof wl_what);
+    } else {
+      lo = mid;
+      memcpy(v->what, wr_what, sizeof wr_what);
+    }
+  }
+  v->t_feature = lo + 0.5 * (hi - lo);
+  v->t_width = hi - lo;
+  return st;
+}
+
+lth_status lth_enclose_width(lth_enclose *enc, double a, double wmax, double wmin, int degree,
+                             double tol, double *w, int *resolved, lth_error *err) {
+  int res = LTH_ENCLOSE_UNKNOWN;
+  *w = wmax;
+  if (!enc || !enc->known || wmax == 0.0) {
+    if (resolved) {
+      *resolved = enc && enc->known ? 1 : res;
+    }
+    return LTH_OK;
+  }
+  if (degree < 0 || degree > enc->max_degree || !(tol > 0) || !(wmin * wmax > 0)) {
+    return lth_error_set(err, LTH_EINVAL, "lth_enclose_width: bad arguments");
+  }
+  double x = wmax;
+  for (;;) {
+    double worst;
+    lth_status st = check_one(enc, fmin(a, a + x), fmax(a, a + x), degree, &worst, NULL, 0, err);
+    if (st != LTH_OK) {
+      return st;
+    }
+    *w = x;
+    if (worst <= tol || fabs(x) <= fabs(wmin)) {
+      res = worst <= tol;
+      break;
+    }
+    /* the bound scales like w^(degree+1) (and its coefficient only shrinks
+     * with w): shrink to where it predicts tol, by a factor in [1/16, 1/2] */
+    double f = isfinite(worst) ? 0.9 * pow(tol / worst, 1.0 / (degree + 1)) : 0.5;
+    f = f < 0.0625 ? 0.0625 : f > 0.5 ? 0.5 : f;
+    x = fabs(f * x) < fabs(wmin) ? wmin : f * x;
+  }
+  if (resolved) {
+    *resolved = res;
+  }
+  return LTH_OK;
+}

@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The global error estimate of lth_ivp_solve (lth_ivp_result.error_*;
+ * docs/user-guide.md section 6.6) against the true error of manufactured
+ * exact solutions: random Hessenberg systems of index 2 to 6 (tests/testsys.h),
+ * every method, two tolerances.  The estimate must lie within a factor 10 of
+ * the true error, both ways, in both of its norms (the largest error, and the
+ * largest in units of the tolerance), unless the true error is at the floor
+ * that rounding leaves (FLOOR below): there the estimate need only stay under
+ * 10 times the floor.  Also: two masses joined by a rod, where msbdf misses
+ * rtol 1e-10 by 100 times -- the estimate says so --, switching the estimate
+ * off, and a reference solve that fails. */
+#include <check.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lth/ivp.h"
+#include "lth/problem.h"
+#include "lth/system.h"
+#include "testsys.h"
+#include "testutil.h"
+
+/* The rounding floor, relative to the solution's size max(1, max |z*|): below
+ * it the true error is rounding (of the data, the decomposition, the steps),
+ * not integration, and a second solve need not see it (when the outputs set
+ * the steps, it repeats the solve's steps and their rounding errors):
+ * max(100, N) eps, N the times the solve or its reference, whichever more,
+ * rounds its state: its steps, for bsimp 10 times its right-hand sides (one
+ * per midpoint substep of its extrapolation, ~140 a step).  Measured: rk8pd
+ * at rtol 1e-14 leaves 5 to 30 eps on these systems; bsimp 0.1 to 9 eps per
+ * right-hand side (data/slope.lth, whose quadratic solution it integrates
+ * exactly: 1.1e-12 after 51 outputs, 2.5e-11 after 801; these systems: 1e-13
+ * to 1e-11 at every rtol from 1e-6 to 1e-14 and with direct coefficients,
+ * varying with the BLAS kernels). */
+static double floor_rel(const lth_ivp_result *res, int method) {
+  int bs = method == LTH_IVP_BSIMP;
+  size_t n1 = bs ? 10 * res->rhs_evals : res->steps;
+  size_t n2 = bs ? 10 * res->error_rhs_evals : res->error_steps;
+  return fmax(100.0, (double)(n1 > n2 ? n1 : n2)) * DBL_EPSILON;
+}
+
+static int verbose;
+
+/* The ratios seen, for the summary. */
+static double ratio_lo = INFINITY, ratio_hi = 0.0;
+static int n_cases, n_floor, n_capped;
+
+/* bsimp's steps collapse on 4 of the random systems below (15,000 to 70,000
+ * steps where it takes 15 on the others and rk8pd 30: a matter of GSL's
+ * stepper, not of the estimate), which costs minutes, 10 times more under the
+ * sanitizers.  Its steps per output are capped at BSIMP_CAP, so that those
+ * runs refuse (LTH_EINTEG), or their reference does (no estimate, and
+ * error_failed says why), and are counted, not judged; LTH_TEST_LONG=1 lifts
+ * the cap (their estimates: 0.99 to 1.4 times the true error, or at the
+ * floor). */
+#define BSIMP_CAP 1000
+static int long_run;
+
+/* True errors of res against z*: the largest, and the largest in units of the
+ * tolerance with the library's weights atol + rtol max_k |z_ik|. */
+static void true_errors(ts_sys *S, const lth_ivp_result *res, double rtol, double atol,
+                        double *e_abs, double *e_tol, double *zscale) {
+  size_t s = (size_t)S->s;
+  double *zs = malloc(sizeof(double) * s * res->n);
+  *e_abs = *e_tol = 0.0;
+  *zscale = 1.0;
+  for (size_t k = 0; k < res->n; k++) ts_z_coef(S, res->times[k], 0, zs + k * s);
+  for (size_t i = 0; i < s; i++) {
+    double size = 0.0;
+    for (size_t k = 0; k < res->n; k++) {
+      size = fmax(size, fabs(res->z[k * s + i]));
+      *zscale = fmax(*zscale, fabs(zs[k * s + i]));
+    }
+    for (size_t k = 0; k < res->n; k++) {
+      double e = fabs(res->z[k * s + i] - zs[k * s + i]);
+      *e_abs = fmax(*e_abs, e);
+      *e_tol = fmax(*e_tol, e / (atol + rtol * size));
+    }
+  }
+  free(zs);
+}
+
+/* est within 10x of tru, or both at or under 10x the floor (fl) */
+static int in_band(double est, double tru, double fl) {
+  if (!(est >= 0)) return 0;
+  if (tru <= fl) return est <= 10 * fl;
+  return est <= 10 * tru && est >= tru / 10;
+}
+
+static void record(double est, double tru, double fl) {
+  n_cases++;
+  if (tru <= fl) {
+    n_floor++;
+    return;
+  }
+  ratio_lo = fmin(ratio_lo, est / tru);
+  ratio_hi = fmax(ratio_hi, est / tru);
+}
+
+/* One random system: block sizes of index r, the last block no larger than
+ * any other (Pi = A_{r,r-1} ... A_21 A_1r square and invertible), the first
+ * larger, so that the state space has p = n_1 + ... + n_{r-1} - (r-1) n_r >= 1
+ * dimensions. */
+static ts_sys *draw(int r, uint64_t seed) {
+  int n[TS_MAXR];
+  tu_seed(seed);
+  int last = tu_uniform(0, 1) < 0.3 ? 2 : 1;
+  for (int i = 0; i < r - 1; i++) n[i] = last + (int)floor(tu_uniform(0, 2.999));
+  n[0] = n[0] > last ? n[0] : last + 1;
+  n[r - 1] = last;
+  return ts_new(r, n, seed * 7919, 0.2, 1);
+}
+
+static void check_case(ts_sys *S, lth_system *sys, int method, double rtol, double t1,
+                       const char *what) {
+  enum { N = 11 };
+  double z0[64], times[N];
+  const double t0 = 0.1;
+  ts_z_coef(S, t0, 0, z0);
+  for (int k = 0; k < N; k++) times[k] = t0 + (t1 - t0) * (k + 1) / N;
+  lth_ivp_opts o;
+  lth_ivp_opts_init(&o);
+  o.method = method;
+  o.rtol = rtol;
+  o.atol = rtol * 1e-2;
+  lth_ivp_result *res = NULL;
+  lth_error err;
+  lth_error_clear(&err);
+  if (method == LTH_IVP_BSIMP && !long_run) {
+    o.max_steps = BSIMP_CAP;
+  }
+  lth_status st = lth_ivp_solve(sys, t0, z0, times, N, &o, &res, &err);
+  if (st == LTH_EINTEG && o.max_steps > 0) {
+    if (verbose) printf("%-12s %-7s rtol %.0e  capped: %s\n", what, lth_ivp_method_name(method),
+                        rtol, err.message);
+    n_capped++;
+    return;
+  }
+  ck_assert_msg(st == LTH_OK, "%s %s rtol %g: %s (t = %g)", what, lth_ivp_method_name(method),
+                rtol, err.message, err.t);
+  if (!res->z_error && res->error_failed.status == LTH_EINTEG && o.max_steps > 0) {
+    /* the cap stopped the reference: reported as such */
+    ck_assert(isnan(res->error_estimate));
+    if (verbose) printf("%-12s %-7s rtol %.0e  reference capped: %s\n", what,
+                        lth_ivp_method_name(method), rtol, res->error_failed.message);
+    n_capped++;
+    lth_ivp_result_free(res);
+    return;
+  }
+  ck_assert_msg(res->z_error != NULL, "%s %s rtol %g: no estimate: %s", what,
+                lth_ivp_method_name(method), rtol, res->error_failed.message);
+  double e_abs, e_tol, zscale;
+  true_errors(S, res, o.rtol, o.atol, &e_abs, &e_tol, &zscale);
+  double fl = floor_rel(res, method) * zscale;
+  /* the floor in units of the tolerance: at the smallest weight */
+  double fl_tol = fl / o.atol;
+  int ok_abs = in_band(res->error_estimate, e_abs, fl);
+  int ok_tol = in_band(res->error_tol, e_tol, fl_tol);
+  if (verbose) {
+    printf("%-12s %-7s rtol %.0e  true %.2e  est %.2e  ratio %6.3f  tol-units: true %.2e "
+           "est %.2e  steps %zu + %zu, rhs %zu + %zu%s\n",
+           what, lth_ivp_method_name(method), rtol, e_abs, res->error_estimate,
+           res->error_estimate / e_abs, e_tol, res->error_tol, res->steps, res->error_steps,
+           res->rhs_evals, res->error_rhs_evals,
+           e_abs <= fl ? "  (floor)" : (ok_abs && ok_tol ? "" : "  MISS"));
+  }
+  ck_assert_msg(ok_abs, "%s %s rtol %g: estimated error %.3e, true %.3e (floor %.1e)", what,
+                lth_ivp_method_name(method), rtol, res->error_estimate, e_abs, fl);
+  ck_assert_msg(ok_tol, "%s %s rtol %g: estimate %.3e x the tolerance, true %.3e x (floor %.1e)",
+                what, lth_ivp_method_name(method), rtol, res->error_tol, e_tol, fl_tol);
+  record(res->error_estimate, e_abs, fl);
+  lth_ivp_result_free(res);
+}
+
+/* Index 2 to 6, DRAWS systems each, every method, rtol 1e-10 (the default)
+ * and 1e-6, over [0.1, 2] and [0.1, 6]. */
+#define DRAWS 3
+START_TEST(test_random_family_every_method) {
+  for (int r = 2; r <= 6; r++) {
+    for (int d = 0; d < DRAWS; d++) {
+      ts_sys *S = draw(r, 1000 + 10 * (uint64_t)r + (uint64_t)d);
+      lth_system *sys = ts_system(S);
+      char what[64];
+      snprintf(what, sizeof what, "index %d #%d", r, d);
+      for (int method = LTH_IVP_RK8PD; method <= LTH_IVP_BSIMP; method++) {
+        check_case(S, sys, method, 1e-10, d % 2 ? 6.0 : 2.0, what);
+        check_case(S, sys, method, 1e-6, d % 2 ? 2.0 : 6.0, what);
+      }
+      lth_system_free(sys);
+      ts_free(S);
+    }
+  }
+  printf("global error estimate / true error over %d cases: %.3g to %.3g (%d at the floor; "
+         "%d bsimp runs capped)\n",
+         n_cases, ratio_lo, ratio_hi, n_floor, n_capped);
+  ck_assert_msg(n_cases >= 130, "only %d cases judged", n_cases);
+}
+END_TEST
+
+/* Two masses joined by a rod (index 3): m1 x1'' = -k1 x1 + l, m2 x2'' =
+ * -k2 x2 - l, 0 = x1 - x2.  Exact: x1 = x2 = a cos(w t), w^2 = (k1 + k2) /
+ * (m1 + m2) = 3, l = (k1 - m1 w^2) x1 = 2 x1.  msbdf at rtol 1e-10 is off by
+ * ~1e-8 and its local error control does not see it. */
+static const char two_masses[] =
+    "problem equations\nvariables x1 x2 l\ninterval 0 10\n"
+    "param m1 = 1, m2 = 2, k1 = 5, k2 = 4\n"
+    "m1*x1'' = -k1*x1 + l\nm2*x2'' = -k2*x2 - l\n0 = x1 - x2\n";
+
+static void two_masses_exact(double t, const int *var_of, double *z) {
+  double w = sqrt(3.0), x = 0.7 * cos(w * t), dx = -0.7 * w * sin(w * t);
+  /* the unknowns in lth's order: x1', x2', x1, x2, l (var_of: position -> name) */
+  double val[5] = {dx, dx, x, x, 2 * x};
+  for (int i = 0; i < 5; i++) z[i] = val[var_of[i]];
+}
+
+START_TEST(test_two_masses_msbdf) {
+  lth_error err;
+  lth_error_clear(&err);
+  lth_problem *pb = NULL;
+  ck_assert_msg(lth_problem_parse(two_masses, strlen(two_masses), "two_masses", NULL, &pb, &err) ==
+                    LTH_OK,
+                "%s", err.message);
+  const lth_system *sys = lth_problem_system(pb);
+  ck_assert_int_eq(lth_system_size(sys), 5);
+  ck_assert_int_eq(lth_system_index(sys), 3);
+  /* which unknown (x1', x2', x1, x2, l = 0..4) sits at each position of z */
+  static const char *const names[5] = {"x1'", "x2'", "x1", "x2", "l"};
+  int var_of[5];
+  for (int i = 0; i < 5; i++) {
+    const char *nm = lth_problem_var_name(pb, lth_problem_perm(pb)[i]);
+    var_of[i] = -1;
+    for (int v = 0; v < 5; v++) {
+      if (strcmp(nm, names[v]) == 0) var_of[i] = v;
+    }
+    ck_assert_msg(var_of[i] >= 0, "unknown %s", nm);
+  }
+  double z0[5], times[41], zs[5];
+  two_masses_exact(0.0, var_of, z0);
+  for (int k = 0; k < 41; k++) times[k] = 0.25 * k;
+  for (int method = LTH_IVP_RK8PD; method <= LTH_IVP_BSIMP; method++) {
+    lth_ivp_opts o;
+    lth_ivp_opts_init(&o);
+    o.method = method;
+    lth_ivp_result *res = NULL;
+    ck_assert_msg(lth_ivp_solve(sys, 0.0, z0, times, 41, &o, &res, &err) == LTH_OK, "%s: %s",
+                  lth_ivp_method_name(method), err.message);
+    double e = 0.0, et = 0.0, size[5] = {0};
+    for (int k = 0; k < 41; k++)
+      for (int i = 0; i < 5; i++) size[i] = fmax(size[i], fabs(res->z[k * 5 + i]));
+    for (int k = 0; k < 41; k++) {
+      two_masses_exact(times[k], var_of, zs);
+      for (int i = 0; i < 5; i++) {
+        double d = fabs(res->z[k * 5 + i] - zs[i]);
+        e = fmax(e, d);
+        et = fmax(et, d / (o.atol + o.rtol * size[i]));
+      }
+    }
+    if (verbose) {
+      printf("two masses %-7s true %.2e est %.2e (tol units: %.3g, %.3g)\n",
+             lth_ivp_method_name(method), e, res->error_estimate, et, res->error_tol);
+    }
+    ck_assert_msg(in_band(res->error_estimate, e, floor_rel(res, method) * 1.4),
+                  "two masses, %s: estimated error %.3e, true %.3e",
+                  lth_ivp_method_name(method), res->error_estimate, e);
+    /* a miss of the tolerance is reported as one, and only then */
+    ck_assert_msg((et > 3) == (res->error_tol > 1) || fabs(log10(et)) < 0.5,
+                  "two masses, %s: %.3g x the tolerance, estimated %.3g x",
+                  lth_ivp_method_name(method), et, res->error_tol);
+    if (method == LTH_IVP_MSBDF) {
+      ck_assert_msg(e > 1e-9 && res->error_tol > 10,
+                    "msbdf: error %.3e (%.3g x the tolerance), expected a miss the estimate "
+                    "reports (estimated %.3g x)",
+                    e, et, res->error_tol);
+    }
+    if (method == LTH_IVP_RK8PD) {
+      ck_assert_msg(res->error_tol < 1, "rk8pd: estimated %.3g x the tolerance", res->error_tol);
+    }
+    lth_ivp_result_free(res);
+  }
+  lth_problem_free(pb);
+}
+END_TEST
+
+/* opts.error_estimate = 0: no estimate, no second solve. */
+START_TEST(test_off) {
+  int n[] = {2, 2, 1};
+  ts_sys *S = ts_new(3, n, 4242, 0.2, 1);
+  lth_system *sys = ts_system(S);
+  double z0[64], t1 = 2.0;
+  ts_z_coef(S, 0.0, 0, z0);
+  lth_ivp_opts o;
+  lth_ivp_opts_init(&o);
+  ck_assert_int_eq(o.error_estimate, 1);
+  o.error_estimate = 0;
+  lth_ivp_result *res = NULL;
+  TU_ASSERT_OK(lth_ivp_solve(sys, 0.0, z0, &t1, 1, &o, &res, NULL));
+  ck_assert(isnan(res->error_estimate) && isnan(res->error_tol) && res->z_error == NULL);
+  ck_assert(res->error_steps == 0 && res->error_worst == -1);
+  ck_assert_int_eq(res->error_failed.status, LTH_OK);
+  lth_ivp_result_free(res);
+  lth_system_free(sys);
+  ts_free(S);
+}
+END_TEST
+
+/* A reference solve that fails where the solve did not (here: the step limit
+ * per output interval, which msbdf's reference, at a tighter tolerance with
+ * smaller steps, needs more of) leaves the estimate NaN and says why; the
+ * solve's answer stands. */
+START_TEST(test_reference_fails) {
+  int n[] = {2, 2, 1};
+  ts_sys *S = ts_new(3, n, 4243, 0.2, 1);
+  lth_system *sys = ts_system(S);
+  double z0[64], t1 = 4.0;
+  ts_z_coef(S, 0.0, 0, z0);
+  lth_ivp_opts o;
+  lth_ivp_opts_init(&o);
+  o.method = LTH_IVP_MSBDF;
+  lth_ivp_result *res = NULL;
+  TU_ASSERT_OK(lth_ivp_solve(sys, 0.0, z0, &t1, 1, &o, &res, NULL));
+  size_t need = res->steps, ref = res->error_steps;
+  lth_ivp_result_free(res);
+  ck_assert_msg(ref > need, "msbdf: reference %zu steps, solve %zu", ref, need);
+  o.max_steps = need + (ref - need) / 2;
+  lth_error err;
+  lth_error_clear(&err);
+  TU_ASSERT_OK(lth_ivp_solve(sys, 0.0, z0, &t1, 1, &o, &res, &err));
+  ck_assert(isnan(res->error_estimate) && res->z_error == NULL);
+  ck_assert_int_ne(res->error_failed.status, LTH_OK);
+  ck_assert_msg(strstr(res->error_failed.message, "reference solve") != NULL, "%s",
+                res->error_failed.message);
+  double zs[64];
+  ts_z_coef(S, t1, 0, zs);
+  for (int i = 0; i < S->s; i++) ck_assert_double_eq_tol(res->z[i], zs[i], 1e-6);
+  lth_ivp_result_free(res);
+  lth_system_free(sys);
+  ts_free(S);
+}
+END_TEST
+
+static Suite *suite(void) {
+  verbose = getenv("LTH_TEST_VERBOSE") != NULL;
+  long_run = getenv("LTH_TEST_LONG") != NULL;
+  Suite *s = suite_create("ivp_error");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, test_two_masses_msbdf);
+  tcase_add_test(tc, test_off);
+  tcase_add_test(tc, test_reference_fails);
+  tcase_add_test(tc, test_random_family_every_method);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+TU_MAIN(suite)

@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Tests for lth/enclose.h: interval Taylor enclosures of expressions (every
+ * function of the grammar) contain the point Taylor coefficients at every t
+ * of the interval; structural zeros are decided from the expression; the
+ * resolution check finds a narrow pulse between any points and names its t;
+ * callbacks are "unknown".
+ *
+ * Containment is an exact property (outward rounding): a point coefficient
+ * outside its enclosure by any amount is a failure, so the assertions have no
+ * tolerance.  The pulse's t must be named to within a few widths of it. */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lth/enclose.h>
+#include <lth/expr.h>
+#include <lth/problem.h>
+#include <lth/source.h>
+
+#define KMAX 10
+
+static lth_expr *parse(const char *s) {
+  lth_expr *e = NULL;
+  lth_error err;
+  lth_error_clear(&err);
+  ck_assert_msg(lth_expr_parse(s, strlen(s), NULL, NULL, &e, &err) == LTH_OK, "parse %s: %s", s,
+                err.message);
+  return e;
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static double urand(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+
+/* Every function of the grammar, composed; some undefined in places. */
+static const char *const EXPRS[] = {
+    "sin(3.1*t) + cos(t^2)",
+    "exp(-2000*t)",
+    "exp(-((t-0.5)/0.05)^2)",
+    "abs(t-0.37) + (t-0.37)",
+    "sqrt(t + 1.2)",
+    "log(t + 1.3) * t",
+    "tan(0.7*t)",
+    "tanh(2.3*t - 0.4)",
+    "sinh(t) * cosh(0.5*t)",
+    "asin(0.4*t)",
+    "acos(0.3*t + 0.1)",
+    "atan(5*t - 1)",
+    "t^7 - 3*t^4 + 2",
+    "(t + 2)^(-3)",
+    "(t + 1.5)^2.5",
+    "(t + 1.7)^(0.3*t)",
+    "1 / (t^2 + 0.01)",
+    "1 / (t - 0.5)",
+    "sqrt(abs(t))",
+    "1e12*((t-0.1)*(t-0.3)*(t-0.7))^4",
+    "2000*exp(-2000*t)*sin(40*t)",
+    "-t^2 / (1 + t^2)",
+};
+#define NEXPR (sizeof EXPRS / sizeof EXPRS[0])
+
+static int inside(double x, lth_interval v) { return x >= v.lo && x <= v.hi; }
+
+START_TEST(test_containment) {
+  double c[KMAX + 1];
+  lth_interval enc[KMAX + 1];
+  for (size_t k = 0; k < NEXPR; k++) {
+    lth_expr *e = parse(EXPRS[k]);
+    double *w = malloc(lth_expr_work_size(e, KMAX) * sizeof *w);
+    lth_interval *iw = malloc(lth_expr_enclose_work_size(e, KMAX) * sizeof *iw);
+    ck_assert(w && iw);
+    for (int draw = 0; draw < 60; draw++) {
+      double a = -1.0 + 2.0 * urand(), width = pow(10.0, -4.0 + 4.0 * urand());
+      double b = a + width;
+      int K = draw % (KMAX + 1);
+      ck_assert_int_eq(lth_expr_enclose(e, a, b, K, enc, iw, NULL), LTH_OK);
+      for (int j = 0; j <= 12; j++) {
+        double t = j == 0 ? a : j == 12 ? b : a + width * urand();
+        if (lth_expr_taylor(e, t, K, c, w, NULL) != LTH_OK) {
+          continue; /* undefined there: nothing to contain */
+        }
+        for (int m = 0; m <= K; m++) {
+          ck_assert_msg(inside(c[m], enc[m]),
+                        "%s: coefficient %d at t = %.17g is %.17g, outside [%.17g, %.17g] "
+                        "enclosing [%.17g, %.17g]",
+                        EXPRS[k], m, t, c[m], enc[m].lo, enc[m].hi, a, b);
+        }
+      }
+    }
+    free(w);
+    free(iw);
+    lth_expr_free(e);
+  }
+}
+END_TEST
+
+/* Where a function is undefined or not differentiable inside [a, b], the
+ * orders concerned are unbounded; elsewhere they are finite. */
+START_TEST(test_unbounded) {
+  struct {
+    const char *s;
+    double a, b;
+    int first_unbounded; /* -1: none */
+  } cases[] = {
+      {"1/(t-0.5)", 0.0, 1.0, 0},  {"1/(t-0.5)", 0.6, 1.0, -1}, {"abs(t-0.5)", 0.0, 1.0, 2},
+      {"abs(t-0.5)", 0.6, 1.0, -1}, {"sqrt(t)", 0.0, 1.0, 1},    {"log(t)", -1.0, 1.0, 0},
+      {"tan(t)", 1.0, 2.0, 0},      {"tan(t)", -1.0, 1.0, -1},   {"asin(t)", 0.5, 1.0, 1},
+      {"t^(-2)", -1.0, 1.0, 0},     {"t^2", -1.0, 1.0, -1},
+  };
+  lth_interval enc[6], w[256];
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    lth_expr *e = parse(cases[k].s);
+    ck_assert(lth_expr_enclose_work_size(e, 5) <= 256);
+    ck_assert_int_eq(lth_expr_enclose(e, cases[k].a, cases[k].b, 5, enc, w, NULL), LTH_OK);
+    for (int m = 0; m <= 5; m++) {
+      int unb = !isfinite(enc[m].lo) || !isfinite(enc[m].hi);
+      int want = cases[k].first_unbounded >= 0 && m >= cases[k].first_unbounded;
+      ck_assert_msg(unb == want, "%s on [%g, %g]: order %d [%g, %g]", cases[k].s, cases[k].a,
+                    cases[k].b, m, enc[m].lo, enc[m].hi);
+    }
+    lth_expr_free(e);
+  }
+  /* t^2 over an interval containing 0 is a square, not a product: >= 0 */
+  lth_expr *e = parse("t^2");
+  lth_expr_enclose(e, -1.0, 2.0, 0, enc, w, NULL);
+  ck_assert(enc[0].lo == 0.0 && enc[0].hi >= 4.0 && enc[0].hi < 4.0001);
+  lth_expr_free(e);
+}
+END_TEST
+
+START_TEST(test_structural_zero) {
+  const char *zero[] = {"0",       "0*sin(t)", "t*0 + 0*exp(t)",          "0/(t+5)",
+                        "abs(0*t)", "(0*t)^3",  "0*log(t)",                "2 - 2",
+                        "t - t",    "sin(2*t)^2 - sin(2*t)^2", "exp(t)*(cos(t) - cos(t))"};
+  /* (zero by algebra, not by structure: kept, which is always safe) */
+  const char *nonzero[] = {"t*(t+1) - t^2 - t", "sin(t) - sin(1*t)",    "1e-300",
+                           "sin(t)*1e-200",     "exp(-2000*t)",         "abs(t-0.95)+(t-0.95)",
+                           "1e12*(t*(t-1))^4",  "sin(pi*t)"};
+  for (size_t k = 0; k < sizeof zero / sizeof zero[0]; k++) {
+    lth_expr *e = parse(zero[k]);
+    ck_assert_msg(lth_expr_is_zero(e), "%s is identically zero", zero[k]);
+    lth_expr_free(e);
+  }
+  lth_expr *q = parse("0/(t-0.5)");
+  ck_assert(!lth_expr_is_zero_on(q, 0.0, 1.0) && lth_expr_is_zero_on(q, 1.0, 2.0));
+  lth_expr_free(q);
+  for (size_t k = 0; k < sizeof nonzero / sizeof nonzero[0]; k++) {
+    lth_expr *e = parse(nonzero[k]);
+    ck_assert_msg(!lth_expr_is_zero(e), "%s is not a structural zero", nonzero[k]);
+    lth_expr_free(e);
+  }
+}
+END_TEST
+
+static lth_source *expr_source(const char *s) {
+  lth_expr *e = parse(s);
+  lth_source *src = lth_source_expr(1, 1, &e, NULL);
+  ck_assert_ptr_nonnull(src);
+  return src;
+}
+
+/* A pulse far narrower than the gaps between any sample points: found, and
+ * its t named; smooth data resolved; wherever the pulse sits. */
+START_TEST(test_pulse_found) {
+  for (int draw = 0; draw < 40; draw++) {
+    double c = 0.05 + 0.9 * urand(), width = pow(10.0, -4.0 + 2.0 * urand());
+    char s[160];
+    snprintf(s, sizeof s, "sin(t) + exp(-((t-%.17g)/%.17g)^2)", c, width);
+    lth_source *src = expr_source(s);
+    const lth_source *set[1] = {src};
+    lth_enclose *enc = lth_enclose_alloc_sources(set, 1, 32, NULL);
+    ck_assert_ptr_nonnull(enc);
+    ck_assert(lth_enclose_known(enc));
+    lth_enclose_verdict v;
+    ck_assert_int_eq(lth_enclose_check(enc, 0.0, 1.0, 16, 1e-10, 0, &v, NULL), LTH_OK);
+    ck_assert_int_eq(v.answer, LTH_ENCLOSE_UNRESOLVED);
+    ck_assert_msg(fabs(v.t_feature - c) <= 10 * width, "pulse at %g (width %g) named at %g (+-%g)",
+                  c, width, v.t_feature, v.t_width);
+    ck_assert_msg(strstr(v.what, "source 1") != NULL, "%s", v.what);
+    /* resolved far from the pulse, by a step the width allows */
+    double w;
+    int res;
+    ck_assert_int_eq(lth_enclose_width(enc, c + 40 * width, 1.0, 1e-9, 16, 1e-10, &w, &res, NULL),
+                     LTH_OK);
+    ck_assert_int_eq(res, 1);
+    lth_enclose_free(enc);
+    lth_source_free(src);
+  }
+  lth_source *src = expr_source("sin(3*t) + t^3");
+  const lth_source *set[1] = {src};
+  lth_enclose *enc = lth_enclose_alloc_sources(set, 1, 32, NULL);
+  lth_enclose_verdict v;
+  ck_assert_int_eq(lth_enclose_check(enc, 0.0, 1.0, 24, 1e-12, 0, &v, NULL), LTH_OK);
+  ck_assert_int_eq(v.answer, LTH_ENCLOSE_RESOLVED);
+  lth_enclose_free(enc);
+  lth_source_free(src);
+}
+END_TEST
+
+/* A kink is never resolved by degree >= 1: the check names its t. */
+START_TEST(test_kink_found) {
+  lth_source *src = expr_source("abs(t-0.6180339887) + t");
+  const lth_source *set[1] = {src};
+  lth_enclose *enc = lth_enclose_alloc_sources(set, 1, 32, NULL);
+  lth_enclose_verdict v;
+  ck_assert_int_eq(lth_enclose_check(enc, 0.0, 1.0, 8, 1e-10, 1e-12, &v, NULL), LTH_OK);
+  ck_assert_int_eq(v.answer, LTH_ENCLOSE_UNRESOLVED);
+  ck_assert_msg(fabs(v.t_feature - 0.6180339887) <= 1e-11, "kink named at %.15g", v.t_feature);
+  lth_enclose_free(enc);
+  lth_source_free(src);
+}
+END_TEST
+
+static int cb(void *ctx, double t, int order, double *coef, int ld, size_t stride) {
+  (void)ctx;
+  (void)ld;
+  coef[0] = t;
+  if (order > 0) {
+    coef[stride] = 1.0;
+  }
+  return 0;
+}
+
+START_TEST(test_callback_unknown) {
+  lth_source *src = lth_source_callback(1, 1, cb, NULL, NULL);
+  ck_assert(!lth_source_can_enclose(src));
+  const lth_source *set[1] = {src};
+  lth_enclose *enc = lth_enclose_alloc_sources(set, 1, 8, NULL);
+  ck_assert(!lth_enclose_known(enc));
+  lth_enclose_verdict v;
+  ck_assert_int_eq(lth_enclose_check(enc, 0.0, 1.0, 8, 1e-10, 0, &v, NULL), LTH_OK);
+  ck_assert_int_eq(v.answer, LTH_ENCLOSE_UNKNOWN);
+  double w;
+  int res;
+  lth_enclose_width(enc, 0.0, 0.5, 1e-6, 8, 1e-10, &w, &res, NULL);
+  ck_assert(w == 0.5 && res == LTH_ENCLOSE_UNKNOWN);
+  lth_enclose_free(enc);
+  lth_source_free(src);
+}
+END_TEST
+
+/* The equation form's blocks and its mass matrices (M^{-1} X, examined
+ * through M and X) carry enclosures: a pulse in the mass matrix is found
+ * and named; samples make the system unknown. */
+START_TEST(test_equation_form_and_masses) {
+  const char *text = "problem equations\nvariables x1 x2 v1 v2 lambda\ninterval 0 5\n"
+                     "x1' = v1\nx2' = v2\n"
+                     "(2 + exp(-((t-3.3)/0.001)^2))*v1' + 0.3*v2' = -x1 + lambda\n"
+                     "0.3*v1' + (1.5 + 0.5*cos(t))*v2' = -x2 + lambda\n"
+                     "0 = x1 + x2 - sin(t)\n";
+  lth_problem *pb = NULL;
+  lth_error err;
+  ck_assert_msg(lth_problem_parse(text, strlen(text), "masses", NULL, &pb, &err) == LTH_OK, "%s",
+                err.message);
+  lth_enclose *enc = lth_enclose_alloc(lth_problem_system(pb), 16, NULL);
+  ck_assert(lth_enclose_known(enc));
+  lth_enclose_verdict v;
+  ck_assert_int_eq(lth_enclose_check(enc, 0.0, 5.0, 16, 1e-10, 0, &v, NULL), LTH_OK);
+  ck_assert_int_eq(v.answer, LTH_ENCLOSE_UNRESOLVED);
+  ck_assert_msg(fabs(v.t_feature - 3.3) < 0.01, "mass pulse at 3.3 named at %g (%s)", v.t_feature,
+                v.what);
+  ck_assert_int_eq(lth_enclose_check(enc, 0.0, 3.0, 16, 1e-10, 0, &v, NULL), LTH_OK);
+  ck_assert_int_eq(v.answer, LTH_ENCLOSE_RESOLVED); /* cos t, sin t, the pulse's far tail */
+  double w;
+  int res;
+  ck_assert_int_eq(lth_enclose_width(enc, 3.25, 1.0, 1e-9, 16, 1e-10, &w, &res, NULL), LTH_OK);
+  ck_assert_msg(res == 1 && w < 0.05, "from 3.25: %g (resolved %d)", w, res);
+  lth_enclose_free(enc);
+  lth_problem_free(pb);
+}
+END_TEST
+
+static Suite *enclose_suite(void) {
+  Suite *s = suite_create("enclose");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_containment);
+  tcase_add_test(tc, test_unbounded);
+  tcase_add_test(tc, test_structural_zero);
+  tcase_add_test(tc, test_pulse_found);
+  tcase_add_test(tc, test_kink_found);
+  tcase_add_test(tc, test_callback_unknown);
+  tcase_add_test(tc, test_equation_form_and_masses);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(enclose_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
