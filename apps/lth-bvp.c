@@ -22,6 +22,7 @@
 #include "app_ivp.h"
 #include "app_samplerr.h"
 #include "app_table.h"
+#include "lth/defaults.h"
 #include "lth/bvp.h"
 #include "lth/decomp.h"
 #include "lth/problem.h"
@@ -277,7 +278,7 @@ static int is_shooting(const lth_bvp_result *res) {
 }
 
 /* The collocation tolerance and stages in effect (the library's defaults). */
-static double colloc_tol(const app_ctx *C) { return C->tol > 0 ? C->tol : 1e-8; }
+static double colloc_tol(const app_ctx *C) { return C->tol > 0 ? C->tol : LTH_DEFAULT_COLLOC_TOL; }
 static int colloc_stages(const app_ctx *C) {
   return C->stages > 0 ? (int)C->stages : lth_bvp_collocation_stages(colloc_tol(C));
 }
@@ -449,7 +450,7 @@ static void cleanup(app_ctx *C) {
 
 /* The tool's options (with their defaults) and its description for the driver. */
 static app_ctx ctx = {
-    .rtol = 1e-10, .atol = 1e-12, .method = LTH_BVP_COLLOCATION, .sampling_error = NAN};
+    .rtol = LTH_DEFAULT_RTOL, .atol = LTH_DEFAULT_ATOL, .method = LTH_BVP_COLLOCATION, .sampling_error = NAN};
 static app_option opts[] = {
     /* choice k is lth_bvp_method k: a method is one more name here (and its help) */
     APP_CHOICE("method", &ctx.method, "shooting|multiple|fd|collocation"),

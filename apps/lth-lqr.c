@@ -24,8 +24,9 @@
 #include "app_driver.h"
 #include "app_ivp.h"
 #include "app_table.h"
+#include "lth/defaults.h"
 #include "lth/decomp.h"
-#include "lth/decomp_error.h"
+#include "lth/sampling_error.h"
 #include "lth/samples.h"
 #include "lth/lqr.h"
 #include "lth/problem.h"
@@ -518,7 +519,7 @@ static lth_status after(app_ctx *T, const app_run *run, lth_error *err) {
 static void cleanup(app_ctx *T) { lth_lqr_result_free(T->res); }
 
 /* The tool's options (with their defaults) and its description for the driver. */
-static app_ctx ctx = {.rtol = 1e-10, .sampling_error = NAN, .sampling_error_cost = NAN};
+static app_ctx ctx = {.rtol = LTH_DEFAULT_RTOL, .sampling_error = NAN, .sampling_error_cost = NAN};
 static app_option opts[] = {
     APP_CHOICE("method", &ctx.method, "collocation|shooting"),
     APP_FLAG("gain", &ctx.gain),

@@ -24,6 +24,7 @@
 #include "app_ivp.h"
 #include "app_samplerr.h"
 #include "app_table.h"
+#include "lth/defaults.h"
 #include "lth/decomp.h"
 #include "lth/ivp.h"
 #include "lth/problem.h"
@@ -367,7 +368,9 @@ static void json_error(app_json *j, const app_ctx *C, const app_run *run) {
   if (!res->z_error) {
     app_json_key(j, "error_estimate");
     app_json_null(j);
-    app_json_put_string(j, "error_failed", res->error_failed.message);
+    char msg[LTH_ERROR_MSG_MAX + 256];
+    app_json_put_string(j, "error_failed",
+                        app_tool_message(res->error_failed.message, msg, sizeof msg));
     return;
   }
   app_json_put_number(j, "error_estimate", res->error_estimate);
@@ -442,7 +445,9 @@ static void text_error(FILE *fp, const app_ctx *C, const app_run *run) {
     return;
   }
   if (!res->z_error) {
-    fprintf(fp, "global error   not estimated: %s\n", res->error_failed.message);
+    char msg[LTH_ERROR_MSG_MAX + 256];
+    fprintf(fp, "global error   not estimated: %s\n",
+            app_tool_message(res->error_failed.message, msg, sizeof msg));
     return;
   }
   fprintf(fp, "global error   ~%.2g estimated, %.2g x the tolerance", res->error_estimate,
@@ -523,7 +528,9 @@ static void warn_gain(const lth_ivp_result *res) {
 static void warn_error(const app_ctx *C, const app_run *run) {
   const lth_ivp_result *res = C->res;
   if (!res->z_error) {
-    app_warn("the global error was not estimated: %s", res->error_failed.message);
+    char msg[LTH_ERROR_MSG_MAX + 256];
+    app_warn("the global error was not estimated: %s",
+             app_tool_message(res->error_failed.message, msg, sizeof msg));
     warn_gain(res);
     return;
   }
@@ -587,7 +594,7 @@ static void cleanup(app_ctx *C) {
 }
 
 /* The tool's options (with their defaults) and its description for the driver. */
-static app_ctx ctx = {.rtol = 1e-10, .atol = 1e-12, .stabilize = -1.0, .sampling_error = NAN};
+static app_ctx ctx = {.rtol = LTH_DEFAULT_RTOL, .atol = LTH_DEFAULT_ATOL, .stabilize = -1.0, .sampling_error = NAN};
 static app_option opts[] = {
     APP_LIST("z0", &ctx.z0_opt),
     APP_CHOICE("coefficients", &ctx.coefficients, "auto|direct|table"),

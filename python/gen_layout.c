@@ -18,9 +18,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "lth/defaults.h"
 #include "lth/bvp.h"
 #include "lth/decomp.h"
-#include "lth/decomp_error.h"
+#include "lth/sampling_error.h"
 #include "lth/expr.h"
 #include "lth/grid.h"
 #include "lth/ic.h"
@@ -244,7 +245,7 @@ static void functions(void) {
      lth_status (*)(const lth_source *, double, int, double *, lth_error *), "int",
      "ptr,double,int,ptr,ptr");
   FN(lth_source_is_samples, int (*)(const lth_source *), "int", "ptr");
-  /* decomp_error.h */
+  /* sampling_error.h */
   FN(lth_decomp_error_alloc, lth_decomp_error *(*)(const lth_system *, lth_error *), "ptr",
      "ptr,ptr");
   FN(lth_decomp_error_free, void (*)(lth_decomp_error *), "void", "ptr");
@@ -352,6 +353,9 @@ int main(int argc, char **argv) {
   printf("POINTER_SIZE = %zu\n", sizeof(void *));
   printf("SIZE_T_SIZE = %zu\n", sizeof(size_t));
   printf("DEFAULT_COND_MAX = float(\"%.17g\")\n", (double)LTH_DEFAULT_COND_MAX);
+  printf("DEFAULT_RTOL = float(\"%.17g\")\n", (double)LTH_DEFAULT_RTOL);
+  printf("DEFAULT_ATOL = float(\"%.17g\")\n", (double)LTH_DEFAULT_ATOL);
+  printf("DEFAULT_COLLOC_TOL = float(\"%.17g\")\n", (double)LTH_DEFAULT_COLLOC_TOL);
   printf("OUT_Q = %d\nOUT_GMAT = %d\nNOUT = %d\n\n", LTH_OUT_Q, LTH_OUT_GMAT, LTH_NOUT);
   status_list();
   structs();

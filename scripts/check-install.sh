@@ -28,9 +28,7 @@ fail() { echo "check-install: $*" >&2; exit 1; }
 cat >"$prefix/pendulum.c" <<'EOF'
 /* The installed pendulum example: a parallel grid and an IVP, checked
  * against the closed form dx(t) = 0.05 cos(w t) + (0.1 / w) sin(w t). */
-#include <lth/grid.h>
-#include <lth/ivp.h>
-#include <lth/problem.h>
+#include <lth/lth.h> /* every public header: each must compile installed */
 #include <math.h>
 #include <stdio.h>
 

@@ -40,10 +40,45 @@ int app_failf(int exit_code, const char *fmt, ...) {
   return exit_code;
 }
 
+/* The library's messages name its options (opts.cond_max) and functions;
+ * a tool's user has flags and tools instead.  Longest spellings first. */
+static const struct {
+  const char *lib, *tool;
+} OPTION_NAMES[] = {
+    {"opts.method = LTH_BVP_COLLOCATION", "--method collocation"},
+    {"opts.method = LTH_LQR_COLLOCATION", "--method collocation"},
+    {"(lth_ic_project, lth_ic_nearest)", "(lth-ic)"},
+    {"opts.cond_max", "--cond-max"},
+    {"opts.stabilize = ", "--stabilize "},
+    {"opts.stabilize", "--stabilize"},
+    {"set opts.project", "use --project"},
+    {"opts.fd_points", "--points"},
+    {"opts.params ", "--param "},
+};
+
+const char *app_tool_message(const char *msg, char *buf, size_t size) {
+  size_t len = 0;
+  if (size == 0) return "";
+  while (*msg && len + 1 < size) {
+    size_t k = 0, nk = sizeof OPTION_NAMES / sizeof OPTION_NAMES[0];
+    while (k < nk && strncmp(msg, OPTION_NAMES[k].lib, strlen(OPTION_NAMES[k].lib)) != 0) k++;
+    if (k < nk) {
+      int w = snprintf(buf + len, size - len, "%s", OPTION_NAMES[k].tool);
+      len = w < 0 ? len : (size_t)w >= size - len ? size - 1 : len + (size_t)w;
+      msg += strlen(OPTION_NAMES[k].lib);
+    } else {
+      buf[len++] = *msg++;
+    }
+  }
+  buf[len] = '\0';
+  return buf;
+}
+
 int app_fail(const lth_error *err) {
-  char buf[LTH_ERROR_MSG_MAX + LTH_ERROR_FILE_MAX + 128];
-  lth_error_format(err, buf, sizeof buf);
-  fprintf(stderr, "%s: %s\n", tool_name, buf);
+  char raw[LTH_ERROR_MSG_MAX + LTH_ERROR_FILE_MAX + 128];
+  char buf[sizeof raw + 256];
+  lth_error_format(err, raw, sizeof raw);
+  fprintf(stderr, "%s: %s\n", tool_name, app_tool_message(raw, buf, sizeof buf));
   int code = lth_status_exit_code(err->status);
   /* A record that was never filled must still not look like success. */
   return code == 0 ? APP_EXIT_NUMERIC : code;

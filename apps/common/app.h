@@ -63,6 +63,11 @@ int app_failf(int exit_code, const char *fmt, ...)
  * library error record (lth_error_format); returns lth_status_exit_code of
  * its status (2 input, 3 numerical, 1 usage). */
 int app_fail(const lth_error *err);
+/* A library message in the tools' words: the library names its options
+ * (opts.cond_max) and functions, the tools' users have flags (--cond-max)
+ * and tools (lth-ic).  Writes into buf (size bytes, cut if longer) and
+ * returns it. */
+const char *app_tool_message(const char *msg, char *buf, size_t size);
 /* Same for a status without a record (uses lth_strerror). */
 int app_fail_status(lth_status st);
 /* "TOOL: message" and "Try 'TOOL --help' for more information." on stderr;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lth/defaults.h"
 #include "lth/decomp.h"
 
 #include "app_blas.h"

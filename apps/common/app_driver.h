@@ -42,6 +42,7 @@
 
 #include <stdio.h>
 
+#include "lth/defaults.h"
 #include "lth/problem.h"
 #include "lth/status.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Error bars on the decomposition's outputs when the data file has sampled
- * blocks (lth/decomp_error.h, docs/sampled-data.md "Error bars"): at every
+ * blocks (lth/sampling_error.h, docs/sampled-data.md "Error bars"): at every
  * time a tool decomposes, the estimated error of P, Ahat(I-P), g,
  * Bhat(I-P), q and G caused by the fits of the samples, and the largest over
  * the run.  Exact data: inactive, nothing is written.
@@ -16,7 +16,7 @@
 
 #include <stdio.h>
 
-#include "lth/decomp_error.h"
+#include "lth/sampling_error.h"
 #include "lth/problem.h"
 
 #include "app_json.h"

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "lth/decomp_error.h"
+#include "lth/sampling_error.h"
 
 /* At most this many output times get the map term (1 + r * entries
  * decompositions each): evenly spread over the run's times. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The sampling contribution to a solution's error (lth-solve, lth-bvp,
  * lth-ic): what the fits of the samples cost, which no integration tolerance
- * can buy back.  Estimated as the library documents it (lth/decomp_error.h,
+ * can buy back.  Estimated as the library documents it (lth/sampling_error.h,
  * docs/sampled-data.md): solve again with each sampled data set on its
  * alternative fits (lth_system_sampling_variant, one solve per data set,
  * wherever the system reads it: blocks, mass matrices, equation-form

@@ -16,6 +16,7 @@
 #ifndef LTH_DECOMP_H
 #define LTH_DECOMP_H
 
+#include "lth/defaults.h"
 #include "lth/jet.h"
 #include "lth/status.h"
 #include "lth/system.h"
@@ -23,9 +24,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Default threshold: a chain condition (see lth_point.cond_chain) above 1e12 is an error. */
-#define LTH_DEFAULT_COND_MAX 1e12
 
 typedef struct lth_point {
   double t;

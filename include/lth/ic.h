@@ -60,7 +60,7 @@ double lth_ic_residual(const lth_ic *ic, const double *z0);
 double lth_ic_tolerance(const lth_ic *ic, const double *z0);
 /* Sampled data only (0 otherwise): the part of the tolerance due to the
  * data's own error -- 2 (||dq|| + ||dG|| ||z0 - q|| / sigma_p(G)) with dq, dG
- * the estimated errors of q and G at the setup time (lth/decomp_error.h), the
+ * the estimated errors of q and G at the setup time (lth/sampling_error.h), the
  * first-order residual of a z0 consistent for the exact data.  Messages
  * should say that the tolerance includes it. */
 double lth_ic_data_tolerance(const lth_ic *ic, const double *z0);

@@ -15,7 +15,7 @@
  *     samples around t's sample interval.
  * For every derivative the source also gives an error estimate and an
  * alternative fit (the one the estimate compares with), from which
- * lth/decomp_error.h derives error estimates of the decomposition's outputs.
+ * lth/sampling_error.h derives error estimates of the decomposition's outputs.
  */
 #ifndef LTH_SAMPLES_H
 #define LTH_SAMPLES_H

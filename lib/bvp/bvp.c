@@ -2,6 +2,7 @@
 /* DAE boundary-value problems (include/lth/bvp.h): input checks, result
  * assembly and single shooting; multiple shooting is in bvp_multiple.c and
  * finite differences in bvp_fd.c. */
+#include "lth/defaults.h"
 #include "lth/bvp.h"
 
 #include <cblas.h>
@@ -54,8 +55,8 @@ void lth_bvp_result_free(lth_bvp_result *res) {
  * accuracy (e.g. a periodic problem with Psi(t1, t0) = I, where S is zero up
  * to integration error and cond(S) ~ 1 / rtol). */
 double lth_bvp_cond_max(const lth_bvp_opts *o) {
-  double cmax = o->cond_max > 0 ? o->cond_max : 1e12;
-  double rtol = o->ivp.rtol > 0 ? o->ivp.rtol : 1e-10;
+  double cmax = o->cond_max > 0 ? o->cond_max : LTH_DEFAULT_COND_MAX;
+  double rtol = o->ivp.rtol > 0 ? o->ivp.rtol : LTH_DEFAULT_RTOL;
   return fmin(cmax, 1.0 / rtol);
 }
 

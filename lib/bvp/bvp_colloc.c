@@ -42,7 +42,7 @@
  * or cond_bvp > cond_max) is refused with LTH_ENOTUNIQUE; a tolerance that is
  * not reached within max_intervals with LTH_ETOL naming the estimate.
  *
- * Default stages: lth_colloc_default_stages(tol), 5 at the default 1e-8 and 6
+ * Default stages: lth_colloc_default_stages(tol), 7 at the default 1e-8 and 8
  * at 1e-10, chosen by accuracy per cost in bench/bench_colloc.c
  * (docs/collocation.md).
  */
@@ -53,6 +53,7 @@
 
 #include "bvp_impl.h"
 #include "colloc/colloc.h"
+#include "lth/defaults.h"
 
 /* p = 0: no free constants, the unique solution is z = q(t) (v = 0). */
 static lth_status no_free_constants(lth_colloc_ctx *cx, const lth_bvp_problem *bp,
@@ -76,7 +77,7 @@ int lth_bvp_collocation_stages(double tol) { return lth_colloc_default_stages(to
 
 lth_status lth_bvp_collocation(const lth_bvp_problem *bp, const lth_bvp_opts *o,
                                lth_bvp_result *res, lth_error *err) {
-  double tol = o->tol != 0.0 ? o->tol : 1e-8;
+  double tol = o->tol != 0.0 ? o->tol : LTH_DEFAULT_COLLOC_TOL;
   int stages =
       o->stages ? o->stages : (tol > 0.0 && tol < 1.0 ? lth_colloc_default_stages(tol) : 1);
   if (stages < 1 || stages > LTH_COLLOC_MAX_STAGES) {
@@ -97,8 +98,12 @@ lth_status lth_bvp_collocation(const lth_bvp_problem *bp, const lth_bvp_opts *o,
     return st;
   }
   lth_colloc_bc bc = {bp->p, bp->B0, bp->B1, bp->beta};
-  lth_colloc_opts co = {tol, o->max_intervals, 0, o->cond_max, LTH_COLLOC_STEP, 0.0, 0, 0.0,
-                        o->progress, o->progress_ctx};
+  lth_colloc_opts co = {.tol = tol,
+                        .max_intervals = o->max_intervals,
+                        .cond_max = o->cond_max,
+                        .output_mode = LTH_COLLOC_STEP,
+                        .progress = o->progress,
+                        .progress_ctx = o->progress_ctx};
   lth_colloc_out out = {0};
   out.z = res->z;
   lth_status st = lth_colloc_adapt(cx, &bc, bp->t0, bp->t1, bp->times, bp->n, &co, &out, err);

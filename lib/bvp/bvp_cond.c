@@ -71,7 +71,7 @@ lth_status lth_bvp_ill_posed(double cond_bvp, double cmax, const char *method, c
   lth_error_set(err, LTH_ENOTUNIQUE,
                 "the BVP is not uniquely solvable to the requested accuracy: cond_bvp = %.3e "
                 "(max_t ||Phi(t) S^-1|| (||B0|| + ||B1||): a change of the boundary data "
-                "moves the solution by up to that factor) exceeds %.3e = min(--cond-max, "
+                "moves the solution by up to that factor) exceeds %.3e = min(opts.cond_max, "
                 "1/rtol) (%s)%s%s",
                 cond_bvp, cmax, method, detail && *detail ? "; " : "", detail ? detail : "");
   if (err) {

@@ -273,7 +273,7 @@ static lth_status fd_resolved(const lth_bvp_problem *bp, double h, size_t N, lth
     st = lth_error_set_t(err, LTH_ETOL, t,
                          "finite differences cannot resolve the data: %s varies on a scale "
                          "finer than the grid's cells (%.3g wide) at t, where the points would "
-                         "not see it; use more --points, or --method collocation",
+                         "not see it; use more opts.fd_points, or opts.method = LTH_BVP_COLLOCATION",
                          pc.what[0] ? pc.what : "the data", h);
   }
   lth_pieces_release(&pc);
@@ -307,7 +307,7 @@ lth_status lth_bvp_fd(const lth_bvp_problem *bp, const lth_bvp_opts *o, lth_bvp_
                            "finite differences cannot answer at this output time: it lies within "
                            "%d grid steps of t = %.17g, where the constraints' data are not smooth "
                            "and implicit Euler's algebraic components carry an error of the size "
-                           "of their jump; use --method collocation, or output times away from it",
+                           "of their jump; use opts.method = LTH_BVP_COLLOCATION, or output times away from it",
                            sh.r + 1, c);
     }
   }

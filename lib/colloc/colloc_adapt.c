@@ -38,6 +38,8 @@
 
 #include "pieces.h"
 #include "colloc.h"
+#include "lth/defaults.h"
+#include "core/errors.h"
 
 #define MAX_ITER 40
 #define MAX_SPLIT 16
@@ -237,9 +239,10 @@ static lth_cmesh *redistribute(const lth_cmesh *C, const double *nreal, size_t N
  * meshes the method needs anyway are one piece and cost one enclosure. */
 static lth_status data_pieces(lth_colloc_ctx *cx, double t0, double t1, int stages, double tol,
                               size_t maxN, lth_pieces *pc, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   int K = 2 * stages - 1;
   lth_enclose *enc = lth_enclose_alloc(lth_colloc_ctx_system(cx), K, err);
-  if (!enc) return err ? err->status : LTH_ENOMEM;
+  if (!enc) return lth_error_status(err);
   lth_status st = lth_pieces_find(enc, t0, t1, K, tol, 0.0, maxN, pc, err);
   lth_enclose_free(enc);
   double *lohi = st == LTH_OK && pc->npoint > 0 ? malloc(2 * pc->npoint * sizeof *lohi) : NULL;
@@ -390,8 +393,9 @@ static int failed_steps(const adapt_state *a) {
 /* After the table was dropped: the same mesh again, every interval decomposed
  * anew (nothing built with the table may be reused). */
 static lth_status restart_direct(adapt_state *a, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   lth_cmesh *M = lth_cmesh_alloc(a->C->N, a->C->s, a->C->m, a->C->p, err);
-  if (!M) return err ? err->status : LTH_ENOMEM;
+  if (!M) return lth_error_status(err);
   memcpy(M->t, a->C->t, sizeof(double) * (a->C->N + 1));
   lth_cmesh_free(a->C);
   lth_cmesh_free(a->F);
@@ -406,10 +410,11 @@ static lth_status restart_direct(adapt_state *a, lth_error *err) {
 static lth_status build_both(lth_colloc_ctx *cx, adapt_state *a, const lth_colloc_bc *bc,
                              const lth_colloc_opts *co, const lth_pieces *pc, int *failed,
                              lth_error *err) {
+  LTH_ERROR_RECORD(err);
   lth_cmesh *oldC[2] = {a->pC, a->pF}, *oldF[3] = {a->pF, a->pC, a->C};
   lth_status st = lth_cmesh_build(cx, a->C, oldC, 2, err);
   if (st == LTH_OK) a->F = halve(a->C, pc, err);
-  if (st == LTH_OK && !a->F) st = err ? err->status : LTH_ENOMEM;
+  if (st == LTH_OK && !a->F) st = lth_error_status(err);
   if (st == LTH_OK) st = lth_cmesh_build(cx, a->F, oldF, 3, err);
   *failed = st == LTH_OK && failed_steps(a);
   const lth_cmesh *solved = a->C;
@@ -436,11 +441,12 @@ static void report(const lth_colloc_opts *co, double est, double zscale, int don
 lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double t0, double t1,
                             const double *times, size_t n, const lth_colloc_opts *co,
                             lth_colloc_out *out, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   int s, m, p, stages = lth_colloc_ctx_tableau(cx)->s;
   lth_colloc_ctx_dims(cx, &s, &m, &p);
   size_t maxN = co->max_intervals ? co->max_intervals : LTH_COLLOC_MAX_INTERVALS;
   size_t N0 = co->initial_intervals ? co->initial_intervals : LTH_COLLOC_INITIAL;
-  double cond_lim = fmin(co->cond_max > 0 ? co->cond_max : 1e12, co->tol / DBL_EPSILON);
+  double cond_lim = fmin(co->cond_max > 0 ? co->cond_max : LTH_DEFAULT_COND_MAX, co->tol / DBL_EPSILON);
   adapt_state a = {0};
   compare_t c = {0};
   lth_pieces pc;
@@ -556,7 +562,7 @@ lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double 
               ? with_pieces(redistribute(a.C, a.nreal, (size_t)ceil(1.05 * Neq), err), &pc, err)
               : refine(a.C, a.F, a.nk, Nnew, &pc, err);
       if (!next) {
-        st = err ? err->status : LTH_ENOMEM;
+        st = lth_error_status(err);
         break;
       }
       lth_cmesh_free(a.pC);

@@ -20,6 +20,7 @@
 
 #include "abd.h"
 #include "colloc.h"
+#include "core/errors.h"
 
 void lth_cmesh_free(lth_cmesh *M) {
   if (!M) return;
@@ -290,13 +291,14 @@ static lth_status table_response(const lth_abd *A, lth_cmesh *M, int nb, double 
 
 lth_status lth_cmesh_solve(lth_colloc_ctx *cx, lth_cmesh *M, const lth_colloc_bc *bc,
                            int keep_homog, double rank_tol, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   (void)cx;
   int s = M->s, p = M->p, nb = bc->rows;
   size_t N = M->N, sp = (size_t)s * p;
   double *buf = malloc(sizeof(double) * (2 * (size_t)nb * p + (size_t)nb * nb + nb + 1));
   lth_abd *A = buf ? lth_abd_alloc(p, nb, N, err) : NULL;
   lth_status st = A ? LTH_OK
-                    : (buf ? (err ? err->status : LTH_ENOMEM)
+                    : (buf ? (lth_error_status(err))
                            : lth_error_set(err, LTH_ENOMEM, "out of memory"));
   double *D0 = buf, *DN = D0 + (size_t)nb * p, *Id = DN + (size_t)nb * p, *d = Id + (size_t)nb * nb;
   if (st == LTH_OK) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Pieces of [t0, t1] by what the data's enclosures show (pieces.h). */
 #include "pieces.h"
+#include "core/errors.h"
 
 #include <float.h>
 #include <math.h>
@@ -161,9 +162,10 @@ lth_status lth_pieces_find(lth_enclose *enc, double t0, double t1, int degree, d
 
 lth_status lth_pieces_points(const lth_system *sys, double t0, double t1, int degree,
                              lth_pieces *out, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   memset(out, 0, sizeof *out);
   lth_enclose *enc = lth_enclose_alloc(sys, degree, err);
-  if (!enc) return err ? err->status : LTH_ENOMEM;
+  if (!enc) return lth_error_status(err);
   lth_status st = LTH_OK;
   if (lth_enclose_known(enc)) {
     st = lth_pieces_find(enc, t0, t1, degree, DBL_MAX, 0.0, 100000, out, err);

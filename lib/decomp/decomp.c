@@ -24,6 +24,7 @@
  * Columns: X_i (i <= r-2) vanishes left of block i+1 and Y_i left of block
  * i-1, so step i works on columns off_i .. W only.
  */
+#include "lth/defaults.h"
 #include "lth/decomp.h"
 
 #include <math.h>
@@ -33,6 +34,7 @@
 
 #include "decomp_impl.h"
 #include "system/pi_text.h"
+#include "decomp_shared.h"
 #include "system/system_scale.h"
 #include "lth/wellposed.h"
 

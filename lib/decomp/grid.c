@@ -3,6 +3,7 @@
  * thread pool (lib/core/threads.h), each thread with its own workspace,
  * delivered in time order through a bounded ring of result slots. */
 #define _POSIX_C_SOURCE 200809L
+#include "lth/defaults.h"
 #include "lth/grid.h"
 
 #include <math.h>

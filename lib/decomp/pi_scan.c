@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Scans of Pi(t) over an interval (include/lth/wellposed.h). */
+#include "lth/defaults.h"
 #include "lth/wellposed.h"
 
 #include <cblas.h>

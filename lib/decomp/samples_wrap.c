@@ -10,9 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lth/decomp_error.h"
+#include "lth/sampling_error.h"
 #include "lth/samples.h"
 #include "source/source_rebind.h"
+#include "core/errors.h"
 
 static void swrap_destroy(void *state) {
   swrap *w = state;
@@ -44,7 +45,7 @@ static void swrap_domain(const void *state, double *lo, double *hi) {
 }
 
 /* The variant of the data: its alternative fits, the ones the error
- * estimate compares the chosen fits with (include/lth/decomp_error.h). */
+ * estimate compares the chosen fits with (include/lth/sampling_error.h). */
 static lth_status fill_variant(const swrap *w, double t, int order, lth_jet *out, double *work,
                                lth_error *err) {
   return lth_samples_fill_alternative(w->samp, t, order, out, work, err);
@@ -171,6 +172,7 @@ static const lth_source *data_of(const wctx *c, const lth_source *leaf) {
 /* lth_leaf_map: sampled data read their view (one per data set). */
 static lth_status data_view(void *ctx, const lth_source *leaf, const lth_source **use,
                             lth_error *err) {
+  LTH_ERROR_RECORD(err);
   wctx *c = ctx;
   *use = NULL;
   leaf = data_of(c, leaf);
@@ -190,7 +192,7 @@ static lth_status data_view(void *ctx, const lth_source *leaf, const lth_source 
   swrap *w = NULL;
   lth_source *v = c->count_only ? NULL : swrap_new(leaf, &w, err);
   if (!c->count_only && !v) {
-    return err ? err->status : LTH_ENOMEM;
+    return lth_error_status(err);
   }
   if (w) {
     w->samp = leaf;
@@ -217,6 +219,7 @@ static lth_status data_view(void *ctx, const lth_source *leaf, const lth_source 
  * rebuilt block and the data views made for it. */
 static lth_status block_view(lth_system *dst, const lth_source *base, int i, int j, wctx *c,
                              lth_error *err) {
+  LTH_ERROR_RECORD(err);
   const lth_source *use;
   lth_source *own;
   c->bi = i;
@@ -228,7 +231,7 @@ static lth_status block_view(lth_system *dst, const lth_source *base, int i, int
   swrap *w = NULL;
   lth_source *v = block_new(use, own, &w, err);
   if (!v) {
-    return err ? err->status : LTH_ENOMEM;
+    return lth_error_status(err);
   }
   w->nkept = c->n - c->handed;
   w->kept = w->nkept ? malloc((size_t)w->nkept * sizeof *w->kept) : NULL;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Private: views of sampled data through which the output error estimate
- * (lib/decomp/decomp_error.c) perturbs them, and the "variant" systems whose
+ * (lib/decomp/sampling_error.c) perturbs them, and the "variant" systems whose
  * sampled data deliver their fits moved by their error estimate
  * (lth_system_sampling_variant).  lib/decomp/samples_wrap.c.
  *

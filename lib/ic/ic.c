@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "lth/decomp.h"
-#include "lth/decomp_error.h"
+#include "lth/sampling_error.h"
 
 /* Relative singular-value threshold separating range(G) from N(G^T). */
 #define IC_RANK_TOL 1e-10
@@ -33,7 +33,7 @@ struct lth_ic {
   double *tmp;   /* 2 s */
   int ready;
   /* sampled data: the estimated errors of q and G at the setup time
-   * (lth/decomp_error.h), which widen the consistency tolerance */
+   * (lth/sampling_error.h), which widen the consistency tolerance */
   lth_decomp_error *de;
   double data_dq, data_dG; /* ||error of q||_2, ||error of G||_F (estimates) */
 };

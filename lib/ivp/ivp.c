@@ -2,6 +2,7 @@
 /* Initial-value problems through the reduced ODE (include/lth/ivp.h): the
  * integrator (lth_ivp); lth_ivp_solve is lib/ivp/ivp_solve.c. */
 #define _POSIX_C_SOURCE 200809L
+#include "lth/defaults.h"
 #include "lth/ivp.h"
 
 #include <cblas.h>
@@ -20,8 +21,8 @@
 void lth_ivp_opts_init(lth_ivp_opts *opts) {
   memset(opts, 0, sizeof *opts);
   opts->method = LTH_IVP_RK8PD;
-  opts->rtol = 1e-10;
-  opts->atol = 1e-12;
+  opts->rtol = LTH_DEFAULT_RTOL;
+  opts->atol = LTH_DEFAULT_ATOL;
   opts->hermite = -1;
   opts->stabilize = -1.0;
   opts->error_estimate = 1;
@@ -29,7 +30,7 @@ void lth_ivp_opts_init(lth_ivp_opts *opts) {
 
 void lth_ivp_tolerances(const lth_ivp_opts *opts, double *rtol, double *atol) {
   *rtol = opts->rtol > 0 ? opts->rtol : 1e-10;
-  *atol = opts->atol > 0 ? opts->atol : 1e-12;
+  *atol = opts->atol > 0 ? opts->atol : LTH_DEFAULT_ATOL;
 }
 
 int lth_ivp_method_is_stiff(lth_ivp_method method) {
@@ -218,7 +219,7 @@ lth_ivp *lth_ivp_alloc(const lth_system *sys, int ncols, int affine, const lth_i
     /* the drift directions decay at rate gamma: an explicit method needs
      * h < ~3 / gamma and would run for hours instead of failing */
     lth_error_set(err, LTH_EINVAL,
-                  "--stabilize %g makes the reduced ODE stiff (the drift decays at rate "
+                  "opts.stabilize = %g makes the reduced ODE stiff (the drift decays at rate "
                   "gamma): the explicit %s needs steps h < ~3/gamma, about %.1e steps on "
                   "[%g, %g]; use a stiff method (msbdf or bsimp) or gamma <= %g",
                   iv->opts.stabilize, lth_ivp_method_name(iv->opts.method),
@@ -380,7 +381,7 @@ static lth_status integration_failure(lth_ivp *iv, int rc, double t_from, double
   double lo = fmax(t_from, tf - d), hi = fmin(t_to, tf + d);
   v.answer = LTH_ENCLOSE_UNKNOWN;
   if (hi > lo) {
-    lth_enclose_check(iv->enc, lo, hi, IVP_ENC_DEGREE, iv->opts.rtol > 0 ? iv->opts.rtol : 1e-10,
+    lth_enclose_check(iv->enc, lo, hi, IVP_ENC_DEGREE, iv->opts.rtol > 0 ? iv->opts.rtol : LTH_DEFAULT_RTOL,
                       0.0, &v, NULL);
   }
   if (v.answer == LTH_ENCLOSE_UNRESOLVED) {
@@ -447,7 +448,7 @@ static double resolved_end(lth_ivp *iv, double t, int *crossing) {
   }
   double wmax = iv->enc_w > 0 ? fmin(span, 2.0 * iv->enc_w) : span;
   double floor = fmin(wmax, IVP_ENC_FLOOR * fmax(lth_coef_span(iv->coef), span));
-  double rtol = iv->opts.rtol > 0 ? iv->opts.rtol : 1e-10, w;
+  double rtol = iv->opts.rtol > 0 ? iv->opts.rtol : LTH_DEFAULT_RTOL, w;
   int res;
   if (lth_enclose_width(iv->enc, a, wmax, floor, IVP_ENC_DEGREE, rtol, &w, &res, NULL) !=
       LTH_OK) {

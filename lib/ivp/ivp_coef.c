@@ -26,7 +26,8 @@
 
 #include "table/coef_table_impl.h"
 #include "ivp_coef_impl.h"
-#include "system/system_scale.h"
+#include "decomp/decomp_shared.h"
+#include "lth/defaults.h"
 
 #define TABLE_FRAC 1e-3
 #define TABLE_TOL_MAX 1e-6
@@ -58,7 +59,7 @@ double lth_coef_tol(const lth_ivp_opts *o) {
   if (o->table_tol > 0) {
     return o->table_tol;
   }
-  double rtol = o->rtol > 0 ? o->rtol : 1e-10;
+  double rtol = o->rtol > 0 ? o->rtol : LTH_DEFAULT_RTOL;
   return fmin(TABLE_TOL_MAX, fmax(LTH_COEF_TABLE_TOL_MIN, TABLE_FRAC * rtol));
 }
 

@@ -8,6 +8,7 @@
 #include "ivp_impl.h"
 #include "system/pi_text.h"
 #include "system/system_scale.h"
+#include "lth/defaults.h"
 #include "lth/wellposed.h"
 
 lth_status lth_ivp_check_times(double t0, const double *times, size_t n, lth_error *err) {

@@ -76,7 +76,7 @@ static lth_status initial_value(const lth_system *sys, double t0, const double *
       if (!o->project) {
         st = lth_error_set_t(err, LTH_ECONSIST, t0,
                              "z0 is not consistent: ||M0 z0 - b0|| = %.3e (Clark section 4.1); "
-                             "use lth-ic to compute a consistent value, or --project",
+                             "compute a consistent value (lth_ic_project, lth_ic_nearest), or set opts.project",
                              res->z0_residual);
       } else {
         st = lth_ic_project(ic, z0, res->z0_used, err);

@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Scalar expressions in t: parser and compiler (evaluation: lib/jet/expr_taylor.c)
- * (include/lth/expr.h, language in docs/format.md section 1.1).
+/* Scalar expressions in t: the one parser of the language (lib/jet/expr_grammar.h)
+ * and lth_expr_parse (include/lth/expr.h), which parses with the expression
+ * builder (lib/jet/expr_build.c) as its algebra.  Evaluation:
+ * lib/jet/expr_taylor.c.
  *
- * The recursive-descent parser emits nodes in postfix order into one flat
- * array, so every node's operands come before it and evaluation is a single
- * forward sweep with no recursion.  A node whose operands are all constants
- * is evaluated at once (order 0, same kernel as at run time) and replaced by
- * a constant; if that evaluation fails (log(-1), 1/0) the node is kept so the
- * error is reported, with t and column, when the expression is evaluated.
+ * The parser is recursive descent over a client's values: lth_expr_parse's
+ * values are builder nodes, the data-file reader's are matrices of linear
+ * forms (lib/reader/problem_lit.c), so both read the same language with the
+ * same messages.
  *
- * Behaviour the header leaves open: a syntax error at the end of the text is
- * reported at column len + 1; only spaces and tabs separate tokens; numbers
- * are scanned like C pp-numbers, so "3.4.5", "2t" and "1e" are one bad
- * number; t, pi and the function names are reserved (never passed to lookup);
- * there is no algebraic simplification, so t*0 still depends on t.
- *
+ * lth_expr_parse: a node whose operands are all constants is evaluated at
+ * once (order 0, same kernel as at run time) and replaced by a constant; if
+ * that evaluation fails (log(-1), 1/0) the node is kept so the error is
+ * reported, with t and column, when the expression is evaluated.  There is
+ * no algebraic simplification, so t*0 still depends on t.  A syntax error at
+ * the end of the text is reported at column len + 1.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -23,470 +23,493 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expr_grammar.h"
 #include "expr_impl.h"
 
-#define MAX_DEPTH 200           /* nesting levels (parentheses, unary signs, powers) */
+#define MAX_DEPTH LTH_GRAMMAR_MAX_DEPTH
 #define MAX_NUMBER_LEN 100      /* longest number token accepted */
 #define MAX_TEXT_LEN (1u << 28) /* keeps node counts and columns in int range */
 #define SHOW_MAX 40             /* longest token quoted in a message */
 
 /* ------------------------------------------------------------------------ */
-/* Lexer                                                                    */
+/* Messages                                                                 */
 
-enum { TK_END, TK_NUM, TK_NAME, TK_PUNCT, TK_OTHER };
-
-typedef struct token {
-  int kind;
-  size_t start, end; /* byte range in the text */
-  double num;        /* TK_NUM value */
-} token;
-
-typedef struct parser {
-  const char *s;
-  size_t len, pos;
-  token tok;
-  lth_expr_lookup_fn lookup;
-  void *ctx;
-  enode *nodes;
-  int n, cap;
-  int depth;
-  lth_error *err;
-} parser;
-
-static lth_status parse_error(parser *p, size_t where, const char *fmt, ...) LTH_PRINTF(3, 4);
-static lth_status parse_error(parser *p, size_t where, const char *fmt, ...) {
-  if (p->err) {
-    char msg[LTH_ERROR_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    lth_error_clear(p->err);
-    lth_error_set(p->err, LTH_EPARSE, "%s", msg);
-    lth_error_set_pos(p->err, NULL, 0, (int)where + 1);
+static lth_status report(lth_gparser *g, size_t pos, lth_status st, const char *msg) {
+  if (g->gr->error) {
+    return g->gr->error(g, pos, st, msg);
   }
-  return LTH_EPARSE;
+  if (g->err) {
+    lth_error_clear(g->err);
+    lth_error_set(g->err, st, "%s", msg);
+    lth_error_set_pos(g->err, NULL, 0, (int)pos + 1);
+  }
+  return st;
 }
 
+lth_status lth_gparser_error(lth_gparser *g, size_t pos, lth_status st, const char *fmt, ...) {
+  char msg[LTH_ERROR_MSG_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return report(g, pos, st, msg);
+}
+
+#define ERR(g, pos, ...) lth_gparser_error((g), (pos), LTH_EPARSE, __VA_ARGS__)
+
+static int at(const lth_gparser *g, size_t i) { return i < g->len ? (unsigned char)g->s[i] : -1; }
 static int is_digit(int c) { return c >= '0' && c <= '9'; }
 static int is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 static int is_alnum(int c) { return is_alpha(c) || is_digit(c); }
-static int at(const parser *p, size_t i) { return i < p->len ? (unsigned char)p->s[i] : -1; }
+static int is_blank(int c) { return c == ' ' || c == '\t'; }
 
-/* Quote a token for a message: "'text'" truncated to SHOW_MAX bytes. */
-static void show(const parser *p, const token *tk, char *buf, size_t size) {
-  if (tk->kind == TK_END) {
+/* The current token for a message: the client's way, or "name 'x'",
+ * "'('", "end of input", "byte 0x0a"; at most SHOW_MAX bytes of it. */
+static void show(const lth_gparser *g, char *buf, size_t size) {
+  const lth_gtok *tk = &g->tok;
+  if (g->gr->show) {
+    g->gr->show(g, buf, size);
+    return;
+  }
+  if (tk->kind == LTH_GTK_END) {
     snprintf(buf, size, "end of input");
     return;
   }
-  int c = at(p, tk->start);
-  if (tk->kind == TK_OTHER && (c < 0x20 || c > 0x7e)) {
+  int c = at(g, tk->start);
+  if (tk->kind == LTH_GTK_OTHER && (c < 0x20 || c > 0x7e)) {
     snprintf(buf, size, "byte 0x%02x", (unsigned)c);
     return;
   }
   size_t n = tk->end - tk->start;
-  const char *kind = tk->kind == TK_NUM ? "number " : tk->kind == TK_NAME ? "name " : "";
-  snprintf(buf, size, "%s'%.*s%s'", kind, (int)(n > SHOW_MAX ? SHOW_MAX : n), p->s + tk->start,
+  const char *kind = tk->kind == LTH_GTK_NUM ? "number " : tk->kind == LTH_GTK_NAME ? "name " : "";
+  snprintf(buf, size, "%s'%.*s%s'", kind, (int)(n > SHOW_MAX ? SHOW_MAX : n), g->s + tk->start,
            n > SHOW_MAX ? "..." : "");
 }
+
+lth_status lth_gparser_unexpected(lth_gparser *g, const char *what) {
+  char shown[SHOW_MAX + 32];
+  show(g, shown, sizeof shown);
+  const char *hint = g->gr->hint ? g->gr->hint(g) : "";
+  return ERR(g, g->tok.start, "%s, found %s%s", what, shown, hint ? hint : "");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Lexer                                                                    */
 
 /* Convert a scanned pp-number (C-style: digits, letters, '_', '.', and a sign
  * after e/E) that must match digits [. digits] [e [+-] digits].  The '.' is
  * removed and the exponent adjusted, so strtod sees only digits and 'e' and
  * the result does not depend on the locale's decimal point. */
-static lth_status convert_number(parser *p, size_t b, size_t e, double *out) {
+static lth_status convert_number(lth_gparser *g, size_t b, size_t e, double *out) {
   char buf[MAX_NUMBER_LEN + 32];
   size_t i = b, nd = 0;
   long frac = 0, ex = 0;
   int seen_dot = 0;
-  for (; i < e && (is_digit(at(p, i)) || (at(p, i) == '.' && !seen_dot)); i++) {
-    if (p->s[i] == '.') {
+  for (; i < e && (is_digit(at(g, i)) || (at(g, i) == '.' && !seen_dot)); i++) {
+    if (g->s[i] == '.') {
       seen_dot = 1;
       continue;
     }
-    buf[nd++] = p->s[i];
+    buf[nd++] = g->s[i];
     frac += seen_dot;
   }
   int ok = nd > 0;
-  if (ok && i < e && (p->s[i] == 'e' || p->s[i] == 'E')) {
+  if (ok && i < e && (g->s[i] == 'e' || g->s[i] == 'E')) {
     i++;
-    int neg = i < e && p->s[i] == '-';
-    i += i < e && (p->s[i] == '-' || p->s[i] == '+');
-    ok = i < e && is_digit(at(p, i));
-    for (; i < e && is_digit(at(p, i)); i++) {
-      ex = ex < 1000000 ? 10 * ex + (p->s[i] - '0') : ex; /* saturate: beyond any range */
+    int neg = i < e && g->s[i] == '-';
+    i += i < e && (g->s[i] == '-' || g->s[i] == '+');
+    ok = i < e && is_digit(at(g, i));
+    for (; i < e && is_digit(at(g, i)); i++) {
+      ex = ex < 1000000 ? 10 * ex + (g->s[i] - '0') : ex; /* saturate: beyond any range */
     }
     ex = neg ? -ex : ex;
   }
   if (!ok || i != e) {
-    token tk = {TK_NUM, b, e, 0.0};
-    char shown[SHOW_MAX + 32];
-    show(p, &tk, shown, sizeof shown);
-    return parse_error(p, b, "bad %s", shown);
+    size_t n = e - b;
+    return ERR(g, b, "bad number '%.*s%s'", (int)(n > SHOW_MAX ? SHOW_MAX : n), g->s + b,
+               n > SHOW_MAX ? "..." : "");
   }
   snprintf(buf + nd, sizeof buf - nd, "e%ld", ex - frac);
   *out = strtod(buf, NULL);
   if (!isfinite(*out)) {
-    return parse_error(p, b, "number out of range '%.*s'", (int)(e - b), p->s + b);
+    return ERR(g, b, "number out of range '%.*s'", (int)(e - b), g->s + b);
   }
   return LTH_OK;
 }
 
-static lth_status lex_number(parser *p) {
-  size_t i = p->pos;
-  while (i < p->len) {
-    int c = at(p, i), prev = at(p, i - 1);
+static lth_status lex_number(lth_gparser *g) {
+  size_t i = g->pos;
+  while (i < g->len) {
+    int c = at(g, i), prev = at(g, i - 1);
     int sign = (c == '+' || c == '-') && (prev == 'e' || prev == 'E');
     if (!(is_alnum(c) || c == '.' || sign)) {
       break;
     }
     i++;
   }
-  p->tok.kind = TK_NUM;
-  p->tok.end = i;
-  if (i - p->pos > MAX_NUMBER_LEN) {
-    return parse_error(p, p->pos, "number too long (more than %d characters)", MAX_NUMBER_LEN);
+  g->tok.kind = LTH_GTK_NUM;
+  g->tok.end = i;
+  if (i - g->pos > MAX_NUMBER_LEN) {
+    return ERR(g, g->pos, "number too long (more than %d characters)", MAX_NUMBER_LEN);
   }
-  lth_status st = convert_number(p, p->pos, i, &p->tok.num);
-  p->pos = i;
+  lth_status st = convert_number(g, g->pos, i, &g->tok.num);
+  g->pos = i;
   return st;
 }
 
-/* Scan the next token into p->tok.  Only spaces and tabs separate tokens. */
-static lth_status next(parser *p) {
-  while (p->pos < p->len && (p->s[p->pos] == ' ' || p->s[p->pos] == '\t')) {
-    p->pos++;
+/* Scan the token at pos into tok.  Only spaces and tabs separate tokens. */
+static lth_status lex(lth_gparser *g) {
+  size_t b = g->pos;
+  while (is_blank(at(g, g->pos))) {
+    g->pos++;
   }
-  p->tok.start = p->pos;
-  p->tok.end = p->pos;
-  int c = at(p, p->pos);
+  lth_gtok *tk = &g->tok;
+  tk->sp_before = g->pos > b;
+  tk->start = tk->end = g->pos;
+  tk->num = 0.0;
+  int c = at(g, g->pos);
+  lth_status st = LTH_OK;
   if (c < 0) {
-    p->tok.kind = TK_END;
-    return LTH_OK;
-  }
-  if (is_digit(c) || (c == '.' && is_digit(at(p, p->pos + 1)))) {
-    return lex_number(p);
-  }
-  if (is_alpha(c)) {
-    while (is_alnum(at(p, p->pos))) {
-      p->pos++;
+    tk->kind = LTH_GTK_END;
+  } else if (is_digit(c) || (c == '.' && is_digit(at(g, g->pos + 1)))) {
+    st = lex_number(g);
+  } else if (is_alpha(c)) {
+    while (is_alnum(at(g, g->pos))) {
+      g->pos++;
     }
-    p->tok.kind = TK_NAME;
+    tk->kind = LTH_GTK_NAME;
   } else {
-    p->pos++;
-    p->tok.kind = c && strchr("+-*/^()", c) ? TK_PUNCT : TK_OTHER;
+    g->pos++;
+    tk->kind = strchr("+-*/^()", c) ? LTH_GTK_PUNCT : LTH_GTK_OTHER;
   }
-  p->tok.end = p->pos;
-  return LTH_OK;
+  tk->end = g->pos;
+  int nx = at(g, g->pos);
+  tk->sp_after = is_blank(nx) || nx == '\n' || nx < 0;
+  return st;
 }
 
-static int tok_is(const parser *p, int c) {
-  return p->tok.kind == TK_PUNCT && at(p, p->tok.start) == c;
+lth_status lth_gparser_next(lth_gparser *g) { return lex(g); }
+
+lth_status lth_gparser_seek(lth_gparser *g, size_t pos) {
+  g->pos = pos < g->len ? pos : g->len;
+  return lex(g);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Code generation with constant folding                                    */
-
-static lth_status push(parser *p, enode nd) {
-  if (p->n == p->cap) {
-    int cap = p->cap ? 2 * p->cap : 16;
-    enode *nn = realloc(p->nodes, (size_t)cap * sizeof *nn);
-    if (!nn) {
-      lth_error_clear(p->err);
-      return lth_error_set(p->err, LTH_ENOMEM, "out of memory while compiling an expression");
-    }
-    p->nodes = nn;
-    p->cap = cap;
-  }
-  p->nodes[p->n++] = nd;
-  return LTH_OK;
+int lth_gparser_at(const lth_gparser *g, int ch) {
+  return (g->tok.kind == LTH_GTK_PUNCT || g->tok.kind == LTH_GTK_OTHER) &&
+         at(g, g->tok.start) == ch;
 }
 
-static lth_status push_const(parser *p, double v, size_t pos) {
-  enode nd = {OP_CONST, -1, -1, (int)pos + 1, 0, 0, v, 0};
-  return push(p, nd);
-}
-
-/* Try to evaluate a node whose operands are constants; 1 on success. */
-static int fold(const enode *nd, const enode *a, const enode *b, double *value) {
-  double y[8], av = a ? a->v : 0.0, bv = b ? b->v : 0.0;
-  kargs k = {nd, &av, &bv, y, 0, 0.0, NULL};
-  if (lth_expr_eval_node(&k) != LTH_OK) {
-    return 0;
-  }
-  *value = y[0];
-  return 1;
-}
-
-/* Append op applied to the last one (unary) or two (binary) subtrees.  The
- * operands' roots are found by walking back over postfix subtrees; constant
- * operands are single nodes at the end of the array, so folding pops them. */
-static lth_status push_op(parser *p, int op, int a, int b, size_t pos) {
-  enode nd = {op, a, b, (int)pos + 1, 0, 0, 0.0, 0};
-  const enode *na = &p->nodes[a], *nb = b >= 0 ? &p->nodes[b] : NULL;
-  nd.dep = na->dep || (nb && nb->dep);
-  if (op == OP_POW && nb->op == OP_CONST) {
-    nd.op = OP_POWC; /* constant exponent: stored in the node, not evaluated */
-    nd.v = nb->v;
-    nd.b = -1;
-    p->n--;
-    nb = NULL;
-  }
-  double v;
-  if (na->op == OP_CONST && (!nb || nb->op == OP_CONST) && fold(&nd, na, nb, &v)) {
-    p->n = a;
-    return push_const(p, v, pos);
-  }
-  return push(p, nd);
+lth_status lth_gparser_init(lth_gparser *g, const lth_grammar *gr, void *ctx, const char *s,
+                            size_t len, size_t pos, lth_error *err) {
+  memset(g, 0, sizeof *g);
+  g->gr = gr;
+  g->ctx = ctx;
+  g->s = s ? s : "";
+  g->len = s ? len : 0;
+  g->pos = pos;
+  g->err = err;
+  return lex(g);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Recursive descent                                                        */
 
-static lth_status parse_expr(parser *p, const char *after);
-static lth_status parse_unary(parser *p, const char *after);
+static lth_status parse_unary(lth_gparser *g, const char *after, lth_gval *out);
 
-static const struct {
-  const char *name;
-  int op;
-} FUNCS[] = {{"sin", OP_SIN},   {"cos", OP_COS},   {"tan", OP_TAN},   {"exp", OP_EXP},
-             {"log", OP_LOG},   {"sqrt", OP_SQRT}, {"sinh", OP_SINH}, {"cosh", OP_COSH},
-             {"tanh", OP_TANH}, {"asin", OP_ASIN}, {"acos", OP_ACOS}, {"atan", OP_ATAN},
-             {"abs", OP_ABS}};
+static void drop(lth_gparser *g, lth_gval *v) { g->gr->drop(g, v); }
 
-static int name_is(const parser *p, const char *name) {
-  size_t n = p->tok.end - p->tok.start;
-  return strlen(name) == n && memcmp(p->s + p->tok.start, name, n) == 0;
-}
-
-static int find_function(const parser *p) {
-  for (size_t i = 0; i < sizeof FUNCS / sizeof FUNCS[0]; i++) {
-    if (name_is(p, FUNCS[i].name)) {
-      return FUNCS[i].op;
+lth_status lth_gparser_close(lth_gparser *g, size_t open, lth_gval *v) {
+  if (lth_gparser_at(g, ')')) {
+    lth_status st = lex(g);
+    if (st != LTH_OK) {
+      drop(g, v);
     }
+    return st;
   }
-  return -1;
+  drop(g, v);
+  char where[64], what[128];
+  if (g->gr->where) {
+    g->gr->where(g, open, where, sizeof where);
+  } else {
+    snprintf(where, sizeof where, "column %zu", open + 1);
+  }
+  snprintf(what, sizeof what, "expected ')' to close the '(' at %s", where);
+  return lth_gparser_unexpected(g, what);
 }
 
-/* Expect ')' closing the '(' at byte open. */
-static lth_status expect_close(parser *p, size_t open) {
-  if (!tok_is(p, ')')) {
-    char shown[SHOW_MAX + 32];
-    show(p, &p->tok, shown, sizeof shown);
-    return parse_error(p, p->tok.start, "expected ')' to close '(' opened at column %zu, found %s",
-                       open + 1, shown);
-  }
-  return next(p);
+lth_status lth_gparser_nested(lth_gparser *g, int blanks, const char *after, lth_gval *out) {
+  int saved = g->blanks;
+  g->blanks = blanks;
+  lth_status st = lth_gparser_expr(g, after, out);
+  g->blanks = saved;
+  return st;
 }
 
-/* "(" expr ")" after a function name or alone; the result is the last node. */
-static lth_status parse_group(parser *p) {
-  size_t open = p->tok.start;
-  lth_status st = next(p);
+/* "(" expr ")" at the current '(' (blanks insignificant inside). */
+static lth_status parse_group(lth_gparser *g, lth_gval *out) {
+  size_t open = g->tok.start;
+  lth_status st = lex(g);
   if (st == LTH_OK) {
-    st = parse_expr(p, "'('");
+    st = lth_gparser_nested(g, 0, "'('", out);
   }
-  return st != LTH_OK ? st : expect_close(p, open);
+  return st != LTH_OK ? st : lth_gparser_close(g, open, out);
 }
 
-static lth_status parse_call(parser *p, int op, size_t name_pos) {
-  lth_status st = next(p);
+/* f(expr) at the name of function fn. */
+static lth_status parse_call(lth_gparser *g, int fn, lth_gval *out) {
+  size_t name_pos = g->tok.start;
+  lth_status st = lex(g);
   if (st != LTH_OK) {
     return st;
   }
-  if (!tok_is(p, '(')) {
-    char shown[SHOW_MAX + 32];
-    show(p, &p->tok, shown, sizeof shown);
-    return parse_error(p, p->tok.start, "expected '(' after function name '%s', found %s",
-                       OP_NAMES[op], shown);
+  if (!lth_gparser_at(g, '(')) {
+    char what[64];
+    snprintf(what, sizeof what, "expected '(' after function name '%s'", lth_expr_func_name(fn));
+    return lth_gparser_unexpected(g, what);
   }
-  st = parse_group(p);
-  return st != LTH_OK ? st : push_op(p, op, p->n - 1, -1, name_pos);
+  st = parse_group(g, out);
+  return st != LTH_OK ? st : g->gr->func(g, name_pos, fn, out);
 }
 
-/* t, pi, or a parameter known to the lookup callback. */
-static lth_status parse_variable(parser *p) {
-  size_t b = p->tok.start, n = p->tok.end - b;
-  int len = (int)(n > SHOW_MAX ? SHOW_MAX : n);
-  double v = 0.0;
-  lth_status st;
-  if (name_is(p, "t")) {
-    enode nd = {OP_T, -1, -1, (int)b + 1, 1, 0, 0.0, 0};
-    st = push(p, nd);
-  } else if (name_is(p, "pi")) {
-    st = push_const(p, LTH_EXPR_PI, b);
-  } else if (p->lookup && p->lookup(p->ctx, p->s + b, n, &v)) {
-    if (!isfinite(v)) {
-      return parse_error(p, b, "parameter '%.*s' has a non-finite value", len, p->s + b);
-    }
-    st = push_const(p, v, b);
-  } else {
-    return parse_error(p, b, "unknown name '%.*s%s'", len, p->s + b, n > SHOW_MAX ? "..." : "");
+/* A hint for a name a user may have meant as a number. */
+static const char *name_hint(const char *s, size_t n) {
+  if (n == 3 && (!memcmp(s, "Inf", 3) || !memcmp(s, "inf", 3) || !memcmp(s, "NaN", 3) ||
+                 !memcmp(s, "nan", 3))) {
+    return " (non-finite values are not allowed)";
   }
-  return st != LTH_OK ? st : next(p);
+  if (n == 1 && s[0] == 'e') {
+    return " (Euler's number is exp(1))";
+  }
+  return "";
 }
 
-static lth_status parse_name(parser *p) {
-  size_t b = p->tok.start, n = p->tok.end - b, q = p->tok.end;
-  int op = find_function(p);
-  if (op >= 0) {
-    return parse_call(p, op, b);
-  }
-  while (at(p, q) == ' ' || at(p, q) == '\t') {
+/* A name followed by '(' (after blanks, which the blank rule forbids). */
+static int is_call(const lth_gparser *g) {
+  size_t q = g->tok.end;
+  while (!g->blanks && is_blank(at(g, q))) {
     q++;
   }
-  if (at(p, q) == '(') {
-    return parse_error(p, b, "unknown function '%.*s%s'", (int)(n > SHOW_MAX ? SHOW_MAX : n),
-                       p->s + b, n > SHOW_MAX ? "..." : "");
+  return at(g, q) == '(';
+}
+
+/* t, pi, a param, or the client's name; else unknown. */
+static lth_status parse_name(lth_gparser *g, lth_gval *out) {
+  const char *s = g->s + g->tok.start;
+  size_t b = g->tok.start, n = g->tok.end - b;
+  int len = (int)(n > SHOW_MAX ? SHOW_MAX : n), call = is_call(g);
+  const char *more = n > SHOW_MAX ? "..." : "";
+  double v = 0.0;
+  lth_status st;
+  int fn = lth_expr_func_find(s, n);
+  if (fn >= 0) {
+    return parse_call(g, fn, out);
   }
-  return parse_variable(p);
+  if (n == 1 && s[0] == 't') {
+    if (call) {
+      return ERR(g, b, "t is the time, not a function: write t*(...) for a product");
+    }
+    st = g->gr->t(g, b, out);
+  } else if (n == 2 && !memcmp(s, "pi", 2)) {
+    if (call) {
+      return ERR(g, b, "pi is a constant, not a function: write pi*(...) for a product");
+    }
+    st = g->gr->number(g, b, LTH_EXPR_PI, out);
+  } else if (g->lookup && g->lookup(g->lookup_ctx, s, n, &v)) {
+    if (!isfinite(v)) {
+      return ERR(g, b, "parameter '%.*s%s' has a non-finite value", len, s, more);
+    }
+    if (call) {
+      return ERR(g, b, "'%.*s%s' is a param, not a function: write %.*s%s*(...) for a product",
+                 len, s, more, len, s, more);
+    }
+    st = g->gr->number(g, b, v, out);
+  } else if (g->gr->name && g->gr->name(g, call, out, &st)) {
+    return st;
+  } else if (call) {
+    return ERR(g, b, "unknown function '%.*s%s'", len, s, more);
+  } else {
+    const char *note = g->gr->unknown_note ? g->gr->unknown_note(g) : "";
+    return ERR(g, b, "unknown name '%.*s%s'%s%s", len, s, more, note, name_hint(s, n));
+  }
+  if (st == LTH_OK && (st = lex(g)) != LTH_OK) {
+    drop(g, out);
+  }
+  return st;
 }
 
 /* after: what came before this operand, for messages (NULL at the start). */
-static lth_status parse_primary(parser *p, const char *after) {
-  char shown[SHOW_MAX + 32];
-  switch (p->tok.kind) {
-  case TK_NUM: {
-    lth_status st = push_const(p, p->tok.num, p->tok.start);
-    return st != LTH_OK ? st : next(p);
-  }
-  case TK_NAME: return parse_name(p);
-  case TK_END:
+static lth_status parse_primary(lth_gparser *g, const char *after, lth_gval *out) {
+  lth_status st;
+  switch (g->tok.kind) {
+  case LTH_GTK_NUM:
+    st = g->gr->number(g, g->tok.start, g->tok.num, out);
+    if (st == LTH_OK && (st = lex(g)) != LTH_OK) {
+      drop(g, out);
+    }
+    return st;
+  case LTH_GTK_NAME: return parse_name(g, out);
+  case LTH_GTK_END:
     if (!after) {
-      return parse_error(p, p->tok.start, "empty expression");
+      return ERR(g, g->tok.start, "empty expression");
     }
-    return parse_error(p, p->tok.start, "expected an expression after %s", after);
+    return ERR(g, g->tok.start, "expected an expression after %s", after);
   default:
-    if (tok_is(p, '(')) {
-      return parse_group(p);
+    if (lth_gparser_at(g, '(')) {
+      return parse_group(g, out);
     }
-    show(p, &p->tok, shown, sizeof shown);
-    return parse_error(p, p->tok.start, "expected an expression%s%s, found %s",
-                       after ? " after " : "", after ? after : "", shown);
+    if (g->gr->primary && g->gr->primary(g, out, &st)) {
+      return st;
+    }
+    if (!after) {
+      return lth_gparser_unexpected(g, "expected an expression");
+    }
+    char what[64];
+    snprintf(what, sizeof what, "expected an expression after %s", after);
+    return lth_gparser_unexpected(g, what);
   }
 }
 
-/* power := primary [ '^' unary ]  (right-associative; 2^-1 allowed) */
-static lth_status parse_power(parser *p, const char *after) {
-  lth_status st = parse_primary(p, after);
-  if (st != LTH_OK || !tok_is(p, '^')) {
+/* power := primary postfix* ['^' unary] */
+static lth_status parse_power(lth_gparser *g, const char *after, lth_gval *out) {
+  lth_status st = parse_primary(g, after, out);
+  if (st == LTH_OK && g->gr->postfix) {
+    st = g->gr->postfix(g, out);
+  }
+  if (st != LTH_OK || !lth_gparser_at(g, '^')) {
     return st;
   }
-  size_t pos = p->tok.start;
-  int a = p->n - 1;
-  st = next(p);
-  if (st == LTH_OK) {
-    st = parse_unary(p, "'^'");
+  size_t pos = g->tok.start;
+  lth_gval e;
+  if ((st = lex(g)) != LTH_OK || (st = parse_unary(g, "'^'", &e)) != LTH_OK) {
+    drop(g, out);
+    return st;
   }
-  return st != LTH_OK ? st : push_op(p, OP_POW, a, p->n - 1, pos);
+  lth_gval a = *out;
+  return g->gr->binary(g, pos, '^', &a, &e, out);
 }
 
 /* unary := ('-' | '+') unary | power.  Every recursion cycle passes here, so
  * the depth limit here bounds the C stack on hostile input. */
-static lth_status parse_unary(parser *p, const char *after) {
-  if (++p->depth > MAX_DEPTH) {
-    return parse_error(p, p->tok.start, "expression nested too deeply (more than %d levels)",
-                       MAX_DEPTH);
+static lth_status parse_unary(lth_gparser *g, const char *after, lth_gval *out) {
+  if (++g->depth > MAX_DEPTH) {
+    g->depth--;
+    return ERR(g, g->tok.start, "expression nested too deeply (more than %d levels)", MAX_DEPTH);
   }
   lth_status st;
-  if (tok_is(p, '-') || tok_is(p, '+')) {
-    int neg = tok_is(p, '-');
-    size_t pos = p->tok.start;
-    st = next(p);
+  if (lth_gparser_at(g, '-') || lth_gparser_at(g, '+')) {
+    int neg = lth_gparser_at(g, '-');
+    size_t pos = g->tok.start;
+    st = lex(g);
     if (st == LTH_OK) {
-      st = parse_unary(p, neg ? "unary '-'" : "unary '+'");
+      st = parse_unary(g, neg ? "unary '-'" : "unary '+'", out);
     }
     if (st == LTH_OK && neg) {
-      st = push_op(p, OP_NEG, p->n - 1, -1, pos);
+      st = g->gr->neg(g, pos, out);
     }
   } else {
-    st = parse_power(p, after);
+    st = parse_power(g, after, out);
   }
-  p->depth--;
+  g->depth--;
   return st;
+}
+
+/* A binary operator of this level (0: + -, 1: * /) that continues the
+ * expression: under the blank rule, "+x" after a blank starts an entry. */
+static int continues(const lth_gparser *g, int level) {
+  const lth_gtok *tk = &g->tok;
+  int c = at(g, tk->start);
+  if (tk->kind != LTH_GTK_PUNCT || !strchr(level ? "*/" : "+-", c)) {
+    return 0;
+  }
+  return level || !(g->blanks && tk->sp_before && !tk->sp_after);
 }
 
 /* Left-associative binary levels: term := unary (('*'|'/') unary)*,
  * expr := term (('+'|'-') term)*. */
-static lth_status parse_binary(parser *p, const char *after, int level) {
-  const char *ops = level ? "*/" : "+-";
-  lth_status st = level ? parse_unary(p, after) : parse_binary(p, after, 1);
-  while (st == LTH_OK && p->tok.kind == TK_PUNCT && strchr(ops, at(p, p->tok.start))) {
-    int c = at(p, p->tok.start);
-    size_t pos = p->tok.start;
-    int a = p->n - 1;
+static lth_status parse_binary(lth_gparser *g, const char *after, int level, lth_gval *out) {
+  lth_status st = level ? parse_unary(g, after, out) : parse_binary(g, after, 1, out);
+  while (st == LTH_OK && continues(g, level)) {
+    int c = at(g, g->tok.start);
+    size_t pos = g->tok.start;
     const char *what = c == '+' ? "'+'" : c == '-' ? "'-'" : c == '*' ? "'*'" : "'/'";
-    st = next(p);
-    if (st == LTH_OK) {
-      st = level ? parse_unary(p, what) : parse_binary(p, what, 1);
+    lth_gval a = *out, b;
+    if ((st = lex(g)) != LTH_OK) {
+      drop(g, &a);
+      return st;
     }
-    if (st == LTH_OK) {
-      int op = c == '+' ? OP_ADD : c == '-' ? OP_SUB : c == '*' ? OP_MUL : OP_DIV;
-      st = push_op(p, op, a, p->n - 1, pos);
+    if (c == '*' && lth_gparser_at(g, '*') && !g->tok.sp_before) {
+      drop(g, &a);
+      return ERR(g, pos, "'**' is not an operator: write '^' for a power");
     }
+    st = level ? parse_unary(g, what, &b) : parse_binary(g, what, 1, &b);
+    if (st != LTH_OK) {
+      drop(g, &a);
+      return st;
+    }
+    st = g->gr->binary(g, pos, c, &a, &b, out);
   }
   return st;
 }
 
-static lth_status parse_expr(parser *p, const char *after) { return parse_binary(p, after, 0); }
+lth_status lth_gparser_expr(lth_gparser *g, const char *after, lth_gval *out) {
+  return parse_binary(g, after, 0, out);
+}
 
-static lth_status parse_all(parser *p) {
-  lth_status st = next(p);
-  if (st == LTH_OK) {
-    st = parse_expr(p, NULL);
+/* ------------------------------------------------------------------------ */
+/* lth_expr_parse: the builder as the algebra                               */
+
+static int col_of(size_t pos) { return (int)pos + 1; }
+
+static lth_status built(lth_gparser *g, size_t pos, int node, lth_gval *out) {
+  out->node = node;
+  if (node < 0) {
+    return lth_gparser_error(g, pos, LTH_ENOMEM, "out of memory while compiling an expression");
   }
-  if (st != LTH_OK || p->tok.kind == TK_END) {
+  return LTH_OK;
+}
+
+static lth_status b_number(lth_gparser *g, size_t pos, double v, lth_gval *out) {
+  return built(g, pos, lth_ebuild_const(g->ctx, v, col_of(pos)), out);
+}
+
+static lth_status b_t(lth_gparser *g, size_t pos, lth_gval *out) {
+  return built(g, pos, lth_ebuild_t(g->ctx, col_of(pos)), out);
+}
+
+static lth_status b_neg(lth_gparser *g, size_t pos, lth_gval *a) {
+  return built(g, pos, lth_ebuild_neg(g->ctx, a->node, col_of(pos)), a);
+}
+
+static lth_status b_binary(lth_gparser *g, size_t pos, int op, lth_gval *a, lth_gval *b,
+                           lth_gval *out) {
+  return built(g, pos, lth_ebuild_binary(g->ctx, op, a->node, b->node, col_of(pos)), out);
+}
+
+static lth_status b_func(lth_gparser *g, size_t pos, int fn, lth_gval *a) {
+  return built(g, pos, lth_ebuild_func(g->ctx, fn, a->node, col_of(pos)), a);
+}
+
+static void b_drop(lth_gparser *g, lth_gval *v) {
+  (void)g;
+  v->node = -1; /* nodes live in the builder */
+}
+
+static const lth_grammar EXPR_GRAMMAR = {b_number, b_t,  b_neg, b_binary, b_func, b_drop, NULL,
+                                         NULL,     NULL, NULL,  NULL,     NULL,   NULL,   NULL};
+
+/* The whole text is one expression. */
+static lth_status parse_all(lth_gparser *g, lth_gval *out) {
+  lth_status st = lth_gparser_expr(g, NULL, out);
+  if (st != LTH_OK || g->tok.kind == LTH_GTK_END) {
     return st;
   }
+  if (lth_gparser_at(g, ')')) {
+    return ERR(g, g->tok.start, "unexpected ')' without a matching '('");
+  }
   char shown[SHOW_MAX + 32];
-  show(p, &p->tok, shown, sizeof shown);
-  if (tok_is(p, ')')) {
-    return parse_error(p, p->tok.start, "unexpected ')' without a matching '('");
-  }
-  return parse_error(p, p->tok.start, "unexpected %s after expression", shown);
-}
-
-/* Lay out the workspace: node i owns OP_NSERIES[op] series from off. */
-static size_t layout(enode *nodes, int n) {
-  size_t off = 0;
-  for (int i = 0; i < n; i++) {
-    nodes[i].off = off;
-    off += (size_t)OP_NSERIES[nodes[i].op];
-  }
-  return off;
-}
-
-/* Are the subtrees ending at nodes x and y (starting at sx, sy) the same
- * expression?  Postfix order: equal trees are equal runs of nodes. */
-static int same_tree(const enode *nodes, int sx, int x, int sy, int y) {
-  if (x - sx != y - sy) {
-    return 0;
-  }
-  for (int k = 0; k <= x - sx; k++) {
-    const enode *p = &nodes[sx + k], *q = &nodes[sy + k];
-    int valued = p->op == OP_CONST || p->op == OP_POWC;
-    if (p->op != q->op || (valued && !(p->v == q->v)) || (p->a < 0) != (q->a < 0) ||
-        (p->b < 0) != (q->b < 0) ||
-        (p->a >= 0 && p->a - sx != q->a - sy) || (p->b >= 0 && p->b - sx != q->b - sy)) {
-      return 0;
-    }
-  }
-  return 1;
-}
-
-/* Mark x - x (enode.same); start[i]: first node of the subtree of node i. */
-static int mark_same(enode *nodes, int n) {
-  int *start = malloc(((size_t)n + 1) * sizeof *start);
-  if (!start) {
-    return 0;
-  }
-  for (int i = 0; i < n; i++) {
-    enode *nd = &nodes[i];
-    start[i] = nd->a >= 0 ? start[nd->a] : i;
-    nd->same = nd->op == OP_SUB && same_tree(nodes, start[nd->a], nd->a, start[nd->b], nd->b);
-  }
-  free(start);
-  return 1;
+  show(g, shown, sizeof shown);
+  return ERR(g, g->tok.start, "unexpected %s after expression", shown);
 }
 
 lth_status lth_expr_parse(const char *text, size_t len, lth_expr_lookup_fn lookup, void *ctx,
@@ -496,29 +519,30 @@ lth_status lth_expr_parse(const char *text, size_t len, lth_expr_lookup_fn looku
     return lth_error_set(err, LTH_EINVAL, "lth_expr_parse: NULL text or output pointer");
   }
   *out = NULL;
-  parser p = {text ? text : "", len, 0, {TK_END, 0, 0, 0.0}, lookup, ctx, NULL, 0, 0, 0, err};
-  if (len > MAX_TEXT_LEN) {
-    return parse_error(&p, 0, "expression too long (%zu bytes)", len);
-  }
-  lth_status st = parse_all(&p);
-  lth_expr *e = st == LTH_OK ? malloc(sizeof *e) : NULL;
-  if (e && !mark_same(p.nodes, p.n)) {
-    free(e);
-    e = NULL;
-  }
-  if (st == LTH_OK && !e) {
+  lth_ebuild *b = lth_ebuild_alloc();
+  if (!b) {
     lth_error_clear(err);
-    st = lth_error_set(err, LTH_ENOMEM, "out of memory while compiling an expression");
+    return lth_error_set(err, LTH_ENOMEM, "out of memory while compiling an expression");
   }
-  if (st != LTH_OK) {
-    free(p.nodes);
-    return st;
+  lth_gparser g;
+  lth_gval root = {.node = -1};
+  lth_status st;
+  if (len > MAX_TEXT_LEN) {
+    g = (lth_gparser){&EXPR_GRAMMAR, b, NULL, NULL, "", 0, 0, {0}, 0, 0, err};
+    st = ERR(&g, 0, "expression too long (%zu bytes)", len);
+  } else {
+    st = lth_gparser_init(&g, &EXPR_GRAMMAR, b, text, len, 0, err);
+    g.lookup = lookup;
+    g.lookup_ctx = ctx;
+    if (st == LTH_OK) {
+      st = parse_all(&g, &root);
+    }
   }
-  e->nodes = p.nodes;
-  e->n = p.n;
-  e->nseries = layout(e->nodes, e->n);
-  *out = e;
-  return LTH_OK;
+  if (st == LTH_OK) {
+    st = lth_ebuild_compile(b, root.node, SIZE_MAX, out, NULL, err);
+  }
+  lth_ebuild_free(b);
+  return st;
 }
 
 void lth_expr_free(lth_expr *e) {
@@ -527,4 +551,3 @@ void lth_expr_free(lth_expr *e) {
     free(e);
   }
 }
-

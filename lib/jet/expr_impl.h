@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Internals of the expressions (include/lth/expr.h): the compiled form that
- * the parser (lib/jet/expr.c) writes and the Taylor-mode evaluator
- * (lib/jet/expr_taylor.c) runs. */
+ * the builder (lib/jet/expr_build.c) writes and the Taylor-mode evaluator
+ * (lib/jet/expr_taylor.c) and the enclosures (lib/jet/expr_enclose.c) run. */
 #ifndef LTH_EXPR_IMPL_H
 #define LTH_EXPR_IMPL_H
 
@@ -17,7 +17,8 @@
 #define LTH_PRINTF(i, j)
 #endif
 
-/* Operations.  The order of the function entries matches FUNCS in lib/jet/expr.c. */
+/* Operations.  The functions come in the order of LTH_EFN_* (lib/jet/expr_build.h):
+ * OP_SIN + LTH_EFN_x is function x. */
 enum {
   OP_CONST,
   OP_T,

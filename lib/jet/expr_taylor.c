@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Taylor-mode evaluation of compiled expressions (include/lth/expr.h): one
- * forward sweep over the postfix nodes that lib/jet/expr.c emits, each node a
- * kernel with its domain checks.
+ * forward sweep over the nodes that lib/jet/expr_build.c compiles (operands
+ * before their operation), each node a kernel with its domain checks.
  *
  * Taylor recurrences: Griewank & Walther, "Evaluating Derivatives", 2nd ed.,
  * ch. 13, written for x_m = x^{(m)}(t)/m!.

@@ -13,6 +13,7 @@
  * Closed loop (Theorem 6, canonical form): (I - P)(x, lambda) = v on the
  * solution, so u = B_u v = B_u (I - P)(x, lambda): the u rows of G.
  */
+#include "lth/defaults.h"
 #include "lth/lqr.h"
 
 #include <cblas.h>
@@ -430,7 +431,7 @@ static lth_status judge_rank(lqr_run *R, const lth_lqr_result *res, lth_error *e
                          "the shooting path cannot decide whether the optimum is unique: W has "
                          "condition %.3g, but the fundamental solution's columns spread %s "
                          "over [%g, %g], so a small singular value of W may be growth, not "
-                         "rank; solve by collocation (lth-lqr --method collocation), which "
+                         "rank; solve by collocation (opts.method = LTH_LQR_COLLOCATION), which "
                          "never forms Psi(t1, t0)",
                          res->cond_W, how, R->spec->t0, R->spec->t1);
 }
@@ -450,7 +451,7 @@ static lth_status theorem5(lqr_run *R, const lth_lqr_opts *o, lth_lqr_result *re
   cblas_dgemv(CblasColMajor, CblasNoTrans, rows, p, 1.0, R->W, rows, c, 1, -1.0, r, 1);
   double nx0 = cblas_dnrm2(nx, R->spec->x0, 1);
   res->residual = nx0 > 0 ? cblas_dnrm2(rows, r, 1) / nx0 : 0.0;
-  double tol = o->tol > 0 ? o->tol : 100.0 * (o->ivp.rtol > 0 ? o->ivp.rtol : 1e-10);
+  double tol = o->tol > 0 ? o->tol : 100.0 * (o->ivp.rtol > 0 ? o->ivp.rtol : LTH_DEFAULT_RTOL);
   res->exists = res->residual <= tol;
   res->unique = sW.rank == p;
   res->cond_W = (p > 0 && sW.sv[p - 1] > 0) ? sW.sv[0] / sW.sv[p - 1] : INFINITY;

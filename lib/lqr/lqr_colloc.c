@@ -25,6 +25,7 @@
 
 #include "colloc/colloc.h"
 #include "lqr_impl.h"
+#include "lth/defaults.h"
 #include "lth/decomp.h"
 
 static lth_status shooting_path(const lth_lqr_spec *spec, const double *times, size_t n,
@@ -127,7 +128,7 @@ lth_status lth_lqr_colloc_smooth(const lth_lqr_spec *spec, const double *times, 
   st = lth_lqr_build_system(spec, &sys, err);
   if (st != LTH_OK) return st;
   int s = lth_system_size(sys), rows = 2 * nx;
-  double tol = opts->ivp.rtol > 0 ? opts->ivp.rtol : 1e-10;
+  double tol = opts->ivp.rtol > 0 ? opts->ivp.rtol : LTH_DEFAULT_RTOL;
   double exist_tol = opts->tol > 0 ? opts->tol : 100.0 * tol; /* as the shooting path */
   double *buf = calloc((size_t)2 * rows * s + rows + (size_t)s * n + 1, sizeof(double));
   lth_ivp_opts io = opts->ivp;
@@ -150,8 +151,16 @@ lth_status lth_lqr_colloc_smooth(const lth_lqr_spec *spec, const double *times, 
       beta[i] = spec->x0[i];
     }
     lth_colloc_bc bc = {rows, B0, B1, beta};
-    lth_colloc_opts co = {tol,       0,         0, opts->cond_max, LTH_COLLOC_STEP, 1e-10, 1,
-                          exist_tol, opts->progress, opts->progress_ctx};
+    /* a singular system is the LQR's to judge (keep_singular), from the
+     * existence residual exist_tol */
+    lth_colloc_opts co = {.tol = tol,
+                          .cond_max = opts->cond_max,
+                          .output_mode = LTH_COLLOC_STEP,
+                          .rank_tol = 1e-10,
+                          .keep_singular = 1,
+                          .lsq_max = exist_tol,
+                          .progress = opts->progress,
+                          .progress_ctx = opts->progress_ctx};
     co_out.z = beta + rows;
     st = lth_colloc_adapt(cx, &bc, spec->t0, spec->t1, times, n, &co, &co_out, err);
   }

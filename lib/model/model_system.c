@@ -14,6 +14,7 @@
 #include "model_impl.h"
 #include "system/pi_text.h"
 #include "source/source_rebind.h"
+#include "core/errors.h"
 
 /* Irregular points inside the interval (as in model_detect.c). */
 static const double FRAC[7] = {0.0731, 0.1917, 0.3306, 0.4818, 0.6151, 0.7743, 0.9128};
@@ -343,6 +344,7 @@ lth_status lth_model_masses(lth_model *m, const double *times, size_t n, lth_err
 /* ---- the system ---- */
 
 lth_status lth_model_system(const lth_model *m, lth_system **out, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   *out = NULL;
   if (!m->analyzed) {
     return lth_error_set(err, LTH_EINVAL, "lth_model_system: the model is not analysed");
@@ -350,7 +352,7 @@ lth_status lth_model_system(const lth_model *m, lth_system **out, lth_error *err
   int r = m->r;
   lth_system *sys = lth_system_alloc(r, m->n, err);
   if (!sys) {
-    return err ? err->status : LTH_ENOMEM;
+    return lth_error_status(err);
   }
   lth_status st = LTH_OK;
   for (int i = 1; i <= r && st == LTH_OK; i++) {

@@ -177,6 +177,7 @@ static void parser_free(lth_pp *P) {
   lth_pp_eqn_free(P);
   free(P->override_used);
   free(P->grid_pts);
+  lth_ebuild_free(P->c.eb);
 }
 
 static lth_status parse_all(lth_pp *P) {
@@ -190,6 +191,9 @@ static lth_status parse_all(lth_pp *P) {
     }
     if ((st = statement(P, &stmt)) != LTH_OK) {
       return st;
+    }
+    if (!P->eqn) {
+      lth_ebuild_reset(P->c.eb); /* the statement's values are sources now */
     }
     P->nstmt++;
   }
@@ -223,7 +227,12 @@ lth_status lth_problem_parse_opts(const char *text, size_t len, const char *name
     return lth_error_set(err, LTH_ENOMEM, "out of memory");
   }
   P.pb->kind = LTH_PROBLEM_DAE;
-  P.c = (lth_pcur){&P.tx, {0, 0, 1, 0}, 0, lth_pp_param_lookup, &P, &P.ndep, err, 0.0};
+  P.c = (lth_pcur){&P.tx, {0, 0, 1, 0}, 0, lth_pp_param_lookup, &P, &P.ndep, err, 0.0, NULL};
+  if (!(P.c.eb = lth_ebuild_alloc())) {
+    free(P.pb);
+    free(P.override_used);
+    return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
   lth_status st = lth_ptext_init(&P.tx, text, len, name ? name : "<input>", err);
   if (st == LTH_OK) {
     st = parse_all(&P);

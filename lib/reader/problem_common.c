@@ -143,15 +143,13 @@ static lth_status param_add(lth_pp *P, const char *s, size_t n, double v, size_t
 }
 
 int lth_pp_reserved_name(const char *s, size_t n) {
-  static const char *const words[] = {"t",    "pi",   "sin",   "cos",  "tan",  "exp",    "log",
-                                      "sqrt", "sinh", "cosh",  "tanh", "asin", "acos",   "atan",
-                                      "abs",  "eye",  "zeros", "ones", "diag", "samples"};
+  static const char *const words[] = {"t", "pi", "eye", "zeros", "ones", "diag", "samples"};
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
     if (strlen(words[i]) == n && memcmp(words[i], s, n) == 0) {
       return 1;
     }
   }
-  return 0;
+  return lth_expr_func_find(s, n) >= 0; /* the functions of the grammar */
 }
 
 lth_status lth_pp_charge_entries(lth_pp *P, size_t kw, int rows, int cols) {
@@ -326,7 +324,7 @@ static lth_status param_override(lth_pp *P, const char *name, size_t n, size_t p
     lth_expr_free(e);
     if (st != LTH_OK) {
       lth_pp_relocate(P, lth_pp_here(P, pos), st);
-      lth_error_prefix(P->err, "--param %.60s: ", o);
+      lth_error_prefix(P->err, "opts.params %.60s: ", o);
       if (P->err) {
         P->err->status = LTH_EINVAL;
       }
@@ -400,7 +398,7 @@ lth_status lth_pp_check_overrides(lth_pp *P) {
     const char *o = P->opts->params[k], *eq = o ? strchr(o, '=') : NULL;
     if (!eq || eq == o) {
       lth_error_clear(P->err);
-      return lth_error_set(P->err, LTH_EINVAL, "--param %.60s: expected NAME=VALUE",
+      return lth_error_set(P->err, LTH_EINVAL, "opts.params %.60s: expected NAME=VALUE",
                            o ? o : "(null)");
     }
     if (!P->override_used[k]) {
@@ -411,7 +409,7 @@ lth_status lth_pp_check_overrides(lth_pp *P) {
                                 P->params[i].name);
       }
       lth_error_clear(P->err);
-      return lth_error_set(P->err, LTH_EINVAL, "--param %.60s: %s defines no param '%.*s' (%s%s)",
+      return lth_error_set(P->err, LTH_EINVAL, "opts.params %.60s: %s defines no param '%.*s' (%s%s)",
                            o, P->tx.name, (int)(eq - o > 40 ? 40 : eq - o), o,
                            P->nparams ? "its params: " : "it has no params", list);
     }

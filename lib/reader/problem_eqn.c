@@ -306,7 +306,7 @@ lth_status lth_pp_eqn_equation(lth_pp *P, size_t start) {
     if (!l || l->n == 0) {
       st = LTH_PERR(P, start, LTH_EPARSE, "%s involves no unknown (it reads %s = 0)",
                     n > 1 ? "a row of this vector equation" : "this equation",
-                    l && l->c0.txt ? "a function of t" : "a constant");
+                    l && l->c0.node >= 0 ? "a function of t" : "a constant");
       break;
     }
     for (int j = 0; j < l->n && st == LTH_OK; j++) {
@@ -361,21 +361,15 @@ lth_status lth_pp_eqn_bc(lth_pp *P, size_t kw, int which) {
 /* ------------------------------------------------------------------------ */
 /* The model                                                                */
 
-/* Compile text (times sign) into *e, counting it against LTH_P_MAX_DEP. */
-static lth_status compile(lth_pp *P, lth_spos at, const char *txt, double sign, lth_expr **e) {
+/* Compile sign * (the formula part of) s into *e, counting it against
+ * LTH_P_MAX_DEP; errors at the equation. */
+static lth_status compile(lth_pp *P, lth_spos at, const lth_psc *s, double sign, lth_expr **e) {
   if (P->ndep >= LTH_P_MAX_DEP) {
     return lth_pp_at_error(P, at, LTH_EPARSE,
                            "more than %d time-dependent coefficients in one file", LTH_P_MAX_DEP);
   }
-  P->ndep++;
-  size_t n = strlen(txt);
-  char *text = malloc(n + 4);
-  if (!text) {
-    return lth_pp_at_error(P, at, LTH_ENOMEM, "out of memory");
-  }
-  snprintf(text, n + 4, sign < 0 ? "-(%s)" : "%s", txt);
-  lth_status st = lth_expr_parse(text, strlen(text), NULL, NULL, e, P->err);
-  free(text);
+  lth_psc f = {0.0, s->node, NULL, 0.0};
+  lth_status st = lth_psc_compile(&P->c, P->c.st.b, &f, sign, e);
   return st == LTH_OK ? st : lth_pp_relocate(P, at, st);
 }
 
@@ -384,20 +378,20 @@ static lth_status put(lth_pp *P, lth_model *m, lth_spos at, lth_model_part part,
                       const lth_psc *s, double sign) {
   if (s->src) {
     lth_expr *e = NULL;
-    lth_status st = s->txt ? compile(P, at, s->txt, sign, &e) : LTH_OK;
+    lth_status st = s->node >= 0 ? compile(P, at, s, sign, &e) : LTH_OK;
     if (st != LTH_OK) {
       return st;
     }
     lth_source *src =
-        lth_source_affine(e, s->txt ? 0.0 : sign * s->v, sign * s->sf, s->src, P->err);
+        lth_source_affine(e, s->node >= 0 ? 0.0 : sign * s->v, sign * s->sf, s->src, P->err);
     return src ? lth_model_set_source(m, part, q, var, src, P->err)
                : lth_pp_relocate(P, at, LTH_ENOMEM);
   }
-  if (!s->txt) {
+  if (s->node < 0) {
     return s->v == 0.0 ? LTH_OK : lth_model_set_const(m, part, q, var, sign * s->v, P->err);
   }
   lth_expr *e = NULL;
-  lth_status st = compile(P, at, s->txt, sign, &e);
+  lth_status st = compile(P, at, s, sign, &e);
   if (st != LTH_OK) {
     return st;
   }

@@ -3,10 +3,14 @@
  *
  *   text       problem_lex.c    bytes, comments, statements, positions, and a
  *                               cursor with the small scanners statements need;
- *   literals   problem_lit.c,   MATLAB-like expressions and matrix literals
- *              problem_mat.c    (tokens, grammar; [ ], eye, zeros, ...) whose
- *              problem_val.c,   values are matrices of linear forms in the
- *              problem_valmat.c unknowns with constant or t-dependent coefficients;
+ *   literals   problem_lit.c,   MATLAB-like values: the expression grammar of the
+ *              problem_mat.c    jet layer (lib/jet/expr_grammar.h, one parser for
+ *              problem_val.c,   every scalar expression) computing with matrices,
+ *              problem_valmat.c plus matrix literals [ ] and eye, zeros, ...; the
+ *                               values are matrices of linear forms in the
+ *                               unknowns whose coefficients are constants or
+ *                               expressions in t built with the jet layer's
+ *                               builder (lib/jet/expr_build.h), never as text;
  *   statements problem.c        entry points, dispatch; problem_common.c: the
  *                               statements every kind shares, params;
  *                               problem_rhs.c: right-hand sides of blocks;
@@ -23,6 +27,7 @@
 
 #include <stddef.h>
 
+#include "jet/expr_build.h"
 #include "lth/expr.h"
 #include "lth/source.h"
 #include "lth/status.h"
@@ -30,7 +35,13 @@
 #define LTH_P_MAX_FILE ((size_t)64 << 20) /* bytes in a data file */
 #define LTH_P_MAX_LINE ((size_t)1 << 20)  /* bytes in one line */
 #define LTH_P_MAX_DEP 250000              /* t-dependent matrix entries per file */
-#define LTH_P_MAX_OPS 2e8                 /* entries made + multiply-adds per file */
+#define LTH_P_MAX_OPS 2e8                 /* entry operations per file (lth_pval_charge) */
+/* Entry operations per expression node built or compiled: a node holds 32
+ * bytes while the file is read and a compiled one runs at every t, so that
+ * the budget admits 10^7 of them (a 1 MB formula of 120,000 terms uses
+ * 1.3 10^6) and refuses formulas that grow through matrix products within
+ * some 400 MB. */
+#define LTH_P_NODE_OPS 16.0
 
 #if defined(__GNUC__)
 #define LTH_P_PRINTF(i, j) __attribute__((format(printf, i, j)))
@@ -71,7 +82,9 @@ typedef struct lth_pcur {
   void *ctx;
   size_t *ndep; /* running count of t-dependent entries */
   lth_error *err;
-  double ops; /* entries made and multiply-adds of matrix algebra so far */
+  double ops;     /* entry operations so far (lth_pval_charge) */
+  lth_ebuild *eb; /* the expressions in t the values hold (emptied after each
+                     statement of the block form: its values are sources then) */
 } lth_pcur;
 
 /* ---- text ---- */
@@ -117,23 +130,25 @@ size_t lth_pcur_find_t(const lth_pcur *c, size_t b, size_t e);
  * What a right-hand side or a side of an equation evaluates to: a matrix
  * (a scalar is 1 x 1) whose entries are affine in the unknowns of the
  * equation form (none in the block form), with coefficients that are
- * constants or expressions in t.  A t-dependent scalar is kept as the text
- * of an expression (fully parenthesised, params replaced by their values)
- * and compiled by lth_expr_parse at the end; constants are folded as they
- * arise, with the same arithmetic and errors as lib/jet/expr.c, so that
- * multiplying by an exact 0 gives an exact (structural) zero. */
+ * constants or expressions in t.  A t-dependent coefficient is a node of the
+ * file's expression builder (c->eb), combined by the builder's algebra
+ * (lth_ebuild_combine): constants are folded as they arise, with the
+ * arithmetic and errors of lib/jet, and multiplying by an exact 0 gives an
+ * exact (structural) zero.  Nodes are shared, never copied, so a value costs
+ * the operations that made it; lth_psc_compile turns a node into an
+ * expression. */
 
-/* A scalar: the constant v (txt == NULL) or the expression txt in t, plus
+/* A scalar: the constant v (node < 0) or the expression node in t, plus
  * sf * src(t) when src is set (a samples(...) term of the equation form;
  * src is owned by the problem). */
 typedef struct lth_psc {
   double v;
-  char *txt;
+  int node;
   const lth_source *src;
   double sf;
-  size_t len, cap; /* strlen(txt) and the bytes allocated for it when known (cap != 0):
-                      lth_psc_append_sum appends in place */
 } lth_psc;
+
+#define LTH_PSC_CONST(v) ((lth_psc){(v), -1, NULL, 0.0})
 
 /* A term c * x^(order) of a linear form (x = unknown number var). */
 typedef struct lth_pterm {
@@ -166,7 +181,6 @@ typedef struct lth_pvctx {
   void *var_ctx;
 } lth_pvctx;
 
-void lth_psc_free(lth_psc *s);
 void lth_plin_free(lth_plin *l);
 void lth_pval_free(lth_pval *v);
 /* A rows x cols value of constants (zeros); rows*cols is checked against
@@ -184,11 +198,11 @@ lth_status lth_pval_samples(const lth_pvctx *x, size_t pos, const lth_source *sr
  * a and b are consumed (freed), also on failure. */
 lth_status lth_pval_binop(const lth_pvctx *x, size_t pos, int op, lth_pval *a, lth_pval *b,
                           lth_pval *out);
-/* In place: -a, a', and fn(a) for a scalar a without unknowns (fn is one of
- * lib/jet/expr.c's functions). */
+/* In place: -a, a', and fn(a) for a scalar a without unknowns (fn: LTH_EFN_*,
+ * lib/jet/expr_build.h). */
 lth_status lth_pval_neg(const lth_pvctx *x, size_t pos, lth_pval *a);
 lth_status lth_pval_transpose(const lth_pvctx *x, size_t pos, lth_pval *a);
-lth_status lth_pval_func(const lth_pvctx *x, size_t pos, const char *fn, lth_pval *a);
+lth_status lth_pval_func(const lth_pvctx *x, size_t pos, int fn, lth_pval *a);
 /* [a, b] and [a; b]: consume a and b, result in a (error at pos). */
 lth_status lth_pval_hcat(const lth_pvctx *x, size_t pos, lth_pval *a, lth_pval *b,
                          const char *what);
@@ -201,9 +215,10 @@ int lth_pval_has_unknowns(const lth_pval *a);
 int lth_pval_has_t(const lth_pval *a);
 /* A copy of the constants, column-major (ld = rows); needs no t, no unknowns. */
 double *lth_pval_colmajor(const lth_pval *a);
-/* Compile an expression text (t-dependent scalar) into *e, counting it
- * against LTH_P_MAX_DEP (error at pos). */
-lth_status lth_psc_compile(lth_pcur *c, size_t pos, const lth_psc *s, lth_expr **e);
+/* Compile the scalar sign * s (no samples) into *e: its nodes are charged to
+ * the budget (lth_pval_charge), a t-dependent one counts against
+ * LTH_P_MAX_DEP (errors at pos). */
+lth_status lth_psc_compile(lth_pcur *c, size_t pos, const lth_psc *s, double sign, lth_expr **e);
 /* The value (no unknowns) as a source: constant, or expressions; error at pos. */
 lth_status lth_pval_source(lth_pcur *c, size_t pos, const lth_pval *a, lth_source **out);
 
@@ -211,29 +226,26 @@ lth_status lth_pval_source(lth_pcur *c, size_t pos, const lth_pval *a, lth_sourc
  * problem_valmat.c (matrices).  Binary operations leave their operands
  * unchanged; op is one of + - * / ^. */
 extern const lth_plin LTH_PLIN_ZERO;
-static inline int lth_psc_is(const lth_psc *s, double v) { return !s->txt && !s->src && s->v == v; }
+static inline int lth_psc_is(const lth_psc *s, double v) {
+  return s->node < 0 && !s->src && s->v == v;
+}
 static inline int lth_plin_pure(const lth_plin *l) { return l->n == 0; }
 static inline int lth_plin_const(const lth_plin *l) {
-  return l->n == 0 && !l->c0.txt && !l->c0.src;
+  return l->n == 0 && l->c0.node < 0 && !l->c0.src;
 }
 lth_status lth_pval_nomem(const lth_pvctx *x, size_t pos);
-/* Charge n entry operations (or bytes of formula text) to the file's budget
- * LTH_P_MAX_OPS: hostile literals like eye(5000)*eye(5000) or growing
- * formulas fail fast instead of taking minutes or gigabytes. */
+/* Charge n entry operations to the file's budget LTH_P_MAX_OPS: entries
+ * made, multiply-adds of matrix products, and LTH_P_NODE_OPS per expression
+ * node built or compiled (what evaluating the data costs at every t), so that
+ * hostile literals like eye(5000)*eye(5000) or formulas that grow through
+ * matrix algebra fail fast instead of taking minutes or gigabytes. */
 lth_status lth_pval_charge(const lth_pvctx *x, size_t pos, double n);
+lth_status lth_pcur_charge(lth_pcur *c, size_t pos, double n);
 lth_status lth_psc_const_binop(const lth_pvctx *x, size_t pos, int op, double a, double b,
                                double *v);
 lth_status lth_psc_binop(const lth_pvctx *x, size_t pos, int op, const lth_psc *a, const lth_psc *b,
                          lth_psc *out);
-lth_status lth_psc_func(const lth_pvctx *x, size_t pos, const char *fn, const lth_psc *a,
-                        lth_psc *out);
-/* a = a op b in place for op + or -, a a formula (txt), b a formula or a
- * constant, neither with samples(...): a's text grows to "a op (b)" by
- * doubling its storage, so that a sum of n terms costs its length, not n
- * times it (a needs no parentheses: + and - bind least and associate to the
- * left, the order the terms came in).  Charges the bytes appended. */
-lth_status lth_psc_append_sum(const lth_pvctx *x, size_t pos, int op, lth_psc *a,
-                              const lth_psc *b);
+lth_status lth_psc_func(const lth_pvctx *x, size_t pos, int fn, const lth_psc *a, lth_psc *out);
 /* a op b for op + or - (zero coefficients drop their terms). */
 lth_status lth_plin_add(const lth_pvctx *x, size_t pos, int op, const lth_plin *a,
                         const lth_plin *b, lth_plin *out);
@@ -246,18 +258,18 @@ lth_status lth_plin_mul(const lth_pvctx *x, size_t pos, const lth_plin *a, const
 /* The first unknown of l for messages ("x1'"). */
 const char *lth_plin_name(const lth_pvctx *x, const lth_plin *l, char *buf, size_t size);
 
-/* ---- literals and expressions (problem_lit.c) ----
- * The right-hand side grammar, MATLAB-like (docs/equations.md):
- *   expr    := term (('+'|'-') term)*
- *   term    := unary (('*'|'/') unary)*
- *   unary   := ('-'|'+') unary | power
- *   power   := postfix ['^' unary]            (right-associative)
- *   postfix := primary ("'" | ".'")*          (transpose; derivative of an unknown)
- *   primary := number | t | pi | param | unknown | f(expr) | (expr) | [rows]
+/* ---- literals and expressions (problem_lit.c, problem_mat.c) ----
+ * The right-hand side grammar (docs/equations.md) is the expression grammar
+ * of lib/jet/expr_grammar.h (numbers, t, pi, params, + - * / ^, functions,
+ * parentheses: its parser, precedence and messages), computing with lth_pval,
+ * plus what MATLAB users write:
+ *   postfix := "'" | ".'"                      (transpose; after a primary)
+ *   primary := unknown["'"...] | [rows]        (derivatives of an unknown)
  *            | eye | eye(n) | eye(m,n) | zeros(m[,n]) | ones(m[,n]) | diag(v)
+ *            | samples("file.csv")             (the equation form)
  * Inside [ ], entries are separated by ',' or blanks and rows by ';' or a
- * newline; blanks separate entries as in MATLAB: `[1 -2]` has two entries,
- * `[1 - 2]` and `[1 -  2]`... see lth_plit_parse. */
+ * newline; blanks separate entries as in MATLAB (the grammar's blank rule):
+ * `[1 -2]` has two entries, `[1 - 2]` and `[1 -  2]` one. */
 typedef struct lth_plit_opts {
   /* bare `eye`: the target's size, for messages its label; rows = 0: unknown */
   int eye_rows, eye_cols;

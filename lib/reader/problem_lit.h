@@ -1,52 +1,36 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Internals of the literal and expression parser: problem_lit.c
- * (tokens, expressions, the entry point) and problem_mat.c (matrix
- * literals and the builders eye, zeros, ones, diag). */
+/* Internals of the literal parser: problem_lit.c (the reader's algebra and
+ * extensions of the jet layer's expression grammar, lib/jet/expr_grammar.h,
+ * and the entry point) and problem_mat.c (matrix literals and the builders
+ * eye, zeros, ones, diag). */
 #ifndef LTH_PROBLEM_LIT_H
 #define LTH_PROBLEM_LIT_H
 
+#include "jet/expr_grammar.h"
 #include "problem_impl.h"
 
-#define LTH_PLIT_SHOW_MAX 24 /* longest token quoted in a message */
-
-enum { T_END, T_NUM, T_NAME, T_OP, T_NL, T_OTHER };
-
-typedef struct lth_ptok {
-  int kind;
-  size_t b, e;
-  int ch;        /* T_OP: the operator; '.' + '\'' is 'T' */
-  int sp_before; /* a blank right before */
-  int sp_after;  /* a blank or line end right after */
-} lth_ptok;
-
+/* The parser of one value: the grammar's, with the reader's values. */
 typedef struct lth_plp {
   lth_pcur *c;
   const lth_plit_opts *o;
   lth_pvctx x;
-  lth_ptok tk;
-  size_t pos;
-  int bracket; /* at the top level of a [ ] (blanks separate entries) */
-  int depth;
+  lth_gparser g; /* over the statement's text (byte offsets into c->tx->buf) */
 } lth_plp;
-
-static inline int lth_plit_is_op(const lth_plp *p, int ch) {
-  return p->tk.kind == T_OP && p->tk.ch == ch;
-}
 
 #define LTH_PLIT_ERR(p, pos, ...) lth_pcur_error((p)->c, (pos), LTH_EPARSE, __VA_ARGS__)
 
-/* The next token into p->tk. */
-void lth_plit_next(lth_plp *p);
-/* "<what>, found <token>" with a hint for MATLAB habits. */
-lth_status lth_plit_unexpected(lth_plp *p, const char *what);
-/* A parenthesised part (bracket = 0; blanks insignificant) or a matrix
- * literal at '[' (bracket = 1), with the nesting depth bounded. */
-lth_status lth_plit_nested(lth_plp *p, int bracket, const char *after, lth_pval *out);
-/* ')' closing the '(' at open (v is freed on failure). */
-lth_status lth_plit_expect_close(lth_plp *p, size_t open, lth_pval *v);
-lth_status lth_plit_expr(lth_plp *p, const char *after, lth_pval *out);
+/* The parser of a grammar callback. */
+static inline lth_plp *lth_plit_of(lth_gparser *g) { return (lth_plp *)g->ctx; }
+
+/* A value in the grammar's slot and back (the slot holds an lth_pval). */
+void lth_plit_put(lth_gval *slot, const lth_pval *v);
+lth_pval lth_plit_get(const lth_gval *slot);
+
+/* A matrix literal at the current '[' (the blank rule on inside). */
 lth_status lth_plit_matrix(lth_plp *p, lth_pval *out);
-/* eye, zeros, ones, diag at the current name token. */
-lth_status lth_plit_builder(lth_plp *p, const char *fn, lth_pval *out);
+/* eye, zeros, ones, diag at the current name token (call: a '(' follows). */
+lth_status lth_plit_builder(lth_plp *p, const char *fn, int call, lth_pval *out);
+/* An expression (blanks insignificant), e.g. an argument of a builder. */
+lth_status lth_plit_arg(lth_plp *p, const char *after, lth_pval *out);
 
 #endif

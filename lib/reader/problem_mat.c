@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Matrix literals [ ... ] and the builders eye, zeros, ones, diag
- * (lib/reader/problem_lit.h; blanks as entry separators: problem_lit.c). */
+ * (lib/reader/problem_lit.h; blanks as entry separators: problem_lit.c),
+ * on the tokens of the jet layer's grammar (lib/jet/expr_grammar.h), which
+ * parses every entry. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +15,8 @@
 /* A constant integer argument of eye/zeros/ones in [0, LTH_P_MAX_BLOCK_SIZE]. */
 static lth_status int_arg(lth_plp *p, const char *fn, long *v) {
   lth_pval a;
-  size_t b = p->tk.b;
-  lth_status st = lth_plit_nested(p, 0, fn, &a);
+  size_t b = p->g.tok.start;
+  lth_status st = lth_plit_arg(p, fn, &a);
   if (st != LTH_OK) {
     return st;
   }
@@ -29,17 +31,75 @@ static lth_status int_arg(lth_plp *p, const char *fn, long *v) {
   return LTH_OK;
 }
 
+/* diag(v) from the token after its '(' at open. */
+static lth_status diag(lth_plp *p, size_t b, size_t open, lth_pval *out) {
+  lth_pval v;
+  lth_status st = lth_plit_arg(p, "diag(", &v);
+  if (st == LTH_OK) {
+    lth_gval slot;
+    lth_plit_put(&slot, &v);
+    st = lth_gparser_close(&p->g, open, &slot);
+    v = lth_plit_get(&slot);
+  }
+  if (st != LTH_OK) {
+    return st;
+  }
+  if (v.rows != 1 && v.cols != 1) {
+    lth_pval_free(&v);
+    return ERR(p, b, "diag(...) needs a vector, found a %d x %d matrix", v.rows, v.cols);
+  }
+  long k = (long)v.rows * v.cols;
+  st = lth_pval_zeros(&p->x, b, k, k, out);
+  for (long i = 0; st == LTH_OK && i < k; i++) {
+    out->val[i * k + i] = v.val[i];
+    if (v.ext && v.ext[i]) {
+      if (!out->ext && !(out->ext = calloc((size_t)(k * k), sizeof *out->ext))) {
+        st = lth_pcur_error(p->c, b, LTH_ENOMEM, "out of memory");
+        break;
+      }
+      out->ext[i * k + i] = v.ext[i];
+      v.ext[i] = NULL;
+    }
+  }
+  lth_pval_free(&v);
+  if (st != LTH_OK) {
+    lth_pval_free(out);
+  }
+  return st;
+}
+
+/* (m) or (m, n) of zeros, ones, eye from the token after the '('. */
+static lth_status sizes(lth_plp *p, const char *fn, long *m, long *n) {
+  lth_status st = int_arg(p, fn, m);
+  *n = *m;
+  if (st == LTH_OK && lth_gparser_at(&p->g, ',')) {
+    st = lth_gparser_next(&p->g);
+    if (st == LTH_OK) {
+      st = int_arg(p, fn, n);
+    }
+  }
+  if (st == LTH_OK && !lth_gparser_at(&p->g, ')')) {
+    char what[64];
+    snprintf(what, sizeof what, "expected ')' after the size of %s", fn);
+    st = lth_gparser_unexpected(&p->g, what);
+  }
+  return st != LTH_OK ? st : lth_gparser_next(&p->g);
+}
+
 /* eye, zeros, ones with (n) or (m, n); bare eye takes the target's size. */
-lth_status lth_plit_builder(lth_plp *p, const char *fn, lth_pval *out) {
-  size_t b = p->tk.b;
-  lth_plit_next(p);
+lth_status lth_plit_builder(lth_plp *p, const char *fn, int call, lth_pval *out) {
+  size_t b = p->g.tok.start;
   long m = 0, n = 0;
-  int call = lth_plit_is_op(p, '(') && !(p->bracket && p->tk.sp_before);
+  memset(out, 0, sizeof *out);
+  lth_status st = lth_gparser_next(&p->g);
+  if (st != LTH_OK) {
+    return st;
+  }
   if (!call && strcmp(fn, "eye") != 0) {
-    return lth_plit_unexpected(p, strcmp(fn, "diag") == 0
-                                      ? "expected '(' after diag: diag([...])"
-                                      : "expected '(' and a size after zeros/ones: "
-                                        "zeros(m, n)");
+    return lth_gparser_unexpected(&p->g, strcmp(fn, "diag") == 0
+                                             ? "expected '(' after diag: diag([...])"
+                                             : "expected '(' and a size after zeros/ones: "
+                                               "zeros(m, n)");
   }
   if (!call) {
     const lth_plit_opts *o = p->o;
@@ -54,57 +114,18 @@ lth_status lth_plit_builder(lth_plp *p, const char *fn, lth_pval *out) {
     }
     m = n = o->eye_rows;
   } else {
-    size_t open = p->tk.b;
-    lth_plit_next(p);
+    size_t open = p->g.tok.start;
+    if ((st = lth_gparser_next(&p->g)) != LTH_OK) {
+      return st;
+    }
     if (strcmp(fn, "diag") == 0) {
-      lth_pval v;
-      lth_status st = lth_plit_nested(p, 0, "diag(", &v);
-      if (st == LTH_OK) {
-        st = lth_plit_expect_close(p, open, &v);
-      }
-      if (st != LTH_OK) {
-        return st;
-      }
-      if (v.rows != 1 && v.cols != 1) {
-        lth_pval_free(&v);
-        return ERR(p, b, "diag(...) needs a vector, found a %d x %d matrix", v.rows, v.cols);
-      }
-      long k = (long)v.rows * v.cols;
-      st = lth_pval_zeros(&p->x, b, k, k, out);
-      for (long i = 0; st == LTH_OK && i < k; i++) {
-        out->val[i * k + i] = v.val[i];
-        if (v.ext && v.ext[i]) {
-          if (!out->ext && !(out->ext = calloc((size_t)(k * k), sizeof *out->ext))) {
-            st = lth_pcur_error(p->c, b, LTH_ENOMEM, "out of memory");
-            break;
-          }
-          out->ext[i * k + i] = v.ext[i];
-          v.ext[i] = NULL;
-        }
-      }
-      lth_pval_free(&v);
-      if (st != LTH_OK) {
-        lth_pval_free(out);
-      }
+      return diag(p, b, open, out);
+    }
+    if ((st = sizes(p, fn, &m, &n)) != LTH_OK) {
       return st;
     }
-    lth_status st = int_arg(p, fn, &m);
-    n = m;
-    if (st == LTH_OK && lth_plit_is_op(p, ',')) {
-      lth_plit_next(p);
-      st = int_arg(p, fn, &n);
-    }
-    if (st == LTH_OK && !lth_plit_is_op(p, ')')) {
-      char what[64];
-      snprintf(what, sizeof what, "expected ')' after the size of %s", fn);
-      st = lth_plit_unexpected(p, what);
-    }
-    if (st != LTH_OK) {
-      return st;
-    }
-    lth_plit_next(p);
   }
-  lth_status st = lth_pval_zeros(&p->x, b, m, n, out);
+  st = lth_pval_zeros(&p->x, b, m, n, out);
   for (long i = 0; st == LTH_OK && i < m; i++) {
     for (long j = 0; j < n; j++) {
       out->val[i * n + j] = fn[0] == 'o' ? 1.0 : (fn[0] == 'e' && i == j) ? 1.0 : 0.0;
@@ -133,7 +154,7 @@ typedef struct rowacc {
 } rowacc;
 
 static lth_status acc_nomem(lth_plp *p) {
-  return lth_pcur_error(p->c, p->tk.b, LTH_ENOMEM, "out of memory reading a matrix literal");
+  return lth_pcur_error(p->c, p->g.tok.start, LTH_ENOMEM, "out of memory reading a matrix literal");
 }
 
 static int grow(void **ptr, int *cap, int need, size_t size) {
@@ -256,13 +277,14 @@ static lth_status close_row(lth_plp *p, rowacc *a) {
 
 static lth_status add_entry(lth_plp *p, rowacc *a) {
   if (a->count == 0) {
-    a->row_pos = p->tk.b;
+    a->row_pos = p->g.tok.start;
   }
-  lth_pval e;
-  lth_status st = lth_plit_expr(p, NULL, &e);
+  lth_gval slot;
+  lth_status st = lth_gparser_expr(&p->g, NULL, &slot);
   if (st != LTH_OK) {
     return st;
   }
+  lth_pval e = lth_plit_get(&slot);
   a->count++;
   if (e.rows == 1 && e.cols == 1) {
     return run_append(p, a, &e);
@@ -313,39 +335,43 @@ static void acc_free(rowacc *a) {
   free(a->pieces);
 }
 
+/* At the current '[' (the blank rule on). */
 lth_status lth_plit_matrix(lth_plp *p, lth_pval *out) {
   rowacc a;
   memset(&a, 0, sizeof a);
+  memset(out, 0, sizeof *out);
   a.all_scalar = a.row_scalar = 1;
-  size_t open = p->tk.b;
+  lth_gparser *g = &p->g;
+  size_t open = g->tok.start;
   int after_comma = 0;
-  lth_status st = LTH_OK;
-  lth_plit_next(p);
+  lth_status st = lth_gparser_next(g);
   while (st == LTH_OK) {
-    int k = p->tk.kind;
-    if (after_comma && (lth_plit_is_op(p, ';') || lth_plit_is_op(p, ']') || k == T_END)) {
-      st = lth_plit_unexpected(p, "expected an entry after ','");
-    } else if (k == T_END) {
-      st = ERR(p, p->tk.b, "expected ']' to close the '[' of this matrix literal");
-    } else if (k == T_NL && after_comma) {
-      lth_plit_next(p); /* a row continues after a trailing ',' */
-    } else if (k == T_NL || lth_plit_is_op(p, ';') || lth_plit_is_op(p, ']')) {
-      int end = lth_plit_is_op(p, ']');
+    int end = g->tok.kind == LTH_GTK_END, nl = lth_gparser_at(g, '\n');
+    if (after_comma && (lth_gparser_at(g, ';') || lth_gparser_at(g, ']') || end)) {
+      st = lth_gparser_unexpected(g, "expected an entry after ','");
+    } else if (end) {
+      st = ERR(p, g->tok.start, "expected ']' to close the '[' of this matrix literal");
+    } else if (nl && after_comma) {
+      st = lth_gparser_next(g); /* a row continues after a trailing ',' */
+    } else if (nl || lth_gparser_at(g, ';') || lth_gparser_at(g, ']')) {
+      int close = lth_gparser_at(g, ']');
       st = close_row(p, &a);
-      lth_plit_next(p);
-      if (end) {
+      if (st == LTH_OK) {
+        st = lth_gparser_next(g);
+      }
+      if (close) {
         break;
       }
-    } else if (lth_plit_is_op(p, ',')) {
-      st = ERR(p, p->tk.b,
+    } else if (lth_gparser_at(g, ',')) {
+      st = ERR(p, g->tok.start,
                after_comma ? "empty expression between two ','" : "expected an entry before ','");
-    } else if (a.count > 0 && !after_comma && !p->tk.sp_before) {
-      st = lth_plit_unexpected(p, "expected ',', a blank, ';' or ']' after an entry");
+    } else if (a.count > 0 && !after_comma && !g->tok.sp_before) {
+      st = lth_gparser_unexpected(g, "expected ',', a blank, ';' or ']' after an entry");
     } else {
       st = add_entry(p, &a);
-      after_comma = st == LTH_OK && lth_plit_is_op(p, ',');
+      after_comma = st == LTH_OK && lth_gparser_at(g, ',');
       if (after_comma) {
-        lth_plit_next(p);
+        st = lth_gparser_next(g);
       }
     }
   }

@@ -3,14 +3,16 @@
  * expressions in t) and linear forms in the unknowns.  Matrices of them are
  * lib/reader/problem_valmat.c.
  *
- * Constants are folded at once.  + - * and / by a nonzero constant are done
- * in C doubles, which is what lib/jet/expr.c's constant folding computes too; ^
- * and the functions are folded by compiling and evaluating the constant
- * expression with lib/jet/expr.c, so domain errors read the same.  Exact zeros
- * stay exact: 0 * x is 0 and x + 0 is x, and a coefficient that becomes 0
- * drops its term, so structural zeros survive matrix algebra (the equation
- * form's structure detection relies on it).  A t-dependent scalar is the text
- * of a fully parenthesised expression, compiled once at the end.
+ * A scalar is a constant or a node of the file's expression builder
+ * (lib/jet/expr_build.h), and scalars combine by the builder's algebra:
+ * constants are folded at once (+ - * and / in C doubles, which is what the
+ * jet layer's constant folding computes too; ^ and the functions by the jet
+ * layer's kernels, so domain errors read the same); exact zeros stay exact:
+ * 0 * x is 0 and x + 0 is x, and a coefficient that becomes 0 drops its term,
+ * so structural zeros survive matrix algebra (the equation form's structure
+ * detection relies on it).  Nodes are shared, never copied: an operation
+ * costs one node whatever its operands hold, and every node is charged to
+ * the file's budget.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -20,27 +22,13 @@
 
 #include "problem_impl.h"
 
-/* bytes of one t-dependent entry's expression: a one-line formula (up to
- * LTH_P_MAX_LINE) with the parentheses its operations add fits */
-#define TEXT_MAX ((size_t)16 << 20)
-
-const lth_plin LTH_PLIN_ZERO = {{0.0, NULL, NULL, 0.0, 0, 0}, NULL, 0};
+const lth_plin LTH_PLIN_ZERO = {{0.0, -1, NULL, 0.0}, NULL, 0};
 
 lth_status lth_pval_nomem(const lth_pvctx *x, size_t pos) {
   return lth_pcur_error(x->c, pos, LTH_ENOMEM, "out of memory evaluating an expression");
 }
 
-void lth_psc_free(lth_psc *s) {
-  free(s->txt);
-  s->txt = NULL;
-  s->len = s->cap = 0;
-}
-
 void lth_plin_free(lth_plin *l) {
-  lth_psc_free(&l->c0);
-  for (int k = 0; k < l->n; k++) {
-    lth_psc_free(&l->t[k].c);
-  }
   free(l->t);
   *l = LTH_PLIN_ZERO;
 }
@@ -48,179 +36,35 @@ void lth_plin_free(lth_plin *l) {
 /* ------------------------------------------------------------------------ */
 /* Scalars                                                                  */
 
-/* s as an operand in text: its expression, or the constant to 17 digits. */
-static const char *operand(const lth_psc *s, char num[40]) {
-  if (s->txt) {
-    return s->txt;
-  }
-  snprintf(num, 40, "%.17g", s->v);
-  return num;
-}
+static lth_escalar esc(const lth_psc *s) { return (lth_escalar){s->v, s->node}; }
 
-static lth_status make_text(const lth_pvctx *x, size_t pos, lth_psc *out, const char *fmt, ...)
-    LTH_P_PRINTF(4, 5);
-static lth_status make_text(const lth_pvctx *x, size_t pos, lth_psc *out, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (n >= 0 && lth_pval_charge(x, pos, (double)n) != LTH_OK) {
-    return LTH_EDIM;
+/* After a builder operation begun with `before` nodes: its error (reported by
+ * the jet layer, positioned here as an input error), or its nodes charged. */
+static lth_status built(const lth_pvctx *x, size_t pos, lth_status st, size_t before) {
+  if (st != LTH_OK) {
+    return lth_pcur_locate(x->c, pos, st == LTH_ENOMEM ? st : LTH_EPARSE);
   }
-  if (n < 0 || (size_t)n > TEXT_MAX) {
-    return lth_pcur_error(x->c, pos, LTH_EPARSE,
-                          "expression too large: an entry here would hold more than %zu bytes "
-                          "of formula",
-                          TEXT_MAX);
-  }
-  out->txt = malloc((size_t)n + 1);
-  out->len = out->cap = 0;
-  if (!out->txt) {
-    return lth_pval_nomem(x, pos);
-  }
-  va_start(ap, fmt);
-  vsnprintf(out->txt, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  out->v = 0.0;
-  return LTH_OK;
-}
-
-lth_status lth_psc_append_sum(const lth_pvctx *x, size_t pos, int op, lth_psc *a,
-                              const lth_psc *b) {
-  char num[40];
-  const char *tb = operand(b, num);
-  size_t la = a->cap ? a->len : strlen(a->txt), lb = b->txt && b->cap ? b->len : strlen(tb);
-  size_t need = la + lb + 4;
-  if (lth_pval_charge(x, pos, (double)(lb + 3)) != LTH_OK) {
-    return LTH_EDIM;
-  }
-  if (need - 1 > TEXT_MAX) {
-    return lth_pcur_error(x->c, pos, LTH_EPARSE,
-                          "expression too large: an entry here would hold more than %zu bytes "
-                          "of formula",
-                          TEXT_MAX);
-  }
-  size_t cap = a->cap ? a->cap : la + 1;
-  if (need > cap) {
-    cap = need > 2 * cap ? need : 2 * cap; /* doubling: a sum of n terms costs O(n) */
-    char *p = realloc(a->txt, cap);
-    if (!p) {
-      return lth_pval_nomem(x, pos);
-    }
-    a->txt = p;
-  }
-  char *e = a->txt + la;
-  *e++ = (char)op;
-  *e++ = '(';
-  memcpy(e, tb, lb);
-  e[lb] = ')';
-  e[lb + 1] = '\0';
-  a->len = la + lb + 3;
-  a->cap = cap;
-  return LTH_OK;
-}
-
-static char *dup_text(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *d = malloc(n);
-  return d ? memcpy(d, s, n) : NULL;
-}
-
-static lth_status sc_copy(const lth_pvctx *x, size_t pos, const lth_psc *a, lth_psc *out) {
-  *out = (lth_psc){a->v, NULL, a->src, a->sf, 0, 0};
-  if (a->txt && !(out->txt = dup_text(a->txt))) {
-    return lth_pval_nomem(x, pos);
-  }
-  return LTH_OK;
-}
-
-/* Evaluate a constant expression text with lib/jet/expr.c (errors at pos). */
-static lth_status fold_text(const lth_pvctx *x, size_t pos, const char *text, double *v) {
-  lth_expr *e = NULL;
-  lth_error *err = x->c->err;
-  lth_status st = lth_expr_parse(text, strlen(text), NULL, NULL, &e, err);
-  if (st == LTH_OK) {
-    st = lth_expr_eval(e, 0.0, v, err);
-  }
-  lth_expr_free(e);
-  return st == LTH_OK ? st : lth_pcur_locate(x->c, pos, st == LTH_ENOMEM ? st : LTH_EPARSE);
-}
-
-static lth_status sc_neg(const lth_pvctx *x, size_t pos, const lth_psc *a, lth_psc *out) {
-  *out = (lth_psc){-a->v + 0.0, NULL, a->src, -a->sf, 0, 0};
-  return a->txt ? make_text(x, pos, out, "-(%s)", a->txt) : LTH_OK;
+  size_t made = lth_ebuild_size(x->c->eb) - before;
+  return made ? lth_pval_charge(x, pos, LTH_P_NODE_OPS * (double)made) : LTH_OK;
 }
 
 lth_status lth_psc_const_binop(const lth_pvctx *x, size_t pos, int op, double a, double b,
                                double *v) {
-  char text[128];
-  switch (op) {
-  case '+': *v = a + b; break;
-  case '-': *v = a - b; break;
-  case '*': *v = a * b; break;
-  case '/':
-    if (b == 0.0) {
-      return lth_pcur_error(x->c, pos, LTH_EPARSE, "division by zero in '/' (%g / 0)", a);
-    }
-    *v = a / b;
-    break;
-  default: snprintf(text, sizeof text, "(%.17g)^(%.17g)", a, b); return fold_text(x, pos, text, v);
-  }
-  if (!isfinite(*v)) {
-    return lth_pcur_error(x->c, pos, LTH_EPARSE, "non-finite value from '%c' (%g %c %g)", op, a, op,
-                          b);
-  }
-  return LTH_OK;
+  lth_escalar r = {0.0, -1};
+  lth_status st = lth_ebuild_combine(x->c->eb, op, (lth_escalar){a, -1}, (lth_escalar){b, -1}, &r,
+                                     x->c->err);
+  *v = r.v;
+  return built(x, pos, st, lth_ebuild_size(x->c->eb)); /* constants: no nodes */
 }
 
 /* out = a op b on the constant or formula parts (src ignored). */
 static lth_status base_binop(const lth_pvctx *x, size_t pos, int op, const lth_psc *a,
                              const lth_psc *b, lth_psc *out) {
-  *out = (lth_psc){0.0, NULL, NULL, 0.0, 0, 0};
-  if (!a->txt && !b->txt) {
-    return lth_psc_const_binop(x, pos, op, a->v, b->v, &out->v);
-  }
-  switch (op) {
-  case '*':
-    if (lth_psc_is(a, 0.0) || lth_psc_is(b, 0.0)) {
-      return LTH_OK;
-    }
-    if (lth_psc_is(a, 1.0) || lth_psc_is(b, 1.0)) {
-      return sc_copy(x, pos, lth_psc_is(a, 1.0) ? b : a, out);
-    }
-    break;
-  case '+':
-    if (lth_psc_is(a, 0.0) || lth_psc_is(b, 0.0)) {
-      return sc_copy(x, pos, lth_psc_is(a, 0.0) ? b : a, out);
-    }
-    break;
-  case '-':
-    if (lth_psc_is(b, 0.0)) {
-      return sc_copy(x, pos, a, out);
-    }
-    if (lth_psc_is(a, 0.0)) {
-      return sc_neg(x, pos, b, out);
-    }
-    break;
-  case '/':
-    if (lth_psc_is(b, 0.0)) {
-      return lth_pcur_error(x->c, pos, LTH_EPARSE, "division by zero in '/' (a function of t / 0)");
-    }
-    if (lth_psc_is(b, 1.0) || lth_psc_is(a, 0.0)) {
-      return sc_copy(x, pos, a, out);
-    }
-    break;
-  default:
-    if (lth_psc_is(b, 0.0)) {
-      *out = (lth_psc){1.0, NULL, NULL, 0.0, 0, 0};
-      return LTH_OK;
-    }
-    if (lth_psc_is(b, 1.0)) {
-      return sc_copy(x, pos, a, out);
-    }
-  }
-  char na[40], nb[40];
-  return make_text(x, pos, out, "(%s)%c(%s)", operand(a, na), op, operand(b, nb));
+  size_t before = lth_ebuild_size(x->c->eb);
+  lth_escalar r = {0.0, -1};
+  lth_status st = lth_ebuild_combine(x->c->eb, op, esc(a), esc(b), &r, x->c->err);
+  *out = (lth_psc){r.v, r.node, NULL, 0.0};
+  return built(x, pos, st, before);
 }
 
 /* With samples(...) terms: sums of one such term and a formula, and
@@ -230,10 +74,10 @@ lth_status lth_psc_binop(const lth_pvctx *x, size_t pos, int op, const lth_psc *
   if (!a->src && !b->src) {
     return base_binop(x, pos, op, a, b, out);
   }
-  lth_psc ab = {a->v, a->txt, NULL, 0.0, 0, 0}, bb = {b->v, b->txt, NULL, 0.0, 0, 0};
+  lth_psc ab = {a->v, a->node, NULL, 0.0}, bb = {b->v, b->node, NULL, 0.0};
   const lth_psc *s = a->src ? a : b, *k = a->src ? b : a;
   lth_status st;
-  *out = (lth_psc){0.0, NULL, NULL, 0.0, 0, 0};
+  *out = LTH_PSC_CONST(0.0);
   if ((op == '+' || op == '-') && a->src && b->src) {
     return lth_pcur_error(x->c, pos, LTH_EPARSE,
                           "a coefficient may hold one samples(...) term only (here '%c' combines "
@@ -246,8 +90,8 @@ lth_status lth_psc_binop(const lth_pvctx *x, size_t pos, int op, const lth_psc *
     out->sf = op == '-' && s == b ? -s->sf : s->sf;
     return st;
   }
-  if ((op == '*' || (op == '/' && s == a)) && !k->src && !k->txt) {
-    lth_psc sb = {s->v, s->txt, NULL, 0.0, 0, 0};
+  if ((op == '*' || (op == '/' && s == a)) && !k->src && k->node < 0) {
+    lth_psc sb = {s->v, s->node, NULL, 0.0};
     st = s == a ? base_binop(x, pos, op, &sb, k, out) : base_binop(x, pos, op, k, &sb, out);
     double f = op == '*' ? s->sf * k->v : s->sf / k->v;
     if (st == LTH_OK && f != 0.0) {
@@ -262,19 +106,18 @@ lth_status lth_psc_binop(const lth_pvctx *x, size_t pos, int op, const lth_psc *
                         op, k->src ? "another samples(...)" : "a function of t");
 }
 
-lth_status lth_psc_func(const lth_pvctx *x, size_t pos, const char *fn, const lth_psc *a,
-                        lth_psc *out) {
+lth_status lth_psc_func(const lth_pvctx *x, size_t pos, int fn, const lth_psc *a, lth_psc *out) {
+  *out = LTH_PSC_CONST(0.0);
   if (a->src) {
     return lth_pcur_error(x->c, pos, LTH_EPARSE,
-                          "%s(samples(...)): functions of sampled data are not supported", fn);
+                          "%s(samples(...)): functions of sampled data are not supported",
+                          lth_expr_func_name(fn));
   }
-  if (a->txt) {
-    return make_text(x, pos, out, "%s(%s)", fn, a->txt);
-  }
-  char text[128];
-  snprintf(text, sizeof text, "%s(%.17g)", fn, a->v);
-  *out = (lth_psc){0.0, NULL, NULL, 0.0, 0, 0};
-  return fold_text(x, pos, text, &out->v);
+  size_t before = lth_ebuild_size(x->c->eb);
+  lth_escalar r = {0.0, -1};
+  lth_status st = lth_ebuild_apply(x->c->eb, fn, esc(a), &r, x->c->err);
+  *out = (lth_psc){r.v, r.node, NULL, 0.0};
+  return built(x, pos, st, before);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -304,10 +147,9 @@ lth_status lth_plin_add(const lth_pvctx *x, size_t pos, int op, const lth_plin *
   while (st == LTH_OK && (i < a->n || j < b->n)) {
     int cmp = i == a->n ? 1 : j == b->n ? -1 : term_cmp(&a->t[i], &b->t[j]);
     lth_pterm *tm = &out->t[out->n];
-    lth_psc zero = {0.0, NULL, NULL, 0.0, 0, 0};
+    lth_psc zero = LTH_PSC_CONST(0.0);
     if (cmp < 0) {
-      *tm = a->t[i++];
-      st = sc_copy(x, pos, &a->t[i - 1].c, &tm->c);
+      *tm = a->t[i++]; /* the coefficient's node is shared */
     } else {
       const lth_pterm *bt = &b->t[j++];
       tm->var = bt->var;
@@ -316,8 +158,6 @@ lth_status lth_plin_add(const lth_pvctx *x, size_t pos, int op, const lth_plin *
     }
     if (st == LTH_OK && !lth_psc_is(&tm->c, 0.0)) {
       out->n++;
-    } else {
-      lth_psc_free(&tm->c);
     }
   }
   if (st != LTH_OK) {
@@ -343,8 +183,6 @@ lth_status lth_plin_scale(const lth_pvctx *x, size_t pos, int op, const lth_plin
                 : lth_psc_binop(x, pos, op, &a->t[k].c, s, &tm->c);
     if (st == LTH_OK && !lth_psc_is(&tm->c, 0.0)) {
       out->n++;
-    } else {
-      lth_psc_free(&tm->c);
     }
   }
   if (st != LTH_OK) {
@@ -377,11 +215,14 @@ lth_status lth_plin_mul(const lth_pvctx *x, size_t pos, const lth_plin *a, const
                         lth_plin_name(x, a, n1, sizeof n1), lth_plin_name(x, b, n2, sizeof n2));
 }
 
-lth_status lth_psc_compile(lth_pcur *c, size_t pos, const lth_psc *s, lth_expr **e) {
-  char num[40];
-  const char *text = operand(s, num);
+lth_status lth_pcur_charge(lth_pcur *c, size_t pos, double n) {
+  lth_pvctx x = {c, NULL, NULL};
+  return lth_pval_charge(&x, pos, n);
+}
+
+lth_status lth_psc_compile(lth_pcur *c, size_t pos, const lth_psc *s, double sign, lth_expr **e) {
   *e = NULL;
-  if (s->txt) {
+  if (s->node >= 0) {
     if (*c->ndep >= LTH_P_MAX_DEP) {
       return lth_pcur_error(c, pos, LTH_EPARSE,
                             "more than %d time-dependent matrix entries in one file",
@@ -389,6 +230,28 @@ lth_status lth_psc_compile(lth_pcur *c, size_t pos, const lth_psc *s, lth_expr *
     }
     ++*c->ndep;
   }
-  lth_status st = lth_expr_parse(text, strlen(text), NULL, NULL, e, c->err);
-  return st == LTH_OK ? st : lth_pcur_locate(c, pos, st == LTH_ENOMEM ? st : LTH_EPARSE);
+  int root = s->node >= 0 ? s->node : lth_ebuild_const(c->eb, s->v * sign, 0);
+  if (root >= 0 && s->node >= 0 && sign < 0) {
+    root = lth_ebuild_neg(c->eb, root, 0);
+  }
+  if (root < 0) {
+    return lth_pcur_error(c, pos, LTH_ENOMEM, "out of memory compiling an expression");
+  }
+  /* the nodes an evaluation runs: what is left of the budget */
+  double left = (LTH_P_MAX_OPS - c->ops) / LTH_P_NODE_OPS;
+  size_t nodes = 0;
+  lth_status st =
+      lth_ebuild_compile(c->eb, root, left > 0 ? (size_t)left : 0, e, &nodes, c->err);
+  if (st == LTH_EDIM) {
+    return lth_pcur_charge(c, pos, LTH_P_MAX_OPS); /* the budget's message */
+  }
+  if (st != LTH_OK) {
+    return lth_pcur_locate(c, pos, st == LTH_ENOMEM ? st : LTH_EPARSE);
+  }
+  st = lth_pcur_charge(c, pos, LTH_P_NODE_OPS * (double)nodes);
+  if (st != LTH_OK) {
+    lth_expr_free(*e);
+    *e = NULL;
+  }
+  return st;
 }

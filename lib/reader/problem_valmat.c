@@ -104,11 +104,11 @@ lth_status lth_pval_const(const lth_pvctx *x, size_t pos, double v, lth_pval *ou
 lth_status lth_pval_t(const lth_pvctx *x, size_t pos, lth_pval *out) {
   lth_plin l = LTH_PLIN_ZERO;
   lth_status st = lth_pval_zeros(x, pos, 1, 1, out);
-  if (st == LTH_OK && !(l.c0.txt = malloc(2))) {
+  if (st == LTH_OK && (l.c0.node = lth_ebuild_t(x->c->eb, 0)) < 0) {
     st = lth_pval_nomem(x, pos);
   }
   if (st == LTH_OK) {
-    memcpy(l.c0.txt, "t", 2);
+    st = lth_pval_charge(x, pos, LTH_P_NODE_OPS);
   }
   return st == LTH_OK ? store(x, pos, out, 0, &l) : st;
 }
@@ -130,7 +130,7 @@ lth_status lth_pval_unknown(const lth_pvctx *x, size_t pos, int var, int order, 
   if (st != LTH_OK) {
     return st;
   }
-  l.t[0] = (lth_pterm){var, order, {1.0, NULL, NULL, 0.0, 0, 0}};
+  l.t[0] = (lth_pterm){var, order, LTH_PSC_CONST(1.0)};
   l.n = 1;
   return store(x, pos, out, 0, &l);
 }
@@ -143,17 +143,12 @@ lth_status lth_pval_charge(const lth_pvctx *x, size_t pos, double n) {
   x->c->ops += n;
   if (x->c->ops > LTH_P_MAX_OPS) {
     return lth_pcur_error(x->c, pos, LTH_EDIM,
-                          "the matrix algebra of this file would take more than %.0e entry "
-                          "operations: too large for a data file",
+                          "the matrix algebra and formulas of this file would take more than "
+                          "%.0e entry operations: too large for a data file",
                           LTH_P_MAX_OPS);
   }
   return LTH_OK;
 }
-
-/* In matrix algebra an operation on formulas costs as much as this many on
- * numbers (each makes an entry to compile and evaluate at every t); a
- * scalar's formula costs its bytes (make_text), which is its real work. */
-#define FORMULA_OP 1000.0
 
 static lth_status lin_mul_op(const lth_pvctx *x, size_t pos, int op, const lth_plin *a,
                              const lth_plin *b, lth_plin *out) {
@@ -175,9 +170,6 @@ static lth_status entrywise(const lth_pvctx *x, size_t pos, int op, entry_op f, 
       continue;
     }
     st = f(x, pos, op, ea, eb, &r);
-    if (st == LTH_OK && n > 1 && !lth_plin_const(&r)) { /* a formula entry was made */
-      st = lth_pval_charge(x, pos, FORMULA_OP);
-    }
     if (st == LTH_OK) {
       st = store(x, pos, out, k, &r);
     } else {
@@ -231,12 +223,6 @@ static lth_status matmul(const lth_pvctx *x, size_t pos, const lth_pval *a, cons
         }
         general = 1;
         st = lth_plin_mul(x, pos, ea, eb, &p);
-        if (st == LTH_OK && !lth_plin_const(&p)) { /* a formula was made */
-          st = lth_pval_charge(x, pos, FORMULA_OP);
-        }
-        if (st != LTH_OK) {
-          lth_plin_free(&p);
-        }
         if (st == LTH_OK) {
           st = lth_plin_add(x, pos, '+', &acc, &p, &sum);
           lth_plin_free(&p);
@@ -336,35 +322,10 @@ static lth_status binop_checked(const lth_pvctx *x, size_t pos, int op, const lt
   }
 }
 
-/* A sum of scalars whose constant part is a formula, plus or minus a
- * scalar free of unknowns: appended in place (lth_psc_append_sum), the way
- * a long formula such as t + sin(t)*t + ... is read.  1 if it applies. */
-static int sum_in_place(const lth_pvctx *x, size_t pos, int op, lth_pval *a, const lth_pval *b,
-                        lth_pval *out, lth_status *st) {
-  if ((op != '+' && op != '-') || a->rows != 1 || a->cols != 1 || b->rows != 1 ||
-      b->cols != 1 || !a->ext || !a->ext[0]) {
-    return 0;
-  }
-  lth_plin *la = a->ext[0], tmp;
-  const lth_plin *lb = entry(b, 0, &tmp);
-  if (!la->c0.txt || la->c0.src || !lth_plin_pure(lb) || lb->c0.src) {
-    return 0;
-  }
-  *st = lth_psc_is(&lb->c0, 0.0) ? LTH_OK : lth_psc_append_sum(x, pos, op, &la->c0, &lb->c0);
-  if (*st == LTH_OK) {
-    *out = *a; /* moved */
-    memset(a, 0, sizeof *a);
-  }
-  return 1;
-}
-
 lth_status lth_pval_binop(const lth_pvctx *x, size_t pos, int op, lth_pval *a, lth_pval *b,
                           lth_pval *out) {
   memset(out, 0, sizeof *out);
-  lth_status st;
-  if (!sum_in_place(x, pos, op, a, b, out, &st)) {
-    st = binop_checked(x, pos, op, a, b, out);
-  }
+  lth_status st = binop_checked(x, pos, op, a, b, out);
   lth_pval_free(a);
   lth_pval_free(b);
   return st;
@@ -378,7 +339,7 @@ lth_status lth_pval_neg(const lth_pvctx *x, size_t pos, lth_pval *a) {
     if (!l) {
       continue;
     }
-    lth_psc s = {-1.0, NULL, NULL, 0.0, 0, 0};
+    lth_psc s = LTH_PSC_CONST(-1.0);
     lth_plin r;
     lth_status st = lth_plin_scale(x, pos, '*', l, &s, 1, &r);
     if (st != LTH_OK) {
@@ -420,20 +381,20 @@ lth_status lth_pval_transpose(const lth_pvctx *x, size_t pos, lth_pval *a) {
   return LTH_OK;
 }
 
-lth_status lth_pval_func(const lth_pvctx *x, size_t pos, const char *fn, lth_pval *a) {
+lth_status lth_pval_func(const lth_pvctx *x, size_t pos, int fn, lth_pval *a) {
   char nm[80];
   lth_plin tmp, r = LTH_PLIN_ZERO;
   if (a->rows != 1 || a->cols != 1) {
     return lth_pcur_error(x->c, pos, LTH_EDIM,
                           "%s of a %d x %d matrix: functions apply to scalars (entrywise "
                           "functions are not supported)",
-                          fn, a->rows, a->cols);
+                          lth_expr_func_name(fn), a->rows, a->cols);
   }
   const lth_plin *l = entry(a, 0, &tmp);
   if (!lth_plin_pure(l)) {
     return lth_pcur_error(x->c, pos, LTH_EPARSE,
                           "the equation is not linear in the unknowns: %s is inside %s(...)",
-                          lth_plin_name(x, l, nm, sizeof nm), fn);
+                          lth_plin_name(x, l, nm, sizeof nm), lth_expr_func_name(fn));
   }
   lth_status st = lth_psc_func(x, pos, fn, &l->c0, &r.c0);
   if (st == LTH_OK && a->ext && a->ext[0]) {
@@ -517,11 +478,11 @@ int lth_pval_has_t(const lth_pval *a) {
   size_t n = (size_t)a->rows * (size_t)a->cols;
   for (size_t k = 0; a->ext && k < n; k++) {
     const lth_plin *l = a->ext[k];
-    if (l && (l->c0.txt || l->c0.src)) {
+    if (l && (l->c0.node >= 0 || l->c0.src)) {
       return 1;
     }
     for (int i = 0; l && i < l->n; i++) {
-      if (l->t[i].c.txt || l->t[i].c.src) {
+      if (l->t[i].c.node >= 0 || l->t[i].c.src) {
         return 1;
       }
     }
@@ -565,8 +526,8 @@ lth_status lth_pval_source(lth_pcur *c, size_t pos, const lth_pval *a, lth_sourc
         st = lth_pcur_error(c, pos, LTH_EPARSE,
                             "samples(...) inside a formula belongs to the equation form; in a "
                             "block, samples(\"file.csv\") stands alone");
-      } else if (l->c0.txt || l->c0.v != 0.0) {
-        st = lth_psc_compile(c, pos, &l->c0, &e[i + (size_t)j * m]);
+      } else if (l->c0.node >= 0 || l->c0.v != 0.0) {
+        st = lth_psc_compile(c, pos, &l->c0, 1.0, &e[i + (size_t)j * m]);
       }
     }
   }

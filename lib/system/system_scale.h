@@ -18,11 +18,7 @@
 double lth_system_scale_cached(const lth_system *sys);
 void lth_system_scale_store(const lth_system *sys, double scale);
 
-/* A decomposition workspace whose chain scale comes from the cache (lib/decomp/decomp.c).
- * The public allocators always compute it afresh (a callback's data may have
- * changed since the last call); the workspaces of one solve share it, and
- * every solve starts by forgetting it (lth_ivp_prescan). */
-#include "lth/decomp.h"
-lth_decomp_ws *lth_decomp_ws_alloc_shared(const lth_system *sys, int out_order, lth_error *err);
+/* The workspaces that read it: lth_decomp_ws_alloc_shared
+ * (lib/decomp/decomp_shared.h). */
 
 #endif

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "coef_table_impl.h"
-#include "system/system_scale.h"
+#include "decomp/decomp_shared.h"
 
 #define TAB_DEFAULT_TOL 1e-12
 #define TAB_MIN_TOL 1e-15

@@ -156,6 +156,28 @@ def _text(buf):
     return bytes(buf).split(b"\0", 1)[0].decode("utf-8", "replace")
 
 
+# The library's messages name its C options (opts.cond_max) and functions;
+# a Python user has keyword arguments and lth.ic.  Longest spellings first.
+_OPTION_NAMES = (
+    ("opts.method = LTH_BVP_COLLOCATION", 'method="collocation"'),
+    ("opts.method = LTH_LQR_COLLOCATION", 'method="collocation"'),
+    ("(lth_ic_project, lth_ic_nearest)", "(lth.ic)"),
+    ("opts.cond_max", "cond_max"),
+    ("opts.stabilize = ", "stabilize="),
+    ("opts.stabilize", "stabilize"),
+    ("set opts.project", "pass project=True"),
+    ("opts.fd_points", "points"),
+    ("opts.params ", "param "),
+)
+
+
+def python_message(text):
+    """A library message in the words of the Python API."""
+    for lib, py in _OPTION_NAMES:
+        text = text.replace(lib, py)
+    return text
+
+
 def exception(err, status=None):
     """The Python exception for an lth_error record."""
     st = int(status if status is not None else err.status)
@@ -164,13 +186,13 @@ def exception(err, status=None):
     buf = ctypes.create_string_buffer(2048)
     LIB.lth_error_format(ctypes.byref(err), buf, len(buf))
     return errors.from_status(
-        st, _text(err.message) or LIB.lth_strerror(st).decode(),
+        st, python_message(_text(err.message)) or LIB.lth_strerror(st).decode(),
         t=float(err.t) if err.has_t else None,
         cond=float(err.cond) if err.has_cond else None,
         file=_text(err.file) or None,
         line=int(err.line) or None,
         column=int(err.column) or None,
-        formatted=buf.value.decode("utf-8", "replace"))
+        formatted=python_message(buf.value.decode("utf-8", "replace")))
 
 
 def check(status, err):

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from . import _lib, errors, sampling
-from ._layout import DEFAULT_COND_MAX
+from ._layout import DEFAULT_ATOL, DEFAULT_COLLOC_TOL, DEFAULT_COND_MAX, DEFAULT_RTOL
 from ._lib import LIB, S
 from .problem import as_problem, floats, number, select_times, vector
 from .results import BVPSolution, InitialValue, LQRSolution, Solution
@@ -223,7 +223,8 @@ def _error_estimate(r, rank, srt, pb):
     (z_error in the order of the times asked for, columns in the user's
     order like z)."""
     if not r.z_error:
-        return {"error_estimate": None, "error_failed": r.error_failed.message.decode()}
+        return {"error_estimate": None,
+                "error_failed": _lib.python_message(r.error_failed.message.decode())}
     n, s = r.n, r.s
     worst = int(r.error_worst)
     return {
@@ -237,7 +238,7 @@ def _error_estimate(r, rank, srt, pb):
                   "error_decomps": r.error_decomps, "error_seconds": r.error_seconds}}
 
 
-def solve(problem, z0=None, times=None, *, grid=None, rtol=1e-10, atol=1e-12, method="rk8pd",
+def solve(problem, z0=None, times=None, *, grid=None, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL, method="rk8pd",
           project=False, reproject=False, stabilize=None, cond_max=DEFAULT_COND_MAX,
           error_estimate=True):
     """The initial-value problem from `z0` (s numbers in the order of
@@ -358,7 +359,7 @@ def _bc_arrays(pb, bc):
 
 
 def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, intervals=None,
-        points=None, order_check=True, rtol=1e-10, atol=1e-12, cond_max=DEFAULT_COND_MAX,
+        points=None, order_check=True, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL, cond_max=DEFAULT_COND_MAX,
         tol=None, stages=None, max_intervals=None):
     """The boundary-value problem B0 z(t0) + B1 z(t1) = beta (the problem's bc
     statements, or ``bc=(B0, B1, beta)`` with the columns of B0 and B1 in the
@@ -447,7 +448,7 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
         name = LIB.lth_bvp_method_name(r.method).decode()
         fd, col = name == "fd", name == "collocation"
         opt = (lambda x: float(x) if math.isfinite(x) else None)
-        ctol = o.tol if o.tol > 0 else 1e-8
+        ctol = o.tol if o.tol > 0 else DEFAULT_COLLOC_TOL
         sol = BVPSolution(
             times=rtimes, z=z, cond_shooting=r.cond_shooting, method=name, p=pb.p, s=s,
             bc_residual=r.bc_residual, components=list(pb.components),
@@ -478,7 +479,7 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
 
 # ---------------------------------------------------------------- lqr
 
-def lqr(problem, times=None, *, grid=None, rtol=1e-10, cond_max=DEFAULT_COND_MAX, gain=False,
+def lqr(problem, times=None, *, grid=None, rtol=DEFAULT_RTOL, cond_max=DEFAULT_COND_MAX, gain=False,
         method="collocation"):
     """The totally singular LQR problem of a ``problem lqr`` file or an
     :class:`lth.LQRModel` (Clark's section 4.2), reported at `times`, as

@@ -63,6 +63,8 @@ BAD=0.1,0,0.05,0.2,3
 run 3 "inconsistent --z0" "$SOLVE" "$PEND" --z0 "$BAD" --times 0,1 && {
   err_has "not consistent" "inconsistent z0"
   err_has "--project" "inconsistent z0"
+  err_has "(lth-ic)" "inconsistent z0"
+  grep -q "opts\." "$TMP/err" && fail "inconsistent z0: a library option name reached the tool's user: $(cat "$TMP/err")"
 }
 run 0 "--project" "$SOLVE" "$PEND" --z0 "$BAD" --times 0,1 --project --format json &&
   cp "$TMP/out" "$TMP/proj.json"

@@ -310,9 +310,10 @@ START_TEST(test_parse_errors) {
   /* the end of input is reported at column len + 1 */
   expect_parse_error("1 +", 4, "expected an expression after '+'");
   expect_parse_error("1 + ", 5, "expected an expression after '+'");
-  expect_parse_error("(1+2", 5, "expected ')' to close '(' opened at column 1");
-  expect_parse_error("2*(t+sin(t)", 12, "expected ')' to close '(' opened at column 3");
-  expect_parse_error("2 ** 3", 4, "expected an expression after '*', found '*'");
+  expect_parse_error("(1+2", 5, "expected ')' to close the '(' at column 1");
+  expect_parse_error("2*(t+sin(t)", 12, "expected ')' to close the '(' at column 3");
+  expect_parse_error("2 ** 3", 3, "'**' is not an operator: write '^' for a power");
+  expect_parse_error("2 * * 3", 5, "expected an expression after '*', found '*'");
   expect_parse_error("sinn(t)", 1, "unknown function 'sinn'");
   expect_parse_error("2*Sin(t)", 3, "unknown function 'Sin'");
   expect_parse_error("foo + 1", 1, "unknown name 'foo'");
@@ -333,7 +334,9 @@ START_TEST(test_parse_errors) {
   expect_parse_error("nan", 1, "unknown name 'nan'");
   expect_parse_error("1)", 2, "unexpected ')' without a matching '('");
   expect_parse_error("()", 2, "expected an expression after '(', found ')'");
-  expect_parse_error("atan(1, 2)", 7, "expected ')' to close '(' opened at column 5, found ','");
+  expect_parse_error("atan(1, 2)", 7, "expected ')' to close the '(' at column 5, found ','");
+  expect_parse_error("t(2)", 1, "t is the time, not a function");
+  expect_parse_error("pi (2)", 1, "pi is a constant, not a function");
   expect_parse_error("t;", 2, "unexpected ';' after expression");
   expect_parse_error("2 $ 3", 3, "unexpected '$' after expression");
   expect_parse_error("*2", 1, "expected an expression, found '*'");
@@ -426,7 +429,7 @@ START_TEST(test_params) {
   ck_assert_int_eq(err.column, 3);
   ck_assert_ptr_nonnull(strstr(err.message, "non-finite"));
   ck_assert_int_eq(lth_expr_parse("g(t)", 4, lookup, (void *)PARAMS, &e, &err), LTH_EPARSE);
-  ck_assert_ptr_nonnull(strstr(err.message, "unknown function 'g'"));
+  ck_assert_ptr_nonnull(strstr(err.message, "'g' is a param, not a function"));
 }
 END_TEST
 

@@ -262,12 +262,12 @@ START_TEST(test_param_overrides) {
                    LTH_EINVAL);
   ck_assert_int_eq(lth_status_exit_code(err.status), 1);
   ck_assert_ptr_nonnull(
-      strstr(err.message, "--param q=1: s.lth defines no param 'q' (its params: k, c)"));
+      strstr(err.message, "opts.params q=1: s.lth defines no param 'q' (its params: k, c)"));
   const char *bad2[] = {"k=abc"};
   o.params = bad2;
   ck_assert_int_eq(lth_problem_parse_opts(SMALL, strlen(SMALL), "s.lth", NULL, &o, &pb, &err),
                    LTH_EINVAL);
-  ck_assert_ptr_nonnull(strstr(err.message, "--param k=abc: unknown name 'abc'"));
+  ck_assert_ptr_nonnull(strstr(err.message, "opts.params k=abc: unknown name 'abc'"));
   const char *bad3[] = {"k"};
   o.params = bad3;
   ck_assert_int_eq(lth_problem_parse_opts(SMALL, strlen(SMALL), "s.lth", NULL, &o, &pb, &err),

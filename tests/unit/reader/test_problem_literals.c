@@ -234,6 +234,98 @@ START_TEST(test_long_scalar_sum) {
 }
 END_TEST
 
+/* Nesting is bounded through every operator: 100,000 powers 2^2^...^t are
+ * refused naming the depth, not a stack overflow (they crashed the reader,
+ * whose own parser counted parentheses and signs but not '^'). */
+START_TEST(test_power_chain_is_bounded) {
+  enum { N = 100000 };
+  size_t cap = 2 * (size_t)N + 128, len = 0;
+  char *text = malloc(cap);
+  ck_assert_ptr_nonnull(text);
+  len += (size_t)snprintf(text, cap, "blocks 1 1\ninterval 0 1\nA(1,1) = ");
+  for (int k = 0; k < N; k++) {
+    memcpy(text + len, "2^", 2);
+    len += 2;
+  }
+  len += (size_t)snprintf(text + len, cap - len, "t\nA(1,2) = 1\nA(2,1) = 1\n");
+  lth_problem *pb = NULL;
+  lth_error err;
+  ck_assert_int_ne(lth_problem_parse(text, len, "pow.lth", NULL, &pb, &err), LTH_OK);
+  ck_assert_ptr_null(pb);
+  ck_assert_int_eq(lth_status_exit_code(err.status), 2);
+  ck_assert_int_eq(err.line, 3);
+  ck_assert_int_eq(err.column, 10 + 2 * 200); /* the '2' past 200 levels */
+  ck_assert_ptr_nonnull(strstr(err.message, "nested too deeply (more than 200 levels)"));
+  free(text);
+}
+END_TEST
+
+/* A product of 64 rotation matrices R(t) = [cos t, -sin t; sin t, cos t] is
+ * R(64 t): read without a size limit (its entries, written out as formulas,
+ * would hold 4^64 terms; they used to be refused as text of more than 16 MB
+ * or 2e8 entry operations) and evaluated in time linear in the factors.
+ * Tolerances: 64 products of exact rotations in doubles err by a few
+ * hundred ulps in the value; the first derivative 64 R'(64 t) by 64 times
+ * that. */
+START_TEST(test_long_matrix_product) {
+  enum { FACTORS = 64 };
+  static const char rot[] = "[cos(t), -sin(t); sin(t), cos(t)]";
+  size_t cap = FACTORS * (sizeof rot + 2) + 256, len = 0;
+  char *text = malloc(cap);
+  ck_assert_ptr_nonnull(text);
+  len += (size_t)snprintf(text, cap, "blocks 2 2\ninterval 0 1\nA(1,1) = %s", rot);
+  for (int k = 1; k < FACTORS; k++) {
+    len += (size_t)snprintf(text + len, cap - len, "*%s", rot);
+  }
+  len += (size_t)snprintf(text + len, cap - len, "\nA(1,2) = eye\nA(2,1) = eye\n");
+  lth_problem *pb = NULL;
+  lth_error err;
+  lth_error_clear(&err);
+  ck_assert_msg(lth_problem_parse(text, len, "rot.lth", NULL, &pb, &err) == LTH_OK, "%d:%d %s",
+                err.line, err.column, err.message);
+  const lth_system *sys = lth_problem_system(pb);
+  lth_jet *A = lth_jet_alloc(4, 4, 1, NULL), *f = lth_jet_alloc(4, 1, 1, NULL);
+  size_t wn = lth_system_work_size(sys, 1);
+  double *work = malloc((wn ? wn : 1) * sizeof *work);
+  for (double t = 0.1; t < 1.0; t += 0.2) {
+    TU_ASSERT_OK(lth_system_eval(sys, t, 1, A, f, work, NULL));
+    double c = cos(FACTORS * t), s = sin(FACTORS * t);
+    const double R[2][2] = {{c, -s}, {s, c}}, dR[2][2] = {{-s, -c}, {c, -s}};
+    for (int i = 0; i < 2; i++) {
+      for (int j = 0; j < 2; j++) {
+        double v = LTH_JET_AT(A, 0, i, j), d = LTH_JET_AT(A, 1, i, j);
+        ck_assert_msg(fabs(v - R[i][j]) <= 1e-13, "(%d,%d) at %g: %.17g, exact %.17g", i, j, t,
+                      v, R[i][j]);
+        ck_assert_msg(fabs(d - FACTORS * dR[i][j]) <= FACTORS * 1e-13,
+                      "d/dt (%d,%d) at %g: %.17g, exact %.17g", i, j, t, d, FACTORS * dR[i][j]);
+      }
+    }
+  }
+  free(work);
+  lth_jet_free(A);
+  lth_jet_free(f);
+  lth_problem_free(pb);
+  free(text);
+}
+END_TEST
+
+/* Formulas that grow through matrix algebra still meet the file's budget,
+ * now counted in expression nodes built and compiled: refused at once, not
+ * after minutes or gigabytes. */
+START_TEST(test_growth_meets_the_budget) {
+  const char *text = "blocks 300 300\ninterval 0 1\n"
+                     "A(1,1) = (t*ones(300, 300))*(sin(t)*ones(300, 300))*(cos(t)*ones(300, 300))"
+                     "\nA(1,2) = eye\nA(2,1) = eye\n";
+  lth_problem *pb = NULL;
+  lth_error err;
+  ck_assert_int_ne(lth_problem_parse(text, strlen(text), "big.lth", NULL, &pb, &err), LTH_OK);
+  ck_assert_ptr_null(pb);
+  ck_assert_int_eq(err.line, 3);
+  ck_assert_int_eq(lth_status_exit_code(err.status), 2);
+  ck_assert_ptr_nonnull(strstr(err.message, "too large for a data file"));
+}
+END_TEST
+
 static Suite *literal_suite(void) {
   Suite *s = suite_create("problem_literals");
   TCase *tc = tcase_create("literals");
@@ -244,6 +336,9 @@ static Suite *literal_suite(void) {
   tcase_add_test(tc, test_errors_with_hints);
   tcase_add_test(tc, test_bare_eye_needs_square_block);
   tcase_add_test(tc, test_long_scalar_sum);
+  tcase_add_test(tc, test_power_chain_is_bounded);
+  tcase_add_test(tc, test_long_matrix_product);
+  tcase_add_test(tc, test_growth_meets_the_budget);
   suite_add_tcase(s, tc);
   return s;
 }

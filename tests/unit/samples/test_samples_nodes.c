@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lth/decomp_error.h"
+#include "lth/sampling_error.h"
 #include "lth/grid.h"
 #include "lth/ivp.h"
 #include "lth/problem.h"

@@ -7,7 +7,7 @@
  * expressions:
  *   - the automatic choice is within a factor 10 of the best fixed degree
  *     4..10, also under noise, where it degrades gracefully;
- *   - the output error estimate (lth/decomp_error.h) is within a factor 10 of
+ *   - the output error estimate (lth/sampling_error.h) is within a factor 10 of
  *     the true error and covers it;
  *   - a z0 consistent for the exact data is accepted with the sampled data;
  *   - the variant system estimates the sampling error of an IVP solution;
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "lth/grid.h"
-#include "lth/decomp_error.h"
+#include "lth/sampling_error.h"
 #include "lth/ic.h"
 #include "lth/ivp.h"
 #include "lth/samples.h"

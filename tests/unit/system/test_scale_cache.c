@@ -11,6 +11,7 @@
 #include "lth/ivp.h"
 #include "lth/source.h"
 #include "lth/system.h"
+#include "decomp/decomp_shared.h"
 #include "system/system_scale.h"
 
 /* index 2, blocks (2, 1): A(1,2) = [1; 0], A(2,1) = k [1 + t/10, 0.5] */

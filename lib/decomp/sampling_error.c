@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Error estimates of the decomposition's outputs from sampled data
- * (include/lth/decomp_error.h, docs/sampled-data.md).
+ * (include/lth/sampling_error.h, docs/sampled-data.md).
  *
  * The decomposition runs on a copy of the system whose blocks read views of
  * the sampled data sets (lib/decomp/samples_wrap.c: as blocks, behind mass
@@ -16,7 +16,7 @@
  * first-order estimate that does not count on cancellation between the data
  * sets' errors.
  */
-#include "lth/decomp_error.h"
+#include "lth/sampling_error.h"
 
 #include <cblas.h>
 #include <math.h>

@@ -31,8 +31,8 @@
  * behind a mass matrix (M^{-1} A), or a coefficient of an equation-form
  * block; each data set counts once however many blocks read it.
  */
-#ifndef LTH_DECOMP_ERROR_H
-#define LTH_DECOMP_ERROR_H
+#ifndef LTH_SAMPLING_ERROR_H
+#define LTH_SAMPLING_ERROR_H
 
 #include "lth/decomp.h"
 #include "lth/status.h"
