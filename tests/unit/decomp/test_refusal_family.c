@@ -22,7 +22,8 @@
  * members; `test_refusal_family --draws N [--seed S] [--verbose]` prints the
  * rates over a larger family (docs/conditioning.md section 1.2); --from K
  * runs only the members from K on (the same draws); --calibrate compares
- * the measured amplification with the true error instead. */
+ * the measured amplification with the true error instead; [--seed S] --dump K
+ * writes member K's data file, for running the tools on it. */
 #define _POSIX_C_SOURCE 200809L
 #include <cblas.h>
 #include <check.h>
@@ -143,11 +144,18 @@ static void grid_run(const rf_member *F, const lth_problem *pb, double cond_max,
   lth_grid_result_free(res);
 }
 
-/* The IVP from z*(0) (outputs also at t_extra, for a forced run).  Well-posed members with the default coefficients (a
- * table while it pays); near-singular members, and every forced run, with
- * direct decompositions: a table near a nearly singular Pi subdivides its
- * panels down to widths of 1e-7 (1e5 decompositions and more, minutes per
- * member), which is the table's cost, not a refusal. */
+/* The grid's largest amplification of the member being judged (0: refused). */
+static double grid_amp;
+
+/* The IVP from z*(0) (outputs also at t_extra, for a forced run).
+ * Well-posed members with the default coefficients (a table while it pays);
+ * with direct decompositions near-singular members, members whose grid
+ * measured an amplification (or refused), and every forced run: a table near
+ * a nearly singular Pi subdivides its panels down to widths of 1e-7 (1e5
+ * decompositions and more, minutes per member), and so does one whose
+ * coefficients carry eps times an amplification of 1e10 (member 475 of the
+ * seed, index 8: more than 4 minutes), which is the table's cost, not a
+ * refusal. */
 static void ivp_run(const rf_member *F, const lth_problem *pb, double cond_max, double t_extra,
                     outcome *o) {
   const lth_system *sys = lth_problem_system(pb);
@@ -159,7 +167,9 @@ static void ivp_run(const rf_member *F, const lth_problem *pb, double cond_max, 
   lth_ivp_opts_init(&opts);
   opts.cond_max = cond_max;
   opts.max_steps = 1000; /* a member of the family needs 100 or fewer per output interval */
-  if (cond_max >= FORCED || F->near) opts.coefficients = LTH_COEF_DIRECT;
+  if (cond_max >= FORCED || F->near || !(grid_amp <= LTH_AMPLIFICATION_MEASURE)) {
+    opts.coefficients = LTH_COEF_DIRECT;
+  }
   lth_ivp_result *res = NULL;
   lth_error err;
   lth_error_clear(&err);
@@ -213,6 +223,7 @@ static void judge(int tool, tool_fn run, int k, const rf_member *F, const lth_pr
   const char *name = tool ? "ivp" : "grid";
   outcome def, forced;
   run(F, pb, 0.0, NAN, &def);
+  if (tool == 0) grid_amp = def.st == LTH_OK ? def.amp : INFINITY;
   t->runs++;
   if (def.st == LTH_OK) {
     t->ok++;
@@ -244,6 +255,27 @@ static void judge(int tool, tool_fn run, int k, const rf_member *F, const lth_pr
 }
 
 static int first; /* --from: members before it are drawn but not run */
+
+/* --dump K: member K's data file, with z0 = z*(t0), on standard output (for
+ * the tools). */
+static int dump(int member, unsigned long long seed) {
+  tu_seed(seed);
+  static rf_member F;
+  for (int k = 0; k <= member; k++) {
+    rf_draw(&F, k);
+    char *text = rf_text(&F);
+    if (k == member) {
+      double z[RF_MAXS];
+      rf_zstar(&F, RF_T0, z); /* consistent: the exact solution */
+      fputs(text, stdout);
+      printf("z0 = [");
+      for (int i = 0; i < F.s; i++) printf("%s%.17g", i ? " " : "", z[i]);
+      printf("]\n");
+    }
+    free(text);
+  }
+  return 0;
+}
 
 static int run_family(int draws, unsigned long long seed) {
   memset(T, 0, sizeof T);
@@ -409,12 +441,16 @@ int main(int argc, char **argv) {
       seed = strtoull(argv[++i], NULL, 10);
     } else if (!strcmp(argv[i], "--from") && i + 1 < argc) {
       first = atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--dump") && i + 1 < argc) {
+      return dump(atoi(argv[i + 1]), seed);
     } else if (!strcmp(argv[i], "--calibrate")) {
       calib = 1;
     } else if (!strcmp(argv[i], "--verbose")) {
       verbose = 1;
     } else {
-      fprintf(stderr, "usage: %s [--draws N [--seed S] [--from K] [--verbose] [--calibrate]]\n",
+      fprintf(stderr,
+              "usage: %s [--draws N [--seed S] [--from K] [--verbose] [--calibrate]] "
+              "[--dump K]\n",
               argv[0]);
       return 2;
     }
