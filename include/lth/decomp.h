@@ -42,10 +42,15 @@ typedef struct lth_point {
                            docs/conditioning.md): how close Pi(t) is to singular relative to
                            the size of the data on the whole interval.  A chain block that
                            shrinks to nothing at one t leaves cond_pi and cond_chain at 1 but
-                           not this.  The threshold applies to it, and its error
-                           amplification cond_interval^(r-1) must keep two digits
-                           (lth_cond_acceptable, include/lth/wellposed.h): near a root of
-                           det Pi the outputs' relative error is about eps cond_interval^(r-1). */
+                           not this.  The threshold cond_max applies to it. */
+  double amplification; /* the error amplification the point was accepted with: the outputs'
+                           relative error is about eps times this (include/lth/wellposed.h,
+                           docs/conditioning.md section 1.2).  The a priori
+                           cond_interval^(r-1) where that is at most
+                           LTH_AMPLIFICATION_MEASURE; above it (or always, with
+                           lth_decomp_ws_set_measure) measured by recomputing the point with
+                           every intermediate result perturbed */
+  int amplification_measured; /* 1: amplification is the measured one */
   int r, s, m, p;   /* index, size, state dimension s - n_r, manifold dimension */
   lth_jet Pi, P, Ahat, g, Bhat, q, G;
   lth_jet *Q;       /* Q[i-1] = Q_i, i = 1..r-1 */
@@ -73,8 +78,10 @@ lth_decomp_ws *lth_decomp_ws_alloc_scaled(const lth_system *sys, int out_order, 
                                           lth_error *err);
 void lth_decomp_ws_free(lth_decomp_ws *ws);
 /* cond_chain or cond_interval above cond_max is LTH_ECOND (default
- * LTH_DEFAULT_COND_MAX), and so is cond_interval^(r-1) above
- * max(cond_max, LTH_AMPLIFICATION_MAX) (lth_cond_acceptable). */
+ * LTH_DEFAULT_COND_MAX), and so is an error amplification above
+ * max(cond_max, LTH_AMPLIFICATION_MAX): the a priori cond_interval^(r-1), or,
+ * where that exceeds the limit, the amplification measured by a perturbed
+ * recomputation (lth_point.amplification, include/lth/wellposed.h). */
 void lth_decomp_ws_set_cond_max(lth_decomp_ws *ws, double cond_max);
 /* The scale of cond_interval: the largest chain_norm on the interval of
  * interest.  A workspace of a system with an interval (lth_system_set_interval)
@@ -85,15 +92,28 @@ void lth_decomp_ws_set_scale(lth_decomp_ws *ws, double scale);
 double lth_decomp_ws_scale(const lth_decomp_ws *ws);
 /* The system and out_order the workspace was allocated for: code handed
  * only a workspace sizes its results with lth_point_alloc(system, order). */
+/* always = 1: measure the error amplification at every point, not only where
+ * the a priori one exceeds LTH_AMPLIFICATION_MEASURE (one more decomposition
+ * per point).  For callers whose tolerances use the error of a few points
+ * (lth_ic: the consistency tolerance at t0). */
+void lth_decomp_ws_set_measure(lth_decomp_ws *ws, int always);
 const lth_system *lth_decomp_ws_system(const lth_decomp_ws *ws);
 int lth_decomp_ws_order(const lth_decomp_ws *ws);
 
 /* Decompose at t into pt (pt->order must be <= the workspace's out_order; the
  * results are truncated to pt->order).  Errors name t: a singular or
  * ill-conditioned Pi (LTH_ESING / LTH_ECOND with the condition estimate: the
- * chain condition or cond_interval above the threshold), a
+ * chain condition or cond_interval above the threshold, or an error
+ * amplification above the limit, lth_point.amplification), a
  * source failure, or a non-finite result (LTH_ENOTFINITE). */
 lth_status lth_decomp_at(lth_decomp_ws *ws, double t, lth_point *pt, lth_error *err);
+
+/* The scale of rank decisions on G = (Nhat + Bhat)(I - P) = Z - Z P
+ * (Corollary 3): ||Nhat + Bhat||_F (1 + ||P||_F) at order 0, which bounds ||G||
+ * and makes its rounding error eps times a modest factor.  Never ||G|| itself:
+ * with p = 0, G is rounding noise and its largest singular value says
+ * nothing.  Used by lth_verify_point and lth_ic for the rank of G. */
+double lth_point_rank_scale(const lth_point *pt);
 
 /* The input jets of the last successful lth_decomp_at (A: s x s, f: s x 1),
  * of order out_order + r - 1.  Valid until the next call. */

@@ -132,7 +132,7 @@ static lth_decomp_ws *ws_alloc(const lth_system *sys, int out_order, double scal
     ws->lu = lth_jet_lu_alloc(ws->nr, err);
     ok = ws->src_work && ws->lu;
   }
-  if (!ok || ws_jets(ws, err) != LTH_OK) {
+  if (!ok || ws_jets(ws, err) != LTH_OK || lth_decomp_perturb_alloc(ws, err) != LTH_OK) {
     if (!ok) {
       lth_error_set(err, LTH_ENOMEM, "out of memory allocating a decomposition workspace");
     }
@@ -157,6 +157,7 @@ void lth_decomp_ws_free(lth_decomp_ws *ws) {
     }
     free(per[k]);
   }
+  lth_decomp_perturb_free(ws);
   lth_jet_lu_free(ws->lu);
   free(ws->src_work);
   free(ws->n);
@@ -167,6 +168,7 @@ void lth_decomp_ws_free(lth_decomp_ws *ws) {
 }
 
 void lth_decomp_ws_set_cond_max(lth_decomp_ws *ws, double cond_max) { ws->cond_max = cond_max; }
+void lth_decomp_ws_set_measure(lth_decomp_ws *ws, int always) { ws->measure_always = always != 0; }
 void lth_decomp_ws_set_scale(lth_decomp_ws *ws, double scale) { ws->scale = scale > 0 ? scale : 0; }
 double lth_decomp_ws_scale(const lth_decomp_ws *ws) { return ws->scale; }
 const lth_system *lth_decomp_ws_system(const lth_decomp_ws *ws) { return ws->sys; }
@@ -215,7 +217,8 @@ static lth_status chain_measure(lth_decomp_ws *ws, double t, lth_error *err) {
   if (ws->cond_interval < ws->cond_pi) {
     ws->cond_interval = ws->cond_pi;
   }
-  if (lth_cond_acceptable(ws->cond_interval, r, ws->cond_max)) {
+  /* the error amplification is judged on the results (lth_decomp_judge_amplification) */
+  if (ws->cond_interval <= ws->cond_max) {
     return LTH_OK;
   }
   return lth_decomp_interval_error(err, t, r, ws->pi_inv_norm, fmax(chain, ws->scale),
@@ -229,7 +232,7 @@ lth_status lth_decomp_interval_error(lth_error *err, double t, int r, double pi_
   lth_error_set_t(err, LTH_ECOND, t,
                   "Pi = %s is nearly singular relative to the data on the interval: "
                   "cond_interval = ||Pi^-1|| x max %s = %.3e x %.3e = %.3e (error amplification "
-                  "cond_interval^%d = %.3e) exceeds %.3e (--cond-max%s)",
+                  "cond_interval^%d = %.3e) exceeds %.3e (opts.cond_max%s)",
                   lth_pi_text(r, 0, pi, sizeof pi), lth_pi_text(r, 1, norms, sizeof norms),
                   pi_inv, scale, kappa, r - 1,
                   lth_cond_amplification(kappa, r),
@@ -243,8 +246,9 @@ lth_status lth_decomp_interval_error(lth_error *err, double t, int r, double pi_
 }
 
 /* Chains L_1 = A_1r, L_i = A_{i,i-1} L_{i-1}; R_{r-1} = A_{r,r-1},
- * R_i = R_{i+1} A_{i+1,i}; Pi = A_{r,r-1} L_{r-1} (Clark (2.3)); S_i = Pi^{-1} R_i. */
-static lth_status chains(lth_decomp_ws *ws, double t, lth_error *err) {
+ * R_i = R_{i+1} A_{i+1,i}; Pi = A_{r,r-1} L_{r-1} (Clark (2.3)); S_i = Pi^{-1} R_i.
+ * judge = 0 (a perturbed recomputation): no thresholds. */
+static lth_status chains(lth_decomp_ws *ws, double t, int judge, lth_error *err) {
   int r = ws->r;
   lth_status st = LTH_OK;
   lth_jet a = Ablk(ws, 1, r);
@@ -252,6 +256,7 @@ static lth_status chains(lth_decomp_ws *ws, double t, lth_error *err) {
   for (int i = 2; i < r && st == LTH_OK; i++) {
     a = Ablk(ws, i, i - 1);
     st = lth_jet_mul(&a, &ws->L[i - 2], &ws->L[i - 1], err);
+    lth_decomp_mca(ws, &ws->L[i - 1]);
   }
   a = Ablk(ws, r, r - 1);
   if (st == LTH_OK) {
@@ -260,9 +265,11 @@ static lth_status chains(lth_decomp_ws *ws, double t, lth_error *err) {
   for (int i = r - 2; i >= 1 && st == LTH_OK; i--) {
     a = Ablk(ws, i + 1, i);
     st = lth_jet_mul(&ws->R[i], &a, &ws->R[i - 1], err);
+    lth_decomp_mca(ws, &ws->R[i - 1]);
   }
   if (st == LTH_OK) {
     st = lth_jet_mul(&ws->R[r - 2], &ws->L[r - 2], &ws->Pi, err);
+    lth_decomp_mca(ws, &ws->Pi);
   }
   if (st != LTH_OK) {
     return st;
@@ -294,11 +301,11 @@ static lth_status chains(lth_decomp_ws *ws, double t, lth_error *err) {
   if (ws->cond_chain < ws->cond_pi) {
     ws->cond_chain = ws->cond_pi; /* rounding in the estimates */
   }
-  if (!(ws->cond_chain <= ws->cond_max)) {
+  if (judge && !(ws->cond_chain <= ws->cond_max)) {
     char pi[LTH_PI_TEXT_MAX];
     lth_error_set_t(err, LTH_ECOND, t,
                     "Pi = %s is ill-conditioned: cond(Pi) = %.3e, ||Pi^-1|| max ||L_i|| max "
-                    "||R_j|| = %.3e exceeds %.3e (--cond-max)",
+                    "||R_j|| = %.3e exceeds %.3e (opts.cond_max)",
                     lth_pi_text(r, 0, pi, sizeof pi), ws->cond_pi, ws->cond_chain, ws->cond_max);
     if (err) {
       err->has_cond = 1;
@@ -306,9 +313,10 @@ static lth_status chains(lth_decomp_ws *ws, double t, lth_error *err) {
     }
     return LTH_ECOND;
   }
-  st = chain_measure(ws, t, err);
+  st = judge ? chain_measure(ws, t, err) : LTH_OK;
   for (int i = 1; i < r && st == LTH_OK; i++) {
     st = lth_jet_lu_solve(ws->lu, &ws->R[i - 1], &ws->S[i - 1], err);
+    lth_decomp_mca(ws, &ws->S[i - 1]);
   }
   return st;
 }
@@ -318,6 +326,7 @@ static lth_status projectors(lth_decomp_ws *ws, lth_error *err) {
   lth_status st = LTH_OK;
   for (int i = 1; i < ws->r && st == LTH_OK; i++) {
     st = lth_jet_mul(&ws->L[i - 1], &ws->S[i - 1], &ws->P[i - 1], err);
+    lth_decomp_mca(ws, &ws->P[i - 1]);
     if (st == LTH_OK) {
       st = lth_jet_deriv(&ws->dP[i - 1], &ws->P[i - 1], err);
     }
@@ -336,6 +345,7 @@ static lth_status last_algebraic(lth_decomp_ws *ws, lth_error *err) {
     st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, -1.0, &ws->L[r - 2], &z, 0.0, &x, err);
   }
   ws->xord[r - 1] = K;
+  lth_decomp_mca(ws, &x);
   return st;
 }
 
@@ -399,6 +409,7 @@ static lth_status reduce_row(lth_decomp_ws *ws, int i, lth_error *err) {
   lth_jet Z = sub(&ws->Z, 0, 0, nr, W - oi, ws->K);
   lth_jet Yi = sub(&ws->Y, oi, oi, ni, W - oi, ws->K);
   st = lth_jet_mul(Si, &U, &Z, err);
+  lth_decomp_mca(ws, &Z);
   if (st == LTH_OK) {
     st = lth_jet_copy(&Yi, &U, err);
   }
@@ -410,6 +421,7 @@ static lth_status reduce_row(lth_decomp_ws *ws, int i, lth_error *err) {
     st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, -1.0, Pi_, dPi, 1.0, &Yii, err);
   }
   ws->yord[i] = imin(Yi.order, Yii.order);
+  lth_decomp_mca(ws, &Yi);
   if (st == LTH_OK && i >= 2) {
     lth_jet a = Ablk(ws, i, i - 1);
     lth_jet Ysub = sub(&ws->Y, oi, ws->off[i - 2], ni, ws->n[i - 2], ws->K);
@@ -428,11 +440,13 @@ static lth_status reduce_row(lth_decomp_ws *ws, int i, lth_error *err) {
     lth_jet Xp = sub(&ws->X, ws->off[i - 2], oi, ws->n[i - 2], W - oi, ws->K);
     st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, -1.0, &ws->L[i - 2], &Z, 0.0, &Xp, err);
     ws->xord[i - 1] = Xp.order;
+    lth_decomp_mca(ws, &Xp);
   } else {
     lth_jet Xu = sub(&ws->X, ws->m, 0, nr, W, ws->K);
     st = lth_jet_copy(&Xu, &Z, err);
     lth_jet_scale(&Xu, -1.0);
     ws->xord[0] = Xu.order;
+    lth_decomp_mca(ws, &Xu);
   }
   return st;
 }
@@ -467,7 +481,7 @@ static lth_status build_G(lth_decomp_ws *ws, lth_point *pt, lth_error *err) {
   return st;
 }
 
-static lth_status outputs(lth_decomp_ws *ws, lth_point *pt, lth_error *err) {
+lth_status lth_decomp_outputs(lth_decomp_ws *ws, lth_point *pt, lth_error *err) {
   int K = pt->order, m = ws->m, s = ws->s;
   lth_jet Ah = sub(&ws->Y, 0, 0, m, m, ws->yord[1]);
   lth_jet gg = sub(&ws->Y, 0, m, m, 1, ws->yord[1]);
@@ -525,18 +539,10 @@ static lth_status check_finite(const lth_point *pt, double t, lth_error *err) {
   return LTH_OK;
 }
 
-lth_status lth_decomp_at(lth_decomp_ws *ws, double t, lth_point *pt, lth_error *err) {
-  if (pt->order > ws->out_order || pt->r != ws->r || pt->s != ws->s) {
-    return lth_error_set(err, LTH_EORDER,
-                         "result of order %d from a workspace of output order %d", pt->order,
-                         ws->out_order);
-  }
-  lth_status st = lth_system_eval(ws->sys, t, ws->K, &ws->A, &ws->f, ws->src_work, err);
-  if (st == LTH_OK) {
-    lth_jet_set_zero(&ws->X, ws->K);
-    lth_jet_set_zero(&ws->Y, ws->K);
-    st = chains(ws, t, err);
-  }
+lth_status lth_decomp_run(lth_decomp_ws *ws, double t, int judge, lth_error *err) {
+  lth_jet_set_zero(&ws->X, ws->K);
+  lth_jet_set_zero(&ws->Y, ws->K);
+  lth_status st = chains(ws, t, judge, err);
   if (st == LTH_OK) {
     st = projectors(ws, err);
   }
@@ -546,8 +552,21 @@ lth_status lth_decomp_at(lth_decomp_ws *ws, double t, lth_point *pt, lth_error *
   for (int i = ws->r - 1; i >= 1 && st == LTH_OK; i--) {
     st = reduce_row(ws, i, err);
   }
+  return st;
+}
+
+lth_status lth_decomp_at(lth_decomp_ws *ws, double t, lth_point *pt, lth_error *err) {
+  if (pt->order > ws->out_order || pt->r != ws->r || pt->s != ws->s) {
+    return lth_error_set(err, LTH_EORDER,
+                         "result of order %d from a workspace of output order %d", pt->order,
+                         ws->out_order);
+  }
+  lth_status st = lth_system_eval(ws->sys, t, ws->K, &ws->A, &ws->f, ws->src_work, err);
   if (st == LTH_OK) {
-    st = outputs(ws, pt, err);
+    st = lth_decomp_run(ws, t, 1, err);
+  }
+  if (st == LTH_OK) {
+    st = lth_decomp_outputs(ws, pt, err);
   }
   if (st == LTH_OK) {
     pt->t = t;
@@ -558,6 +577,9 @@ lth_status lth_decomp_at(lth_decomp_ws *ws, double t, lth_point *pt, lth_error *
     pt->chain_norm = ws->chain_norm;
     pt->cond_interval = ws->cond_interval;
     st = check_finite(pt, t, err);
+  }
+  if (st == LTH_OK) {
+    st = lth_decomp_judge_amplification(ws, pt, err);
   }
   if (st != LTH_OK && err && !err->has_t) {
     err->has_t = 1;

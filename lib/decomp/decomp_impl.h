@@ -4,6 +4,8 @@
 #ifndef LTH_DECOMP_IMPL_H
 #define LTH_DECOMP_IMPL_H
 
+#include <stdint.h>
+
 #include "lth/decomp.h"
 #include "lth/jet.h"
 
@@ -29,19 +31,42 @@ struct lth_decomp_ws {
   lth_jet T, D;  /* nmax x (m+1): U_i and D[X_i] */
   lth_jet Z;     /* n_r x (m+1) */
   lth_jet tmp;   /* s x nmax */
+  /* the measured error amplification (lib/decomp/decomp_perturb.c): while
+   * perturb != 0 every intermediate jet is multiplied entrywise by
+   * 1 + perturb xi, xi from the generator state rng */
+  double perturb;
+  uint64_t rng;
+  lth_point *alt;  /* the perturbed run's outputs (order 0) */
+  int measure_always; /* lth_decomp_ws_set_measure */
+  double *canon;   /* 2 (s + m)(m + 1) doubles: canonical outputs of both runs */
 };
 
-/* The scale of rank decisions on G = (Nhat + Bhat)(I - P) = Z - Z P
- * (Corollary 3): ||Nhat + Bhat||_F (1 + ||P||_F), which bounds ||G|| and
- * makes its rounding error eps times a modest factor.  Never ||G|| itself:
- * with p = 0, G is rounding noise and its largest singular value says
- * nothing (lib/decomp_point.c). */
-double lth_point_rank_scale(const lth_point *pt);
+
+/* Perturb J in place (Monte Carlo arithmetic) while a measurement runs. */
+void lth_decomp_perturb_jet(lth_decomp_ws *ws, lth_jet *J);
+static inline void lth_decomp_mca(lth_decomp_ws *ws, lth_jet *J) {
+  if (ws->perturb != 0.0) {
+    lth_decomp_perturb_jet(ws, J);
+  }
+}
+
+/* Algorithm 1 at t on the input jets ws->A, ws->f (judge = 0: no threshold
+ * checks), and the results into pt (lib/decomp.c). */
+lth_status lth_decomp_run(lth_decomp_ws *ws, double t, int judge, lth_error *err);
+lth_status lth_decomp_outputs(lth_decomp_ws *ws, lth_point *pt, lth_error *err);
+
+/* The amplification of the point pt just computed (a priori
+ * cond_interval^(r-1), or measured where that exceeds the limit) into
+ * pt->amplification; LTH_ECOND naming t if it exceeds the limit
+ * (lib/decomp/decomp_perturb.c).  Leaves ws->A and ws->f as they were. */
+lth_status lth_decomp_judge_amplification(lth_decomp_ws *ws, lth_point *pt, lth_error *err);
+/* The space lth_decomp_judge_amplification needs (at allocation). */
+lth_status lth_decomp_perturb_alloc(lth_decomp_ws *ws, lth_error *err);
+void lth_decomp_perturb_free(lth_decomp_ws *ws);
+
 /* Frobenius norm of coefficient 0 of J, scaled against overflow. */
 double lth_jet_fro0(const lth_jet *J);
 
-/* The LTH_ECOND record of a cond_interval = pi_inv * scale above cond_max at t. */
-lth_status lth_decomp_interval_error(lth_error *err, double t, int r, double pi_inv,
-                                     double scale, double cond_max);
+#include "refusal.h"
 
 #endif

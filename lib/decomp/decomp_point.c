@@ -90,6 +90,8 @@ lth_status lth_point_copy(lth_point *dst, const lth_point *src, lth_error *err) 
   dst->pi_inv_norm = src->pi_inv_norm;
   dst->chain_norm = src->chain_norm;
   dst->cond_interval = src->cond_interval;
+  dst->amplification = src->amplification;
+  dst->amplification_measured = src->amplification_measured;
   dst->order = imin(dst->order, src->order);
   return st;
 }

@@ -68,6 +68,7 @@ struct grid_run {
   /* cond_interval over the grid (include/lth/wellposed.h): the scale is the
    * largest chain norm of the workspaces' scan and of the points delivered */
   double scale, pinv_max, t_pinv_max;
+  int pinv_max_measured; /* the amplification at t_pinv_max was measured */
 };
 
 static void run_free(grid_run *g) {
@@ -167,6 +168,14 @@ static double cond_max_of(const grid_run *g) {
   return g->o.cond_max > 0 ? g->o.cond_max : LTH_DEFAULT_COND_MAX;
 }
 
+/* cond_interval kappa of a point against the grid's scale: within cond_max,
+ * and its amplification acceptable a priori or measured by the
+ * decomposition itself (which refuses a measured one above the limit). */
+static int grid_acceptable(const grid_run *g, double kappa, int r, int measured) {
+  return kappa <= cond_max_of(g) &&
+         (measured || lth_cond_amplification(kappa, r) <= lth_amplification_limit(cond_max_of(g)));
+}
+
 /* cond_interval of point k against the largest chain norm of the grid so far
  * (delivery is in time order, so the numbers do not depend on the threads);
  * the points after it are judged at the end (interval_final). */
@@ -177,8 +186,9 @@ static int interval_check(grid_run *g, lth_point *pt) {
   if (!(pt->pi_inv_norm <= g->pinv_max)) {
     g->pinv_max = pt->pi_inv_norm;
     g->t_pinv_max = pt->t;
+    g->pinv_max_measured = pt->amplification_measured;
   }
-  if (lth_cond_acceptable(kappa, pt->r, cond_max_of(g))) {
+  if (grid_acceptable(g, kappa, pt->r, pt->amplification_measured)) {
     return 0;
   }
   g->st = lth_decomp_interval_error(g->err, pt->t, pt->r, pt->pi_inv_norm, g->scale,
@@ -190,7 +200,7 @@ static int interval_check(grid_run *g, lth_point *pt) {
 static void interval_final(grid_run *g) {
   int r = lth_system_index(g->sys);
   if (g->st == LTH_OK && g->n > 0 &&
-      !lth_cond_acceptable(g->pinv_max * g->scale, r, cond_max_of(g))) {
+      !grid_acceptable(g, g->pinv_max * g->scale, r, g->pinv_max_measured)) {
     g->st = lth_decomp_interval_error(g->err, g->t_pinv_max, r,
                                       g->pinv_max, g->scale, cond_max_of(g));
   }
@@ -360,6 +370,9 @@ lth_status lth_grid_store(const lth_system *sys, const double *times, size_t n,
   for (size_t k = 0; k < n; k++) {
     lth_point *pt = res->points[k];
     pt->cond_interval = fmax(pt->cond_interval, pt->pi_inv_norm * scale);
+    if (!pt->amplification_measured) {
+      pt->amplification = lth_cond_amplification(pt->cond_interval, pt->r);
+    }
   }
   *out = res;
   return LTH_OK;

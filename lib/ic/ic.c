@@ -3,12 +3,13 @@
 #include "lth/ic.h"
 
 #include <cblas.h>
+#include <float.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "decomp/decomp_impl.h"
+#include "lth/decomp.h"
 #include "lth/sampling_error.h"
 
 /* Relative singular-value threshold separating range(G) from N(G^T). */
@@ -84,6 +85,9 @@ lth_ic *lth_ic_alloc(const lth_system *sys, lth_error *err) {
   int s = ic->s, m = ic->m, np = s - ic->p;
   ic->ws = lth_decomp_ws_alloc(sys, 0, err);
   ic->pt = ic->ws ? lth_point_alloc(sys, 0, err) : NULL;
+  if (ic->ws) {
+    lth_decomp_ws_set_measure(ic->ws, 1); /* its error is part of the consistency tolerance */
+  }
   if (ic->pt && !lth_system_is_exact(sys)) {
     ic->de = lth_decomp_error_alloc(sys, err);
     ic->pt = ic->de ? ic->pt : NULL;
@@ -445,10 +449,32 @@ double lth_ic_data_tolerance(const lth_ic *ic, const double *z0) {
   return IC_DATA_SAFETY * (ic->data_dq + ic->data_dG * nv);
 }
 
+/* The decomposition's own error at the setup time: eps times the error
+ * amplification it measured (lth_point.amplification) in q and in G, to
+ * first order ||M0 z0 - b0|| <= ||dq|| + ||dG|| ||v|| as for sampled data (an
+ * index-8 problem whose data oscillate loses 8 digits to the derivatives). */
+static double decomp_tolerance(const lth_ic *ic, const double *z0) {
+  if (!ic->ready) {
+    return 0.0;
+  }
+  const double *q = &LTH_JET_AT(&ic->pt->q, 0, 0, 0);
+  double *d = ic->tmp + ic->s, nv = 0.0;
+  for (int i = 0; i < ic->s; i++) {
+    d[i] = z0[i] - q[i];
+  }
+  if (ic->p > 0 && ic->sv[ic->p - 1] > 0.0) {
+    nv = nrm2(ic->s, d) / ic->sv[ic->p - 1];
+  }
+  double e = DBL_EPSILON * ic->pt->amplification;
+  double nG = ic->p > 0 ? ic->sv[0] : 0.0; /* ||G||_2, from factor_G */
+  return e * (nrm2(ic->s, q) + fmax(nG, 1.0) * nv);
+}
+
 double lth_ic_tolerance(const lth_ic *ic, const double *z0) {
   double nq = nrm2(ic->s, &LTH_JET_AT(&ic->pt->q, 0, 0, 0)), nz = nrm2(ic->s, z0);
-  double scale = fmax(1.0, fmax(nq, nz));
-  return (isfinite(scale) ? 1e-10 * scale : 0.0) + lth_ic_data_tolerance(ic, z0); /* never infinite */
+  double scale = fmax(1.0, fmax(nq, nz)), dec = decomp_tolerance(ic, z0);
+  return (isfinite(scale) ? 1e-10 * scale : 0.0) + (isfinite(dec) ? dec : 0.0) +
+         lth_ic_data_tolerance(ic, z0); /* never infinite */
 }
 
 const lth_point *lth_ic_point(const lth_ic *ic) { return ic->pt; }

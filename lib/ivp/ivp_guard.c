@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "decomp/decomp_impl.h"
+#include "decomp/refusal.h"
 #include "ivp_impl.h"
 #include "system/pi_text.h"
 #include "lth/defaults.h"
@@ -68,7 +68,11 @@ lth_status lth_ivp_guard_point(lth_ivp_guard *g, const lth_point *pt, lth_error 
   g->ring_t[g->nring++ % LTH_IVP_GUARD_RING] = t;
   if (pt->pi_inv_norm > 0) settle(g); /* a decomposed point: judged against the scan's scale */
   double kappa = pt->pi_inv_norm * g->scale;
-  if (lth_cond_acceptable(kappa, pt->r, g->cond_max)) return LTH_OK;
+  /* an amplification measured at the point (lth_decomp_at refuses one above the limit) */
+  if (kappa <= g->cond_max && (pt->amplification_measured ||
+                               lth_cond_acceptable(kappa, pt->r, g->cond_max))) {
+    return LTH_OK;
+  }
   g->tripped = 2;
   g->kappa = kappa;
   lth_status st = lth_decomp_interval_error(err, t, pt->r, pt->pi_inv_norm, g->scale, g->cond_max);
@@ -118,6 +122,7 @@ lth_status lth_ivp_guard_probe(lth_ivp_guard *g, int r, double tf, double t_to, 
                                lth_ivp_guard_eval eval, void *ctx, lth_error *err) {
   settle(g);
   double pinv = 0.0, t_worst = tf;
+  int measured = 0;
   for (double d = 1e-13 * span; d < 2 * (t_to - tf) && g->sign0 != 0; d *= 10) {
     double t = fmin(tf + d, t_to);
     const lth_point *pt;
@@ -132,9 +137,11 @@ lth_status lth_ivp_guard_probe(lth_ivp_guard *g, int r, double tf, double t_to, 
     if (pt->pi_inv_norm > pinv) {
       pinv = pt->pi_inv_norm;
       t_worst = t;
+      measured = pt->amplification_measured;
     }
   }
-  if (!lth_cond_acceptable(pinv * g->scale, r, g->cond_max)) {
+  double kappa = pinv * g->scale;
+  if (!(kappa <= g->cond_max && (measured || lth_cond_acceptable(kappa, r, g->cond_max)))) {
     return lth_decomp_interval_error(err, t_worst, r, pinv, g->scale, g->cond_max);
   }
   return LTH_OK;

@@ -67,6 +67,17 @@ for f in crane5 crane5_block; do
   run 0 "check $f" "$APPS/lth-decompose" "$W/$f.lth" --check --format json &&
     { "$JT" below "$TMP/out" worst 1e-13 || fail "check $f: a residual above 1e-13"; }
 done
+# ---- the a priori amplification cond_interval^(r-1) is no reason to refuse:
+# index 6 with time-varying masses (cond_interval^5 = 2e16, measured 1e9)
+run 0 "check mass6" "$APPS/lth-decompose" "$W/mass6.lth" --check --format json &&
+  { "$JT" below "$TMP/out" worst 1e-13 || fail "check mass6: a residual above 1e-13"; }
+run 0 "solve mass6" "$APPS/lth-solve" "$W/mass6.lth" --times 6 --format json && {
+  near "$TMP/out" 'z[0][0]' 2.5 1e-9 "solve mass6 x1(6)"
+  near "$TMP/out" 'z[0][1]' 0.42192697936624607 1e-9 "solve mass6 x2(6)"
+  near "$TMP/out" 'z[0][3]' 1.9601702866503659 1e-9 "solve mass6 x4(6)"
+  near "$TMP/out" 'z[0][5]' 0.1353352832366127 1e-9 "solve mass6 u(6)"
+}
+run 0 "ic mass6" "$APPS/lth-ic" "$W/mass6.lth" --format json && near "$TMP/out" 'z0[5]' 1 1e-12 "ic mass6 u(0)"
 # ---- items 2, 3: Ascher-Petzold alpha = 50, condition at t1: every method refuses
 for m in shooting multiple fd; do
   run 3 "bvp ap50_t1 $m" "$APPS/lth-bvp" "$W/ap50_t1.lth" --method $m && {

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The refusal of a point whose Pi is nearly singular relative to the data on
+ * the interval (docs/conditioning.md 1.1): one message for the decomposition
+ * and for the layers that judge Pi between decomposed points (the IVP's scan
+ * and guard, lib/ivp/ivp_guard.c), so that all refusals read alike. */
+#ifndef LTH_DECOMP_REFUSAL_H
+#define LTH_DECOMP_REFUSAL_H
+
+#include "lth/status.h"
+
+/* The LTH_ECOND record of a cond_interval = pi_inv * scale above cond_max
+ * (or whose amplification is above its limit) at t, index r. */
+lth_status lth_decomp_interval_error(lth_error *err, double t, int r, double pi_inv,
+                                     double scale, double cond_max);
+
+#endif
