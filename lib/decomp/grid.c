@@ -14,6 +14,7 @@
 #include "core/threads.h"
 #include "decomp_impl.h"
 #include "lth/wellposed.h"
+#include "core/errors.h"
 
 void lth_grid_opts_init(lth_grid_opts *opts) {
   memset(opts, 0, sizeof *opts);
@@ -85,6 +86,7 @@ static void run_free(grid_run *g) {
 }
 
 static lth_status run_alloc(grid_run *g, lth_error *err) {
+  LTH_ERROR_RECORD(err);
   g->workers = calloc((size_t)g->nthreads, sizeof *g->workers);
   g->slots = calloc(g->batch, sizeof *g->slots);
   g->args = calloc((size_t)g->nthreads, sizeof *g->args);
@@ -96,19 +98,19 @@ static lth_status run_alloc(grid_run *g, lth_error *err) {
     g->workers[k].ws = lth_decomp_ws_alloc_scaled(g->sys, g->o.out_order, k ? g->scale : -1.0,
                                                   err);
     if (!g->workers[k].ws) {
-      return err ? err->status : LTH_ENOMEM;
+      return lth_error_status(err);
     }
     g->scale = lth_decomp_ws_scale(g->workers[k].ws);
     if (g->o.cond_max > 0) {
       lth_decomp_ws_set_cond_max(g->workers[k].ws, g->o.cond_max);
     }
     if (g->o.verify && !(g->workers[k].vw = lth_verify_ws_alloc(g->sys, err))) {
-      return err ? err->status : LTH_ENOMEM;
+      return lth_error_status(err);
     }
   }
   for (size_t k = 0; k < g->batch; k++) {
     if (!(g->slots[k].pt = lth_point_alloc(g->sys, g->o.out_order, err))) {
-      return err ? err->status : LTH_ENOMEM;
+      return lth_error_status(err);
     }
   }
   return LTH_OK;

@@ -72,8 +72,10 @@ static lth_status swrap_fill(const void *state, double t, int order, lth_jet *ou
 }
 
 static const lth_source_type swrap_types[2] = {
-    {"view", swrap_fill, swrap_work_size, swrap_domain, swrap_destroy, 1, NULL, NULL, NULL},
-    {"view", swrap_fill, swrap_work_size, swrap_domain, swrap_destroy, 0, NULL, NULL, NULL},
+    {.name = "view", .fill = swrap_fill, .work_size = swrap_work_size, .domain = swrap_domain,
+     .destroy = swrap_destroy, .exact = 1},
+    {.name = "view", .fill = swrap_fill, .work_size = swrap_work_size, .domain = swrap_domain,
+     .destroy = swrap_destroy, .exact = 0},
 };
 
 /* A view of base (see swrap); its state in *out. */
@@ -278,7 +280,7 @@ lth_system *swrap_system(const lth_system *sys, int variant, int delta_order, sw
   }
   lth_system *dst = n ? lth_system_alloc(r, n, err) : NULL;
   free(n);
-  wctx c = {variant, delta_order, 0, 0, NULL, NULL, NULL, 0, 0, 0, 0};
+  wctx c = {.variant = variant, .delta_order = delta_order};
   lth_status st = dst ? each_block(sys, dst, &c, err) : LTH_ENOMEM;
   if (st == LTH_OK && list) {
     *list = c.states ? c.states : calloc(1, sizeof **list);
@@ -298,7 +300,7 @@ lth_system *swrap_system(const lth_system *sys, int variant, int delta_order, sw
 }
 
 int swrap_data_sets(const lth_system *sys, const lth_source **out, int cap) {
-  wctx c = {-2, -1, 0, 0, NULL, NULL, NULL, 0, 0, 0, 1};
+  wctx c = {.variant = -2, .delta_order = -1, .count_only = 1};
   lth_error e;
   lth_error_clear(&e);
   each_block(sys, NULL, &c, &e);
@@ -327,7 +329,7 @@ lth_source *lth_source_sampling_variant(const lth_source *src, lth_error *err) {
     lth_error_set(err, LTH_EINVAL, "no source");
     return NULL;
   }
-  wctx c = {-1, -1, 0, 0, NULL, NULL, NULL, 0, 0, 0, 0};
+  wctx c = {.variant = -1, .delta_order = -1};
   const lth_source *use;
   lth_source *own;
   lth_status st = lth_source_rebind(src, data_view, &c, &use, &own, err);

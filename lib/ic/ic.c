@@ -12,8 +12,13 @@
 #include "lth/decomp.h"
 #include "lth/sampling_error.h"
 
-/* Relative singular-value threshold separating range(G) from N(G^T). */
+/* Relative singular-value threshold separating range(G) from N(G^T), and the
+ * rank of the rows of the basis that fixed components select. */
 #define IC_RANK_TOL 1e-10
+/* A residual of the consistency conditions M0 z0 = b0 (Clark section 4.1)
+ * below this times the size of the data counts as consistent (plus what the
+ * decomposition's and the samples' errors add: lth_ic_tolerance). */
+#define IC_CONSIST_TOL 1e-10
 /* The sampled data's part of the consistency tolerance: this many times the
  * first-order effect of the estimated errors of q and G (the estimates are
  * within a factor of a few of the true errors: docs/sampled-data.md). */
@@ -288,7 +293,7 @@ static int constrained_basis(const lth_ic *ic, int nfix, const int *idx, const d
                                    p, superb);
   int rank = 0;
   for (int i = 0; info == 0 && i < k; i++) {
-    rank += sv[i] > 1e-10 * (sv[0] > 1.0 ? sv[0] : 1.0);
+    rank += sv[i] > IC_RANK_TOL * (sv[0] > 1.0 ? sv[0] : 1.0);
   }
   /* c = V S^+ W^T b */
   for (int j = 0; j < p; j++) c[j] = 0.0;
@@ -321,9 +326,9 @@ static lth_status fix_conflict(const lth_ic *ic, int nfix, const int *idx, const
   for (int m = 1; m <= nfix; m++) {
     int bad = 0;
     if (p == 0) {
-      bad = fabs(b[m - 1]) > 1e-10 * scale;
+      bad = fabs(b[m - 1]) > IC_CONSIST_TOL * scale;
     } else if (constrained_basis(ic, m, idx, b, c, N, &nnull, resid) >= 0) {
-      for (int i = 0; i < m && !bad; i++) bad = fabs(resid[i]) > 1e-10 * scale;
+      for (int i = 0; i < m && !bad; i++) bad = fabs(resid[i]) > IC_CONSIST_TOL * scale;
     }
     if (bad) {
       k = m;
@@ -386,7 +391,7 @@ lth_status lth_ic_fix(const lth_ic *ic, const double *guess, int nfix, const int
   }
   int bad = rank < 0;
   for (int i = 0; i < nfix && !bad; i++) {
-    bad = fabs(resid[i]) > 1e-10 * scale;
+    bad = fabs(resid[i]) > IC_CONSIST_TOL * scale;
   }
   if (bad) {
     st = fix_conflict(ic, nfix, idx, val, b, scale, c, N, resid, err);
@@ -473,7 +478,7 @@ static double decomp_tolerance(const lth_ic *ic, const double *z0) {
 double lth_ic_tolerance(const lth_ic *ic, const double *z0) {
   double nq = nrm2(ic->s, &LTH_JET_AT(&ic->pt->q, 0, 0, 0)), nz = nrm2(ic->s, z0);
   double scale = fmax(1.0, fmax(nq, nz)), dec = decomp_tolerance(ic, z0);
-  return (isfinite(scale) ? 1e-10 * scale : 0.0) + (isfinite(dec) ? dec : 0.0) +
+  return (isfinite(scale) ? IC_CONSIST_TOL * scale : 0.0) + (isfinite(dec) ? dec : 0.0) +
          lth_ic_data_tolerance(ic, z0); /* never infinite */
 }
 

@@ -413,7 +413,9 @@ static void cond_over_all(const hnodes *h) {
 lth_status samples_nodes_build(const lth_system *sys, double t_lo, double t_hi, const double *extra,
                                size_t nextra, double cond_max, double tol, samples_nodes *out,
                                lth_error *err) {
-  nbuild cb = {sys, t_lo, t_hi, cond_max, tol, extra, nextra, -1, NULL, 0.0, 0}, *c = &cb;
+  nbuild cb = {.sys = sys, .t_lo = t_lo, .t_hi = t_hi, .cond_max = cond_max, .tol = tol,
+               .extra = extra, .nextra = nextra, .k = -1},
+         *c = &cb;
   hdata d = {{NULL}, 0, NULL, 0};
   d.n = swrap_data_sets(sys, d.set, NODES_MAX_SETS);
   d.n = d.n < NODES_MAX_SETS ? d.n : NODES_MAX_SETS;
