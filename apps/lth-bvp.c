@@ -168,8 +168,7 @@ static int validate(app_ctx *C, const app_run *run) {
   if ((C->points > 0 || C->no_order_check) && C->method != LTH_BVP_FD) {
     return app_usage_error("--points and --no-order-check apply to --method fd only");
   }
-  if ((C->tol > 0 || C->stages > 0 || C->max_intervals > 0) &&
-      C->method != LTH_BVP_COLLOCATION) {
+  if ((C->tol > 0 || C->stages > 0 || C->max_intervals > 0) && C->method != LTH_BVP_COLLOCATION) {
     return app_usage_error("--tol, --stages and --max-intervals apply to --method collocation "
                            "only (the shooting methods take --rtol and --atol)");
   }
@@ -363,11 +362,10 @@ static void text_header(FILE *fp, const app_ctx *C, const app_run *R) {
           app_fmt_exact(b1, sizeof b1, R->t1));
   fprintf(fp, "method         %s\n", method_text(res->method));
   fprintf(fp, "cond_shooting  %.3g%s\n", res->cond_shooting,
-          res->method == LTH_BVP_FD         ? " (condition of the banded system)"
-          : res->method == LTH_BVP_MULTIPLE ? " (condition of the multiple-shooting system)"
-          : res->method == LTH_BVP_COLLOCATION
-              ? " (reduced two-point matrix)"
-              : " (shooting matrix S = B0 Phi(t0) + B1 Phi(t1))");
+          res->method == LTH_BVP_FD            ? " (condition of the banded system)"
+          : res->method == LTH_BVP_MULTIPLE    ? " (condition of the multiple-shooting system)"
+          : res->method == LTH_BVP_COLLOCATION ? " (reduced two-point matrix)"
+                                               : " (shooting matrix S = B0 Phi(t0) + B1 Phi(t1))");
   if (isfinite(res->cond_bvp)) {
     fprintf(fp, "cond_bvp       %.3g (a relative change d in beta moves z by up to cond_bvp d)\n",
             res->cond_bvp);
@@ -377,15 +375,14 @@ static void text_header(FILE *fp, const app_ctx *C, const app_run *R) {
     fprintf(fp, "intervals      %d\n", res->intervals);
   }
   if (res->method == LTH_BVP_COLLOCATION) {
-    fprintf(fp, "collocation    %d Gauss %s (order %d), %d mesh %s, tol %.3g\n",
-            colloc_stages(C), app_plural(colloc_stages(C), "stage", "stages"),
-            2 * colloc_stages(C), res->intervals,
+    fprintf(fp, "collocation    %d Gauss %s (order %d), %d mesh %s, tol %.3g\n", colloc_stages(C),
+            app_plural(colloc_stages(C), "stage", "stages"), 2 * colloc_stages(C), res->intervals,
             app_plural(res->intervals, "interval", "intervals"), colloc_tol(C));
     fprintf(fp, "error          ~%.3g (estimated, max-norm over the output times); drift %.3g\n",
             res->error_estimate, res->drift);
   } else if (is_shooting(res)) {
-    fprintf(fp, "integrator     rtol %.3g, atol %.3g; drift max ||P v|| = %.3g\n", C->rtol,
-            C->atol, res->drift);
+    fprintf(fp, "integrator     rtol %.3g, atol %.3g; drift max ||P v|| = %.3g\n", C->rtol, C->atol,
+            res->drift);
   } else {
     fprintf(fp, "grid           %zu points\n", res->fd_points);
     if (isfinite(res->fd_error)) {
@@ -401,8 +398,9 @@ static void text_header(FILE *fp, const app_ctx *C, const app_run *R) {
     app_sampling_text(&C->smp, fp);
   }
   if (isfinite(C->sampling_error)) {
-    fprintf(fp, "sampling error ~%.2e in z (the samples' fits, propagated; the method's own "
-                "error comes on top)\n",
+    fprintf(fp,
+            "sampling error ~%.2e in z (the samples' fits, propagated; the method's own "
+            "error comes on top)\n",
             C->sampling_error);
   }
 }
@@ -449,8 +447,10 @@ static void cleanup(app_ctx *C) {
 }
 
 /* The tool's options (with their defaults) and its description for the driver. */
-static app_ctx ctx = {
-    .rtol = LTH_DEFAULT_RTOL, .atol = LTH_DEFAULT_ATOL, .method = LTH_BVP_COLLOCATION, .sampling_error = NAN};
+static app_ctx ctx = {.rtol = LTH_DEFAULT_RTOL,
+                      .atol = LTH_DEFAULT_ATOL,
+                      .method = LTH_BVP_COLLOCATION,
+                      .sampling_error = NAN};
 static app_option opts[] = {
     /* choice k is lth_bvp_method k: a method is one more name here (and its help) */
     APP_CHOICE("method", &ctx.method, "shooting|multiple|fd|collocation"),
@@ -465,11 +465,21 @@ static app_option opts[] = {
     APP_CHOICE("coefficients", &ctx.coefficients, "auto|direct|table"),
 };
 static const app_tool tool = {
-    .name = "lth-bvp", .help = help_text, .help_tail = help_tail,
-    .times = APP_TIMES_MANY, .progress_label = "solving", .progress_unit = "grid points",
-    .opts = opts, .nopts = APP_COUNT(opts),
-    .validate = validate, .prepare = prepare, .compute = compute, .check = check,
-    .after = after, .write = {write_text, write_csv, write_json}, .cleanup = cleanup,
+    .name = "lth-bvp",
+    .help = help_text,
+    .help_tail = help_tail,
+    .times = APP_TIMES_MANY,
+    .progress_label = "solving",
+    .progress_unit = "grid points",
+    .opts = opts,
+    .nopts = APP_COUNT(opts),
+    .validate = validate,
+    .prepare = prepare,
+    .compute = compute,
+    .check = check,
+    .after = after,
+    .write = {write_text, write_csv, write_json},
+    .cleanup = cleanup,
 };
 
 int main(int argc, char **argv) { return app_main(&tool, &ctx, argc, argv); }

@@ -81,7 +81,6 @@ static const char help_tail[] =
     "file:line:column), 3 numerical failure (e.g. singular or ill-conditioned Pi,\n"
     "a result that is not finite; the message names t and the condition estimate).\n";
 
-
 /* ------------------------------------------------------------------------ */
 /* Options and setup                                                        */
 
@@ -256,13 +255,13 @@ static lth_status after(app_ctx *D, const app_run *run, lth_error *err) {
   }
   if (w->max > D->check_tol) {
     return lth_error_set_t(err, LTH_EVERIFY, w->t_max,
-                           "check failed: relative residual %.3e exceeds --check-tol %.3e",
-                           w->max, D->check_tol);
+                           "check failed: relative residual %.3e exceeds --check-tol %.3e", w->max,
+                           D->check_tol);
   }
   if (c->rank_G_bad > 0) {
     return lth_error_set_t(err, LTH_EVERIFY, c->t_rank_G_bad,
-                           "check failed: rank G = %d, expected p = %d (%zu %s)",
-                           c->rank_G_first, run->p, c->rank_G_bad,
+                           "check failed: rank G = %d, expected p = %d (%zu %s)", c->rank_G_first,
+                           run->p, c->rank_G_bad,
                            app_plural((double)c->rank_G_bad, "point", "points"));
   }
   if (c->rank_P_bad > 0) {
@@ -292,12 +291,22 @@ static app_option opts[] = {
     APP_DOUBLE("sample-tol", &ctx.sample_tol, 0, 1e300),
 };
 static const app_tool tool = {
-    .name = "lth-decompose", .help = help_text, .help_tail = help_tail,
-    .times = APP_TIMES_MANY, .streams = 1, .json_wrap = 3,
-    .progress_label = "decomposing", .progress_unit = "points",
-    .opts = opts, .nopts = APP_COUNT(opts),
-    .validate = validate, .prepare = prepare, .compute = compute, .after = after,
-    .write = {write_text, write_csv, write_json}, .cleanup = cleanup,
+    .name = "lth-decompose",
+    .help = help_text,
+    .help_tail = help_tail,
+    .times = APP_TIMES_MANY,
+    .streams = 1,
+    .json_wrap = 3,
+    .progress_label = "decomposing",
+    .progress_unit = "points",
+    .opts = opts,
+    .nopts = APP_COUNT(opts),
+    .validate = validate,
+    .prepare = prepare,
+    .compute = compute,
+    .after = after,
+    .write = {write_text, write_csv, write_json},
+    .cleanup = cleanup,
 };
 
 int main(int argc, char **argv) { return app_main(&tool, &ctx, argc, argv); }

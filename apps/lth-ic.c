@@ -235,7 +235,7 @@ static int prepare(app_ctx *R, app_run *run) {
 
 /* Powers of two that bring a norm near DBL_MAX back into range (exact). */
 #define SCALE_DOWN 0x1p-16
-#define SCALE_UP 0x1p16
+#define SCALE_UP   0x1p16
 
 /* lth_ic_tolerance(x) = 1e-10 max(1, ||q||, ||x||) overflows when ||x|| does
  * (entries near DBL_MAX; lib/ic/ic.c takes the plain norm): then it is taken at
@@ -347,8 +347,7 @@ static lth_status compute(app_ctx *R, app_run *run, lth_error *err) {
     }
   }
   R->change = app_dist2(R->z0, R->guess, (size_t)s);
-  st = app_sampling_error(run->sys, &R->t, 1, R->z0, NULL, resolve_ic, R, &R->sampling_error,
-                          err);
+  st = app_sampling_error(run->sys, &R->t, 1, R->z0, NULL, resolve_ic, R, &R->sampling_error, err);
   if (st != LTH_OK) {
     lth_error_prefix(err, "estimating the sampling error: ");
   }
@@ -565,11 +564,19 @@ static app_option opts[] = {
     APP_FLAG("conditions", &ctx.conditions),
 };
 static const app_tool tool = {
-    .name = "lth-ic", .help = help_text, .help_tail = help_tail,
-    .times = APP_TIMES_ONE, .times_default = "t0 of the file's interval",
-    .opts = opts, .nopts = APP_COUNT(opts),
-    .validate = validate, .prepare = prepare, .compute = compute, .check = check,
-    .write = {write_text, write_csv, write_json}, .cleanup = cleanup,
+    .name = "lth-ic",
+    .help = help_text,
+    .help_tail = help_tail,
+    .times = APP_TIMES_ONE,
+    .times_default = "t0 of the file's interval",
+    .opts = opts,
+    .nopts = APP_COUNT(opts),
+    .validate = validate,
+    .prepare = prepare,
+    .compute = compute,
+    .check = check,
+    .write = {write_text, write_csv, write_json},
+    .cleanup = cleanup,
 };
 
 int main(int argc, char **argv) { return app_main(&tool, &ctx, argc, argv); }

@@ -103,8 +103,8 @@ struct app_ctx {
   const lth_lqr_spec *spec;
   lth_lqr_result *res;
   double sampling_error, sampling_error_cost; /* NaN: exact data */
-  int initial_impulse; /* x0 was moved: the jump is not zero */
-  char note[4096];     /* what the output is, when it is not a smooth optimum */
+  int initial_impulse;                        /* x0 was moved: the jump is not zero */
+  char note[4096]; /* what the output is, when it is not a smooth optimum */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -211,13 +211,12 @@ static lth_status sampling_error(app_ctx *T, const app_run *run, const lth_lqr_o
                          r->have_trajectory != T->res->have_trajectory)) {
       /* the verdict itself is within the data's error: no answer to stand by */
       static const char *const names[3] = {"A", "B", "H"};
-      st = lth_error_set(err, LTH_ECOND,
-                         "the samples' error decides the answer: with the sampled %s moved by its "
-                         "error estimate the optimum %s, %s (here: %s, %s); refine the samples",
-                         names[b], r->exists ? "exists" : "does not exist",
-                         r->unique ? "unique" : "not unique",
-                         T->res->exists ? "exists" : "does not exist",
-                         T->res->unique ? "unique" : "not unique");
+      st = lth_error_set(
+          err, LTH_ECOND,
+          "the samples' error decides the answer: with the sampled %s moved by its "
+          "error estimate the optimum %s, %s (here: %s, %s); refine the samples",
+          names[b], r->exists ? "exists" : "does not exist", r->unique ? "unique" : "not unique",
+          T->res->exists ? "exists" : "does not exist", T->res->unique ? "unique" : "not unique");
     }
     if (st == LTH_OK) {
       const lth_lqr_result *a = T->res;
@@ -292,13 +291,12 @@ static lth_status check(const app_ctx *T, const app_run *run, lth_error *err) {
   if (T->gain) {
     st = app_check_rows(st, err, "the gain K", t, r->gain, r->n, nu * 2 * nx, NULL);
   }
-  st = app_check_vector(st, err, "the consistent initial state x0_consistent", t0,
-                        r->x0_consistent, nx, NULL);
+  st = app_check_vector(st, err, "the consistent initial state x0_consistent", t0, r->x0_consistent,
+                        nx, NULL);
   st = app_check_vector(st, err, "the jump at t0", t0, r->jump, nx, NULL);
   st = app_check_vector(st, err, "the terminal jump", t1, r->terminal_jump, nx, NULL);
   st = app_check_value(st, err, "the residual of (x0, 0) from range(W)", t0, r->residual);
-  st = app_check_value(st, err, "the Theorem 4 deviation over the output times", NAN,
-                       r->theorem4);
+  st = app_check_value(st, err, "the Theorem 4 deviation over the output times", NAN, r->theorem4);
   return app_check_value(st, err, "the drift max ||P v|| over the output times", NAN, r->drift);
 }
 
@@ -444,8 +442,9 @@ static void text_verdict(FILE *fp, const app_ctx *T) {
   fprintf(fp, "checks         Theorem 4 (P_1' = P_2) deviation %.3g; drift max ||P v|| %.3g\n",
           r->theorem4, r->drift);
   if (isfinite(T->sampling_error)) {
-    fprintf(fp, "sampling error ~%.2e in x, lambda, u and ~%.2e in the cost (the samples' fits, "
-                "propagated)\n",
+    fprintf(fp,
+            "sampling error ~%.2e in x, lambda, u and ~%.2e in the cost (the samples' fits, "
+            "propagated)\n",
             T->sampling_error, T->sampling_error_cost);
   }
 }
@@ -526,11 +525,20 @@ static app_option opts[] = {
     APP_DOUBLE("rtol", &ctx.rtol, 1e-15, 1e-2),
 };
 static const app_tool tool = {
-    .name = "lth-lqr", .help = help_text, .help_tail = help_tail,
-    .times = APP_TIMES_MANY, .progress_label = "solving", .progress_unit = "gains",
-    .opts = opts, .nopts = APP_COUNT(opts),
-    .prepare = prepare, .compute = compute, .check = check, .after = after,
-    .write = {write_text, write_csv, write_json}, .cleanup = cleanup,
+    .name = "lth-lqr",
+    .help = help_text,
+    .help_tail = help_tail,
+    .times = APP_TIMES_MANY,
+    .progress_label = "solving",
+    .progress_unit = "gains",
+    .opts = opts,
+    .nopts = APP_COUNT(opts),
+    .prepare = prepare,
+    .compute = compute,
+    .check = check,
+    .after = after,
+    .write = {write_text, write_csv, write_json},
+    .cleanup = cleanup,
 };
 
 int main(int argc, char **argv) { return app_main(&tool, &ctx, argc, argv); }

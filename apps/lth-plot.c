@@ -153,8 +153,10 @@ static int user_order(plot_run *R, int dim, int *col, int *user) {
   }
   if (app_jr_len(vars) != (size_t)dim || app_jr_len(idx) != (size_t)dim) {
     char msg[160];
-    snprintf(msg, sizeof msg, "\"variables\" and \"variable_index\" must both list the %d "
-             "components of z", dim);
+    snprintf(msg, sizeof msg,
+             "\"variables\" and \"variable_index\" must both list the %d "
+             "components of z",
+             dim);
     return fail_input(R, msg);
   }
   for (int k = 0; k < dim; k++) {
@@ -245,8 +247,7 @@ static void note_sampling(plot_run *R) {
                                    label && label->type == APP_JSTR ? label->str : "block");
     double x;
     for (size_t d = 0; used < sizeof buf && app_jr_num_at(e, d, &x) == 0; d++) {
-      used += (size_t)snprintf(buf + used, sizeof buf - used, "%s %zu: %.2g", d ? "," : "", d,
-                               x);
+      used += (size_t)snprintf(buf + used, sizeof buf - used, "%s %zu: %.2g", d ? "," : "", d, x);
     }
     app_plot_note(R->fig, buf);
   }
@@ -308,7 +309,8 @@ static int add_entry(plot_run *R, int panel, const app_jval *pts, const double *
     if (entry_value(app_jr_at(pts, k), e, &y[k]) != 0) {
       free(y);
       return app_usage_error("%s is not an entry of the decomposition (sizes: P, Ahat m x m, "
-                             "g m, Bhat, G s x m, q s; 1-based)", label);
+                             "g m, Bhat, G s x m, q s; 1-based)",
+                             label);
     }
   }
   int rc = app_plot_series(R->fig, panel, label, t, y, n, 1) == 0
@@ -465,7 +467,8 @@ static int parse_size(const char *s, int *w, int *h) {
   if (sscanf(s, "%dx%d%n", w, h, &used) != 2 || s[used] != '\0' || *w < 200 || *h < 100 ||
       *w > 20000 || *h > 20000) {
     return app_usage_error("--size: expected WxH with W in 200..20000 and H in 100..20000, "
-                           "not '%s'", s);
+                           "not '%s'",
+                           s);
   }
   return 0;
 }
@@ -522,8 +525,11 @@ int main(int argc, char **argv) {
       {.name = "title", .type = APP_OPT_STRING, .dest = &cli.title},
       {.name = "select", .type = APP_OPT_STRING, .dest = &cli.select},
   };
-  app_spec spec = {.help = help_text, .opts = opts, .nopts = sizeof opts / sizeof opts[0],
-                   .min_args = 1, .max_args = 1};
+  app_spec spec = {.help = help_text,
+                   .opts = opts,
+                   .nopts = sizeof opts / sizeof opts[0],
+                   .min_args = 1,
+                   .max_args = 1};
   const char *args[1];
   int nargs;
   int rc = app_parse(&spec, argc, argv, args, &nargs);

@@ -118,12 +118,12 @@ struct app_ctx {
   app_list z0_opt;
   double rtol, atol, stabilize;
   int method, project, reproject, coefficients;
-  int error_off; /* --error-estimate: 0 on (default), 1 off */
+  int error_off;    /* --error-estimate: 0 on (default), 1 off */
   const double *z0; /* the given initial value */
   const char *z0_source;
-  double *sorted;   /* the times, sorted for the library */
-  double *z;        /* z at tm.t[k] (the user's order): z + k*s */
-  double *z_error;  /* its estimated error, the same way (NULL: none) */
+  double *sorted;  /* the times, sorted for the library */
+  double *z;       /* z at tm.t[k] (the user's order): z + k*s */
+  double *z_error; /* its estimated error, the same way (NULL: none) */
   lth_ivp_result *res;
   app_sampling smp;
   double sampling_error; /* the data's contribution to z's error (NaN: exact data) */
@@ -144,8 +144,8 @@ static lth_status resolve_ivp(void *ctx, const lth_system *variant, double *z, l
   o.progress = NULL;
   o.error_estimate = 0; /* only the difference the data make is wanted */
   lth_ivp_result *r = NULL;
-  lth_status st = lth_ivp_solve(variant, R->run->t0, R->C->z0, R->C->sorted, R->run->tm.n, &o, &r,
-                                err);
+  lth_status st =
+      lth_ivp_solve(variant, R->run->t0, R->C->z0, R->C->sorted, R->run->tm.n, &o, &r, err);
   if (st == LTH_OK) {
     memcpy(z, r->z, sizeof(double) * (size_t)r->s * r->n);
   }
@@ -176,8 +176,7 @@ static int prepare(app_ctx *C, app_run *run) {
   if (C->z0_opt.n > 0) {
     if (C->z0_opt.n != (size_t)run->s) {
       return app_usage_error("--z0 has %zu %s; %s has s = %d components", C->z0_opt.n,
-                             app_plural((double)C->z0_opt.n, "value", "values"), run->path,
-                             run->s);
+                             app_plural((double)C->z0_opt.n, "value", "values"), run->path, run->s);
     }
     C->z0 = C->z0_opt.v;
     C->z0_source = "--z0";
@@ -256,8 +255,8 @@ static lth_status unsort(app_ctx *C, const app_run *run, const size_t *rank, lth
 static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
   size_t n = run->tm.n;
   size_t *rank = malloc((n ? n : 1) * sizeof *rank);
-  lth_status st = rank ? sort_times(C, &run->tm, rank, err)
-                       : lth_error_set(err, LTH_ENOMEM, "out of memory");
+  lth_status st =
+      rank ? sort_times(C, &run->tm, rank, err) : lth_error_set(err, LTH_ENOMEM, "out of memory");
   if (st == LTH_OK) {
     lth_ivp_opts o;
     lth_ivp_opts_init(&o);
@@ -301,16 +300,15 @@ static lth_status check(const app_ctx *C, const app_run *run, lth_error *err) {
   lth_status st = LTH_OK;
   st = app_check_rows(st, err, "the solution z", run->tm.t, C->z, run->tm.n, (size_t)run->s,
                       &run->names);
-  st = app_check_vector(st, err, "the initial value used", run->t0, res->z0_used,
-                        (size_t)run->s, &run->names);
+  st = app_check_vector(st, err, "the initial value used", run->t0, res->z0_used, (size_t)run->s,
+                        &run->names);
   st = app_check_value(st, err, "the residual of z0", run->t0, res->z0_residual);
   st = app_check_value(st, err, "the change of z0", run->t0, res->z0_change);
   st = app_check_value(st, err, "the drift max ||P v|| over the output times", NAN, res->drift);
   if (res->z_error) {
     st = app_check_value(st, err, "the estimated global error", NAN, res->error_estimate);
   }
-  return app_check_value(st, err, "the relative drift over the output times", NAN,
-                         res->drift_rel);
+  return app_check_value(st, err, "the relative drift over the output times", NAN, res->drift_rel);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -470,11 +468,11 @@ static void write_text(const app_ctx *C, app_run *run) {
           "\ndrift          max ||P v|| = %.3g (relative %.3g): how far the state part\n"
           "               left the state space range(I - P); 0 in exact arithmetic\n",
           res->drift, res->drift_rel);
-  fprintf(fp, "statistics     %zu %s, %zu %s, %zu %s, %.3g s (%.3g s decomposing)\n",
-          res->steps, app_plural((double)res->steps, "step", "steps"), res->rhs_evals,
+  fprintf(fp, "statistics     %zu %s, %zu %s, %zu %s, %.3g s (%.3g s decomposing)\n", res->steps,
+          app_plural((double)res->steps, "step", "steps"), res->rhs_evals,
           app_plural((double)res->rhs_evals, "right-hand side", "right-hand sides"), res->decomps,
-          app_plural((double)res->decomps, "decomposition", "decompositions"),
-          res->seconds_total, res->seconds_decomp);
+          app_plural((double)res->decomps, "decomposition", "decompositions"), res->seconds_total,
+          res->seconds_decomp);
   if (res->coef_mode == LTH_COEF_TABLE) {
     fprintf(fp, "coefficients   table of %zu %s (%zu of them decomposed directly)\n",
             res->table_panels, app_plural((double)res->table_panels, "panel", "panels"),
@@ -594,7 +592,8 @@ static void cleanup(app_ctx *C) {
 }
 
 /* The tool's options (with their defaults) and its description for the driver. */
-static app_ctx ctx = {.rtol = LTH_DEFAULT_RTOL, .atol = LTH_DEFAULT_ATOL, .stabilize = -1.0, .sampling_error = NAN};
+static app_ctx ctx = {
+    .rtol = LTH_DEFAULT_RTOL, .atol = LTH_DEFAULT_ATOL, .stabilize = -1.0, .sampling_error = NAN};
 static app_option opts[] = {
     APP_LIST("z0", &ctx.z0_opt),
     APP_CHOICE("coefficients", &ctx.coefficients, "auto|direct|table"),
@@ -607,11 +606,19 @@ static app_option opts[] = {
     APP_CHOICE("error-estimate", &ctx.error_off, "on|off"),
 };
 static const app_tool tool = {
-    .name = "lth-solve", .help = help_text, .help_tail = help_tail,
-    .times = APP_TIMES_MANY, .progress_label = "integrating",
-    .opts = opts, .nopts = APP_COUNT(opts),
-    .prepare = prepare, .compute = compute, .check = check, .after = after,
-    .write = {write_text, write_csv, write_json}, .cleanup = cleanup,
+    .name = "lth-solve",
+    .help = help_text,
+    .help_tail = help_tail,
+    .times = APP_TIMES_MANY,
+    .progress_label = "integrating",
+    .opts = opts,
+    .nopts = APP_COUNT(opts),
+    .prepare = prepare,
+    .compute = compute,
+    .check = check,
+    .after = after,
+    .write = {write_text, write_csv, write_json},
+    .cleanup = cleanup,
 };
 
 int main(int argc, char **argv) { return app_main(&tool, &ctx, argc, argv); }

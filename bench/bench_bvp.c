@@ -113,8 +113,8 @@ static run solve(const cfg *cf, const bvp_case *c, const lth_bvp_opts *o) {
     lth_error err;
     lth_error_clear(&err);
     double t = ib_now();
-    lth_status st = lth_bvp_solve(c->sys, c->t0, c->t1, c->p, c->B0, c->B1, c->beta, c->times,
-                                  NOUT, o, &res, &err);
+    lth_status st = lth_bvp_solve(c->sys, c->t0, c->t1, c->p, c->B0, c->B1, c->beta, c->times, NOUT,
+                                  o, &res, &err);
     t = ib_now() - t;
     R.st = st;
     if (st != LTH_OK) {
@@ -157,9 +157,9 @@ static void emit_row(const cfg *cf, int ncol, char b[][40], const int *w) {
 
 /* ---- sweep 1: finite differences as N grows, shooting methods for reference ---- */
 
-static const char *const s1_cols[] = {"problem", "method",  "N+1",     "err",    "err_t>t0",
-                                      "err_t0",  "fd_est",  "est/err", "err_lay", "est_lay",
-                                      "order",   "cond",    "time_s",  "t_chk_s"};
+static const char *const s1_cols[] = {"problem", "method", "N+1",     "err",     "err_t>t0",
+                                      "err_t0",  "fd_est", "est/err", "err_lay", "est_lay",
+                                      "order",   "cond",   "time_s",  "t_chk_s"};
 static const int s1_w[] = {7, 8, 5, 8, 8, 8, 8, 7, 8, 8, 6, 8, 8, 8};
 #define S1_NCOL (int)(sizeof s1_w / sizeof s1_w[0])
 
@@ -316,8 +316,9 @@ static void s2_row(const cfg *cf, const bvp_case *c, double T, lth_bvp_method me
   } else {
     /* the refusal's condition estimate is the point of the row */
     snprintf(b[7], 40, "%.1e", R.cond_fail);
-    if (R.st != LTH_ENOTUNIQUE) fprintf(stderr, "bench_bvp: %s T=%g %s: %s\n", c->family, T,
-                                        lth_bvp_method_name(method), R.msg);
+    if (R.st != LTH_ENOTUNIQUE)
+      fprintf(stderr, "bench_bvp: %s T=%g %s: %s\n", c->family, T, lth_bvp_method_name(method),
+              R.msg);
   }
   emit_row(cf, S2_NCOL, b, s2_w);
 }

@@ -263,10 +263,9 @@ static const char *const t2_cols[] = {"problem", "col_ms", "col_err", "ms_rtol",
 static const int t2_w[] = {8, 8, 9, 7, 8, 9, 6, 8, 8, 9, 6};
 
 static void table2(const cfg *cf, char sums[][256], int n) {
-  ib_title(cf->csv,
-           "table 2: collocation to 1e-10 against multiple shooting reaching 1e-10 "
-           "(fastest rtol) and finite differences at collocation's time; orders = "
-           "log10(fd error / collocation error)");
+  ib_title(cf->csv, "table 2: collocation to 1e-10 against multiple shooting reaching 1e-10 "
+                    "(fastest rtol) and finite differences at collocation's time; orders = "
+                    "log10(fd error / collocation error)");
   ib_emit(cf->csv, 11, t2_cols, t2_w);
   for (int i = 0; i < n; i++) {
     const char *cells[11];

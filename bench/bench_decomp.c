@@ -29,17 +29,16 @@
 static int checks_failed;
 
 /* The cases: tiny, high index, mid-size, large. */
-static const char *const default_cases[] = {"2-1",          "3-2-1",          "4-3-2",
-                                            "6-6-6-6-6-3",  "20-20-20-20-10", "50-50-25",
-                                            "200-200-100"};
+static const char *const default_cases[] = {
+    "2-1", "3-2-1", "4-3-2", "6-6-6-6-6-3", "20-20-20-20-10", "50-50-25", "200-200-100"};
 
 typedef struct options {
-  size_t points;     /* grid length of the timed runs */
-  int repeat;        /* samples per timing; the best is kept */
-  double min_time;   /* a sample repeats its run until this many seconds */
-  int order;         /* output order of the decomposition */
+  size_t points;   /* grid length of the timed runs */
+  int repeat;      /* samples per timing; the best is kept */
+  double min_time; /* a sample repeats its run until this many seconds */
+  int order;       /* output order of the decomposition */
   int csv, flops_only, memory;
-  const char *only;  /* --only: run one kind of timing (for profilers) */
+  const char *only; /* --only: run one kind of timing (for profilers) */
   const char *mem_case;
   size_t mem_points[2];
   int ncases;
@@ -58,9 +57,9 @@ typedef struct result {
   double flops, flops_model, flops_l1; /* per point */
   int n_ref;                           /* size of the reference dgemm */
   double t_eval, t_at, t_grid1, t_grid2;
-  double gf, gf_dgemm, dgemm2;         /* GFLOP/s; 2-thread dgemm throughput ratio */
-  int same;                            /* 1- and 2-thread checksums bitwise equal */
-  double busy;                         /* % of the CPUs other processes used meanwhile */
+  double gf, gf_dgemm, dgemm2; /* GFLOP/s; 2-thread dgemm throughput ratio */
+  int same;                    /* 1- and 2-thread checksums bitwise equal */
+  double busy;                 /* % of the CPUs other processes used meanwhile */
 } result;
 
 /* A case ready to run: system, one workspace and result for the serial loops,
@@ -360,7 +359,8 @@ static void print_flops(const bcase *c, int order) {
     printf("  %-34s %6d %6d %6d %5d %14.0f\n", p->what, p->M, p->N, p->Kd, p->order, p->flops);
   }
   printf("  model total %.0f, through BLAS %.0f; counted dgemm+dgemv+dgetrs+dgetrf %.0f (%s)\n",
-         md.total, md.blas, bc.l3, fabs(md.blas - bc.l3) <= 1e-9 * fmax(bc.l3, 1.0) ? "equal" : "DIFFERENT");
+         md.total, md.blas, bc.l3,
+         fabs(md.blas - bc.l3) <= 1e-9 * fmax(bc.l3, 1.0) ? "equal" : "DIFFERENT");
   printf("  dgemm alone %.0f, plus its C += alpha AB updates (2 M N per call) %.0f\n", bc.gemm,
          bc.gemm_mn);
   printf("  level 1 %.0f (%.2f%% of all); calls: dgemm %ld, dgetrs %ld, dgetrf %ld, dgecon %ld, "
@@ -414,8 +414,8 @@ static int run_only(const bcase *c, const options *o) {
     const char *name;
     run_fn fn;
     int arg;
-  } kinds[] = {{"eval", run_eval, 0}, {"at", run_at, 0}, {"grid1", run_grid, 1},
-               {"grid2", run_grid, 2}};
+  } kinds[] = {
+      {"eval", run_eval, 0}, {"at", run_at, 0}, {"grid1", run_grid, 1}, {"grid2", run_grid, 2}};
   for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
     if (!strcmp(o->only, kinds[k].name)) {
       bench b;
@@ -445,8 +445,10 @@ static void time_runs(bench *b, const options *o, result *res) {
   res->same = chk1 == chk2 && chk1 == chk_at;
   if (!res->same) {
     checks_failed = 1;
-    fprintf(stderr, "bench_decomp: %s: checksums differ (at %.17g, 1 thread %.17g, 2 threads "
-            "%.17g)\n", res->c.name, chk_at, chk1, chk2);
+    fprintf(stderr,
+            "bench_decomp: %s: checksums differ (at %.17g, 1 thread %.17g, 2 threads "
+            "%.17g)\n",
+            res->c.name, chk_at, chk1, chk2);
   }
 }
 
@@ -588,16 +590,16 @@ static void print_header(const options *o) {
   printf("lth decomposition benchmark, %s; OpenBLAS %s core, %ld CPUs, load average %.2f at "
          "start; grid of %zu points on [0,10], output order %d, best of %d\n\n",
          date, openblas_get_corename(), ncpu, load_average(), o->points, o->order, o->repeat);
-  printf("%-15s %2s %4s %2s %9s %5s %9s %9s %5s %7s %5s %7s %5s %9s %5s %5s %5s\n", "case",
-         "r", "s", "K", "FLOP/pt", "eval%", "at s/pt", "1T s/pt", "ovh%", "GFLOP/s", "ref n",
-         "dgemm", "ratio", "2T s/pt", "2T x", "hw x", "busy%");
+  printf("%-15s %2s %4s %2s %9s %5s %9s %9s %5s %7s %5s %7s %5s %9s %5s %5s %5s\n", "case", "r",
+         "s", "K", "FLOP/pt", "eval%", "at s/pt", "1T s/pt", "ovh%", "GFLOP/s", "ref n", "dgemm",
+         "ratio", "2T s/pt", "2T x", "hw x", "busy%");
 }
 
 static void print_row(const result *r) {
   printf("%-15s %2d %4d %2d %9.3g %5.1f %9.3e %9.3e %5.1f %7.2f %5d %7.2f %5.2f %9.3e %5.2f "
          "%5.2f %5.1f\n",
-         r->c.name, r->c.r, r->s, r->K, r->flops, 100.0 * r->t_eval / r->t_at, r->t_at,
-         r->t_grid1, 100.0 * (r->t_grid1 - r->t_at) / r->t_at, r->gf, r->n_ref, r->gf_dgemm,
+         r->c.name, r->c.r, r->s, r->K, r->flops, 100.0 * r->t_eval / r->t_at, r->t_at, r->t_grid1,
+         100.0 * (r->t_grid1 - r->t_at) / r->t_at, r->gf, r->n_ref, r->gf_dgemm,
          r->gf / r->gf_dgemm, r->t_grid2, r->t_grid1 / r->t_grid2, r->dgemm2, r->busy);
 }
 
@@ -636,7 +638,8 @@ static void print_targets(const result *res, int n, const memres *m) {
   }
   printf("\ntargets%s:\n", busy > 5.0 ? " (other processes used over 5% of the CPUs during "
                                         "some case, see busy%: its timings and above all its "
-                                        "thread figures are pessimistic)" : "");
+                                        "thread figures are pessimistic)"
+                                      : "");
   for (int k = 0; k < n; k++) {
     const result *r = &res[k];
     double ratio = r->gf / r->gf_dgemm, sp = r->t_grid1 / r->t_grid2;
@@ -676,13 +679,21 @@ static void usage(FILE *fp) {
 }
 
 static int parse_options(int argc, char **argv, options *o) {
-  *o = (options){.points = 1000, .repeat = 3, .min_time = 0.2, .memory = 1,
-                 .mem_case = "50-50-25", .mem_points = {1000, 10000}};
+  *o = (options){.points = 1000,
+                 .repeat = 3,
+                 .min_time = 0.2,
+                 .memory = 1,
+                 .mem_case = "50-50-25",
+                 .mem_points = {1000, 10000}};
   for (int k = 1; k < argc; k++) {
     /* --quick sets defaults first, so that options given with it win */
     if (!strcmp(argv[k], "--quick")) {
-      *o = (options){.points = 100, .repeat = 1, .min_time = 0.02, .memory = 1,
-                     .mem_case = "50-50-25", .mem_points = {100, 1000}};
+      *o = (options){.points = 100,
+                     .repeat = 1,
+                     .min_time = 0.02,
+                     .memory = 1,
+                     .mem_case = "50-50-25",
+                     .mem_points = {100, 1000}};
     }
   }
   for (int k = 1; k < argc; k++) {

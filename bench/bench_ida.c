@@ -192,7 +192,7 @@ static double lth_run(const prob *P, double rtol, double *err, size_t *steps) {
   return wall;
 }
 
-static const char *const cols[] = {"problem", "rtol",    "ida_err",  "ida_s",   "ida_steps",
+static const char *const cols[] = {"problem",  "rtol",    "ida_err", "ida_s",   "ida_steps",
                                    "lth_rtol", "lth_err", "lth_s",   "ida/lth", "ahead"};
 static const int widths[] = {7, 6, 9, 8, 9, 8, 9, 8, 7, 5};
 #define NCOL (int)(sizeof widths / sizeof widths[0])
@@ -204,12 +204,14 @@ static int compare(int csv, int quick, const prob *P) {
   for (int k = 0; k < nrt; k++) {
     size_t st;
     lsec[k] = INFINITY;
-    for (int rep = 0; rep < (quick ? 3 : 7); rep++) lsec[k] = fmin(lsec[k], lth_run(P, rt[k], &lerr[k], &st));
+    for (int rep = 0; rep < (quick ? 3 : 7); rep++)
+      lsec[k] = fmin(lsec[k], lth_run(P, rt[k], &lerr[k], &st));
   }
   for (int k = 0; k < nrt; k++) {
     double ierr = NAN, isec = INFINITY;
     long ist = 0;
-    for (int rep = 0; rep < (quick ? 3 : 7); rep++) isec = fmin(isec, ida_solve(P, rt[k], &ierr, &ist));
+    for (int rep = 0; rep < (quick ? 3 : 7); rep++)
+      isec = fmin(isec, ida_solve(P, rt[k], &ierr, &ist));
     /* the fastest lth run at least as accurate */
     int best = -1;
     for (int j = 0; j < nrt; j++) {
@@ -244,8 +246,10 @@ int main(int argc, char **argv) {
   app_blas_setup(); /* a front end: BLAS as the tools run it (app_blas.h) */
   int quick = 0, csv = 0;
   for (int k = 1; k < argc; k++) {
-    if (strcmp(argv[k], "--quick") == 0) quick = 1;
-    else if (strcmp(argv[k], "--csv") == 0) csv = 1;
+    if (strcmp(argv[k], "--quick") == 0)
+      quick = 1;
+    else if (strcmp(argv[k], "--csv") == 0)
+      csv = 1;
     else {
       fprintf(stderr, "usage: %s [--quick] [--csv]\n", argv[0]);
       return 1;
@@ -254,12 +258,21 @@ int main(int argc, char **argv) {
   double load = -1.0;
   if (getloadavg(&load, 1) != 1) load = -1.0;
   const int n3[] = {3, 3, 1}, n5[] = {2, 2, 2, 2, 1};
-  prob P[3] = {{.name = "idx3", .S = ib_new(3, n3, 0x1d3, 0.2, 0.0, 0.5), .t1 = 10.0,
-                .lth_method = LTH_IVP_RK8PD, .judged = 1},
-               {.name = "idx5", .S = ib_new(5, n5, 0x1d5, 0.2, 0.0, 2.0), .t1 = 10.0,
-                .lth_method = LTH_IVP_RK8PD, .judged = 1},
-               {.name = "stiff", .S = ib_new(3, n3, 0x57f, 0.0, 0.0, 1e4), .t1 = 1.0,
-                .lth_method = LTH_IVP_MSBDF, .judged = 0}};
+  prob P[3] = {{.name = "idx3",
+                .S = ib_new(3, n3, 0x1d3, 0.2, 0.0, 0.5),
+                .t1 = 10.0,
+                .lth_method = LTH_IVP_RK8PD,
+                .judged = 1},
+               {.name = "idx5",
+                .S = ib_new(5, n5, 0x1d5, 0.2, 0.0, 2.0),
+                .t1 = 10.0,
+                .lth_method = LTH_IVP_RK8PD,
+                .judged = 1},
+               {.name = "stiff",
+                .S = ib_new(3, n3, 0x57f, 0.0, 0.0, 1e4),
+                .t1 = 1.0,
+                .lth_method = LTH_IVP_MSBDF,
+                .judged = 0}};
   ib_title(csv, "lth vs SUNDIALS IDA (IDA on lth's reduced ODE with table coefficients); "
                 "ahead = lth at least as accurate in less time");
   if (!csv) printf("load average %.2f at start\n", load);

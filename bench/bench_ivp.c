@@ -163,8 +163,8 @@ static double eval_seconds(const lth_system *sys, int K, double t0, double t1) {
 
 /* ---- the problems: sizes and how much the reduced ODE amplifies errors ---- */
 
-static const char *const prob_cols[] = {"problem", "r", "blocks", "s", "m", "p", "interval",
-                                        "max|Psi|", "us/eval"};
+static const char *const prob_cols[] = {"problem", "r",        "blocks",   "s",      "m",
+                                        "p",       "interval", "max|Psi|", "us/eval"};
 static const int prob_w[] = {7, 2, 10, 3, 3, 3, 9, 9, 7};
 #define PROB_NCOL (int)(sizeof prob_w / sizeof prob_w[0])
 
@@ -201,8 +201,7 @@ static void problems_table(const cfg *c, problem *const *P, int np) {
     snprintf(b[5], 40, "%d", lth_system_manifold_dim(sys));
     snprintf(b[6], 40, "%g..%g", P[k]->t0, P[k]->times[P[k]->n - 1]); /* no comma: CSV */
     snprintf(b[7], 40, "%.2g", max_growth(P[k]));
-    snprintf(b[8], 40, "%.2f",
-             1e6 * eval_seconds(sys, r - 1, P[k]->t0, P[k]->times[P[k]->n - 1]));
+    snprintf(b[8], 40, "%.2f", 1e6 * eval_seconds(sys, r - 1, P[k]->t0, P[k]->times[P[k]->n - 1]));
     const char *cells[PROB_NCOL];
     for (int j = 0; j < PROB_NCOL; j++) cells[j] = b[j];
     ib_emit(c->csv, PROB_NCOL, cells, prob_w);
@@ -211,8 +210,8 @@ static void problems_table(const cfg *c, problem *const *P, int np) {
 
 /* ---- the tolerance sweep: coefficient table (default) and direct ---- */
 
-static const char *const sweep_cols[] = {"problem", "method", "rtol",  "coef",    "max_err",
-                                         "wall_s",  "steps",  "rhs",   "decomps", "panels",
+static const char *const sweep_cols[] = {"problem", "method",   "rtol",    "coef",    "max_err",
+                                         "wall_s",  "steps",    "rhs",     "decomps", "panels",
                                          "deg",     "coef_err", "decomp%", "drift"};
 static const int sweep_w[] = {7, 6, 6, 6, 9, 8, 7, 7, 8, 6, 4, 8, 7, 8};
 #define SWEEP_NCOL (int)(sizeof sweep_w / sizeof sweep_w[0])
@@ -266,9 +265,9 @@ typedef struct pair {
 
 #define MAX_PAIRS 64
 
-static const char *const ratio_cols[] = {"problem", "method", "rtol",   "err_dir", "err_tab",
-                                         "dec_dir", "dec_tab", "dec_x", "wall_dir", "wall_tab",
-                                         "time_x",  "target"};
+static const char *const ratio_cols[] = {"problem",  "method",   "rtol",    "err_dir",
+                                         "err_tab",  "dec_dir",  "dec_tab", "dec_x",
+                                         "wall_dir", "wall_tab", "time_x",  "target"};
 static const int ratio_w[] = {7, 6, 6, 9, 9, 7, 7, 6, 8, 8, 6, 9};
 #define RATIO_NCOL (int)(sizeof ratio_w / sizeof ratio_w[0])
 
@@ -326,8 +325,8 @@ static void tolerance_sweep(const cfg *c, problem *const *P, int np) {
     (void)solve(&once, P[p], &warm); /* untimed: page faults and first-call costs */
     for (int k = 0; k < nrt && npr < MAX_PAIRS; k++) {
       pair *q = &pr[npr++];
-      *q = (pair){.name = P[p]->name, .method = LTH_IVP_RK8PD, .rtol = rt[k],
-                  .target = rt[k] <= 1e-8};
+      *q = (pair){
+          .name = P[p]->name, .method = LTH_IVP_RK8PD, .rtol = rt[k], .target = rt[k] <= 1e-8};
       q->t = sweep_row(c, P[p], LTH_IVP_RK8PD, rt[k], LTH_COEF_TABLE);
       q->d = sweep_row(c, P[p], LTH_IVP_RK8PD, rt[k], LTH_COEF_DIRECT);
     }
@@ -383,11 +382,11 @@ static lth_system *rod_system(void) {
   lth_system *sys = lth_system_alloc(3, n, NULL);
   if (!sys) return NULL;
   int ok = lth_system_set_A(sys, 1, 2, lth_source_const(2, 2, mk, 2, NULL), NULL) == LTH_OK;
-  ok = ok && lth_system_set_A(sys, 1, 3,
-                              lth_source_callback(2, 1, rod_c, (void *)&no, NULL), NULL) == LTH_OK;
+  ok = ok && lth_system_set_A(sys, 1, 3, lth_source_callback(2, 1, rod_c, (void *)&no, NULL),
+                              NULL) == LTH_OK;
   ok = ok && lth_system_set_A(sys, 2, 1, lth_source_identity(2, 2, NULL), NULL) == LTH_OK;
-  ok = ok && lth_system_set_A(sys, 3, 2,
-                              lth_source_callback(1, 2, rod_c, (void *)&yes, NULL), NULL) == LTH_OK;
+  ok = ok && lth_system_set_A(sys, 3, 2, lth_source_callback(1, 2, rod_c, (void *)&yes, NULL),
+                              NULL) == LTH_OK;
   if (!ok) {
     lth_system_free(sys);
     return NULL;
@@ -395,16 +394,16 @@ static lth_system *rod_system(void) {
   return sys;
 }
 
-static const char *const rod_cols[] = {"rtol",    "damping", "coef",  "err_end", "max_err",
-                                       "drift",   "c'q_end", "steps", "decomps", "wall_s",
-                                       "time_x",  "target"};
+static const char *const rod_cols[] = {"rtol",    "damping", "coef",    "err_end",
+                                       "max_err", "drift",   "c'q_end", "steps",
+                                       "decomps", "wall_s",  "time_x",  "target"};
 static const int rod_w[] = {6, 7, 6, 9, 9, 9, 9, 7, 8, 7, 6, 7};
 #define ROD_NCOL (int)(sizeof rod_w / sizeof rod_w[0])
 
 /* A row; for the table row (d given) the time ratio and the target:
  * >= 3x less time at equal error and drift (within 10 %, or below 1e-12). */
-static void rod_row(const cfg *c, double rtol, int damp, lth_ivp_coefficients coef,
-                    const run *R, const run *d, int target) {
+static void rod_row(const cfg *c, double rtol, int damp, lth_ivp_coefficients coef, const run *R,
+                    const run *d, int target) {
   char b[ROD_NCOL][40];
   snprintf(b[0], 40, "%.0e", rtol);
   snprintf(b[1], 40, "%s", damp ? "auto" : "off");
@@ -442,8 +441,13 @@ static void rod_row(const cfg *c, double rtol, int damp, lth_ivp_coefficients co
 }
 
 static void rod_table(const cfg *c) {
-  problem P = {.name = "rod", .sys = rod_system(), .exact = rod_exact, .constraint = rod_constraint,
-               .s = 5, .t0 = 0.0, .n = 20};
+  problem P = {.name = "rod",
+               .sys = rod_system(),
+               .exact = rod_exact,
+               .constraint = rod_constraint,
+               .s = 5,
+               .t0 = 0.0,
+               .n = 20};
   if (!P.sys) {
     fprintf(stderr, "bench_ivp: cannot build the rotating rod\n");
     return;
@@ -453,7 +457,8 @@ static void rod_table(const cfg *c) {
   char title[160];
   snprintf(title, sizeof title,
            "rotating rod (index 3) over [0, %g], rk8pd: table vs direct, drift damping auto "
-           "(and off at 1e-10)", t1);
+           "(and off at 1e-10)",
+           t1);
   ib_title(c->csv, title);
   ib_emit(c->csv, ROD_NCOL, rod_cols, rod_w);
   const double full[] = {1e-8, 1e-10, 1e-12}, quick[] = {1e-10};
@@ -541,8 +546,13 @@ static void estimate_table(const cfg *c, problem *const *P, int np) {
       estimate_row(c, P[p], other[k], 1e-10);
     }
   }
-  problem R = {.name = "rod", .sys = rod_system(), .exact = rod_exact, .constraint = rod_constraint,
-               .s = 5, .t0 = 0.0, .n = 20};
+  problem R = {.name = "rod",
+               .sys = rod_system(),
+               .exact = rod_exact,
+               .constraint = rod_constraint,
+               .s = 5,
+               .t0 = 0.0,
+               .n = 20};
   if (R.sys) {
     double t1 = c->quick ? 100.0 : 1000.0;
     for (size_t k = 0; k < R.n; k++) R.times[k] = t1 * (double)(k + 1) / (double)R.n;

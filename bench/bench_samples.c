@@ -141,8 +141,8 @@ int main(int argc, char **argv) {
   }
   printf("sampled data: %zu grid points on [-1, 1], serial, best of %d runs; CPU times in ms\n",
          npts, reps);
-  printf("%-10s %9s %9s %7s   %9s %9s %7s\n", "case", "fixed", "auto", "ratio", "fixed",
-         "auto", "ratio");
+  printf("%-10s %9s %9s %7s   %9s %9s %7s\n", "case", "fixed", "auto", "ratio", "fixed", "auto",
+         "ratio");
   printf("%-10s %27s   %27s\n", "", "first run (read + grid)", "grid again");
   int failed = 0;
   double worst = 0.0;
@@ -171,8 +171,8 @@ int main(int argc, char **argv) {
       }
       double r1 = ba.first / bf.first, r2 = ba.again / bf.again;
       worst = r1 > worst ? r1 : worst;
-      printf("%-10s %9.2f %9.2f %7.2f   %9.2f %9.2f %7.2f\n", name, 1e3 * bf.first,
-             1e3 * ba.first, r1, 1e3 * bf.again, 1e3 * ba.again, r2);
+      printf("%-10s %9.2f %9.2f %7.2f   %9.2f %9.2f %7.2f\n", name, 1e3 * bf.first, 1e3 * ba.first,
+             r1, 1e3 * bf.again, 1e3 * ba.again, r2);
     }
   }
   printf("largest ratio of the first runs (automatic / fixed): %.2f%s\n", worst,

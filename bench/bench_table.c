@@ -94,7 +94,8 @@ static double eval_us(const lth_system *sys, const lth_table *tab, double t1) {
   double best = INFINITY;
   for (int rep = 0; rep < 3; rep++) {
     double t = ib_now();
-    for (int k = 0; k < 4000; k++) lth_table_eval(tab, t1 * (k + 0.5) / 4000.0, 0, 0, pt, NULL, NULL);
+    for (int k = 0; k < 4000; k++)
+      lth_table_eval(tab, t1 * (k + 0.5) / 4000.0, 0, 0, pt, NULL, NULL);
     best = fmin(best, (ib_now() - t) / 4000);
   }
   lth_point_free(pt);
@@ -133,9 +134,8 @@ static lth_system *rod_system(void) {
 
 /* ---- 1. design ---- */
 
-static const char *const des_cols[] = {"problem", "span", "tol",     "jets",   "panels",
-                                       "decomps", "us/dec", "build_s", "eval_us", "err",
-                                       "est"};
+static const char *const des_cols[] = {"problem", "span",    "tol",     "jets", "panels", "decomps",
+                                       "us/dec",  "build_s", "eval_us", "err",  "est"};
 static const int des_w[] = {7, 5, 6, 4, 6, 7, 7, 8, 7, 9, 9};
 #define DES_NCOL (int)(sizeof des_w / sizeof des_w[0])
 
@@ -179,8 +179,8 @@ static void design(const cfg *c, const char *name, const lth_system *sys, double
 
 static void threads(const cfg *c, const lth_system *sys, double t1) {
   ib_title(c->csv, "table build with 1 and 2 threads (idx5, tol 1e-12, jets 1)");
-  static const char *const cols[] = {"span", "panels", "decomps", "1T_s", "2T_s", "2T_x", "equal",
-                                     "target"};
+  static const char *const cols[] = {"span", "panels", "decomps", "1T_s",
+                                     "2T_s", "2T_x",   "equal",   "target"};
   static const int w[] = {6, 6, 8, 8, 8, 6, 6, 7};
   ib_emit(c->csv, 8, cols, w);
   double sec[2] = {INFINITY, INFINITY};
@@ -244,8 +244,8 @@ static void threads(const cfg *c, const lth_system *sys, double t1) {
 static void stiff(const cfg *c) {
   ib_title(c->csv, "stiff: idx3 with reduced-ODE eigenvalues near -L on [0, 1], rtol 1e-8, "
                    "atol 1e-10, 20 outputs (max 1e5 steps per output)");
-  static const char *const cols[] = {"L", "method", "coef", "status", "max_err", "wall_s", "steps",
-                                     "rhs", "decomps"};
+  static const char *const cols[] = {"L",      "method", "coef", "status", "max_err",
+                                     "wall_s", "steps",  "rhs",  "decomps"};
   static const int w[] = {6, 7, 6, 8, 9, 8, 8, 8, 8};
   ib_emit(c->csv, 9, cols, w);
   const int n3[] = {3, 3, 1};
@@ -282,7 +282,8 @@ static void stiff(const cfg *c) {
         snprintf(b[0], 40, "%.0e", Ls[l]);
         snprintf(b[1], 40, "%s", lth_ivp_method_name(methods[mi]));
         snprintf(b[2], 40, "%s", lth_ivp_coefficients_name(coef));
-        snprintf(b[3], 40, "%s", st == LTH_OK ? "ok" : (st == LTH_EINTEG ? "steps" : lth_strerror(st)));
+        snprintf(b[3], 40, "%s",
+                 st == LTH_OK ? "ok" : (st == LTH_EINTEG ? "steps" : lth_strerror(st)));
         if (st == LTH_OK) {
           snprintf(b[4], 40, "%.2e", ib_error(S, times, 20, res->z, 0));
           snprintf(b[5], 40, "%.4f", t);

@@ -144,9 +144,8 @@ static inline bs_sys *bs_new(int r, const int *n) {
   }
   for (int i = 1; i <= r; i++) {
     for (int j = 1; j <= r; j++) {
-      if (bs_in_pattern(r, i, j) &&
-          bs_block_init(&S->blk[S->nblk++], n[i - 1], n[j - 1], bs_is_chain(r, i, j) ? 0 : 1,
-                        &rng) != 0) {
+      if (bs_in_pattern(r, i, j) && bs_block_init(&S->blk[S->nblk++], n[i - 1], n[j - 1],
+                                                  bs_is_chain(r, i, j) ? 0 : 1, &rng) != 0) {
         bs_free(S);
         return NULL;
       }

@@ -48,9 +48,9 @@ static void *bc_next(const char *name) {
   return p;
 }
 
-typedef void (*bc_dgemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE,
-                            blasint, blasint, blasint, double, const double *, blasint,
-                            const double *, blasint, double, double *, blasint);
+typedef void (*bc_dgemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, blasint,
+                            blasint, blasint, double, const double *, blasint, const double *,
+                            blasint, double, double *, blasint);
 typedef void (*bc_dgemv_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, blasint, blasint, double,
                             const double *, blasint, const double *, blasint, double, double *,
                             blasint);
@@ -58,8 +58,7 @@ typedef void (*bc_dtrsv_fn)(enum CBLAS_ORDER, enum CBLAS_UPLO, enum CBLAS_TRANSP
                             enum CBLAS_DIAG, blasint, const double *, blasint, double *, blasint);
 typedef void (*bc_daxpy_fn)(blasint, double, const double *, blasint, double *, blasint);
 typedef void (*bc_dscal_fn)(blasint, double, double *, blasint);
-typedef lapack_int (*bc_getrf_fn)(int, lapack_int, lapack_int, double *, lapack_int,
-                                  lapack_int *);
+typedef lapack_int (*bc_getrf_fn)(int, lapack_int, lapack_int, double *, lapack_int, lapack_int *);
 typedef lapack_int (*bc_getrs_fn)(int, char, lapack_int, lapack_int, const double *, lapack_int,
                                   const lapack_int *, double *, lapack_int);
 typedef lapack_int (*bc_gecon_fn)(int, char, lapack_int, const double *, lapack_int, double,

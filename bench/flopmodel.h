@@ -104,8 +104,7 @@ static inline void fm_chains(fm_model *md, int r, const int *n, int K) {
 
 /* Step i of the reduction (reduce_row), order k = o + i - 1, on the
  * Wi = m + 1 - off_i columns right of block i. */
-static inline void fm_step(fm_model *md, int r, const int *n, const int *off, int m, int i,
-                           int k) {
+static inline void fm_step(fm_model *md, int r, const int *n, const int *off, int m, int i, int k) {
   int nr = n[r - 1], ni = n[i - 1], Wi = m + 1 - off[i - 1];
   char w[96];
   if (i < r - 1) {

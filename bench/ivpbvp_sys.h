@@ -35,7 +35,7 @@
 #define IB_MAXR 8
 #define IB_MAXS 32
 #define IB_MAXK 24 /* highest Taylor order a callback serves */
-#define IB_PI 3.14159265358979323846
+#define IB_PI   3.14159265358979323846
 
 /* ---- small shared helpers ---- */
 
@@ -214,13 +214,11 @@ static inline lth_system *ib_system(ib_sys *S) {
     for (int j = 1; j <= S->r && ok; j++) {
       if (!ib_in_pattern(S->r, i, j)) continue;
       S->blk[nb] = (ib_blk){S, i, j};
-      lth_source *src =
-          lth_source_callback(S->n[i - 1], S->n[j - 1], ib_A_cb, &S->blk[nb++], NULL);
+      lth_source *src = lth_source_callback(S->n[i - 1], S->n[j - 1], ib_A_cb, &S->blk[nb++], NULL);
       ok = src && lth_system_set_A(sys, i, j, src, NULL) == LTH_OK;
     }
     S->blk[nb] = (ib_blk){S, i, 0};
-    lth_source *src = ok ? lth_source_callback(S->n[i - 1], 1, ib_f_cb, &S->blk[nb++], NULL)
-                         : NULL;
+    lth_source *src = ok ? lth_source_callback(S->n[i - 1], 1, ib_f_cb, &S->blk[nb++], NULL) : NULL;
     ok = src && lth_system_set_f(sys, i, src, NULL) == LTH_OK;
   }
   if (!ok || lth_system_validate(sys, NULL) != LTH_OK) {

@@ -37,7 +37,8 @@ typedef struct {
   int transpose;
 } blk;
 
-#define SET(i, j, v) coef[k * stride + (b->transpose ? (j) + (size_t)(i) * ld : (i) + (size_t)(j) * ld)] = b->sign * (v)
+#define SET(i, j, v)                                                                               \
+  coef[k * stride + (b->transpose ? (j) + (size_t)(i)*ld : (i) + (size_t)(j)*ld)] = b->sign * (v)
 
 static int A_cb(void *ctx, double t, int order, double *coef, int ld, size_t stride) {
   const blk *b = ctx;

@@ -26,7 +26,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Keep one run fast: small systems only. */
-#define MAX_SIZE 24
+#define MAX_SIZE  24
 #define MAX_INDEX 6
 
 static int jet_finite(const lth_jet *J) {
@@ -44,12 +44,13 @@ static int point_finite(const lth_point *pt) {
   for (int i = 0; i < pt->r - 1; i++)
     if (!jet_finite(&pt->Q[i])) return 0;
   return isfinite(pt->cond_pi) && isfinite(pt->cond_chain) && isfinite(pt->cond_interval) &&
-         isfinite(pt->pi_inv_norm) && isfinite(pt->chain_norm) && (pt->pi_sign == 1 || pt->pi_sign == -1);
+         isfinite(pt->pi_inv_norm) && isfinite(pt->chain_norm) &&
+         (pt->pi_sign == 1 || pt->pi_sign == -1);
 }
 
 static int report_finite(const lth_verify_report *rep) {
   double v[] = {rep->theorem3_linear, rep->theorem3_affine, rep->idempotent, rep->commute,
-                rep->structure, rep->sv_gap, rep->worst};
+                rep->structure,       rep->sv_gap,          rep->worst};
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
     if (!isfinite(v[k])) return 0;
   return 1;
@@ -116,12 +117,20 @@ static void put(gen *g, const char *s) {
   }
 }
 
-static const char *const atoms[] = {
-    "0",           "1",          "-1",          "2.5",         "0.5",        "1e-8",
-    "1e8",         "t",          "pi",          "-t",          "(t - 0.5)",  "(t - 0.503)",
-    "sin(t)",      "cos(pi*t)",  "exp(t)",      "exp(-30*t)",  "t^2",        "sqrt(t + 2)",
-    "log(t + 3)",  "1/(t + 2)",  "tanh(t)",     "(t - 0.3183098861837907)",   "cosh(t)",
-    "atan(t)",     "1e-300",     "1e300",       "(2 - t)",     "t^3 - t"};
+static const char *const atoms[] = {"0",          "1",
+                                    "-1",         "2.5",
+                                    "0.5",        "1e-8",
+                                    "1e8",        "t",
+                                    "pi",         "-t",
+                                    "(t - 0.5)",  "(t - 0.503)",
+                                    "sin(t)",     "cos(pi*t)",
+                                    "exp(t)",     "exp(-30*t)",
+                                    "t^2",        "sqrt(t + 2)",
+                                    "log(t + 3)", "1/(t + 2)",
+                                    "tanh(t)",    "(t - 0.3183098861837907)",
+                                    "cosh(t)",    "atan(t)",
+                                    "1e-300",     "1e300",
+                                    "(2 - t)",    "t^3 - t"};
 #define NATOMS (sizeof atoms / sizeof atoms[0])
 
 static void expr(gen *g, int depth) {

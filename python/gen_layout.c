@@ -36,7 +36,7 @@
 #include "lth/verify.h"
 
 /* Type code of a struct member (arrays decay: char[N] is "char[]" with its size). */
-#define TYPE_CODE(x)                                                                     \
+#define TYPE_CODE(x)                                                                               \
   _Generic((x), int: "int", unsigned int: "uint", long: "long", unsigned long: "ulong", \
            double: "double", double *: "ptr", const double *: "ptr", int *: "ptr",     \
            char *: "char[]", lth_jet: "lth_jet", lth_ivp_opts: "lth_ivp_opts",          \
@@ -58,105 +58,210 @@ static void field(const char *name, size_t offset, size_t size, const char *code
 }
 
 #define STRUCT(T) begin_struct(#T, sizeof(T))
-#define F(T, f) field(#f, offsetof(T, f), sizeof(((T *)0)->f), TYPE_CODE(((T *)0)->f))
+#define F(T, f)   field(#f, offsetof(T, f), sizeof(((T *)0)->f), TYPE_CODE(((T *)0)->f))
 /* An array of doubles (an array decays to a pointer in _Generic: checked here). */
-#define FA(T, f)                                                                            \
-  do {                                                                                      \
-    _Static_assert(_Generic(&((T *)0)->f[0], double *: 1, default: 0) &&                   \
-                       sizeof(((T *)0)->f) % sizeof(double) == 0,                           \
-                   #T "." #f " is no longer an array of doubles: update python/lth");      \
-    field(#f, offsetof(T, f), sizeof(((T *)0)->f), "double[]");                             \
+#define FA(T, f)                                                                                   \
+  do {                                                                                             \
+    _Static_assert(_Generic(&((T *)0)->f[0], double * : 1, default : 0) &&                         \
+                       sizeof(((T *)0)->f) % sizeof(double) == 0,                                  \
+                   #T "." #f " is no longer an array of doubles: update python/lth");              \
+    field(#f, offsetof(T, f), sizeof(((T *)0)->f), "double[]");                                    \
   } while (0)
 
 static void structs(void) {
   printf("STRUCTS = {\n");
   STRUCT(lth_error);
-  F(lth_error, status); F(lth_error, message); F(lth_error, has_t); F(lth_error, t);
-  F(lth_error, has_cond); F(lth_error, cond); F(lth_error, file); F(lth_error, line);
+  F(lth_error, status);
+  F(lth_error, message);
+  F(lth_error, has_t);
+  F(lth_error, t);
+  F(lth_error, has_cond);
+  F(lth_error, cond);
+  F(lth_error, file);
+  F(lth_error, line);
   F(lth_error, column);
 
   STRUCT(lth_jet);
-  F(lth_jet, rows); F(lth_jet, cols); F(lth_jet, order); F(lth_jet, maxorder);
-  F(lth_jet, ld); F(lth_jet, stride); F(lth_jet, c); F(lth_jet, owner);
+  F(lth_jet, rows);
+  F(lth_jet, cols);
+  F(lth_jet, order);
+  F(lth_jet, maxorder);
+  F(lth_jet, ld);
+  F(lth_jet, stride);
+  F(lth_jet, c);
+  F(lth_jet, owner);
 
   STRUCT(lth_point);
-  F(lth_point, t); F(lth_point, order); F(lth_point, cond_pi); F(lth_point, cond_chain);
-  F(lth_point, pi_sign); F(lth_point, r); F(lth_point, s); F(lth_point, m); F(lth_point, p);
-  F(lth_point, Pi); F(lth_point, P); F(lth_point, Ahat); F(lth_point, g); F(lth_point, Bhat);
-  F(lth_point, q); F(lth_point, G);
+  F(lth_point, t);
+  F(lth_point, order);
+  F(lth_point, cond_pi);
+  F(lth_point, cond_chain);
+  F(lth_point, pi_sign);
+  F(lth_point, r);
+  F(lth_point, s);
+  F(lth_point, m);
+  F(lth_point, p);
+  F(lth_point, Pi);
+  F(lth_point, P);
+  F(lth_point, Ahat);
+  F(lth_point, g);
+  F(lth_point, Bhat);
+  F(lth_point, q);
+  F(lth_point, G);
 
   STRUCT(lth_verify_report);
-  F(lth_verify_report, t); F(lth_verify_report, theorem3_linear);
-  F(lth_verify_report, theorem3_affine); F(lth_verify_report, idempotent);
-  F(lth_verify_report, commute); F(lth_verify_report, rank_P_ok);
-  F(lth_verify_report, structure); F(lth_verify_report, rank_G); F(lth_verify_report, sv_gap);
+  F(lth_verify_report, t);
+  F(lth_verify_report, theorem3_linear);
+  F(lth_verify_report, theorem3_affine);
+  F(lth_verify_report, idempotent);
+  F(lth_verify_report, commute);
+  F(lth_verify_report, rank_P_ok);
+  F(lth_verify_report, structure);
+  F(lth_verify_report, rank_G);
+  F(lth_verify_report, sv_gap);
   F(lth_verify_report, worst);
 
   STRUCT(lth_grid_opts);
-  F(lth_grid_opts, threads); F(lth_grid_opts, out_order); F(lth_grid_opts, cond_max);
-  F(lth_grid_opts, batch); F(lth_grid_opts, verify);
+  F(lth_grid_opts, threads);
+  F(lth_grid_opts, out_order);
+  F(lth_grid_opts, cond_max);
+  F(lth_grid_opts, batch);
+  F(lth_grid_opts, verify);
 
   STRUCT(lth_ivp_opts);
-  F(lth_ivp_opts, method); F(lth_ivp_opts, rtol); F(lth_ivp_opts, atol); F(lth_ivp_opts, h0);
-  F(lth_ivp_opts, max_steps); F(lth_ivp_opts, cond_max); F(lth_ivp_opts, reproject);
-  F(lth_ivp_opts, project); F(lth_ivp_opts, stabilize); F(lth_ivp_opts, hermite);
-  F(lth_ivp_opts, hermite_grid); F(lth_ivp_opts, hermite_n); F(lth_ivp_opts, error_estimate);
+  F(lth_ivp_opts, method);
+  F(lth_ivp_opts, rtol);
+  F(lth_ivp_opts, atol);
+  F(lth_ivp_opts, h0);
+  F(lth_ivp_opts, max_steps);
+  F(lth_ivp_opts, cond_max);
+  F(lth_ivp_opts, reproject);
+  F(lth_ivp_opts, project);
+  F(lth_ivp_opts, stabilize);
+  F(lth_ivp_opts, hermite);
+  F(lth_ivp_opts, hermite_grid);
+  F(lth_ivp_opts, hermite_n);
+  F(lth_ivp_opts, error_estimate);
 
   STRUCT(lth_ivp_result);
-  F(lth_ivp_result, n); F(lth_ivp_result, s); F(lth_ivp_result, m); F(lth_ivp_result, times);
-  F(lth_ivp_result, z); F(lth_ivp_result, v); F(lth_ivp_result, drift);
-  F(lth_ivp_result, drift_rel); F(lth_ivp_result, z0_used); F(lth_ivp_result, projected);
-  F(lth_ivp_result, z0_change); F(lth_ivp_result, z0_worst); F(lth_ivp_result, z0_residual);
-  F(lth_ivp_result, gamma); F(lth_ivp_result, steps); F(lth_ivp_result, rhs_evals);
-  F(lth_ivp_result, decomps); F(lth_ivp_result, seconds_total);
-  F(lth_ivp_result, seconds_decomp); F(lth_ivp_result, output_gain);
-  F(lth_ivp_result, error_estimate); F(lth_ivp_result, error_tol); F(lth_ivp_result, error_worst);
-  F(lth_ivp_result, error_worst_k); F(lth_ivp_result, z_error); F(lth_ivp_result, error_method);
-  F(lth_ivp_result, error_rtol); F(lth_ivp_result, error_atol); F(lth_ivp_result, error_steps);
-  F(lth_ivp_result, error_rhs_evals); F(lth_ivp_result, error_decomps);
-  F(lth_ivp_result, error_seconds); F(lth_ivp_result, error_failed);
+  F(lth_ivp_result, n);
+  F(lth_ivp_result, s);
+  F(lth_ivp_result, m);
+  F(lth_ivp_result, times);
+  F(lth_ivp_result, z);
+  F(lth_ivp_result, v);
+  F(lth_ivp_result, drift);
+  F(lth_ivp_result, drift_rel);
+  F(lth_ivp_result, z0_used);
+  F(lth_ivp_result, projected);
+  F(lth_ivp_result, z0_change);
+  F(lth_ivp_result, z0_worst);
+  F(lth_ivp_result, z0_residual);
+  F(lth_ivp_result, gamma);
+  F(lth_ivp_result, steps);
+  F(lth_ivp_result, rhs_evals);
+  F(lth_ivp_result, decomps);
+  F(lth_ivp_result, seconds_total);
+  F(lth_ivp_result, seconds_decomp);
+  F(lth_ivp_result, output_gain);
+  F(lth_ivp_result, error_estimate);
+  F(lth_ivp_result, error_tol);
+  F(lth_ivp_result, error_worst);
+  F(lth_ivp_result, error_worst_k);
+  F(lth_ivp_result, z_error);
+  F(lth_ivp_result, error_method);
+  F(lth_ivp_result, error_rtol);
+  F(lth_ivp_result, error_atol);
+  F(lth_ivp_result, error_steps);
+  F(lth_ivp_result, error_rhs_evals);
+  F(lth_ivp_result, error_decomps);
+  F(lth_ivp_result, error_seconds);
+  F(lth_ivp_result, error_failed);
 
   STRUCT(lth_bvp_colloc_opts);
-  F(lth_bvp_colloc_opts, tol); F(lth_bvp_colloc_opts, stages);
+  F(lth_bvp_colloc_opts, tol);
+  F(lth_bvp_colloc_opts, stages);
   F(lth_bvp_colloc_opts, max_intervals);
 
   STRUCT(lth_bvp_multiple_opts);
-  F(lth_bvp_multiple_opts, intervals); F(lth_bvp_multiple_opts, growth);
+  F(lth_bvp_multiple_opts, intervals);
+  F(lth_bvp_multiple_opts, growth);
 
   STRUCT(lth_bvp_fd_opts);
-  F(lth_bvp_fd_opts, points); F(lth_bvp_fd_opts, order_check);
+  F(lth_bvp_fd_opts, points);
+  F(lth_bvp_fd_opts, order_check);
 
   STRUCT(lth_bvp_opts);
-  F(lth_bvp_opts, method); F(lth_bvp_opts, cond_max); F(lth_bvp_opts, ivp);
-  F(lth_bvp_opts, colloc); F(lth_bvp_opts, multiple); F(lth_bvp_opts, fd);
+  F(lth_bvp_opts, method);
+  F(lth_bvp_opts, cond_max);
+  F(lth_bvp_opts, ivp);
+  F(lth_bvp_opts, colloc);
+  F(lth_bvp_opts, multiple);
+  F(lth_bvp_opts, fd);
 
   STRUCT(lth_bvp_result);
-  F(lth_bvp_result, n); F(lth_bvp_result, s); F(lth_bvp_result, p); F(lth_bvp_result, times);
-  F(lth_bvp_result, z); F(lth_bvp_result, method); F(lth_bvp_result, cond_shooting);
-  F(lth_bvp_result, bc_residual); F(lth_bvp_result, intervals); F(lth_bvp_result, fd_points);
-  F(lth_bvp_result, fd_order); F(lth_bvp_result, fd_error); F(lth_bvp_result, fd_error_layer);
-  F(lth_bvp_result, drift); F(lth_bvp_result, cond_bvp); F(lth_bvp_result, error_estimate);
+  F(lth_bvp_result, n);
+  F(lth_bvp_result, s);
+  F(lth_bvp_result, p);
+  F(lth_bvp_result, times);
+  F(lth_bvp_result, z);
+  F(lth_bvp_result, method);
+  F(lth_bvp_result, cond_shooting);
+  F(lth_bvp_result, bc_residual);
+  F(lth_bvp_result, intervals);
+  F(lth_bvp_result, fd_points);
+  F(lth_bvp_result, fd_order);
+  F(lth_bvp_result, fd_error);
+  F(lth_bvp_result, fd_error_layer);
+  F(lth_bvp_result, drift);
+  F(lth_bvp_result, cond_bvp);
+  F(lth_bvp_result, error_estimate);
 
   STRUCT(lth_decomp_errest);
-  F(lth_decomp_errest, t); FA(lth_decomp_errest, abs); FA(lth_decomp_errest, rel);
-  F(lth_decomp_errest, overall); F(lth_decomp_errest, nsampled);
+  F(lth_decomp_errest, t);
+  FA(lth_decomp_errest, abs);
+  FA(lth_decomp_errest, rel);
+  F(lth_decomp_errest, overall);
+  F(lth_decomp_errest, nsampled);
 
   STRUCT(lth_lqr_spec);
-  F(lth_lqr_spec, nx); F(lth_lqr_spec, nu); F(lth_lqr_spec, t0); F(lth_lqr_spec, t1);
-  F(lth_lqr_spec, A); F(lth_lqr_spec, B); F(lth_lqr_spec, H); F(lth_lqr_spec, C);
+  F(lth_lqr_spec, nx);
+  F(lth_lqr_spec, nu);
+  F(lth_lqr_spec, t0);
+  F(lth_lqr_spec, t1);
+  F(lth_lqr_spec, A);
+  F(lth_lqr_spec, B);
+  F(lth_lqr_spec, H);
+  F(lth_lqr_spec, C);
   F(lth_lqr_spec, x0);
 
   STRUCT(lth_lqr_opts);
-  F(lth_lqr_opts, ivp); F(lth_lqr_opts, cond_max); F(lth_lqr_opts, tol);
+  F(lth_lqr_opts, ivp);
+  F(lth_lqr_opts, cond_max);
+  F(lth_lqr_opts, tol);
 
   STRUCT(lth_lqr_result);
-  F(lth_lqr_result, n); F(lth_lqr_result, nx); F(lth_lqr_result, nu); F(lth_lqr_result, p);
-  F(lth_lqr_result, times); F(lth_lqr_result, exists); F(lth_lqr_result, unique);
-  F(lth_lqr_result, residual); F(lth_lqr_result, cond_W); F(lth_lqr_result, have_trajectory);
-  F(lth_lqr_result, x); F(lth_lqr_result, lambda); F(lth_lqr_result, u);
-  F(lth_lqr_result, cost); F(lth_lqr_result, x0_consistent); F(lth_lqr_result, jump);
-  F(lth_lqr_result, jump_in_range_B); F(lth_lqr_result, terminal_impulse);
-  F(lth_lqr_result, terminal_jump); F(lth_lqr_result, gain); F(lth_lqr_result, theorem4);
+  F(lth_lqr_result, n);
+  F(lth_lqr_result, nx);
+  F(lth_lqr_result, nu);
+  F(lth_lqr_result, p);
+  F(lth_lqr_result, times);
+  F(lth_lqr_result, exists);
+  F(lth_lqr_result, unique);
+  F(lth_lqr_result, residual);
+  F(lth_lqr_result, cond_W);
+  F(lth_lqr_result, have_trajectory);
+  F(lth_lqr_result, x);
+  F(lth_lqr_result, lambda);
+  F(lth_lqr_result, u);
+  F(lth_lqr_result, cost);
+  F(lth_lqr_result, x0_consistent);
+  F(lth_lqr_result, jump);
+  F(lth_lqr_result, jump_in_range_B);
+  F(lth_lqr_result, terminal_impulse);
+  F(lth_lqr_result, terminal_jump);
+  F(lth_lqr_result, gain);
+  F(lth_lqr_result, theorem4);
   F(lth_lqr_result, drift);
   printf("    ]),\n}\n\n");
 }
@@ -171,55 +276,55 @@ static void fn(const char *name, const char *ret, const char *args) {
 }
 
 /* FN(name, C pointer type, ctypes return code, ctypes argument codes) */
-#define FN(name, ctype, ret, args)                                                         \
-  do {                                                                                     \
-    _Static_assert(_Generic(&name, ctype: 1, default: 0),                                 \
-                   "the signature of " #name " changed: update python/gen_layout.c and " \
-                   "the Python code that calls it");                                      \
-    fn(#name, ret, args);                                                                 \
+#define FN(name, ctype, ret, args)                                                                 \
+  do {                                                                                             \
+    _Static_assert(_Generic(&name, ctype : 1, default : 0),                                        \
+                   "the signature of " #name " changed: update python/gen_layout.c and "           \
+                   "the Python code that calls it");                                               \
+    fn(#name, ret, args);                                                                          \
   } while (0)
 
 typedef const char *cstr;
 
 static void functions(void) {
   /* status.h */
-  FN(lth_strerror, cstr (*)(int), "char*", "int");
+  FN(lth_strerror, cstr(*)(int), "char*", "int");
   FN(lth_status_exit_code, int (*)(int), "int", "int");
   FN(lth_error_clear, void (*)(lth_error *), "void", "ptr");
   FN(lth_error_format, char *(*)(const lth_error *, char *, size_t), "ptr", "ptr,ptr,size_t");
   /* problem.h */
-  FN(lth_problem_read, lth_status (*)(const char *, lth_problem **, lth_error *), "int",
+  FN(lth_problem_read, lth_status(*)(const char *, lth_problem **, lth_error *), "int",
      "char*,ptr,ptr");
   FN(lth_problem_parse,
-     lth_status (*)(const char *, size_t, const char *, const char *, lth_problem **, lth_error *),
+     lth_status(*)(const char *, size_t, const char *, const char *, lth_problem **, lth_error *),
      "int", "ptr,size_t,char*,char*,ptr,ptr");
   FN(lth_problem_free, void (*)(lth_problem *), "void", "ptr");
-  FN(lth_problem_get_kind, lth_problem_kind (*)(const lth_problem *), "int", "ptr");
+  FN(lth_problem_get_kind, lth_problem_kind(*)(const lth_problem *), "int", "ptr");
   FN(lth_problem_system, const lth_system *(*)(const lth_problem *), "ptr", "ptr");
   FN(lth_problem_interval, void (*)(const lth_problem *, double *, double *), "void",
      "ptr,ptr,ptr");
-  FN(lth_problem_grid, size_t (*)(const lth_problem *, const double **), "size_t", "ptr,ptr");
+  FN(lth_problem_grid, size_t(*)(const lth_problem *, const double **), "size_t", "ptr,ptr");
   FN(lth_problem_sampling_order, int (*)(const lth_problem *), "int", "ptr");
   FN(lth_problem_z0, int (*)(const lth_problem *, const double **), "int", "ptr,ptr");
   FN(lth_problem_bc,
      int (*)(const lth_problem *, const double **, const double **, const double **), "int",
      "ptr,ptr,ptr,ptr");
-  FN(lth_problem_sampled_count, size_t (*)(const lth_problem *), "size_t", "ptr");
-  FN(lth_problem_sampled, const lth_source *(*)(const lth_problem *, size_t, const char **),
-     "ptr", "ptr,size_t,ptr");
+  FN(lth_problem_sampled_count, size_t(*)(const lth_problem *), "size_t", "ptr");
+  FN(lth_problem_sampled, const lth_source *(*)(const lth_problem *, size_t, const char **), "ptr",
+     "ptr,size_t,ptr");
   FN(lth_problem_lqr, const lth_lqr_spec *(*)(const lth_problem *), "ptr", "ptr");
-  FN(lth_problem_get_form, lth_problem_form (*)(const lth_problem *), "int", "ptr");
-  FN(lth_problem_var_name, cstr (*)(const lth_problem *, int), "char*", "ptr,int");
+  FN(lth_problem_get_form, lth_problem_form(*)(const lth_problem *), "int", "ptr");
+  FN(lth_problem_var_name, cstr(*)(const lth_problem *, int), "char*", "ptr,int");
   FN(lth_problem_perm, const int *(*)(const lth_problem *), "ptr", "ptr");
   FN(lth_problem_nvars, int (*)(const lth_problem *), "int", "ptr");
   /* system.h */
-  FN(lth_system_alloc, lth_system *(*)(int, const int *, lth_error *), "ptr", "int,ptr,ptr");
+  FN(lth_system_alloc, lth_system * (*)(int, const int *, lth_error *), "ptr", "int,ptr,ptr");
   FN(lth_system_free, void (*)(lth_system *), "void", "ptr");
-  FN(lth_system_set_A, lth_status (*)(lth_system *, int, int, lth_source *, lth_error *), "int",
+  FN(lth_system_set_A, lth_status(*)(lth_system *, int, int, lth_source *, lth_error *), "int",
      "ptr,int,int,ptr,ptr");
-  FN(lth_system_set_f, lth_status (*)(lth_system *, int, lth_source *, lth_error *), "int",
+  FN(lth_system_set_f, lth_status(*)(lth_system *, int, lth_source *, lth_error *), "int",
      "ptr,int,ptr,ptr");
-  FN(lth_system_validate, lth_status (*)(const lth_system *, lth_error *), "int", "ptr,ptr");
+  FN(lth_system_validate, lth_status(*)(const lth_system *, lth_error *), "int", "ptr,ptr");
   FN(lth_system_index, int (*)(const lth_system *), "int", "ptr");
   FN(lth_system_block_size, int (*)(const lth_system *, int), "int", "ptr,int");
   FN(lth_system_size, int (*)(const lth_system *), "int", "ptr");
@@ -228,68 +333,68 @@ static void functions(void) {
   FN(lth_system_component_name, void (*)(const lth_system *, int, char *, size_t), "void",
      "ptr,int,ptr,size_t");
   /* source.h, expr.h, samples.h */
-  FN(lth_source_const, lth_source *(*)(int, int, const double *, int, lth_error *), "ptr",
+  FN(lth_source_const, lth_source * (*)(int, int, const double *, int, lth_error *), "ptr",
      "int,int,ptr,int,ptr");
-  FN(lth_source_identity, lth_source *(*)(int, int, lth_error *), "ptr", "int,int,ptr");
-  FN(lth_source_expr, lth_source *(*)(int, int, lth_expr **, lth_error *), "ptr",
+  FN(lth_source_identity, lth_source * (*)(int, int, lth_error *), "ptr", "int,int,ptr");
+  FN(lth_source_expr, lth_source * (*)(int, int, lth_expr **, lth_error *), "ptr",
      "int,int,ptr,ptr");
   FN(lth_source_free, void (*)(lth_source *), "void", "ptr");
   FN(lth_source_rows, int (*)(const lth_source *), "int", "ptr");
   FN(lth_source_cols, int (*)(const lth_source *), "int", "ptr");
-  FN(lth_source_work_size, size_t (*)(const lth_source *, int), "size_t", "ptr,int");
-  FN(lth_source_fill, lth_status (*)(const lth_source *, double, int, lth_jet *, double *,
-                                     lth_error *),
-     "int", "ptr,double,int,ptr,ptr,ptr");
+  FN(lth_source_work_size, size_t(*)(const lth_source *, int), "size_t", "ptr,int");
+  FN(lth_source_fill,
+     lth_status(*)(const lth_source *, double, int, lth_jet *, double *, lth_error *), "int",
+     "ptr,double,int,ptr,ptr,ptr");
   FN(lth_expr_parse,
-     lth_status (*)(const char *, size_t, lth_expr_lookup_fn, void *, lth_expr **, lth_error *),
+     lth_status(*)(const char *, size_t, lth_expr_lookup_fn, void *, lth_expr **, lth_error *),
      "int", "ptr,size_t,ptr,ptr,ptr,ptr");
   FN(lth_expr_free, void (*)(lth_expr *), "void", "ptr");
   FN(lth_source_samples,
-     lth_source *(*)(int, int, size_t, const double *, const double *, int, lth_error *), "ptr",
+     lth_source * (*)(int, int, size_t, const double *, const double *, int, lth_error *), "ptr",
      "int,int,size_t,ptr,ptr,int,ptr");
-  FN(lth_samples_read_csv, lth_source *(*)(const char *, int, int, int, lth_error *), "ptr",
+  FN(lth_samples_read_csv, lth_source * (*)(const char *, int, int, int, lth_error *), "ptr",
      "char*,int,int,int,ptr");
   FN(lth_samples_degree, int (*)(const lth_source *), "int", "ptr");
   FN(lth_samples_max_order, int (*)(const lth_source *), "int", "ptr");
   FN(lth_samples_error_estimate,
-     lth_status (*)(const lth_source *, double, int, double *, lth_error *), "int",
+     lth_status(*)(const lth_source *, double, int, double *, lth_error *), "int",
      "ptr,double,int,ptr,ptr");
   FN(lth_source_is_samples, int (*)(const lth_source *), "int", "ptr");
   /* sampling_error.h */
-  FN(lth_decomp_error_alloc, lth_decomp_error *(*)(const lth_system *, lth_error *), "ptr",
+  FN(lth_decomp_error_alloc, lth_decomp_error * (*)(const lth_system *, lth_error *), "ptr",
      "ptr,ptr");
   FN(lth_decomp_error_free, void (*)(lth_decomp_error *), "void", "ptr");
   FN(lth_decomp_error_set_cond_max, void (*)(lth_decomp_error *, double), "void", "ptr,double");
-  FN(lth_decomp_output_name, cstr (*)(int), "char*", "int");
+  FN(lth_decomp_output_name, cstr(*)(int), "char*", "int");
   FN(lth_decomp_error_at,
-     lth_status (*)(lth_decomp_error *, double, lth_decomp_errest *, lth_error *), "int",
+     lth_status(*)(lth_decomp_error *, double, lth_decomp_errest *, lth_error *), "int",
      "ptr,double,ptr,ptr");
   FN(lth_system_sampled_blocks, int (*)(const lth_system *), "int", "ptr");
-  FN(lth_system_sampling_variant, lth_system *(*)(const lth_system *, int, lth_error *), "ptr",
+  FN(lth_system_sampling_variant, lth_system * (*)(const lth_system *, int, lth_error *), "ptr",
      "ptr,int,ptr");
-  FN(lth_source_sampling_variant, lth_source *(*)(const lth_source *, lth_error *), "ptr",
+  FN(lth_source_sampling_variant, lth_source * (*)(const lth_source *, lth_error *), "ptr",
      "ptr,ptr");
-  FN(lth_jet_init, lth_status (*)(lth_jet *, int, int, int, lth_error *), "int",
+  FN(lth_jet_init, lth_status(*)(lth_jet *, int, int, int, lth_error *), "int",
      "ptr,int,int,int,ptr");
   FN(lth_jet_release, void (*)(lth_jet *), "void", "ptr");
   /* grid.h */
   FN(lth_grid_opts_init, void (*)(lth_grid_opts *), "void", "ptr");
   FN(lth_grid_decompose,
-     lth_status (*)(const lth_system *, const double *, size_t, const lth_grid_opts *,
-                    lth_grid_consumer, void *, lth_error *),
+     lth_status(*)(const lth_system *, const double *, size_t, const lth_grid_opts *,
+                   lth_grid_consumer, void *, lth_error *),
      "int", "ptr,ptr,size_t,ptr,ptr,ptr,ptr");
   /* ic.h */
-  FN(lth_ic_alloc, lth_ic *(*)(const lth_system *, lth_error *), "ptr", "ptr,ptr");
+  FN(lth_ic_alloc, lth_ic * (*)(const lth_system *, lth_error *), "ptr", "ptr,ptr");
   FN(lth_ic_free, void (*)(lth_ic *), "void", "ptr");
   FN(lth_ic_set_cond_max, void (*)(lth_ic *, double), "void", "ptr,double");
-  FN(lth_ic_setup, lth_status (*)(lth_ic *, double, lth_error *), "int", "ptr,double,ptr");
-  FN(lth_ic_project, lth_status (*)(const lth_ic *, const double *, double *, lth_error *), "int",
+  FN(lth_ic_setup, lth_status(*)(lth_ic *, double, lth_error *), "int", "ptr,double,ptr");
+  FN(lth_ic_project, lth_status(*)(const lth_ic *, const double *, double *, lth_error *), "int",
      "ptr,ptr,ptr,ptr");
-  FN(lth_ic_nearest, lth_status (*)(const lth_ic *, const double *, double *, lth_error *), "int",
+  FN(lth_ic_nearest, lth_status(*)(const lth_ic *, const double *, double *, lth_error *), "int",
      "ptr,ptr,ptr,ptr");
   FN(lth_ic_fix,
-     lth_status (*)(const lth_ic *, const double *, int, const int *, const double *, double *,
-                    lth_error *),
+     lth_status(*)(const lth_ic *, const double *, int, const int *, const double *, double *,
+                   lth_error *),
      "int", "ptr,ptr,int,ptr,ptr,ptr,ptr");
   FN(lth_ic_conditions, int (*)(const lth_ic *, const double **, const double **), "int",
      "ptr,ptr,ptr");
@@ -299,30 +404,30 @@ static void functions(void) {
   /* ivp.h */
   FN(lth_ivp_opts_init, void (*)(lth_ivp_opts *), "void", "ptr");
   FN(lth_ivp_method_from_name, int (*)(const char *), "int", "char*");
-  FN(lth_ivp_method_name, cstr (*)(lth_ivp_method), "char*", "int");
+  FN(lth_ivp_method_name, cstr(*)(lth_ivp_method), "char*", "int");
   FN(lth_ivp_solve,
-     lth_status (*)(const lth_system *, double, const double *, const double *, size_t,
-                    const lth_ivp_opts *, lth_ivp_result **, lth_error *),
+     lth_status(*)(const lth_system *, double, const double *, const double *, size_t,
+                   const lth_ivp_opts *, lth_ivp_result **, lth_error *),
      "int", "ptr,double,ptr,ptr,size_t,ptr,ptr,ptr");
   FN(lth_ivp_result_free, void (*)(lth_ivp_result *), "void", "ptr");
   /* bvp.h */
   FN(lth_bvp_opts_init, void (*)(lth_bvp_opts *), "void", "ptr");
   FN(lth_bvp_method_from_name, int (*)(const char *), "int", "char*");
-  FN(lth_bvp_method_name, cstr (*)(lth_bvp_method), "char*", "int");
+  FN(lth_bvp_method_name, cstr(*)(lth_bvp_method), "char*", "int");
   FN(lth_bvp_collocation_stages, int (*)(double), "int", "double");
   FN(lth_bvp_solve,
-     lth_status (*)(const lth_system *, double, double, int, const double *, const double *,
-                    const double *, const double *, size_t, const lth_bvp_opts *,
-                    lth_bvp_result **, lth_error *),
+     lth_status(*)(const lth_system *, double, double, int, const double *, const double *,
+                   const double *, const double *, size_t, const lth_bvp_opts *, lth_bvp_result **,
+                   lth_error *),
      "int", "ptr,double,double,int,ptr,ptr,ptr,ptr,size_t,ptr,ptr,ptr");
   FN(lth_bvp_result_free, void (*)(lth_bvp_result *), "void", "ptr");
   /* lqr.h */
-  FN(lth_lqr_build_system, lth_status (*)(const lth_lqr_spec *, lth_system **, lth_error *), "int",
+  FN(lth_lqr_build_system, lth_status(*)(const lth_lqr_spec *, lth_system **, lth_error *), "int",
      "ptr,ptr,ptr");
   FN(lth_lqr_opts_init, void (*)(lth_lqr_opts *), "void", "ptr");
   FN(lth_lqr_solve,
-     lth_status (*)(const lth_lqr_spec *, const double *, size_t, const lth_lqr_opts *,
-                    lth_lqr_result **, lth_error *),
+     lth_status(*)(const lth_lqr_spec *, const double *, size_t, const lth_lqr_opts *,
+                   lth_lqr_result **, lth_error *),
      "int", "ptr,ptr,size_t,ptr,ptr,ptr");
   FN(lth_lqr_result_free, void (*)(lth_lqr_result *), "void", "ptr");
   printf("}\n\n");
@@ -331,19 +436,18 @@ static void functions(void) {
 /* Callback types Python implements: checked like the functions. */
 static void callbacks(void) {
   _Static_assert(_Generic((lth_expr_lookup_fn)0,
-                          int (*)(void *, const char *, size_t, double *): 1, default: 0),
+                          int (*)(void *, const char *, size_t, double *) : 1, default : 0),
                  "lth_expr_lookup_fn changed: update python/lth/_lib.py");
   _Static_assert(_Generic((lth_grid_consumer)0,
-                          int (*)(void *, size_t, const lth_point *,
-                                  const lth_verify_report *): 1,
-                          default: 0),
+                          int (*)(void *, size_t, const lth_point *, const lth_verify_report *) : 1,
+                          default : 0),
                  "lth_grid_consumer changed: update python/lth/_lib.py");
 }
 
 static void status_list(void) {
   printf("# (name, value, exit status of the tools, text): LTH_STATUS_LIST of lth/status.h\n");
   printf("STATUS = [\n");
-#define LTH_X_PY(name, value, kind, text) \
+#define LTH_X_PY(name, value, kind, text)                                                          \
   printf("    (\"%s\", %d, %d, \"%s\"),\n", #name, value, kind, text);
   LTH_STATUS_LIST(LTH_X_PY)
 #undef LTH_X_PY

@@ -99,8 +99,8 @@ typedef struct app_progress {
   const char *unit;  /* e.g. "points" */
   double t0;         /* start of the interval (app_progress_time) */
   int enabled;
-  int shown;         /* a line is on the terminal */
-  double last;       /* time of the last redraw (throttles to ~10 per second) */
+  int shown;   /* a line is on the terminal */
+  double last; /* time of the last redraw (throttles to ~10 per second) */
 } app_progress;
 void app_progress_init(app_progress *p, const char *label, const char *unit, int quiet);
 void app_progress_update(void *ctx, size_t done, size_t total);

@@ -18,11 +18,11 @@ extern "C" {
 
 typedef struct app_csv {
   FILE *fp;
-  size_t col;      /* cells written in the current row */
-  size_t ncols;    /* cells of the header row (0 until the header ends) */
-  size_t rows;     /* data rows finished */
+  size_t col;   /* cells written in the current row */
+  size_t ncols; /* cells of the header row (0 until the header ends) */
+  size_t rows;  /* data rows finished */
   int nonfinite;
-  int misuse;      /* a row with a different number of cells than the header */
+  int misuse; /* a row with a different number of cells than the header */
 } app_csv;
 
 void app_csv_init(app_csv *c, FILE *fp);

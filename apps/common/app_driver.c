@@ -30,19 +30,20 @@ static void common_options(driver *D, app_option *o) {
   const app_tool *T = D->tool;
   /* lth-ic takes one time: "--at T" is its first spelling */
   o[C_TIMES] = (app_option){.name = T->times == APP_TIMES_ONE ? "at|times" : "times|at",
-                            .type = APP_OPT_LIST, .dest = &c->times};
-  o[C_GRID] = (app_option){.name = "grid", .type = APP_OPT_INT, .dest = &c->grid_n, .min = 2,
-                           .max = 1e8};
-  o[C_FORMAT] = (app_option){.name = "format", .type = APP_OPT_CHOICE, .dest = &c->format,
-                             .choices = "text|csv|json"};
-  o[C_OUTPUT] = (app_option){.name = "output", .short_name = 'o', .type = APP_OPT_STRING,
-                             .dest = &c->out_path};
-  o[C_QUIET] = (app_option){.name = "quiet", .short_name = 'q', .type = APP_OPT_FLAG,
-                            .dest = &c->quiet};
-  o[C_THREADS] = (app_option){.name = "threads", .type = APP_OPT_INT, .dest = &c->threads,
-                              .min = 1, .max = 256};
-  o[C_COND_MAX] = (app_option){.name = "cond-max", .type = APP_OPT_DOUBLE, .dest = &c->cond_max,
-                               .min = 1, .max = 1e300};
+                            .type = APP_OPT_LIST,
+                            .dest = &c->times};
+  o[C_GRID] =
+      (app_option){.name = "grid", .type = APP_OPT_INT, .dest = &c->grid_n, .min = 2, .max = 1e8};
+  o[C_FORMAT] = (app_option){
+      .name = "format", .type = APP_OPT_CHOICE, .dest = &c->format, .choices = "text|csv|json"};
+  o[C_OUTPUT] = (app_option){
+      .name = "output", .short_name = 'o', .type = APP_OPT_STRING, .dest = &c->out_path};
+  o[C_QUIET] =
+      (app_option){.name = "quiet", .short_name = 'q', .type = APP_OPT_FLAG, .dest = &c->quiet};
+  o[C_THREADS] = (app_option){
+      .name = "threads", .type = APP_OPT_INT, .dest = &c->threads, .min = 1, .max = 256};
+  o[C_COND_MAX] = (app_option){
+      .name = "cond-max", .type = APP_OPT_DOUBLE, .dest = &c->cond_max, .min = 1, .max = 1e300};
   o[C_PARAM] = (app_option){.name = "param", .type = APP_OPT_STRINGS, .dest = &c->params};
   if (T->times == APP_TIMES_NONE) {
     o[C_TIMES].name = NULL; /* no long name: never matches */

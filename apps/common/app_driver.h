@@ -91,17 +91,17 @@ typedef struct app_common {
 typedef struct app_run {
   const app_common *opt;
   app_problem_opts popts;
-  const char *path;          /* the data file in messages and reports: "<stdin>" for "-" */
+  const char *path; /* the data file in messages and reports: "<stdin>" for "-" */
   const lth_problem *pb;
   const lth_system *sys;
-  int r, s, m, p;            /* index, size, state dimension, manifold dimension */
-  double t0, t1;             /* the file's interval */
-  app_times tm;              /* the report times (tool.times != NONE), in the user's order */
-  app_names names;           /* names of the s components */
-  app_progress progress;     /* hand to library callbacks (app_progress_update / _time) */
-  FILE *fp;                  /* the output (streaming tools: already during compute) */
-  app_json json;             /* initialised for --format json on fp */
-  app_csv csv;               /* initialised for --format csv on fp */
+  int r, s, m, p;        /* index, size, state dimension, manifold dimension */
+  double t0, t1;         /* the file's interval */
+  app_times tm;          /* the report times (tool.times != NONE), in the user's order */
+  app_names names;       /* names of the s components */
+  app_progress progress; /* hand to library callbacks (app_progress_update / _time) */
+  FILE *fp;              /* the output (streaming tools: already during compute) */
+  app_json json;         /* initialised for --format json on fp */
+  app_csv csv;           /* initialised for --format csv on fp */
 } app_run;
 
 typedef struct app_tool {
@@ -110,10 +110,10 @@ typedef struct app_tool {
   const char *help_tail;     /* --help after the common options: examples, keys, exit status */
   const char *times_default; /* --help: the times without --times (NULL: the file's grid) */
   app_times_use times;
-  int streams;               /* output opened before compute, which writes into it */
-  int json_wrap;             /* app_json_init's wrap_depth (0: 2) */
+  int streams;   /* output opened before compute, which writes into it */
+  int json_wrap; /* app_json_init's wrap_depth (0: 2) */
   const char *progress_label, *progress_unit;
-  app_option *opts;          /* the tool's own options */
+  app_option *opts; /* the tool's own options */
   size_t nopts;
   /* After parsing, before loading: exclusions between options.  0 or an
    * exit status (app_usage_error). */

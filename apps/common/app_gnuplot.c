@@ -12,8 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define INSTALL_HINT                                                                          \
-  "install the Debian package gnuplot-nox (apt-get install gnuplot-nox), or set LTH_GNUPLOT " \
+#define INSTALL_HINT                                                                               \
+  "install the Debian package gnuplot-nox (apt-get install gnuplot-nox), or set LTH_GNUPLOT "      \
   "to a gnuplot program"
 
 const char *app_gnuplot_program(void) {
@@ -107,8 +107,7 @@ lth_status app_gnuplot_run(FILE *script, int out_fd, lth_error *err) {
   free(exe);
   if (pid < 0) {
     fclose(errf);
-    return lth_error_set(err, LTH_EIO, "cannot draw: cannot start '%s': %s", prog,
-                         strerror(errno));
+    return lth_error_set(err, LTH_EIO, "cannot draw: cannot start '%s': %s", prog, strerror(errno));
   }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {

@@ -39,8 +39,8 @@ char *app_help_compose(const app_tool *T) {
   const char *tail = T->help_tail ? T->help_tail : "";
   const char *dflt =
       T->times_default ? T->times_default : "the file's `grid`, else 101 uniform points";
-  size_t size = strlen(head) + strlen(tail) + strlen(dflt) + sizeof times_many +
-                sizeof times_one + sizeof grid_line + sizeof common_rest + 128;
+  size_t size = strlen(head) + strlen(tail) + strlen(dflt) + sizeof times_many + sizeof times_one +
+                sizeof grid_line + sizeof common_rest + 128;
   char *h = malloc(size);
   if (!h) {
     return NULL;

@@ -40,8 +40,7 @@ static void before(app_json *j, int is_key, int is_container) {
   }
   if (j->count[j->depth] == 0) {
     /* the first element decides: arrays of numbers stay on one line */
-    j->wrapped[j->depth] =
-        j->depth <= j->wrap_depth && (j->kind[j->depth] == '{' || is_container);
+    j->wrapped[j->depth] = j->depth <= j->wrap_depth && (j->kind[j->depth] == '{' || is_container);
   }
   if (j->count[j->depth]++ > 0) {
     fputc(',', j->fp);
@@ -92,13 +91,27 @@ static void put_string(FILE *fp, const char *s) {
   fputc('"', fp);
   for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
     switch (*c) {
-    case '"': fputs("\\\"", fp); break;
-    case '\\': fputs("\\\\", fp); break;
-    case '\n': fputs("\\n", fp); break;
-    case '\r': fputs("\\r", fp); break;
-    case '\t': fputs("\\t", fp); break;
-    case '\b': fputs("\\b", fp); break;
-    case '\f': fputs("\\f", fp); break;
+    case '"':
+      fputs("\\\"", fp);
+      break;
+    case '\\':
+      fputs("\\\\", fp);
+      break;
+    case '\n':
+      fputs("\\n", fp);
+      break;
+    case '\r':
+      fputs("\\r", fp);
+      break;
+    case '\t':
+      fputs("\\t", fp);
+      break;
+    case '\b':
+      fputs("\\b", fp);
+      break;
+    case '\f':
+      fputs("\\f", fp);
+      break;
     default:
       if (*c < 0x20) {
         fprintf(fp, "\\u%04x", *c);

@@ -31,16 +31,16 @@ extern "C" {
 
 typedef struct app_json {
   FILE *fp;
-  int depth;                         /* open containers */
-  int count[APP_JSON_MAXDEPTH + 1];  /* elements written at each depth */
-  char kind[APP_JSON_MAXDEPTH + 1];  /* '{' or '[' */
+  int depth;                           /* open containers */
+  int count[APP_JSON_MAXDEPTH + 1];    /* elements written at each depth */
+  char kind[APP_JSON_MAXDEPTH + 1];    /* '{' or '[' */
   char wrapped[APP_JSON_MAXDEPTH + 1]; /* elements on their own lines */
-  int after_key;                     /* a key was written, its value is next */
+  int after_key;                       /* a key was written, its value is next */
   int wrap_depth;
   const char *key[APP_JSON_MAXDEPTH + 1]; /* last key at each depth (for messages) */
-  int nonfinite;                     /* number of non-finite numbers written */
-  char bad_key[64];                  /* key of the first one */
-  int misuse;                        /* a call out of place (a bug in the tool) */
+  int nonfinite;                          /* number of non-finite numbers written */
+  char bad_key[64];                       /* key of the first one */
+  int misuse;                             /* a call out of place (a bug in the tool) */
 } app_json;
 
 void app_json_init(app_json *j, FILE *fp, int wrap_depth);

@@ -118,10 +118,14 @@ static int hex4(const char *c, unsigned *out) {
   for (int k = 0; k < 4; k++) {
     char h = c[k];
     u <<= 4;
-    if (h >= '0' && h <= '9') u |= (unsigned)(h - '0');
-    else if (h >= 'a' && h <= 'f') u |= (unsigned)(h - 'a' + 10);
-    else if (h >= 'A' && h <= 'F') u |= (unsigned)(h - 'A' + 10);
-    else return -1;
+    if (h >= '0' && h <= '9')
+      u |= (unsigned)(h - '0');
+    else if (h >= 'a' && h <= 'f')
+      u |= (unsigned)(h - 'a' + 10);
+    else if (h >= 'A' && h <= 'F')
+      u |= (unsigned)(h - 'A' + 10);
+    else
+      return -1;
   }
   *out = u;
   return 0;
@@ -406,7 +410,11 @@ lth_status app_jr_parse(const char *text, size_t len, const char *name, app_jval
   if (!v) {
     return lth_error_set(err, LTH_ENOMEM, "out of memory");
   }
-  jparser P = {.s = text, .p = text, .end = text + len, .name = name ? name : "<json>", .depth = 0,
+  jparser P = {.s = text,
+               .p = text,
+               .end = text + len,
+               .name = name ? name : "<json>",
+               .depth = 0,
                .err = err};
   lth_status st = parse_value(&P, v);
   if (st == LTH_OK) {

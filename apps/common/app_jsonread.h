@@ -33,17 +33,17 @@ typedef enum app_jtype {
 typedef struct app_jval app_jval;
 struct app_jval {
   app_jtype type;
-  size_t n;          /* elements (array, object) or bytes (string) */
-  double num;        /* number; bool as 0/1 */
-  char *str;         /* string (NUL-terminated) */
-  double *nums;      /* array of numbers only: n values (items is NULL) */
-  app_jval *items;   /* other arrays and objects: n values */
-  char **keys;       /* object: n keys */
+  size_t n;        /* elements (array, object) or bytes (string) */
+  double num;      /* number; bool as 0/1 */
+  char *str;       /* string (NUL-terminated) */
+  double *nums;    /* array of numbers only: n values (items is NULL) */
+  app_jval *items; /* other arrays and objects: n values */
+  char **keys;     /* object: n keys */
 };
 
 /* Parse text[0..len-1]; `name` is used in messages. */
 lth_status app_jr_parse(const char *text, size_t len, const char *name, app_jval **out,
-                          lth_error *err);
+                        lth_error *err);
 /* Read and parse a file ("-": standard input). */
 lth_status app_jr_read_file(const char *path, app_jval **out, lth_error *err);
 void app_jr_free(app_jval *v);

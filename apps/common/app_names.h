@@ -24,11 +24,11 @@ extern "C" {
 
 typedef struct app_names {
   int n;
-  int user;                   /* 1: the user's unknowns (equation form) */
-  char **name;                /* short: "z_1[2]", "u[1]", or "x1" (table headers, JSON) */
-  char **full;                /* with the position in z: "z[2] (z_1[2])" (reports) */
-  int *order;                 /* order[k]: canonical position of the user's unknown k */
-  int *user_index;            /* user_index[i]: the user's index (0-based) of position i */
+  int user;        /* 1: the user's unknowns (equation form) */
+  char **name;     /* short: "z_1[2]", "u[1]", or "x1" (table headers, JSON) */
+  char **full;     /* with the position in z: "z[2] (z_1[2])" (reports) */
+  int *order;      /* order[k]: canonical position of the user's unknown k */
+  int *user_index; /* user_index[i]: the user's index (0-based) of position i */
 } app_names;
 
 /* 0, or -1 when out of memory.  pb may be NULL (block names). */

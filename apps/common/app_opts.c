@@ -177,8 +177,10 @@ static int store_value(app_option *o, const char *val) {
     size_t bad;
     if (app_parse_list(val, (app_list *)o->dest, &bad) != 0) {
       if (bad > 0) {
-        snprintf(what, sizeof what, "item %zu is not a finite number (expected numbers "
-                 "separated by commas, e.g. 0,0.5,1)", bad);
+        snprintf(what, sizeof what,
+                 "item %zu is not a finite number (expected numbers "
+                 "separated by commas, e.g. 0,0.5,1)",
+                 bad);
       } else {
         snprintf(what, sizeof what, "expected numbers separated by commas, e.g. 0,0.5,1");
       }
@@ -325,7 +327,8 @@ int app_parse(app_spec *spec, int argc, char **argv, const char **args, int *nar
       continue;
     }
     if (!only_args && a[0] == '-' && a[1] != '\0') {
-      rc = a[1] == '-' ? parse_long_opt(spec, argc, argv, &i) : parse_short_opt(spec, argc, argv, &i);
+      rc = a[1] == '-' ? parse_long_opt(spec, argc, argv, &i)
+                       : parse_short_opt(spec, argc, argv, &i);
       if (rc == PRINTED) {
         return APP_EXIT_OK; /* --help or --version: nothing else to do */
       }

@@ -31,15 +31,18 @@ extern "C" {
 #endif
 
 /* One option-table entry (long name only). */
-#define APP_FLAG(nm, dst) {.name = (nm), .type = APP_OPT_FLAG, .dest = (dst)}
-#define APP_STRING(nm, dst) {.name = (nm), .type = APP_OPT_STRING, .dest = (dst)}
-#define APP_LIST(nm, dst) {.name = (nm), .type = APP_OPT_LIST, .dest = (dst)}
-#define APP_CHOICE(nm, dst, list)                                                             \
-  {.name = (nm), .type = APP_OPT_CHOICE, .dest = (dst), .choices = (list)}
-#define APP_INT(nm, dst, lo, hi)                                                              \
-  {.name = (nm), .type = APP_OPT_INT, .dest = (dst), .min = (lo), .max = (hi)}
-#define APP_DOUBLE(nm, dst, lo, hi)                                                           \
-  {.name = (nm), .type = APP_OPT_DOUBLE, .dest = (dst), .min = (lo), .max = (hi)}
+#define APP_FLAG(nm, dst)                                                                          \
+  { .name = (nm), .type = APP_OPT_FLAG, .dest = (dst) }
+#define APP_STRING(nm, dst)                                                                        \
+  { .name = (nm), .type = APP_OPT_STRING, .dest = (dst) }
+#define APP_LIST(nm, dst)                                                                          \
+  { .name = (nm), .type = APP_OPT_LIST, .dest = (dst) }
+#define APP_CHOICE(nm, dst, list)                                                                  \
+  { .name = (nm), .type = APP_OPT_CHOICE, .dest = (dst), .choices = (list) }
+#define APP_INT(nm, dst, lo, hi)                                                                   \
+  { .name = (nm), .type = APP_OPT_INT, .dest = (dst), .min = (lo), .max = (hi) }
+#define APP_DOUBLE(nm, dst, lo, hi)                                                                \
+  { .name = (nm), .type = APP_OPT_DOUBLE, .dest = (dst), .min = (lo), .max = (hi) }
 /* Number of entries of an option table. */
 #define APP_COUNT(table) (sizeof(table) / sizeof((table)[0]))
 
@@ -71,9 +74,9 @@ typedef struct app_list {
 } app_list;
 
 typedef struct app_option {
-  const char *name;    /* long name without "--" (NULL: short only); "times|at" gives
-                          one option two spellings */
-  int short_name;      /* single letter, 0 if none */
+  const char *name; /* long name without "--" (NULL: short only); "times|at" gives
+                       one option two spellings */
+  int short_name;   /* single letter, 0 if none */
   app_opt_type type;
   void *dest;
   const char *choices; /* APP_OPT_CHOICE: "text|csv|json" */
@@ -83,7 +86,7 @@ typedef struct app_option {
 } app_option;
 
 typedef struct app_spec {
-  const char *help;    /* full --help text (printed as is) */
+  const char *help; /* full --help text (printed as is) */
   app_option *opts;
   size_t nopts;
   int min_args, max_args; /* positional arguments */

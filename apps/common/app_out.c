@@ -182,8 +182,7 @@ lth_status app_out_commit(app_out *o, lth_error *err) {
   if (!o->path) {
     /* stdout: a full disk or closed pipe must not pass for success */
     if (fflush(stdout) != 0 || ferror(stdout)) {
-      return lth_error_set(err, LTH_EIO, "error writing to standard output: %s",
-                           strerror(errno));
+      return lth_error_set(err, LTH_EIO, "error writing to standard output: %s", strerror(errno));
     }
     o->fp = NULL;
     return LTH_OK;

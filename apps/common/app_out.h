@@ -23,9 +23,9 @@ extern "C" {
 #endif
 
 typedef struct app_out {
-  FILE *fp;   /* write here */
-  char *path; /* final name (NULL: stdout) */
-  char *tmp;  /* temporary name while writing */
+  FILE *fp;    /* write here */
+  char *path;  /* final name (NULL: stdout) */
+  char *tmp;   /* temporary name while writing */
   int special; /* FILE is not a regular file (/dev/null, a FIFO): written in place */
 } app_out;
 

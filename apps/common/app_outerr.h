@@ -22,9 +22,9 @@
 #include "app_json.h"
 
 typedef struct app_outerr {
-  lth_decomp_error *de;      /* NULL: inactive */
-  lth_decomp_errest cur;     /* the last time */
-  double max_abs[LTH_NOUT];  /* largest estimate over the times, per output */
+  lth_decomp_error *de;     /* NULL: inactive */
+  lth_decomp_errest cur;    /* the last time */
+  double max_abs[LTH_NOUT]; /* largest estimate over the times, per output */
   double max_overall, t_overall;
   size_t n;
 } app_outerr;

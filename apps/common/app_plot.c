@@ -407,11 +407,13 @@ static void put_panel(FILE *fp, const app_plot *p, int k, int last) {
     /* a series with gaps also gets its points: a value between two gaps
      * would be no line at all */
     fprintf(fp, "%s$D%d_%d using 1:2 with %s lt %d lw 1.5 title ", j ? ", \\\n     " : "", k, j,
-            s->n < 2 ? "points pt 7" : sign ? "linespoints pt 7 ps 0.5" : "lines", j + 1);
+            s->n < 2 ? "points pt 7"
+            : sign   ? "linespoints pt 7 ps 0.5"
+                     : "lines",
+            j + 1);
     put_label(fp, s->name);
     if (sign) {
-      fprintf(fp, ", \\\n     $Z%d_%d using 1:2 with points lt %d pt 6 ps 0.7 title ", k, j,
-              j + 1);
+      fprintf(fp, ", \\\n     $Z%d_%d using 1:2 with points lt %d pt 6 ps 0.7 title ", k, j, j + 1);
       put_floor_title(fp, s->name, sign, lfloor);
     }
   }
@@ -447,7 +449,8 @@ static void put_script(FILE *fp, const app_plot *p, const char *fmt, int w, int 
   put_terminal(fp, fmt, w, h);
   int np = drawn_panels(p);
   fputs("set grid\nset key at screen 0.82, graph 1 left top vertical Left reverse samplen 2\n"
-        "set lmargin at screen 0.10\nset rmargin at screen 0.80\nset multiplot\n", fp);
+        "set lmargin at screen 0.10\nset rmargin at screen 0.80\nset multiplot\n",
+        fp);
   double head = (p->title[0] ? HEAD_PX : 6) + NOTE_PX * p->nnotes;
   double slot = (h - head - XLABEL_PX) / np;
   if (p->title[0] || p->nnotes) {
@@ -460,8 +463,8 @@ static void put_script(FILE *fp, const app_plot *p, const char *fmt, int w, int 
     }
     double top = h - head - row * slot, bottom = top - slot;
     int last = row + 1 == np;
-    fprintf(fp, "set tmargin at screen %.5f\nset bmargin at screen %.5f\n",
-            (top - TITLE_PX) / h, (last ? XLABEL_PX : bottom + TICS_PX) / (double)h);
+    fprintf(fp, "set tmargin at screen %.5f\nset bmargin at screen %.5f\n", (top - TITLE_PX) / h,
+            (last ? XLABEL_PX : bottom + TICS_PX) / (double)h);
     put_panel(fp, p, k, last);
     fputs("unset label 1\n", fp);
     row++;
@@ -494,8 +497,7 @@ lth_status app_plot_render(const app_plot *p, const char *path, int width, int h
   const char *fmt = app_plot_format(path);
   if (!fmt) {
     return lth_error_set(err, LTH_EINVAL,
-                         "cannot draw to '%s': the file name must end in .png, .svg or .pdf",
-                         path);
+                         "cannot draw to '%s': the file name must end in .png, .svg or .pdf", path);
   }
   int np = drawn_panels(p);
   if (np == 0) {
@@ -504,8 +506,10 @@ lth_status app_plot_render(const app_plot *p, const char *path, int width, int h
   int w = width > 0 ? width : 900;
   int h = height > 0 ? height : 60 + 14 * p->nnotes + 240 * np;
   if (w < 200 || h < 100 || w > 20000 || h > 20000) {
-    return lth_error_set(err, LTH_EINVAL, "a picture of %d x %d pixels: sizes are 200..20000 "
-                         "wide and 100..20000 high", w, h);
+    return lth_error_set(err, LTH_EINVAL,
+                         "a picture of %d x %d pixels: sizes are 200..20000 "
+                         "wide and 100..20000 high",
+                         w, h);
   }
   FILE *script = tmpfile();
   if (!script) {

@@ -12,8 +12,8 @@
 #define MAP_TIMES 200
 
 /* Sum over the sampled data sets of max |z - z_set|. */
-static lth_status variants(const lth_system *sys, size_t n, const double *z,
-                           app_resolve_fn resolve, void *ctx, double *sum, lth_error *err) {
+static lth_status variants(const lth_system *sys, size_t n, const double *z, app_resolve_fn resolve,
+                           void *ctx, double *sum, lth_error *err) {
   int nb = lth_system_sampled_blocks(sys);
   size_t s = (size_t)lth_system_size(sys);
   double *zw = malloc(sizeof(double) * (s * n + 1));
@@ -34,8 +34,8 @@ static lth_status variants(const lth_system *sys, size_t n, const double *z,
 }
 
 /* max over (some) output times of |G error| |v|_1 + |q error|. */
-static lth_status map_term(const lth_system *sys, const double *times, size_t n,
-                           const double *v, size_t ldv, double *local, lth_error *err) {
+static lth_status map_term(const lth_system *sys, const double *times, size_t n, const double *v,
+                           size_t ldv, double *local, lth_error *err) {
   *local = 0.0;
   if (n == 0) {
     return LTH_OK;
@@ -67,9 +67,9 @@ static lth_status map_term(const lth_system *sys, const double *times, size_t n,
   return st;
 }
 
-lth_status app_sampling_error(const lth_system *sys, const double *times, size_t n,
-                              const double *z, const double *v, app_resolve_fn resolve,
-                              void *ctx, double *out, lth_error *err) {
+lth_status app_sampling_error(const lth_system *sys, const double *times, size_t n, const double *z,
+                              const double *v, app_resolve_fn resolve, void *ctx, double *out,
+                              lth_error *err) {
   *out = NAN;
   if (lth_system_sampled_blocks(sys) == 0) {
     return LTH_OK;

@@ -26,8 +26,8 @@ typedef lth_status (*app_resolve_fn)(void *ctx, const lth_system *variant, doubl
  * sampled blocks.  z (s x n) and v (m x n, or NULL) are the
  * solution at times[0..n-1] (without v the map term takes z's first m
  * entries, which bound v = (I - P) z(1:m) up to the size of I - P). */
-lth_status app_sampling_error(const lth_system *sys, const double *times, size_t n,
-                              const double *z, const double *v, app_resolve_fn resolve,
-                              void *ctx, double *out, lth_error *err);
+lth_status app_sampling_error(const lth_system *sys, const double *times, size_t n, const double *z,
+                              const double *v, app_resolve_fn resolve, void *ctx, double *out,
+                              lth_error *err);
 
 #endif

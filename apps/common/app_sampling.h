@@ -39,22 +39,22 @@ extern "C" {
 #endif
 
 typedef struct app_sampled_block {
-  const char *label;      /* "A(2,1)", "f(1)", "B", ... */
+  const char *label; /* "A(2,1)", "f(1)", "B", ... */
   const lth_source *src;
-  int degree;             /* of the local fits (0: chosen automatically) */
-  int order;              /* derivative orders 0..order are tracked */
-  double *err;            /* largest estimate per order */
-  double *t_err;          /* where */
-  double *deriv;          /* largest |derivative| per order */
-  lth_jet coef;           /* scratch: Taylor coefficients at the current time */
+  int degree;    /* of the local fits (0: chosen automatically) */
+  int order;     /* derivative orders 0..order are tracked */
+  double *err;   /* largest estimate per order */
+  double *t_err; /* where */
+  double *deriv; /* largest |derivative| per order */
+  lth_jet coef;  /* scratch: Taylor coefficients at the current time */
   double *work;
 } app_sampled_block;
 
 typedef struct app_sampling {
-  size_t n;               /* sampled blocks (0: nothing to do) */
-  int order;              /* derivative order the computation uses */
+  size_t n;  /* sampled blocks (0: nothing to do) */
+  int order; /* derivative order the computation uses */
   app_sampled_block *b;
-  double *est;            /* scratch */
+  double *est; /* scratch */
 } app_sampling;
 
 /* Set up for the problem's sampled blocks and derivative orders 0..order. */

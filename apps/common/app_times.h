@@ -24,9 +24,9 @@ typedef enum app_times_source {
 } app_times_source;
 
 typedef struct app_times {
-  const double *t;   /* n times */
+  const double *t; /* n times */
   size_t n;
-  double *owned;     /* storage when not the problem's grid */
+  double *owned; /* storage when not the problem's grid */
   app_times_source source;
 } app_times;
 

@@ -23,7 +23,7 @@ typedef enum dec_field {
   DEC_G_VEC, /* "g" */
   DEC_BHAT,
   DEC_Q,
-  DEC_G,     /* "G" */
+  DEC_G, /* "G" */
   DEC_COND_CHAIN,
   DEC_CHECK,
   DEC_NFIELDS
@@ -76,18 +76,18 @@ struct app_ctx {
   const char *fields_opt;
   /* the run */
   app_run *run;
-  unsigned fields;   /* selected dec_field bits */
-  int decomp_order;  /* order of the decomposition's result jets */
-  int print_order;   /* derivatives printed (--order) */
-  FILE *text_pts;    /* text: the matrices, printed after the summary */
-  double *scratch;   /* s * (m + 1): a derivative of a result */
+  unsigned fields;  /* selected dec_field bits */
+  int decomp_order; /* order of the decomposition's result jets */
+  int print_order;  /* derivatives printed (--order) */
+  FILE *text_pts;   /* text: the matrices, printed after the summary */
+  double *scratch;  /* s * (m + 1): a derivative of a result */
   dec_peak cond_pi, cond_chain;
   dec_check_stats chk;
   app_sampling smp;
-  app_outerr oe;     /* error bars of the outputs (sampled data) */
+  app_outerr oe; /* error bars of the outputs (sampled data) */
   size_t done;
   double elapsed;
-  lth_error err;     /* why the consumer stopped */
+  lth_error err; /* why the consumer stopped */
 };
 
 static inline int dec_wants(const app_ctx *D, dec_field f) { return (D->fields >> f) & 1u; }

@@ -6,8 +6,8 @@
 
 #include "dec.h"
 
-static const char *const field_names[DEC_NFIELDS] = {
-    "cond_pi", "P", "Ahat", "g", "Bhat", "q", "G", "cond_chain", "check"};
+static const char *const field_names[DEC_NFIELDS] = {"cond_pi", "P", "Ahat",       "g",    "Bhat",
+                                                     "q",       "G", "cond_chain", "check"};
 
 const char *dec_field_name(dec_field f) { return field_names[f]; }
 

@@ -44,8 +44,9 @@ void dec_text_point(app_ctx *R, const app_run *run, const lth_point *pt,
     }
   }
   if (rep && dec_wants(R, DEC_CHECK)) {
-    fprintf(fp, "  check: theorem3 %.1e / %.1e, idempotent %.1e, commute %.1e, structure %.1e, "
-                "rank G = %d (p = %d), rank P_i %s\n",
+    fprintf(fp,
+            "  check: theorem3 %.1e / %.1e, idempotent %.1e, commute %.1e, structure %.1e, "
+            "rank G = %d (p = %d), rank P_i %s\n",
             rep->theorem3_linear, rep->theorem3_affine, rep->idempotent, rep->commute,
             rep->structure, rep->rank_G, run->p, rep->rank_P_ok ? "= n_r" : "WRONG");
   }
@@ -133,25 +134,24 @@ static void text_check(const app_ctx *R, const app_run *run) {
   char bt[32];
   int ok = w->max <= R->check_tol && c->rank_G_bad == 0 && c->rank_P_bad == 0;
   fprintf(fp, "check          %s: worst relative residual %.2e at t = %s (tolerance %.1e)\n",
-          ok ? "passed" : "FAILED", w->max, app_fmt_exact(bt, sizeof bt, w->t_max),
-          R->check_tol);
+          ok ? "passed" : "FAILED", w->max, app_fmt_exact(bt, sizeof bt, w->t_max), R->check_tol);
   for (size_t k = 0; k + 1 < DEC_NCHECK; k++) {
-    fprintf(fp, "                 %-16s %.2e at t = %s\n", dec_check_name(k),
-            c->field[k].max, app_fmt_exact(bt, sizeof bt, c->field[k].t_max));
+    fprintf(fp, "                 %-16s %.2e at t = %s\n", dec_check_name(k), c->field[k].max,
+            app_fmt_exact(bt, sizeof bt, c->field[k].t_max));
   }
   fprintf(fp, "                 sv_gap           %.2e at t = %s (sigma_p+1 / sigma_p of G)\n",
           c->sv_gap.max, app_fmt_exact(bt, sizeof bt, c->sv_gap.t_max));
   if (c->rank_G_bad == 0) {
     fprintf(fp, "                 rank G = p = %d at every point\n", run->p);
   } else {
-    fprintf(fp, "                 rank G != p = %d at %zu %s (first: rank %d at t = %s)\n",
-            run->p, c->rank_G_bad, app_plural((double)c->rank_G_bad, "point", "points"),
-            c->rank_G_first,
+    fprintf(fp, "                 rank G != p = %d at %zu %s (first: rank %d at t = %s)\n", run->p,
+            c->rank_G_bad, app_plural((double)c->rank_G_bad, "point", "points"), c->rank_G_first,
             app_fmt_exact(bt, sizeof bt, c->t_rank_G_bad));
   }
   if (c->rank_P_bad > 0) {
-    fprintf(fp, "                 rank P_i != n_r at %zu %s (first at t = %s)\n",
-            c->rank_P_bad, app_plural((double)c->rank_P_bad, "point", "points"), app_fmt_exact(bt, sizeof bt, c->t_rank_P_bad));
+    fprintf(fp, "                 rank P_i != n_r at %zu %s (first at t = %s)\n", c->rank_P_bad,
+            app_plural((double)c->rank_P_bad, "point", "points"),
+            app_fmt_exact(bt, sizeof bt, c->t_rank_P_bad));
   }
 }
 
@@ -188,4 +188,3 @@ void dec_text_report(const app_ctx *R, app_run *run) {
     fprintf(fp, "\n(matrices at the first and last point only; use --at T to print others)\n");
   }
 }
-

@@ -74,9 +74,9 @@ typedef struct lth_bvp_opts {
    * solve, the integrators, the consistency conditions of fd.  ivp.cond_max is not used by
    * lth_bvp_solve: this one replaces it. */
   double cond_max;
-  lth_ivp_opts ivp; /* the integrator of the shooting methods (shooting, multiple);
-                       collocation evaluates the coefficients as it says (coefficients,
-                       hermite, table_tol) */
+  lth_ivp_opts ivp;               /* the integrator of the shooting methods (shooting, multiple);
+                                     collocation evaluates the coefficients as it says (coefficients,
+                                     hermite, table_tol) */
   lth_bvp_colloc_opts colloc;     /* method LTH_BVP_COLLOCATION */
   lth_bvp_multiple_opts multiple; /* method LTH_BVP_MULTIPLE */
   lth_bvp_fd_opts fd;             /* method LTH_BVP_FD */
@@ -90,36 +90,37 @@ typedef struct lth_bvp_opts {
 void lth_bvp_opts_init(lth_bvp_opts *opts);
 
 /* The Gauss stages collocation uses at tolerance tol when opts.colloc.stages is 0
- * (3 + round(log10(1/tol) / 2), kept in [3, 8]: 6 at 1e-6, 7 at 1e-8, 8 at 1e-10 and below; docs/collocation.md section 3). */
+ * (3 + round(log10(1/tol) / 2), kept in [3, 8]: 6 at 1e-6, 7 at 1e-8, 8 at 1e-10 and below;
+ * docs/collocation.md section 3). */
 int lth_bvp_collocation_stages(double tol);
 
 typedef struct lth_bvp_result {
   size_t n;
   int s, p;
-  double *times;          /* n */
-  double *z;              /* s x n: z(times[k]) at z + k*s */
+  double *times; /* n */
+  double *z;     /* s x n: z(times[k]) at z + k*s */
   lth_bvp_method method;
-  double cond_shooting;   /* 1-norm condition estimate.  shooting: (||B0 Phi(t0)|| +
-                             ||B1 Phi(t1)||) ||S^{-1}|| >= cond(S), which also sees a
-                             singular S made of cancelling terms; multiple shooting and
-                             finite differences: cond of the banded matrix */
-  double bc_residual;     /* ||B0 z(t0) + B1 z(t1) - beta||_2 */
-  int intervals;          /* multiple shooting: M used */
-  size_t fd_points;       /* finite differences: N+1 used */
-  double fd_order;        /* observed order (NaN when not estimated) */
-  double fd_error;        /* error estimate from ||z_N - z_2N||_inf beyond the start-up layer
-                             of r steps after t0 (NaN when not estimated) */
-  double fd_error_layer;  /* the same inside the start-up layer: implicit Euler's algebraic
-                             components are inaccurate in the first r steps for index >= 3 */
-  double drift;           /* shooting methods: max ||P v|| */
-  double cond_bvp;        /* conditioning constant of the BVP itself (every method; NaN when
-                             not computed): kappa = max_t ||Phi(t) S^{-1}||_inf *
-                             (||B0||_inf + ||B1||_inf), with Phi(t) = [Nhat + Bhat(t)] Psi(t,t0) Q
-                             and S = B0 Phi(t0) + B1 Phi(t1) (the Green's-function bound of
-                             Ascher-Mattheij-Russell for the boundary data; invariant under
-                             scaling of the bc rows): a relative change d in beta moves z by
-                             up to kappa d relative to ||beta||-scale */
-  double error_estimate;  /* estimated max-norm error of z at the output times (NaN if none) */
+  double cond_shooting;  /* 1-norm condition estimate.  shooting: (||B0 Phi(t0)|| +
+                            ||B1 Phi(t1)||) ||S^{-1}|| >= cond(S), which also sees a
+                            singular S made of cancelling terms; multiple shooting and
+                            finite differences: cond of the banded matrix */
+  double bc_residual;    /* ||B0 z(t0) + B1 z(t1) - beta||_2 */
+  int intervals;         /* multiple shooting: M used */
+  size_t fd_points;      /* finite differences: N+1 used */
+  double fd_order;       /* observed order (NaN when not estimated) */
+  double fd_error;       /* error estimate from ||z_N - z_2N||_inf beyond the start-up layer
+                            of r steps after t0 (NaN when not estimated) */
+  double fd_error_layer; /* the same inside the start-up layer: implicit Euler's algebraic
+                            components are inaccurate in the first r steps for index >= 3 */
+  double drift;          /* shooting methods: max ||P v|| */
+  double cond_bvp;       /* conditioning constant of the BVP itself (every method; NaN when
+                            not computed): kappa = max_t ||Phi(t) S^{-1}||_inf *
+                            (||B0||_inf + ||B1||_inf), with Phi(t) = [Nhat + Bhat(t)] Psi(t,t0) Q
+                            and S = B0 Phi(t0) + B1 Phi(t1) (the Green's-function bound of
+                            Ascher-Mattheij-Russell for the boundary data; invariant under
+                            scaling of the bc rows): a relative change d in beta moves z by
+                            up to kappa d relative to ||beta||-scale */
+  double error_estimate; /* estimated max-norm error of z at the output times (NaN if none) */
 } lth_bvp_result;
 
 /* Solve on [t0, t1] and report at times[0..n-1] (in [t0, t1]; finite

@@ -27,14 +27,14 @@ extern "C" {
 
 typedef struct lth_point {
   double t;
-  int order;        /* jets below hold coefficients 0..order */
-  double cond_pi;   /* 1-norm condition estimate of Pi(t) (dgecon) */
-  double cond_chain;/* ||Pi^{-1}|| max_i ||L_i|| max_j ||R_j|| (1-norms, >= cond_pi), with
-                       L_i = A_{i,i-1}...A_21 A_1r, R_j = A_{r,r-1}...A_{j+1,j}: the
-                       scale-aware measure the threshold applies to; it bounds every
-                       P_i and Q_i */
-  int pi_sign;      /* sign of det Pi(t) (+1 or -1): a change of sign between two times
-                       means Pi is singular somewhere in between */
+  int order;            /* jets below hold coefficients 0..order */
+  double cond_pi;       /* 1-norm condition estimate of Pi(t) (dgecon) */
+  double cond_chain;    /* ||Pi^{-1}|| max_i ||L_i|| max_j ||R_j|| (1-norms, >= cond_pi), with
+                           L_i = A_{i,i-1}...A_21 A_1r, R_j = A_{r,r-1}...A_{j+1,j}: the
+                           scale-aware measure the threshold applies to; it bounds every
+                           P_i and Q_i */
+  int pi_sign;          /* sign of det Pi(t) (+1 or -1): a change of sign between two times
+                           means Pi is singular somewhere in between */
   double pi_inv_norm;   /* ||Pi(t)^{-1}||_1 (estimate, dgecon) */
   double chain_norm;    /* ||A_{r,r-1}(t)||_1 ... ||A_21(t)||_1 ||A_1r(t)||_1 >= ||Pi(t)||_1 */
   double cond_interval; /* ||Pi(t)^{-1}||_1 max(chain_norm(t), scale), scale = the largest
@@ -51,9 +51,9 @@ typedef struct lth_point {
                            lth_decomp_ws_set_measure) measured by recomputing the point with
                            every intermediate result perturbed */
   int amplification_measured; /* 1: amplification is the measured one */
-  int r, s, m, p;   /* index, size, state dimension s - n_r, manifold dimension */
+  int r, s, m, p;             /* index, size, state dimension s - n_r, manifold dimension */
   lth_jet Pi, P, Ahat, g, Bhat, q, G;
-  lth_jet *Q;       /* Q[i-1] = Q_i, i = 1..r-1 */
+  lth_jet *Q; /* Q[i-1] = Q_i, i = 1..r-1 */
 } lth_point;
 
 /* A result holder for a system, with jets of orders 0..order. */

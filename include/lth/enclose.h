@@ -80,7 +80,7 @@ typedef struct lth_enclose_verdict {
                        by bisection to t_width (the middle of the smallest unresolved
                        piece found) */
   double t_width;
-  char what[64];    /* UNRESOLVED: which data, e.g. "f(2) entry 1" or "A(1,3) entry (2,1)" */
+  char what[64]; /* UNRESOLVED: which data, e.g. "f(2) entry 1" or "A(1,3) entry (2,1)" */
 } lth_enclose_verdict;
 
 /* Are the data resolved on [a, b] by degree `degree` (<= max_degree) to the

@@ -72,8 +72,8 @@ size_t lth_expr_enclose_work_size(const lth_expr *e, int order);
  * somewhere in [a, b] the enclosures concerned are unbounded (or, for order
  * 0 outside any domain, [-inf, inf]).  LTH_EINVAL for bad arguments only.
  * Thread-safe for distinct work arrays. */
-lth_status lth_expr_enclose(const lth_expr *e, double a, double b, int order,
-                            lth_interval *coef, lth_interval *work, lth_error *err);
+lth_status lth_expr_enclose(const lth_expr *e, double a, double b, int order, lth_interval *coef,
+                            lth_interval *work, lth_error *err);
 /* 1 if e is identically zero: its value is the constant 0, or its
  * enclosure (on [-1, 1]) is exactly {0} (e.g. 0 * sin(t), x - x for the same
  * subexpression x).  Decided from the expression, never from samples. */

@@ -22,12 +22,12 @@ extern "C" {
 #endif
 
 typedef struct lth_grid_opts {
-  int threads;      /* threads; 0 = lth's default (LTH_NUM_THREADS, else the CPUs), 1 = serial */
-  int out_order;    /* order of the result jets (default 0; --check needs 1) */
-  double cond_max;  /* chain condition above this is an error (0: LTH_DEFAULT_COND_MAX) */
-  size_t batch;     /* results computed ahead of the consumer, at most (0: 16 per thread);
-                       memory is O(batch), independent of n */
-  int verify;       /* 1: run lth_verify_at at every point (forces out_order >= 1) */
+  int threads;     /* threads; 0 = lth's default (LTH_NUM_THREADS, else the CPUs), 1 = serial */
+  int out_order;   /* order of the result jets (default 0; --check needs 1) */
+  double cond_max; /* chain condition above this is an error (0: LTH_DEFAULT_COND_MAX) */
+  size_t batch;    /* results computed ahead of the consumer, at most (0: 16 per thread);
+                      memory is O(batch), independent of n */
+  int verify;      /* 1: run lth_verify_at at every point (forces out_order >= 1) */
   /* progress: called from the calling thread every `batch` delivered points and at the end */
   void (*progress)(void *ctx, size_t done, size_t total);
   void *progress_ctx;

@@ -59,27 +59,27 @@ const char *lth_ivp_coefficients_name(lth_ivp_coefficients mode);
 
 typedef struct lth_ivp_opts {
   lth_ivp_method method;
-  double rtol, atol;        /* local error control (defaults 1e-10, 1e-12) */
-  double h0;                /* first step (0: 1e-3 of the span; at least the smallest step,
-                               1e-10 of the span) */
-  size_t max_steps;         /* per output interval (0: 10^7) */
-  double cond_max;          /* threshold for Pi's chain condition (0: default) */
-  int reproject;            /* 1: v <- (I - P) v at output times */
-  int project;              /* 1: accept an inconsistent z0 and replace it by Corollary 3's
-                               oblique projection (result says what changed); 0: error */
-  double stabilize;         /* drift damping rate gamma: the integrator uses Ahat - gamma P,
-                               equal to Ahat on the state space, so solutions are unchanged
-                               while drift decays.  < 0: auto (default), 0: off.  gamma makes
-                               the ODE stiff: an explicit method refuses gamma (t1 - t0) above
-                               LTH_IVP_EXPLICIT_GAMMA_SPAN (LTH_EINVAL, at once) */
+  double rtol, atol; /* local error control (defaults 1e-10, 1e-12) */
+  double h0;         /* first step (0: 1e-3 of the span; at least the smallest step,
+                        1e-10 of the span) */
+  size_t max_steps;  /* per output interval (0: 10^7) */
+  double cond_max;   /* threshold for Pi's chain condition (0: default) */
+  int reproject;     /* 1: v <- (I - P) v at output times */
+  int project;       /* 1: accept an inconsistent z0 and replace it by Corollary 3's
+                        oblique projection (result says what changed); 0: error */
+  double stabilize;  /* drift damping rate gamma: the integrator uses Ahat - gamma P,
+                        equal to Ahat on the state space, so solutions are unchanged
+                        while drift decays.  < 0: auto (default), 0: off.  gamma makes
+                        the ODE stiff: an explicit method refuses gamma (t1 - t0) above
+                        LTH_IVP_EXPLICIT_GAMMA_SPAN (LTH_EINVAL, at once) */
   lth_ivp_coefficients coefficients; /* LTH_COEF_AUTO (default), _DIRECT or _TABLE */
-  double table_tol;         /* interpolation error of the table, relative to max(1, |field|)
-                               (0: auto, 1e-3 rtol, in [3e-15, 1e-6]) */
-  int pi_scan;              /* points of the scan of Pi on the interval before integrating
-                               (include/lth/wellposed.h: a Pi that is singular or nearly so
-                               between the integrator's times is refused, naming t and
-                               cond_interval); 0: automatic, < 0: none (the caller scanned) */
-  int hermite;              /* -1 auto (on iff the system has sampled data), 0 off, 1 on */
+  double table_tol;           /* interpolation error of the table, relative to max(1, |field|)
+                                 (0: auto, 1e-3 rtol, in [3e-15, 1e-6]) */
+  int pi_scan;                /* points of the scan of Pi on the interval before integrating
+                                 (include/lth/wellposed.h: a Pi that is singular or nearly so
+                                 between the integrator's times is refused, naming t and
+                                 cond_interval); 0: automatic, < 0: none (the caller scanned) */
+  int hermite;                /* -1 auto (on iff the system has sampled data), 0 off, 1 on */
   const double *hermite_grid; /* Hermite mode: nodes to add to those placed for the samples
                                (one per 16 sample intervals, then where the check between
                                nodes against table_tol asks for more; docs/sampled-data.md);
@@ -91,13 +91,13 @@ typedef struct lth_ivp_opts {
    * error estimate integrates from t0 again */
   void (*progress)(void *ctx, double t, double t_end);
   void *progress_ctx;
-  int error_estimate;       /* 1 (default): estimate the global error of z by a second, more
-                               accurate solve (lth_ivp_result.error_estimate); 0: off */
-  double chain_scale;       /* the scale cond_interval is judged against: the largest chain
-                               norm on the system's interval (lth_pi_chain_scale).  0 (default):
-                               computed once by each solve (or lth_ivp_alloc) and shared by its
-                               workspaces; a caller that solves many times on unchanged data
-                               may compute it once and pass it here */
+  int error_estimate; /* 1 (default): estimate the global error of z by a second, more
+                         accurate solve (lth_ivp_result.error_estimate); 0: off */
+  double chain_scale; /* the scale cond_interval is judged against: the largest chain
+                         norm on the system's interval (lth_pi_chain_scale).  0 (default):
+                         computed once by each solve (or lth_ivp_alloc) and shared by its
+                         workspaces; a caller that solves many times on unchanged data
+                         may compute it once and pass it here */
 } lth_ivp_opts;
 
 void lth_ivp_opts_init(lth_ivp_opts *opts);
@@ -106,39 +106,38 @@ void lth_ivp_opts_init(lth_ivp_opts *opts);
  * most this many "stability steps" over the span are accepted. */
 #define LTH_IVP_EXPLICIT_GAMMA_SPAN 1e4
 
-
 typedef struct lth_ivp_result {
   size_t n;
   int s, m;
-  double *times;     /* n output times */
-  double *z;         /* s x n: z(times[k]) at z + k*s */
-  double *v;         /* m x n: the state part */
-  double drift;      /* max_k ||P(t_k) v(t_k)||_2 (before any reprojection) */
-  double drift_rel;  /* the same relative to max(1, ||v||) */
-  double *z0_used;   /* s: the initial value actually used */
-  int projected;     /* 1 if z0 was replaced by its projection */
-  double z0_change;  /* ||z0_used - z0||_2 */
-  int z0_worst;      /* component (0-based) that changed most (-1 if none) */
-  double z0_residual;/* ||M0 z0 - b0|| of the given z0 */
-  double gamma;      /* drift damping rate used */
+  double *times;      /* n output times */
+  double *z;          /* s x n: z(times[k]) at z + k*s */
+  double *v;          /* m x n: the state part */
+  double drift;       /* max_k ||P(t_k) v(t_k)||_2 (before any reprojection) */
+  double drift_rel;   /* the same relative to max(1, ||v||) */
+  double *z0_used;    /* s: the initial value actually used */
+  int projected;      /* 1 if z0 was replaced by its projection */
+  double z0_change;   /* ||z0_used - z0||_2 */
+  int z0_worst;       /* component (0-based) that changed most (-1 if none) */
+  double z0_residual; /* ||M0 z0 - b0|| of the given z0 */
+  double gamma;       /* drift damping rate used */
   size_t steps, rhs_evals, decomps;
   double seconds_total, seconds_decomp; /* decomp: decompositions, table building included */
-  lth_ivp_coefficients coef_mode; /* what served the coefficients: _DIRECT, _TABLE, _HERMITE
-                                     (_TABLE also when auto fell back to direct part-way) */
-  int coef_order;    /* Hermite: the jet order k at the nodes (interpolation degree
-                        2k + 1); table: the highest Chebyshev degree kept; direct: -1 */
+  lth_ivp_coefficients coef_mode;       /* what served the coefficients: _DIRECT, _TABLE, _HERMITE
+                                           (_TABLE also when auto fell back to direct part-way) */
+  int coef_order;      /* Hermite: the jet order k at the nodes (interpolation degree
+                          2k + 1); table: the highest Chebyshev degree kept; direct: -1 */
   size_t table_panels; /* table: panels built (table_direct_panels of them left direct);
                           Hermite: intervals between the nodes */
   size_t table_direct_panels;
-  double coef_error; /* table, Hermite: largest estimated interpolation error (relative to
-                        max(1, |field|)); 0 otherwise */
-  double table_end;  /* table: end of the tabulated part -- the last output time, or where
-                        auto went over to direct decompositions; NAN otherwise */
-  double output_gain;/* max over the output times of ||Nhat + Bhat||_inf, the map from the
-                        state v to z = (Nhat + Bhat) v + q: the integrator controls the
-                        errors of v, and z's (the algebraic components' above all) can be up
-                        to this many times larger (>= 1; e.g. 1e4 for u = k (y - cos t) +
-                        sin t with k = 1e4) */
+  double coef_error;  /* table, Hermite: largest estimated interpolation error (relative to
+                         max(1, |field|)); 0 otherwise */
+  double table_end;   /* table: end of the tabulated part -- the last output time, or where
+                         auto went over to direct decompositions; NAN otherwise */
+  double output_gain; /* max over the output times of ||Nhat + Bhat||_inf, the map from the
+                         state v to z = (Nhat + Bhat) v + q: the integrator controls the
+                         errors of v, and z's (the algebraic components' above all) can be up
+                         to this many times larger (>= 1; e.g. 1e4 for u = k (y - cos t) +
+                         sin t with k = 1e4) */
   /* The global error estimate (opts.error_estimate; docs/user-guide.md section 6.6).
    * z_ref is a second solve of the reduced ODE from the same initial value, with
    * the same output maps, more accurate in each part of the solve's error:
@@ -158,16 +157,16 @@ typedef struct lth_ivp_result {
    * error is at that level. */
   double error_estimate; /* max over the output times k and components i of |z_error_ik|;
                             NaN: not estimated */
-  double error_tol;  /* the same in units of the tolerance: max over k, i of |z_error_ik| /
-                        (atol + rtol max_k |z_ik|), the weights of the integrator's own norm
-                        with each component's largest size; > 1: the solve missed rtol/atol */
-  int error_worst;   /* component (0-based) where error_tol is attained (-1: none) */
-  size_t error_worst_k; /* and the output (index into times) */
-  double *z_error;   /* s x n: the estimated error z - z_ref at each output (NULL: none) */
+  double error_tol;      /* the same in units of the tolerance: max over k, i of |z_error_ik| /
+                            (atol + rtol max_k |z_ik|), the weights of the integrator's own norm
+                            with each component's largest size; > 1: the solve missed rtol/atol */
+  int error_worst;       /* component (0-based) where error_tol is attained (-1: none) */
+  size_t error_worst_k;  /* and the output (index into times) */
+  double *z_error;       /* s x n: the estimated error z - z_ref at each output (NULL: none) */
   lth_ivp_method error_method;
   double error_rtol, error_atol;
   size_t error_steps, error_rhs_evals, error_decomps; /* the reference solve's cost */
-  double error_seconds; /* its seconds (part of seconds_total) */
+  double error_seconds;                               /* its seconds (part of seconds_total) */
   lth_error error_failed; /* why error_estimate is NaN although asked for (status LTH_OK
                              otherwise): the reference solve failed where the solve did not
                              (LTH_ESING, LTH_ECOND from it fail the solve instead: Pi singular
@@ -179,9 +178,8 @@ typedef struct lth_ivp_result {
  * A Pi that is singular or nearly so anywhere in [t0, times[n-1]] -- also
  * between the integrator's steps -- is LTH_ESING / LTH_ECOND naming t and
  * cond_interval (the scan of opts->pi_scan, and a guard on every step). */
-lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0,
-                         const double *times, size_t n, const lth_ivp_opts *opts,
-                         lth_ivp_result **out, lth_error *err);
+lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0, const double *times,
+                         size_t n, const lth_ivp_opts *opts, lth_ivp_result **out, lth_error *err);
 void lth_ivp_result_free(lth_ivp_result *res);
 
 /* The scan of Pi on [t0, t1] (include/lth/wellposed.h) that lth_ivp_solve and

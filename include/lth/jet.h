@@ -40,7 +40,8 @@ typedef enum lth_trans { LTH_NOTRANS = 0, LTH_TRANS = 1 } lth_trans;
 /* Pointer to coefficient m (column-major, leading dimension J->ld). */
 #define LTH_JET_COEF(J, m) ((J)->c + (size_t)(m) * (J)->stride)
 /* Entry (i, j) of coefficient m (0-based). */
-#define LTH_JET_AT(J, m, i, j) ((J)->c[(size_t)(m) * (J)->stride + (size_t)(i) + (size_t)(j) * (size_t)(J)->ld])
+#define LTH_JET_AT(J, m, i, j)                                                                     \
+  ((J)->c[(size_t)(m) * (J)->stride + (size_t)(i) + (size_t)(j) * (size_t)(J)->ld])
 
 /* Allocate storage for a rows x cols jet of orders 0..maxorder (zeroed,
  * order = maxorder).  Sizes may be 0.  Release with lth_jet_release. */

@@ -20,13 +20,13 @@ extern "C" {
 #endif
 
 typedef struct lth_lqr_spec {
-  int nx, nu;              /* nx > nu >= 1 */
+  int nx, nu; /* nx > nu >= 1 */
   double t0, t1;
-  const lth_source *A;     /* nx x nx */
-  const lth_source *B;     /* nx x nu */
-  const lth_source *H;     /* nx x nx, symmetric positive semidefinite */
-  const double *C;         /* nx x nx terminal weight, column-major, ld = nx */
-  const double *x0;        /* nx */
+  const lth_source *A; /* nx x nx */
+  const lth_source *B; /* nx x nu */
+  const lth_source *H; /* nx x nx, symmetric positive semidefinite */
+  const double *C;     /* nx x nx terminal weight, column-major, ld = nx */
+  const double *x0;    /* nx */
 } lth_lqr_spec;
 
 /* The index-3 optimality DAE with blocks (nx, nx, nu).  The system refers to
@@ -37,18 +37,18 @@ typedef enum lth_lqr_method {
   LTH_LQR_SHOOTING = 0,   /* Psi(t, t0) by the integrator and Theorem 5 on W; refuses
                              (LTH_ECOND) to call W rank-deficient when Psi's columns spread
                              by more than 1e8 over the interval */
-  LTH_LQR_COLLOCATION = 1 /* (the default of lth_lqr_opts_init) the optimality BVP x(t0) = x0, lambda(t1) = C x(t1) by Gauss
-                             collocation (lib/lqr/lqr_colloc.c, docs/collocation.md), to the
-                             tolerance ivp.rtol; stable for long horizons.  Used when the
-                             smooth optimum exists and is unique; otherwise the shooting
-                             path's analysis (impulses, non-uniqueness) is returned */
+  LTH_LQR_COLLOCATION = 1 /* (the default of lth_lqr_opts_init) the optimality BVP x(t0) = x0,
+                             lambda(t1) = C x(t1) by Gauss collocation (lib/lqr/lqr_colloc.c,
+                             docs/collocation.md), to the tolerance ivp.rtol; stable for long
+                             horizons.  Used when the smooth optimum exists and is unique; otherwise
+                             the shooting path's analysis (impulses, non-uniqueness) is returned */
 } lth_lqr_method;
 
 typedef struct lth_lqr_opts {
-  lth_ivp_opts ivp;   /* integrator settings for Psi(t, t0) */
-  double cond_max;    /* threshold for Pi = -B'HB (0: default) */
-  double tol;         /* relative residual below which (x0, 0) counts as in range(W)
-                         (0: 100 * ivp.rtol) */
+  lth_ivp_opts ivp; /* integrator settings for Psi(t, t0) */
+  double cond_max;  /* threshold for Pi = -B'HB (0: default) */
+  double tol;       /* relative residual below which (x0, 0) counts as in range(W)
+                       (0: 100 * ivp.rtol) */
   /* optional progress of the gains at the output times (done of total), after the
    * fundamental solution has reported through ivp.progress; from the calling thread */
   void (*progress)(void *ctx, size_t done, size_t total);
@@ -65,25 +65,25 @@ typedef struct lth_lqr_result {
   size_t n;
   int nx, nu, p;
   double *times;
-  int exists;          /* a smooth optimum exists: Theorem 5's (x0, 0) in range(W [I - P(t0)])
-                          and no terminal impulse */
-  int unique;          /* Theorem 5 / Corollary 5: W injective on the state space */
-  double residual;     /* ||W c - (x0, 0)|| / max(||x0||, tiny) of the least-squares c */
-  double cond_W;       /* sigma_max / sigma_min of W on the state space */
+  int exists;      /* a smooth optimum exists: Theorem 5's (x0, 0) in range(W [I - P(t0)])
+                      and no terminal impulse */
+  int unique;      /* Theorem 5 / Corollary 5: W injective on the state space */
+  double residual; /* ||W c - (x0, 0)|| / max(||x0||, tiny) of the least-squares c */
+  double cond_W;   /* sigma_max / sigma_min of W on the state space */
   /* trajectories: the optimum when exists; otherwise (have_trajectory) the
    * singular arc after the initial impulse x0 -> x0_consistent */
   int have_trajectory;
-  double *x, *lambda, *u;       /* nx, nx, nu per time */
-  double cost;                  /* 1/2 x0' lambda(t0) (x0_consistent' ... after a jump); NaN if none */
+  double *x, *lambda, *u; /* nx, nx, nu per time */
+  double cost;            /* 1/2 x0' lambda(t0) (x0_consistent' ... after a jump); NaN if none */
   /* inconsistent x0 (exists == 0): the nearest state on the smooth optimal
    * manifold, reached by an impulsive control when the jump lies in range(B(t0)) */
   double *x0_consistent, *jump; /* nx each */
-  int jump_in_range_B;  /* 1 also when no jump at t0 is needed (jump = 0) */
+  int jump_in_range_B;          /* 1 also when no jump at t0 is needed (jump = 0) */
   /* terminal impulse: when B(t1)' C != 0 the optimum ends with a jump
    * x(t1) -> x(t1) + terminal_jump along range(B(t1)) that lowers the terminal
    * cost for free (R = 0); the arc then sees C~ = C - C B (B'CB)^+ B'C */
   int terminal_impulse;
-  double *terminal_jump;        /* nx */
+  double *terminal_jump; /* nx */
   /* closed loop (Theorem 6, canonical form): u = K(t) [x; lambda], K = B_u (I - P),
    * the u rows of G; nu x 2nx per time */
   double *gain;

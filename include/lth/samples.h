@@ -71,8 +71,7 @@ lth_source *lth_source_samples(int rows, int cols, size_t n, const double *times
  * not strictly increasing, too few rows. */
 lth_source *lth_samples_read_csv_opts(const char *path, int rows, int cols,
                                       const lth_samples_opts *opts, lth_error *err);
-lth_source *lth_samples_read_csv(const char *path, int rows, int cols, int degree,
-                                 lth_error *err);
+lth_source *lth_samples_read_csv(const char *path, int rows, int cols, int degree, lth_error *err);
 
 /* 1 if src is a sampled source. */
 int lth_source_is_samples(const lth_source *src);
@@ -89,8 +88,8 @@ size_t lth_samples_times(const lth_source *src, const double **times);
 double lth_samples_noise(const lth_source *src, int *kind);
 /* The fit used for derivative order m at t: its degree and window size
  * (number of samples).  In automatic mode the choice is made on first use. */
-lth_status lth_samples_fit_at(const lth_source *src, double t, int m, int *degree,
-                              size_t *window, lth_error *err);
+lth_status lth_samples_fit_at(const lth_source *src, double t, int m, int *degree, size_t *window,
+                              lth_error *err);
 
 /* Error estimates of the derivatives of order 0..order at t: est[k] estimates
  * max over the entries of |error of the k-th derivative| as the difference

@@ -87,8 +87,7 @@ const lth_point *lth_decomp_error_point(const lth_decomp_error *de);
  * `which` (rows x cols, column-major, leading dimension rows), whose largest
  * is the errest's abs[which]; valid until the next lth_decomp_error_at.
  * NULL for which outside 0..LTH_NOUT-1. */
-const double *lth_decomp_error_entries(const lth_decomp_error *de, int which, int *rows,
-                                       int *cols);
+const double *lth_decomp_error_entries(const lth_decomp_error *de, int which, int *rows, int *cols);
 
 /* Number of sampled data sets sys reads (see above; a variant's data sets
  * count too), in the order in which A(1,1), ..., A(1,r), f(1), A(2,1), ...,

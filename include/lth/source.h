@@ -79,8 +79,7 @@ lth_source *lth_source_expr(int rows, int cols, lth_expr **entries, lth_error *e
 
 /* alpha * base(t) or alpha * base(t)^T (transpose != 0), sharing base: base
  * must outlive the new source.  Used to build the LQR optimality DAE. */
-lth_source *lth_source_scaled(const lth_source *base, double alpha, int transpose,
-                              lth_error *err);
+lth_source *lth_source_scaled(const lth_source *base, double alpha, int transpose, lth_error *err);
 
 /* M(t)^{-1} X(t) (lib/source/source_solve.c): M (n x n) is shared and must outlive
  * the new source; X (n x k) is owned (freed with it, also on failure).  Each
@@ -116,8 +115,8 @@ size_t lth_source_work_size(const lth_source *src, int order);
 /* Coefficients 0..order at t into out (rows x cols, maxorder >= order).
  * LTH_ERANGE (with t) outside the source's domain; a non-finite coefficient
  * is LTH_ENOTFINITE with t. */
-lth_status lth_source_fill(const lth_source *src, double t, int order, lth_jet *out,
-                           double *work, lth_error *err);
+lth_status lth_source_fill(const lth_source *src, double t, int order, lth_jet *out, double *work,
+                           lth_error *err);
 
 /* ---- enclosures of the data (docs/enclosures.md, include/lth/enclose.h) ---- */
 

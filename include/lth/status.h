@@ -18,31 +18,31 @@ extern "C" {
 /* One list generates both the enum and lth_strerror (lib/core/status.c).
  * X(name, value, kind, text): kind 2 = input error, 3 = numerical failure,
  * 1 = usage error; it is the exit status the command-line tools use. */
-#define LTH_STATUS_LIST(X)                                                         \
-  X(LTH_OK, 0, 0, "success")                                                       \
-  X(LTH_EINVAL, 1, 1, "invalid argument")                                          \
-  X(LTH_ENOMEM, 2, 3, "out of memory")                                             \
-  X(LTH_EDIM, 3, 2, "dimension mismatch")                                          \
-  X(LTH_ESTRUCT, 4, 2, "block outside the Hessenberg pattern or missing")         \
-  X(LTH_EPARSE, 5, 2, "syntax error")                                              \
-  X(LTH_EIO, 6, 2, "file could not be read or written")                            \
-  X(LTH_ESAMPLE, 7, 2, "bad sampled data")                                         \
-  X(LTH_EDOMAIN, 8, 3, "function evaluated outside its domain")                    \
-  X(LTH_ESING, 9, 3, "singular matrix")                                            \
-  X(LTH_ECOND, 10, 3, "ill-conditioned matrix")                                    \
-  X(LTH_EORDER, 11, 1, "Taylor order too low for the requested result")           \
-  X(LTH_ERANGE, 12, 2, "time outside the interval")                                \
-  X(LTH_ECONSIST, 13, 3, "inconsistent initial value")                            \
-  X(LTH_ENOTUNIQUE, 14, 3, "problem not uniquely solvable")                        \
-  X(LTH_ENOSOL, 15, 3, "no solution exists")                                       \
-  X(LTH_EINTEG, 16, 3, "integrator failure")                                       \
-  X(LTH_ENOTFINITE, 17, 3, "result is not finite")                                 \
-  X(LTH_ELAPACK, 18, 3, "LAPACK reported an error")                                \
-  X(LTH_ECALLBACK, 19, 3, "user callback reported an error")                      \
-  X(LTH_EVERIFY, 20, 3, "verification failed")                                    \
-  X(LTH_EBC, 21, 2, "bad boundary conditions")                                    \
-  X(LTH_EDATA, 22, 2, "data violate a stated requirement")                         \
-  X(LTH_ETOL, 23, 3, "requested tolerance cannot be reached")                      \
+#define LTH_STATUS_LIST(X)                                                                         \
+  X(LTH_OK, 0, 0, "success")                                                                       \
+  X(LTH_EINVAL, 1, 1, "invalid argument")                                                          \
+  X(LTH_ENOMEM, 2, 3, "out of memory")                                                             \
+  X(LTH_EDIM, 3, 2, "dimension mismatch")                                                          \
+  X(LTH_ESTRUCT, 4, 2, "block outside the Hessenberg pattern or missing")                          \
+  X(LTH_EPARSE, 5, 2, "syntax error")                                                              \
+  X(LTH_EIO, 6, 2, "file could not be read or written")                                            \
+  X(LTH_ESAMPLE, 7, 2, "bad sampled data")                                                         \
+  X(LTH_EDOMAIN, 8, 3, "function evaluated outside its domain")                                    \
+  X(LTH_ESING, 9, 3, "singular matrix")                                                            \
+  X(LTH_ECOND, 10, 3, "ill-conditioned matrix")                                                    \
+  X(LTH_EORDER, 11, 1, "Taylor order too low for the requested result")                            \
+  X(LTH_ERANGE, 12, 2, "time outside the interval")                                                \
+  X(LTH_ECONSIST, 13, 3, "inconsistent initial value")                                             \
+  X(LTH_ENOTUNIQUE, 14, 3, "problem not uniquely solvable")                                        \
+  X(LTH_ENOSOL, 15, 3, "no solution exists")                                                       \
+  X(LTH_EINTEG, 16, 3, "integrator failure")                                                       \
+  X(LTH_ENOTFINITE, 17, 3, "result is not finite")                                                 \
+  X(LTH_ELAPACK, 18, 3, "LAPACK reported an error")                                                \
+  X(LTH_ECALLBACK, 19, 3, "user callback reported an error")                                       \
+  X(LTH_EVERIFY, 20, 3, "verification failed")                                                     \
+  X(LTH_EBC, 21, 2, "bad boundary conditions")                                                     \
+  X(LTH_EDATA, 22, 2, "data violate a stated requirement")                                         \
+  X(LTH_ETOL, 23, 3, "requested tolerance cannot be reached")                                      \
   X(LTH_EMODEL, 24, 2, "equations have no Hessenberg structure")
 
 typedef enum lth_status {
@@ -52,17 +52,17 @@ typedef enum lth_status {
 } lth_status;
 
 /* Error record.  Fields that do not apply are marked by the has_* flags. */
-#define LTH_ERROR_MSG_MAX 512
+#define LTH_ERROR_MSG_MAX  512
 #define LTH_ERROR_FILE_MAX 256
 typedef struct lth_error {
   lth_status status;
   char message[LTH_ERROR_MSG_MAX]; /* what went wrong and what was expected */
   int has_t;
-  double t;                        /* time of a numerical failure */
+  double t; /* time of a numerical failure */
   int has_cond;
-  double cond;                     /* 1-norm condition estimate, when relevant */
-  char file[LTH_ERROR_FILE_MAX];   /* input file ("" when not from a file) */
-  int line, column;                /* 1-based; 0 when unknown */
+  double cond;                   /* 1-norm condition estimate, when relevant */
+  char file[LTH_ERROR_FILE_MAX]; /* input file ("" when not from a file) */
+  int line, column;              /* 1-based; 0 when unknown */
 } lth_error;
 
 /* Readable text for a status code (never NULL). */

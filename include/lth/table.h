@@ -32,9 +32,9 @@
  * Building is lazy and left to right (lth_table_build covers [t_lo, t]), and
  * parallel over the nodes of each panel and over stretches of panels (lth's
  * own threads, docs/library.md "Threads"; one decomposition workspace per
- * thread).  A fully built table is read-only: lth_table_eval may then be called from several threads at once (each with
- * its own lth_point and workspace) -- e.g. by a collocation BVP solver, which
- * builds the table over [t0, t1] once and evaluates at its collocation points.
+ * thread).  A fully built table is read-only: lth_table_eval may then be called from several
+ * threads at once (each with its own lth_point and workspace) -- e.g. by a collocation BVP solver,
+ * which builds the table over [t0, t1] once and evaluates at its collocation points.
  */
 #ifndef LTH_TABLE_H
 #define LTH_TABLE_H
@@ -50,17 +50,17 @@ extern "C" {
 #endif
 
 typedef struct lth_table_opts {
-  double tol;        /* interpolation error per panel, relative to max(1, max |F|) per
-                        field (default 1e-12; at least 1e-15) */
-  int deriv;         /* 1: also d/dt of Ahat, g and P (order-1 evaluations) */
-  int outputs;       /* 1 (default): also Bhat, q, G; 0: only Ahat, g, P */
-  int threads;       /* threads (0: lth's default, LTH_NUM_THREADS, else the CPUs; 1: serial) */
-  double cond_max;   /* chain condition above this is an error (0: LTH_DEFAULT_COND_MAX) */
-  double min_width;  /* smallest panel before giving up (0: 1e-10 of the span) */
-  int target_degree; /* degree the width control aims at (0: default 24) */
-  int jet_order;     /* derivatives per node: 0 values only (Chebyshev), 1 values and first
-                        derivatives (Chebyshev-Hermite, default), 2; -1: default */
-  size_t max_bytes;  /* memory for the coefficients (0: 1 GiB); LTH_ENOMEM beyond */
+  double tol;         /* interpolation error per panel, relative to max(1, max |F|) per
+                         field (default 1e-12; at least 1e-15) */
+  int deriv;          /* 1: also d/dt of Ahat, g and P (order-1 evaluations) */
+  int outputs;        /* 1 (default): also Bhat, q, G; 0: only Ahat, g, P */
+  int threads;        /* threads (0: lth's default, LTH_NUM_THREADS, else the CPUs; 1: serial) */
+  double cond_max;    /* chain condition above this is an error (0: LTH_DEFAULT_COND_MAX) */
+  double min_width;   /* smallest panel before giving up (0: 1e-10 of the span) */
+  int target_degree;  /* degree the width control aims at (0: default 24) */
+  int jet_order;      /* derivatives per node: 0 values only (Chebyshev), 1 values and first
+                         derivatives (Chebyshev-Hermite, default), 2; -1: default */
+  size_t max_bytes;   /* memory for the coefficients (0: 1 GiB); LTH_ENOMEM beyond */
   double chain_scale; /* scale of cond_interval (lth_decomp_ws_alloc_scaled; 0: computed once
                          by lth_table_alloc, a scan of the system's interval) */
 } lth_table_opts;
@@ -88,9 +88,10 @@ double lth_table_covered(const lth_table *tab);
  * t must lie in the covered part.  On a direct panel, and with outputs = 1
  * on a panel built without the output maps (internal callers may leave them
  * out where few output times fall), the decomposition is computed with ws (a
- * workspace of output order >= order; NULL there is LTH_ERANGE).  Thread-safe when every caller has its own pt and ws. */
-lth_status lth_table_eval(const lth_table *tab, double t, int order, int outputs,
-                          lth_point *pt, lth_decomp_ws *ws, lth_error *err);
+ * workspace of output order >= order; NULL there is LTH_ERANGE).  Thread-safe when every caller has
+ * its own pt and ws. */
+lth_status lth_table_eval(const lth_table *tab, double t, int order, int outputs, lth_point *pt,
+                          lth_decomp_ws *ws, lth_error *err);
 
 /* lth_table_eval with a panel hint: *hint (the caller's; 0 to begin with) is
  * the panel of its last evaluation, tried first and updated -- an integrator
@@ -107,8 +108,8 @@ lth_status lth_table_eval_hint(const lth_table *tab, double t, int order, int ou
  * tabulated panel (outside the covered part, or on a direct panel: the
  * caller decomposes there) or where pt's jets are not contiguous (ld = rows,
  * as lth_point_alloc makes them).  hint as lth_table_eval_hint (may be NULL). */
-lth_status lth_table_eval_rhs(const lth_table *tab, double t, double w, lth_point *pt,
-                              size_t *hint, lth_error *err);
+lth_status lth_table_eval_rhs(const lth_table *tab, double t, double w, lth_point *pt, size_t *hint,
+                              lth_error *err);
 
 /* How many lth_table_eval calls with outputs = 1 per unit t the caller
  * expects (0: none, INFINITY: everywhere, the default; negative counts as 0):
@@ -120,16 +121,16 @@ void lth_table_set_output_density(lth_table *tab, double per_unit_t);
 
 typedef struct lth_table_info {
   double t_lo, t_hi, covered;
-  size_t panels;         /* accepted panels (direct ones included) */
-  size_t direct_panels;  /* panels left to direct decomposition (data not smooth) */
-  size_t nodes;          /* decompositions kept in accepted panels */
-  size_t decomps;        /* all decompositions, rejected panel attempts and bisections too */
-  size_t bytes;          /* memory of the coefficients */
-  int max_degree;        /* highest degree kept on a panel */
-  double err_est;        /* largest estimated interpolation error (relative) */
-  double cond_chain;     /* largest chain condition at a node */
-  double seconds;        /* wall time spent building */
-  int threads;           /* threads used */
+  size_t panels;        /* accepted panels (direct ones included) */
+  size_t direct_panels; /* panels left to direct decomposition (data not smooth) */
+  size_t nodes;         /* decompositions kept in accepted panels */
+  size_t decomps;       /* all decompositions, rejected panel attempts and bisections too */
+  size_t bytes;         /* memory of the coefficients */
+  int max_degree;       /* highest degree kept on a panel */
+  double err_est;       /* largest estimated interpolation error (relative) */
+  double cond_chain;    /* largest chain condition at a node */
+  double seconds;       /* wall time spent building */
+  int threads;          /* threads used */
 } lth_table_info;
 
 void lth_table_info_get(const lth_table *tab, lth_table_info *info);

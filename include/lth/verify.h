@@ -22,15 +22,16 @@ typedef struct lth_verify_report {
   double theorem3_linear; /* ||M (I - P)||_1 / scale */
   double theorem3_affine; /* ||c||_1 / scale */
   /* (2.5) and projector properties, max over i, relative */
-  double idempotent;      /* ||P_i^2 - P_i|| / ||P_i|| */
-  double commute;         /* P_1 A_1r = A_1r, P_i A_{i,i-1} = A_{i,i-1} P_{i-1}, A_{r,r-1} P_{r-1} = A_{r,r-1} */
-  int rank_P_ok;          /* 1 if every P_i has numerical rank n_r */
+  double idempotent; /* ||P_i^2 - P_i|| / ||P_i|| */
+  double commute;    /* P_1 A_1r = A_1r, P_i A_{i,i-1} = A_{i,i-1} P_{i-1}, A_{r,r-1} P_{r-1} =
+                        A_{r,r-1} */
+  int rank_P_ok;     /* 1 if every P_i has numerical rank n_r */
   /* Theorem 1: (P' + P Ahat)(I - P) = 0 and P g = 0 */
   double structure;
   /* Corollary 3: rank G = p */
   int rank_G;
-  double sv_gap;          /* sigma_{p+1}(G) / sigma_p(G) (0 when p = s - n_r ... = m) */
-  double worst;           /* max of the relative residuals above */
+  double sv_gap; /* sigma_{p+1}(G) / sigma_p(G) (0 when p = s - n_r ... = m) */
+  double worst;  /* max of the relative residuals above */
 } lth_verify_report;
 
 typedef struct lth_verify_ws lth_verify_ws;

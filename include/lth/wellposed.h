@@ -66,10 +66,10 @@ extern "C" {
  * max(cond_max, LTH_AMPLIFICATION_MAX), i.e. the outputs keep at least two
  * digits.  lth_decomp_at judges every point so and records the number in
  * lth_point.amplification; lth_cond_acceptable is the a priori test alone. */
-#define LTH_AMPLIFICATION_MAX 4.5e13 /* 1 / (100 eps) */
+#define LTH_AMPLIFICATION_MAX     4.5e13 /* 1 / (100 eps) */
 #define LTH_AMPLIFICATION_MEASURE 1e6
-#define LTH_PERTURB_ULPS 64.0
-#define LTH_PERTURB_SAFETY 10.0
+#define LTH_PERTURB_ULPS          64.0
+#define LTH_PERTURB_SAFETY        10.0
 double lth_cond_amplification(double cond_interval, int r);
 int lth_cond_acceptable(double cond_interval, int r, double cond_max);
 /* The limit of the amplification for a threshold cond_max (0: the default):
@@ -81,14 +81,14 @@ double lth_amplification_limit(double cond_max);
 
 typedef struct lth_pi_scan {
   double t0, t1;
-  size_t points;     /* uniform scan points used */
-  size_t evals;      /* chain evaluations in all (scan, bisection, refinement) */
-  double scale;      /* largest chain_norm seen */
-  double worst;      /* largest cond_interval found (inf: Pi exactly singular there) */
-  double worst_t;    /* where */
-  double pi_inv;     /* ||Pi^-1||_1 at worst_t (inf: exactly singular) */
-  int sign_change;   /* 1: det Pi changes sign between lo and hi (Pi singular in between) */
-  double lo, hi;     /* bracket of worst_t after refinement */
+  size_t points;        /* uniform scan points used */
+  size_t evals;         /* chain evaluations in all (scan, bisection, refinement) */
+  double scale;         /* largest chain_norm seen */
+  double worst;         /* largest cond_interval found (inf: Pi exactly singular there) */
+  double worst_t;       /* where */
+  double pi_inv;        /* ||Pi^-1||_1 at worst_t (inf: exactly singular) */
+  int sign_change;      /* 1: det Pi changes sign between lo and hi (Pi singular in between) */
+  double lo, hi;        /* bracket of worst_t after refinement */
   double amplification; /* the error amplification at worst_t: cond_interval^(r-1), or
                            the measured one where lth_pi_scan_check measured it */
 } lth_pi_scan;

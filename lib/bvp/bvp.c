@@ -76,8 +76,7 @@ static lth_status check_bc_rank(const lth_bvp_problem *bp, lth_error *err) {
   free(a);
   if (info != 0 || rank < p) {
     return lth_error_set(err, LTH_EBC,
-                         "boundary conditions are dependent: rank [B0 B1] = %d < p = %d", rank,
-                         p);
+                         "boundary conditions are dependent: rank [B0 B1] = %d < p = %d", rank, p);
   }
   return LTH_OK;
 }
@@ -97,8 +96,8 @@ static lth_status check_input(const lth_bvp_problem *bp, lth_error *err) {
   }
   for (size_t k = 0; k < bp->n; k++) {
     if (!(bp->times[k] >= bp->t0 && bp->times[k] <= bp->t1)) {
-      return lth_error_set_t(err, LTH_ERANGE, bp->times[k], "output time outside [%g, %g]",
-                             bp->t0, bp->t1);
+      return lth_error_set_t(err, LTH_ERANGE, bp->times[k], "output time outside [%g, %g]", bp->t0,
+                             bp->t1);
     }
   }
   return check_bc_rank(bp, err);
@@ -117,8 +116,8 @@ double lth_bvp_bc_residual(const lth_bvp_problem *bp, const double *z0, const do
   return sqrt(r2);
 }
 
-lth_status lth_bvp_time_union(const lth_bvp_problem *bp, double **all, size_t *nall,
-                              size_t *idx, lth_error *err) {
+lth_status lth_bvp_time_union(const lth_bvp_problem *bp, double **all, size_t *nall, size_t *idx,
+                              lth_error *err) {
   return lth_time_union(bp->t0, bp->t1, bp->times, bp->n, all, nall, idx, err);
 }
 
@@ -132,8 +131,8 @@ static double shooting_matrix(const lth_bvp_problem *bp, const lth_fundamental *
   int s = bp->s, p = bp->p;
   const double *Phi0 = fm->Phi, *Phi1 = fm->Phi + last * (size_t)s * p;
   const double *zp0 = fm->zp, *zp1 = fm->zp + last * (size_t)s;
-  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, p, p, s, 1.0, bp->B0, p, Phi0, s, 0.0,
-              S, p);
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, p, p, s, 1.0, bp->B0, p, Phi0, s, 0.0, S,
+              p);
   double scale = LAPACKE_dlange(LAPACK_COL_MAJOR, '1', p, p, S, p);
   cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, p, p, s, 1.0, bp->B1, p, Phi1, s, 0.0,
               work, p);
@@ -147,8 +146,7 @@ static double shooting_matrix(const lth_bvp_problem *bp, const lth_fundamental *
 
 /* cond_bvp = max_k ||Phi(t_k) S^{-1}||_inf (||B0|| + ||B1||) from the LU of S. */
 static double shooting_cond_bvp(const lth_bvp_problem *bp, const lth_fundamental *fm,
-                                const double *LU, const lapack_int *ipiv, double *Sinv,
-                                double *X) {
+                                const double *LU, const lapack_int *ipiv, double *Sinv, double *X) {
   int s = bp->s, p = bp->p;
   for (int j = 0; j < p; j++)
     for (int i = 0; i < p; i++) Sinv[i + (size_t)j * p] = i == j;
@@ -163,8 +161,8 @@ static double shooting_cond_bvp(const lth_bvp_problem *bp, const lth_fundamental
   return mx * lth_bvp_bc_norm(bp);
 }
 
-static lth_status shooting(const lth_bvp_problem *bp, const lth_bvp_opts *o,
-                           lth_bvp_result *res, lth_error *err) {
+static lth_status shooting(const lth_bvp_problem *bp, const lth_bvp_opts *o, lth_bvp_result *res,
+                           lth_error *err) {
   int s = bp->s, p = bp->p;
   double *all = NULL;
   size_t nall = 0, *idx = malloc((bp->n + 1) * sizeof(size_t));
@@ -179,7 +177,8 @@ static lth_status shooting(const lth_bvp_problem *bp, const lth_bvp_opts *o,
     st = lth_ivp_fundamental(bp->sys, bp->t0, all, nall, &o->ivp, &fm, err);
   }
   if (st != LTH_OK) goto cleanup;
-  double *S0 = S + pp, *Sinv = S0 + pp, *c = Sinv + pp, *work = c + p + 1, *X = work + pp + 4 * (size_t)p;
+  double *S0 = S + pp, *Sinv = S0 + pp, *c = Sinv + pp, *work = c + p + 1,
+         *X = work + pp + 4 * (size_t)p;
   double scale = p > 0 ? shooting_matrix(bp, fm, nall - 1, S, c, work) : 0.0;
   memcpy(S0, S, pp * sizeof(double));
   double anorm = p > 0 ? LAPACKE_dlange(LAPACK_COL_MAJOR, '1', p, p, S, p) : 0.0, rcond = 0.0;
@@ -189,10 +188,10 @@ static lth_status shooting(const lth_bvp_problem *bp, const lth_bvp_opts *o,
                         ipiv + p); /* iwork: the second half of ipiv */
   }
   /* cond_shooting = (||B0 Phi0|| + ||B1 Phi1||) ||S^{-1}|| >= cond(S) */
-  res->cond_shooting = p == 0 ? 1.0
+  res->cond_shooting = p == 0                     ? 1.0
                        : (rcond > 0 && anorm > 0) ? fmax(scale / anorm, 1.0) / rcond
                                                   : INFINITY;
-  res->cond_bvp = p == 0 ? 0.0
+  res->cond_bvp = p == 0                     ? 0.0
                   : (info == 0 && rcond > 0) ? shooting_cond_bvp(bp, fm, S, ipiv, Sinv, X)
                                              : INFINITY;
   res->drift = fm->drift;
@@ -215,8 +214,8 @@ static lth_status shooting(const lth_bvp_problem *bp, const lth_bvp_opts *o,
     double *z = res->z + k * (size_t)s;
     memcpy(z, fm->zp + j * (size_t)s, (size_t)s * sizeof(double));
     if (p > 0) {
-      cblas_dgemv(CblasColMajor, CblasNoTrans, s, p, 1.0, fm->Phi + j * (size_t)s * p, s, c, 1,
-                  1.0, z, 1);
+      cblas_dgemv(CblasColMajor, CblasNoTrans, s, p, 1.0, fm->Phi + j * (size_t)s * p, s, c, 1, 1.0,
+                  z, 1);
     }
   }
   /* boundary residual from the end values (zp0, zp1 are not needed any more) */
@@ -245,8 +244,7 @@ lth_status lth_bvp_not_unique_detail(double cond, const char *what, const char *
   lth_error_set(err, LTH_ENOTUNIQUE,
                 "the BVP is not uniquely solvable: the %s is %s (condition estimate %.3e)%s%s",
                 what, isfinite(cond) ? "numerically singular" : "singular", cond,
-                detail && *detail ? ": the boundary conditions are " : "",
-                detail ? detail : "");
+                detail && *detail ? ": the boundary conditions are " : "", detail ? detail : "");
   if (err) {
     err->has_cond = 1;
     err->cond = cond;
@@ -281,15 +279,27 @@ lth_status lth_bvp_solve(const lth_system *sys, double t0, double t1, int rows, 
                          const lth_bvp_opts *opts, lth_bvp_result **out, lth_error *err) {
   *out = NULL;
   lth_bvp_opts o;
-  if (opts) o = *opts; else lth_bvp_opts_init(&o);
+  if (opts)
+    o = *opts;
+  else
+    lth_bvp_opts_init(&o);
   /* one threshold for the whole solve: the Pi scan below and every method's integrator or
    * consistency conditions use o.cond_max, whatever the caller left in o.ivp.cond_max */
   o.ivp.cond_max = o.cond_max;
   lth_pieces pieces;
   memset(&pieces, 0, sizeof pieces);
-  lth_bvp_problem bp = {.sys = sys, .t0 = t0, .t1 = t1, .rows = rows, .B0 = B0, .B1 = B1,
-                        .beta = beta, .times = times, .n = n, .s = lth_system_size(sys),
-                        .p = lth_system_manifold_dim(sys), .pieces = &pieces};
+  lth_bvp_problem bp = {.sys = sys,
+                        .t0 = t0,
+                        .t1 = t1,
+                        .rows = rows,
+                        .B0 = B0,
+                        .B1 = B1,
+                        .beta = beta,
+                        .times = times,
+                        .n = n,
+                        .s = lth_system_size(sys),
+                        .p = lth_system_manifold_dim(sys),
+                        .pieces = &pieces};
   lth_status st = check_input(&bp, err);
   /* once per solve: every integrator, table and workspace of the method judges
    * cond_interval against the same scale (multiple shooting makes many) */

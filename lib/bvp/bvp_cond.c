@@ -102,7 +102,8 @@ static double row_on_manifold(const lth_bvp_problem *bp, const double *Phi0, con
     }
     v = fmax(v, fabs(a));
   }
-  for (int k = 0; k < s; k++) b += fabs(bp->B0[i + (size_t)k * p]) + fabs(bp->B1[i + (size_t)k * p]);
+  for (int k = 0; k < s; k++)
+    b += fabs(bp->B0[i + (size_t)k * p]) + fabs(bp->B1[i + (size_t)k * p]);
   return b > 0 ? v / (b * scale) : 0.0;
 }
 
@@ -121,7 +122,8 @@ void lth_bvp_dependence(const lth_bvp_problem *bp, const double *Phi0, const dou
   if (!a) return;
   double *U = a + (size_t)p * p, *sv = U + (size_t)p * p, *superb = sv + p + 1, *y = superb + p;
   double ymax = 0.0, scale = 0.0;
-  for (size_t k = 0; k < (size_t)s * p; k++) scale = fmax(scale, fmax(fabs(Phi0[k]), fabs(Phi1[k])));
+  for (size_t k = 0; k < (size_t)s * p; k++)
+    scale = fmax(scale, fmax(fabs(Phi0[k]), fabs(Phi1[k])));
   if (S) {
     memcpy(a, S, (size_t)p * p * sizeof(double));
     if (LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'A', 'N', p, p, a, p, sv, U, p, NULL, 1, superb) != 0) {
@@ -154,9 +156,9 @@ void lth_bvp_dependence(const lth_bvp_problem *bp, const double *Phi0, const dou
   }
   if (len < size) {
     len += (size_t)snprintf(buf + len, size - len, "%s",
-                            nrows > 1 ? (S ? ": a combination of them vanishes on it"
-                                           : " vanish on it")
-                                      : " vanishes on it");
+                            nrows > 1
+                                ? (S ? ": a combination of them vanishes on it" : " vanish on it")
+                                : " vanishes on it");
   }
   for (int i = 0; i < p && len < size; i++) {
     if (!(fabs(y[i]) > 0.1 * ymax)) continue;

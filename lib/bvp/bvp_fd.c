@@ -20,7 +20,7 @@
 
 /* The data must be smooth at the scale of the coarsest grid (fd_resolved). */
 #define FD_RESOLVE_DEGREE 3
-#define FD_RESOLVE_TOL 1e-3
+#define FD_RESOLVE_TOL    1e-3
 
 /* Progress over all the solves of a run (opts->progress): grid points assembled. */
 typedef struct {
@@ -34,8 +34,8 @@ static void fd_advance(fd_progress *pg, size_t n) {
 }
 
 /* The grid points of [t0, t1] with N intervals, plus the extra times. */
-static lth_status make_grid(const lth_bvp_problem *bp, size_t N, const double *extra,
-                            size_t nextra, double **grid, size_t *ng, lth_error *err) {
+static lth_status make_grid(const lth_bvp_problem *bp, size_t N, const double *extra, size_t nextra,
+                            double **grid, size_t *ng, lth_error *err) {
   double *g = malloc((N + 1 + nextra) * sizeof(double));
   if (!g) return lth_error_set(err, LTH_ENOMEM, "out of memory");
   size_t k = 0, e = 0;
@@ -69,8 +69,7 @@ static double fd_cond_bvp(const lth_bvp_problem *bp, const double *green, size_t
  * NULL) from the same factorization. */
 static lth_status fd_solve_grid(const lth_bvp_problem *bp, const lth_ic *ic, const double *grid,
                                 size_t ng, double *z, double *cond, double *cond_bvp,
-                                fd_progress *pg,
-                                lth_error *err) {
+                                fd_progress *pg, lth_error *err) {
   int s = bp->s, m = lth_system_state_dim(bp->sys), p = bp->p;
   size_t N = ng - 1, ss = (size_t)s * s;
   size_t work = lth_system_work_size(bp->sys, 0) + 1;
@@ -101,8 +100,18 @@ static lth_status fd_solve_grid(const lth_bvp_problem *bp, const lth_ic *ic, con
   if (st == LTH_OK) {
     const double *M0, *b0;
     int nl = lth_ic_conditions(ic, &M0, &b0);
-    lth_twopoint tp = {.n = s, .nl = nl, .nb = p, .N = N, .L0 = M0, .l0 = b0, .D0 = bp->B0,
-                       .DN = bp->B1, .d = bp->beta, .C = C, .E = E, .e = e};
+    lth_twopoint tp = {.n = s,
+                       .nl = nl,
+                       .nb = p,
+                       .N = N,
+                       .L0 = M0,
+                       .l0 = b0,
+                       .D0 = bp->B0,
+                       .DN = bp->B1,
+                       .d = bp->beta,
+                       .C = C,
+                       .E = E,
+                       .e = e};
     double *green = cond_bvp && p > 0 ? malloc(ng * (size_t)s * p * sizeof(double)) : NULL;
     if (cond_bvp && p > 0 && !green) st = lth_error_set(err, LTH_ENOMEM, "out of memory");
     if (st == LTH_OK) st = lth_twopoint_solve_green(&tp, z, cond, green, err);
@@ -163,11 +172,12 @@ static lth_status shadows_find(const lth_bvp_problem *bp, fd_shadows *sh, lth_er
   if (!enc) return lth_error_status(err);
   lth_pieces pc;
   memset(&pc, 0, sizeof pc);
-  lth_status st = lth_enclose_known(enc) ? lth_pieces_find(enc, bp->t0, bp->t1, r, DBL_MAX, 0.0,
-                                                           100000, &pc, err)
-                                         : LTH_OK;
+  lth_status st = lth_enclose_known(enc)
+                      ? lth_pieces_find(enc, bp->t0, bp->t1, r, DBL_MAX, 0.0, 100000, &pc, err)
+                      : LTH_OK;
   sh->lohi = st == LTH_OK && pc.npoint > 0 ? malloc(2 * pc.npoint * sizeof(double)) : NULL;
-  if (st == LTH_OK && pc.npoint > 0 && !sh->lohi) st = lth_error_set(err, LTH_ENOMEM, "out of memory");
+  if (st == LTH_OK && pc.npoint > 0 && !sh->lohi)
+    st = lth_error_set(err, LTH_ENOMEM, "out of memory");
   for (size_t k = 0; sh->lohi && k < pc.n; k++) {
     if (pc.kind[k] != LTH_PIECE_POINT) continue;
     sh->lohi[2 * sh->n] = pc.t[k];
@@ -268,17 +278,18 @@ static lth_status fd_resolved(const lth_bvp_problem *bp, double h, size_t N, lth
   memset(&pc, 0, sizeof pc);
   lth_status st = LTH_OK;
   if (lth_enclose_known(enc)) {
-    st = lth_pieces_find(enc, bp->t0, bp->t1, FD_RESOLVE_DEGREE, FD_RESOLVE_TOL, h,
-                         4 * N + 1000, &pc, err);
+    st = lth_pieces_find(enc, bp->t0, bp->t1, FD_RESOLVE_DEGREE, FD_RESOLVE_TOL, h, 4 * N + 1000,
+                         &pc, err);
   }
   if (st == LTH_OK && pc.nnarrow > 0) {
     size_t k = pc.first;
     double t = pc.t[k] + 0.5 * (pc.t[k + 1] - pc.t[k]);
-    st = lth_error_set_t(err, LTH_ETOL, t,
-                         "finite differences cannot resolve the data: %s varies on a scale "
-                         "finer than the grid's cells (%.3g wide) at t, where the points would "
-                         "not see it; use more opts.fd.points, or opts.method = LTH_BVP_COLLOCATION",
-                         pc.what[0] ? pc.what : "the data", h);
+    st =
+        lth_error_set_t(err, LTH_ETOL, t,
+                        "finite differences cannot resolve the data: %s varies on a scale "
+                        "finer than the grid's cells (%.3g wide) at t, where the points would "
+                        "not see it; use more opts.fd.points, or opts.method = LTH_BVP_COLLOCATION",
+                        pc.what[0] ? pc.what : "the data", h);
   }
   lth_pieces_release(&pc);
   lth_enclose_free(enc);
@@ -308,12 +319,13 @@ lth_status lth_bvp_fd(const lth_bvp_problem *bp, const lth_bvp_opts *o, lth_bvp_
   for (size_t k = 0; st == LTH_OK && sh.n > 0 && k < bp->n; k++) {
     double c = shadowed(&sh, bp->times[k], (bp->t1 - bp->t0) / (double)N);
     if (!isnan(c)) {
-      st = lth_error_set_t(err, LTH_ETOL, bp->times[k],
-                           "finite differences cannot answer at this output time: it lies within "
-                           "%d grid steps of t = %.17g, where the constraints' data are not smooth "
-                           "and implicit Euler's algebraic components carry an error of the size "
-                           "of their jump; use opts.method = LTH_BVP_COLLOCATION, or output times away from it",
-                           sh.r + 1, c);
+      st = lth_error_set_t(
+          err, LTH_ETOL, bp->times[k],
+          "finite differences cannot answer at this output time: it lies within "
+          "%d grid steps of t = %.17g, where the constraints' data are not smooth "
+          "and implicit Euler's algebraic components carry an error of the size "
+          "of their jump; use opts.method = LTH_BVP_COLLOCATION, or output times away from it",
+          sh.r + 1, c);
     }
   }
   if (st == LTH_OK) st = lth_ic_setup(ic, bp->t0, err); /* M0, b0 at t0 */

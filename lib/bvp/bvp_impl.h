@@ -41,11 +41,11 @@ lth_status lth_bvp_cond_times(const lth_bvp_problem *bp, double **all, size_t *n
 /* Why S = B0 Phi0 + B1 Phi1 (p x p, unfactored) is singular, into buf. */
 void lth_bvp_dependence(const lth_bvp_problem *bp, const double *Phi0, const double *Phi1,
                         const double *S, char *buf, size_t size);
-lth_status lth_bvp_time_union(const lth_bvp_problem *bp, double **all, size_t *nall,
-                              size_t *idx, lth_error *err);
+lth_status lth_bvp_time_union(const lth_bvp_problem *bp, double **all, size_t *nall, size_t *idx,
+                              lth_error *err);
 
-lth_status lth_bvp_multiple(const lth_bvp_problem *bp, const lth_bvp_opts *o,
-                            lth_bvp_result *res, lth_error *err);
+lth_status lth_bvp_multiple(const lth_bvp_problem *bp, const lth_bvp_opts *o, lth_bvp_result *res,
+                            lth_error *err);
 lth_status lth_bvp_fd(const lth_bvp_problem *bp, const lth_bvp_opts *o, lth_bvp_result *res,
                       lth_error *err);
 lth_status lth_bvp_collocation(const lth_bvp_problem *bp, const lth_bvp_opts *o,

@@ -26,9 +26,9 @@
  * checkpoints, and a segment whose growth exceeds growth^2 again through
  * PROBE_REFINE sub-checkpoints.  (256 plain checkpoints cost ~3000
  * decompositions even where one interval suffices: 18x single shooting.) */
-#define PROBE_POINTS 64
-#define PROBE_REFINE 8
-#define MAX_NODES (PROBE_POINTS * PROBE_REFINE)
+#define PROBE_POINTS  64
+#define PROBE_REFINE  8
+#define MAX_NODES     (PROBE_POINTS * PROBE_REFINE)
 #define MAX_INTERVALS 100000
 
 /* Spread of the columns of V (m x p): max column norm, and the ratio of the
@@ -59,8 +59,8 @@ static lth_status restart(lth_ivp *iv, double t, double *V, lth_error *err) {
 
 /* Advance the probe to t; place a node there (and restart from the state-space
  * basis) when the columns have spread by more than G since the last node. */
-static lth_status probe_step(lth_ivp *iv, double t, double *V, int m, int p, double G,
-                             double *tau, int *k, double *spread_out, lth_error *err) {
+static lth_status probe_step(lth_ivp *iv, double t, double *V, int m, int p, double G, double *tau,
+                             int *k, double *spread_out, lth_error *err) {
   lth_status st = lth_ivp_advance(iv, t, V, err);
   double sp = st == LTH_OK ? spread(V, m, p, V + (size_t)m * p) : 0.0;
   if (spread_out) *spread_out = sp;
@@ -73,20 +73,21 @@ static lth_status probe_step(lth_ivp *iv, double t, double *V, int m, int p, dou
 
 /* Nodes where the fundamental solution grows by more than `growth` since the
  * last node, found by a cheap homogeneous probe integration. */
-static lth_status place_nodes(const lth_bvp_problem *bp, const lth_bvp_opts *o, double *tau,
-                              int *M, lth_error *err) {
+static lth_status place_nodes(const lth_bvp_problem *bp, const lth_bvp_opts *o, double *tau, int *M,
+                              lth_error *err) {
   LTH_ERROR_RECORD(err);
   int m = lth_system_state_dim(bp->sys), p = bp->p;
   size_t mp = (size_t)m * p;
-  double G = o->multiple.growth > 0 ? o->multiple.growth : LTH_DEFAULT_MULTIPLE_GROWTH, h = (bp->t1 - bp->t0) / PROBE_POINTS;
+  double G = o->multiple.growth > 0 ? o->multiple.growth : LTH_DEFAULT_MULTIPLE_GROWTH,
+         h = (bp->t1 - bp->t0) / PROBE_POINTS;
   lth_ivp_opts io = o->ivp;
   io.rtol = fmax(io.rtol, 1e-6);
   io.atol = fmax(io.atol, 1e-9);
   lth_ivp *iv = lth_ivp_alloc(bp->sys, p, 0, &io, bp->t0, bp->t1, err);
   double *V = malloc(sizeof(double) * (3 * mp + (size_t)p + 2)), *saved = V + 2 * mp + p + 1;
-  lth_status st = (iv && V) ? restart(iv, bp->t0, V, err)
-                            : (iv ? lth_error_set(err, LTH_ENOMEM, "out of memory")
-                                  : (lth_error_status(err)));
+  lth_status st =
+      (iv && V) ? restart(iv, bp->t0, V, err)
+                : (iv ? lth_error_set(err, LTH_ENOMEM, "out of memory") : (lth_error_status(err)));
   int k = 0;
   tau[k++] = bp->t0;
   for (int i = 1; i < PROBE_POINTS && st == LTH_OK; i++) {
@@ -116,11 +117,11 @@ static lth_status place_nodes(const lth_bvp_problem *bp, const lth_bvp_opts *o, 
 
 typedef struct {
   int s, m, p, M;
-  double *tau;        /* M + 1 nodes */
-  double *Q;          /* M blocks m x p */
-  double *Y, *y;      /* M blocks: Y_k(tau_{k+1}) m x p, y_k(tau_{k+1}) m */
-  double *Vout;       /* per output time: m x (p+1) */
-  int *sub;           /* per output time: its subinterval */
+  double *tau;              /* M + 1 nodes */
+  double *Q;                /* M blocks m x p */
+  double *Y, *y;            /* M blocks: Y_k(tau_{k+1}) m x p, y_k(tau_{k+1}) m */
+  double *Vout;             /* per output time: m x (p+1) */
+  int *sub;                 /* per output time: its subinterval */
   const lth_pieces *pieces; /* the data's non-smooth points (bp->pieces) */
 } ms_data;
 
@@ -141,8 +142,7 @@ static int at_point(const ms_data *d, int k) {
 }
 
 /* Integrate every subinterval, recording the end values and the outputs. */
-static lth_status sweep(lth_ivp *iv, ms_data *d, const double *all, size_t nall,
-                        lth_error *err) {
+static lth_status sweep(lth_ivp *iv, ms_data *d, const double *all, size_t nall, lth_error *err) {
   int m = d->m, p = d->p;
   size_t w = (size_t)m * (p + 1), j = 0;
   double *V = calloc(w + 1, sizeof(double));
@@ -160,7 +160,8 @@ static lth_status sweep(lth_ivp *iv, ms_data *d, const double *all, size_t nall,
     int across = at_point(d, k);
     if (!across) st = lth_ivp_start(iv, d->tau[k], V, err);
     int last = k == d->M - 1;
-    while (st == LTH_OK && j < nall && (all[j] < d->tau[k + 1] || (last && all[j] <= d->tau[k + 1]))) {
+    while (st == LTH_OK && j < nall &&
+           (all[j] < d->tau[k + 1] || (last && all[j] <= d->tau[k + 1]))) {
       if (!across) st = lth_ivp_advance(iv, all[j], V, err);
       memcpy(d->Vout + j * w, V, w * sizeof(double));
       d->sub[j++] = k;
@@ -183,8 +184,8 @@ static void lift(const lth_point *pt, const double *V, int cols, double *out) {
     memcpy(out + (size_t)j * s, V + (size_t)j * m, (size_t)m * sizeof(double));
   }
   if (cols > 0) {
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s, cols, m, 1.0, pt->Bhat.c,
-                pt->Bhat.ld, V, m, 1.0, out, s);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s, cols, m, 1.0, pt->Bhat.c, pt->Bhat.ld,
+                V, m, 1.0, out, s);
   }
 }
 
@@ -194,7 +195,8 @@ static lth_status assemble_solve(lth_ivp *iv, const lth_bvp_problem *bp, ms_data
   int s = d->s, m = d->m, p = d->p, M = d->M;
   size_t pp = (size_t)p * p;
   double *buf = calloc(3 * pp + 2 * (size_t)s * p + 2 * (size_t)s + 2 * (size_t)p +
-                           ((size_t)M) * (2 * pp + p) + 1, sizeof(double));
+                           ((size_t)M) * (2 * pp + p) + 1,
+                       sizeof(double));
   if (!buf) return lth_error_set(err, LTH_ENOMEM, "out of memory");
   double *D0 = buf, *DN = D0 + pp, *Phi = DN + pp, *zq = Phi + (size_t)s * p, *dvec = zq + s;
   double *C = dvec + p + 1, *E = C + (size_t)M * pp, *e = E + (size_t)M * pp;
@@ -203,8 +205,8 @@ static lth_status assemble_solve(lth_ivp *iv, const lth_bvp_problem *bp, ms_data
   lth_status st = lth_ivp_point(iv, bp->t0, &pt, err);
   if (st == LTH_OK) {
     lift(pt, d->Q, p, Phi);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, p, p, s, 1.0, bp->B0, p, Phi, s, 0.0,
-                D0, p);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, p, p, s, 1.0, bp->B0, p, Phi, s, 0.0, D0,
+                p);
     memcpy(dvec, bp->beta, (size_t)p * sizeof(double));
     cblas_dgemv(CblasColMajor, CblasNoTrans, p, s, -1.0, bp->B0, p, pt->q.c, 1, 1.0, dvec, 1);
     st = lth_ivp_point(iv, bp->t1, &pt, err);
@@ -212,8 +214,8 @@ static lth_status assemble_solve(lth_ivp *iv, const lth_bvp_problem *bp, ms_data
   if (st == LTH_OK) {
     /* DN = B1 (Nhat + Bhat(t1)) Y_{M-1};  d -= B1 [(Nhat + Bhat(t1)) y_{M-1} + q(t1)] */
     lift(pt, d->Y + (size_t)(M - 1) * m * p, p, Phi);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, p, p, s, 1.0, bp->B1, p, Phi, s, 0.0,
-                DN, p);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, p, p, s, 1.0, bp->B1, p, Phi, s, 0.0, DN,
+                p);
     lift(pt, d->y + (size_t)(M - 1) * m, 1, zq);
     cblas_daxpy(s, 1.0, pt->q.c, 1, zq, 1);
     cblas_dgemv(CblasColMajor, CblasNoTrans, p, s, -1.0, bp->B1, p, zq, 1, 1.0, dvec, 1);
@@ -223,11 +225,19 @@ static lth_status assemble_solve(lth_ivp *iv, const lth_bvp_problem *bp, ms_data
       cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, p, p, m, -1.0, Qj, m,
                   d->Y + (size_t)(j - 1) * m * p, m, 0.0, C + (size_t)(j - 1) * pp, p);
       for (int i = 0; i < p; i++) E[(size_t)(j - 1) * pp + i + (size_t)i * p] = 1.0;
-      cblas_dgemv(CblasColMajor, CblasTrans, m, p, 1.0, Qj, m, d->y + (size_t)(j - 1) * m, 1,
-                  0.0, e + (size_t)(j - 1) * p, 1);
+      cblas_dgemv(CblasColMajor, CblasTrans, m, p, 1.0, Qj, m, d->y + (size_t)(j - 1) * m, 1, 0.0,
+                  e + (size_t)(j - 1) * p, 1);
     }
-    lth_twopoint tp = {.n = p, .nl = 0, .nb = p, .N = (size_t)(M - 1), .D0 = D0, .DN = DN,
-                       .d = dvec, .C = C, .E = E, .e = e};
+    lth_twopoint tp = {.n = p,
+                       .nl = 0,
+                       .nb = p,
+                       .N = (size_t)(M - 1),
+                       .D0 = D0,
+                       .DN = DN,
+                       .d = dvec,
+                       .C = C,
+                       .E = E,
+                       .e = e};
     st = lth_twopoint_solve_green(&tp, c, cond, green, err);
   }
   free(buf);
@@ -249,13 +259,13 @@ static double green_at(const lth_point *pt, const ms_data *d, const double *V, i
 }
 
 /* z at the output times from the local solutions, and cond_bvp. */
-static lth_status outputs(lth_ivp *iv, const lth_bvp_problem *bp, const ms_data *d,
-                          const double *c, const double *green, const double *all, size_t nall,
-                          const size_t *idx, lth_bvp_result *res, lth_error *err) {
+static lth_status outputs(lth_ivp *iv, const lth_bvp_problem *bp, const ms_data *d, const double *c,
+                          const double *green, const double *all, size_t nall, const size_t *idx,
+                          lth_bvp_result *res, lth_error *err) {
   int s = d->s, m = d->m, p = d->p;
   size_t w = (size_t)m * (p + 1);
-  double *zall = malloc(sizeof(double) * ((size_t)s * nall + (size_t)m + 1 +
-                                          (size_t)(m + s) * p + 1));
+  double *zall =
+      malloc(sizeof(double) * ((size_t)s * nall + (size_t)m + 1 + (size_t)(m + s) * p + 1));
   if (!zall) return lth_error_set(err, LTH_ENOMEM, "out of memory");
   double *v = zall + (size_t)s * nall, *tmp = v + m + 1, *X = tmp + (size_t)m * p;
   double gmax = 0.0;
@@ -263,8 +273,8 @@ static lth_status outputs(lth_ivp *iv, const lth_bvp_problem *bp, const ms_data 
   for (size_t j = 0; j < nall && st == LTH_OK; j++) {
     const double *V = d->Vout + j * w;
     memcpy(v, V + (size_t)m * p, (size_t)m * sizeof(double));
-    cblas_dgemv(CblasColMajor, CblasNoTrans, m, p, 1.0, V, m, c + (size_t)d->sub[j] * p, 1, 1.0,
-                v, 1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, m, p, 1.0, V, m, c + (size_t)d->sub[j] * p, 1, 1.0, v,
+                1);
     const lth_point *pt;
     st = lth_ivp_point(iv, all[j], &pt, err);
     if (st != LTH_OK) break;
@@ -320,16 +330,17 @@ static lth_status nodes_at_pieces(const lth_bvp_problem *bp, ms_data *d, lth_err
   return LTH_OK;
 }
 
-lth_status lth_bvp_multiple(const lth_bvp_problem *bp, const lth_bvp_opts *o,
-                            lth_bvp_result *res, lth_error *err) {
+lth_status lth_bvp_multiple(const lth_bvp_problem *bp, const lth_bvp_opts *o, lth_bvp_result *res,
+                            lth_error *err) {
   LTH_ERROR_RECORD(err);
-  ms_data d = {.s = bp->s, .m = lth_system_state_dim(bp->sys), .p = bp->p, .M = 0,
-               .pieces = bp->pieces};
+  ms_data d = {
+      .s = bp->s, .m = lth_system_state_dim(bp->sys), .p = bp->p, .M = 0, .pieces = bp->pieces};
   double *all = NULL, *c = NULL, *green = NULL;
   size_t nall = 0, *idx = malloc((bp->n + 1) * sizeof(size_t));
   lth_ivp *iv = NULL;
-  int M = o->multiple.intervals > 0 ? (o->multiple.intervals < MAX_INTERVALS ? o->multiple.intervals : MAX_INTERVALS)
-                           : MAX_NODES;
+  int M = o->multiple.intervals > 0
+              ? (o->multiple.intervals < MAX_INTERVALS ? o->multiple.intervals : MAX_INTERVALS)
+              : MAX_NODES;
   d.tau = malloc(((size_t)M + 2) * sizeof(double));
   lth_status st = (!idx || !d.tau) ? lth_error_set(err, LTH_ENOMEM, "out of memory")
                                    : lth_bvp_cond_times(bp, &all, &nall, idx, err);

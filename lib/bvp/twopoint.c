@@ -8,7 +8,7 @@
 #include <string.h>
 
 typedef struct {
-  double *ab;     /* band storage, ldab x ncols */
+  double *ab; /* band storage, ldab x ncols */
   lapack_int ldab, kl, ku, nrows;
   double *colsum; /* for the 1-norm */
 } band;
@@ -22,8 +22,8 @@ static void put(band *b, size_t i, size_t j, double v) {
 }
 
 /* Block (rows x cols, column-major, leading dimension ld) at (r0, c0), scaled. */
-static void put_block(band *b, size_t r0, size_t c0, int rows, int cols, const double *a,
-                      int ld, double scale) {
+static void put_block(band *b, size_t r0, size_t c0, int rows, int cols, const double *a, int ld,
+                      double scale) {
   for (int j = 0; j < cols; j++) {
     for (int i = 0; i < rows; i++) {
       put(b, r0 + (size_t)i, c0 + (size_t)j, scale * a[i + (size_t)j * ld]);
@@ -77,8 +77,8 @@ static double inverse_norm_estimate(const band *b, const lapack_int *ipiv, doubl
     if (kase == 0) {
       break;
     }
-    LAPACKE_dgbtrs_work(LAPACK_COL_MAJOR, kase == 1 ? 'N' : 'T', n, b->kl, b->ku, 1, b->ab,
-                        b->ldab, ipiv, x, n);
+    LAPACKE_dgbtrs_work(LAPACK_COL_MAJOR, kase == 1 ? 'N' : 'T', n, b->kl, b->ku, 1, b->ab, b->ldab,
+                        ipiv, x, n);
   }
   return est;
 }
@@ -87,8 +87,8 @@ lth_status lth_twopoint_solve(const lth_twopoint *tp, double *x, double *cond, l
   return lth_twopoint_solve_green(tp, x, cond, NULL, err);
 }
 
-lth_status lth_twopoint_solve_green(const lth_twopoint *tp, double *x, double *cond,
-                                    double *green, lth_error *err) {
+lth_status lth_twopoint_solve_green(const lth_twopoint *tp, double *x, double *cond, double *green,
+                                    lth_error *err) {
   int n = tp->n, nb = tp->nb, w = n + nb, nrhs = green ? 1 + nb : 1;
   band b;
   b.nrows = (lapack_int)((tp->N + 1) * (size_t)w);
@@ -108,8 +108,8 @@ lth_status lth_twopoint_solve_green(const lth_twopoint *tp, double *x, double *c
   assemble(tp, &b, rhs);
   double anorm = 0.0, rcond = 0.0;
   for (size_t j = 0; j < nr; j++) anorm = fmax(anorm, b.colsum[j]);
-  lapack_int info = LAPACKE_dgbtrf_work(LAPACK_COL_MAJOR, b.nrows, b.nrows, b.kl, b.ku, b.ab,
-                                        b.ldab, ipiv);
+  lapack_int info =
+      LAPACKE_dgbtrf_work(LAPACK_COL_MAJOR, b.nrows, b.nrows, b.kl, b.ku, b.ab, b.ldab, ipiv);
   if (info == 0) {
     rcond = inverse_norm_estimate(&b, ipiv, work, iwork);
     rcond = rcond > 0 && anorm > 0 ? 1.0 / (anorm * rcond) : 0.0;

@@ -18,7 +18,7 @@
 typedef struct lth_twopoint {
   int n, nl, nb;
   size_t N;
-  const double *L0, *l0; /* nl x n (ld nl), nl */
+  const double *L0, *l0;     /* nl x n (ld nl), nl */
   const double *D0, *DN, *d; /* nb x n (ld nb), nb */
   const double *C, *E, *e;   /* block j-1 of each: n x n at C + (j-1) n n, e: n */
 } lth_twopoint;
@@ -31,7 +31,7 @@ lth_status lth_twopoint_solve(const lth_twopoint *tp, double *x, double *cond, l
  * green ((N+1) n x nb, may be NULL) receives in column j the solution x_0..x_N
  * of the system with every right-hand side zero except d = e_j (the response
  * to a unit change of boundary value j; column j starts at green + j (N+1) n). */
-lth_status lth_twopoint_solve_green(const lth_twopoint *tp, double *x, double *cond,
-                                    double *green, lth_error *err);
+lth_status lth_twopoint_solve_green(const lth_twopoint *tp, double *x, double *cond, double *green,
+                                    lth_error *err);
 
 #endif

@@ -150,9 +150,9 @@ lth_status lth_cmesh_build(lth_colloc_ctx *cx, lth_cmesh *M, lth_cmesh *const *o
 lth_status lth_cmesh_solve(lth_colloc_ctx *cx, lth_cmesh *M, const lth_colloc_bc *bc,
                            int keep_homog, double rank_tol, lth_error *err);
 
-/* Output at t in [t_0, t_N] (lib/colloc/colloc_eval.c).  mode LTH_COLLOC_STEP: one Gauss step of length
- * t - t_k from the mesh point t_k below t (order 2s); LTH_COLLOC_POLY: the
- * collocation polynomial (order s + 1).  z (s), v (m, may be NULL), *drift =
+/* Output at t in [t_0, t_N] (lib/colloc/colloc_eval.c).  mode LTH_COLLOC_STEP: one Gauss step of
+ * length t - t_k from the mesh point t_k below t (order 2s); LTH_COLLOC_POLY: the collocation
+ * polynomial (order s + 1).  z (s), v (m, may be NULL), *drift =
  * ||P(t) v||_2 (may be NULL).  A failed local step is LTH_ESING naming t.
  * At a mesh point no decomposition is needed (the point's own data). */
 enum { LTH_COLLOC_STEP = 0, LTH_COLLOC_POLY = 1 };
@@ -171,7 +171,8 @@ lth_status lth_cmesh_eval_est(lth_colloc_ctx *cx, const lth_cmesh *M, const lth_
 /* ---- the adaptive solver (lib/colloc/colloc_adapt.c) ---- */
 typedef struct lth_colloc_opts {
   double tol;               /* max-norm error of z relative to max(1, max |z|) */
-  size_t max_intervals;     /* refuse (LTH_ETOL) rather than exceed (0: LTH_DEFAULT_COLLOC_MAX_INTERVALS) */
+  size_t max_intervals;     /* refuse (LTH_ETOL) rather than exceed (0:
+                               LTH_DEFAULT_COLLOC_MAX_INTERVALS) */
   size_t initial_intervals; /* uniform start (0: LTH_COLLOC_INITIAL) */
   double cond_max;          /* refuse cond_bvp above min(cond_max, tol / DBL_EPSILON) */
   int output_mode;          /* LTH_COLLOC_STEP (default) or LTH_COLLOC_POLY */

@@ -41,9 +41,9 @@
 #include "lth/defaults.h"
 #include "core/errors.h"
 
-#define MAX_ITER 40
+#define MAX_ITER  40
 #define MAX_SPLIT 16
-#define THETA0 0.5
+#define THETA0    0.5
 
 lth_cmesh *lth_cmesh_uniform(size_t N, double t0, double t1, int s, int m, int p, lth_error *err) {
   lth_cmesh *M = lth_cmesh_alloc(N, s, m, p, err);
@@ -121,8 +121,8 @@ static double bnorm_inf(const lth_colloc_bc *bc, int s) {
 typedef struct {
   double zscale, cond_bvp, est_mesh;
   double est_table; /* the coefficient table's share of the error (0 without a table) */
-  double *le;  /* N of the coarse mesh: ||lev_k||_inf */
-  double *lev; /* N blocks s: the local error of coarse step k as an error of z(t_{k+1}) */
+  double *le;       /* N of the coarse mesh: ||lev_k||_inf */
+  double *lev;      /* N blocks s: the local error of coarse step k as an error of z(t_{k+1}) */
 } compare_t;
 
 static void compare(const lth_cmesh *C, const lth_cmesh *Fm, const lth_colloc_bc *bc, double *tmp,
@@ -446,7 +446,8 @@ lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double 
   lth_colloc_ctx_dims(cx, &s, &m, &p);
   size_t maxN = co->max_intervals ? co->max_intervals : LTH_DEFAULT_COLLOC_MAX_INTERVALS;
   size_t N0 = co->initial_intervals ? co->initial_intervals : LTH_COLLOC_INITIAL;
-  double cond_lim = fmin(co->cond_max > 0 ? co->cond_max : LTH_DEFAULT_COND_MAX, co->tol / DBL_EPSILON);
+  double cond_lim =
+      fmin(co->cond_max > 0 ? co->cond_max : LTH_DEFAULT_COND_MAX, co->tol / DBL_EPSILON);
   adapt_state a = {0};
   compare_t c = {0};
   lth_pieces pc;

@@ -33,7 +33,7 @@ struct lth_colloc_ctx {
   double *T, *WT, *AR, *C, *d, *M, *X, *cwork, *scratch;
   lapack_int *ipiv, *iwork;
   size_t dropped; /* decompositions of a table given up (lth_colloc_ctx_drop_table) */
-  double *points;  /* npoints intervals [lo, hi] around non-smooth points of the data */
+  double *points; /* npoints intervals [lo, hi] around non-smooth points of the data */
   size_t npoints;
 };
 
@@ -178,7 +178,8 @@ lth_status lth_colloc_point(lth_colloc_ctx *cx, double t, const lth_point **pt, 
 lth_status lth_colloc_node_point(lth_colloc_ctx *cx, double t, const lth_point **pt,
                                  lth_error *err) {
   /* the steps use Ahat, g and P only: no output maps from the table */
-  return cx->nodes ? lth_coef_eval(cx->nodes, t, 0, pt, err) : lth_coef_eval_full(cx->coef, t, pt, err);
+  return cx->nodes ? lth_coef_eval(cx->nodes, t, 0, pt, err)
+                   : lth_coef_eval_full(cx->coef, t, pt, err);
 }
 
 /* W: the left singular vectors of I - P for its p largest singular values

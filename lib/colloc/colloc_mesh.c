@@ -114,7 +114,10 @@ static const lth_cmesh *find_point(lth_cmesh *const *old, int nold, double t, si
     size_t lo = 0, hi = O->N;
     while (hi - lo > 1) {
       size_t mid = lo + (hi - lo) / 2;
-      if (O->t[mid] <= t) lo = mid; else hi = mid;
+      if (O->t[mid] <= t)
+        lo = mid;
+      else
+        hi = mid;
     }
     size_t k = O->t[hi] == t ? hi : lo;
     if (O->t[k] == t) {
@@ -127,14 +130,13 @@ static const lth_cmesh *find_point(lth_cmesh *const *old, int nold, double t, si
 
 /* dC = W'(Ahat_1 R_1 - Ahat_2 R_2) (p x p), dd = W'(g_1 - g_2): how far the
  * table's y' = C y + d is from the exact one at a point (buf: m p). */
-static void table_gap(const lth_point *p1, const double *R1, const lth_point *p2,
-                      const double *R2, const double *W, int m, int p, double *buf, double *dC,
-                      double *dd) {
+static void table_gap(const lth_point *p1, const double *R1, const lth_point *p2, const double *R2,
+                      const double *W, int m, int p, double *buf, double *dC, double *dd) {
   double *AR = buf;
   cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, p, m, 1.0, p1->Ahat.c, p1->Ahat.ld, R1,
               m, 0.0, AR, m);
-  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, p, m, -1.0, p2->Ahat.c, p2->Ahat.ld,
-              R2, m, 1.0, AR, m);
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, p, m, -1.0, p2->Ahat.c, p2->Ahat.ld, R2,
+              m, 1.0, AR, m);
   cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, p, p, m, 1.0, W, m, AR, m, 0.0, dC, p);
   for (int i = 0; i < m; i++) AR[i] = p1->g.c[i] - p2->g.c[i];
   cblas_dgemv(CblasColMajor, CblasTrans, m, p, 1.0, W, m, AR, 1, 0.0, dd, 1);
@@ -281,8 +283,8 @@ static lth_status table_response(const lth_abd *A, lth_cmesh *M, int nb, double 
   memset(d, 0, sizeof(double) * (size_t)nb);
   lth_status st = lth_abd_solve(A, 1, src, d, dy, NULL, err);
   for (size_t k = 0; st == LTH_OK && k <= N; k++) {
-    cblas_dgemv(CblasColMajor, CblasNoTrans, s, p, 1.0, M->GW + k * (size_t)s * p, s,
-                dy + k * p, 1, 0.0, z, 1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, s, p, 1.0, M->GW + k * (size_t)s * p, s, dy + k * p, 1,
+                0.0, z, 1);
     for (int i = 0; i < s; i++) M->table_err = fmax(M->table_err, fabs(z[i]));
   }
   free(src);
@@ -297,9 +299,9 @@ lth_status lth_cmesh_solve(lth_colloc_ctx *cx, lth_cmesh *M, const lth_colloc_bc
   size_t N = M->N, sp = (size_t)s * p;
   double *buf = malloc(sizeof(double) * (2 * (size_t)nb * p + (size_t)nb * nb + nb + 1));
   lth_abd *A = buf ? lth_abd_alloc(p, nb, N, err) : NULL;
-  lth_status st = A ? LTH_OK
-                    : (buf ? (lth_error_status(err))
-                           : lth_error_set(err, LTH_ENOMEM, "out of memory"));
+  lth_status st =
+      A ? LTH_OK
+        : (buf ? (lth_error_status(err)) : lth_error_set(err, LTH_ENOMEM, "out of memory"));
   double *D0 = buf, *DN = D0 + (size_t)nb * p, *Id = DN + (size_t)nb * p, *d = Id + (size_t)nb * nb;
   if (st == LTH_OK) {
     /* D0 = B0 G(t0) W_0,  DN = B1 G(t1) W_N,  d = beta - B0 q(t0) - B1 q(t1) */

@@ -28,7 +28,7 @@ struct lth_pool {
   int running; /* tasks started by pool threads and not yet returned */
   int waiting; /* lth_pool_wait asleep on `done` */
   int stop;
-  task *q;     /* ring: q[(head + i) % cap], i < count */
+  task *q; /* ring: q[(head + i) % cap], i < count */
   size_t head, count, cap;
 };
 

@@ -16,8 +16,8 @@ static void scale_block(int M, int N, double beta, double *c, int ldc) {
 }
 
 /* C += alpha op(A) op(B) by dot products: c_ij += alpha sum_l op(A)_il op(B)_lj. */
-static void tiny_gemm(int ta, int tb, int M, int N, int Kd, double alpha, const double *a,
-                      int lda, const double *b, int ldb, double *c, int ldc) {
+static void tiny_gemm(int ta, int tb, int M, int N, int Kd, double alpha, const double *a, int lda,
+                      const double *b, int ldb, double *c, int ldc) {
   size_t ai = ta ? (size_t)lda : 1, al = ta ? 1 : (size_t)lda;
   size_t bl = tb ? (size_t)ldb : 1, bj = tb ? 1 : (size_t)ldb;
   for (int j = 0; j < N; j++) {
@@ -30,8 +30,8 @@ static void tiny_gemm(int ta, int tb, int M, int N, int Kd, double alpha, const 
 }
 
 void lth_small_gemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int M, int N, int Kd,
-                    double alpha, const double *a, int lda, const double *b, int ldb,
-                    double beta, double *c, int ldc) {
+                    double alpha, const double *a, int lda, const double *b, int ldb, double beta,
+                    double *c, int ldc) {
   long work = (long)M * N * Kd;
   if (work > LTH_SMALL_PRODUCT) {
     cblas_dgemm(CblasColMajor, ta, tb, M, N, Kd, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -46,7 +46,7 @@ void lth_small_gemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int M, int
   for (int j = 0; j < N; j++) {
     const double *bj = tb == CblasNoTrans ? b + (size_t)j * ldb : b + j;
     int incb = tb == CblasNoTrans ? 1 : ldb;
-    cblas_dgemv(CblasColMajor, ta, ta == CblasNoTrans ? M : Kd, ta == CblasNoTrans ? Kd : M,
-                alpha, a, lda, bj, incb, 1.0, c + (size_t)j * ldc, 1);
+    cblas_dgemv(CblasColMajor, ta, ta == CblasNoTrans ? M : Kd, ta == CblasNoTrans ? Kd : M, alpha,
+                a, lda, bj, incb, 1.0, c + (size_t)j * ldc, 1);
   }
 }

@@ -20,7 +20,7 @@
 /* C = alpha op(A) op(B) + beta C (column-major, M x N, inner dimension Kd);
  * beta = 0 does not read C. */
 void lth_small_gemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int M, int N, int Kd,
-                    double alpha, const double *a, int lda, const double *b, int ldb,
-                    double beta, double *c, int ldc);
+                    double alpha, const double *a, int lda, const double *b, int ldb, double beta,
+                    double *c, int ldc);
 
 #endif

@@ -9,8 +9,8 @@
 
 const char *lth_strerror(int status) {
   switch (status) {
-#define LTH_X_TEXT(name, value, kind, text) \
-  case value:                               \
+#define LTH_X_TEXT(name, value, kind, text)                                                        \
+  case value:                                                                                      \
     return text;
     LTH_STATUS_LIST(LTH_X_TEXT)
 #undef LTH_X_TEXT
@@ -21,8 +21,8 @@ const char *lth_strerror(int status) {
 
 int lth_status_exit_code(int status) {
   switch (status) {
-#define LTH_X_KIND(name, value, kind, text) \
-  case value:                               \
+#define LTH_X_KIND(name, value, kind, text)                                                        \
+  case value:                                                                                      \
     return kind;
     LTH_STATUS_LIST(LTH_X_KIND)
 #undef LTH_X_KIND
@@ -103,12 +103,12 @@ char *lth_error_format(const lth_error *err, char *buf, size_t size) {
     return buf;
   }
   size_t used = 0;
-#define LTH_APPEND(...)                                                  \
-  do {                                                                   \
-    if (used < size) {                                                   \
-      int n_ = snprintf(buf + used, size - used, __VA_ARGS__);           \
-      used = n_ < 0 ? size : (used + (size_t)n_ < size ? used + (size_t)n_ : size); \
-    }                                                                    \
+#define LTH_APPEND(...)                                                                            \
+  do {                                                                                             \
+    if (used < size) {                                                                             \
+      int n_ = snprintf(buf + used, size - used, __VA_ARGS__);                                     \
+      used = n_ < 0 ? size : (used + (size_t)n_ < size ? used + (size_t)n_ : size);                \
+    }                                                                                              \
   } while (0)
   if (err->file[0]) {
     LTH_APPEND("%s:", err->file);

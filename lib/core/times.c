@@ -27,7 +27,10 @@ lth_status lth_time_union(double t0, double t1, const double *times, size_t n, d
     size_t lo = 0, hi = m - 1;
     while (lo < hi) {
       size_t mid = (lo + hi) / 2;
-      if (u[mid] < times[i]) lo = mid + 1; else hi = mid;
+      if (u[mid] < times[i])
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     idx[i] = lo;
   }

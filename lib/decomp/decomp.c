@@ -52,9 +52,9 @@ static lth_status ws_jets(lth_decomp_ws *ws, lth_error *err) {
   struct {
     lth_jet *J;
     int rows, cols;
-  } list[] = {{&ws->A, ws->s, ws->s}, {&ws->f, ws->s, 1},   {&ws->Pi, nr, nr},
-              {&ws->X, ws->s, W},     {&ws->Y, ws->m, W},   {&ws->T, ws->nmax, W},
-              {&ws->D, ws->nmax, W},  {&ws->Z, nr, W},      {&ws->tmp, ws->s, ws->nmax}};
+  } list[] = {{&ws->A, ws->s, ws->s}, {&ws->f, ws->s, 1}, {&ws->Pi, nr, nr},
+              {&ws->X, ws->s, W},     {&ws->Y, ws->m, W}, {&ws->T, ws->nmax, W},
+              {&ws->D, ws->nmax, W},  {&ws->Z, nr, W},    {&ws->tmp, ws->s, ws->nmax}};
   for (size_t k = 0; k < sizeof list / sizeof list[0] && st == LTH_OK; k++) {
     st = lth_jet_init(list[k].J, list[k].rows, list[k].cols, K, err);
   }
@@ -69,8 +69,7 @@ static lth_status ws_jets(lth_decomp_ws *ws, lth_error *err) {
   return st;
 }
 
-static lth_decomp_ws *ws_alloc(const lth_system *sys, int out_order, double scale,
-                               lth_error *err);
+static lth_decomp_ws *ws_alloc(const lth_system *sys, int out_order, double scale, lth_error *err);
 
 lth_decomp_ws *lth_decomp_ws_alloc(const lth_system *sys, int out_order, lth_error *err) {
   return ws_alloc(sys, out_order, -1.0, err);
@@ -83,8 +82,7 @@ lth_decomp_ws *lth_decomp_ws_alloc_scaled(const lth_system *sys, int out_order, 
 
 /* scale < 0: the chain scale of the system's interval, computed here (a
  * solve computes it once and hands it to its workspaces: lth_ivp_opts.chain_scale). */
-static lth_decomp_ws *ws_alloc(const lth_system *sys, int out_order, double scale,
-                               lth_error *err) {
+static lth_decomp_ws *ws_alloc(const lth_system *sys, int out_order, double scale, lth_error *err) {
   if (out_order < 0) {
     lth_error_set(err, LTH_EINVAL, "output order %d must be >= 0", out_order);
     return NULL;
@@ -225,17 +223,16 @@ static lth_status chain_measure(lth_decomp_ws *ws, double t, lth_error *err) {
                                    ws->cond_max);
 }
 
-lth_status lth_decomp_interval_error(lth_error *err, double t, int r, double pi_inv,
-                                     double scale, double cond_max) {
+lth_status lth_decomp_interval_error(lth_error *err, double t, int r, double pi_inv, double scale,
+                                     double cond_max) {
   double kappa = pi_inv * scale;
   char pi[LTH_PI_TEXT_MAX], norms[LTH_PI_TEXT_MAX];
   lth_error_set_t(err, LTH_ECOND, t,
                   "Pi = %s is nearly singular relative to the data on the interval: "
                   "cond_interval = ||Pi^-1|| x max %s = %.3e x %.3e = %.3e (error amplification "
                   "cond_interval^%d = %.3e) exceeds %.3e (opts.cond_max%s)",
-                  lth_pi_text(r, 0, pi, sizeof pi), lth_pi_text(r, 1, norms, sizeof norms),
-                  pi_inv, scale, kappa, r - 1,
-                  lth_cond_amplification(kappa, r),
+                  lth_pi_text(r, 0, pi, sizeof pi), lth_pi_text(r, 1, norms, sizeof norms), pi_inv,
+                  scale, kappa, r - 1, lth_cond_amplification(kappa, r),
                   kappa > cond_max ? cond_max : fmax(cond_max, LTH_AMPLIFICATION_MAX),
                   kappa > cond_max ? "" : "; the amplification keeps 2 digits at least");
   if (err) {
@@ -365,8 +362,7 @@ static lth_status flow_derivative(lth_decomp_ws *ws, int i, lth_jet *D, lth_erro
 }
 
 /* U_i = sum_{j>=i} A_ij (X_j + V_j) + [0 | f_i] - D[X_i], columns off_i .. W. */
-static lth_status build_U(lth_decomp_ws *ws, int i, const lth_jet *D, lth_jet *U,
-                          lth_error *err) {
+static lth_status build_U(lth_decomp_ws *ws, int i, const lth_jet *D, lth_jet *U, lth_error *err) {
   int oi = ws->off[i - 1], ni = ws->n[i - 1], W = ws->m + 1, r = ws->r;
   *U = sub(&ws->T, 0, 0, ni, W - oi, D->order);
   lth_status st = lth_jet_copy(U, D, err);
@@ -557,9 +553,8 @@ lth_status lth_decomp_run(lth_decomp_ws *ws, double t, int judge, lth_error *err
 
 lth_status lth_decomp_at(lth_decomp_ws *ws, double t, lth_point *pt, lth_error *err) {
   if (pt->order > ws->out_order || pt->r != ws->r || pt->s != ws->s) {
-    return lth_error_set(err, LTH_EORDER,
-                         "result of order %d from a workspace of output order %d", pt->order,
-                         ws->out_order);
+    return lth_error_set(err, LTH_EORDER, "result of order %d from a workspace of output order %d",
+                         pt->order, ws->out_order);
   }
   lth_status st = lth_system_eval(ws->sys, t, ws->K, &ws->A, &ws->f, ws->src_work, err);
   if (st == LTH_OK) {

@@ -12,35 +12,34 @@
 struct lth_decomp_ws {
   const lth_system *sys;
   int r, s, m, nr, nmax;
-  int K;         /* input jet order = out_order + r - 1 */
+  int K; /* input jet order = out_order + r - 1 */
   int out_order;
   double cond_max, cond_pi, cond_chain;
-  double scale;      /* largest chain norm on the interval (0: unknown) */
+  double scale; /* largest chain norm on the interval (0: unknown) */
   double pi_inv_norm, chain_norm, cond_interval; /* at the last point */
-  int pi_sign; /* sign of det Pi at the last point */
-  int *n, *off;  /* n[i-1] = n_i, off[i-1] = offset of block i; off[r] = s */
-  int *xord;     /* xord[i]: order of X_i (xord[0]: u's map) */
-  int *yord;     /* yord[i]: order of row block i of Y */
+  int pi_sign;                                   /* sign of det Pi at the last point */
+  int *n, *off; /* n[i-1] = n_i, off[i-1] = offset of block i; off[r] = s */
+  int *xord;    /* xord[i]: order of X_i (xord[0]: u's map) */
+  int *yord;    /* yord[i]: order of row block i of Y */
   double *src_work;
-  lth_jet A, f;  /* assembled inputs: s x s, s x 1 */
+  lth_jet A, f; /* assembled inputs: s x s, s x 1 */
   lth_jet Pi;
   lth_jet_lu *lu;
   lth_jet *L, *R, *S, *P, *dP; /* index i-1 for i = 1..r-1 */
-  lth_jet X;     /* [Bhat | q], s x (m+1) */
-  lth_jet Y;     /* [Ahat | g], m x (m+1) */
-  lth_jet T, D;  /* nmax x (m+1): U_i and D[X_i] */
-  lth_jet Z;     /* n_r x (m+1) */
-  lth_jet tmp;   /* s x nmax */
+  lth_jet X;                   /* [Bhat | q], s x (m+1) */
+  lth_jet Y;                   /* [Ahat | g], m x (m+1) */
+  lth_jet T, D;                /* nmax x (m+1): U_i and D[X_i] */
+  lth_jet Z;                   /* n_r x (m+1) */
+  lth_jet tmp;                 /* s x nmax */
   /* the measured error amplification (lib/decomp/decomp_perturb.c): while
    * perturb != 0 every intermediate jet is multiplied entrywise by
    * 1 + perturb xi, xi from the generator state rng */
   double perturb;
   uint64_t rng;
-  lth_point *alt;  /* the perturbed run's outputs (order 0) */
+  lth_point *alt;     /* the perturbed run's outputs (order 0) */
   int measure_always; /* lth_decomp_ws_set_measure */
-  double *canon;   /* 2 (s + m)(m + 1) doubles: canonical outputs of both runs */
+  double *canon;      /* 2 (s + m)(m + 1) doubles: canonical outputs of both runs */
 };
-
 
 /* Perturb J in place (Monte Carlo arithmetic) while a measurement runs. */
 void lth_decomp_perturb_jet(lth_decomp_ws *ws, lth_jet *J);

@@ -7,8 +7,8 @@
  * size the chain reaches on the interval (chain blocks that vary a lot) it is
  * orders of magnitude too pessimistic, and near a root of high index it can
  * be too optimistic by the factorials of the derivatives.  Where it exceeds
- * LTH_AMPLIFICATION_MEASURE the point is computed a second time with the input jets and every intermediate jet
- * (the chains, Pi, S_i, P_i, each row of [Ahat | g] and map of [Bhat | q])
+ * LTH_AMPLIFICATION_MEASURE the point is computed a second time with the input jets and every
+ * intermediate jet (the chains, Pi, S_i, P_i, each row of [Ahat | g] and map of [Bhat | q])
  * multiplied entrywise by 1 + u xi, u = LTH_PERTURB_ULPS eps and xi uniform in
  * [-1, 1] from a fixed seed: Monte Carlo arithmetic, whose spread samples the
  * rounding error of the computation.  The relative change of the canonical
@@ -120,8 +120,7 @@ static double canonical_change(const lth_decomp_ws *ws, int p, const double *a, 
 /* The relative change of the outputs when the point is recomputed with every
  * intermediate jet perturbed; ws->A and ws->f are evaluated again afterwards
  * (deterministic: the same jets), and the workspace's scalars restored. */
-static lth_status measure(lth_decomp_ws *ws, const lth_point *pt, double *change,
-                          lth_error *err) {
+static lth_status measure(lth_decomp_ws *ws, const lth_point *pt, double *change, lth_error *err) {
   double saved[] = {ws->cond_pi, ws->cond_chain, ws->pi_inv_norm, ws->chain_norm,
                     ws->cond_interval};
   int sign = ws->pi_sign;

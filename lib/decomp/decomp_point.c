@@ -15,7 +15,7 @@ static lth_status point_jets(lth_point *pt, const lth_system *sys, int order, lt
   struct {
     lth_jet *J;
     int rows, cols;
-  } list[] = {{&pt->Pi, nr, nr},  {&pt->P, m, m}, {&pt->Ahat, m, m}, {&pt->g, m, 1},
+  } list[] = {{&pt->Pi, nr, nr}, {&pt->P, m, m}, {&pt->Ahat, m, m}, {&pt->g, m, 1},
               {&pt->Bhat, s, m}, {&pt->q, s, 1}, {&pt->G, s, m}};
   for (size_t k = 0; k < sizeof list / sizeof list[0] && st == LTH_OK; k++) {
     st = lth_jet_init(list[k].J, list[k].rows, list[k].cols, order, err);

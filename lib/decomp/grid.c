@@ -16,9 +16,7 @@
 #include "lth/wellposed.h"
 #include "core/errors.h"
 
-void lth_grid_opts_init(lth_grid_opts *opts) {
-  memset(opts, 0, sizeof *opts);
-}
+void lth_grid_opts_init(lth_grid_opts *opts) { memset(opts, 0, sizeof *opts); }
 
 /* Per-thread state: a workspace and, when verifying, a verification workspace. */
 typedef struct {
@@ -64,7 +62,7 @@ struct grid_run {
   int stop, room_waiters, ready_waits;
   lth_grid_consumer consumer;
   void *ctx;
-  lth_status st;           /* first failure in time order */
+  lth_status st; /* first failure in time order */
   lth_error *err;
   /* cond_interval over the grid (include/lth/wellposed.h): the scale is the
    * largest chain norm of the workspaces' scan and of the points delivered */
@@ -95,8 +93,7 @@ static lth_status run_alloc(grid_run *g, lth_error *err) {
   }
   for (int k = 0; k < g->nthreads; k++) {
     /* one scan of the system's interval (if it has one) serves every thread */
-    g->workers[k].ws = lth_decomp_ws_alloc_scaled(g->sys, g->o.out_order, k ? g->scale : -1.0,
-                                                  err);
+    g->workers[k].ws = lth_decomp_ws_alloc_scaled(g->sys, g->o.out_order, k ? g->scale : -1.0, err);
     if (!g->workers[k].ws) {
       return lth_error_status(err);
     }
@@ -193,8 +190,8 @@ static int interval_check(grid_run *g, lth_point *pt) {
   if (grid_acceptable(g, kappa, pt->r, pt->amplification_measured)) {
     return 0;
   }
-  g->st = lth_decomp_interval_error(g->err, pt->t, pt->r, pt->pi_inv_norm, g->scale,
-                                    cond_max_of(g));
+  g->st =
+      lth_decomp_interval_error(g->err, pt->t, pt->r, pt->pi_inv_norm, g->scale, cond_max_of(g));
   return 1;
 }
 
@@ -203,8 +200,8 @@ static void interval_final(grid_run *g) {
   int r = lth_system_index(g->sys);
   if (g->st == LTH_OK && g->n > 0 &&
       !grid_acceptable(g, g->pinv_max * g->scale, r, g->pinv_max_measured)) {
-    g->st = lth_decomp_interval_error(g->err, g->t_pinv_max, r,
-                                      g->pinv_max, g->scale, cond_max_of(g));
+    g->st =
+        lth_decomp_interval_error(g->err, g->t_pinv_max, r, g->pinv_max, g->scale, cond_max_of(g));
   }
 }
 

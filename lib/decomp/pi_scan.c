@@ -27,11 +27,11 @@
 typedef struct {
   const lth_system *sys;
   int r, nr, nmax;
-  lth_jet *blk;      /* blk[0] = A(1,r), blk[i-1] = A(i,i-1) for i = 2..r (order 0) */
-  double *L, *L2;    /* nmax x nr products */
-  lth_jet Pi;        /* nr x nr, order 0 */
+  lth_jet *blk;   /* blk[0] = A(1,r), blk[i-1] = A(i,i-1) for i = 2..r (order 0) */
+  double *L, *L2; /* nmax x nr products */
+  lth_jet Pi;     /* nr x nr, order 0 */
   lth_jet_lu *lu;
-  double *work;      /* source scratch */
+  double *work; /* source scratch */
   size_t evals;
 } chain_eval;
 
@@ -159,7 +159,10 @@ static void bisect(chain_eval *ev, sample a, sample b, lth_pi_scan *out, sample 
       a = b = mid;
       break;
     }
-    if (mid.sign == a.sign) a = mid; else b = mid;
+    if (mid.sign == a.sign)
+      a = mid;
+    else
+      b = mid;
   }
   *root = a.pinv >= b.pinv ? a : b;
   root->t = a.t == b.t ? a.t : 0.5 * (a.t + b.t);
@@ -169,15 +172,15 @@ static void bisect(chain_eval *ev, sample a, sample b, lth_pi_scan *out, sample 
 
 /* Golden-section search for the largest ||Pi^-1|| on [a, b] around m.  A
  * sign change met on the way is bisected (*changed = 1). */
-static sample refine(chain_eval *ev, sample a, sample m, sample b, lth_pi_scan *out,
-                     int *changed) {
+static sample refine(chain_eval *ev, sample a, sample m, sample b, lth_pi_scan *out, int *changed) {
   const double g = 0.5 * (3.0 - sqrt(5.0));
   sample best = m;
   *changed = 0;
   double lo = a.t, hi = b.t;
   for (int it = 0; it < GOLDEN_STEPS && best.pinv < INFINITY; it++) {
     /* probe the larger side of the current best point */
-    double x = (best.t - lo > hi - best.t) ? best.t - g * (best.t - lo) : best.t + g * (hi - best.t);
+    double x =
+        (best.t - lo > hi - best.t) ? best.t - g * (best.t - lo) : best.t + g * (hi - best.t);
     if (!(x > lo && x < hi) || x == best.t) break;
     sample s;
     eval_at(ev, x, &s);
@@ -185,15 +188,24 @@ static sample refine(chain_eval *ev, sample a, sample m, sample b, lth_pi_scan *
     if (!s.ok) break;
     if (s.sign != 0 && best.sign != 0 && s.sign != best.sign) {
       sample root;
-      if (s.t < best.t) bisect(ev, s, best, out, &root); else bisect(ev, best, s, out, &root);
+      if (s.t < best.t)
+        bisect(ev, s, best, out, &root);
+      else
+        bisect(ev, best, s, out, &root);
       *changed = 1;
       return root;
     }
     if (s.pinv > best.pinv) {
-      if (x < best.t) hi = best.t; else lo = best.t;
+      if (x < best.t)
+        hi = best.t;
+      else
+        lo = best.t;
       best = s;
     } else {
-      if (x < best.t) lo = x; else hi = x;
+      if (x < best.t)
+        lo = x;
+      else
+        hi = x;
     }
   }
   out->lo = lo;
@@ -275,8 +287,8 @@ static void analyse(chain_eval *ev, sample *sm, size_t n, int refine_on, lth_pi_
   }
 }
 
-lth_status lth_pi_scan_run(const lth_system *sys, double t0, double t1, size_t points, int refine_on,
-                           lth_pi_scan *out, lth_error *err) {
+lth_status lth_pi_scan_run(const lth_system *sys, double t0, double t1, size_t points,
+                           int refine_on, lth_pi_scan *out, lth_error *err) {
   memset(out, 0, sizeof *out);
   out->t0 = t0;
   out->t1 = t1;
@@ -370,8 +382,8 @@ lth_status lth_pi_scan_check(const lth_system *sys, double t0, double t1, size_t
                            "Pi = %s is singular at t = %.17g: det Pi changes sign between "
                            "t = %.17g and %.17g (||Pi^-1|| = %.3e there, cond_interval = "
                            "%.3e); the system is not Hessenberg of index %d on [%g, %g]",
-                           pi, sc->worst_t, sc->lo, sc->hi, sc->pi_inv,
-                           sc->pi_inv * sc->scale, r, t0, t1);
+                           pi, sc->worst_t, sc->lo, sc->hi, sc->pi_inv, sc->pi_inv * sc->scale, r,
+                           t0, t1);
     } else {
       st = lth_error_set_t(err, LTH_ESING, sc->worst_t,
                            "Pi = %s is exactly singular at t = %.17g: the system is not "

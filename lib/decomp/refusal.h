@@ -10,7 +10,7 @@
 
 /* The LTH_ECOND record of a cond_interval = pi_inv * scale above cond_max
  * (or whose amplification is above its limit) at t, index r. */
-lth_status lth_decomp_interval_error(lth_error *err, double t, int r, double pi_inv,
-                                     double scale, double cond_max);
+lth_status lth_decomp_interval_error(lth_error *err, double t, int r, double pi_inv, double scale,
+                                     double cond_max);
 
 #endif

@@ -72,10 +72,18 @@ static lth_status swrap_fill(const void *state, double t, int order, lth_jet *ou
 }
 
 static const lth_source_type swrap_types[2] = {
-    {.name = "view", .fill = swrap_fill, .work_size = swrap_work_size, .domain = swrap_domain,
-     .destroy = swrap_destroy, .exact = 1},
-    {.name = "view", .fill = swrap_fill, .work_size = swrap_work_size, .domain = swrap_domain,
-     .destroy = swrap_destroy, .exact = 0},
+    {.name = "view",
+     .fill = swrap_fill,
+     .work_size = swrap_work_size,
+     .domain = swrap_domain,
+     .destroy = swrap_destroy,
+     .exact = 1},
+    {.name = "view",
+     .fill = swrap_fill,
+     .work_size = swrap_work_size,
+     .domain = swrap_domain,
+     .destroy = swrap_destroy,
+     .exact = 0},
 };
 
 /* A view of base (see swrap); its state in *out. */
@@ -90,8 +98,7 @@ static lth_source *swrap_new(const lth_source *base, swrap **out, lth_error *err
   w->cols = lth_source_cols(base);
   w->dorder = -1;
   *out = w;
-  return lth_source_new(&swrap_types[lth_source_is_exact(base) ? 0 : 1], w, w->rows, w->cols,
-                        err);
+  return lth_source_new(&swrap_types[lth_source_is_exact(base) ? 0 : 1], w, w->rows, w->cols, err);
 }
 
 static lth_status block_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
@@ -99,8 +106,7 @@ static lth_status block_rebind(const void *state, lth_leaf_map map, void *ctx, l
 
 /* A block's view of what it reads (owning own), seen through by
  * lth_source_rebind. */
-static lth_source *block_new(const lth_source *use, lth_source *own, swrap **out,
-                             lth_error *err) {
+static lth_source *block_new(const lth_source *use, lth_source *own, swrap **out, lth_error *err) {
   swrap *w = NULL;
   lth_source *v = swrap_new(use, &w, err);
   if (!v) {
@@ -131,12 +137,12 @@ static lth_status block_rebind(const void *state, lth_leaf_map map, void *ctx, l
 
 typedef struct wctx {
   int variant, delta_order;
-  int bi, bj;            /* the block being rebuilt */
-  lth_source **views;    /* the data views made so far (owned until handed to a block) */
-  swrap **states;        /* their states */
+  int bi, bj;              /* the block being rebuilt */
+  lth_source **views;      /* the data views made so far (owned until handed to a block) */
+  swrap **states;          /* their states */
   const lth_source **sets; /* the data sets they view */
-  int n, cap, handed;    /* views[0..handed) belong to blocks */
-  int count_only;        /* swrap_data_sets: record the data sets, make nothing */
+  int n, cap, handed;      /* views[0..handed) belong to blocks */
+  int count_only;          /* swrap_data_sets: record the data sets, make nothing */
 } wctx;
 
 static lth_status grow(wctx *c, lth_error *err) {

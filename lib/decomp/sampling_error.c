@@ -34,16 +34,16 @@ struct lth_decomp_error {
   lth_system *view; /* views of sys's blocks */
   swrap **list;     /* the sampled blocks' views */
   int nlist;
-  int r, s, m, K;   /* K = r - 1: input jet order */
+  int r, s, m, K; /* K = r - 1: input jet order */
   lth_decomp_ws *ws;
   lth_point *pt0, *pt1;
-  size_t nout;      /* doubles of one set of canonical outputs */
+  size_t nout; /* doubles of one set of canonical outputs */
   size_t off[LTH_NOUT + 1];
   int rows[LTH_NOUT], cols[LTH_NOUT];
   double *out0, *out1, *acc, *IP; /* nout, nout, nout, m x m */
-  double *work;     /* sampled blocks' estimate scratch */
+  double *work;                   /* sampled blocks' estimate scratch */
   lth_jet chosen, alt;
-  double *est;      /* K + 1 */
+  double *est; /* K + 1 */
 };
 
 static const char *out_names[LTH_NOUT] = {"P", "Ahat", "g", "Bhat", "q", "G"};
@@ -125,8 +125,7 @@ lth_decomp_error *lth_decomp_error_alloc(const lth_system *sys, lth_error *err) 
     de->out0 = malloc((3 * de->nout + (size_t)de->m * (size_t)de->m + 1) * sizeof *de->out0);
     de->work = malloc(wsz * sizeof *de->work);
     de->est = malloc((size_t)(de->K + 1) * sizeof *de->est);
-    st = de->out0 && de->work && de->est ? LTH_OK
-                                         : lth_error_set(err, LTH_ENOMEM, "out of memory");
+    st = de->out0 && de->work && de->est ? LTH_OK : lth_error_set(err, LTH_ENOMEM, "out of memory");
   }
   if (st == LTH_OK) {
     de->out1 = de->out0 + de->nout;
@@ -270,8 +269,9 @@ lth_status lth_decomp_error_at(lth_decomp_error *de, double t, lth_decomp_errest
     swrap *w = de->list[b];
     st = block_error(de, w, t, err);
     if (st != LTH_OK) {
-      lth_error_prefix(err, "error estimate of the sampled data in %c(%d%s%.0d): ",
-                       w->bj ? 'A' : 'f', w->bi, w->bj ? "," : "", w->bj);
+      lth_error_prefix(err,
+                       "error estimate of the sampled data in %c(%d%s%.0d): ", w->bj ? 'A' : 'f',
+                       w->bi, w->bj ? "," : "", w->bj);
     }
   }
   for (int k = 0; k < LTH_NOUT && st == LTH_OK; k++) {

@@ -16,12 +16,12 @@
 
 struct lth_verify_ws {
   int r, s, m;
-  lth_jet Zm;   /* [Nhat + Bhat | q], s x (m+1), order 1 */
-  lth_jet R;    /* residual, s x (m+1), order 0 */
-  lth_jet dP;   /* P', m x m, order 0 */
+  lth_jet Zm;     /* [Nhat + Bhat | q], s x (m+1), order 1 */
+  lth_jet R;      /* residual, s x (m+1), order 0 */
+  lth_jet dP;     /* P', m x m, order 0 */
   lth_jet T1, T2; /* s x s scratch, order 0 */
-  double *svd;  /* s*(s+1) + s + 1 doubles: the matrix and its singular values */
-  double *work; /* dgesvd workspace, sized at alloc for the largest matrix (G) */
+  double *svd;    /* s*(s+1) + s + 1 doubles: the matrix and its singular values */
+  double *work;   /* dgesvd workspace, sized at alloc for the largest matrix (G) */
   lapack_int lwork;
 };
 
@@ -43,8 +43,8 @@ lth_verify_ws *lth_verify_ws_alloc(const lth_system *sys, lth_error *err) {
   if (st == LTH_OK) {
     /* the largest SVD is of G (s x m); the P_i are smaller */
     double q = 0.0;
-    lapack_int info = LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'N', s, vw->m, NULL, s, NULL,
-                                          NULL, 1, NULL, 1, &q, -1);
+    lapack_int info = LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'N', s, vw->m, NULL, s, NULL, NULL,
+                                          1, NULL, 1, &q, -1);
     vw->lwork = info == 0 ? (lapack_int)q + 1 : 5 * (s + vw->m) + 1;
     vw->svd = malloc(((size_t)s * (size_t)(s + 1) + (size_t)s + 1) * sizeof(double));
     vw->work = malloc((size_t)vw->lwork * sizeof(double));
@@ -105,8 +105,8 @@ static int singular_values(lth_verify_ws *vw, const lth_jet *J, double *sv) {
   int rows = J->rows, cols = J->cols, k = rows < cols ? rows : cols;
   if (k == 0) return 0;
   double *a = vw->svd;
-  for (int j = 0; j < cols; j++) memcpy(a + (size_t)j * rows, &LTH_JET_AT(J, 0, 0, j),
-                                        (size_t)rows * sizeof(double));
+  for (int j = 0; j < cols; j++)
+    memcpy(a + (size_t)j * rows, &LTH_JET_AT(J, 0, 0, j), (size_t)rows * sizeof(double));
   /* no allocation per point: the _work variant with the workspace sized at alloc */
   lapack_int info = LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'N', rows, cols, a, rows, sv, NULL,
                                         1, NULL, 1, vw->work, vw->lwork);
@@ -121,7 +121,8 @@ static int numerical_rank(const double *sv, int k, double scale) {
   return rank;
 }
 
-/* Theorem 3 (docs/theory.md §4 item 3): residual of z = (Nhat + Bhat) v + q along v' = Ahat v + g. */
+/* Theorem 3 (docs/theory.md §4 item 3): residual of z = (Nhat + Bhat) v + q along v' = Ahat v + g.
+ */
 static lth_status theorem3(lth_verify_ws *vw, const lth_decomp_ws *ws, const lth_point *pt,
                            lth_verify_report *rep, lth_error *err) {
   int s = vw->s, m = vw->m, W = m + 1;
@@ -157,9 +158,10 @@ static lth_status theorem3(lth_verify_ws *vw, const lth_decomp_ws *ws, const lth
   return LTH_OK;
 }
 
-/* (2.5): P_i^2 = P_i, P_1 A_1r = A_1r, P_i A_{i,i-1} = A_{i,i-1} P_{i-1}, A_{r,r-1} P_{r-1} = A_{r,r-1}. */
-static void projector_identities(lth_verify_ws *vw, const lth_decomp_ws *ws,
-                                 const lth_point *pt, lth_verify_report *rep) {
+/* (2.5): P_i^2 = P_i, P_1 A_1r = A_1r, P_i A_{i,i-1} = A_{i,i-1} P_{i-1}, A_{r,r-1} P_{r-1} =
+ * A_{r,r-1}. */
+static void projector_identities(lth_verify_ws *vw, const lth_decomp_ws *ws, const lth_point *pt,
+                                 lth_verify_report *rep) {
   int r = vw->r;
   rep->idempotent = rep->commute = 0.0;
   rep->rank_P_ok = 1;
@@ -218,7 +220,7 @@ static lth_status structure(lth_verify_ws *vw, const lth_decomp_ws *ws, const lt
   double scale = norm1(&vw->dP) + nP * (norm1(&A0) + nA);
   double scale_g = nP * (norm1(&g0) + nA * norm1(&q0) + norm1(&fin) + dq);
   lth_jet_copy(&S, &vw->dP, NULL);
-  gemm0(1.0, &P0, &A0, 1.0, &S);         /* S = P' + P Ahat */
+  gemm0(1.0, &P0, &A0, 1.0, &S); /* S = P' + P Ahat */
   lth_jet_copy(&T, &S, NULL);
   double e1 = ratio(gemm0(-1.0, &S, &P0, 1.0, &T), scale); /* S (I - P) */
   lth_jet Pg = sub0(&vw->T1, 0, 0, m, 1);
@@ -253,6 +255,7 @@ lth_status lth_verify_at(lth_verify_ws *vw, const lth_decomp_ws *ws, const lth_p
   double w[] = {rep->theorem3_linear, rep->theorem3_affine, rep->idempotent, rep->commute,
                 rep->structure};
   rep->worst = 0.0;
-  for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) rep->worst = w[i] > rep->worst ? w[i] : rep->worst;
+  for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+    rep->worst = w[i] > rep->worst ? w[i] : rep->worst;
   return LTH_OK;
 }

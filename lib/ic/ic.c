@@ -29,13 +29,13 @@ struct lth_ic {
   int s, m, p;
   lth_decomp_ws *ws;
   lth_point *pt;
-  double *U;     /* s x s left singular vectors of G */
-  double *sv;    /* singular values */
-  double *a;     /* s x m copy of G for dgesvd */
-  double *work;  /* dgesvd workspace */
+  double *U;    /* s x s left singular vectors of G */
+  double *sv;   /* singular values */
+  double *a;    /* s x m copy of G for dgesvd */
+  double *work; /* dgesvd workspace */
   lapack_int lwork;
   double *M0, *b0; /* (s-p) x s, s-p */
-  double *tmp;   /* 2 s */
+  double *tmp;     /* 2 s */
   int ready;
   /* sampled data: the estimated errors of q and G at the setup time
    * (lth/sampling_error.h), which widen the consistency tolerance */
@@ -153,7 +153,8 @@ static lth_status data_error(lth_ic *ic, double t, lth_error *err) {
   lth_decomp_errest e;
   lth_status st = lth_decomp_error_at(ic->de, t, &e, err);
   int rows, cols;
-  const double *dq = st == LTH_OK ? lth_decomp_error_entries(ic->de, LTH_OUT_Q, &rows, &cols) : NULL;
+  const double *dq =
+      st == LTH_OK ? lth_decomp_error_entries(ic->de, LTH_OUT_Q, &rows, &cols) : NULL;
   const double *dG = dq ? lth_decomp_error_entries(ic->de, LTH_OUT_GMAT, &rows, &cols) : NULL;
   if (dG) {
     ic->data_dq = nrm2(ic->s, dq);
@@ -216,8 +217,7 @@ lth_status lth_ic_setup(lth_ic *ic, double t, lth_error *err) {
 }
 
 static lth_status not_ready(const lth_ic *ic, lth_error *err) {
-  return ic->ready ? LTH_OK
-                   : lth_error_set(err, LTH_EINVAL, "lth_ic_setup has not succeeded");
+  return ic->ready ? LTH_OK : lth_error_set(err, LTH_EINVAL, "lth_ic_setup has not succeeded");
 }
 
 lth_status lth_ic_project(const lth_ic *ic, const double *guess, double *z0, lth_error *err) {
@@ -275,8 +275,8 @@ lth_status lth_ic_nearest(const lth_ic *ic, const double *guess, double *z0, lth
 
 /* Minimum-norm solution c of F c = b (F = rows idx of U_p, nfix x p) by SVD,
  * and an orthonormal basis N of N(F) (p x nnull).  Returns the rank. */
-static int constrained_basis(const lth_ic *ic, int nfix, const int *idx, const double *b,
-                             double *c, double *N, int *nnull, double *resid) {
+static int constrained_basis(const lth_ic *ic, int nfix, const int *idx, const double *b, double *c,
+                             double *N, int *nnull, double *resid) {
   int p = ic->p, k = nfix < p ? nfix : p;
   double *F = malloc(sizeof(double) * ((size_t)nfix * p + (size_t)p * p + p + nfix + 2));
   if (!F) {
@@ -289,8 +289,8 @@ static int constrained_basis(const lth_ic *ic, int nfix, const int *idx, const d
     }
   }
   /* F = W S Vt: keep F's copy of W in F (jobu 'O') */
-  lapack_int info = LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'O', 'A', nfix, p, F, nfix, sv, NULL, 1, Vt,
-                                   p, superb);
+  lapack_int info =
+      LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'O', 'A', nfix, p, F, nfix, sv, NULL, 1, Vt, p, superb);
   int rank = 0;
   for (int i = 0; info == 0 && i < k; i++) {
     rank += sv[i] > IC_RANK_TOL * (sv[0] > 1.0 ? sv[0] : 1.0);
@@ -320,8 +320,8 @@ static int constrained_basis(const lth_ic *ic, int nfix, const int *idx, const d
  * (the least-squares residual spreads the conflict over all of them and may
  * point at an innocent one), and say what value they fix it at. */
 static lth_status fix_conflict(const lth_ic *ic, int nfix, const int *idx, const double *val,
-                               const double *b, double scale, double *c, double *N,
-                               double *resid, lth_error *err) {
+                               const double *b, double scale, double *c, double *N, double *resid,
+                               lth_error *err) {
   int p = ic->p, k = nfix, nnull = 0;
   for (int m = 1; m <= nfix; m++) {
     int bad = 0;
@@ -355,8 +355,8 @@ static lth_status fix_conflict(const lth_ic *ic, int nfix, const int *idx, const
   return lth_error_set(err, LTH_ECONSIST,
                        "prescribed %s = %.17g cannot hold together with %sthe algebraic "
                        "constraints, which fix it at %.17g (off by %.3e)",
-                       name, val[k - 1], k > 1 ? "the prescriptions before it and " : "",
-                       implied, val[k - 1] - implied);
+                       name, val[k - 1], k > 1 ? "the prescriptions before it and " : "", implied,
+                       val[k - 1] - implied);
 }
 
 lth_status lth_ic_fix(const lth_ic *ic, const double *guess, int nfix, const int *idx,

@@ -73,8 +73,7 @@ static lth_status gsl_start(lth_integrator *it, const lth_integrator_setup *s, l
     it->drv = NULL;
   }
   gsl_error_handler_t *saved = gsl_set_error_handler_off();
-  it->drv = gsl_odeiv2_driver_alloc_y_new(&it->gsys, step_type(s->method), s->h0, s->atol,
-                                          s->rtol);
+  it->drv = gsl_odeiv2_driver_alloc_y_new(&it->gsys, step_type(s->method), s->h0, s->atol, s->rtol);
   if (it->drv) {
     gsl_odeiv2_driver_set_nmax(it->drv, s->max_steps);
     if (s->hmin > 0) {

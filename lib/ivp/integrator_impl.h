@@ -40,11 +40,11 @@ typedef struct lth_ode {
  * changes through set_hmin). */
 typedef struct lth_integrator_setup {
   lth_ivp_method method;
-  double h0;           /* first step (> 0) */
-  double rtol, atol;   /* local error per step: atol + rtol |y_i| per component */
-  size_t max_steps;    /* steps per advance before it gives up */
-  double hmin;         /* smallest step before it gives up (0: none) */
-  double hmax;         /* largest step (0: none) */
+  double h0;         /* first step (> 0) */
+  double rtol, atol; /* local error per step: atol + rtol |y_i| per component */
+  size_t max_steps;  /* steps per advance before it gives up */
+  double hmin;       /* smallest step before it gives up (0: none) */
+  double hmax;       /* largest step (0: none) */
 } lth_integrator_setup;
 
 /* An implementation's state (each implementation defines the struct). */

@@ -73,7 +73,7 @@ struct lth_ivp {
   lth_coef *coef;
   const lth_integrator_type *itype; /* the seam (lib/ivp/integrator_impl.h) */
   lth_integrator *it;
-  int started;   /* lth_ivp_start succeeded */
+  int started; /* lth_ivp_start succeeded */
   double t;
   double *y;
   double gamma;  /* drift damping rate (0: none) */
@@ -90,8 +90,8 @@ struct lth_ivp {
   double enc_lo, enc_hi, enc_w;
   double cross_lo, cross_hi; /* a kink or jump located inside: crossed in one step */
   double hmin;               /* the integrator's minimum step (lth_ivp_start) */
-  double hmin_frac;    /* smallest step, relative to the span */
-  double hmax;         /* largest step (0: none) */
+  double hmin_frac;          /* smallest step, relative to the span */
+  double hmax;               /* largest step (0: none) */
 };
 
 /* Degree of the polynomial that must resolve the data over one stretch
@@ -130,8 +130,8 @@ static int rhs(double t, const double *y, double *dydt, void *params) {
   if (iv->gamma > 0 && !damped) {
     /* - gamma P V: zero on the state space, damps the drift (see lth_ivp_opts.stabilize);
      * a table serves Ahat - gamma P at once */
-    lth_small_gemm(CblasNoTrans, CblasNoTrans, m, iv->ncols, m, -iv->gamma, pt->P.c, pt->P.ld, y,
-                   m, 1.0, dydt, m);
+    lth_small_gemm(CblasNoTrans, CblasNoTrans, m, iv->ncols, m, -iv->gamma, pt->P.c, pt->P.ld, y, m,
+                   1.0, dydt, m);
   }
   if (iv->affine) {
     cblas_daxpy(m, 1.0, pt->g.c, 1, dydt + (size_t)(iv->ncols - 1) * m, 1);
@@ -160,8 +160,8 @@ static int jac(double t, const double *y, double *dfdy, double *dfdt, void *para
     for (int i = 0; i < m; i++) {
       for (int j = 0; j < m; j++) {
         /* row-major (lth_ode_jac) */
-        dfdy[(o + i) * dim + o + j] = LTH_JET_AT(&pt->Ahat, 0, i, j) -
-                                      iv->gamma * LTH_JET_AT(&pt->P, 0, i, j);
+        dfdy[(o + i) * dim + o + j] =
+            LTH_JET_AT(&pt->Ahat, 0, i, j) - iv->gamma * LTH_JET_AT(&pt->P, 0, i, j);
       }
     }
   }
@@ -341,7 +341,6 @@ void lth_ivp_guard_scale(lth_ivp *iv, double scale) {
   iv->guard.scale = fmax(iv->guard.scale, scale);
 }
 
-
 static lth_status guard_eval(void *ctx, double t, const lth_point **pt) {
   return lth_coef_eval_full(((lth_ivp *)ctx)->coef, t, pt, NULL);
 }
@@ -375,15 +374,15 @@ static lth_status integration_failure(lth_ivp *iv, int code, double t_from, doub
   double lo = fmax(t_from, tf - d), hi = fmin(t_to, tf + d);
   v.answer = LTH_ENCLOSE_UNKNOWN;
   if (hi > lo) {
-    lth_enclose_check(iv->enc, lo, hi, IVP_ENC_DEGREE, iv->opts.rtol > 0 ? iv->opts.rtol : LTH_DEFAULT_RTOL,
-                      0.0, &v, NULL);
+    lth_enclose_check(iv->enc, lo, hi, IVP_ENC_DEGREE,
+                      iv->opts.rtol > 0 ? iv->opts.rtol : LTH_DEFAULT_RTOL, 0.0, &v, NULL);
   }
   if (v.answer == LTH_ENCLOSE_UNRESOLVED) {
     return lth_error_set_t(err, LTH_EINTEG, tf,
                            "%s %s stopped integrating from %.17g towards %.17g at %.17g: %s; "
                            "the data change abruptly near t = %.10g (%s)",
-                           iv->itype->name, lth_ivp_method_name(iv->opts.method), t_from, t_to,
-                           tf, iv->itype->strerror(code), v.t_feature, v.what);
+                           iv->itype->name, lth_ivp_method_name(iv->opts.method), t_from, t_to, tf,
+                           iv->itype->strerror(code), v.t_feature, v.what);
   }
   return lth_error_set_t(err, LTH_EINTEG, tf,
                          "%s %s stopped integrating from %.17g towards %.17g at %.17g: %s",
@@ -444,8 +443,7 @@ static double resolved_end(lth_ivp *iv, double t, int *crossing) {
   double floor = fmin(wmax, IVP_ENC_FLOOR * fmax(lth_coef_span(iv->coef), span));
   double rtol = iv->opts.rtol > 0 ? iv->opts.rtol : LTH_DEFAULT_RTOL, w;
   int res;
-  if (lth_enclose_width(iv->enc, a, wmax, floor, IVP_ENC_DEGREE, rtol, &w, &res, NULL) !=
-      LTH_OK) {
+  if (lth_enclose_width(iv->enc, a, wmax, floor, IVP_ENC_DEGREE, rtol, &w, &res, NULL) != LTH_OK) {
     return t;
   }
   if (res == 0) {

@@ -29,9 +29,9 @@
 #include "lth/wellposed.h"
 #include "core/errors.h"
 
-#define TABLE_FRAC 1e-3
-#define TABLE_TOL_MAX 1e-6
-#define AUTO_RATIO 2.0
+#define TABLE_FRAC      1e-3
+#define TABLE_TOL_MAX   1e-6
+#define AUTO_RATIO      2.0
 #define AUTO_MIN_PANELS 3
 
 static const char *const coef_names[] = {"auto", "direct", "table", "hermite"};
@@ -65,7 +65,7 @@ double lth_coef_tol(const lth_ivp_opts *o) {
 
 /* Which source serves the coefficients (see lth_ivp_coefficients). */
 static lth_ivp_coefficients choose_mode_for(const lth_system *sys, const lth_ivp_opts *o,
-                                           double t_lo, double t_hi, int *auto_table) {
+                                            double t_lo, double t_hi, int *auto_table) {
   int exact = lth_system_is_exact(sys);
   *auto_table = 0;
   if (o->hermite == 1 || o->coefficients == LTH_COEF_HERMITE) {

@@ -24,8 +24,8 @@ double lth_coef_chain_scale(const lth_system *sys, const lth_ivp_opts *opts);
 
 /* deriv = 1: lth_coef_eval must also deliver the first derivative (order 1)
  * of Ahat, g and P (stiff steppers).  [t_lo, t_hi] is the span to cover. */
-lth_coef *lth_coef_alloc(const lth_system *sys, const lth_ivp_opts *opts, int deriv,
-                         double t_lo, double t_hi, lth_error *err);
+lth_coef *lth_coef_alloc(const lth_system *sys, const lth_ivp_opts *opts, int deriv, double t_lo,
+                         double t_hi, lth_error *err);
 /* The same; with outputs_direct = 1 a table holds Ahat, g and P only and
  * lth_coef_eval_full decomposes directly (for callers that need the output
  * maps at a few times: tabulating Bhat, q and G costs more transform work and

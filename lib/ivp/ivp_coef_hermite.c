@@ -69,7 +69,10 @@ lth_status lth_coef_hermite_eval(lth_coef *c, double t, int order, int full, con
   size_t a = 0, b = n - 1; /* bisection: points[a]->t <= t <= points[b]->t */
   while (b - a > 1) {
     size_t mid = a + (b - a) / 2;
-    if (g->points[mid]->t <= t) a = mid; else b = mid;
+    if (g->points[mid]->t <= t)
+      a = mid;
+    else
+      b = mid;
   }
   const lth_point *P0 = g->points[a], *P1 = g->points[b];
   double h = P1->t - P0->t, x = h > 0.0 ? (t - P0->t) / h : 0.0;

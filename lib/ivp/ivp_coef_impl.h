@@ -13,28 +13,28 @@
 struct lth_coef {
   const lth_system *sys;
   int deriv;
-  int outputs_direct;        /* the table holds Ahat, g, P only: Bhat, q, G decomposed directly */
+  int outputs_direct; /* the table holds Ahat, g, P only: Bhat, q, G decomposed directly */
   double t_lo, t_hi;
   lth_ivp_coefficients mode; /* _DIRECT, _TABLE or _HERMITE */
   int auto_table;            /* table chosen by auto: may fall back to direct */
   int fell_back;             /* auto left the table at t_switch */
   double t_switch;
-  double chain_scale;        /* of cond_interval, shared by ws and the table (lth_coef_chain_scale) */
+  double chain_scale; /* of cond_interval, shared by ws and the table (lth_coef_chain_scale) */
   /* direct decompositions (also the table's direct panels and times off it) */
   lth_decomp_ws *ws;
   lth_point *pt;
   double t_cached;
   /* coefficient table */
   lth_table *tab;
-  lth_point *tp;             /* table values (order deriv) */
-  size_t served;             /* evaluations served by the table */
-  size_t hint;               /* the table panel of the last evaluation */
+  lth_point *tp; /* table values (order deriv) */
+  size_t served; /* evaluations served by the table */
+  size_t hint;   /* the table panel of the last evaluation */
   /* Hermite mode */
-  lth_grid_result *grid;     /* the nodes */
-  int k;                     /* order of the stored jets */
-  double herr;               /* largest interpolation error checked (relative) */
-  double *basis;             /* (2k+2) x (2k+2): column c = monomial coefficients of basis c */
-  lth_point *ip;             /* interpolated values (order 1) */
+  lth_grid_result *grid; /* the nodes */
+  int k;                 /* order of the stored jets */
+  double herr;           /* largest interpolation error checked (relative) */
+  double *basis;         /* (2k+2) x (2k+2): column c = monomial coefficients of basis c */
+  lth_point *ip;         /* interpolated values (order 1) */
   /* statistics (direct decompositions and Hermite grid) */
   size_t decomps;
   double seconds;

@@ -154,9 +154,9 @@ static lth_ivp *reference_integrator(const lth_system *sys, lth_ivp *iv, double 
   return *own;
 }
 
-lth_status lth_ivp_error_estimate(const lth_system *sys, lth_ivp *iv, double chain_scale,
-                                  double t0, const double *times, size_t n,
-                                  const lth_ivp_opts *o, lth_ivp_result *res, lth_error *err) {
+lth_status lth_ivp_error_estimate(const lth_system *sys, lth_ivp *iv, double chain_scale, double t0,
+                                  const double *times, size_t n, const lth_ivp_opts *o,
+                                  lth_ivp_result *res, lth_error *err) {
   double t_start = now(), rtol, atol;
   lth_ivp_tolerances(o, &rtol, &atol);
   res->error_method = reference_method(o->method);
@@ -176,8 +176,8 @@ lth_status lth_ivp_error_estimate(const lth_system *sys, lth_ivp *iv, double cha
   lth_status st = riv ? LTH_OK : local.status;
   if (riv) {
     lth_ivp_stats(riv, &steps0, &rhs0, &dec0, NULL);
-    st = lth_ivp_retune(riv, res->error_method, res->error_rtol, res->error_atol,
-                        ERROR_HMIN_FRAC, reference_hmax(o->method, res, t0, times, n), &local);
+    st = lth_ivp_retune(riv, res->error_method, res->error_rtol, res->error_atol, ERROR_HMIN_FRAC,
+                        reference_hmax(o->method, res, t0, times, n), &local);
   }
   if (st == LTH_OK) {
     st = lth_ivp_integrate_outputs(riv, t0, times, n, o, ref, &local);

@@ -62,9 +62,8 @@ lth_status lth_state_basis(const lth_point *pt, double *Q, lth_error *err) {
       a[i + (size_t)j * m] = (i == j ? 1.0 : 0.0) - LTH_JET_AT(&pt->P, 0, i, j);
     }
   }
-  lapack_int info = m > 0 ? LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'S', 'N', m, m, a, m, sv, U, m,
-                                           NULL, 1, superb)
-                          : 0;
+  lapack_int info =
+      m > 0 ? LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'S', 'N', m, m, a, m, sv, U, m, NULL, 1, superb) : 0;
   lth_status st = LTH_OK;
   if (info != 0) {
     st = lth_error_set_t(err, LTH_ELAPACK, pt->t, "SVD of I - P failed (info %d)", (int)info);
@@ -113,13 +112,12 @@ static lth_status fundamental_run(lth_ivp *iv, lth_fundamental *fm, const double
       memcpy(Phi + (size_t)j * s, Psi + (size_t)j * m, (size_t)m * sizeof(double));
     }
     if (p > 0) {
-      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s, p, m, 1.0, pt->Bhat.c,
-                  pt->Bhat.ld, Psi, m, 1.0, Phi, s);
+      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s, p, m, 1.0, pt->Bhat.c, pt->Bhat.ld,
+                  Psi, m, 1.0, Phi, s);
     }
     memcpy(zp, pt->q.c, (size_t)s * sizeof(double));
     cblas_daxpy(m, 1.0, vp, 1, zp, 1);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, s, m, 1.0, pt->Bhat.c, pt->Bhat.ld, vp, 1, 1.0, zp,
-                1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, s, m, 1.0, pt->Bhat.c, pt->Bhat.ld, vp, 1, 1.0, zp, 1);
     /* drift of every column: ||P V|| */
     for (int j = 0; j <= p; j++) {
       const double *col = V + (size_t)j * m;

@@ -69,8 +69,8 @@ lth_status lth_ivp_guard_point(lth_ivp_guard *g, const lth_point *pt, lth_error 
   if (pt->pi_inv_norm > 0) settle(g); /* a decomposed point: judged against the scan's scale */
   double kappa = pt->pi_inv_norm * g->scale;
   /* an amplification measured at the point (lth_decomp_at refuses one above the limit) */
-  if (kappa <= g->cond_max && (pt->amplification_measured ||
-                               lth_cond_acceptable(kappa, pt->r, g->cond_max))) {
+  if (kappa <= g->cond_max &&
+      (pt->amplification_measured || lth_cond_acceptable(kappa, pt->r, g->cond_max))) {
     return LTH_OK;
   }
   g->tripped = 2;
@@ -99,7 +99,10 @@ lth_status lth_ivp_guard_locate(lth_ivp_guard *g, int r, lth_ivp_guard_eval eval
       break;
     }
     pinv = fmax(pinv, pt->pi_inv_norm);
-    if (pt->pi_sign == g->sign0) a = mid; else b = mid;
+    if (pt->pi_sign == g->sign0)
+      a = mid;
+    else
+      b = mid;
   }
   double ts = 0.5 * (a + b);
   char pi[LTH_PI_TEXT_MAX];

@@ -24,7 +24,7 @@ typedef struct lth_ivp_prescan_job {
   double t0, t1;
   lth_ivp_opts opts;
   pthread_t th;
-  int running;        /* started and not joined */
+  int running; /* started and not joined */
   _Atomic int done;
   lth_status st;
   lth_error err;
@@ -51,13 +51,13 @@ lth_status lth_ivp_prescan_join(lth_ivp_prescan_job *j, double *scale, lth_error
  * that the crossing can be bracketed and bisected (lth_ivp_guard_locate). */
 #define LTH_IVP_GUARD_RING 64
 typedef struct lth_ivp_guard {
-  int sign0;            /* sign of det Pi at the first point (0: unknown) */
-  double scale;         /* largest chain norm seen */
+  int sign0;    /* sign of det Pi at the first point (0: unknown) */
+  double scale; /* largest chain norm seen */
   double cond_max;
   double t_start;
   double ring_t[LTH_IVP_GUARD_RING];
-  size_t nring;         /* points recorded (ring index nring % LTH_IVP_GUARD_RING) */
-  int tripped;          /* 1: sign change at t_flip; 2: cond_interval above cond_max */
+  size_t nring; /* points recorded (ring index nring % LTH_IVP_GUARD_RING) */
+  int tripped;  /* 1: sign change at t_flip; 2: cond_interval above cond_max */
   double t_flip, kappa;
   struct lth_ivp_prescan_job *pending; /* the scan whose chain scale is still to come */
 } lth_ivp_guard;
@@ -107,8 +107,8 @@ lth_ivp_result *lth_ivp_result_alloc(int s, int m, size_t n);
  * Refuses (LTH_ESING, LTH_ECOND) only where the reference solve found Pi
  * singular or ill-conditioned; any other failure of it leaves the estimate
  * NaN with the reason in res->error_failed. */
-lth_status lth_ivp_error_estimate(const lth_system *sys, lth_ivp *iv, double chain_scale,
-                                  double t0, const double *times, size_t n,
-                                  const lth_ivp_opts *o, lth_ivp_result *res, lth_error *err);
+lth_status lth_ivp_error_estimate(const lth_system *sys, lth_ivp *iv, double chain_scale, double t0,
+                                  const double *times, size_t n, const lth_ivp_opts *o,
+                                  lth_ivp_result *res, lth_error *err);
 
 #endif

@@ -45,7 +45,7 @@ static double seconds_now(void) {
  * loads the data's sources, as the full scan would). */
 static int scan_is_long(const lth_system *sys, double t0, double t1, const lth_ivp_opts *o) {
   double limit = lth_coef_starts_table(sys, o, t0, t1) ? lth_ivp_scan_beside_table_seconds
-                                                         : lth_ivp_scan_beside_seconds;
+                                                       : lth_ivp_scan_beside_seconds;
   lth_pi_scan sc;
   double start = seconds_now();
   if (lth_pi_scan_run(sys, t0, t1, SCAN_PROBE_POINTS, 0, &sc, NULL) != LTH_OK || sc.evals == 0) {
@@ -76,8 +76,8 @@ lth_status lth_ivp_prescan_start(lth_ivp_prescan_job *j, const lth_system *sys, 
   }
   lth_error_clear(&j->err);
   /* (on an lth thread or in a caller's parallel region: serial) */
-  int concurrent = lth_threads_available(0) > 1 && !lth_threads_nested() && j->opts.pi_scan >= 0 &&
-                   t1 > t0;
+  int concurrent =
+      lth_threads_available(0) > 1 && !lth_threads_nested() && j->opts.pi_scan >= 0 && t1 > t0;
   concurrent = concurrent && scan_is_long(sys, t0, t1, &j->opts);
   if (concurrent) {
     if (pthread_create(&j->th, NULL, scan_main, j) == 0) {

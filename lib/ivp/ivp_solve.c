@@ -77,10 +77,11 @@ static lth_status initial_value(const lth_system *sys, double t0, const double *
     memcpy(res->z0_used, z0, (size_t)s * sizeof(double));
     if (res->z0_residual > lth_ic_tolerance(ic, z0)) {
       if (!o->project) {
-        st = lth_error_set_t(err, LTH_ECONSIST, t0,
-                             "z0 is not consistent: ||M0 z0 - b0|| = %.3e (Clark section 4.1); "
-                             "compute a consistent value (lth_ic_project, lth_ic_nearest), or set opts.project",
-                             res->z0_residual);
+        st = lth_error_set_t(
+            err, LTH_ECONSIST, t0,
+            "z0 is not consistent: ||M0 z0 - b0|| = %.3e (Clark section 4.1); "
+            "compute a consistent value (lth_ic_project, lth_ic_nearest), or set opts.project",
+            res->z0_residual);
       } else {
         st = lth_ic_project(ic, z0, res->z0_used, err);
         res->projected = 1;
@@ -155,8 +156,8 @@ lth_status lth_ivp_integrate_outputs(lth_ivp *iv, double t0, const double *times
   lth_status st = lth_ivp_point(iv, t0, &pt, err);
   if (st == LTH_OK) {
     memcpy(v, res->z0_used, (size_t)m * sizeof(double));
-    cblas_dgemv(CblasColMajor, CblasNoTrans, m, m, -1.0, pt->P.c, pt->P.ld, res->z0_used, 1, 1.0,
-                v, 1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, m, m, -1.0, pt->P.c, pt->P.ld, res->z0_used, 1, 1.0, v,
+                1);
     st = lth_ivp_start(iv, t0, v, err);
   }
   for (size_t k = 0; k < n && st == LTH_OK; k++) {
@@ -176,9 +177,8 @@ lth_status lth_ivp_integrate_outputs(lth_ivp *iv, double t0, const double *times
   return st;
 }
 
-lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0,
-                         const double *times, size_t n, const lth_ivp_opts *opts,
-                         lth_ivp_result **out, lth_error *err) {
+lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0, const double *times,
+                         size_t n, const lth_ivp_opts *opts, lth_ivp_result **out, lth_error *err) {
   LTH_ERROR_RECORD(err);
   *out = NULL;
   lth_ivp_opts o;

@@ -45,12 +45,12 @@
 #include "lth/samples.h"
 #include "decomp/samples_wrap.h"
 
-#define NODES_START_SAMPLES 16 /* first nodes: one per this many sample intervals ... */
-#define NODES_MIN_START 8      /* ... but at least this many intervals ... */
-#define NODES_MAX_START 4096   /* ... and at most this many */
-#define NODES_MAX_SETS 64      /* data sets whose sample spacing is looked at */
-#define NODES_MIN_SPLIT 0x1p-16 /* without samples: shortest interval, relative to the span */
-#define NODES_MAX_NODES 65536  /* no refinement beyond this many nodes */
+#define NODES_START_SAMPLES 16      /* first nodes: one per this many sample intervals ... */
+#define NODES_MIN_START     8       /* ... but at least this many intervals ... */
+#define NODES_MAX_START     4096    /* ... and at most this many */
+#define NODES_MAX_SETS      64      /* data sets whose sample spacing is looked at */
+#define NODES_MIN_SPLIT     0x1p-16 /* without samples: shortest interval, relative to the span */
+#define NODES_MAX_NODES     65536   /* no refinement beyond this many nodes */
 
 /* What samples_nodes_build works with. */
 typedef struct nbuild {
@@ -58,9 +58,9 @@ typedef struct nbuild {
   double t_lo, t_hi, cond_max, tol;
   const double *extra; /* the caller's nodes (nextra), or NULL */
   size_t nextra;
-  int k;               /* order of the jets (-1: not chosen yet) */
+  int k; /* order of the jets (-1: not chosen yet) */
   double *basis;
-  double herr;         /* largest interpolation error checked of what is kept */
+  double herr; /* largest interpolation error checked of what is kept */
   size_t decomps;
 } nbuild;
 
@@ -107,7 +107,10 @@ static size_t nearest_sample(const hdata *d, double t) {
   size_t lo = 0, hi = d->ns - 1;
   while (hi - lo > 1) {
     size_t mid = lo + (hi - lo) / 2;
-    if (d->s[mid] <= t) lo = mid; else hi = mid;
+    if (d->s[mid] <= t)
+      lo = mid;
+    else
+      hi = mid;
   }
   return t - d->s[lo] <= d->s[hi] - t ? lo : hi;
 }
@@ -155,7 +158,10 @@ static double local_spacing(const hdata *d, double t) {
     size_t lo = 0, hi = n - 1; /* s[lo] <= t < s[hi], clamped */
     while (hi - lo > 1) {
       size_t mid = lo + (hi - lo) / 2;
-      if (s[mid] <= t) lo = mid; else hi = mid;
+      if (s[mid] <= t)
+        lo = mid;
+      else
+        hi = mid;
     }
     double hk = s[hi] - s[lo];
     h = h == 0.0 || hk < h ? hk : h;
@@ -177,8 +183,9 @@ static lth_status first_nodes(const nbuild *c, hdata *d, double **out, size_t *n
                               lth_error *err) {
   double span = c->t_hi - c->t_lo, h = mean_spacing(d) * NODES_START_SAMPLES;
   double want = h > 0.0 ? ceil(span / h) : NODES_MIN_START;
-  size_t n = want > NODES_MAX_START ? NODES_MAX_START
-             : want < NODES_MIN_START ? NODES_MIN_START : (size_t)want;
+  size_t n = want > NODES_MAX_START   ? NODES_MAX_START
+             : want < NODES_MIN_START ? NODES_MIN_START
+                                      : (size_t)want;
   size_t extra = c->extra ? c->nextra : 0;
   double *t = malloc((n + 1 + extra) * sizeof *t);
   if (!t) {
@@ -297,7 +304,7 @@ typedef struct hnodes {
   lth_point **pt;      /* nodes, increasing t (owned) */
   unsigned char *open; /* per interval [pt[j], pt[j+1]]: 1 while unchecked */
   size_t n;
-  double pending;      /* largest error of the last round's split intervals */
+  double pending; /* largest error of the last round's split intervals */
 } hnodes;
 
 static void hnodes_free(hnodes *h) {
@@ -413,8 +420,14 @@ static void cond_over_all(const hnodes *h) {
 lth_status samples_nodes_build(const lth_system *sys, double t_lo, double t_hi, const double *extra,
                                size_t nextra, double cond_max, double tol, samples_nodes *out,
                                lth_error *err) {
-  nbuild cb = {.sys = sys, .t_lo = t_lo, .t_hi = t_hi, .cond_max = cond_max, .tol = tol,
-               .extra = extra, .nextra = nextra, .k = -1},
+  nbuild cb = {.sys = sys,
+               .t_lo = t_lo,
+               .t_hi = t_hi,
+               .cond_max = cond_max,
+               .tol = tol,
+               .extra = extra,
+               .nextra = nextra,
+               .k = -1},
          *c = &cb;
   hdata d = {{NULL}, 0, NULL, 0};
   d.n = swrap_data_sets(sys, d.set, NODES_MAX_SETS);

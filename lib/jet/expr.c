@@ -26,10 +26,10 @@
 #include "expr_grammar.h"
 #include "expr_impl.h"
 
-#define MAX_DEPTH LTH_GRAMMAR_MAX_DEPTH
-#define MAX_NUMBER_LEN 100      /* longest number token accepted */
-#define MAX_TEXT_LEN (1u << 28) /* keeps node counts and columns in int range */
-#define SHOW_MAX 40             /* longest token quoted in a message */
+#define MAX_DEPTH      LTH_GRAMMAR_MAX_DEPTH
+#define MAX_NUMBER_LEN 100        /* longest number token accepted */
+#define MAX_TEXT_LEN   (1u << 28) /* keeps node counts and columns in int range */
+#define SHOW_MAX       40         /* longest token quoted in a message */
 
 /* ------------------------------------------------------------------------ */
 /* Messages                                                                 */
@@ -320,8 +320,8 @@ static lth_status parse_name(lth_gparser *g, lth_gval *out) {
       return ERR(g, b, "parameter '%.*s%s' has a non-finite value", len, s, more);
     }
     if (call) {
-      return ERR(g, b, "'%.*s%s' is a param, not a function: write %.*s%s*(...) for a product",
-                 len, s, more, len, s, more);
+      return ERR(g, b, "'%.*s%s' is a param, not a function: write %.*s%s*(...) for a product", len,
+                 s, more, len, s, more);
     }
     st = g->gr->number(g, b, v, out);
   } else if (g->gr->name && g->gr->name(g, call, out, &st)) {
@@ -348,7 +348,8 @@ static lth_status parse_primary(lth_gparser *g, const char *after, lth_gval *out
       drop(g, out);
     }
     return st;
-  case LTH_GTK_NAME: return parse_name(g, out);
+  case LTH_GTK_NAME:
+    return parse_name(g, out);
   case LTH_GTK_END:
     if (!after) {
       return ERR(g, g->tok.start, "empty expression");
@@ -495,8 +496,8 @@ static void b_drop(lth_gparser *g, lth_gval *v) {
   v->node = -1; /* nodes live in the builder */
 }
 
-static const lth_grammar EXPR_GRAMMAR = {.number = b_number, .t = b_t, .neg = b_neg,
-                                         .binary = b_binary, .func = b_func, .drop = b_drop};
+static const lth_grammar EXPR_GRAMMAR = {
+    .number = b_number, .t = b_t, .neg = b_neg, .binary = b_binary, .func = b_func, .drop = b_drop};
 
 /* The whole text is one expression. */
 static lth_status parse_all(lth_gparser *g, lth_gval *out) {
@@ -528,8 +529,14 @@ lth_status lth_expr_parse(const char *text, size_t len, lth_expr_lookup_fn looku
   lth_gval root = {.node = -1};
   lth_status st;
   if (len > MAX_TEXT_LEN) {
-    g = (lth_gparser){.gr = &EXPR_GRAMMAR, .ctx = b, .s = "", .len = 0, .pos = 0, .depth = 0,
-                      .blanks = 0, .err = err};
+    g = (lth_gparser){.gr = &EXPR_GRAMMAR,
+                      .ctx = b,
+                      .s = "",
+                      .len = 0,
+                      .pos = 0,
+                      .depth = 0,
+                      .blanks = 0,
+                      .err = err};
     st = ERR(&g, 0, "expression too long (%zu bytes)", len);
   } else {
     st = lth_gparser_init(&g, &EXPR_GRAMMAR, b, text, len, 0, err);

@@ -15,7 +15,7 @@
 
 #define CHUNK_BITS 14 /* nodes are stored in chunks of 2^14 (512 KiB): growing */
 #define CHUNK_MASK ((1 << CHUNK_BITS) - 1) /* never copies them, never holds 2 copies */
-#define MAX_NODES (INT_MAX / 2)            /* ids stay int; the compiled program's too */
+#define MAX_NODES  (INT_MAX / 2)           /* ids stay int; the compiled program's too */
 
 /* A node of the arena: 32 bytes. */
 typedef struct bnode {
@@ -37,8 +37,8 @@ static bnode *nd(const lth_ebuild *b, int id) {
 }
 
 static const char *const FUNC_NAMES[LTH_EFN_COUNT] = {"sin",  "cos",  "tan",  "exp",  "log",
-                                                       "sqrt", "sinh", "cosh", "tanh", "asin",
-                                                       "acos", "atan", "abs"};
+                                                      "sqrt", "sinh", "cosh", "tanh", "asin",
+                                                      "acos", "atan", "abs"};
 
 int lth_expr_func_find(const char *name, size_t len) {
   for (int k = 0; k < LTH_EFN_COUNT; k++) {
@@ -152,12 +152,18 @@ int lth_ebuild_func(lth_ebuild *b, int fn, int x, int col) {
 
 static int binary_op(int op) {
   switch (op) {
-  case '+': return OP_ADD;
-  case '-': return OP_SUB;
-  case '*': return OP_MUL;
-  case '/': return OP_DIV;
-  case '^': return OP_POW;
-  default: return -1;
+  case '+':
+    return OP_ADD;
+  case '-':
+    return OP_SUB;
+  case '*':
+    return OP_MUL;
+  case '/':
+    return OP_DIV;
+  case '^':
+    return OP_POW;
+  default:
+    return -1;
   }
 }
 
@@ -202,8 +208,13 @@ static lth_escalar konst(double v) { return (lth_escalar){v, -1}; }
 
 /* A constant through the kernel (op on a and b): errors as evaluating it would give. */
 static lth_status kernel_const(int op, double a, double b, double *v, lth_error *err) {
-  bnode z = {.v = op == OP_POW ? b : 0.0, .a = 0, .b = 0, .col = 0, .map = -1,
-             .op = (unsigned char)(op == OP_POW ? OP_POWC : op), .dep = 0};
+  bnode z = {.v = op == OP_POW ? b : 0.0,
+             .a = 0,
+             .b = 0,
+             .col = 0,
+             .map = -1,
+             .op = (unsigned char)(op == OP_POW ? OP_POWC : op),
+             .dep = 0};
   lth_error_clear(err);
   if (!fold(&z, a, b, v, err)) {
     return err ? err->status : LTH_EDOMAIN;
@@ -214,9 +225,15 @@ static lth_status kernel_const(int op, double a, double b, double *v, lth_error 
 /* + - * / in double arithmetic, ^ by the kernel. */
 static lth_status const_binop(int op, double a, double b, double *v, lth_error *err) {
   switch (op) {
-  case '+': *v = a + b; break;
-  case '-': *v = a - b; break;
-  case '*': *v = a * b; break;
+  case '+':
+    *v = a + b;
+    break;
+  case '-':
+    *v = a - b;
+    break;
+  case '*':
+    *v = a * b;
+    break;
   case '/':
     if (b == 0.0) {
       lth_error_clear(err);
@@ -224,7 +241,8 @@ static lth_status const_binop(int op, double a, double b, double *v, lth_error *
     }
     *v = a / b;
     break;
-  default: return kernel_const(OP_POW, a, b, v, err);
+  default:
+    return kernel_const(OP_POW, a, b, v, err);
   }
   if (!isfinite(*v)) {
     lth_error_clear(err);
@@ -298,8 +316,8 @@ static int identity(lth_ebuild *b, int op, lth_escalar x, lth_escalar y, lth_esc
   }
 }
 
-lth_status lth_ebuild_combine(lth_ebuild *b, int op, lth_escalar x, lth_escalar y,
-                              lth_escalar *out, lth_error *err) {
+lth_status lth_ebuild_combine(lth_ebuild *b, int op, lth_escalar x, lth_escalar y, lth_escalar *out,
+                              lth_error *err) {
   double xv, yv;
   lth_status st;
   if (binary_op(op) < 0) {
@@ -366,8 +384,8 @@ static lth_status walk(lth_ebuild *b, int root, size_t max_nodes, int **order, i
       }
     } else if ((size_t)n >= max_nodes) {
       lth_error_clear(err);
-      st = lth_error_set(err, LTH_EDIM, "expression too large: more than %zu operations",
-                         max_nodes);
+      st =
+          lth_error_set(err, LTH_EDIM, "expression too large: more than %zu operations", max_nodes);
     } else {
       int *no = n == ocap ? realloc(ord, (size_t)(ocap *= 2) * sizeof *no) : ord;
       st = no ? LTH_OK : nomem(err);
@@ -452,9 +470,14 @@ lth_status lth_ebuild_compile(lth_ebuild *b, int root, size_t max_nodes, lth_exp
   enode *prog = e ? malloc((size_t)n * sizeof *prog) : NULL;
   for (int k = 0; prog && k < n; k++) {
     const bnode *x = nd(b, order[k]);
-    prog[k] = (enode){.op = x->op, .a = x->a >= 0 ? nd(b, x->a)->map : -1,
-                      .b = x->b >= 0 ? nd(b, x->b)->map : -1, .col = x->col, .dep = x->dep,
-                      .off = 0, .v = x->v, .same = 0};
+    prog[k] = (enode){.op = x->op,
+                      .a = x->a >= 0 ? nd(b, x->a)->map : -1,
+                      .b = x->b >= 0 ? nd(b, x->b)->map : -1,
+                      .col = x->col,
+                      .dep = x->dep,
+                      .off = 0,
+                      .v = x->v,
+                      .same = 0};
   }
   for (int k = 0; order && k < n; k++) {
     nd(b, order[k])->map = -1;

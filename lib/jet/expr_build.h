@@ -91,12 +91,11 @@ typedef struct lth_escalar {
  * run-time kernel.  Errors (message in err, no position): LTH_EDOMAIN for a
  * constant outside a domain, a non-finite constant, or division by an exact
  * 0; LTH_ENOMEM. */
-lth_status lth_ebuild_combine(lth_ebuild *b, int op, lth_escalar x, lth_escalar y,
-                              lth_escalar *out, lth_error *err);
+lth_status lth_ebuild_combine(lth_ebuild *b, int op, lth_escalar x, lth_escalar y, lth_escalar *out,
+                              lth_error *err);
 /* *out = -x, and *out = fn(x) (a constant is evaluated now, errors as above). */
 lth_status lth_ebuild_negate(lth_ebuild *b, lth_escalar x, lth_escalar *out, lth_error *err);
-lth_status lth_ebuild_apply(lth_ebuild *b, int fn, lth_escalar x, lth_escalar *out,
-                            lth_error *err);
+lth_status lth_ebuild_apply(lth_ebuild *b, int fn, lth_escalar x, lth_escalar *out, lth_error *err);
 
 /* ---- compiling ----
  * The expression of node root.  max_nodes bounds the compiled size (its

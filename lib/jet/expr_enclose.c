@@ -25,9 +25,9 @@
 #include "expr_impl.h"
 
 #define LIBM_REL 8e-16 /* > 3.5 ulp: glibc's exp, log, sin, ... err by < 1 ulp */
-#define TWO_PI 6.283185307179586476925
-#define HALF_PI 1.570796326794896619231
-#define PI_ 3.14159265358979323846
+#define TWO_PI   6.283185307179586476925
+#define HALF_PI  1.570796326794896619231
+#define PI_      3.14159265358979323846
 
 typedef lth_interval iv;
 
@@ -98,8 +98,8 @@ static iv i_mul(iv x, iv y) {
   double lo = min2(min2(p0, p1), min2(p2, p3)), hi = max2(max2(p0, p1), max2(p2, p3));
   /* (dn, up are monotone: widening the extreme products encloses all four) */
   if (lo == 0.0 || hi == 0.0) {
-    int exact = zero_ok(x.lo, y.lo, p0) && zero_ok(x.lo, y.hi, p1) &&
-                zero_ok(x.hi, y.lo, p2) && zero_ok(x.hi, y.hi, p3);
+    int exact = zero_ok(x.lo, y.lo, p0) && zero_ok(x.lo, y.hi, p1) && zero_ok(x.hi, y.lo, p2) &&
+                zero_ok(x.hi, y.hi, p3);
     return norm((iv){lo == 0.0 && exact ? 0.0 : dn(lo), hi == 0.0 && exact ? 0.0 : up(hi)});
   }
   return norm((iv){dn(lo), up(hi)});
@@ -515,8 +515,8 @@ static void k_atan(const ikargs *k) {
 static void k_tan(const ikargs *k, int sgn) {
   iv a0 = k->a[0];
   /* a pole of tan (pi/2 + j pi) inside: unbounded */
-  if (sgn > 0 && (!(a0.hi - a0.lo < PI_) || hits(a0.lo, a0.hi, HALF_PI) ||
-                  hits(a0.lo, a0.hi, -HALF_PI))) {
+  if (sgn > 0 &&
+      (!(a0.hi - a0.lo < PI_) || hits(a0.lo, a0.hi, HALF_PI) || hits(a0.lo, a0.hi, -HALF_PI))) {
     s_entire(k->y, 0, k->K);
     return;
   }
@@ -526,7 +526,10 @@ static void k_tan(const ikargs *k, int sgn) {
 static void k_elementary(const ikargs *k) {
   int K = k->K;
   switch (k->nd->op) {
-  case OP_EXP: k->y[0] = i_incr(exp, k->a[0]); s_exp_tail(k->a, k->y, K); return;
+  case OP_EXP:
+    k->y[0] = i_incr(exp, k->a[0]);
+    s_exp_tail(k->a, k->y, K);
+    return;
   case OP_LOG:
     if (k->a[0].lo > 0) {
       s_log(k->a, k->y, K);
@@ -534,24 +537,48 @@ static void k_elementary(const ikargs *k) {
       s_entire(k->y, 0, K);
     }
     return;
-  case OP_SQRT: k_sqrt(k); return;
-  case OP_ABS: k_abs(k); return;
-  case OP_SIN: s_sincos(k->a, k->y, IAUX(k, 1), K, 0); return;
-  case OP_COS: s_sincos(k->a, IAUX(k, 1), k->y, K, 0); return;
-  case OP_SINH: s_sincos(k->a, k->y, IAUX(k, 1), K, 1); return;
-  case OP_COSH: s_sincos(k->a, IAUX(k, 1), k->y, K, 1); return;
-  case OP_TAN: k_tan(k, 1); return;
-  case OP_TANH: k_tan(k, -1); return;
-  case OP_ASIN: k_asin(k, 0); return;
-  case OP_ACOS: k_asin(k, 1); return;
-  default: k_atan(k); return;
+  case OP_SQRT:
+    k_sqrt(k);
+    return;
+  case OP_ABS:
+    k_abs(k);
+    return;
+  case OP_SIN:
+    s_sincos(k->a, k->y, IAUX(k, 1), K, 0);
+    return;
+  case OP_COS:
+    s_sincos(k->a, IAUX(k, 1), k->y, K, 0);
+    return;
+  case OP_SINH:
+    s_sincos(k->a, k->y, IAUX(k, 1), K, 1);
+    return;
+  case OP_COSH:
+    s_sincos(k->a, IAUX(k, 1), k->y, K, 1);
+    return;
+  case OP_TAN:
+    k_tan(k, 1);
+    return;
+  case OP_TANH:
+    k_tan(k, -1);
+    return;
+  case OP_ASIN:
+    k_asin(k, 0);
+    return;
+  case OP_ACOS:
+    k_asin(k, 1);
+    return;
+  default:
+    k_atan(k);
+    return;
   }
 }
 
 static void k_dispatch(const ikargs *k) {
   int K = k->K;
   switch (k->nd->op) {
-  case OP_CONST: s_const(k->y, k->nd->v, K); return;
+  case OP_CONST:
+    s_const(k->y, k->nd->v, K);
+    return;
   case OP_T:
     s_const(k->y, 0.0, K);
     k->y[0] = k->t;
@@ -588,9 +615,15 @@ static void k_dispatch(const ikargs *k) {
       s_div(k->a, k->b, k->y, K);
     }
     return;
-  case OP_POWC: k_powc(k); return;
-  case OP_POW: k_pow(k); return;
-  default: k_elementary(k); return;
+  case OP_POWC:
+    k_powc(k);
+    return;
+  case OP_POW:
+    k_pow(k);
+    return;
+  default:
+    k_elementary(k);
+    return;
   }
 }
 
@@ -608,9 +641,12 @@ lth_status lth_expr_enclose(const lth_expr *e, double a, double b, int order, lt
   size_t k1 = (size_t)order + 1;
   for (int i = 0; i < e->n; i++) {
     const enode *nd = &e->nodes[i];
-    ikargs k = {.nd = nd, .a = nd->a >= 0 ? work + e->nodes[nd->a].off * k1 : NULL,
-                .b = nd->b >= 0 ? work + e->nodes[nd->b].off * k1 : NULL, .y = work + nd->off * k1,
-                .K = order, .t = {a, b}};
+    ikargs k = {.nd = nd,
+                .a = nd->a >= 0 ? work + e->nodes[nd->a].off * k1 : NULL,
+                .b = nd->b >= 0 ? work + e->nodes[nd->b].off * k1 : NULL,
+                .y = work + nd->off * k1,
+                .K = order,
+                .t = {a, b}};
     k_dispatch(&k);
   }
   memcpy(coef, work + e->nodes[e->n - 1].off * k1, k1 * sizeof *coef);

@@ -66,8 +66,7 @@ typedef struct lth_grammar {
   lth_status (*number)(lth_gparser *g, size_t pos, double v, lth_gval *out); /* also pi, params */
   lth_status (*t)(lth_gparser *g, size_t pos, lth_gval *out);
   lth_status (*neg)(lth_gparser *g, size_t pos, lth_gval *a);
-  lth_status (*binary)(lth_gparser *g, size_t pos, int op, lth_gval *a, lth_gval *b,
-                       lth_gval *out);
+  lth_status (*binary)(lth_gparser *g, size_t pos, int op, lth_gval *a, lth_gval *b, lth_gval *out);
   lth_status (*func)(lth_gparser *g, size_t pos, int fn, lth_gval *a); /* fn: LTH_EFN_* */
   void (*drop)(lth_gparser *g, lth_gval *v);
   /* Optional (NULL: none). name: a name at the current token that is no
@@ -80,7 +79,7 @@ typedef struct lth_grammar {
   lth_status (*postfix)(lth_gparser *g, lth_gval *v);
   /* Messages (NULL: "name 'x'" and "end of input"; "column N"; no hint;
    * errors in the lth_error with column = byte offset + 1). */
-  void (*show)(const lth_gparser *g, char *buf, size_t size);    /* the current token */
+  void (*show)(const lth_gparser *g, char *buf, size_t size); /* the current token */
   void (*where)(const lth_gparser *g, size_t pos, char *buf, size_t size);
   const char *(*hint)(const lth_gparser *g); /* after "found X" */
   lth_status (*error)(lth_gparser *g, size_t pos, lth_status st, const char *msg);

@@ -69,7 +69,7 @@ struct lth_expr {
  * for sin, 1+T^2 for tan, sqrt(1-a^2) for asin, ...). */
 extern const char *const lth_expr_op_names[OP_COUNT];
 extern const int lth_expr_op_nseries[OP_COUNT];
-#define OP_NAMES lth_expr_op_names
+#define OP_NAMES   lth_expr_op_names
 #define OP_NSERIES lth_expr_op_nseries
 
 /* One node's kernel call: operand series in, y (with its auxiliary series) out. */

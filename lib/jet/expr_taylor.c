@@ -178,7 +178,6 @@ static void s_const(double *y, double c, int K) {
 /* ------------------------------------------------------------------------ */
 /* Node kernels with domain checks.  y has OP_NSERIES[op] series.            */
 
-
 #define AUX(k, i) ((k)->y + (size_t)(i) * (size_t)((k)->K + 1))
 
 /* a^n for an integer n, |n| <= 2^31, by repeated squaring: exact structure at
@@ -343,9 +342,15 @@ static void k_linear(const kargs *k) {
   const double *a = k->a, *b = k->b;
   for (int m = 0; m <= k->K; m++) {
     switch (k->nd->op) {
-    case OP_NEG: k->y[m] = -a[m]; break;
-    case OP_ADD: k->y[m] = a[m] + b[m]; break;
-    default: k->y[m] = a[m] - b[m]; break;
+    case OP_NEG:
+      k->y[m] = -a[m];
+      break;
+    case OP_ADD:
+      k->y[m] = a[m] + b[m];
+      break;
+    default:
+      k->y[m] = a[m] - b[m];
+      break;
     }
   }
 }
@@ -353,25 +358,48 @@ static void k_linear(const kargs *k) {
 static lth_status k_elementary(const kargs *k) {
   int K = k->K, op = k->nd->op;
   switch (op) {
-  case OP_EXP: s_exp(k->a, k->y, K); return LTH_OK;
-  case OP_LOG: return k_log(k);
-  case OP_SQRT: return k_sqrt(k);
-  case OP_ABS: return k_abs(k);
-  case OP_SIN: s_sincos(k->a, k->y, AUX(k, 1), K, 0); return LTH_OK;
-  case OP_COS: s_sincos(k->a, AUX(k, 1), k->y, K, 0); return LTH_OK;
-  case OP_SINH: s_sincos(k->a, k->y, AUX(k, 1), K, 1); return LTH_OK;
-  case OP_COSH: s_sincos(k->a, AUX(k, 1), k->y, K, 1); return LTH_OK;
-  case OP_TAN: s_tan(k->a, k->y, AUX(k, 1), K, 1); return LTH_OK;
-  case OP_TANH: s_tan(k->a, k->y, AUX(k, 1), K, -1); return LTH_OK;
-  case OP_ASIN: return k_asin(k, 0);
-  case OP_ACOS: return k_asin(k, 1);
-  default: k_atan(k); return LTH_OK;
+  case OP_EXP:
+    s_exp(k->a, k->y, K);
+    return LTH_OK;
+  case OP_LOG:
+    return k_log(k);
+  case OP_SQRT:
+    return k_sqrt(k);
+  case OP_ABS:
+    return k_abs(k);
+  case OP_SIN:
+    s_sincos(k->a, k->y, AUX(k, 1), K, 0);
+    return LTH_OK;
+  case OP_COS:
+    s_sincos(k->a, AUX(k, 1), k->y, K, 0);
+    return LTH_OK;
+  case OP_SINH:
+    s_sincos(k->a, k->y, AUX(k, 1), K, 1);
+    return LTH_OK;
+  case OP_COSH:
+    s_sincos(k->a, AUX(k, 1), k->y, K, 1);
+    return LTH_OK;
+  case OP_TAN:
+    s_tan(k->a, k->y, AUX(k, 1), K, 1);
+    return LTH_OK;
+  case OP_TANH:
+    s_tan(k->a, k->y, AUX(k, 1), K, -1);
+    return LTH_OK;
+  case OP_ASIN:
+    return k_asin(k, 0);
+  case OP_ACOS:
+    return k_asin(k, 1);
+  default:
+    k_atan(k);
+    return LTH_OK;
   }
 }
 
 static lth_status k_dispatch(const kargs *k) {
   switch (k->nd->op) {
-  case OP_CONST: s_const(k->y, k->nd->v, k->K); return LTH_OK;
+  case OP_CONST:
+    s_const(k->y, k->nd->v, k->K);
+    return LTH_OK;
   case OP_T:
     s_const(k->y, k->t, k->K);
     if (k->K > 0) {
@@ -380,12 +408,20 @@ static lth_status k_dispatch(const kargs *k) {
     return LTH_OK;
   case OP_NEG:
   case OP_ADD:
-  case OP_SUB: k_linear(k); return LTH_OK;
-  case OP_MUL: s_mul(k->a, k->b, k->y, k->K); return LTH_OK;
-  case OP_DIV: return k_div(k);
-  case OP_POWC: return k_powc(k);
-  case OP_POW: return k_pow(k);
-  default: return k_elementary(k);
+  case OP_SUB:
+    k_linear(k);
+    return LTH_OK;
+  case OP_MUL:
+    s_mul(k->a, k->b, k->y, k->K);
+    return LTH_OK;
+  case OP_DIV:
+    return k_div(k);
+  case OP_POWC:
+    return k_powc(k);
+  case OP_POW:
+    return k_pow(k);
+  default:
+    return k_elementary(k);
   }
 }
 
@@ -431,9 +467,13 @@ lth_status lth_expr_taylor(const lth_expr *e, double t, int order, double *coef,
   size_t k1 = (size_t)order + 1;
   for (int i = 0; i < e->n; i++) {
     const enode *nd = &e->nodes[i];
-    kargs k = {.nd = nd, .a = nd->a >= 0 ? work + e->nodes[nd->a].off * k1 : NULL,
-               .b = nd->b >= 0 ? work + e->nodes[nd->b].off * k1 : NULL, .y = work + nd->off * k1,
-               .K = order, .t = t, .err = err};
+    kargs k = {.nd = nd,
+               .a = nd->a >= 0 ? work + e->nodes[nd->a].off * k1 : NULL,
+               .b = nd->b >= 0 ? work + e->nodes[nd->b].off * k1 : NULL,
+               .y = work + nd->off * k1,
+               .K = order,
+               .t = t,
+               .err = err};
     lth_status st = lth_expr_eval_node(&k);
     if (st != LTH_OK) {
       return st;

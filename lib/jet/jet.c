@@ -204,8 +204,8 @@ static enum CBLAS_TRANSPOSE cblas_trans(lth_trans t) {
 /* C += alpha op(A) op(B), one coefficient pair (lib/core/small_blas.c picks the
  * way by size). */
 static void coef_gemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int M, int N, int Kd,
-                      double alpha, const double *a, int lda, const double *b, int ldb,
-                      double *c, int ldc) {
+                      double alpha, const double *a, int lda, const double *b, int ldb, double *c,
+                      int ldc) {
   lth_small_gemm(ta, tb, M, N, Kd, alpha, a, lda, b, ldb, 1.0, c, ldc);
 }
 
@@ -231,19 +231,18 @@ lth_status lth_jet_gemm(lth_trans ta, lth_trans tb, double alpha, const lth_jet 
     return LTH_OK;
   }
   enum CBLAS_TRANSPOSE cta = cblas_trans(ta), ctb = cblas_trans(tb);
-  if (tb == LTH_NOTRANS && is_packed(B) && is_packed(C) &&
-      (long)M * N * Kd > LTH_SMALL_PRODUCT) {
+  if (tb == LTH_NOTRANS && is_packed(B) && is_packed(C) && (long)M * N * Kd > LTH_SMALL_PRODUCT) {
     /* C_{j..K} += alpha A_j [B_0 ... B_{K-j}]: one wide dgemm per j. */
     for (int j = 0; j <= K; j++) {
-      cblas_dgemm(CblasColMajor, cta, ctb, M, N * (K - j + 1), Kd, alpha, LTH_JET_COEF(A, j),
-                  A->ld, LTH_JET_COEF(B, 0), B->ld, 1.0, LTH_JET_COEF(C, j), C->ld);
+      cblas_dgemm(CblasColMajor, cta, ctb, M, N * (K - j + 1), Kd, alpha, LTH_JET_COEF(A, j), A->ld,
+                  LTH_JET_COEF(B, 0), B->ld, 1.0, LTH_JET_COEF(C, j), C->ld);
     }
     return LTH_OK;
   }
   for (int m = 0; m <= K; m++) {
     for (int j = 0; j <= m; j++) {
-      coef_gemm(cta, ctb, M, N, Kd, alpha, LTH_JET_COEF(A, j), A->ld, LTH_JET_COEF(B, m - j),
-                B->ld, LTH_JET_COEF(C, m), C->ld);
+      coef_gemm(cta, ctb, M, N, Kd, alpha, LTH_JET_COEF(A, j), A->ld, LTH_JET_COEF(B, m - j), B->ld,
+                LTH_JET_COEF(C, m), C->ld);
     }
   }
   return LTH_OK;
@@ -311,11 +310,11 @@ double lth_jet_maxabs(const lth_jet *J, int order) {
 
 struct lth_jet_lu {
   int nmax, n;
-  double *lu;           /* n x n, ld = nmax: LU factors of M_0 */
-  lapack_int *ipiv;     /* nmax */
-  double *work;         /* 4 nmax, for dgecon */
-  lapack_int *iwork;    /* nmax, for dgecon */
-  lth_jet M;            /* the factored jet (by value; storage owned by the caller) */
+  double *lu;        /* n x n, ld = nmax: LU factors of M_0 */
+  lapack_int *ipiv;  /* nmax */
+  double *work;      /* 4 nmax, for dgecon */
+  lapack_int *iwork; /* nmax, for dgecon */
+  lth_jet M;         /* the factored jet (by value; storage owned by the caller) */
 };
 
 lth_jet_lu *lth_jet_lu_alloc(int nmax, lth_error *err) {
@@ -414,8 +413,8 @@ lth_status lth_jet_lu_factor(lth_jet_lu *lu, const lth_jet *M, double rcond_min,
     info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, lu->lu, lu->nmax, lu->ipiv);
   }
   if (n > 1 && info == 0 && anorm > 0.0) {
-    lapack_int ci = LAPACKE_dgecon_work(LAPACK_COL_MAJOR, '1', n, lu->lu, lu->nmax, anorm,
-                                        &rcond, lu->work, lu->iwork);
+    lapack_int ci = LAPACKE_dgecon_work(LAPACK_COL_MAJOR, '1', n, lu->lu, lu->nmax, anorm, &rcond,
+                                        lu->work, lu->iwork);
     if (ci != 0 || !isfinite(rcond)) {
       rcond = 0.0;
     }
@@ -429,8 +428,8 @@ lth_status lth_jet_lu_factor(lth_jet_lu *lu, const lth_jet *M, double rcond_min,
   }
   if (info > 0 || rcond == 0.0 || rcond < rcond_min) {
     lth_status st = (info > 0 || rcond == 0.0) ? LTH_ESING : LTH_ECOND;
-    lth_error_set(err, st, "%s %d x %d matrix",
-                  st == LTH_ESING ? "singular" : "ill-conditioned", n, n);
+    lth_error_set(err, st, "%s %d x %d matrix", st == LTH_ESING ? "singular" : "ill-conditioned", n,
+                  n);
     if (err) {
       err->has_cond = 1;
       err->cond = c;
@@ -469,8 +468,7 @@ static void lu_substitute(int n, const double *lu, int ld, double *x) {
 static lapack_int lu_apply(const lth_jet_lu *lu, int nrhs, double *x, int ldx) {
   int n = lu->n;
   if ((long)n * n * nrhs > LTH_SMALL_PRODUCT) {
-    return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, lu->lu, lu->nmax, lu->ipiv, x,
-                               ldx);
+    return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, lu->lu, lu->nmax, lu->ipiv, x, ldx);
   }
   lapack_int info = LAPACKE_dlaswp_work(LAPACK_COL_MAJOR, nrhs, x, ldx, 1, n, lu->ipiv, 1);
   for (int j = 0; info == 0 && j < nrhs; j++) {
@@ -483,8 +481,10 @@ static lapack_int lu_apply(const lth_jet_lu *lu, int nrhs, double *x, int ldx) {
 lth_status lth_jet_lu_solve(const lth_jet_lu *lu, const lth_jet *N, lth_jet *X, lth_error *err) {
   const lth_jet *M = &lu->M;
   if (N->rows != lu->n || X->rows != lu->n || X->cols != N->cols) {
-    return lth_error_set(err, LTH_EDIM, "jet solve: %d x %d system, right side %d x %d, result "
-                         "%d x %d", lu->n, lu->n, N->rows, N->cols, X->rows, X->cols);
+    return lth_error_set(err, LTH_EDIM,
+                         "jet solve: %d x %d system, right side %d x %d, result "
+                         "%d x %d",
+                         lu->n, lu->n, N->rows, N->cols, X->rows, X->cols);
   }
   int K = imin(imin(M->order, N->order), X->maxorder);
   if (X != N) {
@@ -500,8 +500,8 @@ lth_status lth_jet_lu_solve(const lth_jet_lu *lu, const lth_jet *N, lth_jet *X, 
   for (int m = 0; m <= K; m++) {
     double *xm = LTH_JET_COEF(X, m);
     for (int j = 1; j <= m; j++) {
-      coef_gemm(CblasNoTrans, CblasNoTrans, lu->n, X->cols, lu->n, -1.0, LTH_JET_COEF(M, j),
-                M->ld, LTH_JET_COEF(X, m - j), X->ld, xm, X->ld);
+      coef_gemm(CblasNoTrans, CblasNoTrans, lu->n, X->cols, lu->n, -1.0, LTH_JET_COEF(M, j), M->ld,
+                LTH_JET_COEF(X, m - j), X->ld, xm, X->ld);
     }
     lapack_int info = lu_apply(lu, X->cols, xm, X->ld);
     if (info != 0) {

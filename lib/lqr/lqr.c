@@ -143,12 +143,12 @@ typedef struct {
   const lth_lqr_spec *spec;
   lth_system *sys;
   int nx, nu, s, p;
-  double *all;      /* time union */
+  double *all; /* time union */
   size_t nall, *idx;
   lth_fundamental *fm;
-  double *W;        /* 2nx x p */
-  double *Ceff;     /* nx x nx: C - C B1 (B1'C B1)^+ B1'C, B1 = B(t1) */
-  double *Jt;       /* nx x nx: x(t1) -> terminal jump, -B1 (B1'C B1)^+ B1'C */
+  double *W;    /* 2nx x p */
+  double *Ceff; /* nx x nx: C - C B1 (B1'C B1)^+ B1'C, B1 = B(t1) */
+  double *Jt;   /* nx x nx: x(t1) -> terminal jump, -B1 (B1'C B1)^+ B1'C */
   double rank_tol;
 } lqr_run;
 
@@ -191,7 +191,8 @@ static lth_status eval_B(const lth_lqr_spec *spec, double t, double *Bm, lth_err
 static lth_status terminal_weight(lqr_run *R, lth_error *err) {
   int nx = R->nx, nu = R->nu;
   const double *C = R->spec->C;
-  R->Ceff = malloc(sizeof(double) * ((size_t)2 * nx * nx + (size_t)4 * nx * nu + 4 * (size_t)nu * nu + 4));
+  R->Ceff = malloc(sizeof(double) *
+                   ((size_t)2 * nx * nx + (size_t)4 * nx * nu + 4 * (size_t)nu * nu + 4));
   if (!R->Ceff) return lth_error_set(err, LTH_ENOMEM, "out of memory");
   R->Jt = R->Ceff + (size_t)nx * nx;
   double *B1 = R->Jt + (size_t)nx * nx, *CB = B1 + (size_t)nx * nu, *M = CB + (size_t)nx * nu;
@@ -200,8 +201,7 @@ static lth_status terminal_weight(lqr_run *R, lth_error *err) {
   if (st != LTH_OK) return st;
   cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nx, nu, nx, 1.0, C, nx, B1, nx, 0.0, CB,
               nx);
-  cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nu, nu, nx, 1.0, B1, nx, CB, nx, 0.0, M,
-              nu);
+  cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nu, nu, nx, 1.0, B1, nx, CB, nx, 0.0, M, nu);
   svd_t sM;
   st = svd(M, nu, nu, 1e-12, &sM, err);
   if (st != LTH_OK) return st;
@@ -214,8 +214,7 @@ static lth_status terminal_weight(lqr_run *R, lth_error *err) {
       Mp[i + (size_t)j * nu] = v;
     }
   svd_free(&sM);
-  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, nu, nx, nu, 1.0, Mp, nu, CB, nx, 0.0, X,
-              nu);
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, nu, nx, nu, 1.0, Mp, nu, CB, nx, 0.0, X, nu);
   cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nx, nx, nu, -1.0, B1, nx, X, nu, 0.0,
               R->Jt, nx);
   memcpy(R->Ceff, C, sizeof(double) * (size_t)nx * nx);
@@ -261,7 +260,8 @@ static lth_status trajectories(const lqr_run *R, const double *c, lth_lqr_result
   if (res->terminal_impulse) res->exists = 0;
   if (!isfinite(res->cost) || !finite_vec(res->terminal_jump, nx)) {
     return lth_error_set_t(err, LTH_ENOTFINITE, isfinite(res->cost) ? R->spec->t1 : R->spec->t0,
-                           "the LQR %s is not finite", isfinite(res->cost) ? "terminal jump" : "cost");
+                           "the LQR %s is not finite",
+                           isfinite(res->cost) ? "terminal jump" : "cost");
   }
   return LTH_OK;
 }
@@ -271,11 +271,11 @@ static lth_status trajectories(const lqr_run *R, const double *c, lth_lqr_result
  * the control, i.e. along range(B(t0)); among the states reachable that way,
  * the one of least cost.  If none is reachable, the orthogonally nearest
  * consistent state is reported and no trajectory. */
-static lth_status nearest_consistent(lqr_run *R, lth_lqr_result *res, double *c,
-                                     lth_error *err) {
+static lth_status nearest_consistent(lqr_run *R, lth_lqr_result *res, double *c, lth_error *err) {
   int nx = R->nx, nu = R->nu, p = R->p, rows = 2 * nx;
   const double *x0 = R->spec->x0;
-  double *T = malloc(sizeof(double) * ((size_t)nx * p * 4 + (size_t)nx * nu + (size_t)8 * p + 4 * nx + 8));
+  double *T =
+      malloc(sizeof(double) * ((size_t)nx * p * 4 + (size_t)nx * nu + (size_t)8 * p + 4 * nx + 8));
   if (!T) return lth_error_set(err, LTH_ENOMEM, "out of memory");
   double *Y = T + (size_t)nx * p, *L0 = Y + (size_t)nx * p, *PY = L0 + (size_t)nx * p;
   double *Bm = PY + (size_t)nx * p, *d = Bm + (size_t)nx * nu, *rhs = d + 2 * p + 2;
@@ -328,12 +328,16 @@ static lth_status nearest_consistent(lqr_run *R, lth_lqr_result *res, double *c,
       double *M = calloc((size_t)kn * kn + (size_t)kz * kz + 4 * (size_t)kn + 4, sizeof(double));
       if (M) {
         double *ZMZ = M + (size_t)kn * kn, *g = ZMZ + (size_t)kz * kz, *e = g + kn + 1;
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, kn, kn, nx, 0.5, Y, nx, L0, nx, 0.0, M, kn);
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, kn, kn, nx, 0.5, L0, nx, Y, nx, 1.0, M, kn);
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, kn, kn, nx, 0.5, Y, nx, L0, nx, 0.0, M,
+                    kn);
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, kn, kn, nx, 0.5, L0, nx, Y, nx, 1.0, M,
+                    kn);
         double *MZ = malloc(sizeof(double) * ((size_t)kn * kz + 1));
         if (MZ) {
-          cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, kn, kz, kn, 1.0, M, kn, Z, kn, 0.0, MZ, kn);
-          cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, kz, kz, kn, 1.0, Z, kn, MZ, kn, 0.0, ZMZ, kz);
+          cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, kn, kz, kn, 1.0, M, kn, Z, kn, 0.0,
+                      MZ, kn);
+          cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, kz, kz, kn, 1.0, Z, kn, MZ, kn, 0.0,
+                      ZMZ, kz);
           cblas_dgemv(CblasColMajor, CblasTrans, kn, kz, -1.0, MZ, kn, d, 1, 0.0, g, 1);
           svd_t sZ;
           if (svd(ZMZ, kz, kz, 1e-12, &sZ, NULL) == LTH_OK) {
@@ -405,8 +409,8 @@ static lth_status check_spec(const lth_lqr_spec *spec, const double *times, size
   }
   for (size_t k = 0; k < n; k++) {
     if (!(times[k] >= spec->t0 && times[k] <= spec->t1)) {
-      return lth_error_set_t(err, LTH_ERANGE, times[k], "output time outside [%g, %g]",
-                             spec->t0, spec->t1);
+      return lth_error_set_t(err, LTH_ERANGE, times[k], "output time outside [%g, %g]", spec->t0,
+                             spec->t1);
     }
   }
   return LTH_OK;
@@ -426,8 +430,10 @@ static lth_status judge_rank(lqr_run *R, const lth_lqr_result *res, lth_error *e
   svd_free(&sP);
   if (spread * R->rank_tol <= 1.0) return LTH_OK;
   char how[64];
-  if (isfinite(spread) && spread < 1e300) snprintf(how, sizeof how, "by %.3g", spread);
-  else snprintf(how, sizeof how, "beyond working precision");
+  if (isfinite(spread) && spread < 1e300)
+    snprintf(how, sizeof how, "by %.3g", spread);
+  else
+    snprintf(how, sizeof how, "beyond working precision");
   return lth_error_set_t(err, LTH_ECOND, R->spec->t1,
                          "the shooting path cannot decide whether the optimum is unique: W has "
                          "condition %.3g, but the fundamental solution's columns spread %s "
@@ -464,7 +470,10 @@ lth_status lth_lqr_solve(const lth_lqr_spec *spec, const double *times, size_t n
                          const lth_lqr_opts *opts, lth_lqr_result **out, lth_error *err) {
   *out = NULL;
   lth_lqr_opts o;
-  if (opts) o = *opts; else lth_lqr_opts_init(&o);
+  if (opts)
+    o = *opts;
+  else
+    lth_lqr_opts_init(&o);
   lth_status st = check_spec(spec, times, n, err);
   if (st != LTH_OK) return st;
   lqr_run R;
@@ -500,9 +509,9 @@ lth_status lth_lqr_solve(const lth_lqr_spec *spec, const double *times, size_t n
     R.idx = malloc((n + 1) * sizeof(size_t));
     R.W = malloc(sizeof(double) * ((size_t)2 * R.nx * R.p + 1));
     c = calloc((size_t)R.p + 1, sizeof(double));
-    st = (res && R.idx && R.W && c) ? lth_time_union(spec->t0, spec->t1, times, n, &R.all,
-                                                     &R.nall, R.idx, err)
-                                    : lth_error_set(err, LTH_ENOMEM, "out of memory");
+    st = (res && R.idx && R.W && c)
+             ? lth_time_union(spec->t0, spec->t1, times, n, &R.all, &R.nall, R.idx, err)
+             : lth_error_set(err, LTH_ENOMEM, "out of memory");
   }
   if (st == LTH_OK) {
     lth_ivp_opts io = o.ivp;

@@ -14,9 +14,9 @@
 
 #include "lqr_impl.h"
 
-#define H_SCAN_POINTS 1025
+#define H_SCAN_POINTS  1025
 #define H_GOLDEN_STEPS 48
-#define H_MAX_REFINE 64
+#define H_MAX_REFINE   64
 /* Symmetry and semidefiniteness are judged relative to the largest |H|. */
 #define SYM_TOL 1e-12
 #define PSD_TOL 1e-12
@@ -66,9 +66,9 @@ static lth_status h_alloc(h_eval *h, const lth_lqr_spec *spec, lth_error *err) {
 static int sym_eig(int n, const double *M, int ld, double *a, double *w, double *work,
                    lapack_int lwork) {
   for (int j = 0; j < n; j++)
-    for (int i = 0; i < n; i++) a[i + (size_t)j * n] = 0.5 * (M[i + (size_t)j * ld] + M[j + (size_t)i * ld]);
-  return n == 0 ? 0
-                : (int)LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'N', 'U', n, a, n, w, work, lwork);
+    for (int i = 0; i < n; i++)
+      a[i + (size_t)j * n] = 0.5 * (M[i + (size_t)j * ld] + M[j + (size_t)i * ld]);
+  return n == 0 ? 0 : (int)LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'N', 'U', n, a, n, w, work, lwork);
 }
 
 static double asymmetry(int n, const double *M, int ld, double *mx) {
@@ -104,16 +104,23 @@ static h_sample h_refine(h_eval *h, h_sample a, h_sample m, h_sample b) {
   h_sample best = m;
   double lo = a.t, hi = b.t;
   for (int it = 0; it < H_GOLDEN_STEPS; it++) {
-    double x = (best.t - lo > hi - best.t) ? best.t - g * (best.t - lo) : best.t + g * (hi - best.t);
+    double x =
+        (best.t - lo > hi - best.t) ? best.t - g * (best.t - lo) : best.t + g * (hi - best.t);
     if (!(x > lo && x < hi) || x == best.t) break;
     h_sample s;
     h_at(h, x, &s);
     if (!s.ok) break;
     if (s.lmin < best.lmin) {
-      if (x < best.t) hi = best.t; else lo = best.t;
+      if (x < best.t)
+        hi = best.t;
+      else
+        lo = best.t;
       best = s;
     } else {
-      if (x < best.t) lo = x; else hi = x;
+      if (x < best.t)
+        lo = x;
+      else
+        hi = x;
     }
   }
   return best;

@@ -13,8 +13,7 @@
  * lth_lqr_check_data is the two in turn; the data-file reader calls them
  * apart, to name the statement at fault (lth_problem_lqr_check). */
 lth_status lth_lqr_check_C(const lth_lqr_spec *spec, lth_error *err);
-lth_status lth_lqr_check_H(const lth_lqr_spec *spec, const double *times, size_t n,
-                           lth_error *err);
+lth_status lth_lqr_check_H(const lth_lqr_spec *spec, const double *times, size_t n, lth_error *err);
 lth_status lth_lqr_check_data(const lth_lqr_spec *spec, const double *times, size_t n,
                               lth_error *err);
 

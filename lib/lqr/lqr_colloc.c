@@ -141,8 +141,7 @@ lth_status lth_lqr_colloc_smooth(const lth_lqr_spec *spec, const double *times, 
       buf ? lth_colloc_ctx_alloc(sys, lth_colloc_default_stages(tol), &io, spec->t0, spec->t1, err)
           : NULL;
   st = cx ? LTH_OK
-          : (buf ? (lth_error_status(err))
-                 : lth_error_set(err, LTH_ENOMEM, "out of memory"));
+          : (buf ? (lth_error_status(err)) : lth_error_set(err, LTH_ENOMEM, "out of memory"));
   lth_colloc_out co_out = {0};
   if (st == LTH_OK) {
     /* x(t0) = x0;  lambda(t1) - C x(t1) = 0 */

@@ -116,7 +116,8 @@ static int hash_add(lth_model *m, int idx) {
       }
     }
   }
-  size_t mask = (size_t)m->nslots - 1, k = lth_name_hash(m->names[idx], strlen(m->names[idx])) & mask;
+  size_t mask = (size_t)m->nslots - 1,
+         k = lth_name_hash(m->names[idx], strlen(m->names[idx])) & mask;
   while (m->slots[k]) {
     k = (k + 1) & mask;
   }
@@ -237,9 +238,12 @@ lth_status lth_model_set_source(lth_model *m, lth_model_part part, int eq, int v
 
 size_t lth_mcoef_work_size(const lth_mcoef *c, int order) {
   switch (c->kind) {
-  case MCOEF_EXPR: return lth_expr_work_size(c->e, order);
-  case MCOEF_SOURCE: return lth_source_work_size(c->s, order) + (size_t)order + 1;
-  default: return 0;
+  case MCOEF_EXPR:
+    return lth_expr_work_size(c->e, order);
+  case MCOEF_SOURCE:
+    return lth_source_work_size(c->s, order) + (size_t)order + 1;
+  default:
+    return 0;
   }
 }
 

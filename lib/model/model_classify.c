@@ -18,10 +18,10 @@
 
 /* Irregular points inside the interval (as in model_detect.c). */
 static const double FRAC[7] = {0.0731, 0.1917, 0.3306, 0.4818, 0.6151, 0.7743, 0.9128};
-#define RANK_TOL 1e-12 /* singular values below RANK_TOL * the largest count as zero */
-#define G1_TOL 1e-10   /* G1 singular below G1_TOL * its largest singular value */
-#define WEIGHT_TOL 1e-8 /* entries of a null vector that name an equation or unknown */
-#define MAX_DENSE 1000  /* larger systems get the structural message only */
+#define RANK_TOL   1e-12 /* singular values below RANK_TOL * the largest count as zero */
+#define G1_TOL     1e-10 /* G1 singular below G1_TOL * its largest singular value */
+#define WEIGHT_TOL 1e-8  /* entries of a null vector that name an equation or unknown */
+#define MAX_DENSE  1000  /* larger systems get the structural message only */
 
 typedef struct work {
   int n;
@@ -192,8 +192,9 @@ static void undetermined(const lth_model *m, const work *W, int row, char *buf, 
 }
 
 lth_status lth_model_no_algebraic(const lth_model *m, lth_error *err) {
-  static const char tail[] = "lth needs a Hessenberg DAE of index >= 2, in which the derivatives of "
-                             "the algebraic unknowns never appear (docs/equations.md)";
+  static const char tail[] =
+      "lth needs a Hessenberg DAE of index >= 2, in which the derivatives of "
+      "the algebraic unknowns never appear (docs/equations.md)";
   work W;
   if (m->nv > MAX_DENSE) {
     return lth_model_error(m, err, m->vline[0], m->vcol[0],

@@ -127,15 +127,33 @@ static lth_status mblock_enclose(const void *state, double a, double e, int orde
 
 /* [exact][enclosable]: sampled coefficients carry no enclosure. */
 static const lth_source_type mblock_types[2][2] = {
-    {{.name = "equations", .fill = mblock_fill, .work_size = mblock_work, .domain = mblock_domain,
-      .destroy = mblock_destroy, .exact = 0},
-     {.name = "equations", .fill = mblock_fill, .work_size = mblock_work, .domain = mblock_domain,
-      .destroy = mblock_destroy, .exact = 0, .enclose = mblock_enclose,
+    {{.name = "equations",
+      .fill = mblock_fill,
+      .work_size = mblock_work,
+      .domain = mblock_domain,
+      .destroy = mblock_destroy,
+      .exact = 0},
+     {.name = "equations",
+      .fill = mblock_fill,
+      .work_size = mblock_work,
+      .domain = mblock_domain,
+      .destroy = mblock_destroy,
+      .exact = 0,
+      .enclose = mblock_enclose,
       .enclose_work_size = mblock_enclose_work}},
-    {{.name = "equations", .fill = mblock_fill, .work_size = mblock_work, .domain = mblock_domain,
-      .destroy = mblock_destroy, .exact = 1},
-     {.name = "equations", .fill = mblock_fill, .work_size = mblock_work, .domain = mblock_domain,
-      .destroy = mblock_destroy, .exact = 1, .enclose = mblock_enclose,
+    {{.name = "equations",
+      .fill = mblock_fill,
+      .work_size = mblock_work,
+      .domain = mblock_domain,
+      .destroy = mblock_destroy,
+      .exact = 1},
+     {.name = "equations",
+      .fill = mblock_fill,
+      .work_size = mblock_work,
+      .domain = mblock_domain,
+      .destroy = mblock_destroy,
+      .exact = 1,
+      .enclose = mblock_enclose,
       .enclose_work_size = mblock_enclose_work}},
 };
 
@@ -166,8 +184,14 @@ static lth_status mblock_rebind(const void *state, lth_leaf_map map, void *ctx, 
     mblock_destroy(cp);
     return lth_error_set(err, LTH_ENOMEM, "out of memory");
   }
-  *cp = (mblock){.rows = b->rows, .cols = b->cols, .nnz = b->nnz, .ii = cp->ii, .jj = cp->jj,
-                 .c = cp->c, .own = cp->own, .own_src = cp->own_src};
+  *cp = (mblock){.rows = b->rows,
+                 .cols = b->cols,
+                 .nnz = b->nnz,
+                 .ii = cp->ii,
+                 .jj = cp->jj,
+                 .c = cp->c,
+                 .own = cp->own,
+                 .own_src = cp->own_src};
   int changed = 0, exact = 1;
   lth_status st = LTH_OK;
   for (size_t k = 0; k < n && st == LTH_OK; k++) {

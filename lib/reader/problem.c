@@ -227,8 +227,14 @@ lth_status lth_problem_parse_opts(const char *text, size_t len, const char *name
     return lth_error_set(err, LTH_ENOMEM, "out of memory");
   }
   P.pb->kind = LTH_PROBLEM_DAE;
-  P.c = (lth_pcur){.tx = &P.tx, .st = {0, 0, 1, 0}, .pos = 0, .lookup = lth_pp_param_lookup,
-                   .ctx = &P, .ndep = &P.ndep, .err = err, .ops = 0.0};
+  P.c = (lth_pcur){.tx = &P.tx,
+                   .st = {0, 0, 1, 0},
+                   .pos = 0,
+                   .lookup = lth_pp_param_lookup,
+                   .ctx = &P,
+                   .ndep = &P.ndep,
+                   .err = err,
+                   .ops = 0.0};
   if (!(P.c.eb = lth_ebuild_alloc())) {
     free(P.pb);
     free(P.override_used);

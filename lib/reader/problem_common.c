@@ -409,8 +409,9 @@ lth_status lth_pp_check_overrides(lth_pp *P) {
                                 P->params[i].name);
       }
       lth_error_clear(P->err);
-      return lth_error_set(P->err, LTH_EINVAL, "opts.params %.60s: %s defines no param '%.*s' (%s%s)",
-                           o, P->tx.name, (int)(eq - o > 40 ? 40 : eq - o), o,
+      return lth_error_set(P->err, LTH_EINVAL,
+                           "opts.params %.60s: %s defines no param '%.*s' (%s%s)", o, P->tx.name,
+                           (int)(eq - o > 40 ? 40 : eq - o), o,
                            P->nparams ? "its params: " : "it has no params", list);
     }
   }

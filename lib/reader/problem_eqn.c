@@ -28,9 +28,9 @@
 #include "problem_impl.h"
 #include "core/names_hash.h"
 
-#define MAX_ORDER 20         /* highest derivative of an unknown */
-#define EQN_SAMPLING_ORDER 6 /* default degree of sampled fits in the equation form */
-#define MAX_UNKNOWNS 20000   /* with the velocities x' (the decomposition is dense) */
+#define MAX_ORDER          20    /* highest derivative of an unknown */
+#define EQN_SAMPLING_ORDER 6     /* default degree of sampled fits in the equation form */
+#define MAX_UNKNOWNS       20000 /* with the velocities x' (the decomposition is dense) */
 
 typedef struct evar {
   char *name;
@@ -270,8 +270,14 @@ static lth_status eqn_samples(void *ctx, size_t name_pos, const lth_source **out
 lth_status lth_pp_eqn_equation(lth_pp *P, size_t start) {
   lth_pcur *c = &P->c;
   struct lth_peqn *E = P->eqn;
-  lth_plit_opts o = {.eye_rows = 0, .eye_cols = 0, .lookup_var = lookup_var, .var_name = var_name,
-                     .var_ctx = E, .stop_at_eq = 1, .samples = eqn_samples, .samples_ctx = P};
+  lth_plit_opts o = {.eye_rows = 0,
+                     .eye_cols = 0,
+                     .lookup_var = lookup_var,
+                     .var_name = var_name,
+                     .var_ctx = E,
+                     .stop_at_eq = 1,
+                     .samples = eqn_samples,
+                     .samples_ctx = P};
   lth_pvctx x = {c, var_name, E};
   lth_pval L, R, D;
   c->pos = start;

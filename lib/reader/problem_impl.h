@@ -34,8 +34,8 @@
 
 #define LTH_P_MAX_FILE ((size_t)64 << 20) /* bytes in a data file */
 #define LTH_P_MAX_LINE ((size_t)1 << 20)  /* bytes in one line */
-#define LTH_P_MAX_DEP 250000              /* t-dependent matrix entries per file */
-#define LTH_P_MAX_OPS 2e8                 /* entry operations per file (lth_pval_charge) */
+#define LTH_P_MAX_DEP  250000             /* t-dependent matrix entries per file */
+#define LTH_P_MAX_OPS  2e8                /* entry operations per file (lth_pval_charge) */
 /* Entry operations per expression node built or compiled: a node holds 32
  * bytes while the file is read and a compiled one runs at every t, so that
  * the budget admits 10^7 of them (a 1 MB formula of 120,000 terms uses
@@ -298,11 +298,11 @@ lth_status lth_plit_parse(lth_pcur *c, const lth_plit_opts *o, lth_pval *out);
 #include "lth/problem.h"
 #include "source/source_affine.h"
 
-#define LTH_P_MAX_BLOCKS 64
-#define LTH_P_MAX_BLOCK_SIZE 100000L
-#define LTH_P_MAX_ENTRIES 50000000.0 /* sum of rows*cols over the given blocks */
-#define LTH_P_MAX_GRID 10000000L
-#define LTH_P_DEFAULT_GRID 101
+#define LTH_P_MAX_BLOCKS         64
+#define LTH_P_MAX_BLOCK_SIZE     100000L
+#define LTH_P_MAX_ENTRIES        50000000.0 /* sum of rows*cols over the given blocks */
+#define LTH_P_MAX_GRID           10000000L
+#define LTH_P_DEFAULT_GRID       101
 #define LTH_P_MAX_SAMPLING_ORDER 20
 
 typedef struct lth_spos {
@@ -332,7 +332,7 @@ struct lth_problem {
   lth_lqr_spec lqr;
   lth_source *lqr_src[3]; /* A, B, H (the system refers to them) */
   double *C, *x0;
-  char *name;        /* the file's name in messages (lth_problem_lqr_check) */
+  char *name;         /* the file's name in messages (lth_problem_lqr_check) */
   lth_spos lqr_at[4]; /* where A, B, H, C are given (line 0: not given) */
   /* mass matrices M(i) of the block form, i = 1..r-1 (the system's solve
    * sources refer to them); NULL where not given */

@@ -248,11 +248,19 @@ static const char *r_unknown_note(const lth_gparser *g) {
   return p->o->lookup_var ? ": neither a declared variable nor a param" : "";
 }
 
-static const lth_grammar READER_GRAMMAR = {.number = v_number, .t = v_t, .neg = v_neg,
-                                           .binary = v_binary, .func = v_func, .drop = v_drop,
-                                           .name = r_name, .primary = r_primary,
-                                           .postfix = r_postfix, .show = r_show, .where = r_where,
-                                           .hint = r_hint, .error = r_error,
+static const lth_grammar READER_GRAMMAR = {.number = v_number,
+                                           .t = v_t,
+                                           .neg = v_neg,
+                                           .binary = v_binary,
+                                           .func = v_func,
+                                           .drop = v_drop,
+                                           .name = r_name,
+                                           .primary = r_primary,
+                                           .postfix = r_postfix,
+                                           .show = r_show,
+                                           .where = r_where,
+                                           .hint = r_hint,
+                                           .error = r_error,
                                            .unknown_note = r_unknown_note};
 
 /* ------------------------------------------------------------------------ */

@@ -160,9 +160,15 @@ lth_status lth_pp_finish_lqr(lth_pp *P) {
   if (st != LTH_OK) {
     return st;
   }
-  pb->lqr = (lth_lqr_spec){.nx = P->nx, .nu = P->nu, .t0 = pb->t0, .t1 = pb->t1,
-                           .A = pb->lqr_src[LTH_P_LQR_A], .B = pb->lqr_src[LTH_P_LQR_B],
-                           .H = pb->lqr_src[LTH_P_LQR_H], .C = pb->C, .x0 = pb->x0};
+  pb->lqr = (lth_lqr_spec){.nx = P->nx,
+                           .nu = P->nu,
+                           .t0 = pb->t0,
+                           .t1 = pb->t1,
+                           .A = pb->lqr_src[LTH_P_LQR_A],
+                           .B = pb->lqr_src[LTH_P_LQR_B],
+                           .H = pb->lqr_src[LTH_P_LQR_H],
+                           .C = pb->C,
+                           .x0 = pb->x0};
   pb->name = malloc(strlen(P->tx.name) + 1);
   if (!pb->name) {
     return lth_pp_at_error(P, P->at_sizes, LTH_ENOMEM, "out of memory");

@@ -173,8 +173,10 @@ lth_status lth_pp_parse_const(lth_pp *P, const char *label, int rows, int cols, 
   lth_pcur_skip_ws(c);
   size_t rhs = c->pos;
   int vec = rows < 0;
-  lth_plit_opts o = {.eye_rows = allow_eye ? rows : 0, .eye_cols = allow_eye ? cols : 0,
-                     .label = label, .stop_at_eq = 0};
+  lth_plit_opts o = {.eye_rows = allow_eye ? rows : 0,
+                     .eye_cols = allow_eye ? cols : 0,
+                     .label = label,
+                     .stop_at_eq = 0};
   lth_pval v;
   lth_status st = lth_plit_parse(c, &o, &v);
   if (st != LTH_OK) {

@@ -51,8 +51,8 @@ static lth_status built(const lth_pvctx *x, size_t pos, lth_status st, size_t be
 lth_status lth_psc_const_binop(const lth_pvctx *x, size_t pos, int op, double a, double b,
                                double *v) {
   lth_escalar r = {0.0, -1};
-  lth_status st = lth_ebuild_combine(x->c->eb, op, (lth_escalar){a, -1}, (lth_escalar){b, -1}, &r,
-                                     x->c->err);
+  lth_status st =
+      lth_ebuild_combine(x->c->eb, op, (lth_escalar){a, -1}, (lth_escalar){b, -1}, &r, x->c->err);
   *v = r.v;
   return built(x, pos, st, lth_ebuild_size(x->c->eb)); /* constants: no nodes */
 }
@@ -240,8 +240,7 @@ lth_status lth_psc_compile(lth_pcur *c, size_t pos, const lth_psc *s, double sig
   /* the nodes an evaluation runs: what is left of the budget */
   double left = (LTH_P_MAX_OPS - c->ops) / LTH_P_NODE_OPS;
   size_t nodes = 0;
-  lth_status st =
-      lth_ebuild_compile(c->eb, root, left > 0 ? (size_t)left : 0, e, &nodes, c->err);
+  lth_status st = lth_ebuild_compile(c->eb, root, left > 0 ? (size_t)left : 0, e, &nodes, c->err);
   if (st == LTH_EDIM) {
     return lth_pcur_charge(c, pos, LTH_P_MAX_OPS); /* the budget's message */
   }

@@ -95,9 +95,11 @@ static lth_status samples_fill(const void *state, double t, int order, lth_jet *
   return fill_variant(state, t, order, 0, out, work, err);
 }
 
-static const lth_source_type samples_type = {.name = "samples", .fill = samples_fill,
+static const lth_source_type samples_type = {.name = "samples",
+                                             .fill = samples_fill,
                                              .work_size = samples_work_size,
-                                             .domain = samples_domain, .destroy = samples_destroy,
+                                             .domain = samples_domain,
+                                             .destroy = samples_destroy,
                                              .exact = 0};
 
 /* LAPACK's workspace for dgeqrf (m x n) and dormqr (m x nrhs, min(m, n)
@@ -106,8 +108,8 @@ static size_t query_lwork(int m, int n, size_t nrhs) {
   double q1 = 0.0, q2 = 0.0, dummy = 0.0;
   n = n < m ? n : m;
   lapack_int i1 = LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, m, n, &dummy, m, &dummy, &q1, -1);
-  lapack_int i2 = LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', 'T', m, (lapack_int)nrhs, n, &dummy,
-                                      m, &dummy, &dummy, m, &q2, -1);
+  lapack_int i2 = LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', 'T', m, (lapack_int)nrhs, n, &dummy, m,
+                                      &dummy, &dummy, m, &q2, -1);
   size_t need = (size_t)n + nrhs + 64;
   size_t g1 = i1 == 0 && q1 > 0.0 && q1 < 1e15 ? (size_t)q1 : 0;
   size_t g2 = i2 == 0 && q2 > 0.0 && q2 < 1e15 ? (size_t)q2 : 0;
@@ -129,8 +131,7 @@ static lth_status check_data(size_t n, const double *times, const double *values
     }
     for (size_t e = 0; e < nrhs; e++) {
       if (!isfinite(values[k * nrhs + e])) {
-        return lth_error_set(err, LTH_ESAMPLE, "sample %zu: entry %zu is not finite", k + 1,
-                             e + 1);
+        return lth_error_set(err, LTH_ESAMPLE, "sample %zu: entry %zu is not finite", k + 1, e + 1);
       }
     }
   }
@@ -156,8 +157,7 @@ static lth_status check_opts(int rows, int cols, const lth_samples_opts *o, lth_
   }
   /* LAPACK takes int sizes: a window times the entries must fit */
   if ((size_t)rows * (size_t)cols > (size_t)INT_MAX / (SAMPLES_MAX_WINDOW + 2)) {
-    return lth_error_set(err, LTH_EINVAL, "sampled data: %d x %d entries are too many", rows,
-                         cols);
+    return lth_error_set(err, LTH_EINVAL, "sampled data: %d x %d entries are too many", rows, cols);
   }
   return LTH_OK;
 }
@@ -340,8 +340,8 @@ static lth_status at_check(const samples_state *s, double t, int order, lth_erro
   return order_check(s, t, order, err);
 }
 
-lth_status lth_samples_fit_at(const lth_source *src, double t, int m, int *degree,
-                              size_t *window, lth_error *err) {
+lth_status lth_samples_fit_at(const lth_source *src, double t, int m, int *degree, size_t *window,
+                              lth_error *err) {
   const samples_state *s = state_of(src);
   lth_status st = at_check(s, t, m, err);
   if (st != LTH_OK) {
@@ -405,8 +405,8 @@ lth_status lth_samples_fill_alternative(const lth_source *src, double t, int ord
   const samples_state *s = state_of(src);
   lth_status st = at_check(s, t, order, err);
   if (st == LTH_OK && (out->rows != s->rows || out->cols != s->cols || out->maxorder < order)) {
-    st = lth_error_set(err, LTH_EDIM, "jet %d x %d (order %d) for %d x %d sampled data",
-                       out->rows, out->cols, out->maxorder, s->rows, s->cols);
+    st = lth_error_set(err, LTH_EDIM, "jet %d x %d (order %d) for %d x %d sampled data", out->rows,
+                       out->cols, out->maxorder, s->rows, s->cols);
   }
   return st == LTH_OK ? fill_variant(s, t, order, 1, out, work, err) : st;
 }

@@ -29,7 +29,7 @@
 
 #include "samples_impl.h"
 
-#define CSV_MAX_BYTES ((size_t)512 << 20)
+#define CSV_MAX_BYTES   ((size_t)512 << 20)
 #define CSV_KEEP_DIGITS 780
 
 /* Read a whole file (NUL-terminated copy). */
@@ -168,8 +168,8 @@ static int parse_number(const char *s, size_t n, double *out) {
       sticky |= s[i] != '0';
     }
   }
-  if (seen == 0 || (i < n && (s[i] == 'e' || s[i] == 'E') && (++i, !parse_exponent(s, n, &i, &ex))) ||
-      i != n) {
+  if (seen == 0 ||
+      (i < n && (s[i] == 'e' || s[i] == 'E') && (++i, !parse_exponent(s, n, &i, &ex))) || i != n) {
     return 0;
   }
   if (nd == 0) {
@@ -271,8 +271,10 @@ static lth_status csv_line(csv_reader *r, const char *s, size_t n) {
   int header = r->header_allowed && numeric == 0;
   r->header_allowed = 0;
   if (ncells != r->ncols) {
-    return csv_error(r, 0, "%s has %d columns, expected %d (t, then the block's entries in "
-                     "row-major order)", header ? "header row" : "row", ncells, r->ncols);
+    return csv_error(r, 0,
+                     "%s has %d columns, expected %d (t, then the block's entries in "
+                     "row-major order)",
+                     header ? "header row" : "row", ncells, r->ncols);
   }
   if (header) {
     return LTH_OK;
@@ -282,8 +284,10 @@ static lth_status csv_line(csv_reader *r, const char *s, size_t n) {
                      kind == 2 ? "not a finite number" : "not a number");
   }
   if (r->nrows > 0 && !(r->cells[0] > r->t[r->nrows - 1])) {
-    return csv_error(r, 1, "t = %.17g is not greater than t = %.17g on the previous row: t must "
-                     "be strictly increasing", r->cells[0], r->t[r->nrows - 1]);
+    return csv_error(r, 1,
+                     "t = %.17g is not greater than t = %.17g on the previous row: t must "
+                     "be strictly increasing",
+                     r->cells[0], r->t[r->nrows - 1]);
   }
   return append_row(r);
 }
@@ -313,15 +317,20 @@ lth_source *lth_samples_read_csv_opts(const char *path, int rows, int cols,
     lth_samples_opts_init(&o);
   }
   if (!path || rows < 1 || cols < 1 || rows > 100000 || cols > 100000) {
-    lth_error_set(err, LTH_EINVAL, "CSV path is NULL or block size %d x %d is invalid", rows,
-                  cols);
+    lth_error_set(err, LTH_EINVAL, "CSV path is NULL or block size %d x %d is invalid", rows, cols);
     return NULL;
   }
   char *buf = NULL;
   size_t len = 0;
   lth_source *src = NULL;
-  csv_reader r = {.path = path, .ncols = 1 + rows * cols, .ncap = 0, .nrows = 0, .cap = 0,
-                  .header_allowed = 1, .line = 0, .err = err};
+  csv_reader r = {.path = path,
+                  .ncols = 1 + rows * cols,
+                  .ncap = 0,
+                  .nrows = 0,
+                  .cap = 0,
+                  .header_allowed = 1,
+                  .line = 0,
+                  .err = err};
   if (read_file(path, &buf, &len, err) != LTH_OK) {
     goto cleanup;
   }
@@ -355,8 +364,7 @@ cleanup:
   return src;
 }
 
-lth_source *lth_samples_read_csv(const char *path, int rows, int cols, int degree,
-                                 lth_error *err) {
+lth_source *lth_samples_read_csv(const char *path, int rows, int cols, int degree, lth_error *err) {
   lth_samples_opts o;
   lth_samples_opts_init(&o);
   o.degree = degree;

@@ -219,8 +219,8 @@ static lth_status cell_kept(const samples_state *s, size_t cell, int order, cons
  * variant, and when available the kept polynomials (*P, else NULL). */
 static lth_status fits_of(const samples_state *s, size_t cell, int order, int variant, int *Km,
                           size_t *Nm, const double **P, double *work, lth_error *err) {
-  size_t scratch = samples_eval_size(s) - 2 * samples_polys_size(s, s->maxorder) -
-                   (size_t)s->maxorder - 1;
+  size_t scratch =
+      samples_eval_size(s) - 2 * samples_polys_size(s, s->maxorder) - (size_t)s->maxorder - 1;
   double *P_own = work + scratch;
   unsigned ch_own[SAMPLES_AUTO_MAX_ORDER + SAMPLES_MAX_DEGREE + 2];
   const unsigned *ch = ch_own;
@@ -237,8 +237,8 @@ static lth_status fits_of(const samples_state *s, size_t cell, int order, int va
   unpack(ch, order, Km, Nm);
   for (int m = 0; m <= order; m++) {
     if (Nm[m] == 0) {
-      return lth_error_set(err, LTH_EORDER, "%zu samples give no fit for derivative order %d",
-                           s->n, m);
+      return lth_error_set(err, LTH_EORDER, "%zu samples give no fit for derivative order %d", s->n,
+                           m);
     }
     if (variant) {
       alt_fit(s, Km[m], Nm[m], &Km[m], &Nm[m]);
@@ -260,8 +260,7 @@ static void binomials(int m, int deg, double *binom) {
 
 /* Taylor coefficient m at x of the polynomial p of degree deg (unit u):
  * (1 / u^m) sum_{j >= m} C(j, m) p_j x^(j - m). */
-static double taylor_at(const double *p, const double *binom, int deg, int m, double x,
-                        double um) {
+static double taylor_at(const double *p, const double *binom, int deg, int m, double x, double um) {
   double acc = 0.0;
   for (int j = deg; j >= m; j--) {
     acc = acc * x + binom[j] * p[j];
@@ -279,8 +278,8 @@ lth_status samples_eval(const samples_state *s, double t, int order, int variant
   const double *P = NULL;
   lth_status st = fits_of(s, cell, order, variant, Km, Nm, &P, work, err);
   if (st == LTH_OK && !P) {
-    double *own = work + samples_eval_size(s) - samples_polys_size(s, s->maxorder) -
-                  (size_t)s->maxorder - 1;
+    double *own =
+        work + samples_eval_size(s) - samples_polys_size(s, s->maxorder) - (size_t)s->maxorder - 1;
     st = cell_polys(s, cell, 0, order, Km, Nm, own, work, err);
     P = own;
   }
@@ -357,8 +356,8 @@ lth_status samples_error(const samples_state *s, double t, int order, double *es
   return st;
 }
 
-lth_status samples_fit_of(const samples_state *s, double t, int m, int *K, size_t *N,
-                          double *work, lth_error *err) {
+lth_status samples_fit_of(const samples_state *s, double t, int m, int *K, size_t *N, double *work,
+                          lth_error *err) {
   int Km[SAMPLES_MAX_DEGREE + 1];
   size_t Nm[SAMPLES_MAX_DEGREE + 1];
   const double *P = NULL;

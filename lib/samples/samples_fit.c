@@ -151,8 +151,8 @@ lth_status samples_qr_amp(const samples_qr *q, double u, double *rinv, double *a
       rinv[i + j * C] = 0.0;
     }
   }
-  lapack_int info = LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'U', 'N', (lapack_int)C, rinv,
-                                        (lapack_int)C);
+  lapack_int info =
+      LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'U', 'N', (lapack_int)C, rinv, (lapack_int)C);
   if (info != 0) {
     return lth_error_set_t(err, LTH_ELAPACK, q->tc,
                            "sampled data: the fit on samples %zu..%zu is singular (dtrtri info "
@@ -172,8 +172,8 @@ lth_status samples_qr_amp(const samples_qr *q, double u, double *rinv, double *a
   return LTH_OK;
 }
 
-double samples_diff_deriv(const samples_state *s, const double *a, int lda, int ka,
-                          const double *b, int ldb, int kb, int m, const double *xp, int np) {
+double samples_diff_deriv(const samples_state *s, const double *a, int lda, int ka, const double *b,
+                          int ldb, int kb, int m, const double *xp, int np) {
   int kmax = ka > kb ? ka : kb;
   double falling[SAMPLES_MAX_DEGREE + 3]; /* j! / (j - m)! */
   for (int j = m; j <= kmax; j++) {

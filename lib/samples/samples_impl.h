@@ -18,15 +18,15 @@
 
 #include "lth/samples.h"
 
-#define SAMPLES_MAX_DEGREE 30      /* `sampling order K`: K <= 30 */
-#define SAMPLES_AUTO_MAX_DEGREE 16 /* highest degree the automatic choice tries */
-#define SAMPLES_AUTO_MAX_ORDER 12  /* derivative orders served in automatic mode */
-#define SAMPLES_MAX_WINDOW 160     /* largest least-squares window (samples) */
-#define SAMPLES_CELL_TARGET 8      /* automatic mode: about this many cells ... */
-#define SAMPLES_CELL_MAX_STRIDE 16 /* ... of at most this many sample intervals */
-#define SAMPLES_CACHE_BUDGET ((size_t)1 << 23) /* doubles of fit cache per source, at most */
-#define SAMPLES_ROUNDING 3.3e-17   /* 0.3 DBL_EPSILON: std of a correctly rounded value */
-#define SAMPLES_NOISE_COVER 3.0    /* the error estimate's noise term: 3 standard deviations */
+#define SAMPLES_MAX_DEGREE      30                /* `sampling order K`: K <= 30 */
+#define SAMPLES_AUTO_MAX_DEGREE 16                /* highest degree the automatic choice tries */
+#define SAMPLES_AUTO_MAX_ORDER  12                /* derivative orders served in automatic mode */
+#define SAMPLES_MAX_WINDOW      160               /* largest least-squares window (samples) */
+#define SAMPLES_CELL_TARGET     8                 /* automatic mode: about this many cells ... */
+#define SAMPLES_CELL_MAX_STRIDE 16                /* ... of at most this many sample intervals */
+#define SAMPLES_CACHE_BUDGET    ((size_t)1 << 23) /* doubles of fit cache per source, at most */
+#define SAMPLES_ROUNDING        3.3e-17 /* 0.3 DBL_EPSILON: std of a correctly rounded value */
+#define SAMPLES_NOISE_COVER     3.0     /* the error estimate's noise term: 3 standard deviations */
 
 /* Cells.  The data are fitted cell by cell: a cell is `stride` consecutive
  * sample intervals, [t_a, t_b] with a = cell * stride, b = min(a + stride,
@@ -72,8 +72,7 @@ size_t samples_interval(const samples_state *s, double t);
 /* The cell holding t. */
 size_t samples_cell_of(const samples_state *s, double t);
 /* Cell geometry: samples a..b, centre tc, width u = t_b - t_a. */
-void samples_cell(const samples_state *s, size_t cell, size_t *a, size_t *b, double *tc,
-                  double *u);
+void samples_cell(const samples_state *s, size_t cell, size_t *a, size_t *b, double *tc, double *u);
 /* First sample of the npts-sample window of a cell (npts >= its b - a + 1
  * samples): the extra samples split evenly on both sides (an odd one on the
  * side of the nearer neighbour), shifted inwards at the ends of the data. */
@@ -85,10 +84,10 @@ typedef struct samples_qr {
   size_t k0, N; /* samples k0 .. k0 + N - 1 */
   int C;        /* columns: fits of degree 0 .. C - 1 */
   double tc, hs;
-  double *R;    /* N x C, dgeqrf's output (R in the upper triangle), ld N */
-  double *tau;  /* C */
-  double *QtB;  /* N x nrhs, Q^T times the values, ld N */
-  double *lw;   /* LAPACK workspace, s->lwork doubles */
+  double *R;   /* N x C, dgeqrf's output (R in the upper triangle), ld N */
+  double *tau; /* C */
+  double *QtB; /* N x nrhs, Q^T times the values, ld N */
+  double *lw;  /* LAPACK workspace, s->lwork doubles */
 } samples_qr;
 
 /* Doubles one samples_qr needs (window of s->maxwin samples, s->maxcol columns). */
@@ -112,10 +111,11 @@ lth_status samples_qr_amp(const samples_qr *q, double u, double *rinv, double *a
 
 /* max over probes x_p and entries e of |d^m/dx^m sum_j d_j x^j| at x_p,
  * d_j = a[j + e*lda] - b[j + e*ldb] (coefficients above ka / kb are 0). */
-double samples_diff_deriv(const samples_state *s, const double *a, int lda, int ka,
-                          const double *b, int ldb, int kb, int m, const double *xp, int np);
+double samples_diff_deriv(const samples_state *s, const double *a, int lda, int ka, const double *b,
+                          int ldb, int kb, int m, const double *xp, int np);
 
-/* ---- noise (lib/samples/samples_noise.c) and the automatic choice (lib/samples/samples_select.c) ---- */
+/* ---- noise (lib/samples/samples_noise.c) and the automatic choice (lib/samples/samples_select.c)
+ * ---- */
 
 /* Estimate each entry's noise level from the data (lib/samples/samples_noise.c), or
  * apply the declared one; never below the rounding of the values.  Allocates. */
@@ -141,8 +141,8 @@ lth_status samples_eval(const samples_state *s, double t, int order, int variant
 lth_status samples_error(const samples_state *s, double t, int order, double *est, double *alt,
                          int ld, double *work, lth_error *err);
 /* The fit (degree, window) of order m at t (for reports). */
-lth_status samples_fit_of(const samples_state *s, double t, int m, int *K, size_t *N,
-                          double *work, lth_error *err);
+lth_status samples_fit_of(const samples_state *s, double t, int m, int *K, size_t *N, double *work,
+                          lth_error *err);
 /* Doubles of work samples_eval, samples_error and samples_fit_of need. */
 size_t samples_eval_size(const samples_state *s);
 

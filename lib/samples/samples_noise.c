@@ -122,9 +122,8 @@ static void noise_estimate(samples_state *s, double *r) {
 
 lth_status samples_noise_init(samples_state *s, lth_error *err) {
   s->sigma = calloc(s->nrhs, sizeof *s->sigma);
-  double *r = s->noise_kind == LTH_SAMPLES_NOISE_ESTIMATED
-                  ? malloc(s->n * s->nrhs * sizeof *r)
-                  : NULL;
+  double *r =
+      s->noise_kind == LTH_SAMPLES_NOISE_ESTIMATED ? malloc(s->n * s->nrhs * sizeof *r) : NULL;
   if (!s->sigma || (s->noise_kind == LTH_SAMPLES_NOISE_ESTIMATED && !r)) {
     free(r);
     return lth_error_set(err, LTH_ENOMEM, "out of memory estimating the noise of %zu samples",
@@ -151,4 +150,3 @@ lth_status samples_noise_init(samples_state *s, lth_error *err) {
   }
   return LTH_OK;
 }
-

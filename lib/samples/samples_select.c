@@ -44,35 +44,33 @@
 
 #include "samples_impl.h"
 
-#define SEL_COLS (SAMPLES_AUTO_MAX_DEGREE + 2)
-#define SEL_NP 3  /* probes: the cell's ends and middle */
-#define SEL_NWIN 40
-#define SEL_STEP 4    /* windows grow by 4 samples up to SEL_COLS, then by half */
+#define SEL_COLS  (SAMPLES_AUTO_MAX_DEGREE + 2)
+#define SEL_NP    3 /* probes: the cell's ends and middle */
+#define SEL_NWIN  40
+#define SEL_STEP  4   /* windows grow by 4 samples up to SEL_COLS, then by half */
 #define SEL_SLACK 2.0 /* windows within this factor of the best score count as best */
-#define SEL_M (SAMPLES_AUTO_MAX_ORDER + 1)
+#define SEL_M     (SAMPLES_AUTO_MAX_ORDER + 1)
 
 /* Next window size after N (see the file comment). */
-static size_t next_window(size_t N) {
-  return N < SEL_COLS ? N + SEL_STEP : N + N / 2;
-}
+static size_t next_window(size_t N) { return N < SEL_COLS ? N + SEL_STEP : N + N / 2; }
 
 static size_t grow_size(const samples_state *s);
 
 size_t samples_select_size(const samples_state *s) {
   size_t c = SEL_COLS, m = SEL_M, np = SEL_NP;
-  return grow_size(s) + c * c + 2 * m * c * np + c * m * np * s->nrhs + m * np * s->nrhs +
-         c * m + m + 2 * SEL_NWIN * m;
+  return grow_size(s) + c * c + 2 * m * c * np + c * m * np * s->nrhs + m * np * s->nrhs + c * m +
+         m + 2 * SEL_NWIN * m;
 }
 
 typedef struct sel {
   const samples_state *s;
-  int M, C;        /* orders 0..M; columns of the current window */
-  double *rinv;    /* C x C, ld SEL_COLS: R^{-1} in units of u (row j times (u/hs)^j) */
-  double *phi;     /* phi[(m*SEL_COLS + j)*NP + p] = j!/(j-m)! x_p^(j-m) */
-  double *psi;     /* psi[(l*SEL_M + m)*NP + p] = d^m/dx^m of column l of R^{-1} at x_p */
-  double *dv;      /* dv[((K*SEL_M + m)*NP + p)*nrhs + e]: derivative m of fit K at x_p */
-  double *amp;     /* amp[K*SEL_M + m] */
-  double *E, *Kb;  /* per window w and order m: best estimate and its degree */
+  int M, C;       /* orders 0..M; columns of the current window */
+  double *rinv;   /* C x C, ld SEL_COLS: R^{-1} in units of u (row j times (u/hs)^j) */
+  double *phi;    /* phi[(m*SEL_COLS + j)*NP + p] = j!/(j-m)! x_p^(j-m) */
+  double *psi;    /* psi[(l*SEL_M + m)*NP + p] = d^m/dx^m of column l of R^{-1} at x_p */
+  double *dv;     /* dv[((K*SEL_M + m)*NP + p)*nrhs + e]: derivative m of fit K at x_p */
+  double *amp;    /* amp[K*SEL_M + m] */
+  double *E, *Kb; /* per window w and order m: best estimate and its degree */
 } sel;
 
 /* max over probes and entries of |dv_a - dv_b| for order m. */
@@ -206,9 +204,9 @@ static void pick(const sel *c, const size_t *Nw, int nw, unsigned *choice) {
     wbest = score[w] <= SEL_SLACK * smin ? w : wbest;
   }
   for (int m = 0; m <= c->M; m++) {
-    choice[m] = wbest < 0 ? 0
-                          : (unsigned)c->Kb[(size_t)wbest * SEL_M + (size_t)m] |
-                                (unsigned)Nw[wbest] << 8;
+    choice[m] = wbest < 0
+                    ? 0
+                    : (unsigned)c->Kb[(size_t)wbest * SEL_M + (size_t)m] | (unsigned)Nw[wbest] << 8;
   }
 }
 
@@ -229,9 +227,9 @@ typedef struct grow {
   int aug;            /* 1: values as extra columns */
   int Ca;             /* C + nrhs (aug) or C: order of the triangle kept */
   double tc, hs;
-  double *R;          /* Ca x Ca upper triangle, ld Ca: R, and y = R(0:C, C:Ca) when aug */
-  double *y;          /* C x nrhs (not aug), ld C */
-  double *S;          /* the stack to factor: (Ca + maxwin) x Ca (aug); maxwin x C (B) */
+  double *R; /* Ca x Ca upper triangle, ld Ca: R, and y = R(0:C, C:Ca) when aug */
+  double *y; /* C x nrhs (not aug), ld C */
+  double *S; /* the stack to factor: (Ca + maxwin) x Ca (aug); maxwin x C (B) */
   double *bv, *T, *lw, *tau;
 } grow;
 
@@ -400,8 +398,14 @@ lth_status samples_select(const samples_state *s, size_t cell, int M, double *wo
   grow_init(&g, s, cell, tc, Nw[nw - 1], work);
   for (int w = 0; w < nw && st == LTH_OK; w++) {
     st = grow_to(&g, Nw[w], err);
-    winfac q = {.R = g.R, .y = g.y, .ldR = (size_t)g.Ca, .ldy = g.aug ? (size_t)g.Ca : (size_t)g.C,
-                .C = Nw[w] < (size_t)g.C ? (int)Nw[w] : g.C, .hs = g.hs, .tc = tc, .k0 = g.k0,
+    winfac q = {.R = g.R,
+                .y = g.y,
+                .ldR = (size_t)g.Ca,
+                .ldy = g.aug ? (size_t)g.Ca : (size_t)g.C,
+                .C = Nw[w] < (size_t)g.C ? (int)Nw[w] : g.C,
+                .hs = g.hs,
+                .tc = tc,
+                .k0 = g.k0,
                 .N = Nw[w]};
     if (st == LTH_OK) {
       st = window_sums(&c, &q, u, err);

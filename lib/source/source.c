@@ -3,7 +3,6 @@
  * constants, callbacks, expression matrices and scaled/transposed views. */
 #include "lth/source.h"
 
-
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,8 +49,8 @@ lth_status lth_source_rebind(const lth_source *src, lth_leaf_map map, void *ctx,
   *own = NULL;
   *use = NULL;
   const lth_source *repl = NULL;
-  lth_status st = src->rebind ? src->rebind(src->state, map, ctx, own, err)
-                              : map(ctx, src, &repl, err);
+  lth_status st =
+      src->rebind ? src->rebind(src->state, map, ctx, own, err) : map(ctx, src, &repl, err);
   if (st != LTH_OK) {
     lth_source_free(*own);
     *own = NULL;
@@ -89,8 +88,8 @@ size_t lth_source_work_size(const lth_source *src, int order) {
   return src->type->work_size ? src->type->work_size(src->state, order) : 0;
 }
 
-lth_status lth_source_fill(const lth_source *src, double t, int order, lth_jet *out,
-                           double *work, lth_error *err) {
+lth_status lth_source_fill(const lth_source *src, double t, int order, lth_jet *out, double *work,
+                           lth_error *err) {
   if (out->rows != src->rows || out->cols != src->cols || order > out->maxorder || order < 0) {
     return lth_error_set(err, LTH_EDIM, "source of size %d x %d filled into %d x %d (order %d)",
                          src->rows, src->cols, out->rows, out->cols, order);
@@ -98,8 +97,8 @@ lth_status lth_source_fill(const lth_source *src, double t, int order, lth_jet *
   double lo, hi;
   lth_source_domain(src, &lo, &hi);
   if (!(t >= lo && t <= hi)) {
-    return lth_error_set_t(err, LTH_ERANGE, t, "%s data defined on [%g, %g] only",
-                           src->type->name, lo, hi);
+    return lth_error_set_t(err, LTH_ERANGE, t, "%s data defined on [%g, %g] only", src->type->name,
+                           lo, hi);
   }
   lth_status st = src->type->fill(src->state, t, order, out, work, err);
   if (st != LTH_OK) {
@@ -156,8 +155,8 @@ static lth_status const_enclose(const void *state, double a, double b, int order
   return LTH_OK;
 }
 
-static const lth_source_type const_type = {.name = "constant", .fill = const_fill, .destroy = free,
-                                           .exact = 1, .enclose = const_enclose};
+static const lth_source_type const_type = {
+    .name = "constant", .fill = const_fill, .destroy = free, .exact = 1, .enclose = const_enclose};
 
 static const_state *const_state_alloc(int rows, int cols, lth_error *err) {
   if (rows < 0 || cols < 0) {
@@ -205,8 +204,8 @@ typedef struct {
   void *ctx;
 } callback_state;
 
-static lth_status callback_fill(const void *state, double t, int order, lth_jet *out,
-                                double *work, lth_error *err) {
+static lth_status callback_fill(const void *state, double t, int order, lth_jet *out, double *work,
+                                lth_error *err) {
   (void)work;
   const callback_state *cb = state;
   lth_jet_set_zero(out, order);
@@ -217,8 +216,8 @@ static lth_status callback_fill(const void *state, double t, int order, lth_jet 
   return LTH_OK;
 }
 
-static const lth_source_type callback_type = {.name = "callback", .fill = callback_fill,
-                                              .destroy = free, .exact = 1};
+static const lth_source_type callback_type = {
+    .name = "callback", .fill = callback_fill, .destroy = free, .exact = 1};
 
 lth_source *lth_source_callback(int rows, int cols, lth_source_callback_fn fn, void *ctx,
                                 lth_error *err) {
@@ -300,8 +299,8 @@ static size_t expr_enclose_work(const void *state, int order) {
   return mx + (size_t)order + 1;
 }
 
-static lth_status expr_enclose(const void *state, double a, double b, int order,
-                               lth_interval *coef, lth_interval *work, lth_error *err) {
+static lth_status expr_enclose(const void *state, double a, double b, int order, lth_interval *coef,
+                               lth_interval *work, lth_error *err) {
   const expr_state *es = state;
   size_t sz = (size_t)es->rows * (size_t)es->cols;
   lth_interval *y = work, *scratch = work + order + 1;
@@ -323,9 +322,12 @@ static lth_status expr_enclose(const void *state, double a, double b, int order,
   return LTH_OK;
 }
 
-static const lth_source_type expr_type = {.name = "expression", .fill = expr_fill,
-                                          .work_size = expr_work_size, .destroy = expr_destroy,
-                                          .exact = 1, .enclose = expr_enclose,
+static const lth_source_type expr_type = {.name = "expression",
+                                          .fill = expr_fill,
+                                          .work_size = expr_work_size,
+                                          .destroy = expr_destroy,
+                                          .exact = 1,
+                                          .enclose = expr_enclose,
                                           .enclose_work_size = expr_enclose_work};
 
 lth_source *lth_source_expr(int rows, int cols, lth_expr **entries, lth_error *err) {
@@ -408,18 +410,28 @@ static int scaled_parts(const void *state, const lth_source **parts) {
 }
 
 static lth_source_type scaled_types[2] = {
-    {.name = "scaled", .fill = scaled_fill, .work_size = scaled_work_size, .domain = scaled_domain,
-     .destroy = scaled_destroy, .exact = 1, .parts = scaled_parts},
-    {.name = "scaled", .fill = scaled_fill, .work_size = scaled_work_size, .domain = scaled_domain,
-     .destroy = scaled_destroy, .exact = 0, .parts = scaled_parts},
+    {.name = "scaled",
+     .fill = scaled_fill,
+     .work_size = scaled_work_size,
+     .domain = scaled_domain,
+     .destroy = scaled_destroy,
+     .exact = 1,
+     .parts = scaled_parts},
+    {.name = "scaled",
+     .fill = scaled_fill,
+     .work_size = scaled_work_size,
+     .domain = scaled_domain,
+     .destroy = scaled_destroy,
+     .exact = 0,
+     .parts = scaled_parts},
 };
 
 static lth_status scaled_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
                                 lth_error *err);
 
 /* The view of base; it owns `own` (NULL or base), also on failure. */
-static lth_source *scaled_new(const lth_source *base, double alpha, int transpose,
-                              lth_source *own, lth_error *err) {
+static lth_source *scaled_new(const lth_source *base, double alpha, int transpose, lth_source *own,
+                              lth_error *err) {
   scaled_state *ss = malloc(sizeof *ss);
   if (!ss) {
     lth_source_free(own);
@@ -451,7 +463,6 @@ static lth_status scaled_rebind(const void *state, lth_leaf_map map, void *ctx, 
   return *out ? LTH_OK : LTH_ENOMEM;
 }
 
-lth_source *lth_source_scaled(const lth_source *base, double alpha, int transpose,
-                              lth_error *err) {
+lth_source *lth_source_scaled(const lth_source *base, double alpha, int transpose, lth_error *err) {
   return scaled_new(base, alpha, transpose, NULL, err);
 }

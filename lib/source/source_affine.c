@@ -59,10 +59,18 @@ static lth_status affine_fill(const void *state, double t, int order, lth_jet *o
 }
 
 static const lth_source_type AFFINE[2] = {
-    {.name = "sampled coefficient", .fill = affine_fill, .work_size = affine_work,
-     .domain = affine_domain, .destroy = affine_destroy, .exact = 0},
-    {.name = "sampled coefficient", .fill = affine_fill, .work_size = affine_work,
-     .domain = affine_domain, .destroy = affine_destroy, .exact = 1},
+    {.name = "sampled coefficient",
+     .fill = affine_fill,
+     .work_size = affine_work,
+     .domain = affine_domain,
+     .destroy = affine_destroy,
+     .exact = 0},
+    {.name = "sampled coefficient",
+     .fill = affine_fill,
+     .work_size = affine_work,
+     .domain = affine_domain,
+     .destroy = affine_destroy,
+     .exact = 1},
 };
 
 static lth_status affine_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,

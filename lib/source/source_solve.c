@@ -188,10 +188,20 @@ static int solve_parts(const void *state, const lth_source **parts) {
 }
 
 static const lth_source_type solve_types[2] = {
-    {.name = "mass-matrix solve", .fill = solve_fill, .work_size = solve_work_size,
-     .domain = solve_domain, .destroy = solve_destroy, .exact = 1, .parts = solve_parts},
-    {.name = "mass-matrix solve", .fill = solve_fill, .work_size = solve_work_size,
-     .domain = solve_domain, .destroy = solve_destroy, .exact = 0, .parts = solve_parts},
+    {.name = "mass-matrix solve",
+     .fill = solve_fill,
+     .work_size = solve_work_size,
+     .domain = solve_domain,
+     .destroy = solve_destroy,
+     .exact = 1,
+     .parts = solve_parts},
+    {.name = "mass-matrix solve",
+     .fill = solve_fill,
+     .work_size = solve_work_size,
+     .domain = solve_domain,
+     .destroy = solve_destroy,
+     .exact = 0,
+     .parts = solve_parts},
 };
 
 static lth_status solve_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,

@@ -210,8 +210,8 @@ static double remainder_rel(lth_interval fk1, lth_interval f0, double h, int K) 
 }
 
 /* One interval: the largest relative bound over all entries, and which. */
-static lth_status check_one(lth_enclose *enc, double a, double b, int K, double *worst,
-                            char *what, size_t wsize, lth_error *err) {
+static lth_status check_one(lth_enclose *enc, double a, double b, int K, double *worst, char *what,
+                            size_t wsize, lth_error *err) {
   double h = 0.5 * (b - a);
   *worst = 0.0;
   for (int k = 0; k < enc->n; k++) {

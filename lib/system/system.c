@@ -11,11 +11,11 @@
 
 struct lth_system {
   int r;
-  int *n;       /* n[0..r-1] = n_1..n_r */
-  int *off;     /* off[i-1] = row offset of block i in z */
+  int *n;   /* n[0..r-1] = n_1..n_r */
+  int *off; /* off[i-1] = row offset of block i in z */
   int s, m, p;
-  lth_source **A; /* A[(i-1)*r + (j-1)], NULL = zero block */
-  lth_source **f; /* f[i-1] */
+  lth_source **A;   /* A[(i-1)*r + (j-1)], NULL = zero block */
+  lth_source **f;   /* f[i-1] */
   int has_interval; /* lth_system_set_interval was called */
   double t0, t1;
 };
@@ -109,7 +109,7 @@ lth_status lth_system_set_A(lth_system *sys, int i, int j, lth_source *src, lth_
                        "A(%d,%d) is outside the Hessenberg pattern of index %d (Clark (2.2): "
                        "row %d may hold %s)",
                        i, j, sys->r, i,
-                       i == sys->r ? "only A(r,r-1)"
+                       i == sys->r               ? "only A(r,r-1)"
                        : (i >= 1 && i <= sys->r) ? "columns i-1 .. r-1"
                                                  : "nothing: no such block row");
   } else if (lth_source_rows(src) != sys->n[i - 1] || lth_source_cols(src) != sys->n[j - 1]) {
@@ -302,8 +302,7 @@ lth_status lth_system_eval(const lth_system *sys, double t, int order, lth_jet *
       if (!src) {
         continue;
       }
-      lth_jet blk = lth_jet_view(A, sys->off[i - 1], sys->off[j - 1], sys->n[i - 1],
-                                 sys->n[j - 1]);
+      lth_jet blk = lth_jet_view(A, sys->off[i - 1], sys->off[j - 1], sys->n[i - 1], sys->n[j - 1]);
       lth_status st = lth_source_fill(src, t, order, &blk, work, err);
       if (st != LTH_OK) {
         lth_error_prefix(err, "A(%d,%d): ", i, j);

@@ -24,9 +24,9 @@
 #include <sys/mman.h>
 #endif
 
-#define TAB_CHUNK_MIN 4096                 /* doubles: 32 KiB, a small table's all */
-#define TAB_CHUNK_MAX ((size_t)1 << 20)    /* doubles: 8 MiB */
-#define TAB_HUGE_BYTES ((size_t)2 << 20)   /* x86-64's huge page */
+#define TAB_CHUNK_MIN  4096              /* doubles: 32 KiB, a small table's all */
+#define TAB_CHUNK_MAX  ((size_t)1 << 20) /* doubles: 8 MiB */
+#define TAB_HUGE_BYTES ((size_t)2 << 20) /* x86-64's huge page */
 
 static double *chunk_alloc(size_t *n) {
   size_t bytes = *n * sizeof(double);

@@ -29,7 +29,6 @@ static double now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-
 /* ---- nodes ---- */
 
 /* Node J of the degree-64 grid on [a, b]: the double t nearest to it, and
@@ -47,8 +46,8 @@ static double node_time(double a, double b, int J, double *dt) {
   double base = J <= TAB_NMAX / 2 ? a : b, sgn = J <= TAB_NMAX / 2 ? 1.0 : -1.0;
   double sn = J <= TAB_NMAX / 2 ? sin(th) : cos(th);
   double f = sgn * sn * sn;
-  double p = w * f, ep = fma(w, f, -p);          /* w f = p + ep exactly */
-  double t = base + p, bb = t - base;             /* two-sum: base + p = t + et */
+  double p = w * f, ep = fma(w, f, -p); /* w f = p + ep exactly */
+  double t = base + p, bb = t - base;   /* two-sum: base + p = t + et */
   double et = (base - (t - bb)) + (p - bb);
   *dt = et + ep;
   return t;
@@ -179,8 +178,7 @@ static void compute_level(lth_table *tab, double a, double b, int n) {
 /* Pi is singular between ta and tb (det Pi has signs sa, -sa there): bisect
  * with decompositions until one refuses (it names t and the condition) or the
  * interval is at rounding level. */
-static lth_status locate_sign_change(lth_table *tab, double ta, double tb, int sa,
-                                     lth_error *err) {
+static lth_status locate_sign_change(lth_table *tab, double ta, double tb, int sa, lth_error *err) {
   lth_point *pt = tab->thr.pt[0];
   double cond = NAN;
   for (int it = 0; it < 200; it++) {
@@ -194,7 +192,10 @@ static lth_status locate_sign_change(lth_table *tab, double ta, double tb, int s
       return st;
     }
     cond = pt->cond_chain;
-    if (pt->pi_sign == sa) ta = tm; else tb = tm;
+    if (pt->pi_sign == sa)
+      ta = tm;
+    else
+      tb = tm;
   }
   lth_status st = lth_error_set_t(err, LTH_ESING, 0.5 * (ta + tb),
                                   "det Pi changes sign between t = %.17g and t = %.17g "
@@ -292,13 +293,13 @@ static lth_status refuse(lth_table *tab, double a, double b, int n, const tab_ve
   tab_panel tmp;
   memset(&tmp, 0, sizeof tmp);
   panel_conditions(tab, n, &tmp);
-  lth_status st = lth_error_set_t(err, LTH_ECOND, a,
-                                  "the coefficients do not converge on [%.17g, %.17g] (width "
-                                  "%.3e, interpolation error estimate %.3e) while Pi's chain "
-                                  "condition grows from %.3e to %.3e: Pi is nearly singular "
-                                  "near t = %.17g",
-                                  a, b, b - a, v->tail, tab->cur.node[0].cond_chain, tmp.cond_chain,
-                                  a);
+  lth_status st =
+      lth_error_set_t(err, LTH_ECOND, a,
+                      "the coefficients do not converge on [%.17g, %.17g] (width "
+                      "%.3e, interpolation error estimate %.3e) while Pi's chain "
+                      "condition grows from %.3e to %.3e: Pi is nearly singular "
+                      "near t = %.17g",
+                      a, b, b - a, v->tail, tab->cur.node[0].cond_chain, tmp.cond_chain, a);
   if (err) {
     err->has_cond = 1;
     err->cond = tmp.cond_chain;

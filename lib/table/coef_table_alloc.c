@@ -12,10 +12,10 @@
 #include "lth/wellposed.h"
 #include "core/errors.h"
 
-#define TAB_DEFAULT_TOL 1e-12
-#define TAB_MIN_TOL 1e-15
+#define TAB_DEFAULT_TOL    1e-12
+#define TAB_MIN_TOL        1e-15
 #define TAB_DEFAULT_TARGET 24
-#define TAB_DEFAULT_JET 1
+#define TAB_DEFAULT_JET    1
 
 void lth_table_opts_init(lth_table_opts *opts) {
   memset(opts, 0, sizeof *opts);
@@ -78,8 +78,7 @@ static lth_status alloc_work(lth_table *tab, lth_error *err) {
 lth_table *lth_table_alloc(const lth_system *sys, double t_lo, double t_hi,
                            const lth_table_opts *opts, lth_error *err) {
   if (!(t_lo < t_hi) || !isfinite(t_lo) || !isfinite(t_hi)) {
-    lth_error_set(err, LTH_EINVAL, "coefficient table over [%g, %g]: need t_lo < t_hi", t_lo,
-                  t_hi);
+    lth_error_set(err, LTH_EINVAL, "coefficient table over [%g, %g]: need t_lo < t_hi", t_lo, t_hi);
     return NULL;
   }
   if (lth_system_validate(sys, err) != LTH_OK) {
@@ -99,7 +98,8 @@ lth_table *lth_table_alloc(const lth_system *sys, double t_lo, double t_hi,
   o->tol = o->tol > 0 ? fmax(o->tol, TAB_MIN_TOL) : TAB_DEFAULT_TOL;
   o->deriv = o->deriv ? 1 : 0;
   o->target_degree = o->target_degree > 0 ? o->target_degree : TAB_DEFAULT_TARGET;
-  o->jet_order = o->jet_order < 0 ? TAB_DEFAULT_JET : (o->jet_order > TAB_MAXJET ? TAB_MAXJET : o->jet_order);
+  o->jet_order =
+      o->jet_order < 0 ? TAB_DEFAULT_JET : (o->jet_order > TAB_MAXJET ? TAB_MAXJET : o->jet_order);
   tab->lay.jet = o->jet_order;
   tab->lay.nmin = tab->lay.jet == 0 ? 8 : 4;
   o->max_bytes = o->max_bytes ? o->max_bytes : ((size_t)1 << 30);

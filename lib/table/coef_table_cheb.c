@@ -73,7 +73,8 @@ static void cheb_derivs(double x, int D, int o, double *out) {
 static double *hermite_alloc(int n, int o) {
   int D = (n + 1) * (o + 1) - 1, N = D + 1;
   double *M = malloc(sizeof(double) * (size_t)N * N), *X = malloc(sizeof(double) * (size_t)N * N);
-  double *r = malloc(sizeof(double) * (size_t)N), *row = malloc(sizeof(double) * (size_t)(o + 1) * N);
+  double *r = malloc(sizeof(double) * (size_t)N),
+         *row = malloc(sizeof(double) * (size_t)(o + 1) * N);
   lapack_int *ipiv = malloc(sizeof(lapack_int) * (size_t)N);
   lapack_int info = -1;
   if (M && X && r && row && ipiv) {
@@ -83,7 +84,8 @@ static double *hermite_alloc(int n, int o) {
       double fact = 1.0;
       for (int d = 0; d <= o; d++) {
         if (d) fact *= d;
-        for (int k = 0; k < N; k++) M[(j * (o + 1) + d) + (size_t)k * N] = row[(size_t)d * N + k] / fact;
+        for (int k = 0; k < N; k++)
+          M[(j * (o + 1) + d) + (size_t)k * N] = row[(size_t)d * N + k] / fact;
       }
     }
     for (int i = 0; i < N; i++) {
@@ -354,8 +356,8 @@ typedef double tab_v4 __attribute__((vector_size(32))); /* GCC/Clang vector exte
 
 /* Sixteen entries (lanes = 16: four independent recurrences) or eight (two)
  * of the series at c (+ s2 c2 when add2), rows ld apart, into out[0 .. lanes-1]. */
-static inline void clenshaw_block(const double *c, const double *c2, int add2, double s2,
-                                  size_t ld, int deg, double x, int lanes, double *out) {
+static inline void clenshaw_block(const double *c, const double *c2, int add2, double s2, size_t ld,
+                                  int deg, double x, int lanes, double *out) {
   tab_v4 x2 = {2 * x, 2 * x, 2 * x, 2 * x}, x1 = {x, x, x, x}, s2v = {s2, s2, s2, s2};
   tab_v4 a1 = {0}, a2 = {0}, b1 = {0}, b2 = {0}, e1 = {0}, e2 = {0}, f1 = {0}, f2 = {0};
   tab_v4 u0, u1, u2 = {0}, u3 = {0};
@@ -444,8 +446,8 @@ static void clenshaw(const double *c, size_t ld, int deg, int cnt, int room, dou
 }
 
 /* Field f of the panel into coefficient `coef` of jet J. */
-static void eval_field(const lth_table *tab, const double *c, size_t ld, int deg, int f,
-                       double x, lth_jet *J, int coef) {
+static void eval_field(const lth_table *tab, const double *c, size_t ld, int deg, int f, double x,
+                       lth_jet *J, int coef) {
   const tab_field *F = &tab->lay.fld[f];
   if (J->ld == F->rows) { /* contiguous (lth_point_alloc's jets): one sum for the field */
     clenshaw(c + F->off, ld, deg, F->rows * F->cols, (int)ld - F->off, x, LTH_JET_COEF(J, coef));
@@ -475,7 +477,10 @@ static const tab_panel *find_panel(const lth_table *tab, double t, size_t *hint)
   }
   while (hi - lo > 1) {
     size_t mid = lo + (hi - lo) / 2;
-    if (tab->store.panels[mid].a <= t) lo = mid; else hi = mid;
+    if (tab->store.panels[mid].a <= t)
+      lo = mid;
+    else
+      hi = mid;
   }
   if (hint) *hint = lo;
   return &tab->store.panels[lo];
@@ -514,8 +519,7 @@ lth_status lth_table_eval_hint(const lth_table *tab, double t, int order, int ou
   if (outputs && !p->outs) {
     /* the output maps of this panel were left to direct decomposition */
     if (!ws) {
-      return lth_error_set_t(err, LTH_ERANGE, t,
-                             "the table does not carry the output maps at t");
+      return lth_error_set_t(err, LTH_ERANGE, t, "the table does not carry the output maps at t");
     }
     return lth_decomp_at(ws, t, pt, err);
   }
@@ -545,8 +549,8 @@ lth_status lth_table_eval_hint(const lth_table *tab, double t, int order, int ou
   return LTH_OK;
 }
 
-lth_status lth_table_eval_rhs(const lth_table *tab, double t, double w, lth_point *pt,
-                              size_t *hint, lth_error *err) {
+lth_status lth_table_eval_rhs(const lth_table *tab, double t, double w, lth_point *pt, size_t *hint,
+                              lth_error *err) {
   const tab_panel *p = find_panel(tab, t, hint);
   if (!p || p->direct || pt->m != tab->lay.m || tab->lay.fld[TAB_AHAT].rows != pt->Ahat.ld ||
       tab->lay.fld[TAB_G].rows != pt->g.ld) {

@@ -19,9 +19,9 @@
  * of a level has degree D = (n + 1)(o + 1) - 1; nmin = 8 for o = 0 (degrees 8,
  * 16, 32, 64), 4 otherwise (o = 1: 9, 17, 33, 65; o = 2: 14, 26, 50, 98). */
 #define TAB_LEVELS 4
-#define TAB_NMAX 64
+#define TAB_NMAX   64
 #define TAB_MAXJET 2
-#define TAB_DMAX 98
+#define TAB_DMAX   98
 
 /* Fields in the order of the entries: the right-hand side needs a prefix. */
 enum { TAB_AHAT, TAB_G, TAB_P, TAB_BHAT, TAB_Q, TAB_GMAP, TAB_NFIELDS };
@@ -32,16 +32,16 @@ typedef struct tab_field {
 
 typedef struct tab_panel {
   double a, b;
-  int direct;          /* 1: not tabulated, evaluations decompose */
-  int deg;             /* degree kept for every entry */
-  int deg_rhs;         /* degree needed by the Ahat, g, P entries (<= deg) */
+  int direct;  /* 1: not tabulated, evaluations decompose */
+  int deg;     /* degree kept for every entry */
+  int deg_rhs; /* degree needed by the Ahat, g, P entries (<= deg) */
   int pi_sign;
   double cond_pi, cond_chain, err_est;
-  int outs;            /* 1: Bhat, q, G tabulated too (else evaluated directly) */
-  int ld;              /* entries per coefficient: E with the output maps, E_rhs without */
-  int chunk;           /* where the coefficients are: chunks[chunk] */
-  size_t off;          /* coefficient k of entry e at chunks[chunk].c[off + k*ld + e] */
-  size_t doff;         /* derivative (deriv): coefficient k at .d[doff + k*E_rhs + e] */
+  int outs;    /* 1: Bhat, q, G tabulated too (else evaluated directly) */
+  int ld;      /* entries per coefficient: E with the output maps, E_rhs without */
+  int chunk;   /* where the coefficients are: chunks[chunk] */
+  size_t off;  /* coefficient k of entry e at chunks[chunk].c[off + k*ld + e] */
+  size_t doff; /* derivative (deriv): coefficient k at .d[doff + k*E_rhs + e] */
 } tab_panel;
 
 /* Coefficients are stored in chunks that never move (lib/table/coef_store.c):
@@ -63,9 +63,9 @@ typedef struct tab_node {
 /* Where the table lives and what one entry of it holds. */
 typedef struct tab_layout {
   double t_lo, t_hi;
-  double span;         /* the whole table's length (a stretch's table: its parent's) */
-  int m, s, E, E_rhs;  /* state dimension, system size, entries with and without the outputs */
-  int jet, nmin;       /* jet order o at the nodes, nodes of the first level */
+  double span;        /* the whole table's length (a stretch's table: its parent's) */
+  int m, s, E, E_rhs; /* state dimension, system size, entries with and without the outputs */
+  int jet, nmin;      /* jet order o at the nodes, nodes of the first level */
   tab_field fld[TAB_NFIELDS];
   int nfields;
   const double *T[TAB_LEVELS]; /* data -> coefficients, (D+1) x (D+1) per level (shared) */
@@ -73,15 +73,15 @@ typedef struct tab_layout {
 
 /* Where the building stands, and the settings that steer it. */
 typedef struct tab_builder {
-  double covered;      /* panels cover [t_lo, covered] */
-  double w_next;       /* width to try next (0: none yet) */
-  double w_ref;        /* last accepted tabulated width (0: none yet) */
-  double noise_floor;  /* coefficient noise met on earlier panels (relative), decaying */
-  double noise_seen;   /* the largest noise plateau confirmed so far */
-  int left_known;      /* node 0 (= covered) already decomposed */
-  int left_sign;       /* sign of det Pi at the left end of the last direct panel */
-  lth_enclose *enc;    /* the data's enclosures: a panel's width is capped where they show
-                          more than its nodes can see (NULL or unknown: no cap) */
+  double covered;        /* panels cover [t_lo, covered] */
+  double w_next;         /* width to try next (0: none yet) */
+  double w_ref;          /* last accepted tabulated width (0: none yet) */
+  double noise_floor;    /* coefficient noise met on earlier panels (relative), decaying */
+  double noise_seen;     /* the largest noise plateau confirmed so far */
+  int left_known;        /* node 0 (= covered) already decomposed */
+  int left_sign;         /* sign of det Pi at the left end of the last direct panel */
+  lth_enclose *enc;      /* the data's enclosures: a panel's width is capped where they show
+                            more than its nodes can see (NULL or unknown: no cap) */
   double enc_lo, enc_hi; /* a stretch on which they found the data resolved */
   /* Output maps per panel: tabulating Bhat, q, G costs about as much per
    * panel as a dozen direct decompositions (idx3 over [0, 10]: 1.9 -> 2.6 ms
@@ -89,18 +89,18 @@ typedef struct tab_builder {
    * output evaluations are expected on it (out_density: per unit t, from the
    * caller; INFINITY by default); the others are decomposed directly. */
   double out_density;
-  int splitting;       /* building one stretch of a split build (lib/table/coef_table_split.c) */
-  int no_split;        /* a stretch's own table: never split again */
+  int splitting; /* building one stretch of a split build (lib/table/coef_table_split.c) */
+  int no_split;  /* a stretch's own table: never split again */
 } tab_builder;
 
 /* The panel being built. */
 typedef struct tab_current {
   int outs_now, rows_now; /* its outs, and E or E_rhs */
-  double *V;           /* E x (o+1)(TAB_NMAX + 1): Taylor coefficient d (in t) of node J at
-                          column J (o+1) + d */
-  double *F;           /* E x (D+1): the data of one level, scaled to x = the panel in [-1, 1] */
-  double *C;           /* E x (D+1): coefficients of the current level */
-  double *mag, *mag_rhs; /* D+1: max over entries of |c_k| / scale */
+  double *V;              /* E x (o+1)(TAB_NMAX + 1): Taylor coefficient d (in t) of node J at
+                             column J (o+1) + d */
+  double *F;              /* E x (D+1): the data of one level, scaled to x = the panel in [-1, 1] */
+  double *C;              /* E x (D+1): coefficients of the current level */
+  double *mag, *mag_rhs;  /* D+1: max over entries of |c_k| / scale */
   double scale[TAB_NFIELDS];
   tab_node node[TAB_NMAX + 1];
 } tab_current;
@@ -109,10 +109,10 @@ typedef struct tab_current {
 typedef struct tab_storage {
   tab_panel *panels;
   size_t np, pcap;
-  tab_chunk *chunks;   /* a merged stretch's chunks join the list as they are */
+  tab_chunk *chunks; /* a merged stretch's chunks join the list as they are */
   size_t nchunks, chunk_cap;
-  size_t stored;       /* doubles in use over all chunks (the memory budget counts these) */
-  size_t chunk_hint;   /* capacity of the first chunk (0: small; a stretch: its estimate) */
+  size_t stored;     /* doubles in use over all chunks (the memory budget counts these) */
+  size_t chunk_hint; /* capacity of the first chunk (0: small; a stretch: its estimate) */
 } tab_storage;
 
 /* Threads: a decomposition workspace per thread, the pool (lib/core/threads.h)
@@ -123,19 +123,19 @@ typedef struct tab_storage {
  * on an empty board), so a descheduled thread on a busy machine costs nothing. */
 typedef struct tab_task {
   lth_table *tab;
-  int tid;             /* the workspace it uses (1 .. nthreads - 1) */
+  int tid; /* the workspace it uses (1 .. nthreads - 1) */
 } tab_task;
 
 typedef struct tab_threads {
-  int nthreads;        /* threads the table may use, the calling one included */
-  lth_decomp_ws **ws;  /* [nthreads]: thread k's workspace and point */
+  int nthreads;       /* threads the table may use, the calling one included */
+  lth_decomp_ws **ws; /* [nthreads]: thread k's workspace and point */
   lth_point **pt;
-  lth_pool *pool;      /* nthreads - 1 threads, made at the first parallel step (NULL: serial) */
-  tab_task *tasks;     /* [nthreads]: what a pool task of the board gets */
-  int board;           /* the job board is in use (the build has cost TAB_SERIAL_SECONDS) */
-  pthread_mutex_t mu;  /* the board: */
+  lth_pool *pool;         /* nthreads - 1 threads, made at the first parallel step (NULL: serial) */
+  tab_task *tasks;        /* [nthreads]: what a pool task of the board gets */
+  int board;              /* the job board is in use (the build has cost TAB_SERIAL_SECONDS) */
+  pthread_mutex_t mu;     /* the board: */
   pthread_cond_t done_cv; /* the calling thread: a node taken by a task is done */
-  int *todo;           /* node indices of one level */
+  int *todo;              /* node indices of one level */
   int job_cnt, job_next, job_done, main_waits;
   double job_a, job_b;
 } tab_threads;
@@ -143,15 +143,15 @@ typedef struct tab_threads {
 /* What lth_table_info reports. */
 typedef struct tab_stats {
   size_t nodes, decomps, direct_panels;
-  size_t stretches;    /* stretches built concurrently and merged (lib/table/coef_table_split.c) */
-  size_t enc_capped;   /* panels whose width the enclosures cut */
+  size_t stretches;  /* stretches built concurrently and merged (lib/table/coef_table_split.c) */
+  size_t enc_capped; /* panels whose width the enclosures cut */
   int max_degree;
   double err_est, cond_chain, seconds;
 } tab_stats;
 
 struct lth_table {
   const lth_system *sys;
-  lth_table_opts o;    /* options: the caller's, with the defaults filled in */
+  lth_table_opts o; /* options: the caller's, with the defaults filled in */
   tab_layout lay;
   tab_builder bld;
   tab_current cur;
@@ -184,7 +184,7 @@ int tab_pool_ready(lth_table *tab);
  * appeared cannot know (the rotating rod at 1e-14: each late stretch narrowed
  * its panels instead, 17000 decompositions against 4100 serially). */
 #define TAB_SPLIT_MIN_TOL 1e-13
-#define TAB_SPLIT_MAX 16
+#define TAB_SPLIT_MAX     16
 /* How many stretches [covered, goal] is split into (1: build it whole).
  * Depends on the table's state only, never on the thread count, so one and
  * several threads build the same table. */
@@ -213,7 +213,9 @@ static inline const double *tab_panel_dcoef(const lth_table *tab, const tab_pane
 static inline int tab_degree(const lth_table *tab, int n) {
   return (n + 1) * (tab->lay.jet + 1) - 1;
 }
-static inline int tab_dmax(const lth_table *tab) { return tab_degree(tab, tab->lay.nmin << (TAB_LEVELS - 1)); }
+static inline int tab_dmax(const lth_table *tab) {
+  return tab_degree(tab, tab->lay.nmin << (TAB_LEVELS - 1));
+}
 
 /* Data -> Chebyshev coefficients for n + 1 nodes with jets of order o
  * (n = 4 .. TAB_NMAX a power of 2, o = 0..2): computed once per process and
@@ -227,15 +229,15 @@ void tab_magnitudes(lth_table *tab, int n);
 
 /* What the coefficients of one level say. */
 typedef struct tab_verdict {
-  int converged;   /* trailing coefficients below tol / 8 */
-  int noise;       /* a flat tail at most max(1e-12, 100 tol): noise if narrowing the
-                      panel does not lower it (decided by the builder) */
-  double tail;     /* max trailing magnitude */
-  double need;     /* predicted degree for tol / 8 at this width (INFINITY: no decay) */
-  int deg, deg_rhs;/* degrees to keep (chop) */
-  int reach;       /* degree up to which the magnitudes stand out (width control) */
+  int converged;      /* trailing coefficients below tol / 8 */
+  int noise;          /* a flat tail at most max(1e-12, 100 tol): noise if narrowing the
+                         panel does not lower it (decided by the builder) */
+  double tail;        /* max trailing magnitude */
+  double need;        /* predicted degree for tol / 8 at this width (INFINITY: no decay) */
+  int deg, deg_rhs;   /* degrees to keep (chop) */
+  int reach;          /* degree up to which the magnitudes stand out (width control) */
   double noise_level; /* the plateau of a noise candidate */
-  double err_est;  /* estimated error of the kept interpolant */
+  double err_est;     /* estimated error of the kept interpolant */
 } tab_verdict;
 
 tab_verdict tab_judge(const lth_table *tab, int D);

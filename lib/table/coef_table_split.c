@@ -37,7 +37,7 @@ typedef struct split_run {
   int k, next; /* stretches; the next one to claim (1 .. k-1) */
   double edge[TAB_SPLIT_MAX + 1];
   double w0, noise_floor0, noise_seen0; /* the table's state at the split: the seeds */
-  size_t share; /* memory budget of each stretch's table (bytes) */
+  size_t share;                         /* memory budget of each stretch's table (bytes) */
   size_t chunk_hint; /* doubles a stretch is expected to store: its first chunk */
   lth_table *sub[TAB_SPLIT_MAX];
   lth_status st[TAB_SPLIT_MAX];

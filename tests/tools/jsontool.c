@@ -40,10 +40,10 @@ typedef struct jval {
   jtype type;
   double num;
   int b;
-  char *str;          /* J_STR */
-  size_t n;           /* J_ARR / J_OBJ: elements */
+  char *str; /* J_STR */
+  size_t n;  /* J_ARR / J_OBJ: elements */
   struct jval *items;
-  char **keys;        /* J_OBJ */
+  char **keys; /* J_OBJ */
 } jval;
 
 typedef struct parser {
@@ -105,14 +105,26 @@ static int hexval(int c) {
 
 /* Append code point cp as UTF-8. */
 static size_t put_utf8(char *o, unsigned cp) {
-  if (cp < 0x80) { o[0] = (char)cp; return 1; }
-  if (cp < 0x800) { o[0] = (char)(0xC0 | (cp >> 6)); o[1] = (char)(0x80 | (cp & 0x3F)); return 2; }
-  if (cp < 0x10000) {
-    o[0] = (char)(0xE0 | (cp >> 12)); o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    o[2] = (char)(0x80 | (cp & 0x3F)); return 3;
+  if (cp < 0x80) {
+    o[0] = (char)cp;
+    return 1;
   }
-  o[0] = (char)(0xF0 | (cp >> 18)); o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-  o[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); o[3] = (char)(0x80 | (cp & 0x3F)); return 4;
+  if (cp < 0x800) {
+    o[0] = (char)(0xC0 | (cp >> 6));
+    o[1] = (char)(0x80 | (cp & 0x3F));
+    return 2;
+  }
+  if (cp < 0x10000) {
+    o[0] = (char)(0xE0 | (cp >> 12));
+    o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    o[2] = (char)(0x80 | (cp & 0x3F));
+    return 3;
+  }
+  o[0] = (char)(0xF0 | (cp >> 18));
+  o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+  o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+  o[3] = (char)(0x80 | (cp & 0x3F));
+  return 4;
 }
 
 static int parse_hex4(parser *P, unsigned *cp) {
@@ -134,45 +146,94 @@ static int parse_string(parser *P, char **out) {
   char *buf = malloc(cap);
   if (!buf) return fail(P, "out of memory");
   for (;;) {
-    if (P->p >= P->end) { free(buf); return fail(P, "unterminated string"); }
+    if (P->p >= P->end) {
+      free(buf);
+      return fail(P, "unterminated string");
+    }
     unsigned char c = (unsigned char)*P->p;
     if (len + 8 >= cap) {
       char *nb = realloc(buf, cap *= 2);
-      if (!nb) { free(buf); return fail(P, "out of memory"); }
+      if (!nb) {
+        free(buf);
+        return fail(P, "out of memory");
+      }
       buf = nb;
     }
-    if (c == '"') { P->p++; break; }
-    if (c < 0x20) { free(buf); return fail(P, "control character in string"); }
-    if (c != '\\') { buf[len++] = (char)c; P->p++; continue; }
+    if (c == '"') {
+      P->p++;
+      break;
+    }
+    if (c < 0x20) {
+      free(buf);
+      return fail(P, "control character in string");
+    }
+    if (c != '\\') {
+      buf[len++] = (char)c;
+      P->p++;
+      continue;
+    }
     P->p++;
-    if (P->p >= P->end) { free(buf); return fail(P, "unterminated escape"); }
+    if (P->p >= P->end) {
+      free(buf);
+      return fail(P, "unterminated escape");
+    }
     char e = *P->p++;
     unsigned cp;
     switch (e) {
-    case '"': buf[len++] = '"'; break;
-    case '\\': buf[len++] = '\\'; break;
-    case '/': buf[len++] = '/'; break;
-    case 'b': buf[len++] = '\b'; break;
-    case 'f': buf[len++] = '\f'; break;
-    case 'n': buf[len++] = '\n'; break;
-    case 'r': buf[len++] = '\r'; break;
-    case 't': buf[len++] = '\t'; break;
+    case '"':
+      buf[len++] = '"';
+      break;
+    case '\\':
+      buf[len++] = '\\';
+      break;
+    case '/':
+      buf[len++] = '/';
+      break;
+    case 'b':
+      buf[len++] = '\b';
+      break;
+    case 'f':
+      buf[len++] = '\f';
+      break;
+    case 'n':
+      buf[len++] = '\n';
+      break;
+    case 'r':
+      buf[len++] = '\r';
+      break;
+    case 't':
+      buf[len++] = '\t';
+      break;
     case 'u':
-      if (parse_hex4(P, &cp) != 0) { free(buf); return -1; }
+      if (parse_hex4(P, &cp) != 0) {
+        free(buf);
+        return -1;
+      }
       if (cp >= 0xD800 && cp <= 0xDBFF) {
         unsigned lo;
-        if (P->end - P->p < 2 || P->p[0] != '\\' || P->p[1] != 'u') { free(buf); return fail(P, "lone surrogate"); }
+        if (P->end - P->p < 2 || P->p[0] != '\\' || P->p[1] != 'u') {
+          free(buf);
+          return fail(P, "lone surrogate");
+        }
         P->p += 2;
-        if (parse_hex4(P, &lo) != 0) { free(buf); return -1; }
-        if (lo < 0xDC00 || lo > 0xDFFF) { free(buf); return fail(P, "bad surrogate pair"); }
+        if (parse_hex4(P, &lo) != 0) {
+          free(buf);
+          return -1;
+        }
+        if (lo < 0xDC00 || lo > 0xDFFF) {
+          free(buf);
+          return fail(P, "bad surrogate pair");
+        }
         cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
       } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-        free(buf); return fail(P, "lone surrogate");
+        free(buf);
+        return fail(P, "lone surrogate");
       }
       len += put_utf8(buf + len, cp);
       break;
     default:
-      free(buf); return fail(P, "bad escape in string");
+      free(buf);
+      return fail(P, "bad escape in string");
     }
   }
   buf[len] = '\0';
@@ -184,8 +245,12 @@ static int parse_string(parser *P, char **out) {
 static int parse_number(parser *P, jval *v) {
   const char *q = P->p;
   if (q < P->end && *q == '-') q++;
-  if (q >= P->end || !isdigit((unsigned char)*q)) return fail(P, "invalid number (NaN and Infinity are not JSON)");
-  if (*q == '0') q++; else while (q < P->end && isdigit((unsigned char)*q)) q++;
+  if (q >= P->end || !isdigit((unsigned char)*q))
+    return fail(P, "invalid number (NaN and Infinity are not JSON)");
+  if (*q == '0')
+    q++;
+  else
+    while (q < P->end && isdigit((unsigned char)*q)) q++;
   if (q < P->end && *q == '.') {
     q++;
     if (q >= P->end || !isdigit((unsigned char)*q)) return fail(P, "digits expected after '.'");
@@ -212,7 +277,8 @@ static int parse_number(parser *P, jval *v) {
 
 static int literal(parser *P, const char *word) {
   size_t n = strlen(word);
-  if ((size_t)(P->end - P->p) < n || strncmp(P->p, word, n) != 0) return fail(P, "unexpected token");
+  if ((size_t)(P->end - P->p) < n || strncmp(P->p, word, n) != 0)
+    return fail(P, "unexpected token");
   P->p += n;
   return 0;
 }
@@ -241,15 +307,30 @@ static int parse_array(parser *P, jval *v) {
   v->type = J_ARR;
   P->p++;
   skip_ws(P);
-  if (P->p < P->end && *P->p == ']') { P->p++; return 0; }
+  if (P->p < P->end && *P->p == ']') {
+    P->p++;
+    return 0;
+  }
   for (;;) {
     jval item;
     memset(&item, 0, sizeof item);
-    if (parse_value(P, &item) != 0) { jfree(&item); return -1; }
-    if (push(v, &cap, &item, NULL) != 0) { jfree(&item); return fail(P, "out of memory"); }
+    if (parse_value(P, &item) != 0) {
+      jfree(&item);
+      return -1;
+    }
+    if (push(v, &cap, &item, NULL) != 0) {
+      jfree(&item);
+      return fail(P, "out of memory");
+    }
     skip_ws(P);
-    if (P->p < P->end && *P->p == ',') { P->p++; continue; }
-    if (P->p < P->end && *P->p == ']') { P->p++; return 0; }
+    if (P->p < P->end && *P->p == ',') {
+      P->p++;
+      continue;
+    }
+    if (P->p < P->end && *P->p == ']') {
+      P->p++;
+      return 0;
+    }
     return fail(P, "expected ',' or ']'");
   }
 }
@@ -259,25 +340,48 @@ static int parse_object(parser *P, jval *v) {
   v->type = J_OBJ;
   P->p++;
   skip_ws(P);
-  if (P->p < P->end && *P->p == '}') { P->p++; return 0; }
+  if (P->p < P->end && *P->p == '}') {
+    P->p++;
+    return 0;
+  }
   for (;;) {
     skip_ws(P);
     if (P->p >= P->end || *P->p != '"') return fail(P, "expected a string key");
     char *key;
     if (parse_string(P, &key) != 0) return -1;
     for (size_t k = 0; k < v->n; k++) {
-      if (strcmp(v->keys[k], key) == 0) { free(key); return fail(P, "duplicate key"); }
+      if (strcmp(v->keys[k], key) == 0) {
+        free(key);
+        return fail(P, "duplicate key");
+      }
     }
     skip_ws(P);
-    if (P->p >= P->end || *P->p != ':') { free(key); return fail(P, "expected ':'"); }
+    if (P->p >= P->end || *P->p != ':') {
+      free(key);
+      return fail(P, "expected ':'");
+    }
     P->p++;
     jval item;
     memset(&item, 0, sizeof item);
-    if (parse_value(P, &item) != 0) { free(key); jfree(&item); return -1; }
-    if (push(v, &cap, &item, key) != 0) { free(key); jfree(&item); return fail(P, "out of memory"); }
+    if (parse_value(P, &item) != 0) {
+      free(key);
+      jfree(&item);
+      return -1;
+    }
+    if (push(v, &cap, &item, key) != 0) {
+      free(key);
+      jfree(&item);
+      return fail(P, "out of memory");
+    }
     skip_ws(P);
-    if (P->p < P->end && *P->p == ',') { P->p++; continue; }
-    if (P->p < P->end && *P->p == '}') { P->p++; return 0; }
+    if (P->p < P->end && *P->p == ',') {
+      P->p++;
+      continue;
+    }
+    if (P->p < P->end && *P->p == '}') {
+      P->p++;
+      return 0;
+    }
     return fail(P, "expected ',' or '}'");
   }
 }
@@ -288,13 +392,33 @@ static int parse_value(parser *P, jval *v) {
   if (++P->depth > MAX_DEPTH) return fail(P, "nested too deeply");
   int rc;
   switch (*P->p) {
-  case '{': rc = parse_object(P, v); break;
-  case '[': rc = parse_array(P, v); break;
-  case '"': v->type = J_STR; rc = parse_string(P, &v->str); if (rc != 0) v->type = J_NULL; break;
-  case 't': rc = literal(P, "true"); v->type = J_BOOL; v->b = 1; break;
-  case 'f': rc = literal(P, "false"); v->type = J_BOOL; v->b = 0; break;
-  case 'n': rc = literal(P, "null"); v->type = J_NULL; break;
-  default: rc = parse_number(P, v);
+  case '{':
+    rc = parse_object(P, v);
+    break;
+  case '[':
+    rc = parse_array(P, v);
+    break;
+  case '"':
+    v->type = J_STR;
+    rc = parse_string(P, &v->str);
+    if (rc != 0) v->type = J_NULL;
+    break;
+  case 't':
+    rc = literal(P, "true");
+    v->type = J_BOOL;
+    v->b = 1;
+    break;
+  case 'f':
+    rc = literal(P, "false");
+    v->type = J_BOOL;
+    v->b = 0;
+    break;
+  case 'n':
+    rc = literal(P, "null");
+    v->type = J_NULL;
+    break;
+  default:
+    rc = parse_number(P, v);
   }
   P->depth--;
   return rc;
@@ -310,7 +434,10 @@ static char *slurp(const char *path, size_t *len) {
     n += got;
     if (n == cap) {
       char *nb = realloc(buf, cap *= 2);
-      if (!nb) { free(buf); buf = NULL; }
+      if (!nb) {
+        free(buf);
+        buf = NULL;
+      }
       buf = nb;
     }
   }
@@ -376,12 +503,24 @@ static const jval *must_lookup(const jval *doc, const char *path) {
 
 static void print_value(const jval *v) {
   switch (v->type) {
-  case J_NULL: puts("null"); break;
-  case J_BOOL: puts(v->b ? "true" : "false"); break;
-  case J_NUM: printf("%.17g\n", v->num); break;
-  case J_STR: puts(v->str); break;
-  case J_ARR: printf("array of %zu\n", v->n); break;
-  case J_OBJ: printf("object of %zu\n", v->n); break;
+  case J_NULL:
+    puts("null");
+    break;
+  case J_BOOL:
+    puts(v->b ? "true" : "false");
+    break;
+  case J_NUM:
+    printf("%.17g\n", v->num);
+    break;
+  case J_STR:
+    puts(v->str);
+    break;
+  case J_ARR:
+    printf("array of %zu\n", v->n);
+    break;
+  case J_OBJ:
+    printf("object of %zu\n", v->n);
+    break;
   }
 }
 
@@ -462,10 +601,12 @@ static void diff(const jval *e, const jval *a, double scale, char *path, size_t 
   case J_NULL:
     return;
   case J_BOOL:
-    if (e->b != a->b) report(o, path, "expected %s, found %s", e->b ? "true" : "false", a->b ? "true" : "false");
+    if (e->b != a->b)
+      report(o, path, "expected %s, found %s", e->b ? "true" : "false", a->b ? "true" : "false");
     return;
   case J_STR:
-    if (strcmp(e->str, a->str) != 0) report(o, path, "expected \"%s\", found \"%s\"", e->str, a->str);
+    if (strcmp(e->str, a->str) != 0)
+      report(o, path, "expected \"%s\", found \"%s\"", e->str, a->str);
     return;
   case J_NUM: {
     double m = fmax(fmax(fabs(e->num), fabs(a->num)), scale);
@@ -502,7 +643,8 @@ static void diff(const jval *e, const jval *a, double scale, char *path, size_t 
       } else {
         double atol = o->atol;
         for (size_t f = 0; f < o->nfloor; f++) {
-          if (strcmp(o->floor_key[f], e->keys[k]) == 0 && o->floor_atol[f] > o->atol) o->atol = o->floor_atol[f];
+          if (strcmp(o->floor_key[f], e->keys[k]) == 0 && o->floor_atol[f] > o->atol)
+            o->atol = o->floor_atol[f];
         }
         diff(&e->items[k], av, maxabs(&e->items[k]), path, plen + (size_t)n, o);
         o->atol = atol;
@@ -529,17 +671,34 @@ static int cmd_diff(int argc, char **argv) {
   o.floor_atol = calloc((size_t)argc, sizeof *o.floor_atol);
   int ok = argc >= 4 && o.ignore && o.floor_key && o.floor_atol;
   for (int k = 4; ok && k < argc; k++) {
-    if (k + 1 < argc && strcmp(argv[k], "--rtol") == 0) o.rtol = atof(argv[++k]);
-    else if (k + 1 < argc && strcmp(argv[k], "--atol") == 0) o.atol = atof(argv[++k]);
-    else if (k + 1 < argc && strcmp(argv[k], "--ignore") == 0) o.ignore[o.nignore++] = argv[++k];
+    if (k + 1 < argc && strcmp(argv[k], "--rtol") == 0)
+      o.rtol = atof(argv[++k]);
+    else if (k + 1 < argc && strcmp(argv[k], "--atol") == 0)
+      o.atol = atof(argv[++k]);
+    else if (k + 1 < argc && strcmp(argv[k], "--ignore") == 0)
+      o.ignore[o.nignore++] = argv[++k];
     else if (k + 2 < argc && strcmp(argv[k], "--floor") == 0) {
       o.floor_key[o.nfloor] = argv[++k];
       o.floor_atol[o.nfloor++] = atof(argv[++k]);
-    } else { fprintf(stderr, "jsontool diff: unknown argument %s\n", argv[k]); ok = 0; }
+    } else {
+      fprintf(stderr, "jsontool diff: unknown argument %s\n", argv[k]);
+      ok = 0;
+    }
   }
   jval e, a;
-  if (!ok || load(argv[2], &e) != 0) { free(o.ignore); free(o.floor_key); free(o.floor_atol); return 2; }
-  if (load(argv[3], &a) != 0) { jfree(&e); free(o.ignore); free(o.floor_key); free(o.floor_atol); return 2; }
+  if (!ok || load(argv[2], &e) != 0) {
+    free(o.ignore);
+    free(o.floor_key);
+    free(o.floor_atol);
+    return 2;
+  }
+  if (load(argv[3], &a) != 0) {
+    jfree(&e);
+    free(o.ignore);
+    free(o.floor_key);
+    free(o.floor_atol);
+    return 2;
+  }
   char path[4096] = "";
   diff(&e, &a, maxabs(&e), path, 0, &o);
   if (o.ndiff > 0) {
@@ -555,21 +714,33 @@ static int cmd_diff(int argc, char **argv) {
 }
 
 static int cmd_shape(const jval *v) {
-  if (v->type != J_ARR) { fprintf(stderr, "jsontool: not an array\n"); return 1; }
+  if (v->type != J_ARR) {
+    fprintf(stderr, "jsontool: not an array\n");
+    return 1;
+  }
   if (v->n > 0 && v->items[0].type == J_ARR) {
     size_t cols = v->items[0].n;
     for (size_t i = 0; i < v->n; i++) {
       const jval *row = &v->items[i];
-      if (row->type != J_ARR || row->n != cols) { fprintf(stderr, "jsontool: ragged matrix\n"); return 1; }
+      if (row->type != J_ARR || row->n != cols) {
+        fprintf(stderr, "jsontool: ragged matrix\n");
+        return 1;
+      }
       for (size_t j = 0; j < cols; j++) {
-        if (row->items[j].type != J_NUM) { fprintf(stderr, "jsontool: non-number in matrix\n"); return 1; }
+        if (row->items[j].type != J_NUM) {
+          fprintf(stderr, "jsontool: non-number in matrix\n");
+          return 1;
+        }
       }
     }
     printf("%zu %zu\n", v->n, cols);
     return 0;
   }
   for (size_t i = 0; i < v->n; i++) {
-    if (v->items[i].type != J_NUM) { fprintf(stderr, "jsontool: non-number in vector\n"); return 1; }
+    if (v->items[i].type != J_NUM) {
+      fprintf(stderr, "jsontool: non-number in vector\n");
+      return 1;
+    }
   }
   printf("%zu\n", v->n);
   return 0;
@@ -585,8 +756,14 @@ static int cmd_path(const char *cmd, const jval *doc, int argc, char **argv) {
   if (strcmp(cmd, "range") == 0 || strcmp(cmd, "below") == 0) {
     stats st = {0.0, 0.0, 0};
     gather(doc, argv[3], 0, &st);
-    if (st.count == 0) { fprintf(stderr, "jsontool: no numbers under members '%s'\n", argv[3]); return 1; }
-    if (cmd[0] == 'r') { printf("%.17g %.17g %zu\n", st.min, st.max, st.count); return 0; }
+    if (st.count == 0) {
+      fprintf(stderr, "jsontool: no numbers under members '%s'\n", argv[3]);
+      return 1;
+    }
+    if (cmd[0] == 'r') {
+      printf("%.17g %.17g %zu\n", st.min, st.max, st.count);
+      return 0;
+    }
     if (argc != 5) return usage();
     if (!(st.max <= atof(argv[4]))) {
       fprintf(stderr, "jsontool: largest '%s' is %.17g, above %s\n", argv[3], st.max, argv[4]);
@@ -596,23 +773,36 @@ static int cmd_path(const char *cmd, const jval *doc, int argc, char **argv) {
   }
   const jval *v = must_lookup(doc, argv[3]);
   if (!v) return 1;
-  if (strcmp(cmd, "get") == 0) { print_value(v); return 0; }
+  if (strcmp(cmd, "get") == 0) {
+    print_value(v);
+    return 0;
+  }
   if (strcmp(cmd, "len") == 0) {
-    if (v->type != J_ARR && v->type != J_OBJ) { fprintf(stderr, "jsontool: not an array or object\n"); return 1; }
+    if (v->type != J_ARR && v->type != J_OBJ) {
+      fprintf(stderr, "jsontool: not an array or object\n");
+      return 1;
+    }
     printf("%zu\n", v->n);
     return 0;
   }
   if (strcmp(cmd, "keys") == 0) {
-    if (v->type != J_OBJ) { fprintf(stderr, "jsontool: not an object\n"); return 1; }
+    if (v->type != J_OBJ) {
+      fprintf(stderr, "jsontool: not an object\n");
+      return 1;
+    }
     for (size_t k = 0; k < v->n; k++) puts(v->keys[k]);
     return 0;
   }
   if (strcmp(cmd, "shape") == 0) return cmd_shape(v);
   if (strcmp(cmd, "near") == 0 && argc == 6) {
     double want = atof(argv[4]), tol = atof(argv[5]);
-    if (v->type != J_NUM) { fprintf(stderr, "jsontool: %s is not a number\n", argv[3]); return 1; }
+    if (v->type != J_NUM) {
+      fprintf(stderr, "jsontool: %s is not a number\n", argv[3]);
+      return 1;
+    }
     if (!(fabs(v->num - want) <= tol)) {
-      fprintf(stderr, "jsontool: %s = %.17g, expected %.17g within %g\n", argv[3], v->num, want, tol);
+      fprintf(stderr, "jsontool: %s = %.17g, expected %.17g within %g\n", argv[3], v->num, want,
+              tol);
       return 1;
     }
     return 0;
@@ -627,9 +817,12 @@ int main(int argc, char **argv) {
   jval doc;
   if (load(argv[2], &doc) != 0) return 2;
   int rc;
-  if (strcmp(cmd, "validate") == 0) rc = 0;
-  else if (argc >= 4) rc = cmd_path(cmd, &doc, argc, argv);
-  else rc = usage();
+  if (strcmp(cmd, "validate") == 0)
+    rc = 0;
+  else if (argc >= 4)
+    rc = cmd_path(cmd, &doc, argc, argv);
+  else
+    rc = usage();
   jfree(&doc);
   return rc;
 }

@@ -175,14 +175,13 @@ START_TEST(test_multiple_holds_where_single_fails) {
   ck_assert(err.has_cond && err.cond > 1e15);
   o.method = LTH_BVP_MULTIPLE;
   lth_error_clear(&err);
-  ck_assert_msg(lth_bvp_solve(sys, 0, 5, 2, B0, B1, beta, times, 3, &o, &res, &err) == LTH_OK,
-                "%s", err.message);
+  ck_assert_msg(lth_bvp_solve(sys, 0, 5, 2, B0, B1, beta, times, 3, &o, &res, &err) == LTH_OK, "%s",
+                err.message);
   /* exact: v1 = 2 e^{10 (t - 5)}, v2 = e^{-10 t}, w = 0, u = 0 */
   for (int k = 0; k < 3; k++) {
     double t = times[k], v1 = 2 * exp(10 * (t - 5)), v2 = exp(-10 * t);
     ck_assert_msg(fabs(res->z[k * 4 + 0] - v1) < 1e-8 && fabs(res->z[k * 4 + 1] - v2) < 1e-8,
-                  "t=%g: %.17g %.17g vs %.17g %.17g", t, res->z[k * 4], res->z[k * 4 + 1], v1,
-                  v2);
+                  "t=%g: %.17g %.17g vs %.17g %.17g", t, res->z[k * 4], res->z[k * 4 + 1], v1, v2);
   }
   ck_assert(res->intervals > 5 && res->cond_shooting < 1e6);
   lth_bvp_result_free(res);
@@ -202,8 +201,8 @@ static int rot_A11(void *ctx, double t, int order, double *coef, int ld, size_t 
   (void)t;
   (void)order;
   (void)stride;
-  coef[1] = -1.0;             /* (2,1) */
-  coef[(size_t)ld] = 1.0;     /* (1,2) */
+  coef[1] = -1.0;         /* (2,1) */
+  coef[(size_t)ld] = 1.0; /* (1,2) */
   return 0;
 }
 
@@ -248,9 +247,9 @@ START_TEST(test_input_errors) {
   lth_error err;
   lth_error_clear(&err);
   /* wrong number of rows */
-  ck_assert_int_eq(lth_bvp_solve(c.sys, T0, T1, c.p - 1, c.B0, c.B1, c.beta, times, 1, NULL,
-                                 &res, &err),
-                   LTH_EBC);
+  ck_assert_int_eq(
+      lth_bvp_solve(c.sys, T0, T1, c.p - 1, c.B0, c.B1, c.beta, times, 1, NULL, &res, &err),
+      LTH_EBC);
   ck_assert(strstr(err.message, "p = 3") != NULL);
   /* dependent rows: row 3 = row 1 */
   for (int j = 0; j < c.s; j++) {
@@ -258,15 +257,13 @@ START_TEST(test_input_errors) {
     c.B1[2 + j * c.p] = c.B1[0 + j * c.p];
   }
   ck_assert_int_eq(
-      lth_bvp_solve(c.sys, T0, T1, c.p, c.B0, c.B1, c.beta, times, 1, NULL, &res, &err),
-      LTH_EBC);
+      lth_bvp_solve(c.sys, T0, T1, c.p, c.B0, c.B1, c.beta, times, 1, NULL, &res, &err), LTH_EBC);
   ck_assert(strstr(err.message, "rank") != NULL);
   ck_assert_int_eq(lth_status_exit_code(err.status), 2);
   /* output time outside the interval */
   double late[] = {T1 + 1};
-  ck_assert_int_eq(
-      lth_bvp_solve(c.sys, T0, T1, c.p, c.B0, c.B1, c.beta, late, 1, NULL, &res, &err),
-      LTH_ERANGE);
+  ck_assert_int_eq(lth_bvp_solve(c.sys, T0, T1, c.p, c.B0, c.B1, c.beta, late, 1, NULL, &res, &err),
+                   LTH_ERANGE);
   free_case(&c);
 }
 END_TEST
@@ -291,8 +288,7 @@ START_TEST(test_no_free_constants) {
     lth_bvp_result *res = NULL;
     lth_error err;
     lth_error_clear(&err);
-    ck_assert_msg(lth_bvp_solve(sys, 0, 2, 0, NULL, NULL, NULL, times, 2, &o, &res, &err) ==
-                      LTH_OK,
+    ck_assert_msg(lth_bvp_solve(sys, 0, 2, 0, NULL, NULL, NULL, times, 2, &o, &res, &err) == LTH_OK,
                   "%s: %s", lth_bvp_method_name(method), err.message);
     double tol = method == LTH_BVP_FD ? 2e-3 : 1e-9;
     for (int k = 0; k < 2; k++) {

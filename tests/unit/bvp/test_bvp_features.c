@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Tests for lib/colloc/pieces.h and lth_bvp_check_impulses: the pieces of [t0, t1] by what the data's
- * enclosures show.  Smooth data are one piece; a kink or a jump is a POINT
- * piece a few ulps wide with the point strictly inside; a pulse is cut into
- * pieces on each of which the enclosure check passes; a feature finer than
- * wmin is NARROW near its t; merging keeps every piece end and never a point
- * inside a POINT piece; a jump in the constraint's data (or a kink where the
- * hidden constraints differentiate) is refused naming its t; callbacks are
- * unknown.  Positions are asserted to the widths the methods rely on (the
- * POINT width, 64 ulps of the interval; a pulse to a few of its widths). */
+/* Tests for lib/colloc/pieces.h and lth_bvp_check_impulses: the pieces of [t0, t1] by what the
+ * data's enclosures show.  Smooth data are one piece; a kink or a jump is a POINT piece a few ulps
+ * wide with the point strictly inside; a pulse is cut into pieces on each of which the enclosure
+ * check passes; a feature finer than wmin is NARROW near its t; merging keeps every piece end and
+ * never a point inside a POINT piece; a jump in the constraint's data (or a kink where the hidden
+ * constraints differentiate) is refused naming its t; callbacks are unknown.  Positions are
+ * asserted to the widths the methods rely on (the POINT width, 64 ulps of the interval; a pulse to
+ * a few of its widths). */
 #include <check.h>
 #include <float.h>
 #include <math.h>

@@ -26,10 +26,10 @@ static int host_threads(void) {
   return openblas_get_num_threads(); /* 1 if this OpenBLAS has a single thread */
 }
 
-#define ASSERT_SEEN(M, n, what)                                                                 \
-  ck_assert_msg((M).calls > 0 && (M).blas_min == (n) && (M).blas_max == (n),                    \
+#define ASSERT_SEEN(M, n, what)                                                                    \
+  ck_assert_msg((M).calls > 0 && (M).blas_min == (n) && (M).blas_max == (n),                       \
                 "%s: BLAS threads seen %d..%d, the host set %d", what, (M).blas_min, (M).blas_max, \
-                n);                                                                             \
+                n);                                                                                \
   ck_assert_int_eq(openblas_get_num_threads(), n)
 
 START_TEST(test_calls_leave_blas_threads) {

@@ -212,8 +212,7 @@ START_TEST(one_cond_max) {
                      LTH_ECOND);
     ck_assert(err.has_t && err.t == 0.0 && err.has_cond && err.cond > 1e13);
     o.cond_max = 1e29; /* o.ivp.cond_max stays 0 */
-    ck_assert_msg(lth_bvp_solve(sys, 0, 1, 0, NULL, NULL, NULL, times, 3, &o, &res, &err) ==
-                      LTH_OK,
+    ck_assert_msg(lth_bvp_solve(sys, 0, 1, 0, NULL, NULL, NULL, times, 3, &o, &res, &err) == LTH_OK,
                   "%s: %s", lth_bvp_method_name(meths[m]), err.message);
     for (int i = 0; i < 3; i++) {
       double t = times[i], g = t * t + 1e-14;

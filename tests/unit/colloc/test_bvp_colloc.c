@@ -303,8 +303,9 @@ START_TEST(test_table_at_the_nodes) {
       ck_assert_msg(e <= 1e-10 * scale, "index %d variant %d: error %.3e", r, v, e);
       ck_assert_msg(res[v]->error_estimate <= 1e-10 * scale * 1.0001, "index %d variant %d", r, v);
       if (e > 1e-12 * scale) {
-        ck_assert_msg(res[v]->error_estimate >= e / 10, "index %d variant %d: estimate %.3e vs %.3e",
-                      r, v, res[v]->error_estimate, e);
+        ck_assert_msg(res[v]->error_estimate >= e / 10,
+                      "index %d variant %d: estimate %.3e vs %.3e", r, v, res[v]->error_estimate,
+                      e);
       }
       ck_assert(res[v]->drift < 1e-13 * scale);
     }
@@ -324,13 +325,12 @@ END_TEST
  * y = -e^t / (2 - t); its state mode decays like e^{-50 t}.  With x1(0) = 1
  * it is well posed; with its one condition at t1 (x1(1) = e) the Green's
  * function grows like e^{50 (1 - t)}: cond_bvp ~ 1e22, refused. */
-static const char *ap_text =
-    "blocks 2 1\ninterval 0 1\ngrid 11\nparam a = 50\n"
-    "A(1,1) = [a - 1/(2-t), 0; (1-a)/(t-2), -1]\n"
-    "A(1,2) = [(2-t)*a; a-1]\n"
-    "A(2,1) = [t+2, t^2-4]\n"
-    "f(1) = [(3-t)/(2-t)*exp(t); 2*exp(t)]\n"
-    "f(2) = -(t^2+t-2)*exp(t)\n";
+static const char *ap_text = "blocks 2 1\ninterval 0 1\ngrid 11\nparam a = 50\n"
+                             "A(1,1) = [a - 1/(2-t), 0; (1-a)/(t-2), -1]\n"
+                             "A(1,2) = [(2-t)*a; a-1]\n"
+                             "A(2,1) = [t+2, t^2-4]\n"
+                             "f(1) = [(3-t)/(2-t)*exp(t); 2*exp(t)]\n"
+                             "f(2) = -(t^2+t-2)*exp(t)\n";
 
 START_TEST(test_ascher_petzold) {
   char text[1024];

@@ -57,8 +57,8 @@ static void fast_system(cs_sys *Sy, int r, double lam, double mu) {
     *cs_A(Sy, 4, 3) = S(1, 0.2, 1.0, 0);
   }
   Sy->z[0] = (cs_fn){.c0 = 0, .c1 = 0.5, .w = 1.7, .phi = 0.3, .ce = 1.0, .mu = lam, .tau = 1.0};
-  Sy->z[1] = (cs_fn){.c0 = 0, .c1 = 0.4, .w = 1.1, .phi = M_PI / 2, .ce = 1.0, .mu = -mu,
-                     .tau = 0.0};
+  Sy->z[1] =
+      (cs_fn){.c0 = 0, .c1 = 0.4, .w = 1.1, .phi = M_PI / 2, .ce = 1.0, .mu = -mu, .tau = 0.0};
   Sy->z[2] = S(0.1, 0.3, 2.0, 0);
   Sy->z[3] = S(0, 0.7, 0.9, M_PI / 2);
   if (r == 3) Sy->z[4] = S(0.2, 0.6, 1.4, 0.2);

@@ -32,8 +32,8 @@
 
 #include "testutil.h"
 
-#define RF_MAXR 8
-#define RF_MAXS 24
+#define RF_MAXR  8
+#define RF_MAXS  24
 #define RF_ENTRY 256
 
 typedef struct rf_member {

@@ -121,8 +121,8 @@ static void check_manufactured(int r, const int *n, uint64_t seed) {
     lth_jet *rhs = jc_add(&a, jc_mul(&a, &pt->Ahat, v), &pt->g);
     rhs->order = dv->order = 0;
     double e2 = tu_jet_relerr(rhs, dv);
-    ck_assert_msg(e1 < 1e-10 && e2 < 1e-10, "index %d t=%g: (w,u) error %.3e, v' error %.3e", r,
-                  t, e1, e2);
+    ck_assert_msg(e1 < 1e-10 && e2 < 1e-10, "index %d t=%g: (w,u) error %.3e, v' error %.3e", r, t,
+                  e1, e2);
     jc_free(&a);
   }
   lth_point_free(pt);
@@ -160,8 +160,8 @@ static void split(jc_arena *a, const lth_system *sys, const lth_jet *A, const lt
   for (int i = 1; i <= r; i++) {
     int oi = lth_system_block_offset(sys, i), ni = lth_system_block_size(sys, i);
     for (int j = 1; j <= r; j++)
-      b->A[i][j] = jc_blk(a, A, oi, lth_system_block_offset(sys, j), ni,
-                          lth_system_block_size(sys, j));
+      b->A[i][j] =
+          jc_blk(a, A, oi, lth_system_block_offset(sys, j), ni, lth_system_block_size(sys, j));
     b->f[i] = jc_blk(a, f, oi, 0, ni, 1);
   }
 }
@@ -196,37 +196,37 @@ START_TEST(test_clark_appendix_index3) {
     lth_jet *Ah11 = jc_sub(&a, jc_mul(&a, IP1, A11), jc_mul(&a, P1, dP1));
     lth_jet *Ah22 = jc_sub(&a, jc_mul(&a, IP2, A22), jc_mul(&a, P2, dP2));
     lth_jet *q2 = jc_neg(&a, jc_mul(&a, A2113Pi, f3));
-    lth_jet *g2 = jc_mul(&a, IP2, jc_add(&a, f2, jc_mul3(&a, jc_sub(&a, jc_d(&a, A2113),
-                                                             jc_mul(&a, A22, A2113)),
-                                                         Pinv, f3)));
+    lth_jet *g2 = jc_mul(
+        &a, IP2,
+        jc_add(&a, f2, jc_mul3(&a, jc_sub(&a, jc_d(&a, A2113), jc_mul(&a, A22, A2113)), Pinv, f3)));
     lth_jet *Q2 = jc_mul3(&a, A13, Pinv, A32);
     lth_jet *B12 = jc_neg(&a, jc_mul(&a, Q2, jc_add(&a, dP2, A22)));
     /* stuff = (A22 A21 A13 Pi^-1 - [A21 A13 Pi^-1]') f3 - A21 A13 Pi^-1 f3' - f2 */
-    lth_jet *stuff = jc_sub(
-        &a,
-        jc_sub(&a, jc_mul(&a, jc_sub(&a, jc_mul(&a, A22, A2113Pi), jc_d(&a, A2113Pi)), f3),
-               jc_mul(&a, A2113Pi, jc_d(&a, f3))),
-        f2);
+    lth_jet *stuff =
+        jc_sub(&a,
+               jc_sub(&a, jc_mul(&a, jc_sub(&a, jc_mul(&a, A22, A2113Pi), jc_d(&a, A2113Pi)), f3),
+                      jc_mul(&a, A2113Pi, jc_d(&a, f3))),
+               f2);
     lth_jet *q1 = jc_mul(&a, Q2, stuff);
     lth_jet *T13 = jc_mul3(&a, jc_sub(&a, jc_d(&a, A13), jc_mul(&a, A11, A13)), Pinv, A32);
     /* printed label "Ahat_21" is Ahat_12 (docs/theory.md §5) */
     lth_jet *Ah12 = jc_mul(&a, IP1, jc_add(&a, A12, jc_mul(&a, T13, jc_add(&a, dP2, A22))));
-    lth_jet *g1 = jc_mul(&a, IP1, jc_add(&a, jc_sub(&a, f1, jc_mul(&a, T13, stuff)),
-                                         jc_mul(&a, A12, q2)));
+    lth_jet *g1 =
+        jc_mul(&a, IP1, jc_add(&a, jc_sub(&a, f1, jc_mul(&a, T13, stuff)), jc_mul(&a, A12, q2)));
     lth_jet *Qu = jc_mul3(&a, Pinv, A32, A21);
     lth_jet *Bu1 = jc_mul(&a, Qu, jc_sub(&a, jc_sub(&a, jc_mul(&a, B12, A21), dP1), A11));
-    lth_jet *Bu2 = jc_mul(&a, Qu, jc_add(&a, jc_sub(&a, jc_sub(&a, jc_d(&a, B12), A12),
-                                                    jc_mul(&a, A11, B12)),
-                                         jc_mul(&a, B12, Ah22)));
+    lth_jet *Bu2 =
+        jc_mul(&a, Qu,
+               jc_add(&a, jc_sub(&a, jc_sub(&a, jc_d(&a, B12), A12), jc_mul(&a, A11, B12)),
+                      jc_mul(&a, B12, Ah22)));
     /* printed q_u ends in "- q1' ... - f2": corrected to + q1' ... - f1 (docs/theory.md §5) */
-    lth_jet *qu = jc_mul(
-        &a, Qu,
-        jc_sub(&a,
-               jc_sub(&a,
-                      jc_sub(&a, jc_add(&a, jc_mul(&a, B12, g2), jc_d(&a, q1)),
-                             jc_mul(&a, A11, q1)),
-                      jc_mul(&a, A12, q2)),
-               f1));
+    lth_jet *qu = jc_mul(&a, Qu,
+                         jc_sub(&a,
+                                jc_sub(&a,
+                                       jc_sub(&a, jc_add(&a, jc_mul(&a, B12, g2), jc_d(&a, q1)),
+                                              jc_mul(&a, A11, q1)),
+                                       jc_mul(&a, A12, q2)),
+                                f1));
     /* assemble the reference Ahat, g, Bhat, q (order 0) */
     int n1 = n[0], n2 = n[1], m = n1 + n2, s = m + n[2];
     lth_jet *Ah = jc_new(&a, m, m, 0), *g = jc_new(&a, m, 1, 0), *Bh = jc_new(&a, s, m, 0),
@@ -252,8 +252,8 @@ START_TEST(test_clark_appendix_index3) {
     double eB = canon_err(&a, &pt->Bhat, Bh, P), eg = tu_jet_relerr(&pt->g, g),
            eq = tu_jet_relerr(&pt->q, q);
     ck_assert_msg(eP < 1e-13 && eA < 1e-12 && eB < 1e-12 && eg < 1e-12 && eq < 1e-12,
-                  "index-3 appendix t=%g: P %.2e Ahat %.2e Bhat %.2e g %.2e q %.2e", TIMES[k],
-                  eP, eA, eB, eg, eq);
+                  "index-3 appendix t=%g: P %.2e Ahat %.2e Bhat %.2e g %.2e q %.2e", TIMES[k], eP,
+                  eA, eB, eg, eq);
     /* the raw (non-canonical) Bhat has zero columns for v_j, j <= i (Theorem 1) */
     ck_assert(lth_jet_maxabs(&pt->Bhat, 0) > 1e-3);
     jc_free(&a);
@@ -301,38 +301,41 @@ START_TEST(test_clark_appendix_index4) {
     lth_jet *Ah33 = jc_sub(&a, jc_mul(&a, IP3, A33), jc_mul(&a, P3, dP3));
     lth_jet *q3 = jc_neg(&a, jc_mul3(&a, A322114, Pinv, f4));
     /* "A32' A21 A14" means [A32 A21 A14]' */
-    lth_jet *g3 = jc_mul(&a, IP3, jc_add(&a, jc_add(&a, f3, jc_mul(&a, A33, q3)),
-                                         jc_mul3(&a, jc_d(&a, A322114), Pinv, f4)));
+    lth_jet *g3 = jc_mul(
+        &a, IP3,
+        jc_add(&a, jc_add(&a, f3, jc_mul(&a, A33, q3)), jc_mul3(&a, jc_d(&a, A322114), Pinv, f4)));
     lth_jet *Q3 = jc_mul3(&a, A2114, Pinv, A43);
     lth_jet *B23 = jc_neg(&a, jc_mul(&a, Q3, jc_add(&a, dP3, A33)));
     lth_jet *r3 = jc_sub(&a, jc_sub(&a, jc_d(&a, q3), jc_mul(&a, A33, q3)), f3);
     lth_jet *q2 = jc_mul(&a, Q3, r3);
     /* "A21' A14" means [A21 A14]' */
     lth_jet *T23 = jc_mul3(&a, jc_d(&a, A2114), Pinv, A43);
-    lth_jet *Ah23 = jc_mul(&a, IP2, jc_add(&a, jc_add(&a, A23, jc_mul(&a, A22, B23)),
-                                           jc_mul(&a, T23, jc_add(&a, dP3, A33))));
-    lth_jet *g2 = jc_mul(&a, IP2, jc_sub(&a, jc_add(&a, jc_add(&a, f2, jc_mul(&a, A22, q2)),
-                                                    jc_mul(&a, A23, q3)),
-                                         jc_mul(&a, T23, r3)));
+    lth_jet *Ah23 = jc_mul(
+        &a, IP2,
+        jc_add(&a, jc_add(&a, A23, jc_mul(&a, A22, B23)), jc_mul(&a, T23, jc_add(&a, dP3, A33))));
+    lth_jet *g2 =
+        jc_mul(&a, IP2,
+               jc_sub(&a, jc_add(&a, jc_add(&a, f2, jc_mul(&a, A22, q2)), jc_mul(&a, A23, q3)),
+                      jc_mul(&a, T23, r3)));
     lth_jet *Q2 = jc_mul(&a, jc_mul3(&a, A14, Pinv, A43), A32);
     lth_jet *B12 = jc_mul(&a, Q2, jc_sub(&a, jc_sub(&a, jc_mul(&a, B23, A32), dP2), A22));
     /* B13: "+ B23[(I - P3) A33 - P3 P3']" */
-    lth_jet *B13 = jc_mul(
-        &a, Q2,
-        jc_sub(&a, jc_sub(&a, jc_add(&a, jc_d(&a, B23), jc_mul(&a, B23, Ah33)), A23),
-               jc_mul(&a, A22, B23)));
-    lth_jet *r2 = jc_sub(&a,
-                         jc_sub(&a, jc_sub(&a, jc_add(&a, jc_d(&a, q2), jc_mul(&a, B23, g3)),
-                                           jc_mul(&a, A22, q2)),
-                                jc_mul(&a, A23, q3)),
-                         f2);
+    lth_jet *B13 =
+        jc_mul(&a, Q2,
+               jc_sub(&a, jc_sub(&a, jc_add(&a, jc_d(&a, B23), jc_mul(&a, B23, Ah33)), A23),
+                      jc_mul(&a, A22, B23)));
+    lth_jet *r2 = jc_sub(
+        &a,
+        jc_sub(&a, jc_sub(&a, jc_add(&a, jc_d(&a, q2), jc_mul(&a, B23, g3)), jc_mul(&a, A22, q2)),
+               jc_mul(&a, A23, q3)),
+        f2);
     lth_jet *q1 = jc_mul(&a, Q2, r2);
-    lth_jet *Ah12 = jc_mul(&a, IP1, jc_sub(&a, jc_add(&a, A12, jc_mul(&a, A11, B12)),
-                                           jc_d(&a, B12)));
-    lth_jet *Ah13 = jc_mul(
-        &a, IP1,
-        jc_sub(&a, jc_add(&a, jc_add(&a, A13, jc_mul(&a, A11, B13)), jc_mul(&a, A12, B23)),
-               jc_d(&a, B13)));
+    lth_jet *Ah12 =
+        jc_mul(&a, IP1, jc_sub(&a, jc_add(&a, A12, jc_mul(&a, A11, B12)), jc_d(&a, B12)));
+    lth_jet *Ah13 =
+        jc_mul(&a, IP1,
+               jc_sub(&a, jc_add(&a, jc_add(&a, A13, jc_mul(&a, A11, B13)), jc_mul(&a, A12, B23)),
+                      jc_d(&a, B13)));
     lth_jet *g1 = jc_mul(
         &a, IP1,
         jc_sub(&a,
@@ -341,23 +344,23 @@ START_TEST(test_clark_appendix_index4) {
                jc_mul(&a, jc_mul3(&a, jc_d(&a, A14), Pinv, jc_mul(&a, A43, A32)), r2)));
     lth_jet *Qu = jc_mul(&a, jc_mul3(&a, Pinv, A43, A32), A21);
     lth_jet *Bu1 = jc_mul(&a, Qu, jc_sub(&a, jc_sub(&a, jc_mul(&a, B12, A21), dP1), A11));
-    lth_jet *Bu2 = jc_mul(
-        &a, Qu,
-        jc_add(&a,
-               jc_sub(&a, jc_sub(&a, jc_add(&a, jc_d(&a, B12), jc_mul(&a, B12, Ah22)), A12),
-                      jc_mul(&a, A11, B12)),
-               jc_mul(&a, B13, A32)));
+    lth_jet *Bu2 =
+        jc_mul(&a, Qu,
+               jc_add(&a,
+                      jc_sub(&a, jc_sub(&a, jc_add(&a, jc_d(&a, B12), jc_mul(&a, B12, Ah22)), A12),
+                             jc_mul(&a, A11, B12)),
+                      jc_mul(&a, B13, A32)));
     /* B_u3: "B13' + B13[...]" */
-    lth_jet *Bu3 = jc_mul(
-        &a, Qu,
-        jc_sub(&a,
+    lth_jet *Bu3 =
+        jc_mul(&a, Qu,
                jc_sub(&a,
                       jc_sub(&a,
-                             jc_add(&a, jc_add(&a, jc_mul(&a, B12, Ah23), jc_d(&a, B13)),
-                                    jc_mul(&a, B13, Ah33)),
-                             A13),
-                      jc_mul(&a, A11, B13)),
-               jc_mul(&a, A12, B23)));
+                             jc_sub(&a,
+                                    jc_add(&a, jc_add(&a, jc_mul(&a, B12, Ah23), jc_d(&a, B13)),
+                                           jc_mul(&a, B13, Ah33)),
+                                    A13),
+                             jc_mul(&a, A11, B13)),
+                      jc_mul(&a, A12, B23)));
     /* q_u ends in "- f1", not "- f3" */
     lth_jet *qu = jc_mul(
         &a, Qu,
@@ -365,8 +368,7 @@ START_TEST(test_clark_appendix_index4) {
                jc_sub(&a,
                       jc_sub(&a,
                              jc_sub(&a,
-                                    jc_add(&a,
-                                           jc_add(&a, jc_mul(&a, B12, g2), jc_mul(&a, B13, g3)),
+                                    jc_add(&a, jc_add(&a, jc_mul(&a, B12, g2), jc_mul(&a, B13, g3)),
                                            jc_d(&a, q1)),
                                     jc_mul(&a, A11, q1)),
                              jc_mul(&a, A12, q2)),
@@ -406,8 +408,8 @@ START_TEST(test_clark_appendix_index4) {
     double eB = canon_err(&a, &pt->Bhat, Bh, P), eg = tu_jet_relerr(&pt->g, g),
            eq = tu_jet_relerr(&pt->q, q);
     ck_assert_msg(eP < 1e-13 && eA < 1e-11 && eB < 1e-11 && eg < 1e-11 && eq < 1e-11,
-                  "index-4 appendix t=%g: P %.2e Ahat %.2e Bhat %.2e g %.2e q %.2e", TIMES[k],
-                  eP, eA, eB, eg, eq);
+                  "index-4 appendix t=%g: P %.2e Ahat %.2e Bhat %.2e g %.2e q %.2e", TIMES[k], eP,
+                  eA, eB, eg, eq);
     jc_free(&a);
   }
   lth_point_free(pt);
@@ -512,12 +514,9 @@ START_TEST(test_structure_errors) {
   lth_error err;
   lth_error_clear(&err);
   lth_system *sys = lth_system_alloc(3, n, NULL);
-  ck_assert_int_eq(lth_system_set_A(sys, 3, 1, lth_source_identity(1, 2, NULL), &err),
-                   LTH_ESTRUCT);
-  ck_assert_int_eq(lth_system_set_A(sys, 2, 3, lth_source_identity(2, 1, NULL), &err),
-                   LTH_ESTRUCT);
-  ck_assert_int_eq(lth_system_set_A(sys, 3, 3, lth_source_identity(1, 1, NULL), &err),
-                   LTH_ESTRUCT);
+  ck_assert_int_eq(lth_system_set_A(sys, 3, 1, lth_source_identity(1, 2, NULL), &err), LTH_ESTRUCT);
+  ck_assert_int_eq(lth_system_set_A(sys, 2, 3, lth_source_identity(2, 1, NULL), &err), LTH_ESTRUCT);
+  ck_assert_int_eq(lth_system_set_A(sys, 3, 3, lth_source_identity(1, 1, NULL), &err), LTH_ESTRUCT);
   ck_assert_int_eq(lth_system_set_A(sys, 1, 3, lth_source_identity(2, 2, NULL), &err), LTH_EDIM);
   ck_assert_int_eq(lth_system_validate(sys, &err), LTH_ESTRUCT);
   ck_assert(strstr(err.message, "A(1,3)") != NULL);

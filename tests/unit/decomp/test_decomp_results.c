@@ -107,7 +107,8 @@ START_TEST(test_workspace_accessors) {
       for (int j = 0; j < 2; j++)
         for (int i = 0; i < 2; i++) {
           double fd = (LTH_JET_AT(&hi->Pi, 0, i, j) - LTH_JET_AT(&lo->Pi, 0, i, j)) / (2 * h);
-          double d1 = LTH_JET_AT(&pt->Pi, 1, i, j), d3 = LTH_JET_AT(&pt->Pi, order >= 3 ? 3 : 1, i, j);
+          double d1 = LTH_JET_AT(&pt->Pi, 1, i, j),
+                 d3 = LTH_JET_AT(&pt->Pi, order >= 3 ? 3 : 1, i, j);
           /* central difference: error h^2 |Pi'''|/6 (+ rounding eps/h) */
           double tol = h * h * (order >= 3 ? fabs(d3) : 10.0) + 1e3 * DBL_EPSILON / h;
           ck_assert_msg(fabs(fd - d1) <= tol, "Pi' (%d,%d): %.12g vs %.12g", i, j, d1, fd);

@@ -41,16 +41,16 @@
 #include "lth/wellposed.h"
 #include "refusal_family.h"
 
-#define TOL 1e-6
-#define DRAWS 54
-#define SEED 20260301ULL
+#define TOL    1e-6
+#define DRAWS  54
+#define SEED   20260301ULL
 #define FORCED 1e300
 
 typedef struct outcome {
   lth_status st;
-  double err;  /* max relative error (ok runs) */
-  double amp;  /* amplification reported */
-  double gain; /* size of the terms z is made of, relative to max(1, |z*|) */
+  double err;     /* max relative error (ok runs) */
+  double amp;     /* amplification reported */
+  double gain;    /* size of the terms z is made of, relative to max(1, |z*|) */
   double t_named; /* the time a refusal names (NAN: none) */
   char msg[600];
 } outcome;
@@ -205,12 +205,13 @@ static double stated(const outcome *o) {
 }
 
 static void describe(const char *what, int k, const rf_member *F, const outcome *o) {
-  fprintf(stderr, "  %s: member %d (index %d, s = %d, %s%s, near = %d, t* = %.4g, d = %.2g): ",
-          what, k, F->r, F->s, F->mass ? "mass, " : "", F->eqform ? "equations" : "blocks",
-          F->near, F->ts, F->d);
+  fprintf(stderr,
+          "  %s: member %d (index %d, s = %d, %s%s, near = %d, t* = %.4g, d = %.2g): ", what, k,
+          F->r, F->s, F->mass ? "mass, " : "", F->eqform ? "equations" : "blocks", F->near, F->ts,
+          F->d);
   if (o->st == LTH_OK) {
-    fprintf(stderr, "error %.3g (stated %.3g, amplification %.3g, gain %.3g)\n", o->err,
-            stated(o), o->amp, o->gain);
+    fprintf(stderr, "error %.3g (stated %.3g, amplification %.3g, gain %.3g)\n", o->err, stated(o),
+            o->amp, o->gain);
   } else {
     fprintf(stderr, "status %d: %.240s\n", o->st, o->msg);
   }
@@ -388,8 +389,8 @@ static void print_rates(int draws) {
       tally *t = &T[tool][near];
       printf("  %-4s %-13s runs %4ld  exit 0 %4ld  wrong %ld  refused %4ld  solved when forced "
              "%4ld  needless refusals %ld\n",
-             tool ? "ivp" : "grid", near ? "near-singular" : "well-posed", t->runs, t->ok,
-             t->wrong, t->refused, t->forced_ok, t->needless);
+             tool ? "ivp" : "grid", near ? "near-singular" : "well-posed", t->runs, t->ok, t->wrong,
+             t->refused, t->forced_ok, t->needless);
       all.runs += t->runs;
       all.ok += t->ok;
       all.wrong += t->wrong;

@@ -29,7 +29,7 @@
 #include "testutil.h"
 
 #define GRID_STEP 0.01
-#define DRAWS 240
+#define DRAWS     240
 
 static void zstar(double t, double *z) {
   z[0] = exp(t / 3);
@@ -68,8 +68,8 @@ static void judge_refusal(const char *tool, lth_status st, const lth_error *err,
   ck_assert_msg(lth_status_exit_code(st) == 3, "%s, t* = %.17g: status %d (%s)", tool, ts, st,
                 err->message);
   ck_assert_msg(err->has_t && fabs(err->t - ts) <= GRID_STEP * (1 + 1e-9),
-                "%s, t* = %.17g: refused naming t = %.17g: %s", tool, ts,
-                err->has_t ? err->t : NAN, err->message);
+                "%s, t* = %.17g: refused naming t = %.17g: %s", tool, ts, err->has_t ? err->t : NAN,
+                err->message);
   n_refused++;
 }
 
@@ -86,9 +86,7 @@ static double zerr(const double *z, const double *times, size_t n) {
 /* The stated accuracy eps cond_interval^(r-1) (a multiple of it: here up to
  * ~100 eps where cond_interval is small, 0.2 to 2 eps near a root), and never
  * worse than the two digits lth_cond_acceptable keeps (with a margin). */
-static double amp_tol(double amplification) {
-  return fmin(1e-13 * fmax(1.0, amplification), 5e-2);
-}
+static double amp_tol(double amplification) { return fmin(1e-13 * fmax(1.0, amplification), 5e-2); }
 
 static void check_grid(const lth_system *sys, const double *times, double ts) {
   lth_grid_opts go;

@@ -58,9 +58,9 @@ END_TEST
  * used to read "A(2,1)...A(2,1) A(1,2)" for r = 2), "..." in the middle
  * beyond. */
 START_TEST(pi_product_text) {
-  static const char *const want[] = {
-      "A(2,1) A(1,2)", "A(3,2) A(2,1) A(1,3)", "A(4,3) A(3,2) A(2,1) A(1,4)",
-      "A(5,4) ... A(2,1) A(1,5)", "A(6,5) ... A(2,1) A(1,6)"};
+  static const char *const want[] = {"A(2,1) A(1,2)", "A(3,2) A(2,1) A(1,3)",
+                                     "A(4,3) A(3,2) A(2,1) A(1,4)", "A(5,4) ... A(2,1) A(1,5)",
+                                     "A(6,5) ... A(2,1) A(1,6)"};
   char buf[LTH_PI_TEXT_MAX];
   for (int r = 2; r <= 6; r++) {
     ck_assert_str_eq(lth_pi_text(r, 0, buf, sizeof buf), want[r - 2]);

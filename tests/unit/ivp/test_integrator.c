@@ -149,8 +149,7 @@ START_TEST(test_callback_refusal_stops) {
       int rc = T->advance(it, &t, 3.0, y, &n);
       const char *name = lth_ivp_method_name((lth_ivp_method)m);
       ck_assert_msg(rc != 0, "%s %s: refusal ignored", T->name, name);
-      ck_assert_msg(c.calls_failed == 1, "%s %s: %zu refused calls", T->name, name,
-                    c.calls_failed);
+      ck_assert_msg(c.calls_failed == 1, "%s %s: %zu refused calls", T->name, name, c.calls_failed);
       ck_assert_msg(t <= 1.37 && t > 0.5, "%s %s: stopped at %g", T->name, name, t);
       rot_exact(t, y0, ye);
       ck_assert_msg(dist(y, ye) < 1e-5, "%s %s: y off by %.2e at the last step", T->name, name,
@@ -193,8 +192,8 @@ START_TEST(test_gives_up) {
         lth_integrator *it = T->alloc(&ode, NULL);
         ck_assert(it != NULL);
         /* limit 0: the smallest step 1e-6; 1: at most 40 steps */
-        lth_integrator_setup s = {(lth_ivp_method)m, 1e-3, 1e-8, 1e-10,
-                                  limit ? 40 : 1000000, limit ? 0.0 : 1e-6, 0.0};
+        lth_integrator_setup s = {(lth_ivp_method)m,  1e-3, 1e-8, 1e-10, limit ? 40 : 1000000,
+                                  limit ? 0.0 : 1e-6, 0.0};
         ck_assert_int_eq(T->start(it, &s, NULL), LTH_OK);
         double t = 0.0, y = 1.0;
         size_t n = 0;

@@ -94,8 +94,8 @@ START_TEST(test_convergence_with_tolerance) {
       lth_ivp_result_free(res);
     }
     for (int k = 0; k < 4; k++) {
-      ck_assert_msg(e[k] < 10 * rt[k], "%s: error %.2e at rtol %.0e",
-                    lth_ivp_method_name(method), e[k], rt[k]);
+      ck_assert_msg(e[k] < 10 * rt[k], "%s: error %.2e at rtol %.0e", lth_ivp_method_name(method),
+                    e[k], rt[k]);
       ck_assert_msg(k == 0 || (e[k - 1] > 30 * e[k] && steps[k] > steps[k - 1]),
                     "%s: errors %.2e -> %.2e as rtol %.0e -> %.0e", lth_ivp_method_name(method),
                     e[k - 1], e[k], rt[k - 1], rt[k]);
@@ -165,8 +165,7 @@ START_TEST(test_fundamental_matches_solve) {
   lth_ivp_result *res = NULL;
   lth_error err;
   lth_error_clear(&err);
-  ck_assert_msg(lth_ivp_solve(sys, t0, z0, times, 3, &o, &res, &err) == LTH_OK, "%s",
-                err.message);
+  ck_assert_msg(lth_ivp_solve(sys, t0, z0, times, 3, &o, &res, &err) == LTH_OK, "%s", err.message);
   double worst = 0, scale = 1;
   for (int k = 0; k < 3; k++)
     for (int i = 0; i < s; i++) {
@@ -260,8 +259,7 @@ START_TEST(test_long_horizon_rotating_rod) {
   lth_ivp_result *res = NULL;
   lth_error err;
   lth_error_clear(&err);
-  ck_assert_msg(lth_ivp_solve(sys, 0.0, z0, times, 4, &o, &res, &err) == LTH_OK, "%s",
-                err.message);
+  ck_assert_msg(lth_ivp_solve(sys, 0.0, z0, times, 4, &o, &res, &err) == LTH_OK, "%s", err.message);
   double e[4], cq[4];
   for (int k = 0; k < 4; k++) {
     double z[5];
@@ -273,8 +271,7 @@ START_TEST(test_long_horizon_rotating_rod) {
   /* error bounded (measured 1.4e-12, 5.4e-12, 9.9e-11, 5.5e-11 at t = 10, 100,
    * 500, 1000), drift 4.9e-13 with the default drift damping; the constraint
    * c' q = c' P v holds to the drift level */
-  ck_assert_msg(e[3] < 1e-9 && e[1] < 1e-10, "errors %.2e %.2e %.2e %.2e", e[0], e[1], e[2],
-                e[3]);
+  ck_assert_msg(e[3] < 1e-9 && e[1] < 1e-10, "errors %.2e %.2e %.2e %.2e", e[0], e[1], e[2], e[3]);
   ck_assert_msg(res->drift < 1e-11 && res->gamma > 0, "drift %.3e", res->drift);
   for (int k = 0; k < 4; k++) ck_assert_msg(cq[k] <= 1.01 * res->drift + 1e-15, "c'q %.3e", cq[k]);
   lth_ivp_result_free(res);

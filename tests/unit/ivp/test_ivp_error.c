@@ -133,18 +133,20 @@ static void check_case(ts_sys *S, lth_system *sys, int method, double rtol, doub
   }
   lth_status st = lth_ivp_solve(sys, t0, z0, times, N, &o, &res, &err);
   if (st == LTH_EINTEG && o.max_steps > 0) {
-    if (verbose) printf("%-12s %-7s rtol %.0e  capped: %s\n", what, lth_ivp_method_name(method),
-                        rtol, err.message);
+    if (verbose)
+      printf("%-12s %-7s rtol %.0e  capped: %s\n", what, lth_ivp_method_name(method), rtol,
+             err.message);
     n_capped++;
     return;
   }
-  ck_assert_msg(st == LTH_OK, "%s %s rtol %g: %s (t = %g)", what, lth_ivp_method_name(method),
-                rtol, err.message, err.t);
+  ck_assert_msg(st == LTH_OK, "%s %s rtol %g: %s (t = %g)", what, lth_ivp_method_name(method), rtol,
+                err.message, err.t);
   if (!res->z_error && res->error_failed.status == LTH_EINTEG && o.max_steps > 0) {
     /* the cap stopped the reference: reported as such */
     ck_assert(isnan(res->error_estimate));
-    if (verbose) printf("%-12s %-7s rtol %.0e  reference capped: %s\n", what,
-                        lth_ivp_method_name(method), rtol, res->error_failed.message);
+    if (verbose)
+      printf("%-12s %-7s rtol %.0e  reference capped: %s\n", what, lth_ivp_method_name(method),
+             rtol, res->error_failed.message);
     n_capped++;
     lth_ivp_result_free(res);
     return;
@@ -203,10 +205,9 @@ END_TEST
  * -k2 x2 - l, 0 = x1 - x2.  Exact: x1 = x2 = a cos(w t), w^2 = (k1 + k2) /
  * (m1 + m2) = 3, l = (k1 - m1 w^2) x1 = 2 x1.  msbdf at rtol 1e-10 is off by
  * ~1e-8 and its local error control does not see it. */
-static const char two_masses[] =
-    "problem equations\nvariables x1 x2 l\ninterval 0 10\n"
-    "param m1 = 1, m2 = 2, k1 = 5, k2 = 4\n"
-    "m1*x1'' = -k1*x1 + l\nm2*x2'' = -k2*x2 - l\n0 = x1 - x2\n";
+static const char two_masses[] = "problem equations\nvariables x1 x2 l\ninterval 0 10\n"
+                                 "param m1 = 1, m2 = 2, k1 = 5, k2 = 4\n"
+                                 "m1*x1'' = -k1*x1 + l\nm2*x2'' = -k2*x2 - l\n0 = x1 - x2\n";
 
 static void two_masses_exact(double t, const int *var_of, double *z) {
   double w = sqrt(3.0), x = 0.7 * cos(w * t), dx = -0.7 * w * sin(w * t);
@@ -262,8 +263,8 @@ START_TEST(test_two_masses_msbdf) {
              lth_ivp_method_name(method), e, res->error_estimate, et, res->error_tol);
     }
     ck_assert_msg(in_band(res->error_estimate, e, floor_rel(res, method) * 1.4),
-                  "two masses, %s: estimated error %.3e, true %.3e",
-                  lth_ivp_method_name(method), res->error_estimate, e);
+                  "two masses, %s: estimated error %.3e, true %.3e", lth_ivp_method_name(method),
+                  res->error_estimate, e);
     /* a miss of the tolerance is reported as one, and only then */
     ck_assert_msg((et > 3) == (res->error_tol > 1) || fabs(log10(et)) < 0.5,
                   "two masses, %s: %.3g x the tolerance, estimated %.3g x",

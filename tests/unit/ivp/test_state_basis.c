@@ -48,8 +48,8 @@ START_TEST(test_state_basis_spans_state_space) {
           for (int i = 0; i < m; i++) s += Q[i + a * m] * Q[i + b * m];
           R[a + b * p] = s - (a == b);
         }
-      ck_assert_msg(maxabs(R, p * p) <= 100.0 * m * DBL_EPSILON, "case %d t %g: Q^T Q - I = %g",
-                    c, t, maxabs(R, p * p));
+      ck_assert_msg(maxabs(R, p * p) <= 100.0 * m * DBL_EPSILON, "case %d t %g: Q^T Q - I = %g", c,
+                    t, maxabs(R, p * p));
       /* P Q */
       for (int b = 0; b < p; b++)
         for (int i = 0; i < m; i++) {

@@ -64,10 +64,10 @@ START_TEST(test_default_is_table_and_matches_direct) {
     double et = solution_error(S, t), ed = solution_error(S, d);
     ck_assert_int_eq(t->coef_mode, LTH_COEF_TABLE);
     ck_assert_int_eq(d->coef_mode, LTH_COEF_DIRECT);
-    ck_assert_msg(et <= 1.1 * ed + 1e-14 && et < 1e-8, "index %d: table %.3e, direct %.3e", r,
-                  et, ed);
-    ck_assert_msg(5 * t->decomps < d->decomps, "index %d: decompositions %zu vs %zu", r,
-                  t->decomps, d->decomps);
+    ck_assert_msg(et <= 1.1 * ed + 1e-14 && et < 1e-8, "index %d: table %.3e, direct %.3e", r, et,
+                  ed);
+    ck_assert_msg(5 * t->decomps < d->decomps, "index %d: decompositions %zu vs %zu", r, t->decomps,
+                  d->decomps);
     ck_assert(t->table_panels > 0 && t->coef_order >= 9 && t->coef_error < 1e-12);
     ck_assert(t->table_end == 6.0 && isnan(d->table_end) && d->coef_order == -1);
     ck_assert(t->drift < 1e-10);
@@ -106,7 +106,8 @@ START_TEST(test_singular_pi_refused) {
     lth_error err;
     lth_error_clear(&err);
     lth_status st = lth_ivp_solve(sys, 0.0, z0, &t1, 1, &o, &res, &err);
-    ck_assert_msg(st == LTH_ESING || st == LTH_ECOND, "%s: status %d", lth_ivp_coefficients_name(mode), st);
+    ck_assert_msg(st == LTH_ESING || st == LTH_ECOND, "%s: status %d",
+                  lth_ivp_coefficients_name(mode), st);
     ck_assert_msg(err.has_t && fabs(err.t - 0.3137) < 1e-6, "t = %.17g: %s", err.t, err.message);
     ck_assert(res == NULL);
   }
@@ -333,8 +334,8 @@ START_TEST(test_output_times_sparse_and_dense) {
       o.atol = 1e-12;
       o.coefficients = mode ? LTH_COEF_DIRECT : LTH_COEF_TABLE;
       lth_error err;
-      ck_assert_msg(lth_ivp_solve(sys, 0.0, z0, times, nt, &o, &res[mode], &err) == LTH_OK,
-                    "%s", err.message);
+      ck_assert_msg(lth_ivp_solve(sys, 0.0, z0, times, nt, &o, &res[mode], &err) == LTH_OK, "%s",
+                    err.message);
     }
     /* equal to the integrator's accuracy: below rtol both errors are
      * rounding-level and either path may be the better one (over seeds
@@ -406,8 +407,8 @@ START_TEST(test_scan_beside_integration) {
   for (int c = 0; c < 2; c++) {
     ck_assert_msg(st[0][c] == st[1][c] && (st[0][c] == LTH_ECOND || st[0][c] == LTH_ESING),
                   "case %d: status %d / %d", c, st[0][c], st[1][c]);
-    ck_assert_msg(strcmp(err[0][c].message, err[1][c].message) == 0, "%s\n%s",
-                  err[0][c].message, err[1][c].message);
+    ck_assert_msg(strcmp(err[0][c].message, err[1][c].message) == 0, "%s\n%s", err[0][c].message,
+                  err[1][c].message);
     ck_assert_msg(strncmp(err[1][c].message, "before integrating", 18) == 0, "%s",
                   err[1][c].message);
     ck_assert(err[1][c].has_t && fabs(err[1][c].t - 0.3137) < 1e-3);

@@ -17,10 +17,10 @@
 #include <lth/expr.h>
 #include <lth/status.h>
 
-#define PI 3.14159265358979323846
+#define PI   3.14159265358979323846
 #define KMAX 12
 /* x(t) in [0.1, 0.7]: inside every function's domain, nontrivial jet */
-#define X "(0.4 + 0.3*sin(1.7*t))"
+#define X    "(0.4 + 0.3*sin(1.7*t))"
 #define XNEG "(-0.4 - 0.3*sin(1.7*t))"
 
 static const double TS[] = {0.3, 0.7, 1.9};
@@ -114,8 +114,8 @@ static double gbinom(double a, int m) {
   return r;
 }
 
-#define C1 0.37
-#define C0 0.21
+#define C1   0.37
+#define C0   0.21
 #define U(t) (C1 * (t) + C0)
 static double r_exp(double t, int m) { return pow(C1, m) * exp(U(t)) / fact(m); }
 static double r_sin(double t, int m) { return pow(C1, m) * sin(U(t) + m * PI / 2) / fact(m); }
@@ -593,7 +593,9 @@ static void gen(char *b, size_t size, int depth) {
   char x[512], y[512];
   int kind = depth <= 0 ? 0 : (int)(rng() % 5), n;
   switch (kind) {
-  case 0: n = snprintf(b, size, "%s", leaves[rng() % 6]); break;
+  case 0:
+    n = snprintf(b, size, "%s", leaves[rng() % 6]);
+    break;
   case 1:
     gen(x, sizeof x, depth - 1);
     n = snprintf(b, size, "%s(%s)", funcs[rng() % 12], x);

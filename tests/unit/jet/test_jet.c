@@ -122,8 +122,7 @@ START_TEST(test_solve_against_multiply) {
     tu_random_jet(&N, 6);
     TU_ASSERT_OK(lth_jet_solve(&M, &N, &X, 1e-12, NULL, NULL));
     TU_ASSERT_OK(lth_jet_mul(&M, &X, &MX, NULL));
-    ck_assert_msg(tu_jet_relerr(&MX, &N) < 1e-13, "M X - N = %g (n=%d)", tu_jet_relerr(&MX, &N),
-                  n);
+    ck_assert_msg(tu_jet_relerr(&MX, &N) < 1e-13, "M X - N = %g (n=%d)", tu_jet_relerr(&MX, &N), n);
     /* in place: N <- M^{-1} N gives the same X */
     lth_jet_lu *lu = lth_jet_lu_alloc(n, NULL);
     ck_assert_ptr_nonnull(lu);
@@ -318,9 +317,9 @@ END_TEST
  * matrices with known determinants: permutations and random entries. */
 START_TEST(test_det_sign) {
   const double mats[][9] = {
-      {1, 0, 0, 0, 1, 0, 0, 0, 1},            /* I: +1 */
-      {0, 1, 0, 1, 0, 0, 0, 0, 1},            /* one swap: -1 */
-      {0, 1, 0, 0, 0, 1, 1, 0, 0},            /* cyclic: +1 */
+      {1, 0, 0, 0, 1, 0, 0, 0, 1}, /* I: +1 */
+      {0, 1, 0, 1, 0, 0, 0, 0, 1}, /* one swap: -1 */
+      {0, 1, 0, 0, 0, 1, 1, 0, 0}, /* cyclic: +1 */
       {2.385, -1.2, 0.7, 0.3, 4.1, -2.2, 1.9, 0.5, -3.3},
       {-2.385, 1.2, -0.7, -0.3, -4.1, 2.2, -1.9, -0.5, 3.3}, /* negated 3 x 3: det flips */
   };

@@ -53,7 +53,8 @@ static void graded_jet(lth_jet *M, int n, double g) {
   tu_random_jet(M, K);
   for (int i = 0; i < n; i++) {
     double s = pow(10.0, g * i / (n - 1));
-    for (int j = 0; j < n; j++) LTH_JET_AT(M, 0, i, j) = s * (LTH_JET_AT(M, 0, i, j) + (i == j ? 3.0 : 0.0));
+    for (int j = 0; j < n; j++)
+      LTH_JET_AT(M, 0, i, j) = s * (LTH_JET_AT(M, 0, i, j) + (i == j ? 3.0 : 0.0));
   }
 }
 
@@ -76,8 +77,8 @@ START_TEST(test_lu_inverse_is_inverse) {
     TU_ASSERT_OK(lth_jet_lu_inverse(lu, &X, NULL));
     ck_assert_int_eq(X.order, K);
     double right = identity_residual(&M, &X, n), left = identity_residual(&X, &M, n);
-    ck_assert_msg(right < 64 * DBL_EPSILON, "grade %g: M X - I relative residual %g",
-                  grades[k], right);
+    ck_assert_msg(right < 64 * DBL_EPSILON, "grade %g: M X - I relative residual %g", grades[k],
+                  right);
     ck_assert_msg(left < 64 * DBL_EPSILON * cond, "grade %g (cond %g): X M - I residual %g",
                   grades[k], cond, left);
     /* the convenience form gives the same inverse */
@@ -193,8 +194,8 @@ START_TEST(test_truncate_partial_sums) {
     }
     double v = 0.0;
     lth_jet_eval(&E, h, &v, 1);
-    ck_assert_msg(fabs(v - sum) <= 8 * DBL_EPSILON * fabs(sum), "order %d: %.17g vs %.17g", k,
-                  v, sum);
+    ck_assert_msg(fabs(v - sum) <= 8 * DBL_EPSILON * fabs(sum), "order %d: %.17g vs %.17g", k, v,
+                  sum);
     TU_ASSERT_OK(lth_jet_mul(&E, &F, &P, NULL));
     ck_assert_int_eq(P.order, k);
   }

@@ -60,8 +60,15 @@ static void double_integrator(problem *pb, double T, double x01, double x02) {
   memset(pb->C, 0, sizeof pb->C);
   pb->x0[0] = x01;
   pb->x0[1] = x02;
-  pb->spec = (lth_lqr_spec){.nx = 2, .nu = 1, .t0 = 0.0, .t1 = T, .A = pb->A, .B = pb->B,
-                            .H = pb->H, .C = pb->C, .x0 = pb->x0};
+  pb->spec = (lth_lqr_spec){.nx = 2,
+                            .nu = 1,
+                            .t0 = 0.0,
+                            .t1 = T,
+                            .A = pb->A,
+                            .B = pb->B,
+                            .H = pb->H,
+                            .C = pb->C,
+                            .x0 = pb->x0};
 }
 
 START_TEST(test_closed_form_double_integrator) {
@@ -72,8 +79,7 @@ START_TEST(test_closed_form_double_integrator) {
   lth_lqr_result *res = NULL;
   lth_error err;
   lth_error_clear(&err);
-  ck_assert_msg(lth_lqr_solve(&pb.spec, times, 4, NULL, &res, &err) == LTH_OK, "%s",
-                err.message);
+  ck_assert_msg(lth_lqr_solve(&pb.spec, times, 4, NULL, &res, &err) == LTH_OK, "%s", err.message);
   ck_assert(res->exists && res->unique && res->have_trajectory);
   for (int k = 0; k < 4; k++) {
     double s = T - times[k], x1 = a * cosh(s), x2 = -a * sinh(s);
@@ -86,7 +92,8 @@ START_TEST(test_closed_form_double_integrator) {
     ck_assert_msg(fabs(res->u[k] - x1) < 1e-9, "u(%g) = %.17g vs %.17g", times[k], res->u[k], x1);
     /* closed loop (Theorem 6): u = K [x; lambda] */
     double uk = 0;
-    for (int j = 0; j < 4; j++) uk += res->gain[k * 4 + j] * (j < 2 ? res->x[k * 2 + j] : res->lambda[k * 2 + j - 2]);
+    for (int j = 0; j < 4; j++)
+      uk += res->gain[k * 4 + j] * (j < 2 ? res->x[k * 2 + j] : res->lambda[k * 2 + j - 2]);
     ck_assert(fabs(uk - res->u[k]) < 1e-10);
   }
   double J = a * a * sinh(T) * cosh(T) / 2;
@@ -132,8 +139,15 @@ static void time_varying(problem *pb, int general) {
   memcpy(pb->C, general ? C1 : C0, sizeof pb->C);
   pb->x0[0] = 1.0;
   pb->x0[1] = 0.0;
-  pb->spec = (lth_lqr_spec){.nx = 2, .nu = 1, .t0 = 0.0, .t1 = 1.5, .A = pb->A, .B = pb->B,
-                            .H = pb->H, .C = pb->C, .x0 = pb->x0};
+  pb->spec = (lth_lqr_spec){.nx = 2,
+                            .nu = 1,
+                            .t0 = 0.0,
+                            .t1 = 1.5,
+                            .A = pb->A,
+                            .B = pb->B,
+                            .H = pb->H,
+                            .C = pb->C,
+                            .x0 = pb->x0};
 }
 
 /* Direct transcription: x_{k+1} = x_k + h/2 (A_k x_k + A_{k+1} x_{k+1}) + h B_{k+1/2} u_k,
@@ -145,9 +159,9 @@ static double transcription(const problem *pb, int N, double *xs) {
   int nv = N * (nx + nu), nc = N * nx, n = nv + nc;
   double *K = calloc((size_t)n * n, sizeof(double)), *rhs = calloc((size_t)n, sizeof(double));
   lapack_int *ipiv = malloc(sizeof(lapack_int) * (size_t)n);
-#define XI(k, i) (((k) - 1) * nx + (i))  /* x_k, k = 1..N */
-#define UI(k, i) (N * nx + (k) * nu + (i)) /* u_k, k = 0..N-1 */
-#define KK(r, c) K[(size_t)(r) + (size_t)(c) * n]
+#define XI(k, i) (((k)-1) * nx + (i))    /* x_k, k = 1..N */
+#define UI(k, i) (N * nx + (k)*nu + (i)) /* u_k, k = 0..N-1 */
+#define KK(r, c) K[(size_t)(r) + (size_t)(c)*n]
   for (int k = 1; k <= N; k++) { /* Hessian: trapezoid weights and C */
     double Hk[4], w = k == N ? 0.5 : 1.0;
     value(pb->H, t0 + k * h, Hk);
@@ -163,7 +177,7 @@ static double transcription(const problem *pb, int N, double *xs) {
     for (int i = 0; i < nx; i++) {
       int r = nv + k * nx + i;
       for (int j = 0; j < nx; j++) {
-        double c1 = (i == j) - 0.5 * h * A1[i + j * nx]; /* x_{k+1} */
+        double c1 = (i == j) - 0.5 * h * A1[i + j * nx];  /* x_{k+1} */
         double c0 = -(i == j) - 0.5 * h * A0[i + j * nx]; /* x_k */
         KK(r, XI(k + 1, j)) += c1;
         KK(XI(k + 1, j), r) += c1;
@@ -233,8 +247,7 @@ START_TEST(test_direct_transcription_smooth) {
   lth_lqr_result *res = NULL;
   lth_error err;
   lth_error_clear(&err);
-  ck_assert_msg(lth_lqr_solve(&pb.spec, times, 3, NULL, &res, &err) == LTH_OK, "%s",
-                err.message);
+  ck_assert_msg(lth_lqr_solve(&pb.spec, times, 3, NULL, &res, &err) == LTH_OK, "%s", err.message);
   ck_assert(!res->exists && res->jump_in_range_B && !res->terminal_impulse);
   memcpy(pb.x0, res->x0_consistent, sizeof pb.x0); /* start on the manifold */
   lth_lqr_result_free(res);
@@ -319,11 +332,12 @@ START_TEST(test_regularised_riccati_trend) {
   /* J_eps >= J (the regularised cost adds eps |u|^2) and -> J like sqrt(eps) */
   for (int k = 0; k < 5; k++) {
     ck_assert_msg(gap[k] > -1e-9, "J_eps < J at eps %.0e: %.3e", eps[k], gap[k]);
-    if (k > 0) ck_assert_msg(gap[k] < 0.6 * gap[k - 1], "gap not shrinking: %.3e -> %.3e",
-                             gap[k - 1], gap[k]);
+    if (k > 0)
+      ck_assert_msg(gap[k] < 0.6 * gap[k - 1], "gap not shrinking: %.3e -> %.3e", gap[k - 1],
+                    gap[k]);
   }
-  ck_assert_msg(gap[4] < 1e-2 * J && gap[0] / gap[4] > 30, "gaps %.3e .. %.3e (J = %.6f)",
-                gap[0], gap[4], J);
+  ck_assert_msg(gap[4] < 1e-2 * J && gap[0] / gap[4] > 30, "gaps %.3e .. %.3e (J = %.6f)", gap[0],
+                gap[4], J);
   lth_lqr_result_free(res);
   problem_free(&pb);
 }
@@ -331,7 +345,8 @@ END_TEST
 
 /* B'HB = t - 0.5 vanishes inside the interval: an error naming t. */
 START_TEST(test_singular_BHB_rejected) {
-  static const char *A[] = {"0", "1", "0", "0"}, *B[] = {"0", "1"}, *H[] = {"1", "0", "0", "t - 0.5"};
+  static const char *A[] = {"0", "1", "0", "0"}, *B[] = {"0", "1"},
+                    *H[] = {"1", "0", "0", "t - 0.5"};
   problem pb;
   pb.A = src(2, 2, A);
   pb.B = src(2, 1, B);
@@ -339,8 +354,15 @@ START_TEST(test_singular_BHB_rejected) {
   memset(pb.C, 0, sizeof pb.C);
   pb.x0[0] = 1;
   pb.x0[1] = 0;
-  pb.spec = (lth_lqr_spec){.nx = 2, .nu = 1, .t0 = 0.0, .t1 = 1.0, .A = pb.A, .B = pb.B, .H = pb.H,
-                           .C = pb.C, .x0 = pb.x0};
+  pb.spec = (lth_lqr_spec){.nx = 2,
+                           .nu = 1,
+                           .t0 = 0.0,
+                           .t1 = 1.0,
+                           .A = pb.A,
+                           .B = pb.B,
+                           .H = pb.H,
+                           .C = pb.C,
+                           .x0 = pb.x0};
   double t1 = 1.0;
   lth_lqr_result *res = NULL;
   lth_error err;

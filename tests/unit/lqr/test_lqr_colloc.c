@@ -126,8 +126,15 @@ static void double_integrator(problem *pb, double T, double x01, double x02) {
   memset(pb->C, 0, sizeof pb->C);
   pb->x0[0] = x01;
   pb->x0[1] = x02;
-  pb->spec = (lth_lqr_spec){.nx = 2, .nu = 1, .t0 = 0.0, .t1 = T, .A = pb->A, .B = pb->B,
-                            .H = pb->H, .C = pb->C, .x0 = pb->x0};
+  pb->spec = (lth_lqr_spec){.nx = 2,
+                            .nu = 1,
+                            .t0 = 0.0,
+                            .t1 = T,
+                            .A = pb->A,
+                            .B = pb->B,
+                            .H = pb->H,
+                            .C = pb->C,
+                            .x0 = pb->x0};
 }
 
 static void problem_free(problem *pb) {

@@ -38,10 +38,10 @@ static const char *lqr(const char *sizes, const char *interval, const char *A, c
  * (it used to report "cost 0 (the infimum)" or a finite cost with exit 0). */
 START_TEST(aly_chan_refused) {
   lth_error err;
-  ck_assert_int_eq(solve(lqr("2 1", "0 2", "[0, 1; 0, 0]", "[0; 1]", "[-1, 0; 0, 1]",
-                             "[0, 0; 0, 0]", "[1; 0]"),
-                         &err),
-                   LTH_EDATA);
+  ck_assert_int_eq(
+      solve(lqr("2 1", "0 2", "[0, 1; 0, 0]", "[0; 1]", "[-1, 0; 0, 1]", "[0, 0; 0, 0]", "[1; 0]"),
+            &err),
+      LTH_EDATA);
   ck_assert(err.has_t && err.t == 0.0);
   ck_assert_ptr_nonnull(strstr(err.message, "eigenvalue -1 "));
   ck_assert_int_eq(lth_status_exit_code(err.status), 2);
@@ -50,23 +50,23 @@ END_TEST
 
 START_TEST(indefinite_H_and_C_refused) {
   lth_error err;
-  ck_assert_int_eq(solve(lqr("3 1", "0 1", "[0, 1, 0; 0, 0, 1; 0, 0, 0]", "[0; 0; 1]",
-                             "[1, 0, 0; 0, -0.5, 0; 0, 0, 0.1]", "[0, 0, 0; 0, 0, 0; 0, 0, 0]",
-                             "[1; 0; 0]"),
-                         &err),
-                   LTH_EDATA);
+  ck_assert_int_eq(
+      solve(lqr("3 1", "0 1", "[0, 1, 0; 0, 0, 1; 0, 0, 0]", "[0; 0; 1]",
+                "[1, 0, 0; 0, -0.5, 0; 0, 0, 0.1]", "[0, 0, 0; 0, 0, 0; 0, 0, 0]", "[1; 0; 0]"),
+            &err),
+      LTH_EDATA);
   ck_assert_ptr_nonnull(strstr(err.message, "eigenvalue -0.5 "));
-  ck_assert_int_eq(solve(lqr("2 1", "0 1", "[0, 1; 0, 0]", "[0; 1]", "[1, 0; 0, 1]",
-                             "[1, 2; 2, 1]", "[1; 0]"),
-                         &err),
-                   LTH_EDATA);
+  ck_assert_int_eq(
+      solve(lqr("2 1", "0 1", "[0, 1; 0, 0]", "[0; 1]", "[1, 0; 0, 1]", "[1, 2; 2, 1]", "[1; 0]"),
+            &err),
+      LTH_EDATA);
   ck_assert_ptr_nonnull(strstr(err.message, "C must be positive semidefinite"));
   ck_assert_ptr_nonnull(strstr(err.message, "eigenvalue -1 "));
   /* semidefinite (singular) H and C are fine: H = [1, 1; 1, 1] has B'HB = 1 */
-  ck_assert_int_eq(solve(lqr("2 1", "0 1", "[0, 1; 0, 0]", "[0; 1]", "[1, 1; 1, 1]",
-                             "[1, 1; 1, 1]", "[1; 0]"),
-                         &err),
-                   LTH_OK);
+  ck_assert_int_eq(
+      solve(lqr("2 1", "0 1", "[0, 1; 0, 0]", "[0; 1]", "[1, 1; 1, 1]", "[1, 1; 1, 1]", "[1; 0]"),
+            &err),
+      LTH_OK);
 }
 END_TEST
 
@@ -74,8 +74,8 @@ END_TEST
  * statement of the file (line 6 or 7 of lqr()'s text) besides t. */
 START_TEST(refusal_names_the_statement) {
   lth_error err;
-  lth_problem *pb = wp_parse(lqr("2 1", "0 2", "[0, 1; 0, 0]", "[0; 1]", "[-1, 0; 0, 1]",
-                                 "[0, 0; 0, 0]", "[1; 0]"));
+  lth_problem *pb = wp_parse(
+      lqr("2 1", "0 2", "[0, 1; 0, 0]", "[0; 1]", "[-1, 0; 0, 1]", "[0, 0; 0, 0]", "[1; 0]"));
   const double times[2] = {0.0, 2.0};
   ck_assert_int_eq(lth_problem_lqr_check(pb, times, 2, &err), LTH_EDATA);
   ck_assert_str_eq(err.file, "test.lth");
@@ -83,15 +83,15 @@ START_TEST(refusal_names_the_statement) {
   ck_assert(err.has_t && err.t == 0.0);
   ck_assert_ptr_nonnull(strstr(err.message, "eigenvalue -1 "));
   lth_problem_free(pb);
-  pb = wp_parse(lqr("2 1", "0 1", "[0, 1; 0, 0]", "[0; 1]", "[1, 0; 0, 1]", "[1, 2; 2, 1]",
-                    "[1; 0]"));
+  pb = wp_parse(
+      lqr("2 1", "0 1", "[0, 1; 0, 0]", "[0; 1]", "[1, 0; 0, 1]", "[1, 2; 2, 1]", "[1; 0]"));
   ck_assert_int_eq(lth_problem_lqr_check(pb, NULL, 0, &err), LTH_EDATA);
   ck_assert_int_eq(err.line, 7);
   ck_assert_ptr_nonnull(strstr(err.message, "C must be positive semidefinite"));
   lth_problem_free(pb);
   /* data the theory accepts; a DAE file is a misuse */
-  pb = wp_parse(lqr("2 1", "0 1", "[0, 1; 0, 0]", "[0; 1]", "[1, 1; 1, 1]", "[1, 1; 1, 1]",
-                    "[1; 0]"));
+  pb = wp_parse(
+      lqr("2 1", "0 1", "[0, 1; 0, 0]", "[0; 1]", "[1, 1; 1, 1]", "[1, 1; 1, 1]", "[1; 0]"));
   ck_assert_int_eq(lth_problem_lqr_check(pb, times, 2, &err), LTH_OK);
   lth_problem_free(pb);
   pb = wp_parse("blocks 1 1\ninterval 0 1\nA(1,2) = 1\nA(2,1) = 1\n");
@@ -104,10 +104,10 @@ END_TEST
  * exit 0 (the symmetric [1, t/2; t/2, 1] gives 0.36080). */
 START_TEST(H_symmetric_on_the_interval) {
   lth_error err;
-  ck_assert_int_eq(solve(lqr("2 1", "0 1", "[0, 1; 0, 0]", "[0; 1]", "[1, t; 0, 1]",
-                             "[0, 0; 0, 0]", "[1; 0]"),
-                         &err),
-                   LTH_EDATA);
+  ck_assert_int_eq(
+      solve(lqr("2 1", "0 1", "[0, 1; 0, 0]", "[0; 1]", "[1, t; 0, 1]", "[0, 0; 0, 0]", "[1; 0]"),
+            &err),
+      LTH_EDATA);
   ck_assert(err.has_t && err.t > 0.0 && err.t < 0.01);
   ck_assert_ptr_nonnull(strstr(err.message, "symmetric"));
   ck_assert_int_eq(solve(lqr("2 1", "0 1", "[0, 1; 0, 0]", "[0; 1]", "[1, t/2; t/2, 1]",
@@ -137,9 +137,9 @@ END_TEST
  * (it used to give u = -243.6 with exit 0). */
 START_TEST(BHB_vanishing_between_points) {
   lth_error err;
-  lth_status st = solve(lqr("2 1", "0 1", "[0, 1; 0, 0]", "[0; t - 0.503]", "[1, 0; 0, 1]",
-                            "[0, 0; 0, 0]", "[1; 0]"),
-                        &err);
+  lth_status st = solve(
+      lqr("2 1", "0 1", "[0, 1; 0, 0]", "[0; t - 0.503]", "[1, 0; 0, 1]", "[0, 0; 0, 0]", "[1; 0]"),
+      &err);
   ck_assert_msg(st == LTH_ESING || st == LTH_ECOND, "status %d: %s", st, err.message);
   ck_assert_double_eq_tol(err.t, 0.503, 1e-6);
   ck_assert_ptr_nonnull(strstr(err.message, "B'H B"));
@@ -148,8 +148,8 @@ END_TEST
 
 START_TEST(not_finite_names_t) {
   lth_error err;
-  ck_assert_int_eq(solve(lqr("2 1", "0 2", "[0, 1; 0, 0]", "[0; 1]", "[1, 0; 0, 1]",
-                             "[0, 0; 0, 0]", "[1e308; -1e308]"),
+  ck_assert_int_eq(solve(lqr("2 1", "0 2", "[0, 1; 0, 0]", "[0; 1]", "[1, 0; 0, 1]", "[0, 0; 0, 0]",
+                             "[1e308; -1e308]"),
                          &err),
                    LTH_ENOTFINITE);
   ck_assert(err.has_t && err.t >= 0.0 && err.t <= 2.0);

@@ -207,13 +207,15 @@ START_TEST(test_no_algebraic_unknown) {
   /* E = [1 1; 1 1], A = -I: ker E = (1, -1), E - A Q = [1.5 0.5; 0.5 1.5]: index 1 */
   ck_assert_int_eq(no_algebraic(ones, minus_I, &err), LTH_EMODEL);
   ck_assert_ptr_nonnull(strstr(err.message, "rank 1 of 2"));
-  ck_assert_ptr_nonnull(strstr(err.message, "a combination of the equations 1, 2 has no derivative"));
+  ck_assert_ptr_nonnull(
+      strstr(err.message, "a combination of the equations 1, 2 has no derivative"));
   ck_assert_ptr_nonnull(strstr(err.message, "A DAE of index 1 "));
   ck_assert_ptr_null(strstr(err.message, "ODE"));
   /* E = [0 0; 1 1], A = [1 1; 0 1]: E - A Q = [0 0; 1.5 0.5] is singular */
   const double E2[4] = {0, 0, 1, 1}, A2[4] = {1, 1, 0, 1};
   ck_assert_int_eq(no_algebraic(E2, A2, &err), LTH_EMODEL);
-  ck_assert_ptr_nonnull(strstr(err.message, "E is singular at every t checked (rank 1 of 2 at t = 0.0731): equation 1 has no derivative"));
+  ck_assert_ptr_nonnull(strstr(err.message, "E is singular at every t checked (rank 1 of 2 at t = "
+                                            "0.0731): equation 1 has no derivative"));
   ck_assert_ptr_nonnull(strstr(err.message, "A DAE of index >= 2"));
 }
 END_TEST

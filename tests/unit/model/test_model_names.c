@@ -101,8 +101,7 @@ START_TEST(test_errors_name_file_and_line) {
   ck_assert_str_eq(err.file, "models/cart.dae");
   ck_assert_int_eq(err.line, lth_model_equation_line(m, 2));
   ck_assert_int_eq(err.line, 7);
-  ck_assert_msg(strstr(err.message, lth_model_var_name(m, 0)) != NULL, "message: %s",
-                err.message);
+  ck_assert_msg(strstr(err.message, lth_model_var_name(m, 0)) != NULL, "message: %s", err.message);
   lth_model_free(m);
   /* without a file, the line alone */
   m = cart(NULL, 1);

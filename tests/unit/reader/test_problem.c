@@ -90,8 +90,8 @@ START_TEST(test_contract_dae_example) {
   ck_assert_uint_eq(lth_problem_sampled_count(pb), 0);
 
   sys_eval ev = eval_at(pb, 1.37, 2);
-  double Aref[5][5] = {{0, 0, 0, 0, 1}, {0, 0, 0, 0, 2}, {1, 0, 0, 0, 0},
-                       {0, 1, 0, 0, 0}, {0, 0, 1, 2, 0}};
+  double Aref[5][5] = {
+      {0, 0, 0, 0, 1}, {0, 0, 0, 0, 2}, {1, 0, 0, 0, 0}, {0, 1, 0, 0, 0}, {0, 0, 1, 2, 0}};
   double fref[5] = {0, -9.81, 0, 0, -4};
   for (int i = 0; i < 5; i++) {
     for (int j = 0; j < 5; j++) {

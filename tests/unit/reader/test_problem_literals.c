@@ -294,8 +294,8 @@ START_TEST(test_long_matrix_product) {
     for (int i = 0; i < 2; i++) {
       for (int j = 0; j < 2; j++) {
         double v = LTH_JET_AT(A, 0, i, j), d = LTH_JET_AT(A, 1, i, j);
-        ck_assert_msg(fabs(v - R[i][j]) <= 1e-13, "(%d,%d) at %g: %.17g, exact %.17g", i, j, t,
-                      v, R[i][j]);
+        ck_assert_msg(fabs(v - R[i][j]) <= 1e-13, "(%d,%d) at %g: %.17g, exact %.17g", i, j, t, v,
+                      R[i][j]);
         ck_assert_msg(fabs(d - FACTORS * dR[i][j]) <= FACTORS * 1e-13,
                       "d/dt (%d,%d) at %g: %.17g, exact %.17g", i, j, t, d, FACTORS * dR[i][j]);
       }

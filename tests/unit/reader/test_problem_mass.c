@@ -86,8 +86,7 @@ START_TEST(test_solve_source_refuses) {
   /* the scan finds the sign change between two check points */
   double times[3] = {0.0, 0.3, 0.7}, mscale = 0.0;
   ck_assert_int_eq(lth_source_solve_scan(M, times, 3, 0.0, "M(1)", &mscale, &err), LTH_ESING);
-  ck_assert_ptr_nonnull(
-      strstr(err.message, "singular between t = 0.3 and t = 0.7"));
+  ck_assert_ptr_nonnull(strstr(err.message, "singular between t = 0.3 and t = 0.7"));
   free(w);
   lth_jet_free(J);
   lth_source_free(Y);

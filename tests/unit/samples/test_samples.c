@@ -51,8 +51,8 @@ START_TEST(test_polynomials_exact) {
   double lo, hi;
   lth_source_domain(src, &lo, &hi);
   ck_assert(lo == times[0] && hi == times[N - 1]);
-  double probes[] = {times[0], times[0] + 0.017, times[5], 0.1234, times[N - 2] + 0.04,
-                     times[N - 1]};
+  double probes[] = {times[0], times[0] + 0.017,    times[5],
+                     0.1234,   times[N - 2] + 0.04, times[N - 1]};
   for (size_t p = 0; p < sizeof probes / sizeof probes[0]; p++) {
     double t = probes[p];
     lth_jet *J = fill_at(src, t, K), *ref = lth_jet_alloc(R, C, K, NULL);
@@ -100,10 +100,14 @@ static lth_source *sampled_sine(double h, int K) {
 static double sine_deriv(double t, int m) {
   double w = pow(2.3, m), x = 2.3 * t + 0.4;
   switch (m % 4) {
-  case 0: return w * sin(x);
-  case 1: return w * cos(x);
-  case 2: return -w * sin(x);
-  default: return -w * cos(x);
+  case 0:
+    return w * sin(x);
+  case 1:
+    return w * cos(x);
+  case 2:
+    return -w * sin(x);
+  default:
+    return -w * cos(x);
   }
 }
 
@@ -130,9 +134,10 @@ START_TEST(test_sine_convergence_and_estimate) {
     sine_errors(s2, probes[p], e2, est2);
     for (int m = 1; m <= 3; m++) {
       double order = log2(e1[m] / e2[m]), theory = K + 1 - m;
-      ck_assert_msg(fabs(order - theory) < 0.5, "t = %g, derivative %d: observed order %.2f, "
-                    "expected %.0f (errors %.3g, %.3g)", probes[p], m, order, theory, e1[m],
-                    e2[m]);
+      ck_assert_msg(fabs(order - theory) < 0.5,
+                    "t = %g, derivative %d: observed order %.2f, "
+                    "expected %.0f (errors %.3g, %.3g)",
+                    probes[p], m, order, theory, e1[m], e2[m]);
       double r1 = est1[m] / e1[m], r2 = est2[m] / e2[m];
       ck_assert_msg(r1 > 1.0 / 30 && r1 < 30 && r2 > 1.0 / 30 && r2 < 30,
                     "t = %g, derivative %d: estimate / error = %.3g, %.3g", probes[p], m, r1, r2);

@@ -17,10 +17,18 @@
 static double f_deriv(double t, int m) {
   double w = pow(2.3, m), x = 2.3 * t + 0.4, s;
   switch (m % 4) {
-  case 0: s = sin(x); break;
-  case 1: s = cos(x); break;
-  case 2: s = -sin(x); break;
-  default: s = -cos(x); break;
+  case 0:
+    s = sin(x);
+    break;
+  case 1:
+    s = cos(x);
+    break;
+  case 2:
+    s = -sin(x);
+    break;
+  default:
+    s = -cos(x);
+    break;
   }
   double r = 0.5 / (1.7 + t), fact = 1.0; /* d^m/dt^m 0.5/(1.7+t) = (-1)^m m! 0.5/(1.7+t)^(m+1) */
   for (int k = 1; k <= m; k++) {
@@ -132,8 +140,8 @@ START_TEST(test_nonuniform_samples) {
     }
     for (int m = 0; m <= 3; m++) {
       ck_assert_msg(ea[m] <= 10.0 * best[m] && ea[m] <= level[m],
-                    "%s, derivative %d: automatic %.3e, best fixed %.3e", set_names[set], m,
-                    ea[m], best[m]);
+                    "%s, derivative %d: automatic %.3e, best fixed %.3e", set_names[set], m, ea[m],
+                    best[m]);
       ck_assert_msg(est[m] >= 0.1 * ea[m] && est[m] <= 30.0 * fmax(ea[m], 1e-15),
                     "%s, derivative %d: estimate %.3e, error %.3e", set_names[set], m, est[m],
                     ea[m]);
@@ -277,8 +285,8 @@ START_TEST(test_orders_and_errors) {
   for (int m = 0; m <= 3; m++) {
     fact *= m > 1 ? m : 1;
     double d = fact * fabs(LTH_JET_AT(A, m, 0, 0) - LTH_JET_AT(J, m, 0, 0));
-    ck_assert_msg(d <= 1.01 * est[m], "order %d: alternative differs by %.3e, estimate %.3e", m,
-                  d, est[m]);
+    ck_assert_msg(d <= 1.01 * est[m], "order %d: alternative differs by %.3e, estimate %.3e", m, d,
+                  est[m]);
   }
   ck_assert_int_eq(lth_samples_error_estimate(src, 4.5, 2, est, &err), LTH_ERANGE);
   lth_jet *W = lth_jet_alloc(2, 1, 3, NULL);

@@ -33,8 +33,7 @@ static lth_source *csv_ok(const char *text, int rows, int cols, int K) {
   lth_error err;
   csv_write("ok.csv", text, path, sizeof path);
   lth_source *src = lth_samples_read_csv(path, rows, cols, K, &err);
-  ck_assert_msg(src != NULL, "%s:%d:%d: %s\n%s", err.file, err.line, err.column, err.message,
-                text);
+  ck_assert_msg(src != NULL, "%s:%d:%d: %s\n%s", err.file, err.line, err.column, err.message, text);
   unlink(path);
   return src;
 }
@@ -151,9 +150,9 @@ START_TEST(test_long_numbers_exact) {
   strcpy(num[3], "0.0000");
   for (int i = 0; i < 300; i++) strcat(num[3], "0");
   strcat(num[3], "1e300"); /* 1e-305 * 1e300 */
-  /* as times (kept exactly by the source), in increasing order: num[2] < num[1] < num[3] < num[0] */
-  snprintf(text, 8192, "t, a\n%s, 1\n%s, 2\n%s, 3\n%s, 4\n7, 5\n", num[2], num[1], num[3],
-           num[0]);
+  /* as times (kept exactly by the source), in increasing order: num[2] < num[1] < num[3] < num[0]
+   */
+  snprintf(text, 8192, "t, a\n%s, 1\n%s, 2\n%s, 3\n%s, 4\n7, 5\n", num[2], num[1], num[3], num[0]);
   lth_source *src = csv_ok(text, 1, 1, 1);
   const double *t;
   ck_assert_uint_eq(lth_samples_times(src, &t), 5);

@@ -110,8 +110,7 @@ static lth_ivp_result *solve(const lth_problem *pb, double rtol, const double *g
   lth_ivp_result *res = NULL;
   lth_error err;
   lth_error_clear(&err);
-  ck_assert_msg(lth_ivp_solve(lth_problem_system(pb), 0.0, z0, times, NT, &o, &res, &err) ==
-                    LTH_OK,
+  ck_assert_msg(lth_ivp_solve(lth_problem_system(pb), 0.0, z0, times, NT, &o, &res, &err) == LTH_OK,
                 "%s (t = %g)", err.message, err.t);
   return res;
 }
@@ -229,8 +228,7 @@ START_TEST(test_equation_form_error_bars) {
     est = fmax(est, e.abs[LTH_OUT_Q]);
   }
   ck_assert_msg(truth > 1e-9, "true error %.3e too small to test", truth);
-  ck_assert_msg(est >= 0.1 * truth && est <= 10.0 * truth, "estimate %.3e, true %.3e", est,
-                truth);
+  ck_assert_msg(est >= 0.1 * truth && est <= 10.0 * truth, "estimate %.3e, true %.3e", est, truth);
   lth_point_free(pt);
   lth_decomp_ws_free(we);
   lth_decomp_error_free(de);

@@ -54,8 +54,8 @@ START_TEST(test_auto_against_fixed_degrees) {
     if (verbose()) {
       printf("%-8s automatic %.2e   best fixed degree %2d: %.2e\n", name, e, kbest, best);
     }
-    ck_assert_msg(e <= 10.0 * best, "%s: automatic %.3e, best fixed (K = %d) %.3e", name, e,
-                  kbest, best);
+    ck_assert_msg(e <= 10.0 * best, "%s: automatic %.3e, best fixed (K = %d) %.3e", name, e, kbest,
+                  best);
     autoerr[z] = e;
   }
   /* accuracy expected from the data: noise-free to near rounding, and
@@ -63,8 +63,10 @@ START_TEST(test_auto_against_fixed_degrees) {
   ck_assert_msg(autoerr[0] < 1e-10, "%s: noise-free error %.3e", c, autoerr[0]);
   ck_assert_msg(autoerr[1] < 1e-3 && autoerr[2] < 1e-1, "%s: errors %.3e, %.3e with noise", c,
                 autoerr[1], autoerr[2]);
-  ck_assert_msg(autoerr[2] <= 1e3 * autoerr[1], "%s: noise 1e-8 -> 1e-5 raised the error from "
-                "%.3e to %.3e", c, autoerr[1], autoerr[2]);
+  ck_assert_msg(autoerr[2] <= 1e3 * autoerr[1],
+                "%s: noise 1e-8 -> 1e-5 raised the error from "
+                "%.3e to %.3e",
+                c, autoerr[1], autoerr[2]);
   lth_problem_free(pe);
 }
 END_TEST
@@ -98,8 +100,8 @@ START_TEST(test_output_error_estimate) {
       smax[o] = fmax(smax[o], scale[o]);
       /* pointwise: never below a tenth of the truth, above the rounding level */
       ck_assert_msg(e[o] <= 1e-13 * scale[o] || es.abs[o] >= 0.1 * e[o],
-                    "%s, t = %g, %s: estimate %.3e, true %.3e", name, t,
-                    lth_decomp_output_name(o), es.abs[o], e[o]);
+                    "%s, t = %g, %s: estimate %.3e, true %.3e", name, t, lth_decomp_output_name(o),
+                    es.abs[o], e[o]);
       ck_assert(isfinite(es.rel[o]) && es.rel[o] <= es.overall);
     }
   }
@@ -121,18 +123,20 @@ START_TEST(test_output_error_estimate) {
     ck_assert_msg(ratio >= 1.0 && ratio <= 10.0, "%s: estimate %.3e, true %.3e", name, est_worst,
                   true_worst);
   } else {
-    ck_assert_msg(est_worst <= RND_FLOOR, "%s: estimate %.3e for a rounding-level error %.3e",
-                  name, est_worst, true_worst);
+    ck_assert_msg(est_worst <= RND_FLOOR, "%s: estimate %.3e for a rounding-level error %.3e", name,
+                  est_worst, true_worst);
   }
   for (int o = 0; o < LTH_NOUT; o++) {
     double r = emax[o] / tmax[o];
     if (tmax[o] <= RND * smax[o]) {
-      ck_assert_msg(emax[o] <= RND_FLOOR * smax[o], "%s, %s: estimate %.3e for a rounding-level "
-                    "error %.3e", name, lth_decomp_output_name(o), emax[o], tmax[o]);
+      ck_assert_msg(emax[o] <= RND_FLOOR * smax[o],
+                    "%s, %s: estimate %.3e for a rounding-level "
+                    "error %.3e",
+                    name, lth_decomp_output_name(o), emax[o], tmax[o]);
       continue;
     }
-    ck_assert_msg(r >= 0.5 && r <= 20.0, "%s, %s: largest estimate %.3e, largest error %.3e",
-                  name, lth_decomp_output_name(o), emax[o], tmax[o]);
+    ck_assert_msg(r >= 0.5 && r <= 20.0, "%s, %s: largest estimate %.3e, largest error %.3e", name,
+                  lth_decomp_output_name(o), emax[o], tmax[o]);
   }
   lth_point_free(pt);
   lth_decomp_ws_free(we);
@@ -168,15 +172,15 @@ START_TEST(test_consistency_with_sampled_data) {
     double res = lth_ic_residual(ics, z0), tol = lth_ic_tolerance(ics, z0);
     double dtol = lth_ic_data_tolerance(ics, z0);
     if (verbose()) {
-      printf("%-8s t = %4.1f  ||M0 z0 - b0|| %.2e  tolerance %.2e (data %.2e)\n", name, t, res,
-             tol, dtol);
+      printf("%-8s t = %4.1f  ||M0 z0 - b0|| %.2e  tolerance %.2e (data %.2e)\n", name, t, res, tol,
+             dtol);
     }
     ck_assert_msg(res <= tol, "%s, t = %g: residual %.3e above the tolerance %.3e", name, t, res,
                   tol);
     ck_assert(dtol > 0.0 && dtol < tol);
     /* the data's part is not vastly larger than what it must cover */
-    ck_assert_msg(dtol <= 1e3 * fmax(res, 1e-12), "%s: data tolerance %.3e for residual %.3e",
-                  name, dtol, res);
+    ck_assert_msg(dtol <= 1e3 * fmax(res, 1e-12), "%s: data tolerance %.3e for residual %.3e", name,
+                  dtol, res);
   }
   lth_ic_free(ice);
   lth_ic_free(ics);
@@ -267,7 +271,8 @@ START_TEST(test_ivp_sampling_contribution) {
   blocks += local;
   if (verbose()) {
     printf("%-8s IVP: sampling error %.2e; estimates: all blocks at once %.2e, block by block "
-           "%.2e\n", name, truth / scale, one / scale, blocks / scale);
+           "%.2e\n",
+           name, truth / scale, one / scale, blocks / scale);
   }
   ck_assert_msg(truth / scale > 1e-9, "%s: sampling error %.3e too small to test", name, truth);
   /* estimates of the size, within a factor 10 either way (docs/sampled-data.md) */

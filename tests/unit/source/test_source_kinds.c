@@ -43,7 +43,8 @@ static lth_status harm_fill(const void *state, double t, int order, lth_jet *out
       const harm *h = &hs->e[i + j * hs->rows];
       double scale = 1.0;
       for (int m = 0; m <= order; m++) {
-        LTH_JET_AT(out, m, i, j) = (m == 0 ? h->c0 : 0.0) + h->c1 * scale * sin(h->w * t + h->phi + m * M_PI / 2);
+        LTH_JET_AT(out, m, i, j) =
+            (m == 0 ? h->c0 : 0.0) + h->c1 * scale * sin(h->w * t + h->phi + m * M_PI / 2);
         scale *= h->w / (m + 1);
       }
     }
@@ -62,7 +63,7 @@ static void harm_destroy(void *state) {
 }
 
 static const lth_source_type harm_type = {"harmonic", harm_fill, NULL, harm_domain, harm_destroy,
-                                          1, NULL, NULL, NULL};
+                                          1,          NULL,      NULL, NULL};
 
 static harm_state *harm_random(int rows, int cols, double chain) {
   harm_state *hs = calloc(1, sizeof *hs);
@@ -180,7 +181,8 @@ START_TEST(test_user_kind_decomposes_like_expressions) {
   lth_system *user = system_of(as_user_kind, kept);
   lth_system *expr = system_of(as_expression, kept);
   enum { ORDER = 3 };
-  lth_decomp_ws *wu = lth_decomp_ws_alloc(user, ORDER, NULL), *we = lth_decomp_ws_alloc(expr, ORDER, NULL);
+  lth_decomp_ws *wu = lth_decomp_ws_alloc(user, ORDER, NULL),
+                *we = lth_decomp_ws_alloc(expr, ORDER, NULL);
   lth_point *pu = lth_point_alloc(user, ORDER, NULL), *pe = lth_point_alloc(expr, ORDER, NULL);
   ck_assert(wu && we && pu && pe);
   const double ts[] = {-0.7, 0.3, 1.7, 2.9, 4.6};
@@ -247,8 +249,8 @@ START_TEST(test_scaled_view) {
             double want = alpha * LTH_JET_AT(&B, m, i, j);
             double got = transpose ? LTH_JET_AT(out, m, j, i) : LTH_JET_AT(out, m, i, j);
             ck_assert_msg(fabs(got - want) <= 2 * DBL_EPSILON * fabs(want),
-                          "transpose %d, t %g, order %d, (%d,%d): %.17g vs %.17g", transpose, t,
-                          m, i, j, got, want);
+                          "transpose %d, t %g, order %d, (%d,%d): %.17g vs %.17g", transpose, t, m,
+                          i, j, got, want);
           }
     }
     free(work);
@@ -285,8 +287,9 @@ START_TEST(test_enclose_contains_coefficients) {
         for (int i = 0; i < 2; i++) {
           const lth_interval *iv = &coef[m * N + i + j * 2];
           double c = LTH_JET_AT(&J, m, i, j);
-          ck_assert_msg(iv->lo <= c && c <= iv->hi, "t %g order %d (%d,%d): %.17g not in [%.17g, %.17g]",
-                        t, m, i, j, c, iv->lo, iv->hi);
+          ck_assert_msg(iv->lo <= c && c <= iv->hi,
+                        "t %g order %d (%d,%d): %.17g not in [%.17g, %.17g]", t, m, i, j, c, iv->lo,
+                        iv->hi);
         }
   }
   /* not vacuous: |c1 w^m / m!| bounds the variation of each coefficient, so
@@ -296,8 +299,8 @@ START_TEST(test_enclose_contains_coefficients) {
       const harm *h = &hs->e[k];
       double amp = fabs(h->c1) * pow(h->w, m) / tgamma(m + 1.0);
       double width = coef[m * N + k].hi - coef[m * N + k].lo;
-      ck_assert_msg(width <= 2 * amp * (1 + 1e-6) + 1e-12, "order %d entry %d: width %g, amplitude %g",
-                    m, k, width, amp);
+      ck_assert_msg(width <= 2 * amp * (1 + 1e-6) + 1e-12,
+                    "order %d entry %d: width %g, amplitude %g", m, k, width, amp);
     }
   lth_jet_release(&J);
   free(fw);

@@ -40,8 +40,8 @@ static void check_block(ts_sys *S, const lth_source *src, int i, int j, double t
       for (int m = 0; m <= ORDER; m++) {
         double got = LTH_JET_AT(&J, m, ii, jj);
         ck_assert_msg(fabs(got - want[m]) <= 4 * DBL_EPSILON * fmax(1.0, fabs(want[m])),
-                      "block (%d,%d) entry (%d,%d) order %d: %.17g vs %.17g", i, j, ii, jj, m,
-                      got, want[m]);
+                      "block (%d,%d) entry (%d,%d) order %d: %.17g vs %.17g", i, j, ii, jj, m, got,
+                      want[m]);
       }
     }
   free(work);
@@ -112,7 +112,8 @@ static lth_status dom_fill(const void *state, double t, int order, lth_jet *out,
   (void)err;
   lth_jet_set_zero(out, order);
   for (int j = 0; j < out->cols; j++)
-    for (int i = 0; i < out->rows; i++) LTH_JET_AT(out, 0, i, j) = ((const dom_state *)state)->value;
+    for (int i = 0; i < out->rows; i++)
+      LTH_JET_AT(out, 0, i, j) = ((const dom_state *)state)->value;
   out->order = order;
   return LTH_OK;
 }
@@ -122,8 +123,8 @@ static void dom_domain(const void *state, double *lo, double *hi) {
   *hi = ((const dom_state *)state)->hi;
 }
 
-static const lth_source_type dom_type = {"bounded", dom_fill, NULL, dom_domain, free, 1, NULL, NULL,
-                                         NULL};
+static const lth_source_type dom_type = {"bounded", dom_fill, NULL, dom_domain, free,
+                                         1,         NULL,     NULL, NULL};
 
 static lth_source *bounded(int rows, int cols, double value, double lo, double hi) {
   dom_state *d = malloc(sizeof *d);

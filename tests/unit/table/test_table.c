@@ -118,8 +118,8 @@ START_TEST(test_accuracy_index2_to_5) {
         cmp c = compare(sys, tab, 0.0, 6.0, 300, 1);
         for (int f = 0; f < 7; f++) {
           ck_assert_msg(c.err[f] < 2 * tols[k] && c.err[f] < 3 * info.err_est + 1e-15,
-                        "index %d, jets %d, tol %.0e: field %d error %.2e (estimate %.2e)", r,
-                        jet, tols[k], f, c.err[f], info.err_est);
+                        "index %d, jets %d, tol %.0e: field %d error %.2e (estimate %.2e)", r, jet,
+                        tols[k], f, c.err[f], info.err_est);
         }
         ck_assert_msg(info.err_est <= tols[k], "estimate %.2e above tol", info.err_est);
         /* the derivative of the interpolant: a few digits fewer */
@@ -139,7 +139,8 @@ START_TEST(test_hermite_nodes_halve_decompositions) {
   int n[] = {2, 2, 2, 2, 1};
   ts_sys *S = ts_new(5, n, 915, 0.2, 1);
   lth_system *sys = ts_system(S);
-  lth_table *t0 = build(sys, 0.0, 10.0, 1e-11, 0, 1, 0), *t1 = build(sys, 0.0, 10.0, 1e-11, 1, 1, 0);
+  lth_table *t0 = build(sys, 0.0, 10.0, 1e-11, 0, 1, 0),
+            *t1 = build(sys, 0.0, 10.0, 1e-11, 1, 1, 0);
   lth_table_info i0, i1;
   lth_table_info_get(t0, &i0);
   lth_table_info_get(t1, &i1);
@@ -208,8 +209,10 @@ static int a21_cb(void *ctx, double t, int order, double *coef, int ld, size_t s
   double d = t - T_SING;
   for (int k = 0; k <= order; k++) {
     double p = 0.0;
-    if (kind == 0) p = k == 0 ? d : (k == 1 ? 1.0 : 0.0);
-    else p = k == 0 ? d * d : (k == 1 ? 2 * d : (k == 2 ? 1.0 : 0.0));
+    if (kind == 0)
+      p = k == 0 ? d : (k == 1 ? 1.0 : 0.0);
+    else
+      p = k == 0 ? d * d : (k == 1 ? 2 * d : (k == 2 ? 1.0 : 0.0));
     coef[k * stride] = p;
     coef[k * stride + ld] = k == 0 ? 0.5 : 0.0;
   }
@@ -298,9 +301,9 @@ static lth_system *rough_system(rough *R) {
     for (int j = 1; j <= S->r; j++) {
       if (!ts_in_pattern(S->r, i, j)) continue;
       S->blk[nb] = (struct ts_blk){S, i, j};
-      lth_source *src = i == 1 && j == 1
-                            ? lth_source_callback(S->n[0], S->n[0], rough_a11, R, NULL)
-                            : lth_source_callback(S->n[i - 1], S->n[j - 1], ts_A_cb, &S->blk[nb], NULL);
+      lth_source *src = i == 1 && j == 1 ? lth_source_callback(S->n[0], S->n[0], rough_a11, R, NULL)
+                                         : lth_source_callback(S->n[i - 1], S->n[j - 1], ts_A_cb,
+                                                               &S->blk[nb], NULL);
       lth_system_set_A(sys, i, j, src, NULL);
       nb++;
     }
@@ -449,7 +452,8 @@ START_TEST(test_bad_arguments) {
   double cov = lth_table_covered(tab);
   ck_assert(cov >= 1.0 && cov <= 2.0);
   ck_assert_int_eq(lth_table_eval(tab, 0.5, 0, 0, pt, NULL, NULL), LTH_OK);
-  if (cov < 2.0) ck_assert_int_eq(lth_table_eval(tab, 0.5 * (cov + 2.0), 0, 0, pt, NULL, NULL), LTH_ERANGE);
+  if (cov < 2.0)
+    ck_assert_int_eq(lth_table_eval(tab, 0.5 * (cov + 2.0), 0, 0, pt, NULL, NULL), LTH_ERANGE);
   /* no outputs, no derivative in this table */
   ck_assert_int_eq(lth_table_eval(tab, 0.5, 0, 1, pt, NULL, NULL), LTH_EINVAL);
   ck_assert_int_eq(lth_table_eval(tab, 0.5, 1, 0, pt, NULL, NULL), LTH_EINVAL);

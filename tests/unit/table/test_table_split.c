@@ -37,7 +37,8 @@ static lth_table *alloc_table(const lth_system *sys, double t0, double t1, int t
  * no two panels overlap there (lib/table/coef_store.c); the chunks' counts add up to
  * the table's.  Returns the number of chunks. */
 static size_t check_chunks(const lth_table *tab) {
-  size_t used = 0, *end = calloc(tab->store.nchunks + 1, sizeof *end), *dend = calloc(tab->store.nchunks + 1, sizeof *dend);
+  size_t used = 0, *end = calloc(tab->store.nchunks + 1, sizeof *end),
+         *dend = calloc(tab->store.nchunks + 1, sizeof *dend);
   ck_assert(end && dend);
   for (size_t k = 0; k < tab->store.nchunks; k++)
     used += tab->store.chunks[k].cn + tab->store.chunks[k].dn;
@@ -58,7 +59,8 @@ static size_t check_chunks(const lth_table *tab) {
       ck_assert(dend[p->chunk] <= c->dn && c->dn <= c->dcap);
     }
   }
-  for (size_t k = 0; k < tab->store.nchunks; k++) ck_assert_uint_eq(end[k], tab->store.chunks[k].cn);
+  for (size_t k = 0; k < tab->store.nchunks; k++)
+    ck_assert_uint_eq(end[k], tab->store.chunks[k].cn);
   free(end);
   free(dend);
   return tab->store.nchunks;
@@ -150,7 +152,8 @@ END_TEST
  * stretch). */
 static const double T_SING = 231.3137, T_FAIL = 171.0, DIP = 1e-4;
 
-/* Taylor coefficient k of w(t) = 2 + sin 3t: w^(k) / k!, w^(k) = 3^k sin(3t + k pi/2) (+ 2 at k = 0) */
+/* Taylor coefficient k of w(t) = 2 + sin 3t: w^(k) / k!, w^(k) = 3^k sin(3t + k pi/2) (+ 2 at k =
+ * 0) */
 static double w_taylor(double t, int k) {
   double f = 1.0, p3 = 1.0;
   for (int i = 1; i <= k; i++) {
@@ -161,7 +164,7 @@ static double w_taylor(double t, int k) {
 }
 
 typedef struct {
-  int fail;      /* fail on [T_FAIL, T_FAIL + 1] */
+  int fail;     /* fail on [T_FAIL, T_FAIL + 1] */
   double t_dip; /* where Pi dips to DIP^2 (2 + sin 3t) */
 } zero_ctx;
 
@@ -268,7 +271,8 @@ START_TEST(test_split_memory_budget) {
     ck_assert_int_eq(lth_table_build(tab, 150.0, &err), LTH_ENOMEM);
     lth_table_info in;
     lth_table_info_get(tab, &in);
-    ck_assert_msg(in.bytes <= o.max_bytes, "%zu bytes (threads %d, panels %zu, stretches %zu)", in.bytes, threads, in.panels, tab->stats.stretches);
+    ck_assert_msg(in.bytes <= o.max_bytes, "%zu bytes (threads %d, panels %zu, stretches %zu)",
+                  in.bytes, threads, in.panels, tab->stats.stretches);
     ck_assert_msg(tab->stats.stretches >= 1, "the build was not split before the budget ran out");
     cov[threads - 1] = lth_table_covered(tab);
     ck_assert(cov[threads - 1] < 150.0);
@@ -333,7 +337,8 @@ START_TEST(test_output_maps_per_panel) {
       ck_assert(pt->P.order == -1);
       for (int i = 0; i < tab->lay.m * tab->lay.m; i++) {
         double want = pe->Ahat.c[i] - gamma * pe->P.c[i];
-        ck_assert_msg(fabs(pt->Ahat.c[i] - want) <= 1e-13 * (1 + fabs(pe->Ahat.c[i]) + fabs(pe->P.c[i])),
+        ck_assert_msg(fabs(pt->Ahat.c[i] - want) <=
+                          1e-13 * (1 + fabs(pe->Ahat.c[i]) + fabs(pe->P.c[i])),
                       "t = %g, entry %d: %.17g vs %.17g", t, i, pt->Ahat.c[i], want);
       }
       for (int i = 0; i < tab->lay.m; i++) ck_assert(pt->g.c[i] == pe->g.c[i]);
