@@ -21,7 +21,7 @@
 #include "lth/decomp.h"
 #include "lth/problem.h"
 #include "lth/verify.h"
-#include "lth/wellposed.h"
+#include "lth/conditioning.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

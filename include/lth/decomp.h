@@ -44,7 +44,7 @@ typedef struct lth_point {
                            shrinks to nothing at one t leaves cond_pi and cond_chain at 1 but
                            not this.  The threshold cond_max applies to it. */
   double amplification; /* the error amplification the point was accepted with: the outputs'
-                           relative error is about eps times this (include/lth/wellposed.h,
+                           relative error is about eps times this (include/lth/conditioning.h,
                            docs/conditioning.md section 1.2).  The a priori
                            cond_interval^(r-1) where that is at most
                            LTH_AMPLIFICATION_MEASURE; above it (or always, with
@@ -81,7 +81,7 @@ void lth_decomp_ws_free(lth_decomp_ws *ws);
  * LTH_DEFAULT_COND_MAX), and so is an error amplification above
  * max(cond_max, LTH_AMPLIFICATION_MAX): the a priori cond_interval^(r-1), or,
  * where that exceeds the limit, the amplification measured by a perturbed
- * recomputation (lth_point.amplification, include/lth/wellposed.h). */
+ * recomputation (lth_point.amplification, include/lth/conditioning.h). */
 void lth_decomp_ws_set_cond_max(lth_decomp_ws *ws, double cond_max);
 /* The scale of cond_interval: the largest chain_norm on the interval of
  * interest.  A workspace of a system with an interval (lth_system_set_interval)

@@ -55,7 +55,7 @@ double lth_ic_residual(const lth_ic *ic, const double *z0);
 /* Tolerance below which lth_ic_residual counts as consistent: a small
  * multiple of the roundoff in z0 and q, plus the decomposition's estimated
  * error in q and G at the setup time (eps times the error amplification it
- * measured there, lth_point.amplification, include/lth/wellposed.h), plus,
+ * measured there, lth_point.amplification, include/lth/conditioning.h), plus,
  * for sampled data, the part lth_ic_data_tolerance. */
 double lth_ic_tolerance(const lth_ic *ic, const double *z0);
 /* Sampled data only (0 otherwise): the part of the tolerance due to the

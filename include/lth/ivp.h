@@ -76,7 +76,7 @@ typedef struct lth_ivp_opts {
   double table_tol;           /* interpolation error of the table, relative to max(1, |field|)
                                  (0: auto, 1e-3 rtol, in [3e-15, 1e-6]) */
   int pi_scan;                /* points of the scan of Pi on the interval before integrating
-                                 (include/lth/wellposed.h: a Pi that is singular or nearly so
+                                 (include/lth/conditioning.h: a Pi that is singular or nearly so
                                  between the integrator's times is refused, naming t and
                                  cond_interval); 0: automatic, < 0: none (the caller scanned) */
   int hermite;                /* -1 auto (on iff the system has sampled data), 0 off, 1 on */
@@ -182,7 +182,7 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0, con
                          size_t n, const lth_ivp_opts *opts, lth_ivp_result **out, lth_error *err);
 void lth_ivp_result_free(lth_ivp_result *res);
 
-/* The scan of Pi on [t0, t1] (include/lth/wellposed.h) that lth_ivp_solve and
+/* The scan of Pi on [t0, t1] (include/lth/conditioning.h) that lth_ivp_solve and
  * lth_ivp_fundamental run before they integrate, as opts->pi_scan asks (none
  * if opts->pi_scan < 0 or t1 <= t0; opts may be NULL: the defaults): a Pi that
  * is singular or nearly so anywhere on the interval, also between the times

@@ -24,7 +24,7 @@
 #include "lth/decomp.h"
 #include "lth/sampling_error.h"
 #include "lth/verify.h"
-#include "lth/wellposed.h"
+#include "lth/conditioning.h"
 #include "lth/grid.h"
 #include "lth/table.h"
 #include "lth/ic.h"

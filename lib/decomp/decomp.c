@@ -34,7 +34,7 @@
 
 #include "decomp_impl.h"
 #include "system/pi_text.h"
-#include "lth/wellposed.h"
+#include "lth/conditioning.h"
 
 static lth_jet sub(const lth_jet *J, int r0, int c0, int rows, int cols, int order) {
   lth_jet V = lth_jet_view(J, r0, c0, rows, cols);
@@ -199,7 +199,7 @@ static int has_A(const lth_decomp_ws *ws, int i, int j) {
 }
 
 /* cond_interval = ||Pi^-1|| max(chain_norm(t), scale), chain_norm = the product
- * of the chain blocks' norms (include/lth/wellposed.h): Pi's distance to
+ * of the chain blocks' norms (include/lth/conditioning.h): Pi's distance to
  * singularity relative to the largest size the chain data reach on the
  * interval.  Unlike cond_chain it sees a block that shrinks with Pi. */
 static lth_status chain_measure(lth_decomp_ws *ws, double t, lth_error *err) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The measured error amplification of a decomposition point
- * (include/lth/wellposed.h, docs/conditioning.md section 1.2).
+ * (include/lth/conditioning.h, docs/conditioning.md section 1.2).
  *
  * The a priori amplification cond_interval^(r-1) describes a Pi near a root
  * of its determinant; for a Pi that is merely small relative to the largest
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "decomp_impl.h"
-#include "lth/wellposed.h"
+#include "lth/conditioning.h"
 
 #define PERTURB_SEED 0x5deece66dULL
 

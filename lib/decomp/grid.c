@@ -13,7 +13,7 @@
 
 #include "core/threads.h"
 #include "decomp_impl.h"
-#include "lth/wellposed.h"
+#include "lth/conditioning.h"
 #include "core/errors.h"
 
 void lth_grid_opts_init(lth_grid_opts *opts) { memset(opts, 0, sizeof *opts); }
@@ -64,7 +64,7 @@ struct grid_run {
   void *ctx;
   lth_status st; /* first failure in time order */
   lth_error *err;
-  /* cond_interval over the grid (include/lth/wellposed.h): the scale is the
+  /* cond_interval over the grid (include/lth/conditioning.h): the scale is the
    * largest chain norm of the workspaces' scan and of the points delivered */
   double scale, pinv_max, t_pinv_max;
   int pinv_max_measured; /* the amplification at t_pinv_max was measured */

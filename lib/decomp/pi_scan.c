@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Scans of Pi(t) over an interval (include/lth/wellposed.h). */
+/* Scans of Pi(t) over an interval (include/lth/conditioning.h). */
 #include "lth/defaults.h"
-#include "lth/wellposed.h"
+#include "lth/conditioning.h"
 
 #include <cblas.h>
 #include <math.h>

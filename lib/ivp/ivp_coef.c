@@ -26,7 +26,7 @@
 
 #include "ivp_coef_impl.h"
 #include "lth/defaults.h"
-#include "lth/wellposed.h"
+#include "lth/conditioning.h"
 #include "core/errors.h"
 
 #define TABLE_FRAC      1e-3

@@ -8,7 +8,7 @@
 #include "ivp_impl.h"
 #include "system/pi_text.h"
 #include "lth/defaults.h"
-#include "lth/wellposed.h"
+#include "lth/conditioning.h"
 
 lth_status lth_ivp_check_times(double t0, const double *times, size_t n, lth_error *err) {
   for (size_t k = 0; k < n; k++) {

@@ -29,7 +29,7 @@
 #include "core/threads.h"
 #include "ivp_coef.h"
 #include "ivp_impl.h"
-#include "lth/wellposed.h"
+#include "lth/conditioning.h"
 
 #define SCAN_PROBE_POINTS 17
 double lth_ivp_scan_beside_seconds = 2e-3;

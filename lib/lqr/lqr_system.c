@@ -38,7 +38,7 @@ lth_status lth_lqr_build_system(const lth_lqr_spec *spec, lth_system **out, lth_
     }
   }
   /* the interval of interest: decompositions judge Pi = -B'HB against the
-   * size of B and H over all of it (include/lth/wellposed.h) */
+   * size of B and H over all of it (include/lth/conditioning.h) */
   lth_status st =
       spec->t0 < spec->t1 ? lth_system_set_interval(sys, spec->t0, spec->t1, err) : LTH_OK;
   if (st != LTH_OK) {

@@ -253,7 +253,7 @@ lth_status lth_problem_parse_opts(const char *text, size_t len, const char *name
                                        : lth_pp_finish_dae(&P);
   }
   if (st == LTH_OK && P.pb->kind != LTH_PROBLEM_LQR && P.pb->sys && P.pb->t0 < P.pb->t1) {
-    /* the interval's scale for cond_interval (include/lth/wellposed.h) */
+    /* the interval's scale for cond_interval (include/lth/conditioning.h) */
     st = lth_system_set_interval(P.pb->sys, P.pb->t0, P.pb->t1, err);
   }
   if (st == LTH_OK) {

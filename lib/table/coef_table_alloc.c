@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "coef_table_impl.h"
-#include "lth/wellposed.h"
+#include "lth/conditioning.h"
 #include "core/errors.h"
 
 #define TAB_DEFAULT_TOL    1e-12

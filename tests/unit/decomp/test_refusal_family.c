@@ -38,7 +38,7 @@
 #include "lth/grid.h"
 #include "lth/ivp.h"
 #include "lth/problem.h"
-#include "lth/wellposed.h"
+#include "lth/conditioning.h"
 #include "refusal_family.h"
 
 #define TOL    1e-6

@@ -25,7 +25,7 @@
 #include "lth/grid.h"
 #include "lth/ivp.h"
 #include "lth/lqr.h"
-#include "lth/wellposed.h"
+#include "lth/conditioning.h"
 #include "testutil.h"
 
 #define GRID_STEP 0.01
@@ -111,7 +111,7 @@ static void check_grid(const lth_system *sys, const double *times, double ts) {
       for (int j = 0; j < 4; j++) z[i] += LTH_JET_AT(&pt->G, 0, i, j) * zs[j];
     }
     /* stated accuracy: a modest multiple of eps cond_interval^(r-1)
-     * (include/lth/wellposed.h; the multiple grows with the derivatives of
+     * (include/lth/conditioning.h; the multiple grows with the derivatives of
      * the data, here up to ~100) */
     double e = zerr(z, times + k, 1);
     double tol = amp_tol(lth_cond_amplification(pt->cond_interval, 3));

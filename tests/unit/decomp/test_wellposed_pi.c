@@ -11,7 +11,7 @@
 #include "lth/decomp.h"
 #include "lth/grid.h"
 #include "lth/ivp.h"
-#include "lth/wellposed.h"
+#include "lth/conditioning.h"
 #include "system/pi_text.h"
 #include "testutil.h"
 

@@ -4,7 +4,7 @@
  * start from the state part v0 = (I - P(t0)) z*(t0) of a manufactured exact
  * solution, advance, rebuild z = q + v + Bhat v from lth_ivp_point, reset the
  * state and go on; the statistics and the damping rate say what was done.
- * Also the conditioning helpers of include/lth/wellposed.h and decomp.h that
+ * Also the conditioning helpers of include/lth/conditioning.h and decomp.h that
  * a caller uses to judge a point: lth_pi_chain_scale, lth_cond_acceptable,
  * lth_amplification_limit, lth_point_rank_scale. */
 #include <check.h>
@@ -13,7 +13,7 @@
 
 #include "lth/decomp.h"
 #include "lth/ivp.h"
-#include "lth/wellposed.h"
+#include "lth/conditioning.h"
 #include "testsys.h"
 
 static double z_error(const ts_sys *S, const lth_point *pt, const double *v, double t) {

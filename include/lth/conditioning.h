@@ -18,8 +18,8 @@
  * tools that integrate at times of their own choosing (lth_ivp_solve,
  * lth_ivp_fundamental, lth_bvp_solve, lth_lqr_solve) scan before they start.
  */
-#ifndef LTH_WELLPOSED_H
-#define LTH_WELLPOSED_H
+#ifndef LTH_CONDITIONING_H
+#define LTH_CONDITIONING_H
 
 #include <stddef.h>
 
