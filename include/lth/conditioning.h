@@ -114,6 +114,15 @@ lth_status lth_pi_scan_check(const lth_system *sys, double t0, double t1, size_t
  * decomposition workspace uses); 0 if no point could be evaluated. */
 double lth_pi_chain_scale(const lth_system *sys, double t0, double t1, size_t points);
 
+/* The scale of one solve: lth_pi_chain_scale over the system's own interval
+ * (lth_system_interval) with the default points; 0 where the system is not
+ * valid, has no interval, or no point could be evaluated.  A solve computes
+ * it once and hands it to every workspace and table it builds
+ * (lth_decomp_ws_alloc_scaled, lth_ivp_opts.chain_scale,
+ * lth_table_opts.chain_scale), so that all of them judge cond_interval
+ * against the same number. */
+double lth_pi_interval_scale(const lth_system *sys);
+
 #ifdef __cplusplus
 }
 #endif

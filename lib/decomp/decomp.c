@@ -103,11 +103,7 @@ static lth_decomp_ws *ws_alloc(const lth_system *sys, int out_order, double scal
   ws->out_order = out_order;
   ws->K = out_order + ws->r - 1;
   ws->cond_max = LTH_DEFAULT_COND_MAX;
-  double t0, t1;
-  ws->scale = scale;
-  if (ws->scale < 0) {
-    ws->scale = lth_system_interval(sys, &t0, &t1) ? lth_pi_chain_scale(sys, t0, t1, 0) : 0.0;
-  }
+  ws->scale = scale < 0 ? lth_pi_interval_scale(sys) : scale;
   int r = ws->r;
   ws->n = malloc((size_t)r * sizeof *ws->n);
   ws->off = malloc((size_t)(r + 1) * sizeof *ws->off);

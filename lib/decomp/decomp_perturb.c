@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "decomp_impl.h"
+#include "core/errors.h"
 #include "lth/conditioning.h"
 
 #define PERTURB_SEED 0x5deece66dULL
@@ -29,7 +30,7 @@
 lth_status lth_decomp_perturb_alloc(lth_decomp_ws *ws, lth_error *err) {
   ws->alt = lth_point_alloc(ws->sys, 0, err);
   if (!ws->alt) {
-    return err ? err->status : LTH_ENOMEM;
+    return lth_error_status(err);
   }
   size_t W = (size_t)ws->m + 1;
   ws->canon = malloc((2 * ((size_t)ws->s + (size_t)ws->m) * W + 1) * sizeof(double));

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "decomp_impl.h"
+#include "core/errors.h"
 #include "lth/decomp.h"
 #include "lth/jet.h"
 #include "system/pi_text.h"
@@ -344,6 +345,14 @@ double lth_pi_chain_scale(const lth_system *sys, double t0, double t1, size_t po
   return sc.scale;
 }
 
+double lth_pi_interval_scale(const lth_system *sys) {
+  double t0, t1;
+  if (lth_system_validate(sys, NULL) != LTH_OK || !lth_system_interval(sys, &t0, &t1)) {
+    return 0.0; /* the workspace that needs the system will say why */
+  }
+  return lth_pi_chain_scale(sys, t0, t1, 0);
+}
+
 /* Where the a priori amplification at the scan's worst point is large, the
  * decomposition there measures it (lib/decomp/decomp_perturb.c) and refuses if the
  * measured one exceeds the limit: the coefficients there have lost their
@@ -352,7 +361,7 @@ static lth_status measure_worst(const lth_system *sys, double cond_max, lth_pi_s
                                 lth_error *err) {
   lth_decomp_ws *ws = lth_decomp_ws_alloc_scaled(sys, 0, sc->scale, err);
   lth_point *pt = ws ? lth_point_alloc(sys, 0, err) : NULL;
-  lth_status st = pt ? LTH_OK : (err ? err->status : LTH_ENOMEM);
+  lth_status st = pt ? LTH_OK : lth_error_status(err);
   if (st == LTH_OK) {
     lth_decomp_ws_set_cond_max(ws, cond_max);
     st = lth_decomp_at(ws, sc->worst_t, pt, err);

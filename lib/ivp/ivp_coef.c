@@ -106,10 +106,7 @@ static lth_status table_setup(lth_coef *c, const lth_ivp_opts *o, lth_error *err
 }
 
 double lth_coef_chain_scale(const lth_system *sys, const lth_ivp_opts *o) {
-  double t0, t1;
-  if (o && o->chain_scale > 0) return o->chain_scale;
-  if (lth_system_validate(sys, NULL) != LTH_OK) return 0.0; /* the workspace will say why */
-  return lth_system_interval(sys, &t0, &t1) ? lth_pi_chain_scale(sys, t0, t1, 0) : 0.0;
+  return o && o->chain_scale > 0 ? o->chain_scale : lth_pi_interval_scale(sys);
 }
 
 lth_coef *lth_coef_alloc(const lth_system *sys, const lth_ivp_opts *o, int deriv, double t_lo,

@@ -103,9 +103,8 @@ lth_table *lth_table_alloc(const lth_system *sys, double t_lo, double t_hi,
   tab->lay.jet = o->jet_order;
   tab->lay.nmin = tab->lay.jet == 0 ? 8 : 4;
   o->max_bytes = o->max_bytes ? o->max_bytes : ((size_t)1 << 30);
-  if (!(o->chain_scale > 0)) {
-    double a, b; /* one scan for the table's threads and its split parts */
-    o->chain_scale = lth_system_interval(sys, &a, &b) ? lth_pi_chain_scale(sys, a, b, 0) : 0.0;
+  if (!(o->chain_scale > 0)) { /* one scan for the table's threads and its split parts */
+    o->chain_scale = lth_pi_interval_scale(sys);
   }
   tab->sys = sys;
   tab->lay.t_lo = t_lo;

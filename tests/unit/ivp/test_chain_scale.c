@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "lth/conditioning.h"
 #include "lth/decomp.h"
 #include "lth/ivp.h"
 #include "lth/source.h"
@@ -73,6 +74,32 @@ START_TEST(test_public_allocations_fresh) {
 }
 END_TEST
 
+/* One number for a whole solve: the interval's scale is what a workspace
+ * computes for itself, the scan of the system's own interval, and 0 (judged
+ * without a scale) where there is no interval. */
+START_TEST(test_interval_scale_is_the_workspace_scale) {
+  double k = 3.0;
+  lth_system *sys = make(&k);
+  double s = lth_pi_interval_scale(sys);
+  ck_assert(s > 0);
+  ck_assert(s == lth_pi_chain_scale(sys, 0.0, 10.0, 0));
+  lth_decomp_ws *ws = lth_decomp_ws_alloc(sys, 0, NULL);
+  ck_assert(lth_decomp_ws_scale(ws) == s);
+  lth_decomp_ws_free(ws);
+  /* the chain norm is about |k| (1 + t/10) <= 2k on [0, 10] */
+  ck_assert_msg(s >= k && s <= 4 * k, "scale %g for k = %g", s, k);
+  int n[] = {2, 1};
+  lth_system *bare = lth_system_alloc(2, n, NULL); /* no interval, no blocks */
+  ck_assert(lth_pi_interval_scale(bare) == 0.0);
+  lth_system_free(bare);
+  lth_system_free(sys);
+}
+END_TEST
+
+/* The contract for a caller's sweep, stated: every solve judges the data it
+ * is given.  (This also held under the former design that cached the scale in
+ * the system and cleared it at each solve's start; the concurrency test below
+ * is the one that guards against that design.) */
 START_TEST(test_solves_see_new_data) {
   double k = 1e6, z[3];
   lth_system *sys = make(&k);
@@ -129,6 +156,7 @@ int main(void) {
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_public_allocations_fresh);
+  tcase_add_test(tc, test_interval_scale_is_the_workspace_scale);
   tcase_add_test(tc, test_solves_see_new_data);
   tcase_add_test(tc, test_concurrent_solves_of_one_system);
   suite_add_tcase(s, tc);
