@@ -35,4 +35,20 @@
 /* Finite differences: grid points N+1 (lth_bvp_opts.fd.points). */
 #define LTH_DEFAULT_FD_POINTS 1001
 
+/* Collocation: the uniform mesh the adaptation starts from, in intervals. */
+#define LTH_DEFAULT_COLLOC_INITIAL 8
+
+/* Coefficient tables (lth_table_opts): interpolation error per panel
+ * relative to max(1, max |F|), the degree the panel width aims at, the
+ * derivatives stored per node (1: values and first derivatives, Hermite),
+ * and the memory for the coefficients. */
+#define LTH_DEFAULT_TABLE_TOL       1e-12
+#define LTH_DEFAULT_TABLE_DEGREE    24
+#define LTH_DEFAULT_TABLE_JET       1
+#define LTH_DEFAULT_TABLE_MAX_BYTES ((size_t)1 << 30)
+
+/* A data file's grid without a `grid` statement: uniform points over the
+ * interval. */
+#define LTH_DEFAULT_GRID_POINTS 101
+
 #endif

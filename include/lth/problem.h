@@ -61,7 +61,7 @@ lth_problem_kind lth_problem_get_kind(const lth_problem *pb);
 /* The DAE system (owned by the problem). */
 const lth_system *lth_problem_system(const lth_problem *pb);
 void lth_problem_interval(const lth_problem *pb, double *t0, double *t1);
-/* Grid points (strictly increasing, from `grid`, default 101 uniform points). */
+/* Grid points (strictly increasing, from `grid`, default LTH_DEFAULT_GRID_POINTS = 101 uniform points). */
 size_t lth_problem_grid(const lth_problem *pb, const double **times);
 /* Degree of the local fits for sampled blocks (`sampling order K`), or 0
  * (LTH_SAMPLES_AUTO) when it is chosen automatically (the default). */

@@ -51,16 +51,17 @@ extern "C" {
 
 typedef struct lth_table_opts {
   double tol;         /* interpolation error per panel, relative to max(1, max |F|) per
-                         field (default 1e-12; at least 1e-15) */
+                         field (default LTH_DEFAULT_TABLE_TOL = 1e-12; at least 1e-15) */
   int deriv;          /* 1: also d/dt of Ahat, g and P (order-1 evaluations) */
   int outputs;        /* 1 (default): also Bhat, q, G; 0: only Ahat, g, P */
   int threads;        /* threads (0: lth's default, LTH_NUM_THREADS, else the CPUs; 1: serial) */
   double cond_max;    /* chain condition above this is an error (0: LTH_DEFAULT_COND_MAX) */
   double min_width;   /* smallest panel before giving up (0: 1e-10 of the span) */
-  int target_degree;  /* degree the width control aims at (0: default 24) */
+  int target_degree;  /* degree the width control aims at (0: LTH_DEFAULT_TABLE_DEGREE) */
   int jet_order;      /* derivatives per node: 0 values only (Chebyshev), 1 values and first
-                         derivatives (Chebyshev-Hermite, default), 2; -1: default */
-  size_t max_bytes;   /* memory for the coefficients (0: 1 GiB); LTH_ENOMEM beyond */
+                         derivatives (Chebyshev-Hermite), 2; -1: LTH_DEFAULT_TABLE_JET (1) */
+  size_t max_bytes;   /* memory for the coefficients (0: LTH_DEFAULT_TABLE_MAX_BYTES, 1 GiB);
+                         LTH_ENOMEM beyond */
   double chain_scale; /* scale of cond_interval (lth_decomp_ws_alloc_scaled; 0: computed once
                          by lth_table_alloc, a scan of the system's interval) */
 } lth_table_opts;

@@ -173,7 +173,7 @@ typedef struct lth_colloc_opts {
   double tol;               /* max-norm error of z relative to max(1, max |z|) */
   size_t max_intervals;     /* refuse (LTH_ETOL) rather than exceed (0:
                                LTH_DEFAULT_COLLOC_MAX_INTERVALS) */
-  size_t initial_intervals; /* uniform start (0: LTH_COLLOC_INITIAL) */
+  size_t initial_intervals; /* uniform start (0: LTH_DEFAULT_COLLOC_INITIAL) */
   double cond_max;          /* refuse cond_bvp above min(cond_max, tol / DBL_EPSILON) */
   int output_mode;          /* LTH_COLLOC_STEP (default) or LTH_COLLOC_POLY */
   double rank_tol;          /* lth_cmesh_solve's (0: only exact singularity) */
@@ -184,8 +184,6 @@ typedef struct lth_colloc_opts {
   void (*progress)(void *ctx, size_t done, size_t total);
   void *progress_ctx;
 } lth_colloc_opts;
-
-#define LTH_COLLOC_INITIAL 8
 
 typedef struct lth_colloc_out {
   double *z;             /* s x n, caller's storage: the solution at the output times */

@@ -445,7 +445,7 @@ lth_status lth_colloc_adapt(lth_colloc_ctx *cx, const lth_colloc_bc *bc, double 
   int s, m, p, stages = lth_colloc_ctx_tableau(cx)->s;
   lth_colloc_ctx_dims(cx, &s, &m, &p);
   size_t maxN = co->max_intervals ? co->max_intervals : LTH_DEFAULT_COLLOC_MAX_INTERVALS;
-  size_t N0 = co->initial_intervals ? co->initial_intervals : LTH_COLLOC_INITIAL;
+  size_t N0 = co->initial_intervals ? co->initial_intervals : LTH_DEFAULT_COLLOC_INITIAL;
   double cond_lim =
       fmin(co->cond_max > 0 ? co->cond_max : LTH_DEFAULT_COND_MAX, co->tol / DBL_EPSILON);
   adapt_state a = {0};

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lth/defaults.h"
 #include "lth/samples.h"
 #include "core/names_hash.h"
 #include "problem_impl.h"
@@ -505,7 +506,7 @@ static lth_status make_grid(lth_pp *P) {
     P->grid_pts = NULL;
     return LTH_OK;
   }
-  size_t n = P->grid_n ? (size_t)P->grid_n : LTH_P_DEFAULT_GRID;
+  size_t n = P->grid_n ? (size_t)P->grid_n : LTH_DEFAULT_GRID_POINTS;
   pb->grid = malloc(n * sizeof *pb->grid);
   if (!pb->grid) {
     return lth_pp_at_error(P, P->at_grid, LTH_ENOMEM, "out of memory for %zu grid points", n);

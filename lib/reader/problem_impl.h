@@ -302,7 +302,6 @@ lth_status lth_plit_parse(lth_pcur *c, const lth_plit_opts *o, lth_pval *out);
 #define LTH_P_MAX_BLOCK_SIZE     100000L
 #define LTH_P_MAX_ENTRIES        50000000.0 /* sum of rows*cols over the given blocks */
 #define LTH_P_MAX_GRID           10000000L
-#define LTH_P_DEFAULT_GRID       101
 #define LTH_P_MAX_SAMPLING_ORDER 20
 
 typedef struct lth_spos {

@@ -9,17 +9,15 @@
 #include <string.h>
 
 #include "coef_table_impl.h"
+#include "lth/defaults.h"
 #include "lth/conditioning.h"
 #include "core/errors.h"
 
-#define TAB_DEFAULT_TOL    1e-12
-#define TAB_MIN_TOL        1e-15
-#define TAB_DEFAULT_TARGET 24
-#define TAB_DEFAULT_JET    1
+#define TAB_MIN_TOL 1e-15 /* below it the panels chase rounding */
 
 void lth_table_opts_init(lth_table_opts *opts) {
   memset(opts, 0, sizeof *opts);
-  opts->tol = TAB_DEFAULT_TOL;
+  opts->tol = LTH_DEFAULT_TABLE_TOL;
   opts->jet_order = -1;
   opts->outputs = 1;
 }
@@ -95,14 +93,14 @@ lth_table *lth_table_alloc(const lth_system *sys, double t_lo, double t_hi,
     lth_table_opts_init(&tab->o);
   }
   lth_table_opts *o = &tab->o;
-  o->tol = o->tol > 0 ? fmax(o->tol, TAB_MIN_TOL) : TAB_DEFAULT_TOL;
+  o->tol = o->tol > 0 ? fmax(o->tol, TAB_MIN_TOL) : LTH_DEFAULT_TABLE_TOL;
   o->deriv = o->deriv ? 1 : 0;
-  o->target_degree = o->target_degree > 0 ? o->target_degree : TAB_DEFAULT_TARGET;
-  o->jet_order =
-      o->jet_order < 0 ? TAB_DEFAULT_JET : (o->jet_order > TAB_MAXJET ? TAB_MAXJET : o->jet_order);
+  o->target_degree = o->target_degree > 0 ? o->target_degree : LTH_DEFAULT_TABLE_DEGREE;
+  o->jet_order = o->jet_order < 0 ? LTH_DEFAULT_TABLE_JET
+                                  : (o->jet_order > TAB_MAXJET ? TAB_MAXJET : o->jet_order);
   tab->lay.jet = o->jet_order;
   tab->lay.nmin = tab->lay.jet == 0 ? 8 : 4;
-  o->max_bytes = o->max_bytes ? o->max_bytes : ((size_t)1 << 30);
+  o->max_bytes = o->max_bytes ? o->max_bytes : LTH_DEFAULT_TABLE_MAX_BYTES;
   if (!(o->chain_scale > 0)) { /* one scan for the table's threads and its split parts */
     o->chain_scale = lth_pi_interval_scale(sys);
   }
