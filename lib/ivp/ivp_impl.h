@@ -4,7 +4,6 @@
 #ifndef LTH_IVP_IMPL_H
 #define LTH_IVP_IMPL_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 
 #include "lth/ivp.h"
@@ -23,8 +22,7 @@ typedef struct lth_ivp_prescan_job {
   const lth_system *sys;
   double t0, t1;
   lth_ivp_opts opts;
-  pthread_t th;
-  int running; /* started and not joined */
+  struct lth_pool *pool; /* lth's thread pool (core/threads.h), one thread: NULL when serial */
   _Atomic int done;
   lth_status st;
   lth_error err;

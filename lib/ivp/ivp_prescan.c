@@ -56,11 +56,10 @@ static int scan_is_long(const lth_system *sys, double t0, double t1, const lth_i
   return per_eval * points >= limit;
 }
 
-static void *scan_main(void *vp) {
+static void scan_task(void *vp) {
   lth_ivp_prescan_job *j = vp;
   j->st = lth_ivp_prescan(j->sys, j->t0, j->t1, &j->opts, &j->scale, &j->err);
   atomic_store(&j->done, 1);
-  return NULL;
 }
 
 lth_status lth_ivp_prescan_start(lth_ivp_prescan_job *j, const lth_system *sys, double t0,
@@ -79,11 +78,13 @@ lth_status lth_ivp_prescan_start(lth_ivp_prescan_job *j, const lth_system *sys, 
   int concurrent =
       lth_threads_available(0) > 1 && !lth_threads_nested() && j->opts.pi_scan >= 0 && t1 > t0;
   concurrent = concurrent && scan_is_long(sys, t0, t1, &j->opts);
-  if (concurrent) {
-    if (pthread_create(&j->th, NULL, scan_main, j) == 0) {
-      j->running = 1;
+  if (concurrent) { /* a pool of one thread; a task no thread took runs at the join */
+    j->pool = lth_pool_alloc(1);
+    if (j->pool && lth_pool_submit(j->pool, scan_task, j) == 0) {
       return LTH_OK;
     }
+    lth_pool_free(j->pool);
+    j->pool = NULL;
   }
   j->st = lth_ivp_prescan(sys, t0, t1, &j->opts, &j->scale, &j->err);
   atomic_store(&j->done, 1);
@@ -96,9 +97,9 @@ int lth_ivp_prescan_failed(const lth_ivp_prescan_job *j) {
 }
 
 lth_status lth_ivp_prescan_join(lth_ivp_prescan_job *j, double *scale, lth_error *err) {
-  if (j->running) {
-    pthread_join(j->th, NULL);
-    j->running = 0;
+  if (j->pool) {
+    lth_pool_free(j->pool); /* waits for the scan */
+    j->pool = NULL;
   }
   if (scale) *scale = j->scale;
   if (j->st != LTH_OK && err) *err = j->err;
