@@ -18,7 +18,8 @@
 #include <string.h>
 
 #include "app_blas.h"
-#include "ivpbvp_sys.h"
+#include "benchutil.h"
+#include "testsys.h"
 #include "lth/bvp.h"
 
 #define NOUT 21 /* output times t0 + k T / 20: grid points of every FD grid used */
@@ -30,11 +31,11 @@ typedef struct cfg {
 /* A manufactured BVP: z* solves the DAE, and beta = B0 z*(t0) + B1 z*(t1). */
 typedef struct bvp_case {
   const char *family;
-  ib_sys *S;
+  ts_sys *S;
   lth_system *sys;
   int r, s, p;
   double t0, t1;
-  double B0[IB_MAXS * IB_MAXS], B1[IB_MAXS * IB_MAXS], beta[IB_MAXS];
+  double B0[TS_MAXS * TS_MAXS], B1[TS_MAXS * TS_MAXS], beta[TS_MAXS];
   double times[NOUT];
 } bvp_case;
 
@@ -53,8 +54,8 @@ static int make_case(bvp_case *c, const char *family, int r, const int *n, uint6
                      double dich, double t0, double t1) {
   memset(c, 0, sizeof *c);
   c->family = family;
-  c->S = ib_new(r, n, seed, 0.2, dich, 0.0);
-  c->sys = c->S ? ib_system(c->S) : NULL;
+  c->S = ts_make(r, n, seed, (ts_opts){.amp = 0.2, .dich = dich});
+  c->sys = c->S ? ts_system(c->S) : NULL;
   if (!c->sys) return -1;
   c->r = r;
   c->s = c->S->s;
@@ -63,12 +64,12 @@ static int make_case(bvp_case *c, const char *family, int r, const int *n, uint6
   c->t1 = t1;
   uint64_t rng = seed * 7 + 1;
   for (int k = 0; k < c->p * c->s; k++) {
-    c->B0[k] = ib_uniform(&rng, -1, 1);
-    c->B1[k] = ib_uniform(&rng, -1, 1);
+    c->B0[k] = rng_splitmix(&rng, -1, 1);
+    c->B1[k] = rng_splitmix(&rng, -1, 1);
   }
-  double z0[IB_MAXS], z1[IB_MAXS];
-  ib_exact(c->S, t0, z0);
-  ib_exact(c->S, t1, z1);
+  double z0[TS_MAXS], z1[TS_MAXS];
+  ts_exact(c->S, t0, z0);
+  ts_exact(c->S, t1, z1);
   for (int i = 0; i < c->p; i++) {
     c->beta[i] = 0.0;
     for (int j = 0; j < c->s; j++) {
@@ -83,7 +84,7 @@ static int make_case(bvp_case *c, const char *family, int r, const int *n, uint6
 
 static void free_case(bvp_case *c) {
   lth_system_free(c->sys);
-  free(c->S);
+  ts_free(c->S);
   c->sys = NULL;
   c->S = NULL;
 }
@@ -91,9 +92,9 @@ static void free_case(bvp_case *c) {
 /* Errors of a result: over all outputs, beyond t0 (the FD start-up layer is
  * r steps long, shorter than the output spacing), and at t0 alone. */
 static void measure(const bvp_case *c, const lth_bvp_result *res, run *R) {
-  R->err = ib_error(c->S, c->times, NOUT, res->z, 0);
-  R->err_int = ib_error(c->S, c->times, NOUT, res->z, 1);
-  R->err_t0 = ib_error(c->S, c->times, 1, res->z, 0);
+  R->err = ts_error(c->S, c->times, NOUT, res->z, 0);
+  R->err_int = ts_error(c->S, c->times, NOUT, res->z, 1);
+  R->err_t0 = ts_error(c->S, c->times, 1, res->z, 0);
   R->cond = res->cond_shooting;
   R->bc_res = res->bc_residual;
   R->fd_order = res->fd_order;
@@ -112,10 +113,10 @@ static run solve(const cfg *cf, const bvp_case *c, const lth_bvp_opts *o) {
     lth_bvp_result *res = NULL;
     lth_error err;
     lth_error_clear(&err);
-    double t = ib_now();
+    double t = bench_now();
     lth_status st = lth_bvp_solve(c->sys, c->t0, c->t1, c->p, c->B0, c->B1, c->beta, c->times, NOUT,
                                   o, &res, &err);
-    t = ib_now() - t;
+    t = bench_now() - t;
     R.st = st;
     if (st != LTH_OK) {
       /* a refusal is a result too: keep its time and condition estimate */
@@ -151,7 +152,7 @@ static const char *status_name(lth_status st) {
 static void emit_row(const cfg *cf, int ncol, char b[][40], const int *w) {
   const char *cells[32];
   for (int k = 0; k < ncol; k++) cells[k] = b[k];
-  ib_emit(cf->csv, ncol, cells, w);
+  bench_emit(cf->csv, ncol, cells, w);
   fflush(stdout);
 }
 
@@ -185,11 +186,11 @@ static void s1_shooting_row(const cfg *cf, const bvp_case *c, const char *name,
   emit_row(cf, S1_NCOL, b, s1_w);
 }
 
-/* max(1, max_k |z*(t_k)|): the scale ib_error divides by. */
+/* max(1, max_k |z*(t_k)|): the scale ts_error divides by. */
 static double solution_scale(const bvp_case *c) {
-  double scale = 1.0, ze[IB_MAXS];
+  double scale = 1.0, ze[TS_MAXS];
   for (int k = 0; k < NOUT; k++) {
-    ib_exact(c->S, c->times[k], ze);
+    ts_exact(c->S, c->times[k], ze);
     for (int i = 0; i < c->s; i++) scale = fmax(scale, fabs(ze[i]));
   }
   return scale;
@@ -197,10 +198,10 @@ static double solution_scale(const bvp_case *c) {
 
 /* The true FD error inside the start-up layer: at grid points 1..r-1 after t0
  * (implicit Euler's algebraic components need r steps to settle), scaled as
- * ib_error.  An extra untimed solve that asks for exactly those grid points. */
+ * ts_error.  An extra untimed solve that asks for exactly those grid points. */
 static double layer_error(const bvp_case *c, size_t points) {
   size_t N = points - 1;
-  double t[IB_MAXR];
+  double t[TS_MAXR];
   int nl = c->r - 1;
   for (int j = 0; j < nl; j++) t[j] = c->t0 + (c->t1 - c->t0) * (double)(j + 1) / (double)N;
   lth_bvp_opts o;
@@ -213,7 +214,7 @@ static double layer_error(const bvp_case *c, size_t points) {
                     NULL) != LTH_OK) {
     return NAN;
   }
-  double e = ib_error(c->S, t, (size_t)nl, res->z, 0);
+  double e = ts_error(c->S, t, (size_t)nl, res->z, 0);
   lth_bvp_result_free(res);
   return e;
 }
@@ -259,9 +260,9 @@ static void sweep_points(const cfg *cf) {
   const size_t full[] = {101, 201, 401, 801, 1601, 3201}, quick[] = {101, 401};
   const size_t *pts = cf->quick ? quick : full;
   int npts = cf->quick ? 2 : 6;
-  ib_title(cf->csv, "bvp sweep 1: finite differences as N grows, [0, 2], 21 outputs; "
-                    "shooting methods for reference");
-  ib_emit(cf->csv, S1_NCOL, s1_cols, s1_w);
+  bench_title(cf->csv, "bvp sweep 1: finite differences as N grows, [0, 2], 21 outputs; "
+                       "shooting methods for reference");
+  bench_emit(cf->csv, S1_NCOL, s1_cols, s1_w);
   struct {
     const char *name;
     int r;
@@ -333,8 +334,8 @@ static void sweep_length(const cfg *cf, double dich) {
            "bvp sweep 2: interval [0, T]; osc = random oscillatory coefficients, dich = the "
            "same plus modes e^(+-%g t); FD with h = 1/%d",
            dich, S2_FD_PER_UNIT);
-  ib_title(cf->csv, title);
-  ib_emit(cf->csv, S2_NCOL, s2_cols, s2_w);
+  bench_title(cf->csv, title);
+  bench_emit(cf->csv, S2_NCOL, s2_cols, s2_w);
   struct {
     const char *family;
     int r;
@@ -386,9 +387,9 @@ int main(int argc, char **argv) {
   cfg c;
   double dich = 6.0;
   if (parse_args(argc, argv, &c, &dich) != 0) return 1;
-  double t_start = ib_now();
+  double t_start = bench_now();
   sweep_points(&c);
   sweep_length(&c, dich);
-  if (!c.csv) printf("\ntotal %.1f s (best of %d runs per row)\n", ib_now() - t_start, c.reps);
+  if (!c.csv) printf("\ntotal %.1f s (best of %d runs per row)\n", bench_now() - t_start, c.reps);
   return 0;
 }

@@ -3,7 +3,7 @@
  * of collocation, multiple shooting and finite differences on the same BVPs
  * with exact solutions, measured in the same run:
  *   smooth2/3/5  manufactured index-2, -3 and -5 problems on [0, 3] with
- *                random boundary matrices (bench/ivpbvp_sys.h);
+ *                random boundary matrices (tests/fixtures/testsys.h);
  *   dich3        the index-3 one with modes e^{+-20 t} on [0, 3];
  *   rlc, pend10  data/rlc_periodic.lth and data/pendulum_10s_bvp.lth.
  * Table 1: every method at a ladder of settings.  Table 2 (the targets of
@@ -25,7 +25,8 @@
 #include <string.h>
 
 #include "app_blas.h"
-#include "ivpbvp_sys.h"
+#include "benchutil.h"
+#include "testsys.h"
 #include "lth/bvp.h"
 #include "lth/problem.h"
 
@@ -49,13 +50,13 @@ static double cpu_now(void) {
 
 typedef struct prob {
   const char *name;
-  ib_sys *S;       /* manufactured, or */
+  ts_sys *S;       /* manufactured, or */
   lth_problem *pb; /* a data file with */
   exact_fn exact;  /* its closed form */
   const lth_system *sys;
   int s, p;
   double t0, t1;
-  double B0[IB_MAXS * IB_MAXS], B1[IB_MAXS * IB_MAXS], beta[IB_MAXS];
+  double B0[TS_MAXS * TS_MAXS], B1[TS_MAXS * TS_MAXS], beta[TS_MAXS];
   double times[NOUT];
 } prob;
 
@@ -91,8 +92,8 @@ static int make_manufactured(prob *P, const char *name, int r, const int *n, uin
                              double dich) {
   memset(P, 0, sizeof *P);
   P->name = name;
-  P->S = ib_new(r, n, seed, 0.2, dich, 0.0);
-  lth_system *sys = P->S ? ib_system(P->S) : NULL;
+  P->S = ts_make(r, n, seed, (ts_opts){.amp = 0.2, .dich = dich});
+  lth_system *sys = P->S ? ts_system(P->S) : NULL;
   if (!sys) return -1;
   P->sys = sys;
   P->s = P->S->s;
@@ -101,12 +102,12 @@ static int make_manufactured(prob *P, const char *name, int r, const int *n, uin
   P->t1 = 3.0;
   uint64_t rng = seed * 7 + 1;
   for (int k = 0; k < P->p * P->s; k++) {
-    P->B0[k] = ib_uniform(&rng, -1, 1);
-    P->B1[k] = ib_uniform(&rng, -1, 1);
+    P->B0[k] = rng_splitmix(&rng, -1, 1);
+    P->B1[k] = rng_splitmix(&rng, -1, 1);
   }
-  double z0[IB_MAXS], z1[IB_MAXS];
-  ib_exact(P->S, P->t0, z0);
-  ib_exact(P->S, P->t1, z1);
+  double z0[TS_MAXS], z1[TS_MAXS];
+  ts_exact(P->S, P->t0, z0);
+  ts_exact(P->S, P->t1, z1);
   for (int i = 0; i < P->p; i++) {
     for (int j = 0; j < P->s; j++)
       P->beta[i] += P->B0[i + j * P->p] * z0[j] + P->B1[i + j * P->p] * z1[j];
@@ -140,14 +141,14 @@ static int make_file(prob *P, const cfg *cf, const char *name, const char *file,
 
 static void free_prob(prob *P) {
   if (P->S) lth_system_free((lth_system *)P->sys);
-  free(P->S);
+  ts_free(P->S);
   lth_problem_free(P->pb);
 }
 
 /* error relative to max(1, max |z*|) over the output times */
 static double error_of(const prob *P, const double *z) {
-  if (P->S) return ib_error(P->S, P->times, NOUT, z, 0);
-  double e = 0.0, scale = 1.0, ze[IB_MAXS];
+  if (P->S) return ts_error(P->S, P->times, NOUT, z, 0);
+  double e = 0.0, scale = 1.0, ze[TS_MAXS];
   for (int k = 0; k < NOUT; k++) {
     P->exact(P->times[k], ze);
     for (int i = 0; i < P->s; i++) {
@@ -213,7 +214,7 @@ static void row1(const cfg *cf, const prob *P, const char *method, const char *s
   snprintf(c[7], 40, "%d", R.N);
   const char *cells[8];
   for (int i = 0; i < 8; i++) cells[i] = c[i];
-  ib_emit(cf->csv, 8, cells, t1_w);
+  bench_emit(cf->csv, 8, cells, t1_w);
 }
 
 /* Table 1 for one problem, then its line of table 2 (into sum). */
@@ -263,10 +264,10 @@ static const char *const t2_cols[] = {"problem", "col_ms", "col_err", "ms_rtol",
 static const int t2_w[] = {8, 8, 9, 7, 8, 9, 6, 8, 8, 9, 6};
 
 static void table2(const cfg *cf, char sums[][256], int n) {
-  ib_title(cf->csv, "table 2: collocation to 1e-10 against multiple shooting reaching 1e-10 "
-                    "(fastest rtol) and finite differences at collocation's time; orders = "
-                    "log10(fd error / collocation error)");
-  ib_emit(cf->csv, 11, t2_cols, t2_w);
+  bench_title(cf->csv, "table 2: collocation to 1e-10 against multiple shooting reaching 1e-10 "
+                       "(fastest rtol) and finite differences at collocation's time; orders = "
+                       "log10(fd error / collocation error)");
+  bench_emit(cf->csv, 11, t2_cols, t2_w);
   for (int i = 0; i < n; i++) {
     const char *cells[11];
     char *save = NULL, *tok = strtok_r(sums[i], "|", &save);
@@ -274,7 +275,7 @@ static void table2(const cfg *cf, char sums[][256], int n) {
       cells[c] = tok ? tok : "";
       tok = strtok_r(NULL, "|", &save);
     }
-    ib_emit(cf->csv, 11, cells, t2_w);
+    bench_emit(cf->csv, 11, cells, t2_w);
   }
 }
 
@@ -282,8 +283,8 @@ static void table2(const cfg *cf, char sums[][256], int n) {
 static void stages_table(const cfg *cf, prob *probs, int np) {
   static const char *const cols[] = {"problem", "tol", "stages", "status", "ms", "error", "N"};
   static const int w[] = {8, 6, 6, 7, 9, 9, 6};
-  ib_title(cf->csv, "table 3: collocation stages against time");
-  ib_emit(cf->csv, 7, cols, w);
+  bench_title(cf->csv, "table 3: collocation stages against time");
+  bench_emit(cf->csv, 7, cols, w);
   const double tols[] = {1e-6, 1e-8, 1e-10, 1e-12};
   for (int i = 0; i < np; i++) {
     for (int t = 0; t < 4; t++) {
@@ -301,7 +302,7 @@ static void stages_table(const cfg *cf, prob *probs, int np) {
         snprintf(c[5], 40, "%.2e", R.err);
         snprintf(c[6], 40, "%d", R.N);
         for (int k = 0; k < 7; k++) cells[k] = c[k];
-        ib_emit(cf->csv, 7, cells, w);
+        bench_emit(cf->csv, 7, cells, w);
       }
     }
   }
@@ -334,8 +335,8 @@ int main(int argc, char **argv) {
   if (make_manufactured(&P[np], "dich3", 3, n3, 0xd3, 20.0) == 0) np++;
   if (make_file(&P[np], &cf, "rlc", "rlc_periodic.lth", rlc_exact) == 0) np++;
   if (make_file(&P[np], &cf, "pend10", "pendulum_10s_bvp.lth", pend10_exact) == 0) np++;
-  ib_title(cf.csv, "table 1: error (relative to max(1, |z|)) and time of every method");
-  ib_emit(cf.csv, 8, t1_cols, t1_w);
+  bench_title(cf.csv, "table 1: error (relative to max(1, |z|)) and time of every method");
+  bench_emit(cf.csv, 8, t1_cols, t1_w);
   char sums[6][256];
   for (int i = 0; i < np; i++) compare(&cf, &P[i], sums[i], sizeof sums[i]);
   table2(&cf, sums, np);

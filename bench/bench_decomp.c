@@ -16,8 +16,9 @@
 #include <unistd.h>
 
 #include "app_blas.h"
-#include "benchsys.h"
+#include "benchutil.h"
 #include "blascount.h"
+#include "blocksys.h"
 #include "flopmodel.h"
 #include "lth/decomp.h"
 #include "lth/grid.h"
@@ -75,12 +76,6 @@ typedef struct bench {
   size_t npts;
   int K, order;
 } bench;
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void die_lth(const char *what, const lth_error *err) {
   fprintf(stderr, "bench_decomp: %s: %s (%s)\n", what, err->message, lth_strerror(err->status));
@@ -213,11 +208,11 @@ typedef double (*run_fn)(bench *b, int arg);
  * o->min_time has passed so that short runs are not timer noise. */
 static double time_sample(run_fn fn, bench *b, int arg, const options *o, double *check) {
   int calls = 0;
-  double t0 = now(), el;
+  double t0 = bench_now(), el;
   do {
     *check = fn(b, arg);
     calls++;
-  } while ((el = now() - t0) < o->min_time);
+  } while ((el = bench_now() - t0) < o->min_time);
   return el / calls;
 }
 
@@ -272,11 +267,11 @@ static double time_dgemm(int n, const options *o) {
   double best = INFINITY;
   for (int rep = 0; rep < o->repeat; rep++) {
     long calls = 0;
-    double t0 = now(), el;
+    double t0 = bench_now(), el;
     do {
       gemm_once(&g);
       calls++;
-    } while ((el = now() - t0) < o->min_time);
+    } while ((el = bench_now() - t0) < o->min_time);
     best = fmin(best, el / (double)calls);
   }
   gemm_buf_free(&g);
@@ -291,7 +286,7 @@ static double dgemm_two_threads(int n, double t1, const options *o) {
   long calls = (long)ceil(o->min_time / t1);
   double best = INFINITY;
   for (int rep = 0; rep < o->repeat; rep++) {
-    double t0 = now();
+    double t0 = bench_now();
 #pragma omp parallel num_threads(2)
     {
       gemm_buf g;
@@ -302,7 +297,7 @@ static double dgemm_two_threads(int n, double t1, const options *o) {
       }
       gemm_buf_free(&g);
     }
-    best = fmin(best, now() - t0);
+    best = fmin(best, bench_now() - t0);
   }
   return 2.0 * (double)calls * t1 / best;
 #else
@@ -377,7 +372,7 @@ typedef struct cpu_mark {
 } cpu_mark;
 
 static cpu_mark cpu_now(void) {
-  cpu_mark m = {now(), -1.0, 0.0};
+  cpu_mark m = {bench_now(), -1.0, 0.0};
   unsigned long long v[8] = {0};
   FILE *fp = fopen("/proc/stat", "r");
   if (fp && fscanf(fp, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],

@@ -30,7 +30,8 @@
 #include <sunmatrix/sunmatrix_dense.h>
 
 #include "app_blas.h"
-#include "ivpbvp_sys.h"
+#include "benchutil.h"
+#include "testsys.h"
 #include "lth/ivp.h"
 #include "lth/table.h"
 
@@ -38,7 +39,7 @@
 
 typedef struct prob {
   const char *name;
-  ib_sys *S;
+  ts_sys *S;
   lth_system *sys;
   double t1;
   lth_ivp_method lth_method;
@@ -99,9 +100,9 @@ static double ida_solve(const prob *P, double rtol, double *err, long *nsteps) {
   SUNContext sctx;
   if (SUNContext_Create(NULL, &sctx) != 0) return INFINITY;
   int s = P->S->s, m = P->S->m;
-  double times[NOUT], z[IB_MAXS], zs[NOUT * IB_MAXS];
+  double times[NOUT], z[TS_MAXS], zs[NOUT * TS_MAXS];
   for (int k = 0; k < NOUT; k++) times[k] = P->t1 * (k + 1) / NOUT;
-  double wall = ib_now();
+  double wall = bench_now();
   /* the coefficient table, as lth_ivp_solve builds it (tolerance 1e-3 rtol) */
   lth_table_opts to;
   lth_table_opts_init(&to);
@@ -121,8 +122,8 @@ static double ida_solve(const prob *P, double rtol, double *err, long *nsteps) {
     goto done;
   }
   /* v0 = (I - P(0)) z*(0)(1:m), v0' = (Ahat - gamma P) v0 + g; gamma as lth chooses it */
-  double z0[IB_MAXS], na = 0.0;
-  ib_exact(P->S, 0.0, z0);
+  double z0[TS_MAXS], na = 0.0;
+  ts_exact(P->S, 0.0, z0);
   for (int j = 0; j < m; j++) {
     double cs = 0.0;
     for (int i = 0; i < m; i++) cs += fabs(LTH_JET_AT(&pt->Ahat, 0, i, j));
@@ -154,9 +155,9 @@ static double ida_solve(const prob *P, double rtol, double *err, long *nsteps) {
     }
     output(pz, N_VGetArrayPointer(y), zs + (size_t)k * s);
   }
-  out = ib_now() - wall;
+  out = bench_now() - wall;
   IDAGetNumSteps(mem, nsteps);
-  *err = ib_error(P->S, times, NOUT, zs, 0);
+  *err = ts_error(P->S, times, NOUT, zs, 0);
 done:
   (void)z;
   IDAFree(&mem);
@@ -173,20 +174,20 @@ done:
 }
 
 static double lth_run(const prob *P, double rtol, double *err, size_t *steps) {
-  double times[NOUT], z0[IB_MAXS];
+  double times[NOUT], z0[TS_MAXS];
   for (int k = 0; k < NOUT; k++) times[k] = P->t1 * (k + 1) / NOUT;
-  ib_exact(P->S, 0.0, z0);
+  ts_exact(P->S, 0.0, z0);
   lth_ivp_opts o;
   lth_ivp_opts_init(&o);
   o.rtol = rtol;
   o.atol = rtol / 100;
   o.method = P->lth_method;
   lth_ivp_result *res = NULL;
-  double wall = ib_now();
+  double wall = bench_now();
   lth_status st = lth_ivp_solve(P->sys, 0.0, z0, times, NOUT, &o, &res, NULL);
-  wall = ib_now() - wall;
+  wall = bench_now() - wall;
   if (st != LTH_OK) return INFINITY;
-  *err = ib_error(P->S, times, NOUT, res->z, 0);
+  *err = ts_error(P->S, times, NOUT, res->z, 0);
   *steps = res->steps;
   lth_ivp_result_free(res);
   return wall;
@@ -236,7 +237,7 @@ static int compare(int csv, int quick, const prob *P) {
     }
     const char *cells[NCOL];
     for (int j = 0; j < NCOL; j++) cells[j] = b[j];
-    ib_emit(csv, NCOL, cells, widths);
+    bench_emit(csv, NCOL, cells, widths);
     fflush(stdout);
   }
   return behind;
@@ -259,27 +260,27 @@ int main(int argc, char **argv) {
   if (getloadavg(&load, 1) != 1) load = -1.0;
   const int n3[] = {3, 3, 1}, n5[] = {2, 2, 2, 2, 1};
   prob P[3] = {{.name = "idx3",
-                .S = ib_new(3, n3, 0x1d3, 0.2, 0.0, 0.5),
+                .S = ts_make(3, n3, 0x1d3, (ts_opts){.amp = 0.2, .damp = 0.5}),
                 .t1 = 10.0,
                 .lth_method = LTH_IVP_RK8PD,
                 .judged = 1},
                {.name = "idx5",
-                .S = ib_new(5, n5, 0x1d5, 0.2, 0.0, 2.0),
+                .S = ts_make(5, n5, 0x1d5, (ts_opts){.amp = 0.2, .damp = 2.0}),
                 .t1 = 10.0,
                 .lth_method = LTH_IVP_RK8PD,
                 .judged = 1},
                {.name = "stiff",
-                .S = ib_new(3, n3, 0x57f, 0.0, 0.0, 1e4),
+                .S = ts_make(3, n3, 0x57f, (ts_opts){.amp = 0.0, .damp = 1e4}),
                 .t1 = 1.0,
                 .lth_method = LTH_IVP_MSBDF,
                 .judged = 0}};
-  ib_title(csv, "lth vs SUNDIALS IDA (IDA on lth's reduced ODE with table coefficients); "
-                "ahead = lth at least as accurate in less time");
+  bench_title(csv, "lth vs SUNDIALS IDA (IDA on lth's reduced ODE with table coefficients); "
+                   "ahead = lth at least as accurate in less time");
   if (!csv) printf("load average %.2f at start\n", load);
-  ib_emit(csv, NCOL, cols, widths);
+  bench_emit(csv, NCOL, cols, widths);
   int behind = 0;
   for (int p = 0; p < 3; p++) {
-    P[p].sys = P[p].S ? ib_system(P[p].S) : NULL;
+    P[p].sys = P[p].S ? ts_system(P[p].S) : NULL;
     if (!P[p].sys) {
       fprintf(stderr, "bench_ida: cannot build %s\n", P[p].name);
       return 1;
@@ -287,7 +288,7 @@ int main(int argc, char **argv) {
     int b = compare(csv, quick, &P[p]);
     behind += P[p].judged ? b : 0;
     lth_system_free(P[p].sys);
-    free(P[p].S);
+    ts_free(P[p].S);
   }
   if (!csv) {
     printf("\n* informational: the stiff problem (eigenvalues near -1e4, lth with msbdf), not "

@@ -20,7 +20,8 @@
 #include <time.h>
 
 #include "app_blas.h"
-#include "ivpbvp_sys.h"
+#include "benchutil.h"
+#include "testsys.h"
 #include "lth/ivp.h"
 
 /* Targets (docs/performance.md), checked at the end. */
@@ -61,11 +62,11 @@ typedef struct run {
 
 /* ---- exact solutions ---- */
 
-static void manufactured_exact(const void *ctx, double t, double *z) { ib_exact(ctx, t, z); }
+static void manufactured_exact(const void *ctx, double t, double *z) { ts_exact(ctx, t, z); }
 
 /* max_k ||z_k - z*(t_k)||_inf / max(1, max |z*|), and the same at the last time. */
 static void measure_error(const problem *P, const lth_ivp_result *res, run *out) {
-  double err = 0.0, scale = 1.0, ze[IB_MAXS], last = 0.0;
+  double err = 0.0, scale = 1.0, ze[TS_MAXS], last = 0.0;
   for (size_t k = 0; k < res->n; k++) {
     P->exact(P->ctx, res->times[k], ze);
     double ek = 0.0;
@@ -95,15 +96,15 @@ static run solve(const cfg *c, const problem *P, const lth_ivp_opts *o) {
   run best;
   memset(&best, 0, sizeof best);
   best.wall = INFINITY;
-  double z0[IB_MAXS];
+  double z0[TS_MAXS];
   P->exact(P->ctx, P->t0, z0); /* consistent by construction */
   for (int rep = 0; rep < c->reps; rep++) {
     lth_ivp_result *res = NULL;
     lth_error err;
     lth_error_clear(&err);
-    double t = ib_now(), cpu = cpu_now();
+    double t = bench_now(), cpu = cpu_now();
     lth_status st = lth_ivp_solve(P->sys, P->t0, z0, P->times, P->n, o, &res, &err);
-    t = ib_now() - t;
+    t = bench_now() - t;
     cpu = cpu_now() - cpu;
     if (st != LTH_OK) {
       best.st = st;
@@ -150,11 +151,11 @@ static double eval_seconds(const lth_system *sys, int K, double t0, double t1) {
     return NAN;
   }
   const int n = 2000;
-  double t = ib_now();
+  double t = bench_now();
   for (int k = 0; k < n; k++) {
     lth_system_eval(sys, t0 + (t1 - t0) * k / n, K, &A, &f, w, NULL);
   }
-  t = (ib_now() - t) / n;
+  t = (bench_now() - t) / n;
   free(w);
   lth_jet_release(&A);
   lth_jet_release(&f);
@@ -183,8 +184,8 @@ static double max_growth(const problem *P) {
 }
 
 static void problems_table(const cfg *c, problem *const *P, int np) {
-  ib_title(c->csv, "ivp problems (manufactured, exact solution known)");
-  ib_emit(c->csv, PROB_NCOL, prob_cols, prob_w);
+  bench_title(c->csv, "ivp problems (manufactured, exact solution known)");
+  bench_emit(c->csv, PROB_NCOL, prob_cols, prob_w);
   for (int k = 0; k < np; k++) {
     const lth_system *sys = P[k]->sys;
     int r = lth_system_index(sys);
@@ -204,7 +205,7 @@ static void problems_table(const cfg *c, problem *const *P, int np) {
     snprintf(b[8], 40, "%.2f", 1e6 * eval_seconds(sys, r - 1, P[k]->t0, P[k]->times[P[k]->n - 1]));
     const char *cells[PROB_NCOL];
     for (int j = 0; j < PROB_NCOL; j++) cells[j] = b[j];
-    ib_emit(c->csv, PROB_NCOL, cells, prob_w);
+    bench_emit(c->csv, PROB_NCOL, cells, prob_w);
   }
 }
 
@@ -249,7 +250,7 @@ static run sweep_row(const cfg *c, const problem *P, lth_ivp_method method, doub
   }
   const char *cells[SWEEP_NCOL];
   for (int k = 0; k < SWEEP_NCOL; k++) cells[k] = b[k];
-  ib_emit(c->csv, SWEEP_NCOL, cells, sweep_w);
+  bench_emit(c->csv, SWEEP_NCOL, cells, sweep_w);
   fflush(stdout);
   return R;
 }
@@ -276,8 +277,8 @@ static const int ratio_w[] = {7, 6, 6, 9, 9, 7, 7, 6, 8, 8, 6, 9};
 static int equal_or_better(double e_tab, double e_dir) { return e_tab <= 1.1 * e_dir + 1e-15; }
 
 static void ratio_table(const cfg *c, const pair *pr, int np) {
-  ib_title(c->csv, "ivp: coefficient table vs direct decomposition (x = direct / table)");
-  ib_emit(c->csv, RATIO_NCOL, ratio_cols, ratio_w);
+  bench_title(c->csv, "ivp: coefficient table vs direct decomposition (x = direct / table)");
+  bench_emit(c->csv, RATIO_NCOL, ratio_cols, ratio_w);
   for (int k = 0; k < np; k++) {
     const pair *p = &pr[k];
     char b[RATIO_NCOL][40];
@@ -303,7 +304,7 @@ static void ratio_table(const cfg *c, const pair *pr, int np) {
     }
     const char *cells[RATIO_NCOL];
     for (int j = 0; j < RATIO_NCOL; j++) cells[j] = b[j];
-    ib_emit(c->csv, RATIO_NCOL, cells, ratio_w);
+    bench_emit(c->csv, RATIO_NCOL, cells, ratio_w);
   }
 }
 
@@ -313,8 +314,8 @@ static void tolerance_sweep(const cfg *c, problem *const *P, int np) {
   int nrt = c->quick ? 2 : 5;
   pair pr[MAX_PAIRS];
   int npr = 0;
-  ib_title(c->csv, "ivp: error, time and cost across tolerances (atol = rtol/100)");
-  ib_emit(c->csv, SWEEP_NCOL, sweep_cols, sweep_w);
+  bench_title(c->csv, "ivp: error, time and cost across tolerances (atol = rtol/100)");
+  bench_emit(c->csv, SWEEP_NCOL, sweep_cols, sweep_w);
   for (int p = 0; p < np; p++) {
     lth_ivp_opts warm;
     lth_ivp_opts_init(&warm);
@@ -352,7 +353,7 @@ static int rod_c(void *ctx, double t, int order, double *coef, int ld, size_t st
   double f = 1.0;
   for (int k = 0; k <= order; k++) {
     if (k) f *= k;
-    double ck = cos(t + k * IB_PI / 2) / f, sk = sin(t + k * IB_PI / 2) / f;
+    double ck = cos(t + k * M_PI / 2) / f, sk = sin(t + k * M_PI / 2) / f;
     coef[(size_t)k * stride] = ck;
     coef[(size_t)k * stride + (transpose ? (size_t)ld : 1)] = sk;
   }
@@ -436,7 +437,7 @@ static void rod_row(const cfg *c, double rtol, int damp, lth_ivp_coefficients co
   }
   const char *cells[ROD_NCOL];
   for (int j = 0; j < ROD_NCOL; j++) cells[j] = b[j];
-  ib_emit(c->csv, ROD_NCOL, cells, rod_w);
+  bench_emit(c->csv, ROD_NCOL, cells, rod_w);
   fflush(stdout);
 }
 
@@ -459,8 +460,8 @@ static void rod_table(const cfg *c) {
            "rotating rod (index 3) over [0, %g], rk8pd: table vs direct, drift damping auto "
            "(and off at 1e-10)",
            t1);
-  ib_title(c->csv, title);
-  ib_emit(c->csv, ROD_NCOL, rod_cols, rod_w);
+  bench_title(c->csv, title);
+  bench_emit(c->csv, ROD_NCOL, rod_cols, rod_w);
   const double full[] = {1e-8, 1e-10, 1e-12}, quick[] = {1e-10};
   int nrt = c->quick ? 1 : 3;
   for (int k = 0; k < nrt; k++) {
@@ -529,13 +530,13 @@ static void estimate_row(const cfg *c, const problem *P, lth_ivp_method method, 
   }
   const char *cells[EST_NCOL];
   for (int k = 0; k < EST_NCOL; k++) cells[k] = b[k];
-  ib_emit(c->csv, EST_NCOL, cells, est_w);
+  bench_emit(c->csv, EST_NCOL, cells, est_w);
   fflush(stdout);
 }
 
 static void estimate_table(const cfg *c, problem *const *P, int np) {
-  ib_title(c->csv, "ivp: the global error estimate (a second solve at 1e-1 the tolerances)");
-  ib_emit(c->csv, EST_NCOL, est_cols, est_w);
+  bench_title(c->csv, "ivp: the global error estimate (a second solve at 1e-1 the tolerances)");
+  bench_emit(c->csv, EST_NCOL, est_cols, est_w);
   const double rt[] = {1e-6, 1e-10};
   for (int p = 0; p < np; p++) {
     for (int k = 0; k < 2; k++) {
@@ -564,10 +565,10 @@ static void estimate_table(const cfg *c, problem *const *P, int np) {
 /* ---- main ---- */
 
 /* A manufactured problem on [t0, t0 + T] with n equally spaced outputs after t0. */
-static int manufactured(problem *P, ib_sys **S, const char *name, int r, const int *n,
+static int manufactured(problem *P, ts_sys **S, const char *name, int r, const int *n,
                         uint64_t seed, double damp, double T, size_t nout) {
-  *S = ib_new(r, n, seed, 0.2, 0.0, damp);
-  P->sys = *S ? ib_system(*S) : NULL;
+  *S = ts_make(r, n, seed, (ts_opts){.amp = 0.2, .damp = damp});
+  P->sys = *S ? ts_system(*S) : NULL;
   if (!P->sys) return -1;
   P->name = name;
   P->exact = manufactured_exact;
@@ -605,7 +606,7 @@ int main(int argc, char **argv) {
   app_blas_setup(); /* a front end: BLAS as the tools run it (app_blas.h) */
   cfg c;
   if (parse_args(argc, argv, &c) != 0) return 1;
-  double t_start = ib_now(), load_start = -1.0;
+  double t_start = bench_now(), load_start = -1.0;
   if (getloadavg(&load_start, 1) != 1) load_start = -1.0;
   if (!c.csv) {
     printf("bench_ivp: load average %.2f at start (2 threads build the table when free; other "
@@ -621,7 +622,7 @@ int main(int argc, char **argv) {
   problem p3, p5;
   memset(&p3, 0, sizeof p3);
   memset(&p5, 0, sizeof p5);
-  ib_sys *S3 = NULL, *S5 = NULL;
+  ts_sys *S3 = NULL, *S5 = NULL;
   int rc = 0;
   if (manufactured(&p3, &S3, "idx3", 3, n3, 0x1d3, 0.5, 10.0, 20) != 0 ||
       manufactured(&p5, &S5, "idx5", 5, n5, 0x1d5, 2.0, 10.0, 20) != 0) {
@@ -636,15 +637,15 @@ int main(int argc, char **argv) {
   }
   lth_system_free(p3.sys);
   lth_system_free(p5.sys);
-  free(S3);
-  free(S5);
+  ts_free(S3);
+  ts_free(S5);
   if (!c.csv) {
     printf("\ntargets (table vs direct: idx3/idx5 rk8pd at rtol 1e-8..1e-12 >= 5x fewer "
            "decompositions, >= 3x less time, equal or better error; rod >= 3x less time at "
            "equal error and drift): %s\n",
            c.quick ? "not judged in --quick" : (g_targets_failed ? "NOT all met" : "all met"));
     printf("total %.1f s (best of %d runs per row), load average %.2f at start\n",
-           ib_now() - t_start, c.reps, load_start);
+           bench_now() - t_start, c.reps, load_start);
   }
   return rc;
 }

@@ -18,7 +18,8 @@
 #include <string.h>
 
 #include "app_blas.h"
-#include "ivpbvp_sys.h"
+#include "benchutil.h"
+#include "testsys.h"
 #include "lth/decomp.h"
 #include "lth/ivp.h"
 #include "lth/table.h"
@@ -47,7 +48,7 @@ static double table_error(const lth_system *sys, const lth_table *tab, double t1
   double err[6] = {0}, sc[6] = {1, 1, 1, 1, 1, 1};
   uint64_t rng = 17;
   for (int k = 0; k < n; k++) {
-    double t = ib_uniform(&rng, 0.0, t1);
+    double t = rng_splitmix(&rng, 0.0, t1);
     if (lth_decomp_at(ws, t, pe, NULL) != LTH_OK ||
         lth_table_eval(tab, t, 0, 1, pt, ws, NULL) != LTH_OK) {
       err[0] = INFINITY;
@@ -79,9 +80,9 @@ static double decomp_us(const lth_system *sys, int o, double t1) {
   lth_point *pt = lth_point_alloc(sys, o, NULL);
   double best = INFINITY;
   for (int rep = 0; rep < 3; rep++) {
-    double t = ib_now();
+    double t = bench_now();
     for (int k = 0; k < 400; k++) lth_decomp_at(ws, t1 * k / 400.0, pt, NULL);
-    best = fmin(best, (ib_now() - t) / 400);
+    best = fmin(best, (bench_now() - t) / 400);
   }
   lth_point_free(pt);
   lth_decomp_ws_free(ws);
@@ -93,10 +94,10 @@ static double eval_us(const lth_system *sys, const lth_table *tab, double t1) {
   lth_point *pt = lth_point_alloc(sys, 0, NULL);
   double best = INFINITY;
   for (int rep = 0; rep < 3; rep++) {
-    double t = ib_now();
+    double t = bench_now();
     for (int k = 0; k < 4000; k++)
       lth_table_eval(tab, t1 * (k + 0.5) / 4000.0, 0, 0, pt, NULL, NULL);
-    best = fmin(best, (ib_now() - t) / 4000);
+    best = fmin(best, (bench_now() - t) / 4000);
   }
   lth_point_free(pt);
   return 1e6 * best;
@@ -109,8 +110,8 @@ static int rod_c(void *ctx, double t, int order, double *coef, int ld, size_t st
   double f = 1.0;
   for (int k = 0; k <= order; k++) {
     if (k) f *= k;
-    coef[(size_t)k * stride] = cos(t + k * IB_PI / 2) / f;
-    coef[(size_t)k * stride + (transpose ? (size_t)ld : 1)] = sin(t + k * IB_PI / 2) / f;
+    coef[(size_t)k * stride] = cos(t + k * M_PI / 2) / f;
+    coef[(size_t)k * stride + (transpose ? (size_t)ld : 1)] = sin(t + k * M_PI / 2) / f;
   }
   return 0;
 }
@@ -144,9 +145,9 @@ static void design(const cfg *c, const char *name, const lth_system *sys, double
   for (int k = 0; k < 2; k++) {
     for (int jet = 0; jet <= 2; jet++) {
       lth_table *tab = make_table(sys, t1, tols[k], jet, 1);
-      double t = ib_now();
+      double t = bench_now();
       lth_status st = tab ? lth_table_build(tab, t1, NULL) : LTH_ENOMEM;
-      t = ib_now() - t;
+      t = bench_now() - t;
       char b[DES_NCOL][40];
       snprintf(b[0], 40, "%s", name);
       snprintf(b[1], 40, "%g", t1);
@@ -168,7 +169,7 @@ static void design(const cfg *c, const char *name, const lth_system *sys, double
       }
       const char *cells[DES_NCOL];
       for (int j = 0; j < DES_NCOL; j++) cells[j] = b[j];
-      ib_emit(c->csv, DES_NCOL, cells, des_w);
+      bench_emit(c->csv, DES_NCOL, cells, des_w);
       fflush(stdout);
       lth_table_free(tab);
     }
@@ -178,11 +179,11 @@ static void design(const cfg *c, const char *name, const lth_system *sys, double
 /* ---- 2. threads ---- */
 
 static void threads(const cfg *c, const lth_system *sys, double t1) {
-  ib_title(c->csv, "table build with 1 and 2 threads (idx5, tol 1e-12, jets 1)");
+  bench_title(c->csv, "table build with 1 and 2 threads (idx5, tol 1e-12, jets 1)");
   static const char *const cols[] = {"span", "panels", "decomps", "1T_s",
                                      "2T_s", "2T_x",   "equal",   "target"};
   static const int w[] = {6, 6, 8, 8, 8, 6, 6, 7};
-  ib_emit(c->csv, 8, cols, w);
+  bench_emit(c->csv, 8, cols, w);
   double sec[2] = {INFINITY, INFINITY};
   lth_table_info info[2];
   int equal = 1;
@@ -193,9 +194,9 @@ static void threads(const cfg *c, const lth_system *sys, double t1) {
   for (int rep = 0; rep < (c->quick ? 1 : 5); rep++) {
     for (int th = 1; th <= 2; th++) {
       lth_table *tab = make_table(sys, t1, 1e-12, 1, th);
-      double t = ib_now();
+      double t = bench_now();
       lth_status st = lth_table_build(tab, t1, NULL);
-      t = ib_now() - t;
+      t = bench_now() - t;
       if (st != LTH_OK) {
         fprintf(stderr, "bench_table: build failed (%s)\n", lth_strerror(st));
         lth_table_free(tab);
@@ -233,7 +234,7 @@ static void threads(const cfg *c, const lth_system *sys, double t1) {
   snprintf(bf[7], 40, "%s", c->quick ? "-" : (ok ? "met" : "NOT met"));
   const char *cells[8];
   for (int j = 0; j < 8; j++) cells[j] = bf[j];
-  ib_emit(c->csv, 8, cells, w);
+  bench_emit(c->csv, 8, cells, w);
   if (!equal || (!c->quick && !ok)) g_failed++;
   lth_table_free(keep[0]);
   lth_table_free(keep[1]);
@@ -242,26 +243,26 @@ static void threads(const cfg *c, const lth_system *sys, double t1) {
 /* ---- 3. stiff ---- */
 
 static void stiff(const cfg *c) {
-  ib_title(c->csv, "stiff: idx3 with reduced-ODE eigenvalues near -L on [0, 1], rtol 1e-8, "
-                   "atol 1e-10, 20 outputs (max 1e5 steps per output)");
+  bench_title(c->csv, "stiff: idx3 with reduced-ODE eigenvalues near -L on [0, 1], rtol 1e-8, "
+                      "atol 1e-10, 20 outputs (max 1e5 steps per output)");
   static const char *const cols[] = {"L",      "method", "coef", "status", "max_err",
                                      "wall_s", "steps",  "rhs",  "decomps"};
   static const int w[] = {6, 7, 6, 8, 9, 8, 8, 8, 8};
-  ib_emit(c->csv, 9, cols, w);
+  bench_emit(c->csv, 9, cols, w);
   const int n3[] = {3, 3, 1};
   const double Ls[] = {1e2, 1e4, 1e6};
   const lth_ivp_method methods[] = {LTH_IVP_RK8PD, LTH_IVP_RKF45, LTH_IVP_MSBDF, LTH_IVP_BSIMP};
   for (int l = 0; l < (c->quick ? 2 : 3); l++) {
     /* chain blocks constant (amplitude 0): the -L entries stay out of the constraints */
-    ib_sys *S = ib_new(3, n3, 0x57f, 0.0, 0.0, Ls[l]);
-    lth_system *sys = S ? ib_system(S) : NULL;
+    ts_sys *S = ts_make(3, n3, 0x57f, (ts_opts){.amp = 0.0, .damp = Ls[l]});
+    lth_system *sys = S ? ts_system(S) : NULL;
     if (!sys) {
-      free(S);
+      ts_free(S);
       continue;
     }
-    double times[20], z0[IB_MAXS];
+    double times[20], z0[TS_MAXS];
     for (int k = 0; k < 20; k++) times[k] = (k + 1) / 20.0;
-    ib_exact(S, 0.0, z0);
+    ts_exact(S, 0.0, z0);
     for (int mi = 0; mi < 4; mi++) {
       for (int co = 0; co < 2; co++) {
         lth_ivp_coefficients coef = co ? LTH_COEF_DIRECT : LTH_COEF_TABLE;
@@ -275,9 +276,9 @@ static void stiff(const cfg *c) {
         o.coefficients = coef;
         o.max_steps = 100000;
         lth_ivp_result *res = NULL;
-        double t = ib_now();
+        double t = bench_now();
         lth_status st = lth_ivp_solve(sys, 0.0, z0, times, 20, &o, &res, NULL);
-        t = ib_now() - t;
+        t = bench_now() - t;
         char b[9][40];
         snprintf(b[0], 40, "%.0e", Ls[l]);
         snprintf(b[1], 40, "%s", lth_ivp_method_name(methods[mi]));
@@ -285,7 +286,7 @@ static void stiff(const cfg *c) {
         snprintf(b[3], 40, "%s",
                  st == LTH_OK ? "ok" : (st == LTH_EINTEG ? "steps" : lth_strerror(st)));
         if (st == LTH_OK) {
-          snprintf(b[4], 40, "%.2e", ib_error(S, times, 20, res->z, 0));
+          snprintf(b[4], 40, "%.2e", ts_error(S, times, 20, res->z, 0));
           snprintf(b[5], 40, "%.4f", t);
           snprintf(b[6], 40, "%zu", res->steps);
           snprintf(b[7], 40, "%zu", res->rhs_evals);
@@ -297,13 +298,13 @@ static void stiff(const cfg *c) {
         }
         const char *cells[9];
         for (int j = 0; j < 9; j++) cells[j] = b[j];
-        ib_emit(c->csv, 9, cells, w);
+        bench_emit(c->csv, 9, cells, w);
         fflush(stdout);
         lth_ivp_result_free(res);
       }
     }
     lth_system_free(sys);
-    free(S);
+    ts_free(S);
   }
 }
 
@@ -320,20 +321,21 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
-  double load = -1.0, t_start = ib_now();
+  double load = -1.0, t_start = bench_now();
   if (getloadavg(&load, 1) != 1) load = -1.0;
   if (!c.csv) printf("bench_table: load average %.2f at start\n", load);
   const int n3[] = {3, 3, 1}, n5[] = {2, 2, 2, 2, 1};
-  ib_sys *S3 = ib_new(3, n3, 0x1d3, 0.2, 0.0, 0.5), *S5 = ib_new(5, n5, 0x1d5, 0.2, 0.0, 2.0);
-  lth_system *s3 = S3 ? ib_system(S3) : NULL, *s5 = S5 ? ib_system(S5) : NULL;
+  ts_sys *S3 = ts_make(3, n3, 0x1d3, (ts_opts){.amp = 0.2, .damp = 0.5}),
+         *S5 = ts_make(5, n5, 0x1d5, (ts_opts){.amp = 0.2, .damp = 2.0});
+  lth_system *s3 = S3 ? ts_system(S3) : NULL, *s5 = S5 ? ts_system(S5) : NULL;
   lth_system *rod = rod_system();
   if (!s3 || !s5 || !rod) {
     fprintf(stderr, "bench_table: cannot build the systems\n");
     return 1;
   }
-  ib_title(c.csv, "design: nodes with values only (jets 0) or values and derivatives (1, 2); "
-                  "one thread; err = true interpolation error, est = the table's estimate");
-  ib_emit(c.csv, DES_NCOL, des_cols, des_w);
+  bench_title(c.csv, "design: nodes with values only (jets 0) or values and derivatives (1, 2); "
+                     "one thread; err = true interpolation error, est = the table's estimate");
+  bench_emit(c.csv, DES_NCOL, des_cols, des_w);
   design(&c, "idx3", s3, 10.0);
   design(&c, "idx5", s5, 10.0);
   design(&c, "rod", rod, c.quick ? 100.0 : 1000.0);
@@ -342,10 +344,10 @@ int main(int argc, char **argv) {
   lth_system_free(s3);
   lth_system_free(s5);
   lth_system_free(rod);
-  free(S3);
-  free(S5);
+  ts_free(S3);
+  ts_free(S5);
   if (!c.csv) {
-    printf("\ntotal %.1f s; %s\n", ib_now() - t_start,
+    printf("\ntotal %.1f s; %s\n", bench_now() - t_start,
            g_failed ? "targets NOT all met" : (c.quick ? "smoke run" : "targets met"));
   }
   return 0;

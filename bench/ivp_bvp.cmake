@@ -8,9 +8,10 @@ foreach(lth_ib_name bench_ivp bench_bvp bench_table bench_colloc)
   # front ends like the tools: BLAS threads set as they set them (apps/common/app_blas.c)
   add_executable(${lth_ib_name} ${PROJECT_SOURCE_DIR}/bench/${lth_ib_name}.c
                  ${PROJECT_SOURCE_DIR}/apps/common/app_blas.c)
+  # the manufactured systems are the tests' fixture (tests/fixtures/testsys.h)
   target_include_directories(${lth_ib_name} PRIVATE ${PROJECT_SOURCE_DIR}/include
                              ${PROJECT_SOURCE_DIR}/bench ${PROJECT_SOURCE_DIR}/apps/common
-                             ${LTH_DEP_INCLUDE_DIRS})
+                             ${PROJECT_SOURCE_DIR}/tests/fixtures ${LTH_DEP_INCLUDE_DIRS})
   # lth_static: the timings should not include PLT indirections of a shared lth
   target_link_libraries(${lth_ib_name} PRIVATE lth_static m)
   target_compile_options(${lth_ib_name} PRIVATE ${LTH_WARNINGS})
@@ -32,7 +33,8 @@ if(LTH_IDA_INCLUDE_DIR AND LTH_IDA_LIB AND LTH_IDA_NVEC AND LTH_IDA_SUNMAT AND L
                  ${PROJECT_SOURCE_DIR}/apps/common/app_blas.c)
   target_include_directories(bench_ida PRIVATE ${PROJECT_SOURCE_DIR}/include
                              ${PROJECT_SOURCE_DIR}/bench ${PROJECT_SOURCE_DIR}/apps/common
-                             ${LTH_IDA_INCLUDE_DIR} ${LTH_DEP_INCLUDE_DIRS})
+                             ${PROJECT_SOURCE_DIR}/tests/fixtures ${LTH_IDA_INCLUDE_DIR}
+                             ${LTH_DEP_INCLUDE_DIRS})
   target_link_libraries(bench_ida PRIVATE lth_static ${LTH_IDA_LIB} ${LTH_IDA_NVEC}
                         ${LTH_IDA_SUNMAT} ${LTH_IDA_SUNLS} m)
   target_compile_options(bench_ida PRIVATE ${LTH_WARNINGS})

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The global error estimate of lth_ivp_solve (lth_ivp_result.error_*;
  * docs/user-guide.md section 6.6) against the true error of manufactured
- * exact solutions: random Hessenberg systems of index 2 to 6 (tests/testsys.h),
+ * exact solutions: random Hessenberg systems of index 2 to 6 (tests/fixtures/testsys.h),
  * every method, two tolerances.  The estimate must lie within a factor 10 of
  * the true error, both ways, in both of its norms (the largest error, and the
  * largest in units of the tolerance), unless the true error is at the floor

@@ -33,9 +33,9 @@ static void check_block(ts_sys *S, const lth_source *src, int i, int j, double t
   for (int jj = 0; jj < nj; jj++)
     for (int ii = 0; ii < ni; ii++) {
       if (j) {
-        ts_entry_coef(&S->A[S->off[i - 1] + ii + (S->off[j - 1] + jj) * S->s], t, ORDER, want);
+        ts_entry_coef(&S->A[S->off[i - 1] + ii + (S->off[j - 1] + jj) * S->s], t, ORDER, want, 1);
       } else {
-        ts_entry_coef(&S->fr[S->off[i - 1] + ii], t, ORDER, want);
+        ts_entry_coef(&S->fr[S->off[i - 1] + ii], t, ORDER, want, 1);
       }
       for (int m = 0; m <= ORDER; m++) {
         double got = LTH_JET_AT(&J, m, ii, jj);
@@ -76,7 +76,7 @@ START_TEST(test_blocks_read_back) {
             double want = 0.0;
             if (src) {
               double c[ORDER + 1];
-              ts_entry_coef(&S->A[oi + ii + (oj + jj) * s], t, ORDER, c);
+              ts_entry_coef(&S->A[oi + ii + (oj + jj) * s], t, ORDER, c, 1);
               want = c[m];
             }
             double got = LTH_JET_AT(&A, m, oi + ii, oj + jj);
