@@ -108,7 +108,7 @@ static lth_status transform(lth_ebuild *b, int root, const xform *f, lth_escalar
       continue;
     }
     int leaf = !z.dep || z.op == OP_T;
-    int next = leaf                                ? -1
+    int next = leaf                                  ? -1
                : z.a >= 0 && !memo_get(&m, z.a, &ra) ? z.a
                : z.b >= 0 && !memo_get(&m, z.b, &rb) ? z.b
                                                      : -1;
@@ -171,8 +171,8 @@ static lth_escalar d_leaf(const xform *f, int id, const lth_ebview *z) {
   } while (0)
 
 /* d/dt of node id = op(a, b), given da and db. */
-static lth_status d_rule(lth_ebuild *b, int id, const lth_ebview *z, lth_escalar da,
-                         lth_escalar db, lth_escalar *out, lth_error *err) {
+static lth_status d_rule(lth_ebuild *b, int id, const lth_ebview *z, lth_escalar da, lth_escalar db,
+                         lth_escalar *out, lth_error *err) {
   lth_status st = LTH_OK;
   lth_escalar A = N(z->a), B = N(z->b), Z = N(id), p = K(0.0), q = K(0.0), r = K(0.0);
   switch (z->op) {
@@ -214,7 +214,7 @@ static lth_status d_rule(lth_ebuild *b, int id, const lth_ebview *z, lth_escalar
       st = lth_ebuild_negate(b, q, &p, err);
     }
     break;
-  case OP_TAN: /* 1 + tan^2 */
+  case OP_TAN:  /* 1 + tan^2 */
   case OP_TANH: /* 1 - tanh^2 */
     OP('*', Z, Z, q);
     OP(z->op == OP_TAN ? '+' : '-', K(1.0), q, p);
@@ -269,10 +269,10 @@ static lth_escalar s_leaf(const xform *f, int id, const lth_ebview *z) {
   return z->op == OP_T ? f->arg : N(id);
 }
 
-static lth_status s_rule(lth_ebuild *b, int id, const lth_ebview *z, lth_escalar ra,
-                         lth_escalar rb, lth_escalar *out, lth_error *err) {
-  static const char BINARY[] = {[OP_ADD] = '+', [OP_SUB] = '-', [OP_MUL] = '*', [OP_DIV] = '/',
-                                [OP_POW] = '^'};
+static lth_status s_rule(lth_ebuild *b, int id, const lth_ebview *z, lth_escalar ra, lth_escalar rb,
+                         lth_escalar *out, lth_error *err) {
+  static const char BINARY[] = {
+      [OP_ADD] = '+', [OP_SUB] = '-', [OP_MUL] = '*', [OP_DIV] = '/', [OP_POW] = '^'};
   (void)id;
   switch (z->op) {
   case OP_NEG:

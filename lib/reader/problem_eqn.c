@@ -201,8 +201,10 @@ lth_status lth_pp_st_variables(lth_pp *P, size_t kw) {
       return LTH_PERR(P, b, LTH_EPARSE, "'%.*s' is a param: it cannot be an unknown too", len, s);
     }
     if (lth_pp_func_line(P, s, n)) {
-      return LTH_PERR(P, b, LTH_EPARSE, "'%.*s' is a named function (line %d): it cannot be an "
-                      "unknown too", len, s, lth_pp_func_line(P, s, n));
+      return LTH_PERR(P, b, LTH_EPARSE,
+                      "'%.*s' is a named function (line %d): it cannot be an "
+                      "unknown too",
+                      len, s, lth_pp_func_line(P, s, n));
     }
     int k = find_var(E, s, n);
     if (k >= 0) {

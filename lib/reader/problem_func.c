@@ -179,8 +179,8 @@ static lth_status check_name(lth_pp *P, size_t b, size_t n) {
                     SHOW(n), s);
   }
   if (lth_pp_param_value(P, s, n, &v)) {
-    return LTH_PERR(P, b, LTH_EPARSE,
-                    "'%.*s' is a param: a named function needs a name of its own", SHOW(n), s);
+    return LTH_PERR(P, b, LTH_EPARSE, "'%.*s' is a param: a named function needs a name of its own",
+                    SHOW(n), s);
   }
   if (P->eqn && lth_pp_eqn_has_variable(P, s, n)) {
     return LTH_PERR(P, b, LTH_EPARSE,
@@ -297,8 +297,7 @@ static lth_status argument(lth_plp *p, const pfunc *f, size_t open, lth_escalar 
 }
 
 /* *out = f's value with t := arg (its nodes shared when arg is t). */
-static lth_status instance(lth_plp *p, size_t pos, const pfunc *f, lth_escalar arg,
-                           lth_pval *out) {
+static lth_status instance(lth_plp *p, size_t pos, const pfunc *f, lth_escalar arg, lth_pval *out) {
   const lth_pval *v = &f->val;
   lth_ebuild *eb = p->c->eb;
   size_t n = (size_t)v->rows * (size_t)v->cols, before = lth_ebuild_size(eb);
@@ -374,8 +373,7 @@ int lth_pfunc_name(lth_plp *p, int call, lth_pval *out, lth_status *st) {
   }
   const pfunc *f = &F->f[k];
   if (!call) {
-    *st = LTH_PLIT_ERR(p, b,
-                       "'%s' is a named function of t (line %d): call it as %s(t)%s", f->name,
+    *st = LTH_PLIT_ERR(p, b, "'%s' is a named function of t (line %d): call it as %s(t)%s", f->name,
                        f->at.line, f->name,
                        p->g.blanks ? ", with no blank before '(' inside [ ]" : "");
     return 1;

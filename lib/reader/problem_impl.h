@@ -82,10 +82,10 @@ typedef struct lth_pcur {
   void *ctx;
   size_t *ndep; /* running count of t-dependent entries */
   lth_error *err;
-  double ops;     /* entry operations so far (lth_pval_charge) */
-  lth_ebuild *eb; /* the expressions in t the values hold (emptied after each
-                     statement of the block form, but for the named functions':
-                     its values are sources then) */
+  double ops;               /* entry operations so far (lth_pval_charge) */
+  lth_ebuild *eb;           /* the expressions in t the values hold (emptied after each
+                               statement of the block form, but for the named functions':
+                               its values are sources then) */
   struct lth_pfuncs *funcs; /* the named functions of t (problem_func.c), NULL if none */
 } lth_pcur;
 

@@ -14,7 +14,7 @@ typedef struct lth_plp {
   lth_pcur *c;
   const lth_plit_opts *o;
   lth_pvctx x;
-  lth_gparser g; /* over the statement's text (byte offsets into c->tx->buf) */
+  lth_gparser g;    /* over the statement's text (byte offsets into c->tx->buf) */
   size_t named_end; /* the token after the last call of a named function */
 } lth_plp;
 

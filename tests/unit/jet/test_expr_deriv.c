@@ -231,8 +231,7 @@ END_TEST
 START_TEST(test_subst) {
   lth_ebuild *b = lth_ebuild_alloc();
   lth_escalar t = N(lth_ebuild_t(b, 1)), r;
-  lth_escalar x =
-      op(b, '+', C(2.0), op(b, '*', C(0.5), fn(b, LTH_EFN_SIN, op(b, '^', t, C(2.0)))));
+  lth_escalar x = op(b, '+', C(2.0), op(b, '*', C(0.5), fn(b, LTH_EFN_SIN, op(b, '^', t, C(2.0)))));
   ck_assert_int_eq(lth_ebuild_subst_t(b, x, N(lth_ebuild_t(b, 3)), &r, NULL), LTH_OK);
   ck_assert_int_eq(r.node, x.node);
   lth_escalar arg = op(b, '-', op(b, '*', C(2.0), t), C(1.0));

@@ -196,8 +196,8 @@ START_TEST(test_name_spellings) {
   ck_assert_int_eq(lth_name_find(names, n, "x'"), 1);
   ck_assert_int_eq(lth_name_find(names, n, "d.x"), 1);
   ck_assert_int_eq(lth_name_find(names, n, "x_dot"), 1);
-  ck_assert_int_eq(lth_name_find(names, n, "p2_dot"), 3);   /* the name itself first */
-  ck_assert_int_eq(lth_name_find(names, n, "d.p2_dot"), 4); /* p2'' does not exist */
+  ck_assert_int_eq(lth_name_find(names, n, "p2_dot"), 3);     /* the name itself first */
+  ck_assert_int_eq(lth_name_find(names, n, "d.p2_dot"), 4);   /* p2'' does not exist */
   ck_assert_int_eq(lth_name_find(names, n, "q_dot_dot"), -1); /* q'' or q_dot': neither */
   ck_assert_int_eq(lth_name_find(names, n, "d.q_dot"), -1);
   ck_assert_int_eq(lth_name_find(names, n, "d.d.q"), 6);
