@@ -317,6 +317,7 @@ static void functions(void) {
   FN(lth_problem_var_name, cstr(*)(const lth_problem *, int), "char*", "ptr,int");
   FN(lth_problem_perm, const int *(*)(const lth_problem *), "ptr", "ptr");
   FN(lth_problem_nvars, int (*)(const lth_problem *), "int", "ptr");
+  FN(lth_name_find, int (*)(const char *const *, int, const char *), "int", "ptr,int,char*");
   /* system.h */
   FN(lth_system_alloc, lth_system * (*)(int, const int *, lth_error *), "ptr", "int,ptr,ptr");
   FN(lth_system_free, void (*)(lth_system *), "void", "ptr");

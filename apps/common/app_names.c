@@ -126,5 +126,14 @@ int app_names_find(const app_names *nm, const char *name, size_t len) {
       return i;
     }
   }
-  return -1;
+  /* x' spelled without the apostrophe, for the shell: d.x, x_dot */
+  char *copy = malloc(len + 1);
+  int found = -1;
+  if (copy) {
+    memcpy(copy, name, len);
+    copy[len] = '\0';
+    found = lth_name_find((const char *const *)nm->name, nm->n, copy);
+    free(copy);
+  }
+  return found;
 }

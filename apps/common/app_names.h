@@ -39,8 +39,9 @@ void app_names_free(app_names *nm);
  * (nothing for block names).  0, or -1 when out of memory (x unchanged). */
 int app_names_to_canonical(const app_names *nm, double *x);
 
-/* Component by name ("x1", "z_1[2]", "z[3]") or 1-based position in the
- * user's order ("3"): its canonical position, or -1. */
+/* Component by name ("x1", "x1'" also spelled "d.x1" or "x1_dot", "z_1[2]",
+ * "z[3]") or 1-based position in the user's order ("3"): its canonical
+ * position, or -1. */
 int app_names_find(const app_names *nm, const char *name, size_t len);
 
 #ifdef __cplusplus

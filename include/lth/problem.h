@@ -107,8 +107,16 @@ const lth_model *lth_problem_model(const lth_problem *pb);
 /* s, and the name of the user's unknown k (0-based). */
 int lth_problem_nvars(const lth_problem *pb);
 const char *lth_problem_var_name(const lth_problem *pb, int k);
-/* The user's unknown called name (e.g. "x1" or "x1'"), -1 if none. */
+/* The user's unknown called name (e.g. "x1" or "x1'"), -1 if none; the
+ * spellings of lth_name_find are accepted. */
 int lth_problem_find_var(const lth_problem *pb, const char *name);
+/* The index of name among names[0..n-1], -1 if none.  A name that is none
+ * of them may spell a derivative without the apostrophe (for the shell):
+ * "d.x" and "x_dot" are x', "d.d.x", "x_dot_dot" and "d.x_dot" are x''.
+ * The names themselves come first, so an unknown called x_dot is x_dot; a
+ * spelling that could mean two of the names (x_dot_dot when both x'' and
+ * x_dot' exist) matches none. */
+int lth_name_find(const char *const *names, int n, const char *name);
 /* perm[k] = the user's unknown at canonical position k; iperm its inverse. */
 const int *lth_problem_perm(const lth_problem *pb);
 const int *lth_problem_iperm(const lth_problem *pb);

@@ -73,6 +73,12 @@ void lth_ebuild_reset(lth_ebuild *b) {
   }
 }
 
+void lth_ebuild_truncate(lth_ebuild *b, size_t n) {
+  if (b && n < (size_t)b->n) {
+    b->n = (int)n;
+  }
+}
+
 /* ------------------------------------------------------------------------ */
 /* Nodes as written                                                         */
 
@@ -181,6 +187,17 @@ int lth_ebuild_is_const(const lth_ebuild *b, int x, double *v) {
 }
 
 int lth_ebuild_depends_on_t(const lth_ebuild *b, int x) { return valid(b, x) && nd(b, x)->dep; }
+
+int lth_ebuild_is_t(const lth_ebuild *b, int x) { return valid(b, x) && nd(b, x)->op == OP_T; }
+
+int lth_ebuild_view(const lth_ebuild *b, int id, lth_ebview *out) {
+  if (!valid(b, id)) {
+    return 0;
+  }
+  const bnode *z = nd(b, id);
+  *out = (lth_ebview){.op = z->op, .a = z->a, .b = z->b, .dep = z->dep, .v = z->v};
+  return 1;
+}
 
 /* ------------------------------------------------------------------------ */
 /* The algebra                                                              */

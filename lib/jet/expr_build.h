@@ -64,6 +64,9 @@ void lth_ebuild_free(lth_ebuild *b);
 size_t lth_ebuild_size(const lth_ebuild *b);
 /* Forget every node (their ids become invalid); the storage is kept. */
 void lth_ebuild_reset(lth_ebuild *b);
+/* Forget the nodes built after the first n (ids >= n become invalid): what a
+ * client keeps across uses (the data file's named functions) stays. */
+void lth_ebuild_truncate(lth_ebuild *b, size_t n);
 
 /* ---- nodes as written: ids >= 0, or -1 when out of memory ----
  * col: the 1-based column a domain error names (0: none).  Binary op is one
@@ -96,6 +99,25 @@ lth_status lth_ebuild_combine(lth_ebuild *b, int op, lth_escalar x, lth_escalar 
 /* *out = -x, and *out = fn(x) (a constant is evaluated now, errors as above). */
 lth_status lth_ebuild_negate(lth_ebuild *b, lth_escalar x, lth_escalar *out, lth_error *err);
 lth_status lth_ebuild_apply(lth_ebuild *b, int fn, lth_escalar x, lth_escalar *out, lth_error *err);
+
+/* ---- calculus (lib/jet/expr_deriv.c) ----
+ * *out = d/dt x, built by the chain rule from the nodes of x with the
+ * algebra above (so d/dt of a constant is an exact 0, of t an exact 1, and
+ * d/dt (1 + 0.5*sin(t)) is the node 0.5*cos(t)): an ordinary expression, so
+ * its Taylor coefficients are exact to rounding and its enclosures valid
+ * like those of any expression.  Where x is not differentiable the
+ * derivative fails when evaluated, naming t (|a|' = (a/|a|) a' at a = 0,
+ * a^c' = c a^(c-1) a' at a = 0 for c < 1, sqrt' at 0, asin' at +-1).
+ * *out = x with t replaced by the scalar arg (x(arg(t)), the same
+ * operations on the new operands; constants fold, and a constant that
+ * leaves a domain is an error here: log(t) at arg 0).  Shared subtrees are
+ * visited once (the cost is the nodes of x), and neither recurses on the C
+ * stack.  Errors: LTH_EDOMAIN (message in err), LTH_ENOMEM. */
+lth_status lth_ebuild_deriv(lth_ebuild *b, lth_escalar x, lth_escalar *out, lth_error *err);
+lth_status lth_ebuild_subst_t(lth_ebuild *b, lth_escalar x, lth_escalar arg, lth_escalar *out,
+                              lth_error *err);
+/* 1 if node x is t itself. */
+int lth_ebuild_is_t(const lth_ebuild *b, int x);
 
 /* ---- compiling ----
  * The expression of node root.  max_nodes bounds the compiled size (its

@@ -82,6 +82,16 @@ typedef struct kargs {
   lth_error *err;
 } kargs;
 
+/* A builder node as the jet layer's own walkers (lib/jet/expr_deriv.c) see
+ * it: op (OP_*), operands (-1 if unused), constant or OP_POWC exponent,
+ * dependence on t.  Returns 0 for an invalid id. */
+struct lth_ebuild;
+typedef struct lth_ebview {
+  int op, a, b, dep;
+  double v;
+} lth_ebview;
+int lth_ebuild_view(const struct lth_ebuild *b, int id, lth_ebview *out);
+
 /* Evaluate one node (with its domain checks; errors name t and the column). */
 lth_status lth_expr_eval_node(const kargs *k);
 

@@ -143,6 +143,18 @@ static lth_status statement(lth_pp *P, const lth_pstmt *stmt) {
   strip_semicolon(P);
   size_t b, n = lth_pcur_name(&P->c, &b);
   int kind = current_kind(P);
+  /* NAME(t) = ...: a named function (an equation exp(t) = x stays one) */
+  if (lth_pp_func_is_def(P, b, n) &&
+      !(kind == LTH_P_KIND_EQN && lth_expr_func_find(P->c.tx->buf + b, n) >= 0)) {
+    for (size_t k = 0; k < sizeof STATEMENTS / sizeof STATEMENTS[0]; k++) {
+      if (lth_pcur_name_is(&P->c, b, n, STATEMENTS[k].kw) && (STATEMENTS[k].kinds & kind)) {
+        return LTH_PERR(P, b, LTH_EPARSE,
+                        "`%s` is a statement: a named function needs another name",
+                        STATEMENTS[k].kw);
+      }
+    }
+    return lth_pp_st_func(P, b);
+  }
   if (kind == LTH_P_KIND_EQN && lth_pp_eqn_is_equation(P, b, n)) {
     return lth_pp_eqn_equation(P, stmt->b);
   }
@@ -175,6 +187,7 @@ static void parser_free(lth_pp *P) {
   free(P->blk);
   free(P->at_mass);
   lth_pp_eqn_free(P);
+  lth_pp_funcs_free(P);
   free(P->override_used);
   free(P->grid_pts);
   lth_ebuild_free(P->c.eb);
@@ -192,8 +205,8 @@ static lth_status parse_all(lth_pp *P) {
     if ((st = statement(P, &stmt)) != LTH_OK) {
       return st;
     }
-    if (!P->eqn) {
-      lth_ebuild_reset(P->c.eb); /* the statement's values are sources now */
+    if (!P->eqn) { /* the statement's values are sources now */
+      lth_ebuild_truncate(P->c.eb, lth_pp_func_mark(P));
     }
     P->nstmt++;
   }

@@ -358,6 +358,10 @@ static lth_status param_one(lth_pp *P) {
                     "'%.*s' is an unknown (see `variables`): it cannot be a param",
                     (int)(n > 40 ? 40 : n), c->tx->buf + b);
   }
+  if (lth_pp_func_line(P, c->tx->buf + b, n)) {
+    return LTH_PERR(P, b, LTH_EPARSE, "'%.*s' is a named function (line %d): it cannot be a param",
+                    (int)(n > 40 ? 40 : n), c->tx->buf + b, lth_pp_func_line(P, c->tx->buf + b, n));
+  }
   if (param_find(P, c->tx->buf + b, n)) {
     return LTH_PERR(P, b, LTH_EPARSE, "param '%.*s' is already defined", (int)(n > 40 ? 40 : n),
                     c->tx->buf + b);

@@ -200,6 +200,12 @@ lth_status lth_pp_st_variables(lth_pp *P, size_t kw) {
     if (lth_pp_param_value(P, s, n, &v)) {
       return LTH_PERR(P, b, LTH_EPARSE, "'%.*s' is a param: it cannot be an unknown too", len, s);
     }
+    if (lth_pp_func_line(P, s, n)) {
+      return LTH_PERR(P, b, LTH_EPARSE,
+                      "'%.*s' is a named function (line %d): it cannot be an "
+                      "unknown too",
+                      len, s, lth_pp_func_line(P, s, n));
+    }
     int k = find_var(E, s, n);
     if (k >= 0) {
       return LTH_PERR(P, b, LTH_EPARSE, "the unknown '%.*s' is declared twice (first on line %d)",
@@ -264,6 +270,14 @@ static lth_status eqn_samples(void *ctx, size_t name_pos, const lth_source **out
   pb->eqsrc[pb->neqsrc++] = src;
   *out = src;
   return lth_pp_add_sampled(P, label, src, lth_pp_here(P, path_b), P->c.tx->buf + path_b, path_n);
+}
+
+void lth_pp_eqn_lit_opts(lth_pp *P, lth_plit_opts *o) {
+  o->lookup_var = lookup_var;
+  o->var_name = var_name;
+  o->var_ctx = P->eqn;
+  o->samples = eqn_samples;
+  o->samples_ctx = P;
 }
 
 /* lhs = rhs: one equation per entry of lhs - rhs. */

@@ -82,9 +82,11 @@ typedef struct lth_pcur {
   void *ctx;
   size_t *ndep; /* running count of t-dependent entries */
   lth_error *err;
-  double ops;     /* entry operations so far (lth_pval_charge) */
-  lth_ebuild *eb; /* the expressions in t the values hold (emptied after each
-                     statement of the block form: its values are sources then) */
+  double ops;               /* entry operations so far (lth_pval_charge) */
+  lth_ebuild *eb;           /* the expressions in t the values hold (emptied after each
+                               statement of the block form, but for the named functions':
+                               its values are sources then) */
+  struct lth_pfuncs *funcs; /* the named functions of t (problem_func.c), NULL if none */
 } lth_pcur;
 
 /* ---- text ---- */
@@ -198,6 +200,10 @@ lth_status lth_pval_samples(const lth_pvctx *x, size_t pos, const lth_source *sr
  * a and b are consumed (freed), also on failure. */
 lth_status lth_pval_binop(const lth_pvctx *x, size_t pos, int op, lth_pval *a, lth_pval *b,
                           lth_pval *out);
+/* In place: d/dt a entrywise (problem_deriv.c): a term c x^(o) becomes
+ * c' x^(o) + c x^(o+1) (the product rule, c' exact: lth_ebuild_deriv), the
+ * free term c0 becomes c0'; coefficients holding samples(...) are refused. */
+lth_status lth_pval_deriv(const lth_pvctx *x, size_t pos, lth_pval *a);
 /* In place: -a, a', and fn(a) for a scalar a without unknowns (fn: LTH_EFN_*,
  * lib/jet/expr_build.h). */
 lth_status lth_pval_neg(const lth_pvctx *x, size_t pos, lth_pval *a);
@@ -284,6 +290,8 @@ typedef struct lth_plit_opts {
    * the 1 x 1 source; NULL: samples(...) is not allowed inside expressions */
   lth_status (*samples)(void *ctx, size_t name_pos, const lth_source **out);
   void *samples_ctx;
+  /* the named function being defined (problem_func.c): unknowns are refused */
+  const char *function;
 } lth_plit_opts;
 
 /* Parse a value from the cursor to the end of the statement (or to '=').
@@ -485,6 +493,18 @@ lth_status lth_pp_finish_eqn(lth_pp *P);
 void lth_pp_eqn_free(lth_pp *P);
 /* 1 if a param name is taken by an unknown (params and unknowns share names). */
 int lth_pp_eqn_has_variable(lth_pp *P, const char *s, size_t n);
+/* The unknowns and samples(...) of equations, for the values of other statements. */
+void lth_pp_eqn_lit_opts(lth_pp *P, lth_plit_opts *o);
+
+/* ---- named functions of t, `k1(t) = 2 + 0.5*sin(t)` (problem_func.c) ---- */
+/* 1 if the statement at name [b, b+n) reads NAME ( t ) = ... */
+int lth_pp_func_is_def(lth_pp *P, size_t b, size_t n);
+lth_status lth_pp_st_func(lth_pp *P, size_t kw);
+/* The line of the named function s[0..n-1], 0 if there is none. */
+int lth_pp_func_line(lth_pp *P, const char *s, size_t n);
+/* Builder nodes to keep across statements (those of the named functions). */
+size_t lth_pp_func_mark(const lth_pp *P);
+void lth_pp_funcs_free(lth_pp *P);
 
 /* ---- the user's unknowns (problem_vars.c) ---- */
 /* z0 (a vector) and bc (B0, B1, beta) of the equation form, written in the

@@ -107,6 +107,12 @@ static lth_status unknown(lth_plp *p, int var, int call, lth_pval *out) {
   const char *s = p->c->tx->buf + p->g.tok.start;
   size_t b = p->g.tok.start, n = p->g.tok.end - b;
   int len = (int)(n > 40 ? 40 : n), order = 0;
+  if (p->o->function) {
+    return ERR(p, b,
+               "the named function %s uses the unknown %.*s: a named function depends on t "
+               "only (write the term in the equations)",
+               p->o->function, len, s);
+  }
   if (call) {
     return ERR(p, b, "'%.*s' is an unknown, not a function: write %.*s, not %.*s(t)", len, s, len,
                s, len, s);
@@ -140,6 +146,9 @@ static int r_name(lth_gparser *g, int call, lth_gval *out, lth_status *st) {
   }
   if (!known && p->o->lookup_var && (var = p->o->lookup_var(p->o->var_ctx, s, n)) >= 0) {
     *st = unknown(p, var, call, &v);
+    known = 1;
+  }
+  if (!known && lth_pfunc_name(p, call, &v, st)) {
     known = 1;
   }
   if (known) {
@@ -179,8 +188,20 @@ static lth_status r_postfix(lth_gparser *g, lth_gval *slot) {
       st = ERR(p, b,
                "a quote after a blank: write a transpose right after its operand "
                "(A', not A ')");
+    } else if (lth_pval_has_unknowns(&v) && at(p, b) == '.') {
+      st = ERR(p, b,
+               "\".'\" transposes coefficients, not a value that holds unknowns (its "
+               "derivative is written with ': (m*v)' = m*v' + (dm/dt)*v)");
     } else if (lth_pval_has_unknowns(&v)) {
-      st = ERR(p, b, "a derivative applies to an unknown only: write x' (not (...)')");
+      /* the product rule: (c x)' = c' x + c x', entrywise */
+      if ((st = lth_pval_deriv(&p->x, b, &v)) == LTH_OK) {
+        st = lth_gparser_seek(g, e);
+      }
+    } else if (b == p->named_end && v.rows == 1 && v.cols == 1) {
+      st = ERR(p, b,
+               "a quote after a named function: the transpose of a scalar changes nothing; "
+               "lth differentiates a coefficient inside a product, (k(t)*x)' = k(t)*x' + "
+               "(dk/dt)*x, or define dk/dt as a named function of its own");
     } else if ((st = lth_pval_transpose(&p->x, b, &v)) == LTH_OK) {
       st = lth_gparser_seek(g, e);
     }
@@ -277,6 +298,7 @@ lth_status lth_plit_parse(lth_pcur *c, const lth_plit_opts *o, lth_pval *out) {
   lth_plp p;
   memset(&p, 0, sizeof p);
   memset(out, 0, sizeof *out);
+  p.named_end = (size_t)-1;
   p.c = c;
   p.o = o;
   p.x = (lth_pvctx){c, o->var_name, o->var_ctx};

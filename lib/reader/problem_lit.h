@@ -14,7 +14,8 @@ typedef struct lth_plp {
   lth_pcur *c;
   const lth_plit_opts *o;
   lth_pvctx x;
-  lth_gparser g; /* over the statement's text (byte offsets into c->tx->buf) */
+  lth_gparser g;    /* over the statement's text (byte offsets into c->tx->buf) */
+  size_t named_end; /* the token after the last call of a named function */
 } lth_plp;
 
 #define LTH_PLIT_ERR(p, pos, ...) lth_pcur_error((p)->c, (pos), LTH_EPARSE, __VA_ARGS__)
@@ -30,6 +31,9 @@ lth_pval lth_plit_get(const lth_gval *slot);
 lth_status lth_plit_matrix(lth_plp *p, lth_pval *out);
 /* eye, zeros, ones, diag at the current name token (call: a '(' follows). */
 lth_status lth_plit_builder(lth_plp *p, const char *fn, int call, lth_pval *out);
+/* A named function of t at the current name token (problem_func.c): 1 if it
+ * is one (or a use before its definition), with its value or an error. */
+int lth_pfunc_name(lth_plp *p, int call, lth_pval *out, lth_status *st);
 /* An expression (blanks insignificant), e.g. an argument of a builder. */
 lth_status lth_plit_arg(lth_plp *p, const char *after, lth_pval *out);
 

@@ -154,13 +154,51 @@ const int *lth_problem_perm(const lth_problem *pb) { return pb->perm; }
 const int *lth_problem_iperm(const lth_problem *pb) { return pb->iperm; }
 
 int lth_problem_find_var(const lth_problem *pb, const char *name) {
-  int s = lth_system_size(pb->sys);
-  for (int k = 0; name && k < s; k++) {
-    if (strcmp(pb->names[k], name) == 0) {
+  return lth_name_find((const char *const *)pb->names, lth_system_size(pb->sys), name);
+}
+
+static int exact(const char *const *names, int n, const char *name) {
+  for (int k = 0; k < n; k++) {
+    if (strcmp(names[k], name) == 0) {
       return k;
     }
   }
   return -1;
+}
+
+int lth_name_find(const char *const *names, int n, const char *name) {
+  int found = name && names ? exact(names, n, name) : -1;
+  if (found >= 0 || !name || !names) {
+    return found;
+  }
+  size_t len = strlen(name), pre = 0, suf = 0; /* "d." prefixes, "_dot" suffixes */
+  while (len - 2 * pre > 2 && strncmp(name + 2 * pre, "d.", 2) == 0) {
+    pre++;
+  }
+  const char *base = name + 2 * pre;
+  size_t blen = len - 2 * pre;
+  while (blen - 4 * suf > 4 && strncmp(base + blen - 4 * (suf + 1), "_dot", 4) == 0) {
+    suf++;
+  }
+  char *buf = malloc(len + 1);
+  if (!buf) {
+    return -1;
+  }
+  /* strip j of the suffixes: the base with pre + j quotes */
+  for (size_t j = pre ? 0 : 1; j <= suf; j++) {
+    size_t bl = blen - 4 * j, q = pre + j;
+    memcpy(buf, base, bl);
+    memset(buf + bl, '\'', q);
+    buf[bl + q] = '\0';
+    int k = exact(names, n, buf);
+    if (k >= 0 && found >= 0 && k != found) {
+      found = -1; /* two readings: neither */
+      break;
+    }
+    found = k >= 0 ? k : found;
+  }
+  free(buf);
+  return found;
 }
 
 void lth_problem_to_canonical(const lth_problem *pb, const double *user, double *canonical) {

@@ -136,7 +136,8 @@ class Problem:
 
     def component_index(self, key):
         """0-based index in the user's order (``variables``) of a component
-        given as that index or a name ("x1", "z_2[1]", "u[1]"; "z[4]" is
+        given as that index or a name ("x1", "x1'" also spelled "d.x1" or
+        "x1_dot", "z_2[1]", "u[1]"; "z[4]" is
         position 4 of the chain, as in the tools' reports)."""
         if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
             if not 0 <= key < self.s:
@@ -144,8 +145,9 @@ class Problem:
                                  % (key, self.s - 1, self.s))
             return int(key)
         if isinstance(key, str):
-            if key in self.variables:
-                return self.variables.index(key)
+            k = find_name(self.variables, key)
+            if k >= 0:
+                return k
             if key.startswith("z[") and key.endswith("]") and key[2:-1].isdigit():
                 k = int(key[2:-1]) - 1
                 if 0 <= k < self.s:
@@ -153,6 +155,14 @@ class Problem:
             raise UsageError("no component named %r; the components are %s"
                              % (key, ", ".join(self.variables)))
         raise UsageError("a component is an index or a name, not %r" % (key,))
+
+
+def find_name(names, key):
+    """The index of ``key`` in the list ``names``, -1 if none; a derivative
+    x' may be spelled "d.x" or "x_dot" (lth_name_find: the names themselves
+    come first)."""
+    arr = (ctypes.c_char_p * max(len(names), 1))(*[n.encode() for n in names])
+    return LIB.lth_name_find(ctypes.cast(arr, ctypes.c_void_p), len(names), key.encode())
 
 
 def _component_name(system, i):

@@ -20,10 +20,15 @@ class _ByName:
     """z["z_2[1]"] style access to a column of a trajectory."""
 
     def component(self, name):
-        """The trajectory of one component (a name or a 0-based index into
-        ``components``)."""
-        names = self.components
-        k = names.index(name) if isinstance(name, str) else int(name)
+        """The trajectory of one component (a name, x' also spelled "d.x" or
+        "x_dot", or a 0-based index into ``components``)."""
+        if not isinstance(name, str):
+            return self.z[:, int(name)]
+        from .problem import find_name
+        k = find_name(list(self.components), name)
+        if k < 0:
+            raise ValueError("no component named %r; the components are %s"
+                             % (name, ", ".join(self.components)))
         return self.z[:, k]
 
 

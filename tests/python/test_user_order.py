@@ -83,6 +83,12 @@ def test_solve_from_the_files_z0_equals_the_tool():
     default = lth.solve(THREE, times=[0, 1, 2])  # the file's z0
     assert np.array_equal(default.z, sol.z)
     close(sol.component("x2'"), rows[:, 4], 1e-12, "x2' by name")
+    # x2' spelled without the apostrophe (lth_name_find), as lth-ic --fix takes it
+    for spelling in ("d.x2", "x2_dot"):
+        assert np.array_equal(sol.component(spelling), sol.component("x2'"))
+        assert lth.load(THREE).component_index(spelling) == 3
+    with pytest.raises(ValueError, match="no component named 'd.u'"):
+        sol.component("d.u")
 
 
 def test_solve_projection_reports_in_the_users_order():
