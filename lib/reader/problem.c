@@ -175,6 +175,7 @@ static void parser_free(lth_pp *P) {
   free(P->blk);
   free(P->at_mass);
   lth_pp_eqn_free(P);
+  lth_pp_bc_free(P);
   free(P->override_used);
   free(P->grid_pts);
   lth_ebuild_free(P->c.eb);

@@ -107,7 +107,7 @@ static lth_status unknown(lth_plp *p, int var, int call, lth_pval *out) {
   const char *s = p->c->tx->buf + p->g.tok.start;
   size_t b = p->g.tok.start, n = p->g.tok.end - b;
   int len = (int)(n > 40 ? 40 : n), order = 0;
-  if (call) {
+  if (call && !p->o->unknown_at) {
     return ERR(p, b, "'%.*s' is an unknown, not a function: write %.*s, not %.*s(t)", len, s, len,
                s, len, s);
   }
@@ -115,6 +115,9 @@ static lth_status unknown(lth_plp *p, int var, int call, lth_pval *out) {
   while (st == LTH_OK && lth_gparser_at(&p->g, '\'') && !p->g.tok.sp_before) {
     order++;
     st = lth_gparser_next(&p->g);
+  }
+  if (st == LTH_OK && p->o->unknown_at) { /* x(T): a boundary condition */
+    st = p->o->unknown_at(p, var, order, b, &var);
   }
   return st == LTH_OK ? lth_pval_unknown(&p->x, b, var, order, out) : st;
 }
