@@ -12,6 +12,8 @@
  *     (blocks, z0, bc, x0); `param` names before their use;
  *   - `sampling order` before the first samples(...) block (it fixes the
  *     degree of the fits);
+ *   - `bc` as equations (`bc x(0) = 1`, problem_bc.c) in `problem equations`
+ *     files, not mixed with `bc B0`, `bc B1`, `bc beta`;
  *   - `interval` and `grid` may come anywhere; checks that need both, and
  *     the coverage of sampled data, run once the file has been read.
  * Nothing is ignored: every statement is used or is an error.

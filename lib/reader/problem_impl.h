@@ -18,6 +18,7 @@
  *              problem_eqn.c    the equation form (`problem equations`), which
  *                               fills a model (lth/model.h: model*.c finds the
  *                               Hessenberg structure and builds the system),
+ *              problem_bc.c     boundary conditions as equations, bc x(0) = 1;
  *              problem_lqr.c    `problem lqr`;
  *   user view  problem_vars.c   names, orders, free initial values;
  *   system     lth_system (lib/system/system.c), which the decomposition consumes.
