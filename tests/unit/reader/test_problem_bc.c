@@ -67,7 +67,8 @@ START_TEST(test_three_masses_spellings) {
   static const char *const SPELLINGS[] = {
       "bc x2(0) = 1\nbc x3(0) = 0.25\nbc x2'(2) = 0.5\nbc x3'(2) = -0.3\n",
       "bc x2(t0) = 1\nbc x3(t0) = 0.25\nbc x2'(t1) = 0.5\nbc x3'(t1) = -0.3\n",
-      "bc x2(0) - 1 = 0*x3(t1)\nbc x3( 0 ) - 0.25 = 0\nbc 0.5 + x2'(t1) = 1\nbc x3'(t1) + 0.3 = 0\n",
+      "bc x2(0) - 1 = 0*x3(t1)\nbc x3( 0 ) - 0.25 = 0\nbc 0.5 + x2'(t1) = 1\nbc x3'(t1) + 0.3 = "
+      "0\n",
       "bc [x2(0); x3(0); x2'(2); x3'(2)] = [1; 0.25; 0.5; -0.3]\n",
       "param T = 2\nbc [x2(0) x3(3*0)] = [1 0.25];\nbc x2'(T) = 0.5\nbc x3'(T/2 + 1) = -0.3\n",
       "bc 0.5*x2(0) + 0.5*x2(t0) = 1\nbc x3(0) = 0.25\nbc x2'(2) = 0.5\nbc x3'(2) = -0.3\n",
@@ -197,7 +198,10 @@ static char *chain(int n, int as_equations) {
   }
   /* unknown columns: x1 x1' x2 x2' ... xn xn' u; row j < n-1: x(j+2) at t0 */
   for (int w = 0; w < 3; w++) {
-    len += (size_t)snprintf(t + len, cap - len, "bc %s = [", w == 0 ? "B0" : w == 1 ? "B1" : "beta");
+    len += (size_t)snprintf(t + len, cap - len, "bc %s = [",
+                            w == 0   ? "B0"
+                            : w == 1 ? "B1"
+                                     : "beta");
     for (int j = 0; j < p; j++) {
       int end = j >= n - 1, col = 2 * (j % (n - 1) + 1) + end;
       for (int k = 0; k < (w < 2 ? s : 1); k++) {
@@ -285,7 +289,8 @@ static const refusal REFUSALS[] = {
     {"bc t*x2(0) = 1\n", 10, 4, "constant coefficients (numbers and params), but this one uses t"},
     {"bc x2(t) = 1\n", 10, 7, "the time in x2(...) must be t0, t1 or a constant"},
     {"bc x2 = 1\n", 10, 4, "write x2(t0) or x2(t1)"},
-    {"bc x2(0) = 1\nbc B0 = [0 0 1 0 0 0 0]\n", 11, 1, "not both: the first equation is on line 10"},
+    {"bc x2(0) = 1\nbc B0 = [0 0 1 0 0 0 0]\n", 11, 1,
+     "not both: the first equation is on line 10"},
     {"bc B0 = [0 0 1 0 0 0 0]\nbc x2(0) = 1\n", 11, 1, "not both: `bc B0` is on line 10"},
     {"bc x2(0) = 1\nbc x3(0) = 0.25\n", 11, 1,
      "2 boundary conditions, but this DAE needs exactly p = 4"},
