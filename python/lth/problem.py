@@ -244,7 +244,7 @@ def _read_opts(params):
                                  "character" % (key, value))
             text = value
         else:
-            text = "%.17g" % number(value, "params[%r]" % key)
+            text = repr(number(value, "params[%r]" % key))  # reads back to the same double
         items.append(("%s=%s" % (key, text)).encode("utf-8"))
     strings = (ctypes.c_char_p * max(len(items), 1))(*items)
     opts = S["lth_problem_opts"]()

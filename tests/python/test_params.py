@@ -71,12 +71,12 @@ def test_parse_params():
 
 
 def test_unknown_param_as_the_tools_say():
-    """The tools' message after "--param zz=1: " is Python's after "param zz=1: "."""
+    """The tools' message after "--param zz=1: " is Python's after "param zz=1.0: "."""
     proc = run_tool("lth-bvp", data("chain_bvp.lth"), "--param", "zz=1", expect=1)
     tool = proc.stderr.strip().split("--param zz=1: ", 1)[1]
     with pytest.raises(lth.UsageError) as ei:
         lth.load(data("chain_bvp.lth"), params={"zz": 1})
-    assert str(ei.value).split("param zz=1: ", 1)[1] == tool
+    assert str(ei.value).split("param zz=1.0: ", 1)[1] == tool  # Python writes repr(1.0)
     assert "defines no param 'zz' (its params: m1, m2, m3, k23)" in tool
 
 
