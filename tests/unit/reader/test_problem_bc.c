@@ -67,8 +67,8 @@ START_TEST(test_three_masses_spellings) {
   static const char *const SPELLINGS[] = {
       "bc x2(0) = 1\nbc x3(0) = 0.25\nbc x2'(2) = 0.5\nbc x3'(2) = -0.3\n",
       "bc x2(t0) = 1\nbc x3(t0) = 0.25\nbc x2'(t1) = 0.5\nbc x3'(t1) = -0.3\n",
-      "bc x2(0) - 1 = 0*x3(t1)\nbc x3( 0 ) - 0.25 = 0\nbc 0.5 + x2'(t1) = 1\nbc x3'(t1) + 0.3 = "
-      "0\n",
+      ("bc x2(0) - 1 = 0*x3(t1)\nbc x3( 0 ) - 0.25 = 0\n"
+       "bc 0.5 + x2'(t1) = 1\nbc x3'(t1) + 0.3 = 0\n"),
       "bc [x2(0); x3(0); x2'(2); x3'(2)] = [1; 0.25; 0.5; -0.3]\n",
       "param T = 2\nbc [x2(0) x3(3*0)] = [1 0.25];\nbc x2'(T) = 0.5\nbc x3'(T/2 + 1) = -0.3\n",
       "bc 0.5*x2(0) + 0.5*x2(t0) = 1\nbc x3(0) = 0.25\nbc x2'(2) = 0.5\nbc x3'(2) = -0.3\n",
