@@ -34,7 +34,9 @@ static const char help_text[] =
     "    B0 z(t0) + B1 z(t1) = beta\n"
     "(statements `bc B0 = [...]`, `bc B1 = [...]`, each p x s, and\n"
     "`bc beta = [...]`, p x 1; p = dimension of the solution manifold, the\n"
-    "number of free constants: the algebraic part needs no conditions).\n"
+    "number of free constants: the algebraic part needs no conditions).  A\n"
+    "`problem equations` file may write them as equations in its unknowns at\n"
+    "the ends instead: `bc x1(0) = 0.5`, `bc x1(t1) - 2*x2(t1) = 0`.\n"
     "\n"
     "Methods (--method, default collocation):\n"
     "  collocation  Gauss collocation of the reduced ODE v' = Ahat v + g in local\n"
@@ -175,6 +177,31 @@ static int validate(app_ctx *C, const app_run *run) {
   return 0;
 }
 
+/* No bc in an equation-form file: say how many and how to write them, with
+ * the free initial values at t0 as an example (lth_problem_free_initial). */
+static int no_bc_equations(const app_run *R) {
+  char ex[512] = "";
+  int *vars = malloc((size_t)R->p * sizeof *vars);
+  lth_error err;
+  double t0, t1;
+  lth_problem_interval(R->pb, &t0, &t1);
+  if (vars && lth_problem_free_initial(R->pb, t0, vars, &err) == LTH_OK) {
+    size_t len = (size_t)snprintf(ex, sizeof ex, " (the DAE leaves free, e.g., ");
+    for (int k = 0; k < R->p && k < 8; k++) {
+      len += (size_t)snprintf(ex + len, sizeof ex - len, "%s%.40s", k ? ", " : "",
+                              lth_problem_var_name(R->pb, vars[k]));
+    }
+    snprintf(ex + len, sizeof ex - len, "%s at t0)", R->p > 8 ? ", ..." : "");
+  }
+  free(vars);
+  return app_failf(APP_EXIT_INPUT,
+                   "%s: no boundary conditions: lth-bvp needs p = %d, one per free initial "
+                   "value%s, as equations in the unknowns at the ends (`bc x(t0) = 1`, "
+                   "`bc x(0) - 2*y(t1) = 0`) or as the matrices `bc B0`, `bc B1` (each p x s = "
+                   "%d x %d) and `bc beta`",
+                   R->path, R->p, ex, R->p, R->s);
+}
+
 /* The bc statements: present, and p rows (an input error otherwise). */
 static int prepare(app_ctx *C, app_run *R) {
   C->rows = lth_problem_bc(R->pb, &C->B0, &C->B1, &C->beta);
@@ -194,6 +221,9 @@ static int prepare(app_ctx *C, app_run *R) {
   }
   if (R->p == 0) {
     return 0;
+  }
+  if (C->rows == 0 && lth_problem_get_form(R->pb) == LTH_FORM_EQUATIONS) {
+    return no_bc_equations(R);
   }
   if (C->rows == 0) {
     return app_failf(APP_EXIT_INPUT,

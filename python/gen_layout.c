@@ -44,7 +44,8 @@
            lth_bvp_multiple_opts: "lth_bvp_multiple_opts",                               \
            lth_bvp_fd_opts: "lth_bvp_fd_opts", lth_error: "lth_error",                   \
            lth_jet *: "ptr", const lth_source *: "ptr", void *: "ptr",                 \
-           lth_point **: "ptr", lth_verify_report *: "ptr", default: "other")
+           lth_point **: "ptr", lth_verify_report *: "ptr", const char *const *: "ptr",     \
+           default: "other")
 
 static int first_struct = 1;
 
@@ -120,6 +121,10 @@ static void structs(void) {
   F(lth_verify_report, rank_G);
   F(lth_verify_report, sv_gap);
   F(lth_verify_report, worst);
+
+  STRUCT(lth_problem_opts);
+  F(lth_problem_opts, params);
+  F(lth_problem_opts, nparams);
 
   STRUCT(lth_grid_opts);
   F(lth_grid_opts, threads);
@@ -298,6 +303,13 @@ static void functions(void) {
   FN(lth_problem_parse,
      lth_status(*)(const char *, size_t, const char *, const char *, lth_problem **, lth_error *),
      "int", "ptr,size_t,char*,char*,ptr,ptr");
+  FN(lth_problem_read_opts,
+     lth_status(*)(const char *, const lth_problem_opts *, lth_problem **, lth_error *), "int",
+     "char*,ptr,ptr,ptr");
+  FN(lth_problem_parse_opts,
+     lth_status(*)(const char *, size_t, const char *, const char *, const lth_problem_opts *,
+                   lth_problem **, lth_error *),
+     "int", "ptr,size_t,char*,char*,ptr,ptr,ptr");
   FN(lth_problem_free, void (*)(lth_problem *), "void", "ptr");
   FN(lth_problem_get_kind, lth_problem_kind(*)(const lth_problem *), "int", "ptr");
   FN(lth_problem_system, const lth_system *(*)(const lth_problem *), "ptr", "ptr");

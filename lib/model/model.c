@@ -2,6 +2,7 @@
 /* Models (include/lth/model.h): storage of unknowns, equations and
  * coefficients, the accessors, and the summary.  The structure is found in
  * model_detect.c, the system built in model_system.c. */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -364,6 +365,58 @@ const lth_model_mass *lth_model_mass_block(const lth_model *m, int k) {
   return m->analyzed && k >= 0 && k < m->ngroups ? &m->groups[k].pub : NULL;
 }
 
+/* The 1 x 1 mass groups of the same block and kind as group k (not the
+ * identity): their unknowns in vars, and their number; -1 if an earlier
+ * group is one of them (the line is written there). */
+static int same_one_by_one(const lth_model *m, int k, int *vars) {
+  const lth_model_mass *g = &m->groups[k].pub;
+  int n = 0;
+  for (int j = 0; j < m->ngroups; j++) {
+    const lth_model_mass *h = &m->groups[j].pub;
+    if (h->nvars == 1 && h->block == g->block && h->kind == g->kind) {
+      if (j < k) {
+        return -1;
+      }
+      vars[n++] = h->vars[0];
+    }
+  }
+  return n;
+}
+
+/* "{v1, ..., v50}" when the n >= 4 names are a prefix, consecutive numbers from
+ * the first to the last and a common suffix (x1', x2', ...), else the list. */
+static void range_names(const lth_model *m, const int *vars, int n, char *buf, size_t size) {
+  size_t pre = 0, suf = 0;
+  long first = 0;
+  int ok = n >= 4;
+  for (int k = 0; k < n && ok; k++) {
+    const char *s = m->names[vars[k]];
+    size_t len = strlen(s), e = len;
+    while (e > 0 && !isdigit((unsigned char)s[e - 1])) {
+      e--;
+    }
+    size_t b = e;
+    while (b > 0 && isdigit((unsigned char)s[b - 1])) {
+      b--;
+    }
+    const char *s0 = m->names[vars[0]];
+    ok = b < e && e - b < 9 && (s[b] != '0' || e - b == 1);
+    long num = ok ? strtol(s + b, NULL, 10) : 0;
+    if (k == 0) {
+      pre = b;
+      suf = len - e;
+      first = num;
+    }
+    ok = ok && b == pre && len - e == suf && num == first + k && memcmp(s, s0, pre) == 0 &&
+         strcmp(s + e, s0 + strlen(s0) - suf) == 0;
+  }
+  if (ok) {
+    snprintf(buf, size, "{%s, ..., %s}", m->names[vars[0]], m->names[vars[n - 1]]);
+  } else {
+    lth_model_names(m, vars, n, buf, size);
+  }
+}
+
 size_t lth_model_describe(const lth_model *m, char *buf, size_t size) {
   char tmp[65536];
   size_t len = 0;
@@ -384,17 +437,25 @@ size_t lth_model_describe(const lth_model *m, char *buf, size_t size) {
       }
       pos += m->n[i - 1];
     }
+    int *one = malloc(((size_t)m->ngroups + 1) * sizeof *one);
     for (int k = 0; k < m->ngroups; k++) {
       const lth_model_mass *g = &m->groups[k].pub;
-      if (g->kind == LTH_MASS_IDENTITY) {
+      int n = one && g->nvars == 1 ? same_one_by_one(m, k, one) : 0;
+      if (g->kind == LTH_MASS_IDENTITY || n < 0) {
         continue;
       }
       char names[512];
+      const char *kind = g->kind == LTH_MASS_CONSTANT ? "constant" : "time-varying";
+      if (n > 1) {
+        range_names(m, one, n, names, sizeof names);
+        OUT("mass matrices of %s in z_%d: %s 1 x 1 each\n", names, g->block, kind);
+        continue;
+      }
       lth_model_names(m, g->vars, g->nvars, names, sizeof names);
-      OUT("mass matrix of %s in z_%d: %s %d x %d%s\n", names, g->block,
-          g->kind == LTH_MASS_CONSTANT ? "constant" : "time-varying", g->nvars, g->nvars,
+      OUT("mass matrix of %s in z_%d: %s %d x %d%s\n", names, g->block, kind, g->nvars, g->nvars,
           g->diagonal ? "" : ", not diagonal");
     }
+    free(one);
   }
 #undef OUT
   if (size) {

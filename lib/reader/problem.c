@@ -12,6 +12,8 @@
  *     (blocks, z0, bc, x0); `param` names before their use;
  *   - `sampling order` before the first samples(...) block (it fixes the
  *     degree of the fits);
+ *   - `bc` as equations (`bc x(0) = 1`, problem_bc.c) in `problem equations`
+ *     files, not mixed with `bc B0`, `bc B1`, `bc beta`;
  *   - `interval` and `grid` may come anywhere; checks that need both, and
  *     the coverage of sampled data, run once the file has been read.
  * Nothing is ignored: every statement is used or is an error.
@@ -188,6 +190,7 @@ static void parser_free(lth_pp *P) {
   free(P->at_mass);
   lth_pp_eqn_free(P);
   lth_pp_funcs_free(P);
+  lth_pp_bc_free(P);
   free(P->override_used);
   free(P->grid_pts);
   lth_ebuild_free(P->c.eb);

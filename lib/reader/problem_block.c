@@ -230,16 +230,29 @@ lth_status lth_pp_st_bc(lth_pp *P, size_t kw) {
   static const char *const parts[] = {"B0", "B1", "beta"};
   static const char *const stmts[] = {"bc B0", "bc B1", "bc beta"};
   char shown[64];
-  size_t b, n = lth_pcur_name(&P->c, &b);
+  size_t start = P->c.pos, b, n = lth_pcur_name(&P->c, &b);
   int which = -1;
   for (int k = 0; k < 3 && n; k++) {
     which = lth_pcur_name_is(&P->c, b, n, parts[k]) ? k : which;
   }
+  if (P->eqn && (which < 0 || lth_pcur_peek(&P->c) != '=')) {
+    P->c.pos = start; /* an equation: bc x(0) = 1 (problem_bc.c) */
+    return lth_pp_bc_equation(P, kw);
+  }
   if (which < 0) {
     lth_pcur_show(&P->c, b, shown, sizeof shown);
-    return LTH_PERR(P, b, LTH_EPARSE, "expected B0, B1 or beta after `bc`, found %s", shown);
+    return LTH_PERR(P, b, LTH_EPARSE,
+                    "expected B0, B1 or beta after `bc`, found %s (boundary conditions as "
+                    "equations, bc x(0) = 1, need a `problem equations` file)",
+                    shown);
   }
   lth_status st = lth_pcur_expect(&P->c, '=', "'=' after the bc name");
+  if (st == LTH_OK && lth_pp_bc_first_line(P)) {
+    st = LTH_PERR(P, kw, LTH_EPARSE,
+                  "boundary conditions are written as equations (bc x(0) = 1) or as matrices "
+                  "(bc B0, B1, beta), not both: the first equation is on line %d",
+                  lth_pp_bc_first_line(P));
+  }
   if (st == LTH_OK) {
     st = lth_pp_once(P, &P->at_bc[which], kw, stmts[which]);
   }

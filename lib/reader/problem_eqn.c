@@ -543,5 +543,14 @@ lth_status lth_pp_finish_eqn(lth_pp *P) {
   }
   pb->K = P->K_given || pb->neqsrc > 0 ? pb->K : 0; /* 0: automatic (block form) */
   st = P->at_z0.line ? lth_pp_user_z0(P, &E->z0, pb->model) : LTH_OK;
-  return st == LTH_OK ? lth_pp_user_bc(P, E->bc, pb->model) : st;
+  st = st == LTH_OK ? lth_pp_user_bc(P, E->bc, pb->model) : st;
+  return st == LTH_OK ? lth_pp_bc_finish(P, pb->model) : st;
 }
+
+/* ------------------------------------------------------------------------ */
+/* The unknowns as written, for boundary conditions (problem_bc.c)          */
+
+int lth_pp_eqn_find(lth_pp *P, const char *s, size_t n) { return find_var(P->eqn, s, n); }
+int lth_pp_eqn_nvars(const lth_pp *P) { return P->eqn ? P->eqn->nv : 0; }
+const char *lth_pp_eqn_name(const lth_pp *P, int var) { return P->eqn->v[var].name; }
+int lth_pp_eqn_maxorder(const lth_pp *P, int var) { return P->eqn->v[var].maxo; }

@@ -18,6 +18,7 @@
  *              problem_eqn.c    the equation form (`problem equations`), which
  *                               fills a model (lth/model.h: model*.c finds the
  *                               Hessenberg structure and builds the system),
+ *              problem_bc.c     boundary conditions as equations, bc x(0) = 1;
  *              problem_lqr.c    `problem lqr`;
  *   user view  problem_vars.c   names, orders, free initial values;
  *   system     lth_system (lib/system/system.c), which the decomposition consumes.
@@ -276,6 +277,7 @@ const char *lth_plin_name(const lth_pvctx *x, const lth_plin *l, char *buf, size
  * Inside [ ], entries are separated by ',' or blanks and rows by ';' or a
  * newline; blanks separate entries as in MATLAB (the grammar's blank rule):
  * `[1 -2]` has two entries, `[1 - 2]` and `[1 -  2]` one. */
+struct lth_plp; /* the parser of one value (problem_lit.h) */
 typedef struct lth_plit_opts {
   /* bare `eye`: the target's size, for messages its label; rows = 0: unknown */
   int eye_rows, eye_cols;
@@ -292,6 +294,11 @@ typedef struct lth_plit_opts {
   void *samples_ctx;
   /* the named function being defined (problem_func.c): unknowns are refused */
   const char *function;
+  /* x(T), x'(T) (boundary conditions, problem_bc.c): from the token after
+   * the unknown var^(order) named at name_pos, parse the time and give the
+   * number of the term in the linear forms; NULL: an unknown takes no
+   * argument */
+  lth_status (*unknown_at)(struct lth_plp *p, int var, int order, size_t name_pos, int *code);
 } lth_plit_opts;
 
 /* Parse a value from the cursor to the end of the statement (or to '=').
@@ -403,6 +410,7 @@ typedef struct lth_pp {
   size_t nslots;
   size_t cap_sampled;
   struct lth_peqn *eqn; /* the equation form's state (problem_eqn.c) */
+  struct lth_pbc *bceq; /* boundary conditions as equations (problem_bc.c) */
   const lth_problem_opts *opts;
   int *override_used; /* per opts->params entry */
 } lth_pp;
@@ -505,6 +513,22 @@ int lth_pp_func_line(lth_pp *P, const char *s, size_t n);
 /* Builder nodes to keep across statements (those of the named functions). */
 size_t lth_pp_func_mark(const lth_pp *P);
 void lth_pp_funcs_free(lth_pp *P);
+/* The unknowns as written (no velocities): index by name (-1: none),
+ * count, name, highest derivative in the equations so far. */
+int lth_pp_eqn_find(lth_pp *P, const char *s, size_t n);
+int lth_pp_eqn_nvars(const lth_pp *P);
+const char *lth_pp_eqn_name(const lth_pp *P, int var);
+int lth_pp_eqn_maxorder(const lth_pp *P, int var);
+
+/* ---- boundary conditions as equations (problem_bc.c) ---- */
+/* `bc x1(0) - 2*x2(t1) = 0.5` from the token after `bc` (the equation form). */
+lth_status lth_pp_bc_equation(lth_pp *P, size_t kw);
+/* Line of the first equation bc (0: none), for the matrix form's check. */
+int lth_pp_bc_first_line(const lth_pp *P);
+/* Once the model is analysed: the conditions as B0, B1, beta of the problem
+ * (canonical order), exactly p of them. */
+lth_status lth_pp_bc_finish(lth_pp *P, const lth_model *m);
+void lth_pp_bc_free(lth_pp *P);
 
 /* ---- the user's unknowns (problem_vars.c) ---- */
 /* z0 (a vector) and bc (B0, B1, beta) of the equation form, written in the

@@ -113,7 +113,7 @@ static lth_status unknown(lth_plp *p, int var, int call, lth_pval *out) {
                "only (write the term in the equations)",
                p->o->function, len, s);
   }
-  if (call) {
+  if (call && !p->o->unknown_at) {
     return ERR(p, b, "'%.*s' is an unknown, not a function: write %.*s, not %.*s(t)", len, s, len,
                s, len, s);
   }
@@ -121,6 +121,9 @@ static lth_status unknown(lth_plp *p, int var, int call, lth_pval *out) {
   while (st == LTH_OK && lth_gparser_at(&p->g, '\'') && !p->g.tok.sp_before) {
     order++;
     st = lth_gparser_next(&p->g);
+  }
+  if (st == LTH_OK && p->o->unknown_at) { /* x(T): a boundary condition */
+    st = p->o->unknown_at(p, var, order, b, &var);
   }
   return st == LTH_OK ? lth_pval_unknown(&p->x, b, var, order, out) : st;
 }

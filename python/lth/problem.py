@@ -235,8 +235,44 @@ def _from_handle(handle, name, source_text=None):
     return pb
 
 
-def load(path):
+def _read_opts(params):
+    """An lth_problem_opts holding params {NAME: VALUE} as "NAME=VALUE" strings
+    (the tools' --param NAME=VALUE), and what must stay alive while it is used.
+    A VALUE is a number or the text of a constant expression ("2*g"), which may
+    use the params the file defines before NAME."""
+    if params is None:
+        return None, None
+    if not isinstance(params, dict):
+        raise UsageError("params must be a dict {name: value}, not %s" % type(params).__name__)
+    items = []
+    for key, value in params.items():
+        if not isinstance(key, str) or not key.isidentifier() or not key.isascii():
+            raise UsageError("params: the name %r is not an identifier" % (key,))
+        if isinstance(value, str):
+            if "\0" in value or not value.strip():
+                raise UsageError("params[%r]: the expression %r is empty or holds a NUL "
+                                 "character" % (key, value))
+            text = value
+        else:
+            text = repr(number(value, "params[%r]" % key))  # reads back to the same double
+        items.append(("%s=%s" % (key, text)).encode("utf-8"))
+    strings = (ctypes.c_char_p * max(len(items), 1))(*items)
+    opts = S["lth_problem_opts"]()
+    opts.params = ctypes.cast(strings, ctypes.c_void_p)
+    opts.nparams = len(items)
+    return opts, strings
+
+
+def load(path, params=None):
     """Read a data file (.lth) into a :class:`Problem`.
+
+    ``params``: a dict {name: value} that overrides the file's ``param``
+    statements, like the tools' ``--param NAME=VALUE`` (a sweep without
+    editing the file).  A value is a number or the text of a constant
+    expression (``"2*g"``, using params defined before it in the file).  A
+    name the file does not define, or a value that is no constant, is a
+    :class:`lth.UsageError` (``InvalidArgumentError``) with the tools' message,
+    as ``--param`` is a usage error of the tools.
 
     Errors: :class:`lth.FileError` (unreadable), :class:`lth.ParseError` and the
     other :class:`lth.InputError` classes, with ``file``, ``line`` and ``column``.
@@ -247,18 +283,22 @@ def load(path):
         raise UsageError("load() takes a file path, not %s" % type(path).__name__) from None
     if "\0" in path:
         raise UsageError("a file name cannot contain a NUL character")
+    opts, keep = _read_opts(params)
     out = ctypes.c_void_p()
     err = _lib.new_error()
-    st = LIB.lth_problem_read(path.encode(), ctypes.byref(out), ctypes.byref(err))
+    st = LIB.lth_problem_read_opts(path.encode(), ctypes.byref(opts) if opts else None,
+                                   ctypes.byref(out), ctypes.byref(err))
+    del keep
     _lib.check(st, err)
     return _from_handle(out.value, path)
 
 
-def parse(text, name="<string>", basedir=None):
+def parse(text, name="<string>", basedir=None, params=None):
     """Parse the text of a data file into a :class:`Problem`.
 
     ``name`` is used in error messages; ``basedir`` resolves the paths of
-    ``samples("...")`` (default: the current directory).
+    ``samples("...")`` (default: the current directory); ``params`` as for
+    :func:`load`.
     """
     if isinstance(text, str):
         data = text.encode("utf-8")
@@ -270,12 +310,15 @@ def parse(text, name="<string>", basedir=None):
     for label, value in (("name", name), ("basedir", basedir)):
         if value is not None and (not isinstance(value, str) or "\0" in value):
             raise UsageError("%s must be a string without NUL characters" % label)
+    opts, keep = _read_opts(params)
     buf = ctypes.create_string_buffer(data, len(data) + 1)
     out = ctypes.c_void_p()
     err = _lib.new_error()
-    st = LIB.lth_problem_parse(buf, len(data), name.encode(),
-                               basedir.encode() if basedir is not None else None,
-                               ctypes.byref(out), ctypes.byref(err))
+    st = LIB.lth_problem_parse_opts(buf, len(data), name.encode(),
+                                    basedir.encode() if basedir is not None else None,
+                                    ctypes.byref(opts) if opts else None,
+                                    ctypes.byref(out), ctypes.byref(err))
+    del keep
     _lib.check(st, err)
     return _from_handle(out.value, name, source_text=text)
 

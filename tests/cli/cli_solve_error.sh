@@ -59,7 +59,11 @@ for f in "$DATA"/*.lth; do
     "$APPS/lth-ic" "$f" --format json >"$TMP/ic.json" && ns=$("$JT" get "$TMP/ic.json" s) || { fail "$b: lth-ic"; continue; }
     guess=$(awk -v n="$ns" 'BEGIN { for (i = 1; i <= n; i++) printf "%s0.3", (i > 1 ? "," : "") }')
     "$APPS/lth-ic" "$f" --guess "$guess" --format json >"$TMP/ic.json" || { fail "$b: lth-ic"; continue; }
-    extra=(--z0 "$(python3 -c 'import json,sys; print(",".join("%.17g" % x for x in json.load(open(sys.argv[1]))["z0"]))' "$TMP/ic.json")")
+    # the JSON's z0 is in the chain order, --z0 takes the order of `variables`
+    extra=(--z0 "$(python3 -c 'import json,sys
+d = json.load(open(sys.argv[1])); z = list(d["z0"])
+for k, i in enumerate(d.get("variable_index", range(1, len(z) + 1))): z[i - 1] = d["z0"][k]
+print(",".join("%.17g" % x for x in z))' "$TMP/ic.json")")
   fi
   "$SOLVE" "$f" "${extra[@]}" --rtol 1e-14 --atol 1e-16 --error-estimate off --format json -q \
     >"$TMP/ref_$b.json" 2>"$TMP/err" || { fail "$b: reference solve: $(head -c 300 "$TMP/err")"; continue; }

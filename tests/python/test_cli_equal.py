@@ -17,7 +17,7 @@ import pytest
 import lth
 from conftest import DATA, data, run_tool
 
-DAE_FILES = ["index2", "index5", "mass_varying", "pendulum", "pendulum_10s_bvp", "pendulum_bvp",
+DAE_FILES = ["chain_bvp", "index2", "index5", "mass_varying", "pendulum", "pendulum_10s_bvp", "pendulum_bvp",
              "pendulum_equations", "pendulum_forced_bvp", "pendulum_natural", "rlc",
              "rlc_periodic", "rotating_rod", "sampled", "slope", "slope_equations", "stiff",
              "two_carts"]

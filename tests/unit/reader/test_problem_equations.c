@@ -79,7 +79,7 @@ static const example EXAMPLES[] = {
     {"mass_varying.lth", mass_varying, 3, 2, "v1 v2 x1 x2 lambda",
      "mass matrix of {v1, v2} in z_1: time-varying 2 x 2, not diagonal"},
     {"two_carts.lth", two_carts, 5, 0, "x1' x1 x2' x2 u", NULL},
-    {"rlc.lth", rlc, 2, 1, "v iL iV", "mass matrix of {iL} in z_1: constant 1 x 1"},
+    {"rlc.lth", rlc, 2, 1, "v iL iV", "mass matrices of {v, iL} in z_1: constant 1 x 1 each"},
 };
 
 static lth_problem *read_data(const char *name) {
@@ -205,8 +205,7 @@ START_TEST(test_names_and_free_values) {
                          "z_1 = {v1, v2} (differential)\n"
                          "z_2 = {x1, x2} (differential)\n"
                          "u   = {lambda} (algebraic)\n"
-                         "mass matrix of {v1} in z_1: constant 1 x 1\n"
-                         "mass matrix of {v2} in z_1: constant 1 x 1\n");
+                         "mass matrices of {v1, v2} in z_1: constant 1 x 1 each\n");
   TU_ASSERT_OK(lth_problem_free_initial(pb, 0.0, vars, NULL));
   ck_assert_str_eq(lth_problem_var_name(pb, vars[0]), "x2");
   ck_assert_str_eq(lth_problem_var_name(pb, vars[1]), "v2");
