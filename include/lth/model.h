@@ -134,9 +134,10 @@ lth_model_values *lth_model_values_alloc(const lth_model *m, lth_error *err);
 void lth_model_values_free(lth_model_values *w);
 /* Every unknown at t in the user's order: user[perm[k]] = z[k] (s entries,
  * the canonical order) and the index-1 unknowns computed.  ez (NULL: none)
- * bounds the error of z entrywise; euser (NULL: not wanted) then gets ez
- * and, for y, |K^{-1} L| ez (first order).  K singular or ill-conditioned at
- * t is LTH_ESING / LTH_ECOND naming t and K's unknowns and equations. */
+ * is an error (estimate) of z; euser (NULL: not wanted) then gets ez and,
+ * for y, which is linear in z, -K^{-1} L ez (0 without ez).  K singular or
+ * ill-conditioned at t is LTH_ESING / LTH_ECOND naming t and K's unknowns
+ * and equations. */
 lth_status lth_model_values_at(lth_model_values *w, double t, const double *z, const double *ez,
                                double *user, double *euser, lth_error *err);
 /* The map itself at t: y = Y z + y0 with Y (n_y x s, column-major, leading

@@ -332,12 +332,12 @@ lth_status lth_model_values_at(lth_model_values *w, double t, const double *z, c
       euser[m->perm[k]] = ez ? ez[k] : 0.0;
     }
   }
-  for (int j = 0; j < ny; j++) { /* y = -K^{-1}(L z + f_K); its error |K^{-1} L| |error of z| */
+  for (int j = 0; j < ny; j++) { /* y = -K^{-1}(L z + f_K), linear in z: error -K^{-1} L ez */
     double y = -w->jf[j], e = 0.0;
     for (int k = 0; k < s; k++) {
       double c = w->jz[j + (size_t)k * ny];
       y -= c * z[k];
-      e += ez ? fabs(c) * ez[k] : 0.0;
+      e -= ez ? c * ez[k] : 0.0;
     }
     if (!isfinite(y)) {
       return lth_error_set_t(err, LTH_ENOTFINITE, t,
