@@ -188,8 +188,7 @@ static int prepare(app_ctx *C, app_run *run) {
     if (C->z0_opt.n != (size_t)run->nout) {
       return app_usage_error("--z0 has %zu %s; %s has %s = %d components", C->z0_opt.n,
                              app_plural((double)C->z0_opt.n, "value", "values"), run->path,
-                             run->nout > run->s ? "(with its index-1 unknowns)" : "s",
-                             run->nout);
+                             run->nout > run->s ? "(with its index-1 unknowns)" : "s", run->nout);
     }
     C->z0 = C->z0_opt.v;
     C->z0_source = "--z0";

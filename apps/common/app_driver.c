@@ -320,7 +320,7 @@ lth_status app_index1_consistent(const app_run *run, double t, const double *zx,
       st = lth_error_set_t(err, LTH_ECONSIST, t,
                            "z0 is not consistent: the index-1 unknown %s is %.17g, but the other "
                            "unknowns fix it to %.17g (y = -K^{-1}(L z + f), docs/equations.md "
-                           "3.4); give that value, or --project",
+                           "section 9); give that value, or --project",
                            run->names.name[s + j], zx[s + j], y);
     }
   }

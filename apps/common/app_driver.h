@@ -94,17 +94,17 @@ typedef struct app_run {
   const char *path; /* the data file in messages and reports: "<stdin>" for "-" */
   const lth_problem *pb;
   const lth_system *sys;
-  int r, s, m, p;        /* index, size, state dimension, manifold dimension */
-  double t0, t1;         /* the file's interval */
-  app_times tm;          /* the report times (tool.times != NONE), in the user's order */
-  app_names names;       /* names of the nout components */
-  int nout;              /* components in the outputs: s, and the index-1 unknowns of an
-                            equation-form file after them (app_outputs) */
+  int r, s, m, p;         /* index, size, state dimension, manifold dimension */
+  double t0, t1;          /* the file's interval */
+  app_times tm;           /* the report times (tool.times != NONE), in the user's order */
+  app_names names;        /* names of the nout components */
+  int nout;               /* components in the outputs: s, and the index-1 unknowns of an
+                             equation-form file after them (app_outputs) */
   lth_model_values *vals; /* their values (NULL: none) */
-  app_progress progress; /* hand to library callbacks (app_progress_update / _time) */
-  FILE *fp;              /* the output (streaming tools: already during compute) */
-  app_json json;         /* initialised for --format json on fp */
-  app_csv csv;           /* initialised for --format csv on fp */
+  app_progress progress;  /* hand to library callbacks (app_progress_update / _time) */
+  FILE *fp;               /* the output (streaming tools: already during compute) */
+  app_json json;          /* initialised for --format json on fp */
+  app_csv csv;            /* initialised for --format csv on fp */
 } app_run;
 
 typedef struct app_tool {

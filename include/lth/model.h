@@ -120,7 +120,7 @@ const int *lth_model_eq_perm(const lth_model *m);
  * for an index-1 unknown. */
 int lth_model_var_block(const lth_model *m, int var);
 
-/* ---- the index-1 unknowns (docs/equations.md section 3.4) ----
+/* ---- the index-1 unknowns (docs/equations.md section 9) ----
  * y = perm[s .. nvars-1], fixed by the constraints eq_perm[s .. nvars-1]
  * (row j fixes y_j): 0 = K(t) y + L(t) z + f_K(t), K invertible on the
  * interval.  They are grouped by the connected groups of K (loops), each in

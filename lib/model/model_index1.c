@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The index-1 part of a model (model_impl.h, docs/equations.md section 4):
+/* The index-1 part of a model (model_impl.h, docs/equations.md section 9):
  * algebraic unknowns y fixed by algebraic equations 0 = K(t) y + L(t) x +
  * f(t) through a block K invertible on the whole interval (a node without a
  * capacitor in modified nodal analysis, a force defined algebraically).
@@ -25,7 +25,7 @@
  * times relative to its size on the interval, and between neighbours by the
  * sign of its determinant; a t where the integrator or the decomposition
  * evaluates the system is checked again by the solve itself (docs/equations.md
- * 3.3 says what can hide between the points).  The check goes component by
+ * section 9 says what can hide between the points).  The check goes component by
  * component of K (its connected groups), so that a refusal names the
  * unknowns and equations of the loop concerned. */
 #include <math.h>

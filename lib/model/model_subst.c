@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The index-1 unknowns substituted (model_impl.h, docs/equations.md 3.4):
+/* The index-1 unknowns substituted (model_impl.h, docs/equations.md section 9):
  * with the constraints 0 = K y + L z + f_K that fix y (model_index1.c),
  *     y = -K^{-1} (L z + f_K),
  * and an equation's block row B z + A_y y + f becomes

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Index-1 parts of the equation form (docs/equations.md 3.4, 9) through the
+# Index-1 parts of the equation form (docs/equations.md section 9) through the
 # tools, on data/circuit_mna.lth (index 2 with four index-1 unknowns):
 # lth-decompose reports the structure; lth-solve returns every unknown in the
 # order of `variables`, against an independent integration of the ODE reduced

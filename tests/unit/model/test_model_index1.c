@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Index-1 parts of the equation form (include/lth/model.h, docs/equations.md
- * section 3.4): algebraic unknowns fixed by algebraic equations through an
+ * section 9): algebraic unknowns fixed by algebraic equations through an
  * invertible block K are eliminated exactly and Clark's reduction runs on
  * the Hessenberg rest.
  *   - the circuit of data/circuit_mna.lth (index 2 with four index-1
