@@ -134,6 +134,7 @@ struct app_ctx {
   lth_bvp_result *res;
   app_sampling smp;
   double sampling_error; /* the data's contribution to z's error (NaN: exact data) */
+  double *z;             /* the solution, nout per time: z, then the index-1 unknowns */
 };
 
 /* app_sampling_error's extra solve: the same BVP on a variant system. */
@@ -276,6 +277,9 @@ static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
     st = app_sampling_over(&C->smp, run->pb, run->r, run->tm.t, run->tm.n, err);
   }
   if (st == LTH_OK) {
+    st = app_outputs(run, C->res->times, C->res->z, NULL, C->res->n, &C->z, NULL, err);
+  }
+  if (st == LTH_OK) {
     resolve_ctx R = {C, run, o};
     st = app_sampling_error(run->sys, run->tm.t, run->tm.n, C->res->z, NULL, resolve_bvp, &R,
                             &C->sampling_error, err);
@@ -289,7 +293,7 @@ static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
 static lth_status check(const app_ctx *C, const app_run *run, lth_error *err) {
   const lth_bvp_result *res = C->res;
   lth_status st = LTH_OK;
-  st = app_check_rows(st, err, "the solution z", res->times, res->z, res->n, (size_t)run->s,
+  st = app_check_rows(st, err, "the solution z", res->times, C->z, res->n, (size_t)run->nout,
                       &run->names);
   st = app_check_value(st, err, "the condition estimate cond_shooting", NAN, res->cond_shooting);
   if (C->method == LTH_BVP_COLLOCATION) {
@@ -353,7 +357,7 @@ static void write_json(const app_ctx *C, app_run *run) {
   app_json *j = &run->json;
   app_json_begin_object(j);
   app_json_put_vector(j, "times", res->times, res->n);
-  app_json_rows(j, "z", res->z, res->n, (size_t)run->s);
+  app_json_rows(j, "z", C->z, res->n, (size_t)run->nout);
   app_json_put_number(j, "cond_shooting", res->cond_shooting);
   json_method(j, C, run);
   app_json_names(j, "components", &run->names);
@@ -366,7 +370,7 @@ static void write_json(const app_ctx *C, app_run *run) {
 }
 
 static void write_csv(const app_ctx *C, app_run *run) {
-  app_csv_z(&run->csv, &run->names, C->res->times, C->res->z, C->res->n, (size_t)run->s);
+  app_csv_z(&run->csv, &run->names, C->res->times, C->z, C->res->n, (size_t)run->nout);
 }
 
 static const char *method_text(lth_bvp_method m) {
@@ -388,6 +392,7 @@ static void text_header(FILE *fp, const app_ctx *C, const app_run *R) {
   fprintf(fp, "file           %s\n", R->path);
   fprintf(fp, "index          r = %d, s = %d components, manifold p = %d (= bc rows)\n", R->r, R->s,
           R->p);
+  app_index1_line(fp, R);
   fprintf(fp, "interval       [%s, %s]\n", app_fmt_exact(b0, sizeof b0, R->t0),
           app_fmt_exact(b1, sizeof b1, R->t1));
   fprintf(fp, "method         %s\n", method_text(res->method));
@@ -437,7 +442,7 @@ static void text_header(FILE *fp, const app_ctx *C, const app_run *R) {
 
 static void write_text(const app_ctx *C, app_run *run) {
   text_header(run->fp, C, run);
-  app_text_table(run->fp, &run->names, C->res->times, C->res->z, C->res->n, (size_t)run->s);
+  app_text_table(run->fp, &run->names, C->res->times, C->z, C->res->n, (size_t)run->nout);
 }
 
 /* The two cases where a result needs a second look. */
@@ -473,6 +478,7 @@ static lth_status after(app_ctx *C, const app_run *R, lth_error *err) {
 
 static void cleanup(app_ctx *C) {
   lth_bvp_result_free(C->res);
+  free(C->z);
   app_sampling_free(&C->smp);
 }
 

@@ -162,6 +162,10 @@ static int parse_fix(const char *text, int s, const app_names *names, app_ctx *R
       rc = app_usage_error("--fix: '%s' is neither a component's name (%s, ...) nor an index "
                            "1..%d",
                            item, names->name[names->order[0]], s);
+    } else if (pos >= s) {
+      rc = app_usage_error("--fix: %s is an index-1 unknown, which the others fix (y = -K^-1 (L "
+                           "z + f)); fix differential unknowns instead",
+                           names->name[pos]);
     } else if (app_parse_double(eq + 1, &val) != 0) {
       rc = app_usage_error("--fix: value '%s' for z[%ld] is not a finite number", eq + 1, idx);
     }
@@ -186,7 +190,7 @@ static int parse_fix(const char *text, int s, const app_names *names, app_ctx *R
 static int select_guess(app_ctx *R, const app_run *run) {
   const double *fz0 = NULL;
   if (R->guess_opt.n > 0) {
-    if (R->guess_opt.n != (size_t)run->s) {
+    if (R->guess_opt.n != (size_t)run->nout) {
       char blocks[128] = "";
       size_t used = 0;
       for (int i = 1; i <= run->r && used < sizeof blocks; i++) {
@@ -194,27 +198,28 @@ static int select_guess(app_ctx *R, const app_run *run) {
                          lth_system_block_size(run->sys, i));
         used += k > 0 ? (size_t)k : 0;
       }
-      return app_usage_error("--guess has %zu %s; %s has s = %d components (blocks %s)",
+      return app_usage_error("--guess has %zu %s; %s has %s = %d components (blocks %s%s)",
                              R->guess_opt.n, app_plural((double)R->guess_opt.n, "value", "values"),
-                             run->path, run->s, blocks);
+                             run->path, run->nout > run->s ? "with its index-1 unknowns" : "s",
+                             run->nout, blocks, run->nout > run->s ? " and index 1" : "");
     }
-    memcpy(R->guess, R->guess_opt.v, (size_t)run->s * sizeof *R->guess);
+    memcpy(R->guess, R->guess_opt.v, (size_t)run->nout * sizeof *R->guess);
     if (app_names_to_canonical(&run->names, R->guess) != 0) { /* equation form: user order */
       return app_failf(APP_EXIT_NUMERIC, "out of memory");
     }
     R->guess_source = "--guess";
   } else if (lth_problem_z0(run->pb, &fz0)) {
-    memcpy(R->guess, fz0, (size_t)run->s * sizeof *R->guess);
+    memcpy(R->guess, fz0, (size_t)run->nout * sizeof *R->guess);
     R->guess_source = "the file's z0";
   } else {
-    memset(R->guess, 0, (size_t)run->s * sizeof *R->guess);
+    memset(R->guess, 0, (size_t)run->nout * sizeof *R->guess);
     R->guess_source = "zeros (no --guess, no z0 in the file)";
   }
   return 0;
 }
 
 static int prepare(app_ctx *R, app_run *run) {
-  size_t s = (size_t)run->s;
+  size_t s = (size_t)run->nout; /* z, then the index-1 unknowns (the library sees z) */
   R->method = R->fix ? METHOD_FIX : R->nearest ? METHOD_NEAREST : METHOD_PROJECT;
   R->guess = calloc(s + 1, sizeof *R->guess);
   R->z0 = calloc(s + 1, sizeof *R->z0);
@@ -326,7 +331,16 @@ static lth_status compute(app_ctx *R, app_run *run, lth_error *err) {
     }
     return st;
   }
-  st = app_check_vector(st, err, "the consistent value z0", R->t, R->z0, (size_t)s, &run->names);
+  if (run->vals) { /* the index-1 unknowns of z0 follow from z */
+    double *zx = NULL;
+    st = app_outputs(run, &R->t, R->z0, NULL, 1, &zx, NULL, err);
+    if (st == LTH_OK) {
+      memcpy(R->z0, zx, (size_t)run->nout * sizeof *R->z0);
+    }
+    free(zx);
+  }
+  st = app_check_vector(st, err, "the consistent value z0", R->t, R->z0, (size_t)run->nout,
+                        &run->names);
   if (st != LTH_OK) {
     return st;
   }
@@ -411,7 +425,7 @@ static void json_fixed(app_json *j, const app_ctx *R) {
 
 static void write_json(const app_ctx *R, app_run *run) {
   app_json *j = &run->json;
-  size_t s = (size_t)run->s;
+  size_t s = (size_t)run->nout; /* z, then the index-1 unknowns */
   app_json_begin_object(j);
   app_json_put_number(j, "t", R->t);
   app_json_put_int(j, "p", run->p);
@@ -454,15 +468,15 @@ static void write_csv(const app_ctx *R, app_run *run) {
   const app_names *nm = &run->names;
   fputc('t', c->fp);
   if (nm->user) {
-    for (int k = 0; k < run->s; k++) {
+    for (int k = 0; k < run->nout; k++) {
       fprintf(c->fp, ",\"%s\"", nm->name[nm->order[k]]);
     }
   } else {
-    app_csv_quoted_names(c->fp, "z", run->s);
+    app_csv_quoted_names(c->fp, "z", run->nout);
   }
   fputs(",residual\n", c->fp);
   app_csv_number(c, R->t);
-  for (int k = 0; k < run->s; k++) {
+  for (int k = 0; k < run->nout; k++) {
     app_csv_number(c, R->z0[nm->order[k]]);
   }
   app_csv_number(c, R->residual);
@@ -481,7 +495,7 @@ static int is_fixed(const app_ctx *R, int i) {
 /* One row per component: name, guess, z0, change, a mark for moved ones. */
 static void text_table(FILE *fp, const app_ctx *R, const app_run *run) {
   fprintf(fp, "\n  %-18s %24s %24s %12s\n", "component", "guess", "z0", "change");
-  for (int c = 0; c < run->s; c++) {
+  for (int c = 0; c < run->nout; c++) {
     int i = run->names.order[c]; /* the user's order (equation form) */
     char bg[32], bz[32];
     double d = R->z0[i] - R->guess[i];
@@ -509,6 +523,7 @@ static void write_text(const app_ctx *R, app_run *run) {
   fprintf(fp, "file           %s\n", run->path);
   fprintf(fp, "index          r = %d, s = %d components, manifold p = %d\n", run->r, run->s,
           run->p);
+  app_index1_line(fp, run);
   fprintf(fp, "time           t = %s\n", app_fmt_exact(b, sizeof b, R->t));
   fprintf(fp, "method         %s\n", method_text(R->method));
   fprintf(fp, "guess          %s; ||M0 guess - b0|| = %.3g (%s)\n", R->guess_source,
@@ -532,7 +547,7 @@ static void write_text(const app_ctx *R, app_run *run) {
   /* shortest digits that read back exactly: pasting loses nothing */
   fprintf(fp, "\nfor the data file%s:\n  z0 = [",
           run->names.user ? " (in the order of `variables`)" : "");
-  for (int c = 0; c < run->s; c++) {
+  for (int c = 0; c < run->nout; c++) {
     int i = run->names.order[c];
     fprintf(fp, "%s%s", c ? "; " : "",
             app_fmt_exact(b, sizeof b, R->z0[i] == 0.0 ? 0.0 : R->z0[i]));

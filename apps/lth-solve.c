@@ -172,11 +172,23 @@ static void progress_solve(void *ctx, double t, double t_end) {
   app_progress_time(sp->p, t, t_end);
 }
 
+/* The index-1 unknowns of z0 (after z's s entries): consistent with the
+ * others, as z0 must be, unless --project replaces them. */
+static int index1_z0(const app_ctx *C, const app_run *run) {
+  lth_error err;
+  lth_error_clear(&err);
+  if (C->project || app_index1_consistent(run, run->t0, C->z0, &err) == LTH_OK) {
+    return 0;
+  }
+  return app_fail(&err);
+}
+
 static int prepare(app_ctx *C, app_run *run) {
   if (C->z0_opt.n > 0) {
-    if (C->z0_opt.n != (size_t)run->s) {
-      return app_usage_error("--z0 has %zu %s; %s has s = %d components", C->z0_opt.n,
-                             app_plural((double)C->z0_opt.n, "value", "values"), run->path, run->s);
+    if (C->z0_opt.n != (size_t)run->nout) {
+      return app_usage_error("--z0 has %zu %s; %s has %s = %d components", C->z0_opt.n,
+                             app_plural((double)C->z0_opt.n, "value", "values"), run->path,
+                             run->nout > run->s ? "(with its index-1 unknowns)" : "s", run->nout);
     }
     C->z0 = C->z0_opt.v;
     C->z0_source = "--z0";
@@ -184,11 +196,11 @@ static int prepare(app_ctx *C, app_run *run) {
     if (app_names_to_canonical(&run->names, C->z0_opt.v) != 0) {
       return app_failf(APP_EXIT_NUMERIC, "out of memory");
     }
-    return 0;
+    return index1_z0(C, run);
   }
   if (lth_problem_z0(run->pb, &C->z0)) {
     C->z0_source = "the file's z0";
-    return 0;
+    return index1_z0(C, run);
   }
   return app_usage_error("%s has no `z0` statement and no --z0 was given: compute a consistent "
                          "initial value with `lth-ic %s` and pass it as --z0 V1,...,V%d (or add "
@@ -285,6 +297,14 @@ static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
   if (st == LTH_OK) {
     st = unsort(C, run, rank, err);
   }
+  if (st == LTH_OK && run->vals) { /* the index-1 unknowns join z */
+    double *zx = NULL, *ezx = NULL;
+    st = app_outputs(run, run->tm.t, C->z, C->z_error, n, &zx, &ezx, err);
+    free(C->z);
+    free(C->z_error);
+    C->z = zx;
+    C->z_error = ezx;
+  }
   free(rank);
   if (st == LTH_OK) {
     /* sampled data: the derivative error of the data the decomposition used */
@@ -298,7 +318,7 @@ static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
 static lth_status check(const app_ctx *C, const app_run *run, lth_error *err) {
   const lth_ivp_result *res = C->res;
   lth_status st = LTH_OK;
-  st = app_check_rows(st, err, "the solution z", run->tm.t, C->z, run->tm.n, (size_t)run->s,
+  st = app_check_rows(st, err, "the solution z", run->tm.t, C->z, run->tm.n, (size_t)run->nout,
                       &run->names);
   st = app_check_vector(st, err, "the initial value used", run->t0, res->z0_used, (size_t)run->s,
                         &run->names);
@@ -377,7 +397,7 @@ static void json_error(app_json *j, const app_ctx *C, const app_run *run) {
     app_json_put_string(j, "error_worst", run->names.name[res->error_worst]);
     app_json_put_number(j, "t_error_worst", res->times[res->error_worst_k]);
   }
-  app_json_rows(j, "z_error", C->z_error, run->tm.n, (size_t)run->s);
+  app_json_rows(j, "z_error", C->z_error, run->tm.n, (size_t)run->nout);
   app_json_put_string(j, "error_method", lth_ivp_method_name(res->error_method));
   app_json_put_number(j, "error_rtol", res->error_rtol);
   app_json_put_number(j, "error_atol", res->error_atol);
@@ -388,7 +408,7 @@ static void write_json(const app_ctx *C, app_run *run) {
   app_json *j = &run->json;
   app_json_begin_object(j);
   app_json_put_vector(j, "times", run->tm.t, run->tm.n);
-  app_json_rows(j, "z", C->z, run->tm.n, (size_t)run->s);
+  app_json_rows(j, "z", C->z, run->tm.n, (size_t)run->nout);
   app_json_put_number(j, "drift", res->drift);
   app_json_put_number(j, "drift_rel", res->drift_rel);
   app_json_put_number(j, "output_gain", res->output_gain);
@@ -412,7 +432,7 @@ static void write_json(const app_ctx *C, app_run *run) {
 }
 
 static void write_csv(const app_ctx *C, app_run *run) {
-  app_csv_z(&run->csv, &run->names, run->tm.t, C->z, run->tm.n, (size_t)run->s);
+  app_csv_z(&run->csv, &run->names, run->tm.t, C->z, run->tm.n, (size_t)run->nout);
 }
 
 static void text_header(FILE *fp, const app_ctx *C, const app_run *run) {
@@ -421,6 +441,7 @@ static void text_header(FILE *fp, const app_ctx *C, const app_run *run) {
   fprintf(fp, "file           %s\n", run->path);
   fprintf(fp, "index          r = %d, s = %d components, manifold p = %d\n", run->r, run->s,
           run->p);
+  app_index1_line(fp, run);
   fprintf(fp, "initial value  %s at t0 = %s, ||M0 z0 - b0|| = %.3g\n", C->z0_source,
           app_fmt_exact(b, sizeof b, run->t0), res->z0_residual);
   if (res->projected) {
@@ -463,7 +484,7 @@ static void write_text(const app_ctx *C, app_run *run) {
   const lth_ivp_result *res = C->res;
   FILE *fp = run->fp;
   text_header(fp, C, run);
-  app_text_table(fp, &run->names, run->tm.t, C->z, run->tm.n, (size_t)run->s);
+  app_text_table(fp, &run->names, run->tm.t, C->z, run->tm.n, (size_t)run->nout);
   fprintf(fp,
           "\ndrift          max ||P v|| = %.3g (relative %.3g): how far the state part\n"
           "               left the state space range(I - P); 0 in exact arithmetic\n",

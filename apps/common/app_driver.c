@@ -4,6 +4,7 @@
 
 #include "app_driver.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -242,9 +243,14 @@ static int go(const app_tool *T, app_ctx *C, app_run *run) {
   run->m = lth_system_state_dim(run->sys);
   run->p = lth_system_manifold_dim(run->sys);
   lth_problem_interval(pb, &run->t0, &run->t1);
+  lth_error verr;
   if (app_names_init(&run->names, run->sys, pb) != 0) {
     rc = app_failf(APP_EXIT_NUMERIC, "out of memory");
+  } else if (lth_problem_model(pb) && lth_model_index1_count(lth_problem_model(pb)) > 0 &&
+             !(run->vals = lth_model_values_alloc(lth_problem_model(pb), &verr))) {
+    rc = app_fail(&verr);
   }
+  run->nout = run->names.n;
   if (rc == 0 && T->prepare) {
     rc = T->prepare(C, run);
   }
@@ -256,8 +262,82 @@ static int go(const app_tool *T, app_ctx *C, app_run *run) {
   }
   app_times_free(&run->tm);
   app_names_free(&run->names);
+  lth_model_values_free(run->vals);
+  run->vals = NULL;
   lth_problem_free(pb);
   return rc;
+}
+
+lth_status app_outputs(const app_run *run, const double *times, const double *z, const double *ez,
+                       size_t n, double **zx, double **ezx, lth_error *err) {
+  size_t s = (size_t)run->s, no = (size_t)run->nout;
+  const int *perm = run->vals ? lth_model_perm(lth_problem_model(run->pb)) : NULL;
+  double *user = malloc((no + 1) * sizeof *user), *euser = malloc((no + 1) * sizeof *euser);
+  *zx = malloc((n * no + 1) * sizeof **zx);
+  if (ezx) {
+    *ezx = ez ? malloc((n * no + 1) * sizeof **ezx) : NULL;
+  }
+  lth_status st = user && euser && *zx && (!ezx || !ez || *ezx)
+                      ? LTH_OK
+                      : lth_error_set(err, LTH_ENOMEM, "out of memory");
+  for (size_t k = 0; k < n && st == LTH_OK; k++) {
+    if (!run->vals) {
+      memcpy(*zx + k * no, z + k * s, s * sizeof **zx);
+      if (ezx && ez) {
+        memcpy(*ezx + k * no, ez + k * s, s * sizeof **ezx);
+      }
+      continue;
+    }
+    st = lth_model_values_at(run->vals, times[k], z + k * s, ez ? ez + k * s : NULL, user, euser,
+                             err);
+    for (size_t i = 0; i < no && st == LTH_OK; i++) { /* user order -> z, then y */
+      (*zx)[k * no + i] = user[perm[i]];
+      if (ezx && ez) {
+        (*ezx)[k * no + i] = euser[perm[i]];
+      }
+    }
+  }
+  free(user);
+  free(euser);
+  return st;
+}
+
+lth_status app_index1_consistent(const app_run *run, double t, const double *zx, lth_error *err) {
+  if (!run->vals) {
+    return LTH_OK;
+  }
+  int s = run->s, ny = run->nout - run->s;
+  double *Y = malloc(((size_t)ny * s + 1) * sizeof *Y), *y0 = malloc(((size_t)ny + 1) * sizeof *y0);
+  lth_status st = Y && y0 ? lth_model_values_map(run->vals, t, Y, ny, y0, err)
+                          : lth_error_set(err, LTH_ENOMEM, "out of memory");
+  for (int j = 0; st == LTH_OK && j < ny; j++) {
+    double y = y0[j], size = fabs(y0[j]); /* y = Y z + y0, and the size of what makes it */
+    for (int k = 0; k < s; k++) {
+      y += Y[j + (size_t)k * ny] * zx[k];
+      size += fabs(Y[j + (size_t)k * ny] * zx[k]);
+    }
+    if (!(fabs(zx[s + j] - y) <= 1e-10 * fmax(1.0, size))) {
+      st = lth_error_set_t(err, LTH_ECONSIST, t,
+                           "z0 is not consistent: the index-1 unknown %s is %.17g, but the other "
+                           "unknowns fix it to %.17g (y = -K^{-1}(L z + f), docs/equations.md "
+                           "section 10); give that value, or --project",
+                           run->names.name[s + j], zx[s + j], y);
+    }
+  }
+  free(Y);
+  free(y0);
+  return st;
+}
+
+void app_index1_line(FILE *fp, const app_run *run) {
+  if (run->nout <= run->s) {
+    return;
+  }
+  fprintf(fp, "index-1        ");
+  for (int i = run->s; i < run->nout; i++) {
+    fprintf(fp, "%s%s", i > run->s ? ", " : "", run->names.name[i]);
+  }
+  fprintf(fp, ": fixed by equations without derivatives, y = -K^-1 (L z + f)\n");
 }
 
 int app_main(const app_tool *T, app_ctx *C, int argc, char **argv) {

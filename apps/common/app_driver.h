@@ -94,14 +94,17 @@ typedef struct app_run {
   const char *path; /* the data file in messages and reports: "<stdin>" for "-" */
   const lth_problem *pb;
   const lth_system *sys;
-  int r, s, m, p;        /* index, size, state dimension, manifold dimension */
-  double t0, t1;         /* the file's interval */
-  app_times tm;          /* the report times (tool.times != NONE), in the user's order */
-  app_names names;       /* names of the s components */
-  app_progress progress; /* hand to library callbacks (app_progress_update / _time) */
-  FILE *fp;              /* the output (streaming tools: already during compute) */
-  app_json json;         /* initialised for --format json on fp */
-  app_csv csv;           /* initialised for --format csv on fp */
+  int r, s, m, p;         /* index, size, state dimension, manifold dimension */
+  double t0, t1;          /* the file's interval */
+  app_times tm;           /* the report times (tool.times != NONE), in the user's order */
+  app_names names;        /* names of the nout components */
+  int nout;               /* components in the outputs: s, and the index-1 unknowns of an
+                             equation-form file after them (app_outputs) */
+  lth_model_values *vals; /* their values (NULL: none) */
+  app_progress progress;  /* hand to library callbacks (app_progress_update / _time) */
+  FILE *fp;               /* the output (streaming tools: already during compute) */
+  app_json json;          /* initialised for --format json on fp */
+  app_csv csv;            /* initialised for --format csv on fp */
 } app_run;
 
 typedef struct app_tool {
@@ -132,6 +135,21 @@ typedef struct app_tool {
   lth_status (*after)(app_ctx *c, const app_run *run, lth_error *err);
   void (*cleanup)(app_ctx *c);
 } app_tool;
+
+/* Rows of z (s entries each, canonical) at times[0..n-1] -> new rows of
+ * run->nout entries: z, then the index-1 unknowns y = -K^{-1}(L z + f) of an
+ * equation-form file (lth_model_values_at); ez (NULL: none) is z's error
+ * estimate, and *ezx (NULL: not wanted) gets it with y's (-K^{-1} L ez). */
+lth_status app_outputs(const app_run *run, const double *times, const double *z, const double *ez,
+                       size_t n, double **zx, double **ezx, lth_error *err);
+/* A value given for every unknown at t (nout entries, canonical then y):
+ * LTH_ECONSIST naming the first index-1 unknown whose value is not the one
+ * the others fix (relative 1e-10 of the data's size), LTH_OK otherwise. */
+lth_status app_index1_consistent(const app_run *run, double t, const double *zx, lth_error *err);
+
+/* The report line "index-1        e1, iV, e3, e4: eliminated, ..." (nothing
+ * without index-1 unknowns). */
+void app_index1_line(FILE *fp, const app_run *run);
 
 /* The tool's main: returns the exit status. */
 int app_main(const app_tool *tool, app_ctx *ctx, int argc, char **argv);

@@ -64,16 +64,18 @@ static int user_names(app_names *nm, const lth_problem *pb) {
 }
 
 int app_names_init(app_names *nm, const lth_system *sys, const lth_problem *pb) {
-  int s = lth_system_size(sys);
+  int s = lth_system_size(sys), eq = pb && lth_problem_get_form(pb) == LTH_FORM_EQUATIONS &&
+                                     lth_problem_nvars(pb) >= s && lth_problem_perm(pb);
+  s = eq ? lth_problem_nvars(pb) : s; /* the equation form: z, then the index-1 unknowns */
   memset(nm, 0, sizeof *nm);
   nm->n = s;
+  nm->s = lth_system_size(sys);
   nm->name = calloc((size_t)s + 1, sizeof *nm->name);
   nm->full = calloc((size_t)s + 1, sizeof *nm->full);
   nm->order = calloc((size_t)s + 1, sizeof *nm->order);
   nm->user_index = calloc((size_t)s + 1, sizeof *nm->user_index);
   int st = nm->name && nm->full && nm->order && nm->user_index ? 0 : -1;
-  if (st == 0 && pb && lth_problem_get_form(pb) == LTH_FORM_EQUATIONS &&
-      lth_problem_nvars(pb) == s && lth_problem_perm(pb)) {
+  if (st == 0 && eq) {
     st = user_names(nm, pb);
   } else if (st == 0) {
     st = block_names(nm, sys);

@@ -23,7 +23,9 @@ extern "C" {
 #define APP_NAME_MAX 64
 
 typedef struct app_names {
-  int n;
+  int n;           /* s, or for an equation-form file every unknown: z's s positions, then
+                      the index-1 unknowns (lth_model_perm) */
+  int s;           /* the system's size (n - s index-1 unknowns follow z) */
   int user;        /* 1: the user's unknowns (equation form) */
   char **name;     /* short: "z_1[2]", "u[1]", or "x1" (table headers, JSON) */
   char **full;     /* with the position in z: "z[2] (z_1[2])" (reports) */

@@ -34,6 +34,15 @@ void app_json_names(app_json *j, const char *key, const app_names *names) {
     }
     app_json_end_array(j);
   }
+  if (names->user && names->n > names->s) {
+    /* the index-1 unknowns: the components after z's s */
+    app_json_key(j, "index1");
+    app_json_begin_array(j);
+    for (int i = names->s; i < names->n; i++) {
+      app_json_string(j, names->name[i]);
+    }
+    app_json_end_array(j);
+  }
 }
 
 void app_csv_quoted_names(FILE *fp, const char *name, int n) {

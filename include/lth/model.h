@@ -4,9 +4,14 @@
  *     sum_k E_ek(t) x_k' = sum_k A_ek(t) x_k + f_e(t),   e = 1..n,
  * from which lth finds the Hessenberg structure (docs/equations.md):
  *   - the differential unknowns (x_k' appears) and the algebraic ones (u);
- *   - the constraints (equations without derivatives), which must involve
- *     differential unknowns only (else the DAE has index 1 or is not
- *     Hessenberg);
+ *   - the index-1 part: the algebraic unknowns y that appear in
+ *     constraints (equations without derivatives), each fixed by a
+ *     constraint of its own, 0 = K(t) y + L(t) x + f(t) with K square and
+ *     invertible on the interval (checked as the mass matrices are); y is
+ *     eliminated exactly, y = -K^{-1}(L x + f), and what follows concerns
+ *     the rest (a DAE that is only index 1 is refused: no Hessenberg part);
+ *   - the constraints left (equations without derivatives), which then
+ *     involve differential unknowns only;
  *   - the mass blocks: the connected groups of derivatives coupled by E
  *     (each group's E block is its mass matrix, possibly time-varying and
  *     not diagonal);
@@ -15,8 +20,9 @@
  *     that involve u; r - 1 is that distance, and every group not on the
  *     chain joins z_1;
  * and builds the canonical system E z' = A z + f of lth/system.h with
- * z = (z_1, ..., z_{r-1}, u) a permutation of the unknowns and each mass
- * matrix eliminated exactly as a jet solve (lth_source_solve).
+ * z = (z_1, ..., z_{r-1}, u) a permutation of the unknowns other than y,
+ * each mass matrix eliminated exactly as a jet solve (lth_source_solve) and
+ * y substituted as jets (its derivatives enter Clark's reduction).
  *
  * Structural zeros: a coefficient is structurally zero iff it is the
  * constant 0, or its value and first three Taylor coefficients are exactly 0
@@ -72,14 +78,16 @@ lth_status lth_model_set_expr(lth_model *m, lth_model_part part, int eq, int var
 lth_status lth_model_set_source(lth_model *m, lth_model_part part, int eq, int var,
                                 lth_source *coef, lth_error *err);
 
-/* Find the structure on [t0, t1] and check every mass matrix at times[0..n-1]
- * (NULL: 257 uniform points) relative to its size there (lth_source_solve_scan).
+/* Find the structure on [t0, t1] and check every mass matrix and the index-1
+ * block K at times[0..n-1] (NULL: 257 uniform points) relative to their size
+ * there (lth_source_solve_scan).
  * The model is then fixed (no more variables, equations or coefficients). */
 lth_status lth_model_analyze(lth_model *m, double t0, double t1, const double *times, size_t n,
                              lth_error *err);
 
-/* The canonical system (valid while the model lives: it refers to the
- * model's coefficients and mass matrices).  Needs lth_model_analyze. */
+/* The canonical system of size s = lth_model_size (valid while the model
+ * lives: it refers to the model's coefficients, mass matrices and K).  Needs
+ * lth_model_analyze. */
 lth_status lth_model_system(const lth_model *m, lth_system **out, lth_error *err);
 
 /* ---- the user's names and order ---- */
@@ -96,16 +104,47 @@ int lth_model_find_variable(const lth_model *m, const char *name, size_t len);
 int lth_model_equation_line(const lth_model *m, int eq);
 
 /* ---- the structure found by lth_model_analyze ---- */
-int lth_model_index(const lth_model *m);             /* r */
+int lth_model_index(const lth_model *m);             /* r, the Hessenberg index */
 int lth_model_block_size(const lth_model *m, int i); /* n_i, i = 1..r */
 int lth_model_manifold_dim(const lth_model *m);      /* p */
-/* perm[k] = the unknown at position k of z (0-based); iperm[var] = its
- * position; eq_perm[k] = the equation that is row k of the system. */
+/* s = n_1 + ... + n_r, the system's size: the unknowns but the index-1 ones. */
+int lth_model_size(const lth_model *m);
+/* perm[k] = the unknown at position k (0-based) of z for k < s, and of the
+ * index-1 unknowns y for k = s..nvars-1 (so (z, y) holds every unknown);
+ * iperm[var] = its position; eq_perm[k] = the equation that is row k of
+ * the system (k < s) or the constraint that fixes y_{k-s} (k >= s). */
 const int *lth_model_perm(const lth_model *m);
 const int *lth_model_iperm(const lth_model *m);
 const int *lth_model_eq_perm(const lth_model *m);
-/* Block of an unknown: 1..r-1 for z_1..z_{r-1} (differential), r for u. */
+/* Block of an unknown: 1..r-1 for z_1..z_{r-1} (differential), r for u, 0
+ * for an index-1 unknown. */
 int lth_model_var_block(const lth_model *m, int var);
+
+/* ---- the index-1 unknowns (docs/equations.md section 10) ----
+ * y = perm[s .. nvars-1], fixed by the constraints eq_perm[s .. nvars-1]
+ * (row j fixes y_j): 0 = K(t) y + L(t) z + f_K(t), K invertible on the
+ * interval.  They are grouped by the connected groups of K (loops), each in
+ * the user's order. */
+int lth_model_index1_count(const lth_model *m); /* n_y = nvars - s */
+
+/* Their values for a solution: a handle (its own workspace: one per thread)
+ * that evaluates y(t) = -K(t)^{-1} (L(t) z + f_K(t)). */
+typedef struct lth_model_values lth_model_values;
+lth_model_values *lth_model_values_alloc(const lth_model *m, lth_error *err);
+void lth_model_values_free(lth_model_values *w);
+/* Every unknown at t in the user's order: user[perm[k]] = z[k] (s entries,
+ * the canonical order) and the index-1 unknowns computed.  ez (NULL: none)
+ * is an error (estimate) of z; euser (NULL: not wanted) then gets ez and,
+ * for y, which is linear in z, -K^{-1} L ez (0 without ez).  K singular or
+ * ill-conditioned at t is LTH_ESING / LTH_ECOND naming t and K's unknowns
+ * and equations. */
+lth_status lth_model_values_at(lth_model_values *w, double t, const double *z, const double *ez,
+                               double *user, double *euser, lth_error *err);
+/* The map itself at t: y = Y z + y0 with Y (n_y x s, column-major, leading
+ * dimension ldy >= n_y; NULL: not wanted) and y0 (n_y entries; NULL: not
+ * wanted), in the order of perm[s ..]. */
+lth_status lth_model_values_map(lth_model_values *w, double t, double *Y, int ldy, double *y0,
+                                lth_error *err);
 
 /* Mass blocks (groups of unknowns whose derivatives the equations couple),
  * in the canonical order. */

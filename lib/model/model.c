@@ -50,6 +50,20 @@ static void reset(lth_model *m) {
   free(m->estart);
   free(m->eidx);
   m->estart = m->eidx = NULL;
+  free(m->ypos);
+  free(m->qpos);
+  free(m->kstart);
+  free(m->rstart);
+  free(m->reach);
+  free(m->pstart);
+  free(m->pvar);
+  lth_source_free(m->K);
+  free(m->klabel);
+  m->ypos = m->qpos = m->kstart = m->rstart = m->reach = m->pstart = m->pvar = NULL;
+  m->K = NULL;
+  m->klabel = NULL;
+  m->ny = m->nk = m->s = 0;
+  m->kscale = 0.0;
   m->M = NULL;
   m->mscale = NULL;
   m->mlabel = NULL;
@@ -332,6 +346,9 @@ lth_status lth_model_analyze(lth_model *m, double t0, double t1, const double *t
     st = lth_model_masses(m, times, n, err);
   }
   if (st == LTH_OK) {
+    st = lth_model_index1_check(m, times, n, err);
+  }
+  if (st == LTH_OK) {
     st = lth_model_check_pi(m, err);
   }
   if (st != LTH_OK) {
@@ -354,6 +371,8 @@ int lth_model_block_size(const lth_model *m, int i) {
   return m->analyzed && i >= 1 && i <= m->r ? m->n[i - 1] : 0;
 }
 int lth_model_manifold_dim(const lth_model *m) { return m->analyzed ? m->p : 0; }
+int lth_model_size(const lth_model *m) { return m->analyzed ? m->s : 0; }
+int lth_model_index1_count(const lth_model *m) { return m->analyzed ? m->ny : 0; }
 const int *lth_model_perm(const lth_model *m) { return m->analyzed ? m->perm : NULL; }
 const int *lth_model_iperm(const lth_model *m) { return m->analyzed ? m->iperm : NULL; }
 const int *lth_model_eq_perm(const lth_model *m) { return m->analyzed ? m->eqperm : NULL; }
@@ -436,6 +455,13 @@ size_t lth_model_describe(const lth_model *m, char *buf, size_t size) {
         OUT("u   = %s (algebraic)\n", names);
       }
       pos += m->n[i - 1];
+    }
+    for (int c = 0; c < m->nk; c++) {
+      char names[512], eqs[512];
+      int b = m->kstart[c], n = m->kstart[c + 1] - b;
+      lth_model_names(m, m->perm + m->s + b, n, names, sizeof names);
+      lth_model_eq_list(m, m->eqperm + m->s + b, n, eqs, sizeof eqs);
+      OUT("y   = %s (index 1: fixed by %s)\n", names, eqs);
     }
     int *one = malloc(((size_t)m->ngroups + 1) * sizeof *one);
     for (int k = 0; k < m->ngroups; k++) {

@@ -164,47 +164,83 @@ static lth_status usage(det *D) {
   return LTH_OK;
 }
 
-/* Differential and algebraic unknowns; constraints; index 1. */
+/* After the index-1 unknowns are eliminated, no constraint and no
+ * algebraic unknown is left: an ODE, which lth does not take. */
+static lth_status only_index1(const lth_model *m, lth_error *err) {
+  int *y = malloc(((size_t)m->ny + 1) * sizeof *y), *q = malloc(((size_t)m->ny + 1) * sizeof *q);
+  if (!y || !q) {
+    free(y);
+    free(q);
+    return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  for (int v = 0, k = 0; v < m->nv; v++) {
+    if (m->ypos[v] >= 0) {
+      y[k++] = v;
+    }
+  }
+  for (int e = 0, k = 0; e < m->ne; e++) {
+    if (m->qpos[e] >= 0) {
+      q[k++] = e;
+    }
+  }
+  char names[512], eqs[512];
+  lth_model_names(m, y, m->ny, names, sizeof names);
+  lth_model_eq_list(m, q, m->ny, eqs, sizeof eqs);
+  lth_status st = lth_model_error(
+      m, err, m->eline[q[0]], m->ecol[q[0]],
+      "every algebraic unknown, %s, is fixed by %s (index 1): once they are eliminated the "
+      "equations are an ODE, with no constraint left; lth needs a Hessenberg part of index >= "
+      "2 (an algebraic unknown that appears in no equation without derivatives), so integrate "
+      "this DAE of index 1 with an ODE or index-1 solver",
+      names, eqs);
+  free(y);
+  free(q);
+  return st;
+}
+
+/* Differential and algebraic unknowns; constraints; the index-1 part (the
+ * algebraic unknowns in constraints, model_index1.c). */
 static lth_status roles(det *D) {
   lth_model *m = D->m;
-  int nu = 0, nc = 0, first_c = -1;
+  int nu = 0, nc = 0, first_c = -1, nall = 0;
+  for (int v = 0; v < m->nv; v++) {
+    nall += !D->usedE[v];
+  }
+  if (nall == 0) {
+    return lth_model_no_algebraic(m, D->err); /* an ODE, or which DAE: model_classify.c */
+  }
+  lth_status st = lth_model_index1_find(m, D->usedE, D->hasE, D->err);
+  if (st != LTH_OK) {
+    return st;
+  }
   int *u = malloc((size_t)m->nv * sizeof *u);
   if (!u) {
     return lth_error_set(D->err, LTH_ENOMEM, "out of memory");
   }
   for (int v = 0; v < m->nv; v++) {
-    if (!D->usedE[v]) {
+    if (!D->usedE[v] && m->ypos[v] < 0) {
       u[nu++] = v;
     }
   }
   for (int q = 0; q < m->ne; q++) {
-    if (!D->hasE[q]) {
+    if (!D->hasE[q] && m->qpos[q] < 0) {
       first_c = nc++ ? first_c : q;
     }
   }
-  char names[512], wh[64];
+  char names[512];
   lth_model_names(m, u, nu, names, sizeof names);
-  lth_status st = LTH_OK;
-  if (nu == 0) {
-    st = lth_model_no_algebraic(m, D->err); /* an ODE, or which DAE: model_classify.c */
+  if (nu == 0 && nc == 0) {
+    st = only_index1(m, D->err);
   } else if (nc != nu) {
     st = lth_model_error(m, D->err, nc ? m->eline[first_c] : m->vline[u[0]],
                          nc ? m->ecol[first_c] : m->vcol[u[0]],
                          "%d equation%s without derivatives (constraints) but %d algebraic "
-                         "unknown%s %s (unknowns whose derivative never appears): a Hessenberg "
+                         "unknown%s %s (unknowns whose derivative never appears)%s: a Hessenberg "
                          "DAE has one constraint per algebraic unknown",
-                         nc, nc == 1 ? "" : "s", nu, nu == 1 ? "" : "s", names);
-  }
-  for (size_t k = 0; st == LTH_OK && k < m->nent; k++) {
-    const lth_mentry *e = &m->ent[k];
-    if (e->nz && e->part == LTH_MODEL_A && !D->hasE[e->eq] && !D->usedE[e->var]) {
-      lth_model_where(m, e->eq, wh, sizeof wh);
-      st = lth_model_error(m, D->err, m->eline[e->eq], m->ecol[e->eq],
-                           "the algebraic unknown %s appears in the constraint %s: the DAE then "
-                           "has index 1 (or is not Hessenberg); lth needs constraints in the "
-                           "differential unknowns only (index >= 2)",
-                           m->names[e->var], wh);
-    }
+                         nc, nc == 1 ? "" : "s", nu, nu == 1 ? "" : "s", names,
+                         m->ny ? ", not counting the index-1 unknowns and the equations that fix "
+                                 "them"
+                               : "");
   }
   free(u);
   return st;
@@ -312,14 +348,16 @@ static lth_status chain(det *D, int *r) {
     D->dist[c] = -1;
     D->uses_u[c] = 0;
   }
-  for (size_t k = 0; k < m->nent; k++) {
-    const lth_mentry *e = &m->ent[k];
-    if (e->nz && e->part == LTH_MODEL_A && D->ecomp[e->eq] >= 0 && !D->usedE[e->var]) {
-      D->uses_u[D->ecomp[e->eq]] = 1;
-    }
-    if (e->nz && e->part == LTH_MODEL_A && D->ecomp[e->eq] < 0 && D->dist[D->comp[e->var]] < 0) {
-      D->dist[D->comp[e->var]] = 1;
-      queue[tail++] = D->comp[e->var];
+  for (int q = 0; q < m->ne; q++) { /* the pattern with the index-1 unknowns substituted */
+    for (int k = m->pstart[q]; k < m->pstart[q + 1]; k++) {
+      int v = m->pvar[k];
+      if (D->ecomp[q] >= 0 && !D->usedE[v]) {
+        D->uses_u[D->ecomp[q]] = 1;
+      }
+      if (D->ecomp[q] < 0 && D->dist[D->comp[v]] < 0) {
+        D->dist[D->comp[v]] = 1;
+        queue[tail++] = D->comp[v];
+      }
     }
   }
   int *cstart = NULL, *ceq = NULL; /* the equations of each group */
@@ -333,11 +371,11 @@ static lth_status chain(det *D, int *r) {
     int c = queue[head++];
     for (int j = cstart[c]; j < cstart[c + 1]; j++) {
       int q = ceq[j];
-      for (int k = m->estart[q]; k < m->estart[q + 1]; k++) {
-        const lth_mentry *e = &m->ent[m->eidx[k]];
-        if (e->nz && e->part == LTH_MODEL_A && D->usedE[e->var] && D->dist[D->comp[e->var]] < 0) {
-          D->dist[D->comp[e->var]] = D->dist[c] + 1;
-          queue[tail++] = D->comp[e->var];
+      for (int k = m->pstart[q]; k < m->pstart[q + 1]; k++) {
+        int v = m->pvar[k];
+        if (D->usedE[v] && D->dist[D->comp[v]] < 0) {
+          D->dist[D->comp[v]] = D->dist[c] + 1;
+          queue[tail++] = D->comp[v];
         }
       }
     }
@@ -353,11 +391,11 @@ static lth_status chain(det *D, int *r) {
   if (best < 0) {
     int *u = malloc((size_t)m->nv * sizeof *u), nu = 0, q = 0;
     for (int v = 0; u && v < m->nv; v++) {
-      if (!D->usedE[v]) {
+      if (!D->usedE[v] && m->ypos[v] < 0) {
         u[nu++] = v;
       }
     }
-    while (q < m->ne && D->hasE[q]) {
+    while (q < m->ne && (D->hasE[q] || m->qpos[q] >= 0)) {
       q++;
     }
     char names[512], wh[64];
@@ -373,7 +411,7 @@ static lth_status chain(det *D, int *r) {
   *r = best + 1;
   if (*r > LTH_MODEL_MAX_INDEX) {
     int q = 0;
-    while (q < m->ne && D->hasE[q]) {
+    while (q < m->ne && (D->hasE[q] || m->qpos[q] >= 0)) {
       q++;
     }
     return lth_model_error(m, D->err, m->eline[q], m->ecol[q],
@@ -453,7 +491,7 @@ static lth_status order(det *D, int r) {
     return st;
   }
   for (int v = 0; v < nv; v++) {
-    if (!D->usedE[v]) {
+    if (!D->usedE[v] && m->ypos[v] < 0) {
       m->block[v] = r;
       m->iperm[v] = pos;
       m->perm[pos++] = v;
@@ -461,9 +499,23 @@ static lth_status order(det *D, int r) {
     }
   }
   for (int q = 0; q < m->ne; q++) {
-    if (!D->hasE[q]) {
+    if (!D->hasE[q] && m->qpos[q] < 0) {
       m->ieqperm[q] = epos;
       m->eqperm[epos++] = q;
+    }
+  }
+  m->s = pos;
+  for (int v = 0; v < nv; v++) { /* the index-1 unknowns after z, row j of K fixing y_j */
+    if (m->ypos[v] >= 0) {
+      m->block[v] = 0;
+      m->iperm[v] = pos + m->ypos[v];
+      m->perm[pos + m->ypos[v]] = v;
+    }
+  }
+  for (int q = 0; q < m->ne; q++) {
+    if (m->qpos[q] >= 0) {
+      m->ieqperm[q] = pos + m->qpos[q];
+      m->eqperm[pos + m->qpos[q]] = q;
     }
   }
   m->ngroups = ng;
@@ -479,7 +531,7 @@ static lth_status sizes(det *D) {
     if (m->n[i - 1] < nr) {
       char blk[512], u[512];
       lth_model_names(m, m->perm + pos, m->n[i - 1], blk, sizeof blk);
-      lth_model_names(m, m->perm + (m->nv - nr), nr, u, sizeof u);
+      lth_model_names(m, m->perm + (m->s - nr), nr, u, sizeof u);
       int v = m->perm[pos];
       return lth_model_error(m, D->err, m->vline[v], m->vcol[v],
                              "the chain from the constraints to the algebraic unknowns %s passes "
@@ -521,6 +573,9 @@ lth_status lth_model_detect(lth_model *m, lth_error *err) {
   }
   if (st == LTH_OK) {
     st = roles(&D);
+  }
+  if (st == LTH_OK) {
+    st = lth_model_index1_pattern(m, err);
   }
   if (st == LTH_OK) {
     st = groups(&D);

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Internals of models (include/lth/model.h): model.c (storage, accessors,
  * the summary), model_detect.c (structure), model_classify.c (equations
- * without algebraic unknowns), model_system.c (the canonical system, mass
- * matrices, the Pi check). */
+ * without algebraic unknowns), model_index1.c (the index-1 part: which
+ * unknowns, the pattern after their elimination, the check of K),
+ * model_subst.c (the blocks with the index-1 unknowns substituted, and
+ * their values for the outputs), model_system.c (the canonical system,
+ * mass matrices, the Pi check). */
 #ifndef LTH_MODEL_IMPL_H
 #define LTH_MODEL_IMPL_H
 
@@ -42,9 +45,22 @@ struct lth_model {
   int analyzed;
   double t0, t1;
   int r, p, *n;      /* n[0..r-1] = n_1..n_r */
-  int *perm, *iperm; /* canonical position <-> unknown */
+  int s;             /* the system's size: nv - ny */
+  int *perm, *iperm; /* position <-> unknown: z at 0..s-1, the index-1 unknowns at s..nv-1 */
   int *eqperm, *ieqperm;
-  int *block;         /* per unknown: 1..r */
+  int *block; /* per unknown: 1..r, 0 for an index-1 unknown */
+  /* the index-1 part (model_index1.c): y = positions s..nv-1, fixed by the
+   * constraints at rows s..nv-1 through K (the A block of those rows and
+   * columns), in components (connected groups) kstart[c]..kstart[c+1]-1 */
+  int ny, nk;
+  int *ypos;           /* per unknown: its index among y (0..ny-1), or -1 */
+  int *qpos;           /* per equation: the y it fixes (0..ny-1), or -1 */
+  int *kstart;         /* nk + 1 offsets into y */
+  int *rstart, *reach; /* per y: the differential unknowns it depends on */
+  int *pstart, *pvar;  /* per equation: its A pattern after the substitution */
+  lth_source *K;       /* ny x ny, NULL if ny = 0 */
+  double kscale;       /* max ||K(t)||_1 over the check times */
+  char *klabel;        /* "of {e3, e4} in the equations on lines 18, 19" */
   lth_mgroup *groups; /* mass blocks in canonical order */
   int ngroups;
   lth_source **M; /* per block row i = 1..r-1 (index i-1): NULL if identity */
@@ -80,6 +96,29 @@ lth_status lth_model_detect(lth_model *m, lth_error *err);
  * ODE, or a DAE not in Hessenberg form (index 1, or index >= 2), naming
  * the equations that combine to one without derivatives. */
 lth_status lth_model_no_algebraic(const lth_model *m, lth_error *err);
+/* model_index1.c: the index-1 unknowns (the algebraic unknowns that appear
+ * in a constraint) matched to constraints; fills ny, ypos, qpos and a
+ * provisional order of y.  usedE per unknown, hasE per equation. */
+lth_status lth_model_index1_find(lth_model *m, const int *usedE, const int *hasE, lth_error *err);
+/* The A pattern of every equation after the substitution (pstart, pvar),
+ * the components of K (kstart) and the reach of each y; needs perm/iperm
+ * of y (positions s..). */
+lth_status lth_model_index1_pattern(lth_model *m, lth_error *err);
+/* K (m->K, kscale, klabel) checked at the times, component by component. */
+lth_status lth_model_index1_check(lth_model *m, const double *times, size_t n, lth_error *err);
+/* "the equations on lines 8, 9" for equations eqs[0..n-1]. */
+void lth_model_eq_list(const lth_model *m, const int *eqs, int n, char *buf, size_t size);
+/* model_system.c: the block of `part` with the canonical rows r0..r0+nr-1
+ * and columns c0..c0+nc-1 (part F: one column) as the model's
+ * coefficients read them (no substitution); NULL in *out if all zero. */
+lth_status lth_model_block_source(const lth_model *m, int part, int r0, int nr, int c0, int nc,
+                                  lth_source **out, lth_error *err);
+/* model_subst.c: the same block with y = -K^{-1}(L z + f) substituted:
+ * B - A_y K^{-1} L (part A) or f - A_y K^{-1} f_K (part F), exact jets. */
+lth_status lth_model_subst_block(const lth_model *m, int part, int r0, int nr, int c0, int nc,
+                                 lth_source **out, lth_error *err);
+/* An error of K from a solve (LTH_ESING, LTH_ECOND) worded for K. */
+void lth_model_k_message(lth_error *err);
 /* model_system.c: mass matrices (M, mscale, mlabel, group sizes) checked at
  * the times, and the check that Pi is not singular on the whole interval. */
 lth_status lth_model_masses(lth_model *m, const double *times, size_t n, lth_error *err);

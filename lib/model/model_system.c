@@ -219,11 +219,9 @@ static lth_status mblock_rebind(const void *state, lth_leaf_map map, void *ctx, 
   return *out ? LTH_OK : LTH_ENOMEM;
 }
 
-/* The block of `part` with the canonical rows r0..r0+nr-1 and columns
- * c0..c0+nc-1 (part F: one column); NULL in *out if all zero.  Only the
- * rows' entries are visited (m->estart, m->eidx). */
-static lth_status block_source(const lth_model *m, int part, int r0, int nr, int c0, int nc,
-                               lth_source **out, lth_error *err) {
+/* (model_impl.h) Only the rows' entries are visited (m->estart, m->eidx). */
+lth_status lth_model_block_source(const lth_model *m, int part, int r0, int nr, int c0, int nc,
+                                  lth_source **out, lth_error *err) {
   mblock *b = calloc(1, sizeof *b);
   int cap = 0, exact = 1, enclosable = 1;
   *out = NULL;
@@ -338,8 +336,8 @@ lth_status lth_model_masses(lth_model *m, const double *times, size_t n, lth_err
     lth_model_names(m, g->pub.vars, g->pub.nvars, label + 9, sizeof label - 9);
     memcpy(label, "of block ", 9);
     lth_source *M = NULL;
-    st = block_source(m, LTH_MODEL_E, m->ieqperm[g->pub.eqs[0]], g->pub.nvars,
-                      m->iperm[g->pub.vars[0]], g->pub.nvars, &M, err);
+    st = lth_model_block_source(m, LTH_MODEL_E, m->ieqperm[g->pub.eqs[0]], g->pub.nvars,
+                                m->iperm[g->pub.vars[0]], g->pub.nvars, &M, err);
     if (st == LTH_OK) {
       st = lth_source_solve_scan(M, times, n, 0.0, label, &g->pub.size, err);
       st = st == LTH_OK ? st : mass_error(m, g, st, err);
@@ -365,7 +363,7 @@ lth_status lth_model_masses(lth_model *m, const double *times, size_t n, lth_err
       return lth_error_set(err, LTH_ENOMEM, "out of memory");
     }
     sprintf(m->mlabel[i - 1], "of block %s", names);
-    st = block_source(m, LTH_MODEL_E, s0, ni, s0, ni, &m->M[i - 1], err);
+    st = lth_model_block_source(m, LTH_MODEL_E, s0, ni, s0, ni, &m->M[i - 1], err);
   }
   return st;
 }
@@ -389,7 +387,7 @@ lth_status lth_model_system(const lth_model *m, lth_system **out, lth_error *err
     for (int j = 0; j <= r && st == LTH_OK; j++) { /* j = 0: f_i */
       int c0 = j ? block_start(m, j) : 0, nj = j ? m->n[j - 1] : 1;
       lth_source *src = NULL;
-      st = block_source(m, j ? LTH_MODEL_A : LTH_MODEL_F, s0, ni, c0, nj, &src, err);
+      st = lth_model_subst_block(m, j ? LTH_MODEL_A : LTH_MODEL_F, s0, ni, c0, nj, &src, err);
       if (st != LTH_OK || !src) {
         continue;
       }
@@ -421,7 +419,7 @@ lth_status lth_model_system(const lth_model *m, lth_system **out, lth_error *err
  * if singular.  w holds 2 max(n_i) n_r doubles. */
 static double pi_rel_cond(const lth_model *m, const lth_jet *A, double *w) {
   int r = m->r, nr = m->n[r - 1], rows = m->n[0], c0 = block_start(m, r);
-  double scale = 0.0, *L = w, *N = w + (size_t)m->nv * nr;
+  double scale = 0.0, *L = w, *N = w + (size_t)m->s * nr;
   for (int b = 0; b < nr; b++) {
     double cs = 0.0;
     for (int a = 0; a < rows; a++) {
@@ -472,7 +470,7 @@ static double pi_rel_cond(const lth_model *m, const lth_jet *A, double *w) {
 static lth_status pi_error(const lth_model *m, lth_error *err) {
   int nr = m->n[m->r - 1], q = 0;
   char u[512], wh[64];
-  lth_model_names(m, m->perm + (m->nv - nr), nr, u, sizeof u);
+  lth_model_names(m, m->perm + (m->s - nr), nr, u, sizeof u);
   for (int k = 0; k < m->ngroups; k++) { /* an equation with two derivatives */
     const lth_model_mass *g = &m->groups[k].pub;
     for (int e = 0; g->nvars > 1 && e < g->nvars; e++) {
@@ -499,7 +497,7 @@ static lth_status pi_error(const lth_model *m, lth_error *err) {
                              wh, m->names[v[0]], m->names[v[1]], grp, u, m->names[v[0]]);
     }
   }
-  while (q < m->ne && m->ieqperm[q] < m->nv - nr) {
+  while (q < m->ne && (m->ieqperm[q] < m->s - nr || m->ieqperm[q] >= m->s)) {
     q++;
   }
   lth_model_where(m, q, wh, sizeof wh);
@@ -520,7 +518,7 @@ lth_status lth_model_check_pi(const lth_model *m, lth_error *err) {
   int s = lth_system_size(sys), nr = m->n[m->r - 1], evaluated = 0, regular = 0;
   lth_jet *A = lth_jet_alloc(s, s, 0, err), *f = lth_jet_alloc(s, 1, 0, err);
   size_t wn = lth_system_work_size(sys, 0);
-  double *work = malloc((wn + 2 * (size_t)m->nv * nr + 1) * sizeof *work);
+  double *work = malloc((wn + 2 * (size_t)m->s * nr + 1) * sizeof *work);
   if (!A || !f || !work) {
     st = lth_error_set(err, LTH_ENOMEM, "out of memory");
   }

@@ -535,6 +535,7 @@ void lth_pp_bc_free(lth_pp *P);
  * order of the model's unknowns, into the problem in the canonical order. */
 lth_status lth_pp_user_z0(lth_pp *P, const lth_pval *z, const lth_model *m);
 lth_status lth_pp_user_bc(lth_pp *P, const lth_pval bc[3], const lth_model *m);
+lth_status lth_pp_fold_index1(lth_pp *P, const lth_model *m, int p, int s);
 /* Names and orders once the system exists. */
 lth_status lth_pp_make_names(lth_pp *P);
 void lth_pp_names_free(lth_problem *pb);

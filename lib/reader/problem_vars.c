@@ -32,6 +32,36 @@ lth_status lth_pp_user_z0(lth_pp *P, const lth_pval *z, const lth_model *m) {
   return LTH_OK;
 }
 
+/* B0 y(t0) + B1 y(t1) with the index-1 unknowns y = Y(t) z + y0(t)
+ * (lth_model_values_map): their columns join z's, y0 moves to beta; B0 and
+ * B1 shrink from p x nvars to p x s in place (ld p). */
+lth_status lth_pp_fold_index1(lth_pp *P, const lth_model *m, int p, int s) {
+  int ny = lth_model_index1_count(m);
+  double t[2] = {P->pb->t0, P->pb->t1}, *B[2] = {P->pb->B0, P->pb->B1};
+  double *Y = malloc(((size_t)ny * s + 1) * sizeof *Y), *y0 = malloc(((size_t)ny + 1) * sizeof *y0);
+  lth_model_values *w = Y && y0 ? lth_model_values_alloc(m, P->err) : NULL;
+  lth_status st = w ? LTH_OK : lth_pp_at_error(P, P->at_bc[0], LTH_ENOMEM, "out of memory");
+  for (int e = 0; e < 2 && st == LTH_OK; e++) {
+    if ((st = lth_model_values_map(w, t[e], Y, ny, y0, P->err)) != LTH_OK) {
+      st = lth_pp_relocate(P, P->at_bc[e], st);
+      break;
+    }
+    for (int i = 0; i < p; i++) {
+      for (int j = 0; j < ny; j++) {
+        double b = B[e][i + (size_t)(s + j) * p];
+        for (int k = 0; b != 0.0 && k < s; k++) {
+          B[e][i + (size_t)k * p] += b * Y[j + (size_t)k * ny];
+        }
+        P->pb->beta[i] -= b * y0[j];
+      }
+    }
+  }
+  lth_model_values_free(w);
+  free(Y);
+  free(y0);
+  return st;
+}
+
 /* bc B0, B1 (p x s, columns in the unknowns' order) and beta. */
 lth_status lth_pp_user_bc(lth_pp *P, const lth_pval bc[3], const lth_model *m) {
   static const char *const names[] = {"bc B0", "bc B1", "bc beta"};
@@ -56,6 +86,7 @@ lth_status lth_pp_user_bc(lth_pp *P, const lth_pval bc[3], const lth_model *m) {
                            "boundary conditions need p > 0 free initial values, but p = 0 here: "
                            "the solution is fixed by the DAE itself");
   }
+  int sz = lth_model_size(m); /* the system's size: the index-1 columns are folded in */
   double **dst[3] = {&P->pb->B0, &P->pb->B1, &P->pb->beta};
   for (int w = 0; w < 3; w++) {
     const lth_pval *b = &bc[w];
@@ -79,7 +110,7 @@ lth_status lth_pp_user_bc(lth_pp *P, const lth_pval bc[3], const lth_model *m) {
     }
   }
   P->pb->nbc = p;
-  return LTH_OK;
+  return sz < s ? lth_pp_fold_index1(P, m, p, sz) : LTH_OK;
 }
 
 void lth_pp_names_free(lth_problem *pb) {
@@ -112,7 +143,8 @@ static void block_name(const lth_problem *pb, int k, char *buf, size_t size) {
 
 lth_status lth_pp_make_names(lth_pp *P) {
   lth_problem *pb = P->pb;
-  int s = lth_system_size(pb->sys);
+  /* the equation form names every unknown: z's, then the index-1 ones */
+  int s = pb->model ? lth_model_nvars(pb->model) : lth_system_size(pb->sys);
   const int *mperm = pb->model ? lth_model_perm(pb->model) : NULL;
   pb->names = calloc((size_t)s, sizeof *pb->names);
   pb->nnames = pb->names ? s : 0;
@@ -146,15 +178,15 @@ lth_problem_form lth_problem_get_form(const lth_problem *pb) {
   return pb->model ? LTH_FORM_EQUATIONS : LTH_FORM_BLOCKS;
 }
 const lth_model *lth_problem_model(const lth_problem *pb) { return pb->model; }
-int lth_problem_nvars(const lth_problem *pb) { return lth_system_size(pb->sys); }
+int lth_problem_nvars(const lth_problem *pb) { return pb->nnames; }
 const char *lth_problem_var_name(const lth_problem *pb, int k) {
-  return k >= 0 && k < lth_system_size(pb->sys) ? pb->names[k] : NULL;
+  return k >= 0 && k < pb->nnames ? pb->names[k] : NULL;
 }
 const int *lth_problem_perm(const lth_problem *pb) { return pb->perm; }
 const int *lth_problem_iperm(const lth_problem *pb) { return pb->iperm; }
 
 int lth_problem_find_var(const lth_problem *pb, const char *name) {
-  return lth_name_find((const char *const *)pb->names, lth_system_size(pb->sys), name);
+  return lth_name_find((const char *const *)pb->names, pb->nnames, name);
 }
 
 static int exact(const char *const *names, int n, const char *name) {
@@ -283,7 +315,7 @@ lth_status lth_problem_free_initial(const lth_problem *pb, double t, int *vars, 
   double gmax = st == LTH_OK ? lth_jet_maxabs(&pt->G, 0) : 0.0, tol = 1e-10 * gmax;
   for (int i = r - 1; st == LTH_OK && i >= 1 && k < p; i--) {
     int off = lth_system_block_offset(sys, i), n = lth_system_block_size(sys, i);
-    for (int u = 0; u < lth_system_size(sys) && k < p; u++) { /* user order */
+    for (int u = 0; u < pb->nnames && k < p; u++) { /* user order (index-1 unknowns: c >= s) */
       int c = pb->iperm[u];
       if (c < off || c >= off + n) {
         continue;

@@ -190,10 +190,15 @@ def _user_names(handle, s):
     if LIB.lth_problem_get_form(handle) != _FORM_EQUATIONS:
         return None
     perm = ctypes.cast(LIB.lth_problem_perm(handle), ctypes.POINTER(ctypes.c_int))
-    if not perm or LIB.lth_problem_nvars(handle) != s:
+    if not perm or LIB.lth_problem_nvars(handle) < s:
         return None
-    index = [int(perm[i]) for i in range(s)]  # the user's unknown at chain position i
-    return [LIB.lth_problem_var_name(handle, k).decode() for k in index], index
+    # positions s.. of perm are index-1 unknowns, which the system does not hold
+    # (docs/equations.md section 10): Python's results cover z, the user's order
+    # restricted to its unknowns
+    users = [int(perm[i]) for i in range(s)]  # the user's unknown at chain position i
+    rank = {u: k for k, u in enumerate(sorted(users))}
+    return ([LIB.lth_problem_var_name(handle, k).decode() for k in users],
+            [rank[u] for u in users])
 
 
 def _from_handle(handle, name, source_text=None):

@@ -22,6 +22,9 @@ DAE_FILES = ["chain_bvp", "index2", "index5", "mass_varying", "pendulum", "pendu
              "rlc_periodic", "rotating_rod", "sampled", "slope", "slope_equations", "stiff",
              "two_carts"]
 LQR_FILES = ["lqr_double_integrator", "lqr_timevarying"]
+# index-1 unknowns (docs/equations.md section 10): the tools return them, Python's
+# results do not yet, so the two are not compared there
+INDEX1_FILES = ["circuit_mna"]
 Z0_FILES = ["index5", "pendulum", "rotating_rod", "sampled", "slope", "stiff"]
 
 
@@ -61,7 +64,8 @@ def same_errest(dec, pts):
 
 def test_every_example_is_covered():
     names = sorted(os.path.basename(f)[:-4] for f in glob.glob(os.path.join(DATA, "*.lth")))
-    assert names == sorted(DAE_FILES + LQR_FILES), "a new example: add it to the lists here"
+    assert names == sorted(DAE_FILES + LQR_FILES + INDEX1_FILES), \
+        "a new example: add it to the lists here"
 
 
 @pytest.mark.parametrize("name", DAE_FILES + LQR_FILES)

@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The index-1 unknowns substituted (model_impl.h, docs/equations.md section 10):
+ * with the constraints 0 = K y + L z + f_K that fix y (model_index1.c),
+ *     y = -K^{-1} (L z + f_K),
+ * and an equation's block row B z + A_y y + f becomes
+ *     (B - A_y K^{-1} L) z + (f - A_y K^{-1} f_K).
+ * K^{-1} L and K^{-1} f_K are jet solves (lth_source_solve: one LU of K(t)
+ * per point and the recurrence of docs/theory.md section 3), and the
+ * product with A_y is a truncated Cauchy product, so every Taylor
+ * coefficient of the substituted blocks is exact to rounding -- the
+ * decomposition differentiates them up to r times (Clark's reduction needs
+ * the derivatives of K^{-1} L, never differences of values).  The same
+ * solves give the values of y for the outputs (lth_model_values). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lth/jet.h"
+#include "model_impl.h"
+#include "source/source_rebind.h"
+
+/* ---- B - A_y W as a source (W = K^{-1} X) ---- */
+
+typedef struct subst_state {
+  const lth_source *B, *Ay, *W; /* B may be NULL */
+  lth_source *B_own, *Ay_own, *W_own;
+  int rows, cols, ny;
+} subst_state;
+
+static void subst_destroy(void *state) {
+  subst_state *ss = state;
+  if (ss) {
+    lth_source_free(ss->B_own);
+    lth_source_free(ss->Ay_own);
+    lth_source_free(ss->W_own);
+    free(ss);
+  }
+}
+
+static size_t subst_work(const void *state, int order) {
+  const subst_state *ss = state;
+  size_t sub = lth_source_work_size(ss->Ay, order), w = lth_source_work_size(ss->W, order);
+  size_t b = ss->B ? lth_source_work_size(ss->B, order) : 0;
+  sub = w > sub ? w : sub;
+  sub = b > sub ? b : sub;
+  return (size_t)(order + 1) * (size_t)ss->ny * (size_t)(ss->rows + ss->cols) + sub + 1;
+}
+
+static void subst_domain(const void *state, double *lo, double *hi) {
+  const subst_state *ss = state;
+  const lth_source *parts[3] = {ss->Ay, ss->W, ss->B};
+  for (int k = 0; k < 3; k++) {
+    double a, b;
+    if (parts[k]) {
+      lth_source_domain(parts[k], &a, &b);
+      *lo = a > *lo ? a : *lo;
+      *hi = b < *hi ? b : *hi;
+    }
+  }
+}
+
+static lth_status subst_fill(const void *state, double t, int order, lth_jet *out, double *work,
+                             lth_error *err) {
+  const subst_state *ss = state;
+  size_t sa = (size_t)ss->rows * (size_t)ss->ny, sw = (size_t)ss->ny * (size_t)ss->cols;
+  double *a = work, *w = a + sa * (size_t)(order + 1), *sub = w + sw * (size_t)(order + 1);
+  lth_jet A = lth_jet_wrap(a, ss->rows, ss->ny, ss->rows, sa, order);
+  lth_jet W = lth_jet_wrap(w, ss->ny, ss->cols, ss->ny, sw, order);
+  lth_status st = LTH_OK;
+  if (ss->B) {
+    st = lth_source_fill(ss->B, t, order, out, sub, err);
+  } else {
+    lth_jet_set_zero(out, order);
+  }
+  if (st == LTH_OK) {
+    st = lth_source_fill(ss->Ay, t, order, &A, sub, err);
+  }
+  if (st == LTH_OK && (st = lth_source_fill(ss->W, t, order, &W, sub, err)) != LTH_OK) {
+    lth_model_k_message(err);
+  }
+  return st == LTH_OK ? lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, -1.0, &A, &W, 1.0, out, err) : st;
+}
+
+/* Resolved where its parts are (the solve's through K and X). */
+static int subst_parts(const void *state, const lth_source **parts) {
+  const subst_state *ss = state;
+  int n = 0;
+  parts[n++] = ss->Ay;
+  parts[n++] = ss->W;
+  if (ss->B) {
+    parts[n++] = ss->B;
+  }
+  return n;
+}
+
+static const lth_source_type subst_types[2] = {
+    {.name = "index-1 substitution",
+     .fill = subst_fill,
+     .work_size = subst_work,
+     .domain = subst_domain,
+     .destroy = subst_destroy,
+     .exact = 0,
+     .parts = subst_parts},
+    {.name = "index-1 substitution",
+     .fill = subst_fill,
+     .work_size = subst_work,
+     .domain = subst_domain,
+     .destroy = subst_destroy,
+     .exact = 1,
+     .parts = subst_parts},
+};
+
+static lth_status subst_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
+                               lth_error *err);
+
+/* A new substitution reading B, Ay, W and owning the *_own ones (each NULL
+ * or the source beside it), also on failure. */
+static lth_source *subst_new(const lth_source *B, const lth_source *Ay, const lth_source *W,
+                             lth_source *B_own, lth_source *Ay_own, lth_source *W_own,
+                             lth_error *err) {
+  subst_state *ss = calloc(1, sizeof *ss);
+  if (!ss) {
+    lth_source_free(B_own);
+    lth_source_free(Ay_own);
+    lth_source_free(W_own);
+    lth_error_set(err, LTH_ENOMEM, "out of memory");
+    return NULL;
+  }
+  *ss = (subst_state){.B = B,
+                      .Ay = Ay,
+                      .W = W,
+                      .B_own = B_own,
+                      .Ay_own = Ay_own,
+                      .W_own = W_own,
+                      .rows = lth_source_rows(Ay),
+                      .cols = lth_source_cols(W),
+                      .ny = lth_source_cols(Ay)};
+  int exact = lth_source_is_exact(Ay) && lth_source_is_exact(W) && (!B || lth_source_is_exact(B));
+  lth_source *src = lth_source_new(&subst_types[exact], ss, ss->rows, ss->cols, err);
+  lth_source_set_rebind(src, subst_rebind);
+  return src;
+}
+
+/* The same substitution reading the replacements of its leaves (the
+ * sampled-data error estimates move sampled coefficients). */
+static lth_status subst_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
+                               lth_error *err) {
+  const subst_state *ss = state;
+  const lth_source *use[3] = {ss->B, ss->Ay, ss->W};
+  lth_source *own[3] = {NULL, NULL, NULL};
+  lth_status st = LTH_OK;
+  int changed = 0;
+  for (int k = 0; k < 3 && st == LTH_OK; k++) {
+    if (use[k]) {
+      const lth_source *was = use[k];
+      st = lth_source_rebind(was, map, ctx, &use[k], &own[k], err);
+      changed = changed || (st == LTH_OK && use[k] != was);
+    }
+  }
+  if (st != LTH_OK || !changed) {
+    for (int k = 0; k < 3; k++) {
+      lth_source_free(own[k]);
+    }
+    return st;
+  }
+  *out = subst_new(use[0], use[1], use[2], own[0], own[1], own[2], err);
+  return *out ? LTH_OK : LTH_ENOMEM;
+}
+
+/* Does y_j (its reach: the unknowns y depends on) touch the columns? */
+static int reaches(const lth_model *m, int j, int part, int c0, int nc) {
+  if (part == LTH_MODEL_F) {
+    return 1; /* f_K: any y may carry it */
+  }
+  for (int k = m->rstart[j]; k < m->rstart[j + 1]; k++) {
+    int c = m->iperm[m->reach[k]] - c0;
+    if (c >= 0 && c < nc) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+lth_status lth_model_subst_block(const lth_model *m, int part, int r0, int nr, int c0, int nc,
+                                 lth_source **out, lth_error *err) {
+  lth_source *B = NULL, *Ay = NULL, *X = NULL;
+  lth_status st = lth_model_block_source(m, part, r0, nr, c0, nc, &B, err);
+  *out = B;
+  int touch = 0; /* a y of these rows depends on the columns (structurally) */
+  for (int k = 0; st == LTH_OK && m->ny > 0 && k < nr && !touch; k++) {
+    int q = m->eqperm[r0 + k];
+    for (int j = m->estart[q]; j < m->estart[q + 1] && !touch; j++) {
+      const lth_mentry *e = &m->ent[m->eidx[j]];
+      touch = e->nz && e->part == LTH_MODEL_A && m->ypos[e->var] >= 0 &&
+              reaches(m, m->ypos[e->var], part, c0, nc);
+    }
+  }
+  if (st != LTH_OK || !touch) {
+    return st;
+  }
+  st = lth_model_block_source(m, LTH_MODEL_A, r0, nr, m->s, m->ny, &Ay, err);
+  if (st == LTH_OK) {
+    st = lth_model_block_source(m, part, m->s, m->ny, c0, nc, &X, err);
+  }
+  if (st != LTH_OK || !Ay || !X) {
+    lth_source_free(Ay);
+    lth_source_free(X);
+    return st;
+  }
+  lth_source *W = lth_source_solve(m->K, X, m->kscale, 0.0, m->klabel, err);
+  *out = W ? subst_new(B, Ay, W, B, Ay, W, err) : NULL;
+  if (!W) {
+    lth_source_free(B);
+    lth_source_free(Ay);
+  }
+  return *out ? LTH_OK : LTH_ENOMEM;
+}
+
+/* ---- the values of y for the outputs ---- */
+
+struct lth_model_values {
+  const lth_model *m;
+  lth_source *Wz, *Wf; /* K^{-1} L (ny x s), K^{-1} f_K (ny x 1); each may be NULL */
+  double *jz, *jf, *work;
+};
+
+lth_model_values *lth_model_values_alloc(const lth_model *m, lth_error *err) {
+  if (!m->analyzed) {
+    lth_error_set(err, LTH_EINVAL, "lth_model_values_alloc: the model is not analysed");
+    return NULL;
+  }
+  lth_model_values *w = calloc(1, sizeof *w);
+  if (!w) {
+    lth_error_set(err, LTH_ENOMEM, "out of memory");
+    return NULL;
+  }
+  w->m = m;
+  int ny = m->ny, s = m->s;
+  lth_source *L = NULL, *F = NULL;
+  lth_status st = LTH_OK;
+  if (ny > 0) {
+    st = lth_model_block_source(m, LTH_MODEL_A, s, ny, 0, s, &L, err);
+    if (st == LTH_OK) {
+      st = lth_model_block_source(m, LTH_MODEL_F, s, ny, 0, 1, &F, err);
+    }
+    if (st == LTH_OK && L) { /* the solves own L and F, also on failure */
+      st = (w->Wz = lth_source_solve(m->K, L, m->kscale, 0.0, m->klabel, err)) ? st : LTH_ENOMEM;
+      L = NULL;
+    }
+    if (st == LTH_OK && F) {
+      st = (w->Wf = lth_source_solve(m->K, F, m->kscale, 0.0, m->klabel, err)) ? st : LTH_ENOMEM;
+      F = NULL;
+    }
+  }
+  size_t wz = w->Wz ? lth_source_work_size(w->Wz, 0) : 0,
+         wf = w->Wf ? lth_source_work_size(w->Wf, 0) : 0;
+  w->jz = malloc(((size_t)ny * (size_t)s + 1) * sizeof *w->jz);
+  w->jf = malloc(((size_t)ny + 1) * sizeof *w->jf);
+  w->work = malloc(((wz > wf ? wz : wf) + 1) * sizeof *w->work);
+  if (st == LTH_OK && (!w->jz || !w->jf || !w->work)) {
+    st = lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  lth_source_free(L);
+  lth_source_free(F);
+  if (st != LTH_OK) {
+    lth_model_values_free(w);
+    return NULL;
+  }
+  return w;
+}
+
+void lth_model_values_free(lth_model_values *w) {
+  if (w) {
+    lth_source_free(w->Wz);
+    lth_source_free(w->Wf);
+    free(w->jz);
+    free(w->jf);
+    free(w->work);
+    free(w);
+  }
+}
+
+/* K^{-1} L and K^{-1} f_K at t into jz, jf (zero where absent). */
+static lth_status fill_at(lth_model_values *w, double t, lth_error *err) {
+  int ny = w->m->ny, s = w->m->s;
+  lth_jet Jz = lth_jet_wrap(w->jz, ny, s, ny > 0 ? ny : 1, (size_t)ny * (size_t)s, 0);
+  lth_jet Jf = lth_jet_wrap(w->jf, ny, 1, ny > 0 ? ny : 1, (size_t)ny, 0);
+  lth_status st = LTH_OK;
+  if (w->Wz) {
+    st = lth_source_fill(w->Wz, t, 0, &Jz, w->work, err);
+  } else {
+    lth_jet_set_zero(&Jz, 0);
+  }
+  if (st == LTH_OK && w->Wf) {
+    st = lth_source_fill(w->Wf, t, 0, &Jf, w->work, err);
+  } else if (st == LTH_OK) {
+    lth_jet_set_zero(&Jf, 0);
+  }
+  if (st != LTH_OK) {
+    lth_model_k_message(err);
+  }
+  return st;
+}
+
+lth_status lth_model_values_map(lth_model_values *w, double t, double *Y, int ldy, double *y0,
+                                lth_error *err) {
+  int ny = w->m->ny, s = w->m->s;
+  lth_status st = ny > 0 ? fill_at(w, t, err) : LTH_OK;
+  for (int j = 0; st == LTH_OK && j < ny; j++) {
+    for (int k = 0; Y && k < s; k++) {
+      Y[j + (size_t)k * ldy] = -w->jz[j + (size_t)k * ny];
+    }
+    if (y0) {
+      y0[j] = -w->jf[j];
+    }
+  }
+  return st;
+}
+
+lth_status lth_model_values_at(lth_model_values *w, double t, const double *z, const double *ez,
+                               double *user, double *euser, lth_error *err) {
+  const lth_model *m = w->m;
+  int ny = m->ny, s = m->s;
+  lth_status st = ny > 0 ? fill_at(w, t, err) : LTH_OK;
+  if (st != LTH_OK) {
+    return st;
+  }
+  for (int k = 0; k < s; k++) {
+    user[m->perm[k]] = z[k];
+    if (euser) {
+      euser[m->perm[k]] = ez ? ez[k] : 0.0;
+    }
+  }
+  for (int j = 0; j < ny; j++) { /* y = -K^{-1}(L z + f_K), linear in z: error -K^{-1} L ez */
+    double y = -w->jf[j], e = 0.0;
+    for (int k = 0; k < s; k++) {
+      double c = w->jz[j + (size_t)k * ny];
+      y -= c * z[k];
+      e -= ez ? c * ez[k] : 0.0;
+    }
+    if (!isfinite(y)) {
+      return lth_error_set_t(err, LTH_ENOTFINITE, t,
+                             "the index-1 unknown %s is not finite at t = %.10g",
+                             m->names[m->perm[s + j]], t);
+    }
+    user[m->perm[s + j]] = y;
+    if (euser) {
+      euser[m->perm[s + j]] = e;
+    }
+  }
+  return LTH_OK;
+}
