@@ -29,6 +29,12 @@ static void tiny_gemm(int ta, int tb, int M, int N, int Kd, double alpha, const 
   }
 }
 
+/* On a cache-line boundary: the products of small chains spend half their
+ * time in this function's loops, whose speed otherwise changes with where
+ * the linker happens to place it (docs/performance.md, "Code placement"). */
+#if defined(__GNUC__)
+__attribute__((aligned(64)))
+#endif
 void lth_small_gemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int M, int N, int Kd,
                     double alpha, const double *a, int lda, const double *b, int ldb, double beta,
                     double *c, int ldc) {
