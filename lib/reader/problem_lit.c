@@ -205,9 +205,11 @@ static lth_status r_postfix(lth_gparser *g, lth_gval *slot) {
                "a quote after a named function: the transpose of a scalar changes nothing; "
                "lth differentiates a coefficient inside a product, (k(t)*x)' = k(t)*x' + "
                "(dk/dt)*x, or define dk/dt as a named function of its own");
-    } else if (v.rows == 1 && v.cols == 1 && v.ext && v.ext[0] && at(p, b) == '\'') {
-      /* (sin(t))' would be a transpose, which changes nothing, where a reader
-       * of the equations sees cos(t): refused rather than read either way */
+    } else if (p->o->lookup_var && v.rows == 1 && v.cols == 1 && v.ext && v.ext[0] &&
+               at(p, b) == '\'') {
+      /* in an equation (sin(t))' would be a transpose, which changes nothing,
+       * where its reader sees cos(t): refused rather than read either way (the
+       * block form keeps MATLAB's transpose, as the format defines it) */
       st = ERR(p, b,
                "a quote after a coefficient that depends on t: the transpose of a scalar "
                "changes nothing, and lth does not read it as d/dt; write the derivative "
