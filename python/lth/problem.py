@@ -42,9 +42,9 @@ class Problem:
     file may have unknowns y that equations without derivatives fix,
     0 = K(t) y + L(t) z + f(t); lth eliminates them, y = -K^{-1}(L z + f),
     and the system holds z alone (``s`` numbers).  Every result still has
-    every unknown, y computed from z as the tools do (``nvars`` = s + the
-    number of index-1 unknowns numbers, in the order of ``variables``), and
-    a z0 or guess gives them too.  ``index1`` names them (the tools' JSON
+    every unknown, y computed from z as the tools do (``nvars`` numbers: s
+    plus one per index-1 unknown, in the order of ``variables``), and a z0
+    or guess gives them too.  ``index1`` names them (the tools' JSON
     ``index1``); ``z_components`` names z's unknowns in the user's order,
     the rows of ``Bhat``, ``q`` and ``G`` of a decomposition (Clark's
     decomposition is of z's system).
