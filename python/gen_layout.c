@@ -330,6 +330,19 @@ static void functions(void) {
   FN(lth_problem_perm, const int *(*)(const lth_problem *), "ptr", "ptr");
   FN(lth_problem_nvars, int (*)(const lth_problem *), "int", "ptr");
   FN(lth_name_find, int (*)(const char *const *, int, const char *), "int", "ptr,int,char*");
+  FN(lth_problem_model, const lth_model *(*)(const lth_problem *), "ptr", "ptr");
+  /* model.h: the index-1 unknowns of an equation-form file (docs/equations.md section 10) */
+  FN(lth_model_index1_count, int (*)(const lth_model *), "int", "ptr");
+  FN(lth_model_values_alloc, lth_model_values * (*)(const lth_model *, lth_error *), "ptr",
+     "ptr,ptr");
+  FN(lth_model_values_free, void (*)(lth_model_values *), "void", "ptr");
+  FN(lth_model_values_at,
+     lth_status(*)(lth_model_values *, double, const double *, const double *, double *, double *,
+                   lth_error *),
+     "int", "ptr,double,ptr,ptr,ptr,ptr,ptr");
+  FN(lth_model_values_map,
+     lth_status(*)(lth_model_values *, double, double *, int, double *, lth_error *), "int",
+     "ptr,double,ptr,int,ptr,ptr");
   /* system.h */
   FN(lth_system_alloc, lth_system * (*)(int, const int *, lth_error *), "ptr", "int,ptr,ptr");
   FN(lth_system_free, void (*)(lth_system *), "void", "ptr");

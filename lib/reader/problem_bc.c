@@ -434,5 +434,7 @@ lth_status lth_pp_bc_finish(lth_pp *P, const lth_model *m) {
   free(B0u);
   free(B1u);
   free(beta);
-  return st;
+  /* the index-1 unknowns' columns are folded into z's, as for bc matrices */
+  int sz = lth_model_size(m);
+  return st == LTH_OK && sz < s ? lth_pp_fold_index1(P, m, p, sz) : st;
 }

@@ -63,7 +63,13 @@ class Decomposition:
     as ``Solution.z``), so z = G v + q holds with ``lth.solve``'s z and v.
     For a block-form file that is Clark's order (w_1, ..., w_{r-1}, u); for
     an equation-form file the rows are permuted (``lth-decompose`` JSON keeps
-    the chain order; ``variable_index`` maps, as in ``lth.Problem``).
+    the chain order; ``variable_index`` maps chain position i to its row).
+
+    The decomposition is of z's system: an equation-form file's index-1
+    unknowns (docs/equations.md section 10), named by ``index1``, have no
+    rows (they follow from z, y = -K^{-1}(L z + f)); ``components`` is then
+    ``Problem.z_components``, the solution's columns without them, as the
+    tools' decomposition.
     """
 
     t: np.ndarray
@@ -90,6 +96,7 @@ class Decomposition:
     chain_components: list = field(default_factory=list)
     variable_index: Optional[np.ndarray] = None
     error_estimate: Optional[dict] = None
+    index1: list = field(default_factory=list)
 
     @property
     def cond_pi_max(self):
@@ -221,16 +228,17 @@ def decompose(problem, times=None, *, grid=None, order=0, check=False, check_tol
     smp = sampling.report(pb, ts, pb.index - 1 + out_order) if pb._sampled else []
     errest = sampling.output_errors(pb, ts, cond_max)
     val, der = dict(col.val), dict(col.der)
-    for name in ("Bhat", "q", "G"):  # rows: z's components, in the user's order
+    for name in ("Bhat", "q", "G"):  # rows: z's unknowns, in the user's order
         val[name] = pb.to_user(val[name], axis=1)
         der[name] = pb.to_user(der[name], axis=2)
     return Decomposition(
         t=ts, cond_pi=col.cond_pi, cond_chain=col.cond_chain, pi_sign=col.pi_sign,
         P=val["P"], Ahat=val["Ahat"], g=val["g"], Bhat=val["Bhat"], q=val["q"], G=val["G"],
         index=pb.index, blocks=pb.blocks, p=pb.p, s=pb.s, m=pb.m, kind=pb.kind,
-        components=list(pb.components), derivatives=der if order > 0 else None, check=rep,
+        components=list(pb.z_components), derivatives=der if order > 0 else None, check=rep,
         sampling=smp, state_components=list(pb.state_components),
-        chain_components=list(pb.chain_components), variable_index=pb.variable_index.copy(),
+        chain_components=list(pb.chain_components[:pb.s]),
+        variable_index=pb._z_variable_index.copy(), index1=list(pb.index1),
         error_estimate=errest)
 
 

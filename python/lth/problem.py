@@ -31,13 +31,23 @@ class Problem:
     its own order instead (``variables``, each velocity x' right after its x),
     and lth finds the chain itself, so the two orders differ.  Python speaks
     the user's order, as the data file and the tools' --z0, --guess, --fix
-    and tables do: every vector of s numbers it takes or returns (``z0``,
-    ``guess``, the columns of ``bc`` and ``M0``, ``Solution.z``, the rows of
-    ``Bhat``, ``q`` and ``G``) is in the order of ``variables``.  Only
-    vectors of the reduced ODE's state v (m numbers: ``Solution.v``, ``P``,
-    ``Ahat``, ``g``, the columns of ``Bhat`` and ``G``) are in the chain
-    order; ``state_components`` names them.  For block-form (``problem
-    dae``) and LQR problems both orders agree.
+    and tables do: every vector of the unknowns it takes or returns (``z0``,
+    ``guess``, the columns of ``bc`` and ``M0``, ``Solution.z``) is in the
+    order of ``variables``.  Only vectors of the reduced ODE's state v (m
+    numbers: ``Solution.v``, ``P``, ``Ahat``, ``g``, the columns of ``Bhat``
+    and ``G``) are in the chain order; ``state_components`` names them.  For
+    block-form (``problem dae``) and LQR problems both orders agree.
+
+    **Index-1 unknowns** (docs/equations.md section 10).  An equation-form
+    file may have unknowns y that equations without derivatives fix,
+    0 = K(t) y + L(t) z + f(t); lth eliminates them, y = -K^{-1}(L z + f),
+    and the system holds z alone (``s`` numbers).  Every result still has
+    every unknown, y computed from z as the tools do (``nvars`` numbers: s
+    plus one per index-1 unknown, in the order of ``variables``), and a z0
+    or guess gives them too.  ``index1`` names them (the tools' JSON
+    ``index1``); ``z_components`` names z's unknowns in the user's order,
+    the rows of ``Bhat``, ``q`` and ``G`` of a decomposition (Clark's
+    decomposition is of z's system).
 
     Attributes: ``kind`` ("dae" or "lqr"), ``form`` ("blocks" or
     "equations"), ``name`` (file name or label), ``blocks`` (n_1..n_r),
@@ -45,27 +55,31 @@ class Problem:
     ``grid`` (NumPy array), ``z0`` (array or None), ``bc`` ((B0, B1, beta) or
     None), ``sampling_order``;
 
-    ``variables``: the names of z's components in the user's order: the
+    ``variables``: the names of the unknowns in the user's order: the
     file's unknowns for an equation-form file ("x1", "x1'", ..., "lambda"),
     else the block names "z_1[1]", ..., "u[1]" (for LQR problems those of the
     optimality DAE); ``components`` is the same list (the columns of every
     result); ``full_components``: with the chain position, "z[6] (x1)", as
-    the tools' reports;
+    the tools' reports; ``nvars`` their number (s, plus the index-1
+    unknowns); ``index1`` and ``z_components`` as above;
 
-    ``chain_components``: the names in the chain order (the tools' JSON
-    "components"); ``state_components``: its first m (the entries of v);
-    ``variable_index[i]``: the index in ``variables`` of chain position i
-    (0-based; the JSON's "variable_index" minus 1); ``chain_position[k]``:
-    the chain position of ``variables[k]``; ``to_chain(x)`` and
-    ``to_user(x)`` reorder vectors (or an axis) between the two orders;
+    ``chain_components``: the names in the chain order, z's s then the
+    index-1 unknowns (the tools' JSON "components"); ``state_components``:
+    its first m (the entries of v); ``variable_index[i]``: the index in
+    ``variables`` of chain position i (0-based; the JSON's "variable_index"
+    minus 1); ``chain_position[k]``: the chain position of
+    ``variables[k]``; ``to_chain(x)`` and ``to_user(x)`` reorder vectors
+    (or an axis) between the two orders: nvars numbers (every unknown), or
+    s numbers (z's unknowns: ``z_components`` and the chain's first s);
 
     and for LQR problems ``nx``, ``nu``, ``x0``, ``C``.
     """
 
     def __init__(self, system, kind, name, interval, grid, z0=None, bc=None, sampling_order=0,
                  lqr_spec=None, sampled=(), finalizer=None, keep=(), source_text=None,
-                 names=None):
+                 names=None, model=None):
         self._sys = system
+        self._model = model  # the lth_model of an equation-form file (index-1 values)
         self.kind = kind
         self.name = name
         self.interval = (float(interval[0]), float(interval[1]))
@@ -93,7 +107,8 @@ class Problem:
             self.C = _lib.doubles(spec.C, self.nx * self.nx).reshape(self.nx, self.nx, order="F")
 
     def _set_names(self, system, names):
-        """names: None (block form), or (names in the chain order, variable_index)."""
+        """names: None (block form), or (names in the chain order, variable_index),
+        every unknown: z's s, then the index-1 unknowns."""
         if names is None:
             full = [_component_name(system, i) for i in range(self.s)]
             self.form = "blocks"
@@ -105,18 +120,38 @@ class Problem:
             self.variable_index = np.array(names[1], dtype=int)
             full = ["z[%d] (%s)" % (i + 1, n) for i, n in enumerate(self.chain_components)]
         self.chain_position = np.argsort(self.variable_index)
+        self.nvars = len(self.chain_components)
         self.variables = [self.chain_components[i] for i in self.chain_position]
         self.components = list(self.variables)
         self.full_components = [full[i] for i in self.chain_position]
         self.state_components = self.chain_components[:self.m]
+        self.index1 = self.chain_components[self.s:]
+        # z alone (s numbers): the user's order restricted to z's unknowns
+        zuser = np.sort(self.variable_index[:self.s])
+        self._z_variable_index = np.searchsorted(zuser, self.variable_index[:self.s])
+        self._z_chain_position = np.argsort(self._z_variable_index)
+        self.z_components = [self.variables[k] for k in zuser]
+
+    def _order(self, x, axis, to_chain):
+        x = np.asarray(x, dtype=float)
+        n = x.shape[axis] if x.ndim else 0
+        if n == self.nvars:
+            idx = self.variable_index if to_chain else self.chain_position
+        elif n == self.s:
+            idx = self._z_variable_index if to_chain else self._z_chain_position
+        else:
+            raise UsageError("a vector of %s has %d numbers along axis %d, not nvars = %d "
+                             "(every unknown) or s = %d (z's)"
+                             % (self.name, n, axis, self.nvars, self.s))
+        return np.take(x, idx, axis=axis)
 
     def to_chain(self, x, axis=-1):
-        """x (s numbers along `axis`) from the user's order to the chain order."""
-        return np.take(np.asarray(x, dtype=float), self.variable_index, axis=axis)
+        """x (nvars or s numbers along `axis`) from the user's order to the chain order."""
+        return self._order(x, axis, True)
 
     def to_user(self, x, axis=-1):
-        """x (s numbers along `axis`) from the chain order to the user's order."""
-        return np.take(np.asarray(x, dtype=float), self.chain_position, axis=axis)
+        """x (nvars or s numbers along `axis`) from the chain order to the user's order."""
+        return self._order(x, axis, False)
 
     def close(self):
         """Release the C objects now (also done when the object is collected)."""
@@ -157,6 +192,70 @@ class Problem:
         raise UsageError("a component is an index or a name, not %r" % (key,))
 
 
+class Index1Values:
+    """The index-1 unknowns y = -K^{-1}(L z + f) of an equation-form problem
+    (lth_model_values_at / _map, docs/equations.md section 10), as the tools
+    compute them for their outputs.  A handle (its own workspace) per
+    computation: ``with Index1Values(pb) as w: ...``.  Without index-1
+    unknowns it only reorders."""
+
+    def __init__(self, pb):
+        self.pb = pb
+        self.ptr = ctypes.c_void_p()
+        self.ny = pb.nvars - pb.s
+        if self.ny > 0:
+            pb._system()  # not closed: the model lives in the problem's handle
+            err = _lib.new_error()
+            self.ptr.value = _lib.check_ptr(LIB.lth_model_values_alloc(pb._model,
+                                                                      ctypes.byref(err)), err)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.ptr.value:
+            LIB.lth_model_values_free(self.ptr)
+            self.ptr = ctypes.c_void_p()
+
+    def rows(self, times, zc, ezc=None):
+        """Rows of z (s numbers each, the chain order) at `times` -> rows of
+        every unknown (nvars, the user's order), and of their errors when z's
+        errors `ezc` are given (y's: -K^{-1} L ez); None for no ezc."""
+        pb = self.pb
+        zc = np.asarray(zc, dtype=float).reshape(len(times), pb.s)
+        if ezc is not None:
+            ezc = np.asarray(ezc, dtype=float).reshape(len(times), pb.s)
+        if self.ny == 0:
+            return pb.to_user(zc), None if ezc is None else pb.to_user(ezc)
+        out = np.zeros((len(times), pb.nvars))
+        eout = None if ezc is None else np.zeros((len(times), pb.nvars))
+        err = _lib.new_error()
+        for k, t in enumerate(times):
+            z = np.ascontiguousarray(zc[k])
+            ez = None if ezc is None else np.ascontiguousarray(ezc[k])
+            user = np.zeros(pb.nvars)
+            euser = None if ezc is None else np.zeros(pb.nvars)
+            _lib.check(LIB.lth_model_values_at(
+                self.ptr, float(t), z.ctypes.data, None if ez is None else ez.ctypes.data,
+                user.ctypes.data, None if euser is None else euser.ctypes.data,
+                ctypes.byref(err)), err)
+            out[k] = user
+            if eout is not None:
+                eout[k] = euser
+        return out, eout
+
+    def map(self, t):
+        """(Y, y0) at t: y = Y z + y0, Y (ny x s; z in the chain order), y
+        in the chain order (``pb.index1``)."""
+        Y = np.zeros((self.ny, self.pb.s), order="F")
+        y0 = np.zeros(self.ny)
+        if self.ny > 0:
+            err = _lib.new_error()
+            _lib.check(LIB.lth_model_values_map(self.ptr, float(t), Y.ctypes.data, self.ny,
+                                                y0.ctypes.data, ctypes.byref(err)), err)
+        return Y, y0
+
+
 def find_name(names, key):
     """The index of ``key`` in the list ``names``, -1 if none; a derivative
     x' may be spelled "d.x" or "x_dot" (lth_name_find: the names themselves
@@ -186,19 +285,17 @@ def _free_problem(handle):
 
 
 def _user_names(handle, s):
-    """(names in the chain order, variable_index) of an equation-form file, else None."""
+    """(names in the chain order, variable_index) of an equation-form file, else None:
+    every unknown, z's s positions then the index-1 unknowns (positions s.. of
+    perm, docs/equations.md section 10), as the tools' JSON components."""
     if LIB.lth_problem_get_form(handle) != _FORM_EQUATIONS:
         return None
     perm = ctypes.cast(LIB.lth_problem_perm(handle), ctypes.POINTER(ctypes.c_int))
-    if not perm or LIB.lth_problem_nvars(handle) < s:
+    nvars = LIB.lth_problem_nvars(handle)
+    if not perm or nvars < s:
         return None
-    # positions s.. of perm are index-1 unknowns, which the system does not hold
-    # (docs/equations.md section 10): Python's results cover z, the user's order
-    # restricted to its unknowns
-    users = [int(perm[i]) for i in range(s)]  # the user's unknown at chain position i
-    rank = {u: k for k, u in enumerate(sorted(users))}
-    return ([LIB.lth_problem_var_name(handle, k).decode() for k in users],
-            [rank[u] for u in users])
+    users = [int(perm[i]) for i in range(nvars)]  # the user's unknown at chain position i
+    return ([LIB.lth_problem_var_name(handle, k).decode() for k in users], users)
 
 
 def _from_handle(handle, name, source_text=None):
@@ -212,17 +309,24 @@ def _from_handle(handle, name, source_text=None):
     grid = _lib.doubles(gp.value, n)
     s = LIB.lth_system_size(system)
     names = _user_names(handle, s)
-    # the library holds z0 and bc in the chain order; Python gives them in the user's
-    user = np.argsort(names[1]) if names else np.arange(s)
+    # the library holds z0 (every unknown: z, then the index-1 ones) and bc (z's
+    # columns: those of the index-1 unknowns are folded in) in the chain order;
+    # Python gives them in the user's
+    where = np.array(names[1] if names else range(s), dtype=int)  # chain -> user
+    nvars = len(where)
     zp = ctypes.c_void_p()
-    z0 = _lib.doubles(zp.value, s)[user] if LIB.lth_problem_z0(handle, ctypes.byref(zp)) else None
+    z0 = None
+    if LIB.lth_problem_z0(handle, ctypes.byref(zp)):
+        z0 = np.empty(nvars)
+        z0[where] = _lib.doubles(zp.value, nvars)
     b0, b1, beta = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
     rows = LIB.lth_problem_bc(handle, ctypes.byref(b0), ctypes.byref(b1), ctypes.byref(beta))
     bc = None
     if rows > 0:
-        bc = (_lib.doubles(b0.value, rows * s).reshape(rows, s, order="F")[:, user],
-              _lib.doubles(b1.value, rows * s).reshape(rows, s, order="F")[:, user],
-              _lib.doubles(beta.value, rows))
+        bc = [np.zeros((rows, nvars)), np.zeros((rows, nvars)), _lib.doubles(beta.value, rows)]
+        for B, ptr in zip(bc, (b0, b1)):
+            B[:, where[:s]] = _lib.doubles(ptr.value, rows * s).reshape(rows, s, order="F")
+        bc = tuple(bc)
     sampled = []
     for k in range(LIB.lth_problem_sampled_count(handle)):
         label = ctypes.c_char_p()
@@ -234,7 +338,8 @@ def _from_handle(handle, name, source_text=None):
         spec = ctypes.cast(LIB.lth_problem_lqr(handle), ctypes.POINTER(S["lth_lqr_spec"]))
     pb = Problem(system, kind, name, (t0.value, t1.value), grid, z0, bc,
                  LIB.lth_problem_sampling_order(handle), spec, sampled, None,
-                 source_text=source_text, names=names)
+                 source_text=source_text, names=names,
+                 model=LIB.lth_problem_model(handle) if names else None)
     pb._handle = handle
     pb._finalizer = weakref.finalize(pb, _free_problem, handle)
     return pb

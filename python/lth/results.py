@@ -5,8 +5,10 @@ Plain dataclasses of NumPy arrays and numbers; trajectories have time as the
 first axis (``z[k]`` is z at ``times[k]``), and ``components`` names the
 columns in the user's order (``Problem.variables``: "x1", "x1'", ... for an
 equation-form file, "z_1[1]", ..., "u[1]" for a block-form one), the order
-of the tools' text and CSV tables.  (The tools' JSON keeps z in the chain
-order; ``Problem.to_chain`` converts.)  A quantity that was not computed is
+of the tools' text and CSV tables, every unknown: an equation-form file's
+index-1 unknowns too (docs/equations.md section 10).  (The tools' JSON
+keeps z in the chain order, the index-1 unknowns after z's s entries;
+``Problem.to_chain`` converts.)  A quantity that was not computed is
 None (the tools leave such keys out of their JSON).
 """
 
@@ -39,9 +41,12 @@ class InitialValue:
     ``z0`` is consistent at ``t`` (||M0 z0 - b0|| = ``residual`` <=
     ``tolerance``); ``guess`` is what it was computed from (``guess_source``
     says where that came from), ``change`` = ||z0 - guess||, ``changed`` the
-    0-based indices of the components that moved.  ``M0`` ((s-p) x s, rows
-    orthonormal) and ``b0`` are the consistency conditions M0 z0 = b0 of
-    Clark's section 4.1; ``method`` is "project", "nearest" or "fix".
+    0-based indices of the components that moved (index-1 unknowns too,
+    whose values follow from the others: the JSON's ``changed`` lists z's
+    only).  ``M0`` ((s-p) x nvars, rows orthonormal) and ``b0`` are the
+    consistency conditions M0 z0 = b0 of Clark's section 4.1, on z: the
+    columns of index-1 unknowns are 0 (y = -K^{-1}(L z + f) fixes them);
+    ``method`` is "project", "nearest" or "fix".
     Vectors, M0's columns and the indices are in the user's order
     (``components``); ``fixed`` maps names to the prescribed values;
     ``sampling_error`` (sampled data only) the estimated error of z0 that
@@ -72,26 +77,30 @@ class InitialValue:
 class Solution(_ByName):
     """An initial-value solution (``lth-solve``).
 
-    ``z`` (n, s) at ``times`` (the order asked for; columns in the user's
-    order, named by ``components``), ``v`` (n, m) the state part (in the
+    ``z`` (n, nvars) at ``times`` (the order asked for; columns in the
+    user's order, named by ``components``), ``v`` (n, m) the state part (in the
     chain order, named by ``state_components``),
     ``drift`` = max ||P v|| (0 in exact arithmetic) and ``drift_rel``;
     ``output_gain`` = max ||Nhat + Bhat||: z's errors can be up to this many
     times the state's;
-    ``z0_used`` the initial value used (``projected``: replaced by Corollary
-    3's projection of ``z0_given``, moved by ``z0_change``, most in component
-    ``z0_worst``, a 0-based index into ``components``); ``gamma`` the drift
+    ``z0_used`` the initial value used, every unknown (``projected``:
+    replaced by Corollary 3's projection of ``z0_given``, moved by
+    ``z0_change`` in z, most in component ``z0_worst``, a 0-based index into
+    ``components``); ``gamma`` the drift
     damping rate; ``stats`` the integrator's counts and times;
     ``sampling_error`` (sampled data only) the estimated error of z that the
     samples' fits cause, which no ``rtol`` makes smaller.
 
     The global error estimate (``error_estimate=True``, the default;
-    docs/user-guide.md section 6.6): ``z_error`` (n, s) the estimated error
-    of ``z`` (columns as ``z``), the difference from a second solve
+    docs/user-guide.md section 6.6): ``z_error`` (n, nvars) the estimated
+    error of ``z`` (columns as ``z``; an index-1 unknown's is -K^{-1} L
+    times z's, y being linear in z), the difference from a second solve
     (``error_method`` at ``error_rtol``, ``error_atol``); ``error_estimate``
-    its largest entry; ``error_tol`` the largest in units of the tolerance
-    (atol + rtol times the component's largest size; above 1 the solve missed
-    rtol/atol), in component ``error_worst`` at time ``t_error_worst``.  None
+    its largest entry in z's s unknowns (the tools' number: an index-1
+    unknown's entry may be larger); ``error_tol`` the largest in units of
+    the tolerance (atol + rtol times the component's largest size; above 1
+    the solve missed rtol/atol), in component ``error_worst`` at time
+    ``t_error_worst``, over z's unknowns too.  None
     when not estimated; ``error_failed`` says why when the second solve
     failed."""
 
@@ -133,8 +142,8 @@ class Solution(_ByName):
 class BVPSolution(_ByName):
     """A boundary-value solution (``lth-bvp``).
 
-    ``z`` (n, s) at ``times`` (columns in the user's order, named by
-    ``components``); ``cond_shooting`` the condition estimate of the
+    ``z`` (n, nvars) at ``times`` (columns in the user's order, named by
+    ``components``, every unknown); ``cond_shooting`` the condition estimate of the
     shooting matrix (or of the banded system for ``multiple``/``fd``),
     ``bc_residual`` = ||B0 z(t0) + B1 z(t1) - beta||, ``cond_bvp`` the
     conditioning constant of the BVP itself and ``error_estimate`` an estimate

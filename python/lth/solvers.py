@@ -13,7 +13,7 @@ import numpy as np
 from . import _lib, errors, sampling
 from ._layout import DEFAULT_ATOL, DEFAULT_COLLOC_TOL, DEFAULT_COND_MAX, DEFAULT_RTOL
 from ._lib import LIB, S
-from .problem import as_problem, floats, number, select_times, vector
+from .problem import Index1Values, as_problem, floats, number, select_times, vector
 from .results import BVPSolution, InitialValue, LQRSolution, Solution
 
 _ref = ctypes.byref
@@ -49,19 +49,23 @@ class _Owned:
 def ic(problem, at=None, guess=None, *, method="project", fix=None, cond_max=DEFAULT_COND_MAX):
     """A consistent initial value at time `at` (default t0), as ``lth-ic``.
 
-    From `guess` (s numbers in the order of ``problem.variables``, as the
-    data file's z0 and ``lth-ic --guess``; default: the problem's z0, else
-    zeros) by Clark's Corollary 3 (``method="project"``, oblique projection),
-    the nearest consistent value in the 2-norm (``"nearest"``), or with
-    prescribed components ``fix={component: value}`` (a component by name,
-    e.g. "x1", or by 0-based index in that order; the rest fitted to the
-    guess).  Raises :class:`lth.InconsistentError` when the prescriptions
-    conflict, and :class:`lth.NotFiniteError` (as the tool) when a reported
-    number would not be finite.  Returns an :class:`InitialValue`, its
-    vectors (z0, guess, the columns of M0) in the user's order too.
+    From `guess` (a value for every unknown, in the order of
+    ``problem.variables``, as the data file's z0 and ``lth-ic --guess``;
+    default: the problem's z0, else zeros) by Clark's Corollary 3
+    (``method="project"``, oblique projection), the nearest consistent value
+    in the 2-norm (``"nearest"``), or with prescribed components
+    ``fix={component: value}`` (a component by name, e.g. "x1", or by
+    0-based index in that order; the rest fitted to the guess).  The
+    index-1 unknowns of an equation-form file (docs/equations.md section
+    10) follow from the others, y = -K^{-1}(L z + f): the guess's values for
+    them are not used, and fixing one is a :class:`lth.UsageError`.  Raises
+    :class:`lth.InconsistentError` when the prescriptions conflict, and
+    :class:`lth.NotFiniteError` (as the tool) when a reported number would
+    not be finite.  Returns an :class:`InitialValue`, its vectors (z0,
+    guess, the columns of M0) in the user's order too.
     """
     pb = as_problem(problem)
-    s = pb.s
+    s, nvars = pb.s, pb.nvars
     t = pb.interval[0] if at is None else _in_interval(pb, at, "at")
     cond_max = number(cond_max, "cond_max", 1, 1e300)
     if method not in ("project", "nearest", "fix"):
@@ -74,11 +78,11 @@ def ic(problem, at=None, guess=None, *, method="project", fix=None, cond_max=DEF
     if method == "fix" and not fix:
         raise errors.UsageError("method='fix' needs fix={component: value, ...}")
     if guess is not None:
-        g, source = vector(guess, s, "guess"), "guess"
+        g, source = vector(guess, nvars, "guess"), "guess"
     elif pb.z0 is not None:
         g, source = pb.z0.copy(), "the file's z0"
     else:
-        g, source = np.zeros(s), "zeros (no guess, no z0 in the file)"
+        g, source = np.zeros(nvars), "zeros (no guess, no z0 in the file)"
     fixed = {}  # user index -> value
     if method == "fix":
         items = fix.items() if hasattr(fix, "items") else fix
@@ -86,8 +90,12 @@ def ic(problem, at=None, guess=None, *, method="project", fix=None, cond_max=DEF
             i = pb.component_index(key)
             if i in fixed:
                 raise errors.UsageError("component %s is fixed twice" % pb.components[i])
+            if pb.chain_position[i] >= s:
+                raise errors.UsageError("fix: %s is an index-1 unknown, which the others fix "
+                                        "(y = -K^-1 (L z + f)); fix differential unknowns "
+                                        "instead" % pb.components[i])
             fixed[i] = number(val, "fixed value of %s" % pb.components[i])
-    gc = np.ascontiguousarray(pb.to_chain(g))  # the library's order
+    gc = np.ascontiguousarray(pb.to_chain(g)[:s])  # the library's order, z alone
     zc = np.zeros(s)
     err = _lib.new_error()
     idx = np.array([pb.chain_position[i] for i in fixed], dtype=np.intc)
@@ -124,6 +132,8 @@ def ic(problem, at=None, guess=None, *, method="project", fix=None, cond_max=DEF
                 raise errors.NotFiniteError("the consistent value z0 is not finite: %s = %g"
                                             % (pb.full_components[pb.variable_index[i]],
                                                zc[i]), t=t)
+        with Index1Values(pb) as w:  # the index-1 unknowns of z0 follow from z
+            z0 = w.rows([t], zc)[0][0]
         residual = LIB.lth_ic_residual(h.ptr, zc.ctypes.data)
         guess_residual = LIB.lth_ic_residual(h.ptr, gc.ctypes.data)
         tolerance = LIB.lth_ic_tolerance(h.ptr, zc.ctypes.data)
@@ -146,13 +156,15 @@ def ic(problem, at=None, guess=None, *, method="project", fix=None, cond_max=DEF
                     ("the chain condition cond_chain", cond_chain)):
         if not math.isfinite(x):
             raise errors.NotFiniteError("%s is not finite" % what, t=t)
-    z0 = pb.to_user(zc)
-    changed = np.array([k for k in range(s) if abs(z0[k] - g[k]) > tolerance], dtype=int)
+    # the index-1 unknowns count as changed when the guess's value was not theirs
+    changed = np.array([k for k in range(nvars) if abs(z0[k] - g[k]) > tolerance], dtype=int)
+    M0u = np.zeros((nc, nvars))  # the conditions are on z: y follows from it
+    M0u[:, pb.variable_index[:s]] = M0
     serr = sampling.solution_error(pb._system(), [t], zc.reshape(1, s), None, resolve)
     return InitialValue(t=t, z0=z0, residual=residual, method=method, guess=g,
                         guess_source=source, guess_residual=guess_residual,
                         change=change, changed=changed, tolerance=tolerance,
-                        cond_chain=cond_chain, M0=pb.to_user(M0), b0=b0, p=pb.p, s=s,
+                        cond_chain=cond_chain, M0=M0u, b0=b0, p=pb.p, s=s,
                         index=pb.index, components=list(pb.components),
                         fixed={pb.components[i]: v for i, v in fixed.items()} or None,
                         sampling_error=serr)
@@ -202,6 +214,28 @@ def _finite_rows(pb, z, times, what):
                                     t=float(times[k]))
 
 
+def _index1_consistent(pb, w, t, zx):
+    """The index-1 unknowns of a value given for every unknown (`zx`, the
+    chain order: z, then y) are those the others fix, y = Y z + y0, to a
+    relative 1e-10 of the size of what makes them, as lth-solve checks
+    (app_index1_consistent); else :class:`lth.InconsistentError` naming the
+    first that is not."""
+    if w.ny == 0:
+        return
+    Y, y0 = w.map(t)
+    s = pb.s
+    for j in range(w.ny):
+        y, size = y0[j], abs(y0[j])
+        for k in range(s):
+            y += Y[j, k] * zx[k]
+            size += abs(Y[j, k] * zx[k])
+        if not abs(zx[s + j] - y) <= 1e-10 * max(1.0, size):
+            raise errors.InconsistentError(
+                "z0 is not consistent: the index-1 unknown %s is %.17g, but the other unknowns "
+                "fix it to %.17g (y = -K^{-1}(L z + f), docs/equations.md section 10); give "
+                "that value, or project=True" % (pb.index1[j], zx[s + j], y), t=t)
+
+
 def _ivp_opts(o, rtol, atol, cond_max):
     o.rtol = number(rtol, "rtol", 1e-15, 1)
     o.atol = number(atol, "atol", 0, 1e300)
@@ -218,20 +252,19 @@ def _ivp_method(name):
     return k
 
 
-def _error_estimate(r, rank, srt, pb):
+def _error_estimate(r, rank, srt, pb, ezx):
     """The global error estimate of an lth_ivp_result as Solution fields
-    (z_error in the order of the times asked for, columns in the user's
-    order like z)."""
+    (z_error: `ezx`, in the order of the times asked for, columns in the
+    user's order like z)."""
     if not r.z_error:
         return {"error_estimate": None,
                 "error_failed": _lib.python_message(r.error_failed.message.decode())}
-    n, s = r.n, r.s
     worst = int(r.error_worst)
     return {
         "error_estimate": r.error_estimate, "error_tol": r.error_tol,
         "error_worst": pb.components[int(pb.variable_index[worst])] if worst >= 0 else None,
         "t_error_worst": float(srt[r.error_worst_k]) if worst >= 0 else None,
-        "z_error": pb.to_user(_lib.doubles(r.z_error, n * s).reshape(n, s)[rank]),
+        "z_error": ezx,
         "error_method": LIB.lth_ivp_method_name(r.error_method).decode(),
         "error_rtol": r.error_rtol, "error_atol": r.error_atol,
         "stats": {"error_steps": r.error_steps, "error_rhs_evals": r.error_rhs_evals,
@@ -241,25 +274,27 @@ def _error_estimate(r, rank, srt, pb):
 def solve(problem, z0=None, times=None, *, grid=None, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL, method="rk8pd",
           project=False, reproject=False, stabilize=None, cond_max=DEFAULT_COND_MAX,
           error_estimate=True):
-    """The initial-value problem from `z0` (s numbers in the order of
-    ``problem.variables``, as the data file's z0 and ``lth-solve --z0``;
-    default: the problem's z0), reported at `times` (a list, any order;
-    default: the grid), as ``lth-solve``.
+    """The initial-value problem from `z0` (a value for every unknown, in the
+    order of ``problem.variables``, as the data file's z0 and ``lth-solve
+    --z0``; default: the problem's z0), reported at `times` (a list, any
+    order; default: the grid), as ``lth-solve``.
 
     The state part is integrated through Clark's reduced ODE with GSL
     (``method``: rk8pd, rkf45, msadams, msbdf, bsimp; ``rtol``/``atol``).  An
     inconsistent z0 is :class:`lth.InconsistentError` unless ``project=True``
-    (Corollary 3's projection is used instead and reported).  ``stabilize``:
+    (Corollary 3's projection is used instead and reported); so is a value of
+    an index-1 unknown (docs/equations.md section 10) that is not the one
+    the others fix, y = -K^{-1}(L z + f) (``project=True``: replaced).  ``stabilize``:
     drift damping rate (None: automatic, 0: off); ``reproject``: project the
     state at output times.  ``error_estimate``: estimate the global error of z
     by a second, more accurate solve (``lth-solve --error-estimate``;
     docs/user-guide.md section 6.6).  Returns a :class:`Solution`: ``z`` and
-    ``z_error`` with columns in the user's order (named by ``components``),
-    ``v`` in the chain order (named by ``state_components``).
+    ``z_error`` with columns in the user's order (named by ``components``,
+    every unknown), ``v`` in the chain order (named by ``state_components``).
     """
     pb = as_problem(problem)
     if z0 is not None:
-        z0v = vector(z0, pb.s, "z0")
+        z0v = vector(z0, pb.nvars, "z0")
     elif pb.z0 is not None:
         z0v = pb.z0.copy()
     else:
@@ -280,23 +315,28 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=DEFAULT_RTOL, atol=DE
     rank[order] = np.arange(len(ts))
     t0 = pb.interval[0]
     err = _lib.new_error()
-    with _Owned(LIB.lth_ivp_result_free) as h:
-        z0c = np.ascontiguousarray(pb.to_chain(z0v))  # the library's order
+    z0x = pb.to_chain(z0v)  # the library's order: z, then the index-1 unknowns
+    z0c = np.ascontiguousarray(z0x[:pb.s])
+    with Index1Values(pb) as w, _Owned(LIB.lth_ivp_result_free) as h:
+        if not project:
+            _index1_consistent(pb, w, t0, z0x)
         _lib.check(LIB.lth_ivp_solve(pb._system(), t0, z0c.ctypes.data, srt.ctypes.data, len(srt),
                                      _ref(o), _ref(h.ptr), _ref(err)), err)
         r = S["lth_ivp_result"].from_address(h.ptr.value)
         n, s, m = r.n, r.s, r.m
-        z = pb.to_user(_lib.doubles(r.z, n * s).reshape(n, s)[rank])
-        v = _lib.doubles(r.v, n * m).reshape(n, m)[rank]
-        _finite_rows(pb, z, ts, "z")
         zraw = _lib.doubles(r.z, n * s).reshape(n, s).copy()  # sorted times, chain order
         vraw = _lib.doubles(r.v, n * m).reshape(n, m).copy()
+        ezraw = _lib.doubles(r.z_error, n * s).reshape(n, s) if r.z_error else None
+        # every unknown: z and the index-1 ones, in the user's order (the tools' app_outputs)
+        z, ezx = w.rows(ts, zraw[rank], None if ezraw is None else ezraw[rank])
+        v = vraw[rank]
+        _finite_rows(pb, z, ts, "z")
         if not (math.isfinite(r.drift) and math.isfinite(r.drift_rel)):
             raise errors.NotFiniteError("the drift is not finite")
-        est = _error_estimate(r, rank, srt, pb) if error_estimate else {}
+        est = _error_estimate(r, rank, srt, pb, ezx) if error_estimate else {}
         sol = Solution(
             times=ts, z=z, v=v, drift=r.drift, drift_rel=r.drift_rel, output_gain=r.output_gain,
-            projected=bool(r.projected), z0_used=pb.to_user(_lib.doubles(r.z0_used, s)),
+            projected=bool(r.projected), z0_used=w.rows([t0], _lib.doubles(r.z0_used, s))[0][0],
             z0_given=z0v, z0_residual=r.z0_residual, z0_change=r.z0_change,
             z0_worst=int(pb.variable_index[r.z0_worst]) if r.z0_worst >= 0 else None, t0=t0,
             components=list(pb.components), state_components=list(pb.state_components),
@@ -348,14 +388,41 @@ def _bc_arrays(pb, bc):
     out = []
     for name, B in (("B0", B0), ("B1", B1)):
         B = floats(B, "bc " + name)
-        if B.shape != (rows, pb.s):
-            raise errors.UsageError("bc %s must be %d x %d (rows of beta x s), not %s"
-                                    % (name, rows, pb.s, "x".join(map(str, B.shape))))
+        if B.shape != (rows, pb.nvars):
+            raise errors.UsageError("bc %s must be %d x %d (rows of beta x %s), not %s"
+                                    % (name, rows, pb.nvars,
+                                       "s" if pb.nvars == pb.s else "unknowns, with the index-1 "
+                                       "ones", "x".join(map(str, B.shape))))
         out.append(B)
     for a in out + [beta]:
         if not np.all(np.isfinite(a)):
             raise errors.UsageError("bc holds a non-finite value")
     return out[0], out[1], beta
+
+
+def _fold_index1(pb, B0, B1, beta):
+    """B0, B1 (columns: every unknown, the chain order) on z alone: the
+    columns of the index-1 unknowns y = Y(t) z + y0(t) at t0 and t1 join z's
+    and y0 moves to beta, in the order of operations of the data-file reader
+    (lth_pp_fold_index1), so a bc given here equals the same bc in a file."""
+    s, ny = pb.s, pb.nvars - pb.s
+    B = [np.array(B0[:, :s]), np.array(B1[:, :s])]
+    beta = np.array(beta)
+    if ny == 0:
+        return B[0], B[1], beta
+    with Index1Values(pb) as w:
+        for e, (t, Bfull) in enumerate(zip(pb.interval, (B0, B1))):
+            if not np.any(Bfull[:, s:]):
+                continue
+            Y, y0 = w.map(t)
+            for i in range(len(beta)):
+                for j in range(ny):
+                    b = float(Bfull[i, s + j])
+                    if b != 0.0:
+                        for k in range(s):
+                            B[e][i, k] += b * Y[j, k]
+                    beta[i] -= b * y0[j]
+    return B[0], B[1], beta
 
 
 def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, intervals=None,
@@ -364,7 +431,9 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
     """The boundary-value problem B0 z(t0) + B1 z(t1) = beta (the problem's bc
     statements, or ``bc=(B0, B1, beta)`` with the columns of B0 and B1 in the
     order of ``problem.variables``, as the data file's bc lines), reported at
-    `times`, as ``lth-bvp``; ``z``'s columns are in that order too.
+    `times`, as ``lth-bvp``; ``z``'s columns are in that order too.  Columns
+    of index-1 unknowns (docs/equations.md section 10) are folded into z's
+    with y = -K^{-1}(L z + f) at t0 and t1, as the data-file reader does.
 
     ``method``: "collocation" (the default, as the tool: ``tol``, ``stages``,
     ``max_intervals``), "shooting" (single), "multiple" (``intervals``: 0 =
@@ -393,7 +462,7 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
                                "fixes its only solution, there is nothing for boundary "
                                "conditions to choose" % pb.name)
     if pb.p == 0:
-        arrays = (np.zeros((0, pb.s)), np.zeros((0, pb.s)), np.zeros(0))
+        arrays = (np.zeros((0, pb.nvars)), np.zeros((0, pb.nvars)), np.zeros(0))
     if arrays is None:
         raise errors.DataError("%s: no boundary conditions: give bc statements (or bc=(B0, B1, "
                                "beta)) with B0, B1 of size p x s = %d x %d and beta of %d"
@@ -421,8 +490,9 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
     if max_intervals is not None:
         o.colloc.max_intervals = number(max_intervals, "max_intervals", 1, 1e9, True)
     t0, t1 = pb.interval
-    cB0, cB1 = (np.asfortranarray(pb.to_chain(B)) for B in (B0, B1))  # the library's order
-    cbeta = np.ascontiguousarray(beta)
+    # the library's order, the index-1 unknowns' columns folded into z's
+    cB0, cB1, cbeta = _fold_index1(pb, pb.to_chain(B0), pb.to_chain(B1), beta)
+    cB0, cB1, cbeta = np.asfortranarray(cB0), np.asfortranarray(cB1), np.ascontiguousarray(cbeta)
     err = _lib.new_error()
     with _Owned(LIB.lth_bvp_result_free) as h:
         st = LIB.lth_bvp_solve(pb._system(), t0, t1, rows, cB0.ctypes.data, cB1.ctypes.data,
@@ -440,8 +510,9 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
         r = S["lth_bvp_result"].from_address(h.ptr.value)
         n, s = r.n, r.s
         zraw = _lib.doubles(r.z, n * s).reshape(n, s).copy()  # chain order
-        z = pb.to_user(zraw)
         rtimes = _lib.doubles(r.times, n)
+        with Index1Values(pb) as w:  # every unknown, in the user's order
+            z = w.rows(rtimes, zraw)[0]
         _finite_rows(pb, z, rtimes, "z")
         if not (math.isfinite(r.cond_shooting) and math.isfinite(r.bc_residual)):
             raise errors.NotFiniteError("the condition estimate or the boundary residual is not "

@@ -5,7 +5,8 @@ The tools print numbers with %.17g, which reads back to the same double, so
 the comparison is exact (==; JSON writes -0 as 0, and -0.0 == 0.0).  Timing
 figures are the only numbers left out.  The JSON keeps z in the chain order,
 Python gives the user's order (equation-form files): ``Problem.to_chain``
-maps Python's vectors to the JSON's.
+maps Python's vectors to the JSON's.  Index-1 unknowns (docs/equations.md
+section 10) follow z's s entries in both, every row of z and z_error.
 """
 
 import glob
@@ -17,15 +18,12 @@ import pytest
 import lth
 from conftest import DATA, data, run_tool
 
-DAE_FILES = ["chain_bvp", "index2", "index5", "mass_varying", "pendulum", "pendulum_10s_bvp", "pendulum_bvp",
+DAE_FILES = ["chain_bvp", "circuit_mna", "index2", "index5", "mass_varying", "pendulum", "pendulum_10s_bvp", "pendulum_bvp",
              "pendulum_equations", "pendulum_forced_bvp", "pendulum_natural", "rlc",
              "rlc_periodic", "rotating_rod", "sampled", "slope", "slope_equations", "stiff",
              "two_carts"]
 LQR_FILES = ["lqr_double_integrator", "lqr_timevarying"]
-# index-1 unknowns (docs/equations.md section 10): the tools return them, Python's
-# results do not yet, so the two are not compared there
-INDEX1_FILES = ["circuit_mna"]
-Z0_FILES = ["index5", "pendulum", "rotating_rod", "sampled", "slope", "stiff"]
+Z0_FILES = ["circuit_mna", "index5", "pendulum", "rotating_rod", "sampled", "slope", "stiff"]
 
 
 def same(py, js, what):
@@ -64,7 +62,7 @@ def same_errest(dec, pts):
 
 def test_every_example_is_covered():
     names = sorted(os.path.basename(f)[:-4] for f in glob.glob(os.path.join(DATA, "*.lth")))
-    assert names == sorted(DAE_FILES + LQR_FILES + INDEX1_FILES), \
+    assert names == sorted(DAE_FILES + LQR_FILES), \
         "a new example: add it to the lists here"
 
 
@@ -75,6 +73,9 @@ def test_decompose(name):
     dec = lth.decompose(pb)
     assert (dec.index, list(dec.blocks), dec.p, dec.s, dec.kind) == (
         js["index"], js["blocks"], js["p"], js["s"], js["kind"])
+    # the decomposition is of z's system: the index-1 unknowns have no rows
+    assert dec.chain_components == js["components"][:dec.s]
+    assert dec.index1 == js.get("index1", [])
     pts = js["points"]
     same(dec.t, [p["t"] for p in pts], "t")
     for key in ("cond_pi", "cond_chain", "P", "Ahat", "g", "Bhat", "q", "G"):
@@ -114,11 +115,17 @@ def chain(pb, key, x, axis):
 def compare_ic(res, js, pb):
     for key in ("t", "residual", "guess_residual", "change", "tolerance", "cond_chain"):
         same(getattr(res, key), js[key], "ic " + key)
-    for key in ("z0", "guess"):
+    for key in ("z0", "guess"):  # every unknown: z, then the index-1 ones
         same(pb.to_chain(getattr(res, key)), js[key], "ic " + key)
     assert res.method == js["method"] and res.p == js["p"] and res.s == js["s"]
-    same(sorted(pb.chain_position[res.changed] + 1), js["changed"], "changed")
-    same(pb.to_chain(res.M0), js["conditions"]["M0"], "M0")
+    assert res.components == js.get("variables", js["components"])
+    # the JSON's changed counts z's positions (the text table marks y's too)
+    pos = pb.chain_position[res.changed]
+    same(sorted(pos[pos < pb.s] + 1), js["changed"], "changed")
+    # M0's columns: z's in the JSON, every unknown in Python (0 for y)
+    M0 = pb.to_chain(res.M0)
+    same(M0[:, :pb.s], js["conditions"]["M0"], "M0")
+    assert not np.any(M0[:, pb.s:]), "M0 has entries in the index-1 unknowns' columns"
     same(res.b0, js["conditions"]["b0"], "b0")
     same_optional(res.sampling_error, js, "sampling_error", "ic sampling_error")
 
@@ -155,15 +162,17 @@ def compare_solve(sol, js, pb):
     same(sol.v, js.get("v", sol.v), "v")
     for key in ("drift", "drift_rel", "output_gain", "z0_residual", "t0", "rtol", "atol"):
         same(getattr(sol, key), js[key], "solve " + key)
-    same(pb.to_chain(sol.z0_used), js["z0_used"], "z0_used")
+    # the JSON's z0_used and z0_given hold z (Python's: every unknown)
+    same(pb.to_chain(sol.z0_used)[:pb.s], js["z0_used"], "z0_used")
     assert sol.projected == js["projected"] and sol.reprojected == js["reprojected"]
     assert sol.components == js.get("variables", js["components"])
     assert pb.chain_components == js["components"] and sol.method == js["method"]
     for key in ("steps", "rhs_evals", "decomps", "gamma"):
         same(sol.stats[key], js["stats"][key], "stats " + key)
     # the global error estimate
-    for key in ("error_estimate", "error_tol", "z_error", "error_rtol", "error_atol"):
+    for key in ("error_estimate", "error_tol", "error_rtol", "error_atol"):
         same(getattr(sol, key), js[key], "solve " + key)
+    same(pb.to_chain(sol.z_error), js["z_error"], "solve z_error")
     assert sol.error_method == js["error_method"]
     # no worst place when the estimate is exactly 0
     assert sol.error_worst == js.get("error_worst")
@@ -171,7 +180,7 @@ def compare_solve(sol, js, pb):
     for key in ("error_steps", "error_rhs_evals", "error_decomps"):
         same(sol.stats[key], js["stats"][key], "stats " + key)
     if sol.projected:
-        same(pb.to_chain(sol.z0_given), js["z0_given"], "z0_given")
+        same(pb.to_chain(sol.z0_given)[:pb.s], js["z0_given"], "z0_given")
         same(sol.z0_change, js["z0_change"], "z0_change")
         assert pb.chain_position[sol.z0_worst] + 1 == js["z0_worst"]
     same_sampling(sol.sampling, js.get("sampling"))
