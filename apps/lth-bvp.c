@@ -497,7 +497,7 @@ static app_option opts[] = {
     APP_INT("stages", &ctx.stages, 1, 8),
     APP_INT("max-intervals", &ctx.max_intervals, 1, 1e7),
     APP_DOUBLE("rtol", &ctx.rtol, 1e-15, 1),
-    APP_DOUBLE("atol", &ctx.atol, 0, 1e300),
+    APP_DOUBLE("atol", &ctx.atol, 1e-300, 1e300),
     APP_CHOICE("coefficients", &ctx.coefficients, "auto|direct|table"),
 };
 static const app_tool tool = {

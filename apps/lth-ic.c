@@ -355,13 +355,14 @@ static lth_status compute(app_ctx *R, app_run *run, lth_error *err) {
                            "= %.3e exceeds %.3e (cond_chain %.3e)",
                            R->residual, R->tolerance, R->cond_chain);
   }
-  for (int i = 0; i < s; i++) {
-    /* "changed": beyond the rounding of a consistent value */
+  for (int i = 0; i < run->nout; i++) {
+    /* "changed": beyond the rounding of a consistent value (the index-1
+     * unknowns too, as the text table marks them) */
     if (fabs(R->z0[i] - R->guess[i]) > R->tolerance) {
       R->changed[R->nchanged++] = i;
     }
   }
-  R->change = app_dist2(R->z0, R->guess, (size_t)s);
+  R->change = app_dist2(R->z0, R->guess, (size_t)run->nout);
   st = app_sampling_error(run->sys, &R->t, 1, R->z0, NULL, resolve_ic, R, &R->sampling_error, err);
   if (st != LTH_OK) {
     lth_error_prefix(err, "estimating the sampling error: ");

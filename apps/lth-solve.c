@@ -221,6 +221,35 @@ static int time_cmp(const void *a, const void *b) {
   return x->k < y->k ? -1 : x->k > y->k; /* stable: equal times keep their order */
 }
 
+/* The global error estimate's figures (lth_ivp_result.error_estimate,
+ * error_tol, error_worst) over the index-1 unknowns as well, weighed as the
+ * library weighs z's components: atol + rtol max_k |y_ik|. */
+static void index1_error(app_ctx *C, const app_run *run) {
+  lth_ivp_result *res = C->res;
+  size_t no = (size_t)run->nout, n = run->tm.n;
+  for (size_t i = (size_t)run->s; i < no; i++) {
+    double size = 0.0;
+    for (size_t k = 0; k < n; k++) {
+      size = fmax(size, fabs(C->z[k * no + i]));
+    }
+    double w = fmax(C->atol + C->rtol * size, DBL_MIN);
+    for (size_t k = 0; k < n; k++) {
+      double e = fabs(C->z_error[k * no + i]);
+      res->error_estimate = fmax(res->error_estimate, e);
+      if (e / w > res->error_tol) {
+        res->error_tol = e / w;
+        res->error_worst = (int)i;
+        for (size_t j = 0; j < res->n; j++) { /* res->times are sorted */
+          if (res->times[j] == run->tm.t[k]) {
+            res->error_worst_k = j;
+            break;
+          }
+        }
+      }
+    }
+  }
+}
+
 /* The library integrates forward only: sort; rank[k] = where tm.t[k] went. */
 static lth_status sort_times(app_ctx *C, const app_times *tm, size_t *rank, lth_error *err) {
   size_t n = tm->n;
@@ -304,6 +333,9 @@ static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
     free(C->z_error);
     C->z = zx;
     C->z_error = ezx;
+    if (st == LTH_OK && C->z_error) {
+      index1_error(C, run);
+    }
   }
   free(rank);
   if (st == LTH_OK) {
@@ -365,10 +397,23 @@ static void json_stats(app_json *j, const lth_ivp_result *res) {
 static void json_initial(app_json *j, const app_ctx *C, const app_run *run) {
   const lth_ivp_result *res = C->res;
   app_json_put_bool(j, "projected", res->projected);
-  app_json_put_vector(j, "z0_used", res->z0_used, (size_t)run->s);
+  /* with the index-1 unknowns that z0_used fixes, as every z of the output */
+  double *zx = NULL;
+  lth_error err;
+  lth_error_clear(&err);
+  if (run->vals && app_outputs(run, &run->t0, res->z0_used, NULL, 1, &zx, NULL, &err) != LTH_OK) {
+    free(zx);
+    zx = NULL;
+  }
+  if (zx) {
+    app_json_put_vector(j, "z0_used", zx, (size_t)run->nout);
+  } else {
+    app_json_put_vector(j, "z0_used", res->z0_used, (size_t)run->s);
+  }
+  free(zx);
   app_json_put_number(j, "z0_residual", res->z0_residual);
   if (res->projected) {
-    app_json_put_vector(j, "z0_given", C->z0, (size_t)run->s);
+    app_json_put_vector(j, "z0_given", C->z0, (size_t)run->nout);
     app_json_put_number(j, "z0_change", res->z0_change);
     if (res->z0_worst >= 0) {
       app_json_put_int(j, "z0_worst", res->z0_worst + 1);
@@ -619,7 +664,7 @@ static app_option opts[] = {
     APP_LIST("z0", &ctx.z0_opt),
     APP_CHOICE("coefficients", &ctx.coefficients, "auto|direct|table"),
     APP_DOUBLE("rtol", &ctx.rtol, 1e-15, 1),
-    APP_DOUBLE("atol", &ctx.atol, 0, 1e300),
+    APP_DOUBLE("atol", &ctx.atol, 1e-300, 1e300),
     APP_CHOICE("method", &ctx.method, "rk8pd|rkf45|msadams|msbdf|bsimp"),
     APP_FLAG("project", &ctx.project),
     APP_FLAG("reproject", &ctx.reproject),

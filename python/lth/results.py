@@ -96,11 +96,10 @@ class Solution(_ByName):
     error of ``z`` (columns as ``z``; an index-1 unknown's is -K^{-1} L
     times z's, y being linear in z), the difference from a second solve
     (``error_method`` at ``error_rtol``, ``error_atol``); ``error_estimate``
-    its largest entry in z's s unknowns (the tools' number: an index-1
-    unknown's entry may be larger); ``error_tol`` the largest in units of
-    the tolerance (atol + rtol times the component's largest size; above 1
-    the solve missed rtol/atol), in component ``error_worst`` at time
-    ``t_error_worst``, over z's unknowns too.  None
+    its largest entry over every unknown, the index-1 ones included;
+    ``error_tol`` the largest in units of the tolerance (atol + rtol times
+    the component's largest size; above 1 the solve missed rtol/atol), in
+    component ``error_worst`` at time ``t_error_worst``.  None
     when not estimated; ``error_failed`` says why when the second solve
     failed."""
 

@@ -7,6 +7,7 @@ for bit.
 
 import ctypes
 import math
+import sys
 
 import numpy as np
 
@@ -238,7 +239,7 @@ def _index1_consistent(pb, w, t, zx):
 
 def _ivp_opts(o, rtol, atol, cond_max):
     o.rtol = number(rtol, "rtol", 1e-15, 1)
-    o.atol = number(atol, "atol", 0, 1e300)
+    o.atol = number(atol, "atol", 1e-300, 1e300)
     o.cond_max = number(cond_max, "cond_max", 1, 1e300)
 
 
@@ -252,7 +253,22 @@ def _ivp_method(name):
     return k
 
 
-def _error_estimate(r, rank, srt, pb, ezx):
+def _index1_error(pb, ts, z, ezx, rtol, atol, est, tol, worst, t_worst):
+    """The estimate's figures over the index-1 unknowns too, weighed as the
+    library weighs z's (atol + rtol max_k |y_ik|), in the order lth-solve
+    takes them (chain positions, then times as asked): the same numbers."""
+    for j in range(pb.s, len(pb.variable_index)):
+        col = int(pb.variable_index[j])
+        w = max(atol + rtol * float(np.max(np.abs(z[:, col]))), sys.float_info.min)
+        for k in range(len(ts)):
+            e = abs(float(ezx[k, col]))
+            est = max(est, e)
+            if e / w > tol:
+                tol, worst, t_worst = e / w, j, float(ts[k])
+    return est, tol, worst, t_worst
+
+
+def _error_estimate(r, rank, srt, pb, ezx, ts, z, rtol, atol):
     """The global error estimate of an lth_ivp_result as Solution fields
     (z_error: `ezx`, in the order of the times asked for, columns in the
     user's order like z)."""
@@ -260,10 +276,13 @@ def _error_estimate(r, rank, srt, pb, ezx):
         return {"error_estimate": None,
                 "error_failed": _lib.python_message(r.error_failed.message.decode())}
     worst = int(r.error_worst)
+    t_worst = float(srt[r.error_worst_k]) if worst >= 0 else None
+    est, tol, worst, t_worst = _index1_error(pb, ts, z, ezx, rtol, atol, r.error_estimate,
+                                             r.error_tol, worst, t_worst)
     return {
-        "error_estimate": r.error_estimate, "error_tol": r.error_tol,
+        "error_estimate": est, "error_tol": tol,
         "error_worst": pb.components[int(pb.variable_index[worst])] if worst >= 0 else None,
-        "t_error_worst": float(srt[r.error_worst_k]) if worst >= 0 else None,
+        "t_error_worst": t_worst,
         "z_error": ezx,
         "error_method": LIB.lth_ivp_method_name(r.error_method).decode(),
         "error_rtol": r.error_rtol, "error_atol": r.error_atol,
@@ -333,7 +352,8 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=DEFAULT_RTOL, atol=DE
         _finite_rows(pb, z, ts, "z")
         if not (math.isfinite(r.drift) and math.isfinite(r.drift_rel)):
             raise errors.NotFiniteError("the drift is not finite")
-        est = _error_estimate(r, rank, srt, pb, ezx) if error_estimate else {}
+        est = _error_estimate(r, rank, srt, pb, ezx, ts, z, o.rtol, o.atol) if error_estimate \
+            else {}
         sol = Solution(
             times=ts, z=z, v=v, drift=r.drift, drift_rel=r.drift_rel, output_gain=r.output_gain,
             projected=bool(r.projected), z0_used=w.rows([t0], _lib.doubles(r.z0_used, s))[0][0],

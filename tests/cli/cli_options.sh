@@ -33,6 +33,9 @@ for t in $TOOLS; do
   run 1 "$t --threads 257" "$APPS/$t" "$f" --threads 257
   run 1 "$t --times outside" "$APPS/$t" "$f" --times 99 && err_has "--times: time 99" "$t --times 99"
   run 1 "$t --at outside" "$APPS/$t" "$f" --at 99 && err_has "--at: time 99" "$t --at 99"
+  case $t in lth-solve | lth-bvp) # atol 0 would be the library's default, printed as 0
+    run 1 "$t --atol 0" "$APPS/$t" "$f" --atol 0 && err_has "--atol" "$t --atol 0" ;;
+  esac
   run 0 "$t --help" "$APPS/$t" --help &&
     for o in "--times" "--at" "--format" "--output" "--quiet" "--threads" "--cond-max"; do
       grep -q -- "$o" "$TMP/out" || fail "$t --help does not mention $o"

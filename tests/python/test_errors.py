@@ -128,6 +128,8 @@ def test_bad_arguments():
         (lambda: lth.bvp(data("index2.lth"), method="magic"), "unknown BVP method"),
         (lambda: lth.bvp(data("index2.lth"), intervals=3), "multiple"),
         (lambda: lth.lqr(data("lqr_double_integrator.lth"), rtol=1), "rtol"),
+        # atol 0 would silently be the library's default (0: "the default")
+        (lambda: lth.solve(data("pendulum.lth"), atol=0), "atol"),
         (lambda: lth.Model([2, 2, 3], (0, 1)), "n_r"),
         (lambda: lth.Model([2, 2, 1], (1, 0)), "below"),
         (lambda: lth.Model([2, 2, 1], (0, 1)).set_A(1, 3, [1, 2, 3]), "2 x 1"),
