@@ -279,6 +279,9 @@ static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
   if (st == LTH_OK) {
     st = app_outputs(run, C->res->times, C->res->z, NULL, C->res->n, &C->z, NULL, err);
   }
+  if (st == LTH_OK) { /* the outputs y = C z + D u + y0 */
+    st = app_signal_outputs(run, C->res->times, C->z, (size_t)run->nout, C->res->n, err);
+  }
   if (st == LTH_OK) {
     resolve_ctx R = {C, run, o};
     st = app_sampling_error(run->sys, run->tm.t, run->tm.n, C->res->z, NULL, resolve_bvp, &R,
@@ -358,6 +361,7 @@ static void write_json(const app_ctx *C, app_run *run) {
   app_json_begin_object(j);
   app_json_put_vector(j, "times", res->times, res->n);
   app_json_rows(j, "z", C->z, res->n, (size_t)run->nout);
+  app_json_outputs(j, run, res->n);
   app_json_put_number(j, "cond_shooting", res->cond_shooting);
   json_method(j, C, run);
   app_json_names(j, "components", &run->names);
@@ -370,7 +374,7 @@ static void write_json(const app_ctx *C, app_run *run) {
 }
 
 static void write_csv(const app_ctx *C, app_run *run) {
-  app_csv_z(&run->csv, &run->names, C->res->times, C->z, C->res->n, (size_t)run->nout);
+  app_csv_z_run(run, C->res->times, C->z, C->res->n);
 }
 
 static const char *method_text(lth_bvp_method m) {
@@ -442,7 +446,7 @@ static void text_header(FILE *fp, const app_ctx *C, const app_run *R) {
 
 static void write_text(const app_ctx *C, app_run *run) {
   text_header(run->fp, C, run);
-  app_text_table(run->fp, &run->names, C->res->times, C->z, C->res->n, (size_t)run->nout);
+  app_text_table_run(run->fp, run, C->res->times, C->z, C->res->n);
 }
 
 /* The two cases where a result needs a second look. */

@@ -292,6 +292,7 @@ static app_option opts[] = {
 };
 static const app_tool tool = {
     .name = "lth-decompose",
+    .free_inputs_zero = 1,
     .help = help_text,
     .help_tail = help_tail,
     .times = APP_TIMES_MANY,

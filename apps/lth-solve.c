@@ -338,6 +338,9 @@ static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
     }
   }
   free(rank);
+  if (st == LTH_OK) { /* the outputs y = C z + D u + y0 */
+    st = app_signal_outputs(run, run->tm.t, C->z, (size_t)run->nout, n, err);
+  }
   if (st == LTH_OK) {
     /* sampled data: the derivative error of the data the decomposition used */
     const double *grid;
@@ -352,6 +355,9 @@ static lth_status check(const app_ctx *C, const app_run *run, lth_error *err) {
   lth_status st = LTH_OK;
   st = app_check_rows(st, err, "the solution z", run->tm.t, C->z, run->tm.n, (size_t)run->nout,
                       &run->names);
+  for (size_t k = 0; run->y && k < run->tm.n * (size_t)run->ny; k++) {
+    st = app_check_value(st, err, "an output y", run->tm.t[k / (size_t)run->ny], run->y[k]);
+  }
   st = app_check_vector(st, err, "the initial value used", run->t0, res->z0_used, (size_t)run->s,
                         &run->names);
   st = app_check_value(st, err, "the residual of z0", run->t0, res->z0_residual);
@@ -454,6 +460,7 @@ static void write_json(const app_ctx *C, app_run *run) {
   app_json_begin_object(j);
   app_json_put_vector(j, "times", run->tm.t, run->tm.n);
   app_json_rows(j, "z", C->z, run->tm.n, (size_t)run->nout);
+  app_json_outputs(j, run, run->tm.n);
   app_json_put_number(j, "drift", res->drift);
   app_json_put_number(j, "drift_rel", res->drift_rel);
   app_json_put_number(j, "output_gain", res->output_gain);
@@ -477,7 +484,7 @@ static void write_json(const app_ctx *C, app_run *run) {
 }
 
 static void write_csv(const app_ctx *C, app_run *run) {
-  app_csv_z(&run->csv, &run->names, run->tm.t, C->z, run->tm.n, (size_t)run->nout);
+  app_csv_z_run(run, run->tm.t, C->z, run->tm.n);
 }
 
 static void text_header(FILE *fp, const app_ctx *C, const app_run *run) {
@@ -529,7 +536,7 @@ static void write_text(const app_ctx *C, app_run *run) {
   const lth_ivp_result *res = C->res;
   FILE *fp = run->fp;
   text_header(fp, C, run);
-  app_text_table(fp, &run->names, run->tm.t, C->z, run->tm.n, (size_t)run->nout);
+  app_text_table_run(fp, run, run->tm.t, C->z, run->tm.n);
   fprintf(fp,
           "\ndrift          max ||P v|| = %.3g (relative %.3g): how far the state part\n"
           "               left the state space range(I - P); 0 in exact arithmetic\n",

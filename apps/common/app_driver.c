@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "app_driver.h"
+#include "app_table.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -251,6 +252,34 @@ static int go(const app_tool *T, app_ctx *C, app_run *run) {
     rc = app_fail(&verr);
   }
   run->nout = run->names.n;
+  run->ny = lth_problem_noutputs(pb);
+  run->ynames = malloc(((size_t)run->ny + 1) * sizeof *run->ynames);
+  for (int j = 0; run->ynames && j < run->ny; j++) {
+    run->ynames[j] = lth_problem_output_name(pb, j);
+  }
+  if (rc == 0 && !run->ynames) {
+    rc = app_failf(APP_EXIT_NUMERIC, "out of memory");
+  }
+  run->free_input = -1;
+  int k = lth_problem_free_input(pb);
+  if (rc == 0 && k >= 0 && !T->free_inputs_zero) {
+    rc = app_failf(APP_EXIT_USAGE,
+                   "the input %s has no signal: %s needs its values; give it in the file (%s(t) = "
+                   "... or samples(\"...\"), docs/equations.md section 11)",
+                   lth_problem_input_name(pb, k), T->name, lth_problem_input_name(pb, k));
+  }
+  if (rc == 0 && k >= 0 &&
+      !(run->free_in = calloc((size_t)lth_problem_ninputs(pb), sizeof *run->free_in))) {
+    rc = app_failf(APP_EXIT_NUMERIC, "out of memory");
+  }
+  for (; rc == 0 && k >= 0; k = lth_problem_free_input(pb)) { /* taken as 0, and said so */
+    run->free_input = run->free_input < 0 ? k : run->free_input;
+    run->free_in[k] = 1;
+    lth_source *zero = lth_source_const(1, 1, (const double[]){0.0}, 1, &verr);
+    if (!zero || lth_problem_set_input(pb, k, zero, &verr) != LTH_OK) {
+      rc = app_fail(&verr);
+    }
+  }
   if (rc == 0 && T->prepare) {
     rc = T->prepare(C, run);
   }
@@ -264,6 +293,12 @@ static int go(const app_tool *T, app_ctx *C, app_run *run) {
   app_names_free(&run->names);
   lth_model_values_free(run->vals);
   run->vals = NULL;
+  free(run->y);
+  run->y = NULL;
+  free(run->ynames);
+  run->ynames = NULL;
+  free(run->free_in);
+  run->free_in = NULL;
   lth_problem_free(pb);
   return rc;
 }
@@ -300,6 +335,50 @@ lth_status app_outputs(const app_run *run, const double *times, const double *z,
   free(user);
   free(euser);
   return st;
+}
+
+lth_status app_signal_outputs(app_run *run, const double *times, const double *zx, size_t stride,
+                              size_t n, lth_error *err) {
+  size_t ny = (size_t)run->ny;
+  free(run->y);
+  run->y = NULL;
+  if (ny == 0) {
+    return LTH_OK;
+  }
+  if (!(run->y = malloc((n * ny + 1) * sizeof *run->y))) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  lth_status st = LTH_OK;
+  for (size_t k = 0; k < n && st == LTH_OK; k++) {
+    st = lth_system_outputs(run->sys, times[k], zx + k * stride, run->y + k * ny, err);
+  }
+  return st;
+}
+
+static const char *const *output_names(const app_run *run) { return run->ynames; }
+
+void app_text_table_run(FILE *fp, const app_run *run, const double *times, const double *zx,
+                        size_t n) {
+  app_text_table_y(fp, &run->names, times, zx, n, (size_t)run->nout, output_names(run), run->y,
+                   run->y ? (size_t)run->ny : 0);
+}
+
+void app_csv_z_run(app_run *run, const double *times, const double *zx, size_t n) {
+  app_csv_z_y(&run->csv, &run->names, times, zx, n, (size_t)run->nout, output_names(run), run->y,
+              run->y ? (size_t)run->ny : 0);
+}
+
+void app_json_outputs(app_json *j, const app_run *run, size_t n) {
+  if (!run->y) {
+    return;
+  }
+  app_json_key(j, "outputs");
+  app_json_begin_array(j);
+  for (int k = 0; k < run->ny; k++) {
+    app_json_string(j, lth_problem_output_name(run->pb, k));
+  }
+  app_json_end_array(j);
+  app_json_rows(j, "y", run->y, n, (size_t)run->ny);
 }
 
 lth_status app_index1_consistent(const app_run *run, double t, const double *zx, lth_error *err) {

@@ -101,6 +101,11 @@ typedef struct app_run {
   int nout;               /* components in the outputs: s, and the index-1 unknowns of an
                              equation-form file after them (app_outputs) */
   lth_model_values *vals; /* their values (NULL: none) */
+  int ny;                 /* the file's outputs (lth_problem_noutputs) */
+  const char **ynames;    /* their names */
+  double *y;              /* their rows at the report times (app_signal_outputs), or NULL */
+  int free_input;         /* the first input without a signal, set to 0 (free_inputs_zero), or -1 */
+  int *free_in;           /* per input: 1 if it was free and set to 0 (NULL: none was) */
   app_progress progress;  /* hand to library callbacks (app_progress_update / _time) */
   FILE *fp;               /* the output (streaming tools: already during compute) */
   app_json json;          /* initialised for --format json on fp */
@@ -115,6 +120,10 @@ typedef struct app_tool {
   app_times_use times;
   int streams;   /* output opened before compute, which writes into it */
   int json_wrap; /* app_json_init's wrap_depth (0: 2) */
+  /* 1: a free input (no signal in the file) is taken as 0 and said so (the
+   * decomposition's P, Ahat, Bhat, G do not depend on it); 0: it is a usage
+   * error naming the input (the tool needs its values) */
+  int free_inputs_zero;
   const char *progress_label, *progress_unit;
   app_option *opts; /* the tool's own options */
   size_t nopts;
@@ -142,6 +151,18 @@ typedef struct app_tool {
  * estimate, and *ezx (NULL: not wanted) gets it with y's (-K^{-1} L ez). */
 lth_status app_outputs(const app_run *run, const double *times, const double *z, const double *ez,
                        size_t n, double **zx, double **ezx, lth_error *err);
+/* The outputs y = C z + D u + y0 at times[0..n-1] from rows of zx (stride
+ * entries each, canonical z first) into run->y (n rows of run->ny); nothing
+ * without outputs. */
+lth_status app_signal_outputs(app_run *run, const double *times, const double *zx, size_t stride,
+                              size_t n, lth_error *err);
+/* The table of z (rows of run->nout) with the outputs' columns after it
+ * (text, CSV), and the JSON keys "outputs" (names) and "y" (rows). */
+void app_text_table_run(FILE *fp, const app_run *run, const double *times, const double *zx,
+                        size_t n);
+void app_csv_z_run(app_run *run, const double *times, const double *zx, size_t n);
+void app_json_outputs(app_json *j, const app_run *run, size_t n);
+
 /* A value given for every unknown at t (nout entries, canonical then y):
  * LTH_ECONSIST naming the first index-1 unknown whose value is not the one
  * the others fix (relative 1e-10 of the data's size), LTH_OK otherwise. */

@@ -81,9 +81,17 @@ void app_text_numbers(FILE *fp, const double *x, size_t n, int width, int digits
 
 void app_text_table(FILE *fp, const app_names *names, const double *times, const double *x,
                     size_t n, size_t dim) {
+  app_text_table_y(fp, names, times, x, n, dim, NULL, NULL, 0);
+}
+
+void app_text_table_y(FILE *fp, const app_names *names, const double *times, const double *x,
+                      size_t n, size_t dim, const char *const *ynames, const double *y, size_t ny) {
   fprintf(fp, "\n%17s", "t");
   for (size_t c = 0; c < dim; c++) {
     fprintf(fp, " %17s", names->name[names->order[c]]);
+  }
+  for (size_t c = 0; c < ny; c++) {
+    fprintf(fp, " %17s", ynames[c]);
   }
   fputc('\n', fp);
   for (size_t k = 0; k < n; k++) {
@@ -91,25 +99,40 @@ void app_text_table(FILE *fp, const app_names *names, const double *times, const
     for (size_t c = 0; c < dim; c++) {
       app_text_numbers(fp, x + k * dim + names->order[c], 1, 17, 10);
     }
+    app_text_numbers(fp, y ? y + k * ny : NULL, ny, 17, 10);
     fputc('\n', fp);
   }
 }
 
 void app_csv_z(app_csv *c, const app_names *names, const double *times, const double *z, size_t n,
                size_t dim) {
-  if (!names->user) {
+  app_csv_z_y(c, names, times, z, n, dim, NULL, NULL, 0);
+}
+
+void app_csv_z_y(app_csv *c, const app_names *names, const double *times, const double *z, size_t n,
+                 size_t dim, const char *const *ynames, const double *y, size_t ny) {
+  if (!names->user && ny == 0) {
     app_csv_table(c, "z", times, z, n, dim);
     return;
   }
   fputc('t', c->fp);
-  for (size_t k = 0; k < dim; k++) {
+  if (!names->user) {
+    app_csv_quoted_names(c->fp, "z", (int)dim);
+  }
+  for (size_t k = 0; names->user && k < dim; k++) {
     fprintf(c->fp, ",\"%s\"", names->name[names->order[k]]);
+  }
+  for (size_t k = 0; k < ny; k++) {
+    fprintf(c->fp, ",\"%s\"", ynames[k]);
   }
   fputc('\n', c->fp);
   for (size_t r = 0; r < n; r++) {
     app_csv_number(c, times[r]);
     for (size_t k = 0; k < dim; k++) {
-      app_csv_number(c, z[r * dim + (size_t)names->order[k]]);
+      app_csv_number(c, z[r * dim + (size_t)(names->user ? names->order[k] : (int)k)]);
+    }
+    for (size_t k = 0; k < ny; k++) {
+      app_csv_number(c, y[r * ny + k]);
     }
     app_csv_end_row(c);
   }

@@ -37,6 +37,11 @@ void app_csv_table(app_csv *c, const char *name, const double *times, const doub
 void app_csv_z(app_csv *c, const app_names *names, const double *times, const double *z, size_t n,
                size_t dim);
 
+/* The same with ny output columns after the unknowns (y: n rows of ny,
+ * headed by ynames). */
+void app_csv_z_y(app_csv *c, const app_names *names, const double *times, const double *z, size_t n,
+                 size_t dim, const char *const *ynames, const double *y, size_t ny);
+
 /* " %*s" per name / " %*.*g" per number (-0 printed as 0). */
 void app_text_cells(FILE *fp, const char *name, int n, int width);
 void app_text_numbers(FILE *fp, const double *x, size_t n, int width, int digits);
@@ -44,6 +49,9 @@ void app_text_numbers(FILE *fp, const double *x, size_t n, int width, int digits
  * 10 significant digits. */
 void app_text_table(FILE *fp, const app_names *names, const double *times, const double *x,
                     size_t n, size_t dim);
+
+void app_text_table_y(FILE *fp, const app_names *names, const double *times, const double *x,
+                      size_t n, size_t dim, const char *const *ynames, const double *y, size_t ny);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,22 @@ void dec_json_begin(app_ctx *D, app_run *run) {
   app_json_put_int(j, "p", run->p);
   app_json_put_string(j, "kind", app_problem_kind_name(run->pb));
   app_json_put_int(j, "s", run->s);
+  if (lth_problem_ninputs(run->pb) > 0) { /* g and q are those of F = B u + f */
+    app_json_key(j, "inputs");
+    app_json_begin_array(j);
+    for (int k = 0; k < lth_problem_ninputs(run->pb); k++) {
+      app_json_string(j, lth_problem_input_name(run->pb, k));
+    }
+    app_json_end_array(j);
+    app_json_key(j, "free_inputs"); /* taken as 0 in g and q */
+    app_json_begin_array(j);
+    for (int k = 0; k < lth_problem_ninputs(run->pb); k++) {
+      if (run->free_in && run->free_in[k]) {
+        app_json_string(j, lth_problem_input_name(run->pb, k));
+      }
+    }
+    app_json_end_array(j);
+  }
   /* the rows of Bhat, q and G: z's positions by name (and for an
    * equation-form file the unknowns in the file's order, as lth-solve) */
   app_json_names(j, "components", &run->names);

@@ -84,6 +84,14 @@ static void text_header(const app_ctx *R, const app_run *run) {
   }
   fprintf(fp, "   (s = %d, state dimension m = s - n_r = %d)\n", run->s, run->m);
   fprintf(fp, "manifold       p = %d\n", run->p);
+  if (lth_problem_ninputs(run->pb) > 0) { /* g and q are those of F = B u + f */
+    fprintf(fp, "inputs        ");
+    for (int k = 0; k < lth_problem_ninputs(run->pb); k++) {
+      fprintf(fp, " %s%s", lth_problem_input_name(run->pb, k),
+              run->free_in && run->free_in[k] ? " (free: 0 in g and q)" : "");
+    }
+    fprintf(fp, "\n");
+  }
   if (run->names.user) {
     text_structure(fp, run);
   }

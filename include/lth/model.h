@@ -67,10 +67,33 @@ int lth_model_add_variable(lth_model *m, const char *name, int line, int col, lt
  * "equation k").  Returns its index, or -1. */
 int lth_model_add_equation(lth_model *m, int line, int col, lth_error *err);
 
-/* Coefficients: E_ek (of x_k'), A_ek (of x_k) or f_e (var ignored).  Each
- * may be set once; coefficients not set are zero.  _expr and _source take
- * ownership (also on failure); a source must be 1 x 1. */
-typedef enum lth_model_part { LTH_MODEL_E = 0, LTH_MODEL_A = 1, LTH_MODEL_F = 2 } lth_model_part;
+/* Inputs and outputs (docs/equations.md section 11): the equations may
+ * involve inputs u_k (linearly, not differentiated), and outputs are
+ *     y_o = sum_k C_ok(t) x_k + sum_k D_ok(t) u_k + y0_o(t)
+ * over every unknown x_k (index-1 ones too) and the inputs.  Names are
+ * unique among unknowns, inputs and outputs (copied).  Each returns its
+ * index (0, 1, ... in the order of the calls), or -1. */
+int lth_model_add_input(lth_model *m, const char *name, int line, int col, lth_error *err);
+int lth_model_add_output(lth_model *m, const char *name, int line, int col, lth_error *err);
+int lth_model_ninputs(const lth_model *m);
+int lth_model_noutputs(const lth_model *m);
+const char *lth_model_input_name(const lth_model *m, int k);  /* NULL outside 0..n-1 */
+const char *lth_model_output_name(const lth_model *m, int k); /* NULL outside 0..n-1 */
+
+/* Coefficients: E_ek (of x_k'), A_ek (of x_k), f_e (var ignored), B_ek (of
+ * input k in equation e), and of output eq = o: C_ok (of unknown k), D_ok
+ * (of input k), y0_o (var ignored).  Each may be set once; coefficients
+ * not set are zero.  _expr and _source take ownership (also on failure); a
+ * source must be 1 x 1. */
+typedef enum lth_model_part {
+  LTH_MODEL_E = 0,
+  LTH_MODEL_A = 1,
+  LTH_MODEL_F = 2,
+  LTH_MODEL_B = 3,
+  LTH_MODEL_C = 4,
+  LTH_MODEL_D = 5,
+  LTH_MODEL_Y0 = 6
+} lth_model_part;
 lth_status lth_model_set_const(lth_model *m, lth_model_part part, int eq, int var, double value,
                                lth_error *err);
 lth_status lth_model_set_expr(lth_model *m, lth_model_part part, int eq, int var, lth_expr *e,
@@ -87,7 +110,13 @@ lth_status lth_model_analyze(lth_model *m, double t0, double t1, const double *t
 
 /* The canonical system of size s = lth_model_size (valid while the model
  * lives: it refers to the model's coefficients, mass matrices and K).  Needs
- * lth_model_analyze. */
+ * lth_model_analyze.  With inputs, its B_i are the rows' input coefficients
+ * (through the mass matrices, exact jets) and its inputs are free (the
+ * caller gives the signals: lth_system_set_input); with outputs, its C, D
+ * and y0 are the outputs' with the index-1 unknowns substituted,
+ * C_z - C_y K^{-1} L and y0 - C_y K^{-1} f_K (exact jets).  An input in a
+ * constraint that fixes an index-1 unknown is refused by lth_model_analyze
+ * (not supported yet). */
 lth_status lth_model_system(const lth_model *m, lth_system **out, lth_error *err);
 
 /* ---- the user's names and order ---- */

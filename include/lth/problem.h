@@ -61,7 +61,8 @@ lth_problem_kind lth_problem_get_kind(const lth_problem *pb);
 /* The DAE system (owned by the problem). */
 const lth_system *lth_problem_system(const lth_problem *pb);
 void lth_problem_interval(const lth_problem *pb, double *t0, double *t1);
-/* Grid points (strictly increasing, from `grid`, default LTH_DEFAULT_GRID_POINTS = 101 uniform points). */
+/* Grid points (strictly increasing, from `grid`, default LTH_DEFAULT_GRID_POINTS = 101 uniform
+ * points). */
 size_t lth_problem_grid(const lth_problem *pb, const double **times);
 /* Degree of the local fits for sampled blocks (`sampling order K`), or 0
  * (LTH_SAMPLES_AUTO) when it is chosen automatically (the default). */
@@ -92,6 +93,23 @@ const lth_lqr_spec *lth_problem_lqr(const lth_problem *pb);
  * LTH_EINVAL for other files. */
 lth_status lth_problem_lqr_check(const lth_problem *pb, const double *times, size_t n,
                                  lth_error *err);
+
+/* ---- inputs and outputs (docs/equations.md section 11) ----
+ * E z' = A z + B(t) u + f, y = C(t) z + D(t) u + y0 (lth/system.h): the
+ * file's `inputs` and `outputs`, in the order written.  An input whose
+ * signal the file does not give (`u1(t) = ...`) is free: the system then
+ * refuses to evaluate its forcing until lth_problem_set_input gives one. */
+int lth_problem_ninputs(const lth_problem *pb);
+int lth_problem_noutputs(const lth_problem *pb);
+/* Names (owned by the problem); NULL outside 0..n-1. */
+const char *lth_problem_input_name(const lth_problem *pb, int k);
+const char *lth_problem_output_name(const lth_problem *pb, int k);
+/* The signal of input k (1 x 1, owned by the problem, also on failure;
+ * NULL: free), replacing the file's.  Before any workspace is allocated on
+ * the problem's system. */
+lth_status lth_problem_set_input(lth_problem *pb, int k, lth_source *signal, lth_error *err);
+/* The first free input (0-based), -1 if every input has a signal. */
+int lth_problem_free_input(const lth_problem *pb);
 
 /* ---- the user's unknowns (for the tools' output, docs/equations.md) ----
  * The system's unknowns z = (z_1, ..., z_{r-1}, u) are in the canonical

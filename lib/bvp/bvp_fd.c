@@ -161,7 +161,7 @@ static lth_status shadows_find(const lth_bvp_problem *bp, fd_shadows *sh, lth_er
   const lth_source *src[64];
   for (int j = 2; j <= r; j++) {
     for (int k = 1; k <= r + 1 && n < 64; k++) {
-      const lth_source *x = k <= r ? lth_system_A(bp->sys, j, k) : lth_system_f(bp->sys, j);
+      const lth_source *x = k <= r ? lth_system_A(bp->sys, j, k) : lth_system_forcing(bp->sys, j);
       if (x) src[n++] = x;
     }
   }

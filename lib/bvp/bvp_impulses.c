@@ -47,7 +47,7 @@ lth_status lth_bvp_check_impulses(const lth_system *sys, double t0, double t1, l
   char name[32];
   for (int j = 2; j <= r && st == LTH_OK; j++) {
     for (int k = 1; k <= r + 1 && st == LTH_OK; k++) {
-      const lth_source *src = k <= r ? lth_system_A(sys, j, k) : lth_system_f(sys, j);
+      const lth_source *src = k <= r ? lth_system_A(sys, j, k) : lth_system_forcing(sys, j);
       if (!src) continue;
       if (k <= r) {
         snprintf(name, sizeof name, "A(%d,%d)", j, k);

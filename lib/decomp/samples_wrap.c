@@ -272,7 +272,7 @@ static lth_status each_block(const lth_system *sys, lth_system *dst, wctx *c, lt
       const lth_source *a = lth_system_A(sys, i, j);
       st = a ? block_view(dst, a, i, j, c, err) : LTH_OK;
     }
-    const lth_source *f = lth_system_f(sys, i);
+    const lth_source *f = lth_system_forcing(sys, i);
     st = st == LTH_OK && f ? block_view(dst, f, i, 0, c, err) : st;
   }
   return st;

@@ -13,6 +13,8 @@
 #include "model_impl.h"
 #include "core/names_hash.h"
 
+static int find_name(char *const *names, int n, const char *name);
+
 lth_model *lth_model_alloc(lth_error *err) {
   lth_model *m = calloc(1, sizeof *m);
   if (!m) {
@@ -82,6 +84,22 @@ void lth_model_free(lth_model *m) {
     coef_free(&m->ent[k].c);
   }
   free(m->ent);
+  for (size_t k = 0; k < m->noent; k++) {
+    coef_free(&m->oent[k].c);
+  }
+  free(m->oent);
+  for (int k = 0; k < m->nin; k++) {
+    free(m->inames[k]);
+  }
+  for (int k = 0; k < m->nout; k++) {
+    free(m->onames[k]);
+  }
+  free(m->inames);
+  free(m->onames);
+  free(m->iline);
+  free(m->icol);
+  free(m->oline);
+  free(m->ocol);
   for (int k = 0; k < m->nv; k++) {
     free(m->names[k]);
   }
@@ -150,6 +168,10 @@ int lth_model_add_variable(lth_model *m, const char *name, int line, int col, lt
     lth_error_set(err, LTH_EINVAL, "the unknown %s is declared twice", name);
     return -1;
   }
+  if (find_name(m->inames, m->nin, name) >= 0 || find_name(m->onames, m->nout, name) >= 0) {
+    lth_error_set(err, LTH_EINVAL, "%s is already an input or an output", name);
+    return -1;
+  }
   int cap = m->capv, ok = 1;
   ok = ok && lth_grow((void **)&m->names, &cap, m->nv + 1, sizeof *m->names);
   cap = m->capv;
@@ -192,35 +214,123 @@ int lth_model_add_equation(lth_model *m, int line, int col, lth_error *err) {
   return m->ne++;
 }
 
+/* The index of name among names[0..n-1], -1 if none. */
+static int find_name(char *const *names, int n, const char *name) {
+  for (int k = 0; k < n; k++) {
+    if (strcmp(names[k], name) == 0) {
+      return k;
+    }
+  }
+  return -1;
+}
+
+/* A name taken by an unknown, an input or an output: what it is, else NULL. */
+static const char *taken(const lth_model *m, const char *name) {
+  if (lth_model_find_variable(m, name, strlen(name)) >= 0) {
+    return "an unknown";
+  }
+  if (find_name(m->inames, m->nin, name) >= 0) {
+    return "an input";
+  }
+  return find_name(m->onames, m->nout, name) >= 0 ? "an output" : NULL;
+}
+
+/* Add name to a list of inputs or outputs. */
+static int add_named(lth_model *m, char ***names, int *n, int *cap, int **line, int **col,
+                     const char *name, int l, int c, const char *what, lth_error *err) {
+  const char *is = name && name[0] && !m->analyzed ? taken(m, name) : NULL;
+  if (m->analyzed || !name || !name[0] || is) {
+    lth_error_set(err, LTH_EINVAL, "lth_model_add_%s: %s%s%s", what,
+                  m->analyzed ? "the model is already analysed"
+                  : is        ? name
+                              : "empty name",
+                  is ? " is already " : "", is ? is : "");
+    return -1;
+  }
+  int c1 = *cap, ok = lth_grow((void **)names, &c1, *n + 1, sizeof **names);
+  c1 = *cap;
+  ok = ok && lth_grow((void **)line, &c1, *n + 1, sizeof **line);
+  c1 = *cap;
+  ok = ok && lth_grow((void **)col, &c1, *n + 1, sizeof **col);
+  char *copy = ok ? malloc(strlen(name) + 1) : NULL;
+  if (!copy) {
+    lth_error_set(err, LTH_ENOMEM, "out of memory adding an %s", what);
+    return -1;
+  }
+  *cap = c1;
+  strcpy(copy, name);
+  (*names)[*n] = copy;
+  (*line)[*n] = l;
+  (*col)[*n] = c;
+  return (*n)++;
+}
+
+int lth_model_add_input(lth_model *m, const char *name, int line, int col, lth_error *err) {
+  return add_named(m, &m->inames, &m->nin, &m->capin, &m->iline, &m->icol, name, line, col, "input",
+                   err);
+}
+
+int lth_model_add_output(lth_model *m, const char *name, int line, int col, lth_error *err) {
+  return add_named(m, &m->onames, &m->nout, &m->capout, &m->oline, &m->ocol, name, line, col,
+                   "output", err);
+}
+
+int lth_model_ninputs(const lth_model *m) { return m->nin; }
+int lth_model_noutputs(const lth_model *m) { return m->nout; }
+const char *lth_model_input_name(const lth_model *m, int k) {
+  return k >= 0 && k < m->nin ? m->inames[k] : NULL;
+}
+const char *lth_model_output_name(const lth_model *m, int k) {
+  return k >= 0 && k < m->nout ? m->onames[k] : NULL;
+}
+
+/* Is (part, eq, var) a coefficient the model has? */
+static int valid_coef(const lth_model *m, lth_model_part part, int eq, int var) {
+  int rows = part >= LTH_MODEL_C ? m->nout : m->ne;
+  int cols = part == LTH_MODEL_B || part == LTH_MODEL_D    ? m->nin
+             : part == LTH_MODEL_F || part == LTH_MODEL_Y0 ? 1
+                                                           : m->nv;
+  if (part == LTH_MODEL_F || part == LTH_MODEL_Y0) {
+    var = 0;
+  }
+  return part >= LTH_MODEL_E && part <= LTH_MODEL_Y0 && eq >= 0 && eq < rows && var >= 0 &&
+         var < cols;
+}
+
 /* Store a coefficient (taking ownership of c's pointers, also on failure). */
 static lth_status set_coef(lth_model *m, lth_model_part part, int eq, int var, lth_mcoef *c,
                            lth_error *err) {
   lth_status st = LTH_OK;
+  int out = part >= LTH_MODEL_C;
+  lth_mentry **ent = out ? &m->oent : &m->ent;
+  size_t *n = out ? &m->noent : &m->nent, *capn = out ? &m->capoent : &m->capent;
   if (m->analyzed) {
     st = lth_error_set(err, LTH_EINVAL, "lth_model_set: the model is already analysed");
-  } else if (part < LTH_MODEL_E || part > LTH_MODEL_F || eq < 0 || eq >= m->ne ||
-             (part != LTH_MODEL_F && (var < 0 || var >= m->nv))) {
-    st = lth_error_set(err, LTH_EINVAL, "lth_model_set: no equation %d or unknown %d", eq, var);
+  } else if (!valid_coef(m, part, eq, var)) {
+    st = lth_error_set(err, LTH_EINVAL, "lth_model_set: no %s %d or %s %d",
+                       out ? "output" : "equation", eq,
+                       part == LTH_MODEL_B || part == LTH_MODEL_D ? "input" : "unknown", var);
   } else if (c->kind == MCOEF_SOURCE &&
              (lth_source_rows(c->s) != 1 || lth_source_cols(c->s) != 1)) {
     st = lth_error_set(err, LTH_EDIM, "lth_model_set: a coefficient source must be 1 x 1");
   }
-  var = part == LTH_MODEL_F ? -1 : var; /* coefficients set twice: lth_model_analyze */
-  if (st == LTH_OK && m->nent == m->capent) {
-    size_t cap = m->capent ? 2 * m->capent : 64;
-    lth_mentry *ne = realloc(m->ent, cap * sizeof *ne);
+  /* coefficients set twice: lth_model_analyze */
+  var = part == LTH_MODEL_F || part == LTH_MODEL_Y0 ? -1 : var;
+  if (st == LTH_OK && *n == *capn) {
+    size_t cap = *capn ? 2 * *capn : 64;
+    lth_mentry *ne = realloc(*ent, cap * sizeof *ne);
     if (!ne) {
       st = lth_error_set(err, LTH_ENOMEM, "out of memory storing a coefficient");
     } else {
-      m->ent = ne;
-      m->capent = cap;
+      *ent = ne;
+      *capn = cap;
     }
   }
   if (st != LTH_OK) {
     coef_free(c);
     return st;
   }
-  m->ent[m->nent++] = (lth_mentry){.eq = eq, .var = var, .part = (int)part, .c = *c, .nz = 0};
+  (*ent)[(*n)++] = (lth_mentry){.eq = eq, .var = var, .part = (int)part, .c = *c, .nz = 0};
   return LTH_OK;
 }
 

@@ -67,7 +67,7 @@ static int fill(const lth_model *m, work *W, double t) {
   for (size_t k = 0; k < m->nent; k++) {
     const lth_mentry *e = &m->ent[k];
     double y;
-    if (!e->nz || e->part == LTH_MODEL_F) {
+    if (!e->nz || (e->part != LTH_MODEL_E && e->part != LTH_MODEL_A)) {
       continue;
     }
     if (lth_mcoef_taylor(&e->c, t, 0, &y, W->cw, NULL) != LTH_OK || !isfinite(y)) {

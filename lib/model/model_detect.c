@@ -118,6 +118,7 @@ static lth_status by_equation(det *D) {
                            "lth_model_set: the coefficient %s of equation %d is set twice",
                            x->part == LTH_MODEL_F   ? "f"
                            : x->part == LTH_MODEL_E ? "E"
+                           : x->part == LTH_MODEL_B ? "B"
                                                     : "A",
                            q + 1);
         break;
@@ -130,6 +131,9 @@ static lth_status by_equation(det *D) {
 
 static lth_status usage(det *D) {
   lth_model *m = D->m;
+  for (size_t k = 0; k < m->noent; k++) {
+    m->oent[k].nz = nonzero(m, &m->oent[k].c);
+  }
   for (size_t k = 0; k < m->nent; k++) {
     lth_mentry *e = &m->ent[k];
     e->nz = nonzero(m, &e->c);
@@ -212,6 +216,19 @@ static lth_status roles(det *D) {
   lth_status st = lth_model_index1_find(m, D->usedE, D->hasE, D->err);
   if (st != LTH_OK) {
     return st;
+  }
+  for (size_t k = 0; k < m->nent && m->ny > 0; k++) { /* docs/equations.md section 11 */
+    const lth_mentry *e = &m->ent[k];
+    if (e->nz && e->part == LTH_MODEL_B && m->qpos[e->eq] >= 0) {
+      int y = -1;
+      for (int v = 0; v < m->nv && y < 0; v++) {
+        y = m->ypos[v] == m->qpos[e->eq] ? v : -1;
+      }
+      return lth_model_error(m, D->err, m->eline[e->eq], m->ecol[e->eq],
+                             "the input %s appears in the constraint that fixes the index-1 "
+                             "unknown %s: inputs in index-1 constraints are not supported yet",
+                             m->inames[e->var], y >= 0 ? m->names[y] : "?");
+    }
   }
   int *u = malloc((size_t)m->nv * sizeof *u);
   if (!u) {

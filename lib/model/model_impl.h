@@ -40,6 +40,13 @@ struct lth_model {
   int *vline, *vcol, *eline, *ecol;
   lth_mentry *ent;
   size_t nent, capent;
+  /* inputs and outputs: names (owned), positions, and the outputs'
+   * coefficients (eq = output, part C, D or Y0) */
+  char **inames, **onames;
+  int nin, nout, capin, capout;
+  int *iline, *icol, *oline, *ocol;
+  lth_mentry *oent;
+  size_t noent, capoent;
   /* the analysis */
   int *estart, *eidx; /* entries by equation: eidx[estart[q] .. estart[q+1]-1] */
   int analyzed;
@@ -113,6 +120,15 @@ void lth_model_eq_list(const lth_model *m, const int *eqs, int n, char *buf, siz
  * coefficients read them (no substitution); NULL in *out if all zero. */
 lth_status lth_model_block_source(const lth_model *m, int part, int r0, int nr, int c0, int nc,
                                   lth_source **out, lth_error *err);
+/* model_system.c: the block of the outputs' coefficients of `part` (C:
+ * columns c0..c0+nc-1 of the positions of (z, y); D: the inputs; Y0: one
+ * column); NULL in *out if all zero. */
+lth_status lth_model_output_block(const lth_model *m, int part, int c0, int nc, lth_source **out,
+                                  lth_error *err);
+/* model_subst.c: the outputs' C, D, y0 of the canonical system (each NULL
+ * if zero), the index-1 unknowns substituted. */
+lth_status lth_model_output_sources(const lth_model *m, lth_source **C, lth_source **D,
+                                    lth_source **y0, lth_error *err);
 /* model_subst.c: the same block with y = -K^{-1}(L z + f) substituted:
  * B - A_y K^{-1} L (part A) or f - A_y K^{-1} f_K (part F), exact jets. */
 lth_status lth_model_subst_block(const lth_model *m, int part, int r0, int nr, int c0, int nc,

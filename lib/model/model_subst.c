@@ -170,8 +170,8 @@ static lth_status subst_rebind(const void *state, lth_leaf_map map, void *ctx, l
 
 /* Does y_j (its reach: the unknowns y depends on) touch the columns? */
 static int reaches(const lth_model *m, int j, int part, int c0, int nc) {
-  if (part == LTH_MODEL_F) {
-    return 1; /* f_K: any y may carry it */
+  if (part == LTH_MODEL_F || part == LTH_MODEL_B) {
+    return 1; /* f_K (or B_K): any y may carry it */
   }
   for (int k = m->rstart[j]; k < m->rstart[j + 1]; k++) {
     int c = m->iperm[m->reach[k]] - c0;
@@ -215,6 +215,59 @@ lth_status lth_model_subst_block(const lth_model *m, int part, int r0, int nr, i
     lth_source_free(Ay);
   }
   return *out ? LTH_OK : LTH_ENOMEM;
+}
+
+/* ---- the outputs of the canonical system ---- */
+
+/* y = C_z z + C_y y + D u + y0 with y = -K^{-1}(L z + f_K) (no inputs in
+ * the constraints of y: lth_model_analyze refuses them):
+ *     C = C_z - C_y K^{-1} L,   y0 = y0 - C_y K^{-1} f_K. */
+lth_status lth_model_output_sources(const lth_model *m, lth_source **C, lth_source **D,
+                                    lth_source **y0, lth_error *err) {
+  lth_source *Cz = NULL, *Y0 = NULL, *Cy[2] = {NULL, NULL}, *X[2] = {NULL, NULL};
+  *C = *D = *y0 = NULL;
+  lth_status st = lth_model_output_block(m, LTH_MODEL_C, 0, m->s, &Cz, err);
+  st = st == LTH_OK ? lth_model_output_block(m, LTH_MODEL_Y0, 0, 1, &Y0, err) : st;
+  st = st == LTH_OK && m->nin > 0 ? lth_model_output_block(m, LTH_MODEL_D, 0, m->nin, D, err) : st;
+  for (int k = 0; k < 2 && st == LTH_OK && m->ny > 0; k++) { /* C_y, once for each product */
+    st = lth_model_output_block(m, LTH_MODEL_C, m->s, m->ny, &Cy[k], err);
+  }
+  if (st == LTH_OK && Cy[0]) {
+    st = lth_model_block_source(m, LTH_MODEL_A, m->s, m->ny, 0, m->s, &X[0], err);
+    st = st == LTH_OK ? lth_model_block_source(m, LTH_MODEL_F, m->s, m->ny, 0, 1, &X[1], err) : st;
+  }
+  for (int k = 0; k < 2 && st == LTH_OK; k++) {
+    lth_source **dst = k == 0 ? &Cz : &Y0;
+    if (!Cy[k] || !X[k]) {
+      continue;
+    }
+    lth_source *W = lth_source_solve(m->K, X[k], m->kscale, 0.0, m->klabel, err);
+    X[k] = NULL; /* owned by the solve, also on failure */
+    if (!W) {
+      lth_source_free(*dst);
+      *dst = NULL;
+      st = LTH_ENOMEM;
+      continue;
+    }
+    lth_source *S = subst_new(*dst, Cy[k], W, *dst, Cy[k], W, err);
+    Cy[k] = NULL;
+    *dst = S;
+    st = S ? LTH_OK : LTH_ENOMEM;
+  }
+  for (int k = 0; k < 2; k++) {
+    lth_source_free(Cy[k]);
+    lth_source_free(X[k]);
+  }
+  if (st != LTH_OK) {
+    lth_source_free(Cz);
+    lth_source_free(Y0);
+    lth_source_free(*D);
+    *D = NULL;
+    return st;
+  }
+  *C = Cz;
+  *y0 = Y0;
+  return LTH_OK;
 }
 
 /* ---- the values of y for the outputs ---- */

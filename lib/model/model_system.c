@@ -230,7 +230,10 @@ lth_status lth_model_block_source(const lth_model *m, int part, int r0, int nr, 
       int q = m->eqperm[r0 + k];
       for (int j = m->estart[q]; j < m->estart[q + 1]; j++) {
         const lth_mentry *e = &m->ent[m->eidx[j]];
-        int col = part == LTH_MODEL_F ? 0 : e->var >= 0 ? m->iperm[e->var] - c0 : -1;
+        int col = part == LTH_MODEL_F   ? 0
+                  : part == LTH_MODEL_B ? e->var - c0
+                  : e->var >= 0         ? m->iperm[e->var] - c0
+                                        : -1;
         if (!e->nz || e->part != part || col < 0 || col >= (part == LTH_MODEL_F ? 1 : nc)) {
           continue;
         }
@@ -260,6 +263,44 @@ lth_status lth_model_block_source(const lth_model *m, int part, int r0, int nr, 
   }
   b->rows = nr;
   b->cols = part == LTH_MODEL_F ? 1 : nc;
+  if (b->nnz == 0) {
+    mblock_destroy(b);
+    return LTH_OK;
+  }
+  *out = mblock_new(b, exact, enclosable, err);
+  return *out ? LTH_OK : LTH_ENOMEM;
+}
+
+/* (model_impl.h) The outputs' coefficients: row = output. */
+lth_status lth_model_output_block(const lth_model *m, int part, int c0, int nc, lth_source **out,
+                                  lth_error *err) {
+  mblock *b = calloc(1, sizeof *b);
+  size_t n = m->noent + 1;
+  int exact = 1, enclosable = 1;
+  *out = NULL;
+  if (b) {
+    b->ii = malloc(n * sizeof *b->ii);
+    b->jj = malloc(n * sizeof *b->jj);
+    b->c = malloc(n * sizeof *b->c);
+  }
+  if (!b || !b->ii || !b->jj || !b->c) {
+    mblock_destroy(b);
+    return lth_error_set(err, LTH_ENOMEM, "out of memory building the outputs");
+  }
+  for (size_t k = 0; k < m->noent; k++) {
+    const lth_mentry *e = &m->oent[k];
+    int col = part == LTH_MODEL_Y0 ? 0 : part == LTH_MODEL_D ? e->var - c0 : m->iperm[e->var] - c0;
+    if (!e->nz || e->part != part || col < 0 || col >= (part == LTH_MODEL_Y0 ? 1 : nc)) {
+      continue;
+    }
+    b->ii[b->nnz] = e->eq;
+    b->jj[b->nnz] = col;
+    b->c[b->nnz++] = &e->c;
+    exact = exact && (e->c.kind != MCOEF_SOURCE || lth_source_is_exact(e->c.s));
+    enclosable = enclosable && e->c.kind != MCOEF_SOURCE;
+  }
+  b->rows = m->nout;
+  b->cols = part == LTH_MODEL_Y0 ? 1 : nc;
   if (b->nnz == 0) {
     mblock_destroy(b);
     return LTH_OK;
@@ -370,7 +411,39 @@ lth_status lth_model_masses(lth_model *m, const double *times, size_t n, lth_err
 
 /* ---- the system ---- */
 
-lth_status lth_model_system(const lth_model *m, lth_system **out, lth_error *err) {
+/* Block row i (1-based) of `part` and columns c0..c0+nc-1, the index-1
+ * unknowns substituted and the mass matrix eliminated; NULL if zero. */
+static lth_status row_block(const lth_model *m, int part, int i, int c0, int nc, lth_source **out,
+                            lth_error *err) {
+  lth_source *src = NULL;
+  lth_status st = lth_model_subst_block(m, part, block_start(m, i), m->n[i - 1], c0, nc, &src, err);
+  *out = NULL;
+  if (st == LTH_OK && src && i < m->r && m->M[i - 1]) {
+    src = lth_source_solve(m->M[i - 1], src, m->mscale[i - 1], 0.0, m->mlabel[i - 1], err);
+    st = src ? LTH_OK : LTH_ENOMEM;
+  }
+  *out = src;
+  return st;
+}
+
+/* Inputs (free: the caller gives the signals) and outputs. */
+static lth_status system_io(const lth_model *m, lth_system *sys, lth_error *err) {
+  lth_status st = m->nin > 0 ? lth_system_set_inputs(sys, m->nin, err) : LTH_OK;
+  for (int i = 1; i <= m->r && m->nin > 0 && st == LTH_OK; i++) {
+    lth_source *src = NULL;
+    st = row_block(m, LTH_MODEL_B, i, 0, m->nin, &src, err);
+    st = st == LTH_OK && src ? lth_system_set_B(sys, i, src, err) : st;
+  }
+  if (st == LTH_OK && m->nout > 0) {
+    lth_source *C = NULL, *D = NULL, *y0 = NULL;
+    st = lth_model_output_sources(m, &C, &D, &y0, err);
+    st = st == LTH_OK ? lth_system_set_outputs(sys, m->nout, C, D, y0, err) : st;
+  }
+  return st;
+}
+
+/* The canonical system, with its inputs and outputs if io. */
+static lth_status model_system(const lth_model *m, int io, lth_system **out, lth_error *err) {
   LTH_ERROR_RECORD(err);
   *out = NULL;
   if (!m->analyzed) {
@@ -383,20 +456,12 @@ lth_status lth_model_system(const lth_model *m, lth_system **out, lth_error *err
   }
   lth_status st = LTH_OK;
   for (int i = 1; i <= r && st == LTH_OK; i++) {
-    int s0 = block_start(m, i), ni = m->n[i - 1];
     for (int j = 0; j <= r && st == LTH_OK; j++) { /* j = 0: f_i */
-      int c0 = j ? block_start(m, j) : 0, nj = j ? m->n[j - 1] : 1;
       lth_source *src = NULL;
-      st = lth_model_subst_block(m, j ? LTH_MODEL_A : LTH_MODEL_F, s0, ni, c0, nj, &src, err);
+      st = row_block(m, j ? LTH_MODEL_A : LTH_MODEL_F, i, j ? block_start(m, j) : 0,
+                     j ? m->n[j - 1] : 1, &src, err);
       if (st != LTH_OK || !src) {
         continue;
-      }
-      if (i < r && m->M[i - 1]) {
-        src = lth_source_solve(m->M[i - 1], src, m->mscale[i - 1], 0.0, m->mlabel[i - 1], err);
-        if (!src) {
-          st = LTH_ENOMEM;
-          continue;
-        }
       }
       st = j ? lth_system_set_A(sys, i, j, src, err) : lth_system_set_f(sys, i, src, err);
     }
@@ -404,12 +469,19 @@ lth_status lth_model_system(const lth_model *m, lth_system **out, lth_error *err
   if (st == LTH_OK) {
     st = lth_system_validate(sys, err);
   }
+  if (st == LTH_OK && io) {
+    st = system_io(m, sys, err);
+  }
   if (st != LTH_OK) {
     lth_system_free(sys);
     return st;
   }
   *out = sys;
   return LTH_OK;
+}
+
+lth_status lth_model_system(const lth_model *m, lth_system **out, lth_error *err) {
+  return model_system(m, 1, out, err);
 }
 
 /* ---- Pi on the whole interval ---- */
@@ -511,7 +583,7 @@ static lth_status pi_error(const lth_model *m, lth_error *err) {
 
 lth_status lth_model_check_pi(const lth_model *m, lth_error *err) {
   lth_system *sys = NULL;
-  lth_status st = lth_model_system(m, &sys, err);
+  lth_status st = model_system(m, 0, &sys, err); /* Pi does not depend on the inputs */
   if (st != LTH_OK) {
     return st;
   }

@@ -60,6 +60,8 @@ static const struct stmt_def {
     {"param", LTH_P_KIND_ALL, lth_pp_st_param},
     {"sampling", LTH_P_KIND_ALL, lth_pp_st_sampling},
     {"variables", LTH_P_KIND_EQN, lth_pp_st_variables},
+    {"inputs", LTH_P_KIND_EQN, lth_pp_st_inputs},
+    {"outputs", LTH_P_KIND_EQN, lth_pp_st_outputs},
     {"A", LTH_P_KIND_BOTH, lth_pp_st_A},
     {"f", LTH_P_KIND_DAE, lth_pp_st_f},
     {"M", LTH_P_KIND_DAE, lth_pp_st_M},
@@ -145,6 +147,10 @@ static lth_status statement(lth_pp *P, const lth_pstmt *stmt) {
   strip_semicolon(P);
   size_t b, n = lth_pcur_name(&P->c, &b);
   int kind = current_kind(P);
+  /* INPUT(t) = ...: the signal of a declared input */
+  if (lth_pp_io_is_signal(P, b, n)) {
+    return lth_pp_st_signal(P, b);
+  }
   /* NAME(t) = ...: a named function (an equation exp(t) = x stays one) */
   if (lth_pp_func_is_def(P, b, n) &&
       !(kind == LTH_P_KIND_EQN && lth_expr_func_find(P->c.tx->buf + b, n) >= 0)) {
@@ -191,6 +197,7 @@ static void parser_free(lth_pp *P) {
   lth_pp_eqn_free(P);
   lth_pp_funcs_free(P);
   lth_pp_bc_free(P);
+  lth_pp_io_free(P);
   free(P->override_used);
   free(P->grid_pts);
   lth_ebuild_free(P->c.eb);
@@ -274,6 +281,9 @@ lth_status lth_problem_parse_opts(const char *text, size_t len, const char *name
   }
   if (st == LTH_OK) {
     st = lth_pp_make_names(&P);
+  }
+  if (st == LTH_OK) {
+    st = lth_pp_io_names(&P);
   }
   parser_free(&P);
   if (st != LTH_OK) {
@@ -384,6 +394,14 @@ void lth_problem_free(lth_problem *pb) {
   }
   free(pb->eqsrc);
   lth_pp_names_free(pb);
+  for (int k = 0; k < pb->nin; k++) {
+    free(pb->inames[k]);
+  }
+  for (int k = 0; k < pb->nout; k++) {
+    free(pb->onames[k]);
+  }
+  free(pb->inames);
+  free(pb->onames);
   for (int k = 0; k < 3; k++) {
     lth_source_free(pb->lqr_src[k]);
   }

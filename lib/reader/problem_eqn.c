@@ -46,6 +46,7 @@ typedef struct eeq {
 } eeq;
 
 struct lth_peqn {
+  lth_pp *P; /* for the inputs (problem_io.c) */
   evar *v;
   int nv, capv;
   int *slots; /* hash table of the names: index + 1, 0 = empty */
@@ -55,8 +56,9 @@ struct lth_peqn {
   lth_pval z0, bc[3]; /* as written (user order), checked at the end */
 };
 
-static const char *const KEYWORDS[] = {"lth",      "problem",   "interval", "grid", "param",
-                                       "sampling", "variables", "z0",       "bc"};
+static const char *const KEYWORDS[] = {"lth",   "problem",  "interval",  "grid",
+                                       "param", "sampling", "variables", "z0",
+                                       "bc",    "inputs",   "outputs"};
 
 static int find_var(const struct lth_peqn *E, const char *s, size_t n) {
   if (!E || !E->nslots) {
@@ -99,10 +101,23 @@ static int hash_add(struct lth_peqn *E, int idx) {
   return 1;
 }
 
-static int lookup_var(void *ctx, const char *name, size_t len) { return find_var(ctx, name, len); }
+/* An unknown's index, or an input's code LTH_P_INPUT_VAR + k. */
+static int lookup_var(void *ctx, const char *name, size_t len) {
+  struct lth_peqn *E = ctx;
+  int k = find_var(E, name, len);
+  if (k < 0 && (k = lth_pp_io_find_input(E->P, name, len)) >= 0) {
+    k += LTH_P_INPUT_VAR;
+  }
+  return k;
+}
 
 static const char *var_name(void *ctx, int var, int order, char *buf, size_t size) {
   const struct lth_peqn *E = ctx;
+  if (var >= LTH_P_INPUT_VAR) {
+    snprintf(buf, size, "%.60s%.*s", lth_pp_io_input_name(E->P, var - LTH_P_INPUT_VAR),
+             order > 20 ? 20 : order, "''''''''''''''''''''");
+    return buf;
+  }
   snprintf(buf, size, "%.60s%.*s", E->v[var].name, order > 20 ? 20 : order, "''''''''''''''''''''");
   return buf;
 }
@@ -112,6 +127,7 @@ lth_status lth_pp_eqn_begin(lth_pp *P, size_t kw) {
   if (!P->eqn) {
     return LTH_PERR(P, kw, LTH_ENOMEM, "out of memory");
   }
+  P->eqn->P = P;
   P->pb->form = LTH_FORM_EQUATIONS;
   return LTH_OK;
 }
@@ -210,6 +226,11 @@ lth_status lth_pp_st_variables(lth_pp *P, size_t kw) {
     if (k >= 0) {
       return LTH_PERR(P, b, LTH_EPARSE, "the unknown '%.*s' is declared twice (first on line %d)",
                       len, s, E->v[k].at.line);
+    }
+    const char *what;
+    if ((k = lth_pp_io_taken(P, s, n, &what)) > 0) {
+      return LTH_PERR(P, b, LTH_EPARSE, "'%.*s' is %s (line %d): it cannot be an unknown too", len,
+                      s, what, k);
     }
     if (lth_pcur_peek(c) == '\'') {
       return LTH_PERR(P, c->pos, LTH_EPARSE,
@@ -324,6 +345,15 @@ lth_status lth_pp_eqn_equation(lth_pp *P, size_t start) {
   lth_spos at = lth_pp_here(P, start);
   for (size_t k = 0; k < n && st == LTH_OK; k++) {
     lth_plin *l = D.ext ? D.ext[k] : NULL;
+    int nunk = 0; /* terms of unknowns (not inputs) */
+    for (int j = 0; l && j < l->n; j++) {
+      nunk += l->t[j].var < LTH_P_INPUT_VAR;
+    }
+    if (l && nunk == 0 && l->n > 0) {
+      st = LTH_PERR(P, start, LTH_EPARSE, "%s involves inputs but no unknown",
+                    n > 1 ? "a row of this vector equation" : "this equation");
+      break;
+    }
     if (!l || l->n == 0) {
       st = LTH_PERR(P, start, LTH_EPARSE, "%s involves no unknown (it reads %s = 0)",
                     n > 1 ? "a row of this vector equation" : "this equation",
@@ -331,6 +361,15 @@ lth_status lth_pp_eqn_equation(lth_pp *P, size_t start) {
       break;
     }
     for (int j = 0; j < l->n && st == LTH_OK; j++) {
+      if (l->t[j].var >= LTH_P_INPUT_VAR) {
+        if (l->t[j].order > 0) {
+          st = LTH_PERR(P, start, LTH_EPARSE,
+                        "the input %s appears differentiated: inputs enter the equations "
+                        "linearly and without derivatives (lth differentiates them itself)",
+                        lth_pp_io_input_name(P, l->t[j].var - LTH_P_INPUT_VAR));
+        }
+        continue;
+      }
       evar *v = &E->v[l->t[j].var];
       if (l->t[j].order > MAX_ORDER) {
         st = LTH_PERR(P, start, LTH_EPARSE, "derivatives above order %d are not supported",
@@ -395,8 +434,8 @@ static lth_status compile(lth_pp *P, lth_spos at, const lth_psc *s, double sign,
 }
 
 /* Compile sign * s into the model as coefficient (part, q, var). */
-static lth_status put(lth_pp *P, lth_model *m, lth_spos at, lth_model_part part, int q, int var,
-                      const lth_psc *s, double sign) {
+lth_status lth_pp_eqn_put(lth_pp *P, lth_model *m, lth_spos at, lth_model_part part, int q, int var,
+                          const lth_psc *s, double sign) {
   if (s->src) {
     lth_expr *e = NULL;
     lth_status st = s->node >= 0 ? compile(P, at, s, sign, &e) : LTH_OK;
@@ -426,16 +465,20 @@ static lth_status put_equation(lth_pp *P, lth_model *m, const int *base, const e
   if (q < 0) {
     return lth_pp_relocate(P, e->at, P->err ? P->err->status : LTH_ENOMEM);
   }
-  lth_status st = put(P, m, e->at, LTH_MODEL_F, q, -1, &e->lin.c0, -1.0);
+  lth_status st = lth_pp_eqn_put(P, m, e->at, LTH_MODEL_F, q, -1, &e->lin.c0, -1.0);
   for (int j = 0; j < e->lin.n && st == LTH_OK; j++) {
     const lth_pterm *tm = &e->lin.t[j];
+    if (tm->var >= LTH_P_INPUT_VAR) { /* lhs - rhs = c u + ...: B = -c */
+      st = lth_pp_eqn_put(P, m, e->at, LTH_MODEL_B, q, tm->var - LTH_P_INPUT_VAR, &tm->c, -1.0);
+      continue;
+    }
     int k = E->v[tm->var].maxo, o = tm->order, b = base[tm->var];
     if (o == 0) {
-      st = put(P, m, e->at, LTH_MODEL_A, q, b, &tm->c, -1.0);
+      st = lth_pp_eqn_put(P, m, e->at, LTH_MODEL_A, q, b, &tm->c, -1.0);
     } else if (k <= 1 || o == k) {
-      st = put(P, m, e->at, LTH_MODEL_E, q, b + (k <= 1 ? 0 : k - 1), &tm->c, 1.0);
+      st = lth_pp_eqn_put(P, m, e->at, LTH_MODEL_E, q, b + (k <= 1 ? 0 : k - 1), &tm->c, 1.0);
     } else {
-      st = put(P, m, e->at, LTH_MODEL_A, q, b + o, &tm->c, -1.0);
+      st = lth_pp_eqn_put(P, m, e->at, LTH_MODEL_A, q, b + o, &tm->c, -1.0);
     }
   }
   return st;
@@ -474,7 +517,7 @@ static lth_status build_model(lth_pp *P, lth_model *m, int *base) {
     }
     free(name);
   }
-  lth_status st = LTH_OK;
+  lth_status st = lth_pp_io_model(P, m, base);
   for (int k = 0; k < E->ne && st == LTH_OK; k++) {
     st = put_equation(P, m, base, &E->e[k]);
   }
@@ -521,6 +564,9 @@ lth_status lth_pp_finish_eqn(lth_pp *P) {
   }
   if (st == LTH_OK) {
     st = lth_model_system(pb->model, &pb->sys, P->err);
+  }
+  if (st == LTH_OK) {
+    st = lth_pp_io_signals(P, pb->sys);
   }
   free(times);
   free(base);

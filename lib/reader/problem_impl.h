@@ -358,6 +358,9 @@ struct lth_problem {
   /* sampled coefficients of the equation form (the model refers to them) */
   lth_source **eqsrc;
   size_t neqsrc, capeqsrc;
+  /* inputs and outputs (problem_io.c): their names */
+  char **inames, **onames;
+  int nin, nout;
   /* the user's unknowns (problem_vars.c) */
   char **names;
   int nnames;
@@ -411,6 +414,7 @@ typedef struct lth_pp {
   size_t cap_sampled;
   struct lth_peqn *eqn; /* the equation form's state (problem_eqn.c) */
   struct lth_pbc *bceq; /* boundary conditions as equations (problem_bc.c) */
+  struct lth_pio *io;   /* inputs and outputs (problem_io.c) */
   const lth_problem_opts *opts;
   int *override_used; /* per opts->params entry */
 } lth_pp;
@@ -503,6 +507,32 @@ void lth_pp_eqn_free(lth_pp *P);
 int lth_pp_eqn_has_variable(lth_pp *P, const char *s, size_t n);
 /* The unknowns and samples(...) of equations, for the values of other statements. */
 void lth_pp_eqn_lit_opts(lth_pp *P, lth_plit_opts *o);
+
+/* Compile sign * s into the model as coefficient (part, q, var); errors at `at`. */
+lth_status lth_pp_eqn_put(lth_pp *P, lth_model *m, lth_spos at, lth_model_part part, int q, int var,
+                          const lth_psc *s, double sign);
+
+/* ---- inputs and outputs of the equation form (problem_io.c) ----
+ * In the linear forms of equations and outputs, input k is the term of
+ * var = LTH_P_INPUT_VAR + k. */
+#define LTH_P_INPUT_VAR 0x40000000
+lth_status lth_pp_st_inputs(lth_pp *P, size_t kw);
+lth_status lth_pp_st_outputs(lth_pp *P, size_t kw);
+/* 1 if the statement at name [b, b+n) reads INPUT(t) = ... for a declared input. */
+int lth_pp_io_is_signal(lth_pp *P, size_t b, size_t n);
+lth_status lth_pp_st_signal(lth_pp *P, size_t kw);
+int lth_pp_io_find_input(lth_pp *P, const char *s, size_t n);
+const char *lth_pp_io_input_name(lth_pp *P, int k);
+/* The line of the input or output called s[0..n-1] (*what says which), 0 if none. */
+int lth_pp_io_taken(lth_pp *P, const char *s, size_t n, const char **what);
+/* Inputs, outputs and the outputs' coefficients into the model (base: the
+ * model's index of each unknown as written). */
+lth_status lth_pp_io_model(lth_pp *P, lth_model *m, const int *base);
+/* The signals given into the system (which owns them). */
+lth_status lth_pp_io_signals(lth_pp *P, lth_system *sys);
+/* The names into the problem. */
+lth_status lth_pp_io_names(lth_pp *P);
+void lth_pp_io_free(lth_pp *P);
 
 /* ---- named functions of t, `k1(t) = 2 + 0.5*sin(t)` (problem_func.c) ---- */
 /* 1 if the statement at name [b, b+n) reads NAME ( t ) = ... */

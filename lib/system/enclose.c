@@ -140,7 +140,7 @@ lth_enclose *lth_enclose_alloc(const lth_system *sys, int max_degree, lth_error 
       snprintf(what, sizeof what, "A(%d,%d)", i, j);
       ok = !A || walk(enc, A, what, 0);
     }
-    const lth_source *f = lth_system_f(sys, i);
+    const lth_source *f = lth_system_forcing(sys, i);
     snprintf(what, sizeof what, "f(%d)", i);
     ok = ok && (!f || walk(enc, f, what, 0));
   }

@@ -2,23 +2,13 @@
 /* Hessenberg system description and structure checks (Clark (2.1)-(2.3)). */
 #include "lth/system.h"
 #include "pi_text.h"
+#include "system_impl.h"
 
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct lth_system {
-  int r;
-  int *n;   /* n[0..r-1] = n_1..n_r */
-  int *off; /* off[i-1] = row offset of block i in z */
-  int s, m, p;
-  lth_source **A;   /* A[(i-1)*r + (j-1)], NULL = zero block */
-  lth_source **f;   /* f[i-1] */
-  int has_interval; /* lth_system_set_interval was called */
-  double t0, t1;
-};
 
 lth_system *lth_system_alloc(int r, const int *n, lth_error *err) {
   if (r < 2) {
@@ -78,6 +68,7 @@ void lth_system_free(lth_system *sys) {
       lth_source_free(sys->f[k]);
     }
   }
+  lth_system_io_free(sys);
   free(sys->A);
   free(sys->f);
   free(sys->n);
@@ -145,7 +136,7 @@ lth_status lth_system_set_f(lth_system *sys, int i, lth_source *src, lth_error *
     return st;
   }
   sys->f[i - 1] = src;
-  return LTH_OK;
+  return lth_system_forcing_rebuild(sys, i, err);
 }
 
 const char *lth_pi_text(int r, int norms, char *buf, size_t size) {
@@ -232,7 +223,8 @@ int lth_system_is_exact(const lth_system *sys) {
     }
   }
   for (int k = 0; k < sys->r; k++) {
-    if (sys->f[k] && !lth_source_is_exact(sys->f[k])) {
+    const lth_source *F = lth_system_forcing_of(sys, k + 1);
+    if (F && !lth_source_is_exact(F)) {
       return 0;
     }
   }
@@ -255,7 +247,7 @@ void lth_system_domain(const lth_system *sys, double *lo, double *hi) {
     narrow(sys->A[k], lo, hi);
   }
   for (int k = 0; k < sys->r; k++) {
-    narrow(sys->f[k], lo, hi);
+    narrow(lth_system_forcing_of(sys, k + 1), lo, hi);
   }
 }
 
@@ -281,7 +273,8 @@ size_t lth_system_work_size(const lth_system *sys, int order) {
     mx = w > mx ? w : mx;
   }
   for (int k = 0; k < sys->r; k++) {
-    size_t w = sys->f[k] ? lth_source_work_size(sys->f[k], order) : 0;
+    const lth_source *F = lth_system_forcing_of(sys, k + 1);
+    size_t w = F ? lth_source_work_size(F, order) : 0;
     mx = w > mx ? w : mx;
   }
   return mx;
@@ -309,11 +302,16 @@ lth_status lth_system_eval(const lth_system *sys, double t, int order, lth_jet *
         return st;
       }
     }
-    if (sys->f[i - 1]) {
+    const lth_source *F = lth_system_forcing_of(sys, i);
+    if (F) {
       lth_jet blk = lth_jet_view(f, sys->off[i - 1], 0, sys->n[i - 1], 1);
-      lth_status st = lth_source_fill(sys->f[i - 1], t, order, &blk, work, err);
+      lth_status st = lth_source_fill(F, t, order, &blk, work, err);
       if (st != LTH_OK) {
-        lth_error_prefix(err, "f(%d): ", i);
+        if (sys->F && sys->F[i - 1]) {
+          lth_error_prefix(err, "f(%d) + B(%d) u: ", i, i);
+        } else {
+          lth_error_prefix(err, "f(%d): ", i);
+        }
         return st;
       }
     }
