@@ -3,9 +3,8 @@
 #  - a file with `inputs` and signals u(t) = ... (one input in a dynamic
 #    row, one in the constraint: prescribed motion) against the same file
 #    with the signals written into the equations as a known forcing:
-#    lth-solve and lth-bvp print the same unknowns, bytes for bytes (the
-#    mass m = 2 divides f and B u exactly, so the forcing's arithmetic is the
-#    hand-written file's);
+#    lth-solve and lth-bvp give the same unknowns within their error
+#    estimates;
 #  - the outputs y1 = x1 - 0.5*x2, y2 = c(t)*lam + 2*u1 against y computed
 #    from the returned z in NumPy: 1e-14 relative (a few roundings);
 #  - the outputs in the JSON ("outputs", "y"), CSV and text;
@@ -54,15 +53,30 @@ m*v2' = -k*x2 + sin(t)*lam
 LTH
 } >"$TMP/forced.lth"
 
-# the unknowns' columns (the first six of the CSV) are the same bytes
+# the unknowns agree within the two runs' own error estimates: the forcing
+# f + B u is rounded in another order than the hand-written coefficient, so
+# a step or mesh decision may go the other way; each answer is within its
+# estimate of the true solution, so their difference is within the sum
+# (times 10, the estimates' own margin, with a floor of 1e-13 for rounding)
 for tool in "$SOLVE --project" "$BVP"; do
   name=${tool%% *}
   name=${name##*/}
   if run 0 "$name with inputs" $tool "$TMP/in.lth" --format csv; then
-    cut -d, -f1-6 "$TMP/out" >"$TMP/a.csv"
     head -1 "$TMP/out" | grep -qF ',"y1","y2"' || fail "$name: the CSV header lacks y1, y2: $(head -1 "$TMP/out")"
-    if run 0 "$name with the forcing written" $tool "$TMP/forced.lth" --format csv; then
-      cmp -s "$TMP/a.csv" "$TMP/out" || fail "$name: the unknowns differ: $(diff "$TMP/a.csv" "$TMP/out" | head -4)"
+  fi
+  if run 0 "$name json with inputs" $tool "$TMP/in.lth" --format json; then
+    cp "$TMP/out" "$TMP/a.json"
+    if run 0 "$name with the forcing written" $tool "$TMP/forced.lth" --format json; then
+      "$PY" - "$TMP/a.json" "$TMP/out" <<'PY' || fail "$name: the unknowns differ beyond the error estimates"
+import json, sys
+import numpy as np
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+za, zb = np.array(a["z"]), np.array(b["z"])
+assert za.shape == zb.shape, (za.shape, zb.shape)
+bound = 10 * (a["error_estimate"] + b["error_estimate"]) + 1e-13 * max(1.0, np.abs(za).max())
+d = np.abs(za - zb).max()
+assert d <= bound, "difference %.3g, bound %.3g" % (d, bound)
+PY
     fi
   fi
 done
