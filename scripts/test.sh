@@ -33,7 +33,9 @@ if [ "$quick" = 1 ]; then
 fi
 
 step "AddressSanitizer + UndefinedBehaviorSanitizer"
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLTH_SANITIZE=ON -DLTH_WERROR=ON >/dev/null
+# optimised (-O2 -g): the sanitizers check the same accesses and operations;
+# unoptimised, the property families took 2.4 times as long
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLTH_SANITIZE=ON -DLTH_WERROR=ON >/dev/null
 cmake --build build-asan -j"$jobs"
 (cd build-asan && ctest --output-on-failure -j"$jobs")
 
