@@ -263,25 +263,14 @@ lth_status lth_pp_bc_equation(lth_pp *P, size_t kw) {
                      .stop_at_eq = 1,
                      .unknown_at = bc_unknown_at};
   lth_pvctx x = {c, bc_var_name, B};
-  lth_pval L, R, D;
+  lth_pval D;
   size_t start = c->pos;
-  lth_status st = lth_plit_parse(c, &o, &L);
+  lth_status st = lth_plit_parse_equation(
+      c, &o, &x,
+      "expected '=': a boundary condition is an equation (bc x(t0) = 1) or one of bc B0 = "
+      "[...], bc B1 = [...], bc beta = [...]",
+      &D);
   if (st != LTH_OK) {
-    return st;
-  }
-  if (lth_pcur_peek(c) != '=') {
-    lth_pval_free(&L);
-    return LTH_PERR(P, c->pos, LTH_EPARSE,
-                    "expected '=': a boundary condition is an equation (bc x(t0) = 1) or one "
-                    "of bc B0 = [...], bc B1 = [...], bc beta = [...]");
-  }
-  size_t eq = c->pos++;
-  o.stop_at_eq = 0;
-  if ((st = lth_plit_parse(c, &o, &R)) != LTH_OK) {
-    lth_pval_free(&L);
-    return st;
-  }
-  if ((st = lth_pval_binop(&x, eq, '-', &L, &R, &D)) != LTH_OK) {
     return st;
   }
   if (D.rows != 1 && D.cols != 1) {

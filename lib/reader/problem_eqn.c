@@ -314,26 +314,14 @@ lth_status lth_pp_eqn_equation(lth_pp *P, size_t start) {
                      .samples = eqn_samples,
                      .samples_ctx = P};
   lth_pvctx x = {c, var_name, E};
-  lth_pval L, R, D;
+  lth_pval D;
   c->pos = start;
-  lth_status st = lth_plit_parse(c, &o, &L);
+  lth_status st = lth_plit_parse_equation(
+      c, &o, &x,
+      "expected '=': an equation is written lhs = rhs (a statement that is not an equation "
+      "starts with one of variables, interval, grid, param, z0, bc, sampling)",
+      &D);
   if (st != LTH_OK) {
-    return st;
-  }
-  if (lth_pcur_peek(c) != '=') {
-    lth_pval_free(&L);
-    return LTH_PERR(P, c->pos, LTH_EPARSE,
-                    "expected '=': an equation is written lhs = rhs (a statement that is not "
-                    "an equation starts with one of variables, interval, grid, param, z0, bc, "
-                    "sampling)");
-  }
-  size_t eq = c->pos++;
-  o.stop_at_eq = 0;
-  if ((st = lth_plit_parse(c, &o, &R)) != LTH_OK) {
-    lth_pval_free(&L);
-    return st;
-  }
-  if ((st = lth_pval_binop(&x, eq, '-', &L, &R, &D)) != LTH_OK) {
     return st;
   }
   if (D.rows != 1 && D.cols != 1) {

@@ -304,6 +304,10 @@ typedef struct lth_plit_opts {
 /* Parse a value from the cursor to the end of the statement (or to '=').
  * On failure *out is empty and the error is positioned. */
 lth_status lth_plit_parse(lth_pcur *c, const lth_plit_opts *o, lth_pval *out);
+/* lhs = rhs from the cursor (o->stop_at_eq is used for lhs): *out = lhs - rhs.
+ * Without the '=', the error says `no_eq` at the cursor. */
+lth_status lth_plit_parse_equation(lth_pcur *c, lth_plit_opts *o, const lth_pvctx *x,
+                                   const char *no_eq, lth_pval *out);
 
 /* ------------------------------------------------------------------------ */
 /* Statement layer (problem.c, problem_common.c, problem_rhs.c and the front */

@@ -336,3 +336,24 @@ lth_status lth_plit_parse(lth_pcur *c, const lth_plit_opts *o, lth_pval *out) {
   c->pos = p.g.tok.start;
   return st;
 }
+
+lth_status lth_plit_parse_equation(lth_pcur *c, lth_plit_opts *o, const lth_pvctx *x,
+                                   const char *no_eq, lth_pval *out) {
+  lth_pval L, R;
+  o->stop_at_eq = 1;
+  lth_status st = lth_plit_parse(c, o, &L);
+  if (st != LTH_OK) {
+    return st;
+  }
+  if (lth_pcur_peek(c) != '=') {
+    lth_pval_free(&L);
+    return lth_pcur_error(c, c->pos, LTH_EPARSE, "%s", no_eq);
+  }
+  size_t eq = c->pos++;
+  o->stop_at_eq = 0;
+  if ((st = lth_plit_parse(c, o, &R)) != LTH_OK) {
+    lth_pval_free(&L);
+    return st;
+  }
+  return lth_pval_binop(x, eq, '-', &L, &R, out);
+}
