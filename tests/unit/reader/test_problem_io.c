@@ -20,6 +20,7 @@
 
 #include "lth/model.h"
 #include "lth/problem.h"
+#include "sysdiff.h"
 #include "testutil.h"
 
 #define ORDER 6
@@ -35,30 +36,9 @@ static lth_problem *parse(const char *text) {
 
 /* Largest relative difference of the assembled jets of A and f. */
 static double system_diff(const lth_problem *pa, const lth_problem *pbb) {
-  const lth_system *sa = lth_problem_system(pa), *sb = lth_problem_system(pbb);
-  int s = lth_system_size(sa);
-  ck_assert_int_eq(s, lth_system_size(sb));
-  double t0, t1, worst = 0.0;
+  double t0, t1;
   lth_problem_interval(pa, &t0, &t1);
-  for (int p = 0; p <= 8; p++) {
-    double t = t0 + (t1 - t0) * (0.0371 + 0.1173 * p);
-    lth_jet A[2], f[2];
-    for (int q = 0; q < 2; q++) {
-      TU_ASSERT_OK(lth_jet_init(&A[q], s, s, ORDER, NULL));
-      TU_ASSERT_OK(lth_jet_init(&f[q], s, 1, ORDER, NULL));
-      const lth_system *sys = q ? sb : sa;
-      double *w = malloc((lth_system_work_size(sys, ORDER) + 1) * sizeof *w);
-      ck_assert_ptr_nonnull(w);
-      TU_ASSERT_OK(lth_system_eval(sys, t, ORDER, &A[q], &f[q], w, NULL));
-      free(w);
-    }
-    worst = fmax(worst, fmax(tu_jet_relerr(&A[0], &A[1]), tu_jet_relerr(&f[0], &f[1])));
-    for (int q = 0; q < 2; q++) {
-      lth_jet_release(&A[q]);
-      lth_jet_release(&f[q]);
-    }
-  }
-  return worst;
+  return sysdiff_jets(lth_problem_system(pa), lth_problem_system(pbb), t0, t1, ORDER);
 }
 
 static const char *HEAD = "problem equations\n"
