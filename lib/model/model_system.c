@@ -289,8 +289,11 @@ lth_status lth_model_output_block(const lth_model *m, int part, int c0, int nc, 
   }
   for (size_t k = 0; k < m->noent; k++) {
     const lth_mentry *e = &m->oent[k];
+    if (!e->nz || e->part != part) {
+      continue; /* (another part's var may be -1: the offset y0) */
+    }
     int col = part == LTH_MODEL_Y0 ? 0 : part == LTH_MODEL_D ? e->var - c0 : m->iperm[e->var] - c0;
-    if (!e->nz || e->part != part || col < 0 || col >= (part == LTH_MODEL_Y0 ? 1 : nc)) {
+    if (col < 0 || col >= (part == LTH_MODEL_Y0 ? 1 : nc)) {
       continue;
     }
     b->ii[b->nnz] = e->eq;
