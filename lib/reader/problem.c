@@ -14,6 +14,8 @@
  *     degree of the fits);
  *   - `bc` as equations (`bc x(0) = 1`, problem_bc.c) in `problem equations`
  *     files, not mixed with `bc B0`, `bc B1`, `bc beta`;
+ *   - `inputs` before the statements that use them (equations, B(i), D,
+ *     signals u(t) = ...); in the block form not after a B(i) or D;
  *   - `interval` and `grid` may come anywhere; checks that need both, and
  *     the coverage of sampled data, run once the file has been read.
  * Nothing is ignored: every statement is used or is an error.

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Data files: inputs and outputs of the equation form (docs/equations.md
- * section 11).
+ * section 11); the inputs, signals and output names of the block form, whose
+ * B(i), C and D are read by problem_ioblock.c.
  *
  *   inputs u1 u2                       # names, linear in the equations
  *   outputs y1 = x1 - 0.5*x2, y2 = lam # linear in unknowns and inputs
