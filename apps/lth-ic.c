@@ -71,7 +71,8 @@ static const char help_tail[] =
     "JSON keys: t, p, z0 (s numbers), residual = ||M0 z0 - b0||_2; extensions:\n"
     "method (\"project\", \"nearest\" or \"fix\"), s, index, components (the names\n"
     "of z's positions; for an equation-form file also variables and\n"
-    "variable_index, as lth-solve), guess, guess_source,\n"
+    "variable_index, as lth-solve), outputs and y (a file with outputs: their\n"
+    "names and their values at z0), guess, guess_source,\n"
     "guess_residual, change = ||z0 - guess||_2, changed (1-based indices of the\n"
     "components that moved), tolerance (the residual below which a value counts\n"
     "as consistent), sampling_error (sampled data only: the estimated error of\n"
@@ -80,8 +81,8 @@ static const char help_tail[] =
     "conditions ({\"M0\": [[...]], \"b0\": [...]} with --conditions).  Numbers\n"
     "are printed with %.17g and read back exactly.\n"
     "CSV: a header t,\"z[1]\",...,\"z[s]\",residual (an equation-form file: its\n"
-    "unknowns by name in the order of `variables`) and one row: the time, z0\n"
-    "and ||M0 z0 - b0||.\n"
+    "unknowns by name in the order of `variables`; a file's outputs after them)\n"
+    "and one row: the time, z0, the outputs and ||M0 z0 - b0||.\n"
     "\n"
     "Exit status: 0 success, 1 usage error (bad option, T outside the interval,\n"
     "wrong number of guess values, bad --fix), 2 input error (unreadable or\n"
@@ -341,6 +342,11 @@ static lth_status compute(app_ctx *R, app_run *run, lth_error *err) {
   }
   st = app_check_vector(st, err, "the consistent value z0", R->t, R->z0, (size_t)run->nout,
                         &run->names);
+  /* the file's outputs y = C z0 + D u + y0 at T (nothing without outputs) */
+  st = st == LTH_OK ? app_signal_outputs(run, &R->t, R->z0, (size_t)run->nout, 1, err) : st;
+  for (int k = 0; st == LTH_OK && run->y && k < run->ny; k++) {
+    st = app_check_value(st, err, "an output y at z0", R->t, run->y[k]);
+  }
   if (st != LTH_OK) {
     return st;
   }
@@ -432,6 +438,15 @@ static void write_json(const app_ctx *R, app_run *run) {
   app_json_put_int(j, "p", run->p);
   app_json_put_vector(j, "z0", R->z0, s);
   app_json_put_number(j, "residual", R->residual);
+  if (run->y) { /* the outputs' names and their values at z0 (ny numbers) */
+    app_json_key(j, "outputs");
+    app_json_begin_array(j);
+    for (int k = 0; k < run->ny; k++) {
+      app_json_string(j, run->ynames[k]);
+    }
+    app_json_end_array(j);
+    app_json_put_vector(j, "y", run->y, (size_t)run->ny);
+  }
   app_json_put_string(j, "method", method_key(R->method));
   app_json_put_int(j, "index", run->r);
   app_json_put_int(j, "s", run->s);
@@ -463,7 +478,8 @@ static void write_json(const app_ctx *R, app_run *run) {
 }
 
 /* One row in the shape of lth-solve's table (an equation-form file's
- * unknowns by name, in the order of `variables`), plus the residual. */
+ * unknowns by name, in the order of `variables`, then the outputs), plus
+ * the residual. */
 static void write_csv(const app_ctx *R, app_run *run) {
   app_csv *c = &run->csv;
   const app_names *nm = &run->names;
@@ -475,10 +491,16 @@ static void write_csv(const app_ctx *R, app_run *run) {
   } else {
     app_csv_quoted_names(c->fp, "z", run->nout);
   }
+  for (int k = 0; run->y && k < run->ny; k++) {
+    fprintf(c->fp, ",\"%s\"", run->ynames[k]);
+  }
   fputs(",residual\n", c->fp);
   app_csv_number(c, R->t);
   for (int k = 0; k < run->nout; k++) {
     app_csv_number(c, R->z0[nm->order[k]]);
+  }
+  for (int k = 0; run->y && k < run->ny; k++) {
+    app_csv_number(c, run->y[k]);
   }
   app_csv_number(c, R->residual);
   app_csv_end_row(c);
@@ -554,6 +576,12 @@ static void write_text(const app_ctx *R, app_run *run) {
             app_fmt_exact(b, sizeof b, R->z0[i] == 0.0 ? 0.0 : R->z0[i]));
   }
   fprintf(fp, "]\n");
+  if (run->y) {
+    fprintf(fp, "\noutputs at z0:\n");
+    for (int k = 0; k < run->ny; k++) {
+      fprintf(fp, "  %-18s %24s\n", run->ynames[k], app_fmt_exact(b, sizeof b, run->y[k]));
+    }
+  }
   if (R->conditions) {
     text_conditions(fp, R, run->s);
   }

@@ -14,6 +14,8 @@
  *     degree of the fits);
  *   - `bc` as equations (`bc x(0) = 1`, problem_bc.c) in `problem equations`
  *     files, not mixed with `bc B0`, `bc B1`, `bc beta`;
+ *   - `inputs` before the statements that use them (equations, B(i), D,
+ *     signals u(t) = ...); in the block form not after a B(i) or D;
  *   - `interval` and `grid` may come anywhere; checks that need both, and
  *     the coverage of sampled data, run once the file has been read.
  * Nothing is ignored: every statement is used or is an error.
@@ -60,16 +62,17 @@ static const struct stmt_def {
     {"param", LTH_P_KIND_ALL, lth_pp_st_param},
     {"sampling", LTH_P_KIND_ALL, lth_pp_st_sampling},
     {"variables", LTH_P_KIND_EQN, lth_pp_st_variables},
-    {"inputs", LTH_P_KIND_EQN, lth_pp_st_inputs},
-    {"outputs", LTH_P_KIND_EQN, lth_pp_st_outputs},
+    {"inputs", LTH_P_KIND_DAE | LTH_P_KIND_EQN, lth_pp_st_inputs},
+    {"outputs", LTH_P_KIND_DAE | LTH_P_KIND_EQN, lth_pp_st_outputs},
     {"A", LTH_P_KIND_BOTH, lth_pp_st_A},
     {"f", LTH_P_KIND_DAE, lth_pp_st_f},
     {"M", LTH_P_KIND_DAE, lth_pp_st_M},
     {"z0", LTH_P_KIND_DAE | LTH_P_KIND_EQN, lth_pp_st_z0},
     {"bc", LTH_P_KIND_DAE | LTH_P_KIND_EQN, lth_pp_st_bc},
-    {"B", LTH_P_KIND_LQR, lth_pp_st_B},
+    {"B", LTH_P_KIND_BOTH, lth_pp_st_B}, /* B(i) in the block form */
     {"H", LTH_P_KIND_LQR, lth_pp_st_H},
-    {"C", LTH_P_KIND_LQR, lth_pp_st_C},
+    {"C", LTH_P_KIND_BOTH, lth_pp_st_C}, /* the outputs' C in the block form */
+    {"D", LTH_P_KIND_DAE, lth_pp_st_D},
     {"x0", LTH_P_KIND_LQR, lth_pp_st_x0},
 };
 
@@ -81,8 +84,8 @@ static lth_status unknown_statement(lth_pp *P, size_t b, size_t n) {
   int lqr = P->pb->kind == LTH_PROBLEM_LQR;
   const char *list =
       lqr ? "sizes, interval, grid, param, A, B, H, C, x0, sampling order, sampling noise"
-          : "blocks, interval, grid, param, A(i,j), f(i), M(i), z0, bc, sampling order, "
-            "sampling noise";
+          : "blocks, interval, grid, param, A(i,j), f(i), M(i), z0, bc, inputs, B(i), "
+            "outputs, C, D, sampling order, sampling noise";
   if (!n) {
     char shown[64];
     lth_pcur_show(&P->c, b, shown, sizeof shown);
@@ -198,6 +201,7 @@ static void parser_free(lth_pp *P) {
   lth_pp_funcs_free(P);
   lth_pp_bc_free(P);
   lth_pp_io_free(P);
+  lth_pp_iob_free(P);
   free(P->override_used);
   free(P->grid_pts);
   lth_ebuild_free(P->c.eb);

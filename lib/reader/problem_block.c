@@ -280,7 +280,8 @@ lth_status lth_pp_st_bc(lth_pp *P, size_t kw) {
 }
 
 /* Check each M(i) on the check times, then give the system its blocks,
- * those of row i as M(i)^{-1} A(i,j), M(i)^{-1} f(i) (exact jet solves). */
+ * those of row i as M(i)^{-1} A(i,j), M(i)^{-1} f(i) (exact jet solves);
+ * B(i) becomes M(i)^{-1} B(i) in its slot (problem_ioblock.c). */
 static lth_status set_blocks(lth_pp *P) {
   lth_problem *pb = P->pb;
   int r = P->r;
@@ -307,6 +308,11 @@ static lth_status set_blocks(lth_pp *P) {
         *b = lth_source_solve(pb->mass[i - 1], *b, mscale, 0.0, label, P->err);
         st = *b ? LTH_OK : lth_pp_relocate(P, P->at_mass[i - 1], LTH_ENOMEM);
       }
+    }
+    lth_source **b = lth_pp_iob_B_slot(P, i); /* B(i) too: M(i)^{-1} B(i) */
+    if (b && st == LTH_OK) {
+      *b = lth_source_solve(pb->mass[i - 1], *b, mscale, 0.0, label, P->err);
+      st = *b ? LTH_OK : lth_pp_relocate(P, P->at_mass[i - 1], LTH_ENOMEM);
     }
   }
   free(times);
@@ -343,6 +349,9 @@ lth_status lth_pp_finish_dae(lth_pp *P) {
   }
   if (st == LTH_OK && (st = lth_system_validate(pb->sys, P->err)) != LTH_OK) {
     return lth_pp_relocate(P, P->at_blocks, st);
+  }
+  if (st == LTH_OK) {
+    st = lth_pp_iob_finish(P); /* inputs and outputs, docs/format.md section 1.4 */
   }
   if (st != LTH_OK) {
     return st;

@@ -173,7 +173,7 @@ int lth_pp_eqn_is_equation(lth_pp *P, size_t b, size_t n) {
   if (n == 0 || find_var(P->eqn, s, n) >= 0 || lth_pp_param_value(P, s, n, &v)) {
     return 1;
   }
-  static const char *const others[] = {"blocks", "A", "f", "M", "sizes", "B", "H", "C", "x0"};
+  static const char *const others[] = {"blocks", "A", "f", "M", "sizes", "B", "H", "C", "D", "x0"};
   for (size_t k = 0; k < sizeof others / sizeof others[0]; k++) {
     if (strlen(others[k]) == n && memcmp(others[k], s, n) == 0) {
       return 0; /* the dispatcher says where it belongs */

@@ -419,6 +419,7 @@ typedef struct lth_pp {
   struct lth_peqn *eqn; /* the equation form's state (problem_eqn.c) */
   struct lth_pbc *bceq; /* boundary conditions as equations (problem_bc.c) */
   struct lth_pio *io;   /* inputs and outputs (problem_io.c) */
+  struct lth_piob *iob; /* B(i), C, D of the block form (problem_ioblock.c) */
   const lth_problem_opts *opts;
   int *override_used; /* per opts->params entry */
 } lth_pp;
@@ -536,6 +537,26 @@ lth_status lth_pp_io_model(lth_pp *P, lth_model *m, const int *base);
 lth_status lth_pp_io_signals(lth_pp *P, lth_system *sys);
 /* The names into the problem. */
 lth_status lth_pp_io_names(lth_pp *P);
+/* Inputs and outputs declared so far; where output k was named. */
+int lth_pp_io_ninputs(const lth_pp *P);
+int lth_pp_io_noutputs(const lth_pp *P);
+lth_spos lth_pp_io_output_at(const lth_pp *P, int k);
+lth_spos lth_pp_io_input_at(const lth_pp *P, int k);
+/* ny outputs named y[1] .. y[ny] (the block form without `outputs`). */
+lth_status lth_pp_io_default_outputs(lth_pp *P, int ny, lth_spos at);
+/* ---- inputs and outputs of the block form (problem_ioblock.c) ----
+ * `inputs` and `u(t) = ...` as above, B(i) = ..., C = ..., D = ..., and
+ * `outputs` as names for the rows of C and D. */
+lth_status lth_pp_iob_B(lth_pp *P, size_t kw); /* B(i) = ... */
+lth_status lth_pp_iob_C(lth_pp *P, size_t kw); /* C = ... */
+lth_status lth_pp_st_D(lth_pp *P, size_t kw);  /* D = ... */
+/* Line of the first B(i) or D (0: none), for `inputs` after them. */
+int lth_pp_iob_used_line(const lth_pp *P);
+/* The slot of B(i) until the end (NULL if B(i) was not given), for M(i). */
+lth_source **lth_pp_iob_B_slot(lth_pp *P, int i);
+/* Once the blocks are in the system: inputs, B, signals and outputs. */
+lth_status lth_pp_iob_finish(lth_pp *P);
+void lth_pp_iob_free(lth_pp *P);
 void lth_pp_io_free(lth_pp *P);
 
 /* ---- named functions of t, `k1(t) = 2 + 0.5*sin(t)` (problem_func.c) ---- */

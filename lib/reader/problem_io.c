@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Data files: inputs and outputs of the equation form (docs/equations.md
- * section 11).
+ * section 11); the inputs, signals and output names of the block form, whose
+ * B(i), C and D are read by problem_ioblock.c.
  *
  *   inputs u1 u2                       # names, linear in the equations
  *   outputs y1 = x1 - 0.5*x2, y2 = lam # linear in unknowns and inputs
@@ -145,9 +146,29 @@ static lth_status check_new(lth_pp *P, size_t b, size_t n, const char *kind) {
   return LTH_OK;
 }
 
-/* inputs NAME [,] NAME ... */
-lth_status lth_pp_st_inputs(lth_pp *P, size_t kw) {
+/* A name into the list of inputs (out = 0) or of outputs (out = 1). */
+static lth_status add_name(lth_pp *P, struct lth_pio *I, int out, size_t b, size_t n) {
+  char *name = malloc(n + 1);
+  int ok = name && (out ? lth_grow((void **)&I->out, &I->capout, I->nout + 1, sizeof *I->out)
+                        : lth_grow((void **)&I->in, &I->capin, I->nin + 1, sizeof *I->in));
+  if (!ok) {
+    free(name);
+    return LTH_PERR(P, b, LTH_ENOMEM, "out of memory");
+  }
+  memcpy(name, P->c.tx->buf + b, n);
+  name[n] = '\0';
+  if (out) {
+    I->out[I->nout++] = (pout){.name = name, .at = lth_pp_here(P, b)};
+  } else {
+    I->in[I->nin++] = (pin){.name = name, .at = lth_pp_here(P, b)};
+  }
+  return LTH_OK;
+}
+
+/* NAME [,] NAME ...: the inputs, or the outputs of the block form. */
+static lth_status name_list(lth_pp *P, size_t kw, int out) {
   lth_pcur *c = &P->c;
+  const char *kind = out ? "output" : "input";
   struct lth_pio *I = io_state(P);
   if (!I) {
     return LTH_PERR(P, kw, LTH_ENOMEM, "out of memory");
@@ -160,23 +181,37 @@ lth_status lth_pp_st_inputs(lth_pp *P, size_t kw) {
     if (!n && lth_pcur_peek(c) < 0 && count > 0) {
       return LTH_OK;
     }
-    lth_status st = check_new(P, b, n, "input");
+    lth_status st = check_new(P, b, n, kind);
     if (st != LTH_OK) {
       return st;
     }
     if (lth_pcur_peek(c) == '\'') {
-      return LTH_PERR(P, c->pos, LTH_EPARSE, "declare the input %.*s, not its derivative", SHOW(n),
-                      c->tx->buf + b);
+      return LTH_PERR(P, c->pos, LTH_EPARSE, "declare the %s %.*s, not its derivative", kind,
+                      SHOW(n), c->tx->buf + b);
     }
-    char *name = malloc(n + 1);
-    if (!name || !lth_grow((void **)&I->in, &I->capin, I->nin + 1, sizeof *I->in)) {
-      free(name);
-      return LTH_PERR(P, b, LTH_ENOMEM, "out of memory");
+    if (out && lth_pcur_peek(c) == '=') {
+      return LTH_PERR(P, c->pos, LTH_EPARSE,
+                      "in the block form the outputs are named (outputs %.*s ...) and given by "
+                      "C = [...] and D = [...]; `outputs y1 = x1 - x2` belongs to `problem "
+                      "equations` files",
+                      SHOW(n), c->tx->buf + b);
     }
-    memcpy(name, c->tx->buf + b, n);
-    name[n] = '\0';
-    I->in[I->nin++] = (pin){.name = name, .at = lth_pp_here(P, b)};
+    if ((st = add_name(P, I, out, b, n)) != LTH_OK) {
+      return st;
+    }
   }
+}
+
+/* inputs NAME [,] NAME ... */
+lth_status lth_pp_st_inputs(lth_pp *P, size_t kw) {
+  int line = P->eqn ? 0 : lth_pp_iob_used_line(P);
+  if (line > 0) {
+    return LTH_PERR(P, kw, LTH_EPARSE,
+                    "`inputs` after B(i) or D (line %d): declare every input before the blocks "
+                    "that have a column for it",
+                    line);
+  }
+  return name_list(P, kw, 0);
 }
 
 /* One `NAME = linear form` of an outputs statement, up to a top-level ','. */
@@ -230,8 +265,11 @@ static lth_status output_one(lth_pp *P, struct lth_pio *I) {
   return LTH_OK;
 }
 
-/* outputs NAME = FORM [, NAME = FORM ...] */
+/* outputs NAME = FORM [, NAME = FORM ...]; the block form: outputs NAME [,] NAME ... */
 lth_status lth_pp_st_outputs(lth_pp *P, size_t kw) {
+  if (!P->eqn) { /* the block form: names for the rows of C and D */
+    return name_list(P, kw, 1);
+  }
   struct lth_pio *I = io_state(P);
   if (!I) {
     return LTH_PERR(P, kw, LTH_ENOMEM, "out of memory");
@@ -242,6 +280,29 @@ lth_status lth_pp_st_outputs(lth_pp *P, size_t kw) {
     st = output_one(P, I);
   }
   return st == LTH_OK ? lth_pcur_end(&P->c, "the outputs") : st;
+}
+
+int lth_pp_io_ninputs(const lth_pp *P) { return P->io ? P->io->nin : 0; }
+int lth_pp_io_noutputs(const lth_pp *P) { return P->io ? P->io->nout : 0; }
+lth_spos lth_pp_io_output_at(const lth_pp *P, int k) { return P->io->out[k].at; }
+lth_spos lth_pp_io_input_at(const lth_pp *P, int k) { return P->io->in[k].at; }
+
+lth_status lth_pp_io_default_outputs(lth_pp *P, int ny, lth_spos at) {
+  struct lth_pio *I = io_state(P);
+  if (!I || !lth_grow((void **)&I->out, &I->capout, ny, sizeof *I->out)) {
+    return lth_pp_at_error(P, at, LTH_ENOMEM, "out of memory");
+  }
+  for (int k = 0; k < ny; k++) {
+    char name[32];
+    snprintf(name, sizeof name, "y[%d]", k + 1);
+    char *copy = malloc(strlen(name) + 1);
+    if (!copy) {
+      return lth_pp_at_error(P, at, LTH_ENOMEM, "out of memory");
+    }
+    strcpy(copy, name);
+    I->out[I->nout++] = (pout){.name = copy, .at = at};
+  }
+  return LTH_OK;
 }
 
 int lth_pp_io_is_signal(lth_pp *P, size_t b, size_t n) {

@@ -72,9 +72,14 @@ static lth_status lqr_matrix(lth_pp *P, size_t kw, int which) {
 }
 
 lth_status lth_pp_lqr_A(lth_pp *P, size_t kw) { return lqr_matrix(P, kw, LTH_P_LQR_A); }
-lth_status lth_pp_st_B(lth_pp *P, size_t kw) { return lqr_matrix(P, kw, LTH_P_LQR_B); }
+/* B and C are also statements of the block form: B(i), the outputs' C. */
+lth_status lth_pp_st_B(lth_pp *P, size_t kw) {
+  return P->pb->kind == LTH_PROBLEM_LQR ? lqr_matrix(P, kw, LTH_P_LQR_B) : lth_pp_iob_B(P, kw);
+}
 lth_status lth_pp_st_H(lth_pp *P, size_t kw) { return lqr_matrix(P, kw, LTH_P_LQR_H); }
-lth_status lth_pp_st_C(lth_pp *P, size_t kw) { return lqr_matrix(P, kw, LTH_P_LQR_C); }
+lth_status lth_pp_st_C(lth_pp *P, size_t kw) {
+  return P->pb->kind == LTH_PROBLEM_LQR ? lqr_matrix(P, kw, LTH_P_LQR_C) : lth_pp_iob_C(P, kw);
+}
 
 lth_status lth_pp_st_x0(lth_pp *P, size_t kw) {
   lth_status st = lth_pcur_expect(&P->c, '=', "'=' after x0");

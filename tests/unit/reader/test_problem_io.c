@@ -13,6 +13,7 @@
  *   - outputs against y computed by hand from the coefficients, with a named
  *     function in a coefficient and an index-1 unknown in an output (its
  *     value from lth_model_values_at): 1e-14 relative;
+ *   - the block form (B(i), C, D) against the equation form;
  *   - the system's own API: B, the signals, the forcing's jets against the
  *     Cauchy product written out, C, D, y0, a free input refused. */
 #include <float.h>
@@ -191,6 +192,75 @@ END_TEST
 
 /* The system's API on a small index-2 system: x' = a x + lambda + b(t)'
  * (u1, u2), 0 = x + u2. */
+/* The block form (docs/format.md section 1.4): the same plant as
+ * test_inputs_as_forcing with B(1), B(3), C and D, against the equation
+ * form (its canonical z is (v1, v2, x1, x2, lam)); with M(1) = m*eye the
+ * B(1) written unscaled: the same jets to 1e-14 (the roundings of
+ * test_inputs_as_forcing; a B(1) that skipped M(1)^{-1} is off by a factor
+ * m = 2).  The outputs by hand from C and D, named y[1], y[2] by default. */
+static const char *BLOCK_IO = "problem dae\n"
+                              "blocks 2 2 1\n"
+                              "interval 0 3\n"
+                              "param m = 2, k = 3\n"
+                              "c(t) = 1 + 0.5*sin(t)\n"
+                              "inputs u1 u2\n"
+                              "A(2,1) = eye\n"
+                              "A(3,2) = [cos(t), sin(t)]\n"
+                              "f(3) = -1\n"
+                              "B(3) = [0, 1]\n"
+                              "u1(t) = sin(3*t)\n"
+                              "u2(t) = 0.1*t^2 + exp(-t)\n"
+                              "C = [0, 0, 1, -0.5, 0; 0, 0, 0, 0, c(t)]\n"
+                              "D = [0, 0; 2, 0]\n";
+
+START_TEST(test_block_form) {
+  char a[4096], b[4096], c[4096];
+  snprintf(a, sizeof a,
+           "%sinputs u1, u2\n"
+           "m*v1' = -k*x1 + cos(t)*lam + c(t)*u1 - 0.25*u2\n"
+           "m*v2' = -k*x2 + sin(t)*lam\n"
+           "0 = cos(t)*x1 + sin(t)*x2 - 1 + u2\n"
+           "u1(t) = sin(3*t)\n"
+           "u2(t) = 0.1*t^2 + exp(-t)\n",
+           HEAD);
+  snprintf(b, sizeof b,
+           "%sA(1,2) = -k/m*eye\n"
+           "A(1,3) = [cos(t); sin(t)]/m\n"
+           "B(1) = [c(t)/m, -0.25/m; 0, 0]\n",
+           BLOCK_IO);
+  snprintf(c, sizeof c,
+           "%sM(1) = m*eye\n"
+           "A(1,2) = -k*eye\n"
+           "A(1,3) = [cos(t); sin(t)]\n"
+           "B(1) = [c(t), -0.25; 0, 0]\n",
+           BLOCK_IO);
+  lth_problem *pe = parse(a), *pb = parse(b), *pm = parse(c);
+  double d = system_diff(pe, pb), dm = system_diff(pe, pm);
+  ck_assert_msg(d <= 1e-14, "block form differs by %g", d);
+  ck_assert_msg(dm <= 1e-14, "block form with M(1) differs by %g", dm);
+  ck_assert_int_eq(lth_problem_ninputs(pb), 2);
+  ck_assert_str_eq(lth_problem_input_name(pb, 1), "u2");
+  ck_assert_int_eq(lth_problem_noutputs(pb), 2);
+  ck_assert_str_eq(lth_problem_output_name(pb, 1), "y[2]");
+  const lth_system *sys = lth_problem_system(pb);
+  ck_assert_ptr_nonnull(lth_system_B(sys, 1));
+  ck_assert_ptr_null(lth_system_B(sys, 2));
+  ck_assert_ptr_nonnull(lth_system_B(sys, 3));
+  ck_assert_ptr_null(lth_system_output_offset(sys));
+  double z[5] = {0.7, -1.3, 0.2, 2.5, -0.9}, y[2];
+  for (int p = 0; p < 5; p++) {
+    double t = 0.3 + 0.6 * p;
+    TU_ASSERT_OK(lth_system_outputs(sys, t, z, y, NULL));
+    double y1 = z[2] - 0.5 * z[3], y2 = (1 + 0.5 * sin(t)) * z[4] + 2 * sin(3 * t);
+    ck_assert_msg(fabs(y[0] - y1) <= 1e-14 * 2, "y1 %g", y[0] - y1);
+    ck_assert_msg(fabs(y[1] - y2) <= 1e-14 * 4, "y2 %g", y[1] - y2);
+  }
+  lth_problem_free(pe);
+  lth_problem_free(pb);
+  lth_problem_free(pm);
+}
+END_TEST
+
 START_TEST(test_system_api) {
   int n[2] = {1, 1};
   lth_error err;
@@ -277,6 +347,7 @@ static Suite *io_suite(void) {
   tcase_add_test(tc, test_inputs_as_forcing);
   tcase_add_test(tc, test_outputs_by_hand);
   tcase_add_test(tc, test_output_index1);
+  tcase_add_test(tc, test_block_form);
   tcase_add_test(tc, test_system_api);
   tcase_add_test(tc, test_model_names);
   suite_add_tcase(s, tc);
