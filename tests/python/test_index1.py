@@ -105,8 +105,12 @@ def test_solve_z0_index1_values():
                   "3,0,1", "--z0", ",".join(map(str, bad)))
     sol = lth.solve(pb, bad, [3, 0, 1], project=True)
     compare_solve(sol, js, pb)
-    # the value used at t0 has the index-1 unknowns the others fix
-    same(sol.z0_used, sol.z[1], "z0_used")
+    # the value used at t0 has the index-1 unknowns the others fix, as the
+    # output at t0 does: the two are computed along different paths (z(t0)
+    # from v0, y from other copies of z, which a BLAS kernel may round
+    # differently by their alignment): equal to a few roundings of their size
+    zc, yc = pb.to_chain(sol.z0_used), pb.to_chain(sol.z[1])
+    assert np.all(np.abs(zc - yc) <= 64 * np.finfo(float).eps * max(1.0, np.abs(zc).max()))
     # a consistent z0 given in full (the file's, y to 1e-16) is taken
     good = pb.z0.copy()
     js = run_tool("lth-solve", CIRCUIT, "--format", "json", "-q", "--times", "0,5",
