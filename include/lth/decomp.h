@@ -134,12 +134,12 @@ double lth_point_rank_scale(const lth_point *pt);
 typedef struct lth_input_maps {
   double t;
   int r, s, m, nu, ny;
-  int nj;   /* r: the maps of the orders j = 0..r-1 */
-  int jmax; /* the highest j whose maps can be nonzero (see above) */
+  int nj;                  /* r: the maps of the orders j = 0..r-1 */
+  int jmax;                /* the highest j whose maps can be nonzero (see above) */
   int ld_Bv, ld_Dz, ld_Dy; /* m, s, ny (ld_Dy = 1 without outputs) */
-  double *Bv; /* nj maps m x nu: the state equation's input maps Bv_j */
-  double *Dz; /* nj maps s x nu: z's input maps (through w_i and u) */
-  double *Dy; /* nj maps ny x nu: y's input maps (NULL without outputs) */
+  double *Bv;              /* nj maps m x nu: the state equation's input maps Bv_j */
+  double *Dz;              /* nj maps s x nu: z's input maps (through w_i and u) */
+  double *Dy;              /* nj maps ny x nu: y's input maps (NULL without outputs) */
 } lth_input_maps;
 
 /* Maps for a system with inputs (LTH_EINVAL without). */

@@ -159,8 +159,8 @@ void lth_decomp_ws_free(lth_decomp_ws *ws) {
   if (!ws) {
     return;
   }
-  lth_jet *list[] = {&ws->A, &ws->f,   &ws->Pi,  &ws->X, &ws->Y,
-                     &ws->T, &ws->D, &ws->Z, &ws->tmp, &ws->Bu};
+  lth_jet *list[] = {&ws->A, &ws->f, &ws->Pi, &ws->X,   &ws->Y,
+                     &ws->T, &ws->D, &ws->Z,  &ws->tmp, &ws->Bu};
   for (size_t k = 0; k < sizeof list / sizeof list[0]; k++) {
     lth_jet_release(list[k]);
   }

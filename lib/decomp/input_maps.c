@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The input maps at a point (include/lth/decomp.h, docs/theory.md section 9).
+/* The input maps at a point (include/lth/decomp.h, docs/theory.md section 7).
  *
  * Algorithm 1 is affine in the forcing: the linear parts [Ahat | Bhat] and
  * the projectors depend on A alone, and the affine column (g, q) is a linear

@@ -84,26 +84,30 @@ static void linearity_case(int r, const int *n, uint64_t seed, unsigned rows, do
     if (!(rows & (1u << (i - 1)))) continue;
     B[i - 1].rows = n[i - 1];
     for (int k = 0; k < n[i - 1] * NU; k++) B[i - 1].e[k] = ts_draw_oscillation(&g);
-    TU_ASSERT_OK(lth_system_set_B(with_u, i, lth_source_callback(n[i - 1], NU, b_cb, &B[i - 1], NULL),
-                                  NULL));
-    TU_ASSERT_OK(lth_system_set_B(free_u, i, lth_source_callback(n[i - 1], NU, b_cb, &B[i - 1], NULL),
-                                  NULL));
+    TU_ASSERT_OK(lth_system_set_B(with_u, i,
+                                  lth_source_callback(n[i - 1], NU, b_cb, &B[i - 1], NULL), NULL));
+    TU_ASSERT_OK(lth_system_set_B(free_u, i,
+                                  lth_source_callback(n[i - 1], NU, b_cb, &B[i - 1], NULL), NULL));
   }
   for (int k = 0; k < NU; k++) {
     for (int l = 0; l < 4; l++) u[k].a[l] = ts_draw(&g, -1, 1);
     u[k].s = ts_draw_oscillation(&g);
-    TU_ASSERT_OK(lth_system_set_input(with_u, k, lth_source_callback(1, 1, u_cb, &u[k], NULL), NULL));
+    TU_ASSERT_OK(
+        lth_system_set_input(with_u, k, lth_source_callback(1, 1, u_cb, &u[k], NULL), NULL));
   }
   int s = S->s, m = S->m;
-  lth_decomp_ws *wu = lth_decomp_ws_alloc(with_u, 0, NULL), *wf = lth_decomp_ws_alloc(free_u, 0, NULL);
+  lth_decomp_ws *wu = lth_decomp_ws_alloc(with_u, 0, NULL),
+                *wf = lth_decomp_ws_alloc(free_u, 0, NULL);
   lth_point *pu = lth_point_alloc(with_u, 0, NULL), *pf = lth_point_alloc(free_u, 0, NULL);
   lth_input_maps *mp = lth_input_maps_alloc(free_u, NULL);
   ck_assert(wu && wf && pu && pf && mp);
+  /* odd seeds: the measured amplification (a perturbed rerun) before the maps */
+  lth_decomp_ws_set_measure(wf, (int)(seed & 1));
   TU_ASSERT_OK(lth_decomp_at(wu, t, pu, NULL));
   lth_error err;
   lth_error_clear(&err);
   ck_assert_msg(lth_decomp_input_maps(wf, t, pf, mp, &err) == LTH_OK, "%s", err.message);
-  ck_assert(mp->t == t && mp->nj == r);
+  ck_assert(mp->t == t && mp->nj == r && pf->amplification_measured == (int)(seed & 1));
   /* the point with f alone is the decomposition of the system without inputs */
   lth_system *plain = ts_system(S);
   lth_decomp_ws *wp = lth_decomp_ws_alloc(plain, 0, NULL);
@@ -137,6 +141,22 @@ static void linearity_case(int r, const int *n, uint64_t seed, unsigned rows, do
       }
     }
   }
+  if (seed & 1) { /* the maps after a measured point are those of the plain run */
+    lth_decomp_ws *w2 = lth_decomp_ws_alloc(free_u, 0, NULL);
+    lth_input_maps *m2 = lth_input_maps_alloc(free_u, NULL);
+    lth_point *p2 = lth_point_alloc(free_u, 0, NULL);
+    TU_ASSERT_OK(lth_decomp_input_maps(w2, t, p2, m2, NULL));
+    size_t nb = (size_t)m * NU * (size_t)r, nz = (size_t)s * NU * (size_t)r;
+    double db = 0.0, dz = 0.0;
+    for (size_t k = 0; k < nb; k++) db = fmax(db, fabs(mp->Bv[k] - m2->Bv[k]));
+    for (size_t k = 0; k < nz; k++) dz = fmax(dz, fabs(mp->Dz[k] - m2->Dz[k]));
+    ck_assert_msg(db <= 1e-15 * inf_norm(m2->Bv, (int)nb) &&
+                      dz <= 1e-15 * inf_norm(m2->Dz, (int)nz),
+                  "maps after a measured point differ by %.3e, %.3e", db, dz);
+    lth_point_free(p2);
+    lth_input_maps_free(m2);
+    lth_decomp_ws_free(w2);
+  }
   double eg = 0.0, eq = 0.0;
   for (int i = 0; i < m; i++) eg = fmax(eg, fabs(gs[i] - LTH_JET_AT(&pu->g, 0, i, 0)));
   for (int i = 0; i < s; i++) eq = fmax(eq, fabs(qs[i] - LTH_JET_AT(&pu->q, 0, i, 0)));
@@ -161,8 +181,7 @@ static void linearity_case(int r, const int *n, uint64_t seed, unsigned rows, do
 }
 
 START_TEST(test_linearity_random) {
-  static const int sizes[6][TS_MAXR] = {
-      {0}, {0}, {3, 1}, {3, 2, 1}, {4, 3, 2, 2}, {3, 3, 2, 2, 1}};
+  static const int sizes[6][TS_MAXR] = {{0}, {0}, {3, 1}, {3, 2, 1}, {4, 3, 2, 2}, {3, 3, 2, 2, 1}};
   double worst = 0.0;
   for (int r = 2; r <= 5; r++) {
     for (uint64_t seed = 1; seed <= 4; seed++) {
@@ -214,7 +233,8 @@ START_TEST(test_prescribed_motion) {
   ck_assert_int_eq(mp->jmax, 2);
   ck_assert(mp->m == 4 && mp->s == 5 && mp->ny == 2 && mp->nj == 3);
   /* expected maps, [j][k][row]: z = (vx, vy, x, y, lambda), v = (vx, vy, x, y) */
-  double Bv[3][2][4] = {{{0, -c, 0, 0}, {0, 1, 0, 0}}}, Dz[3][2][5] = {{{0}}}, Dy[3][2][2] = {{{0}}};
+  double Bv[3][2][4] = {{{0, -c, 0, 0}, {0, 1, 0, 0}}}, Dz[3][2][5] = {{{0}}},
+         Dy[3][2][2] = {{{0}}};
   Dz[0][0][2] = 1.0; /* x = w */
   Dz[0][0][4] = k;   /* lambda = k w + ... */
   Dz[1][0][0] = 1.0; /* vx = w' */
