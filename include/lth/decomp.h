@@ -115,6 +115,46 @@ lth_status lth_decomp_at(lth_decomp_ws *ws, double t, lth_point *pt, lth_error *
  * nothing.  Used by lth_verify_point and lth_ic for the rank of G. */
 double lth_point_rank_scale(const lth_point *pt);
 
+/* ---- input maps: how the inputs enter the reduced system at t ----
+ * With inputs (lth_system_set_inputs), E z' = A z + B(t) u + f, outputs
+ * y = C(t) z + D(t) u + y0.  Clark's g and q are linear in the forcing
+ * F = B u + f and its derivatives, so
+ *   v' = Ahat v + sum_j Bv_j(t) u^(j) + g_f,
+ *   z  = (Nhat + Bhat) v + sum_j Dz_j(t) u^(j) + q_f,
+ *   y  = C (Nhat + Bhat) v + sum_j Dy_j(t) u^(j) + C q_f + y0,
+ * j = 0..r-1, where g_f, q_f are the decomposition with f alone and
+ * Dy_j = C Dz_j (+ D for j = 0).  Dz_j has the rows of q, i.e. of z: the
+ * inputs reach z_i only through its algebraic part w_i = P_i z_i, and u.
+ * Derivative feedthrough: an input in
+ * block row i < r (B_i != 0) enters with derivatives j <= i - 1, an input in
+ * the constraint (B_r != 0) with j <= r - 1; the maps above that are exactly
+ * zero.  jmax is this bound over the blocks B_i that are set.
+ * Each set of maps is column-major, map j of Bv starting at Bv + j ld_Bv nu
+ * (entry (i, k): the coefficient of u_k^(j) in row i), likewise Dz, Dy. */
+typedef struct lth_input_maps {
+  double t;
+  int r, s, m, nu, ny;
+  int nj;                  /* r: the maps of the orders j = 0..r-1 */
+  int jmax;                /* the highest j whose maps can be nonzero (see above) */
+  int ld_Bv, ld_Dz, ld_Dy; /* m, s, ny (ld_Dy = 1 without outputs) */
+  double *Bv;              /* nj maps m x nu: the state equation's input maps Bv_j */
+  double *Dz;              /* nj maps s x nu: z's input maps (through w_i and u) */
+  double *Dy;              /* nj maps ny x nu: y's input maps (NULL without outputs) */
+} lth_input_maps;
+
+/* Maps for a system with inputs (LTH_EINVAL without). */
+lth_input_maps *lth_input_maps_alloc(const lth_system *sys, lth_error *err);
+void lth_input_maps_free(lth_input_maps *maps);
+/* Decompose at t with the forcing f alone into pt (its g and q are g_f and
+ * q_f; free inputs are fine: no signal is read) and the input maps at t into
+ * maps, exact to rounding: each map is the affine part of Algorithm 1 for the
+ * forcing jet B(t + h) e_k h^j / j! (the unit jet of u_k^(j)), on the same
+ * projectors and linear parts.  Refusals as lth_decomp_at (the maps carry
+ * the point's error amplification, pt->amplification); LTH_EDIM for maps of
+ * another system.  Afterwards lth_decomp_ws_f holds f alone. */
+lth_status lth_decomp_input_maps(lth_decomp_ws *ws, double t, lth_point *pt, lth_input_maps *maps,
+                                 lth_error *err);
+
 /* The input jets of the last successful lth_decomp_at (A: s x s, f: s x 1),
  * of order out_order + r - 1.  Valid until the next call. */
 const lth_jet *lth_decomp_ws_A(const lth_decomp_ws *ws);

@@ -34,6 +34,7 @@
 
 #include "decomp_impl.h"
 #include "system/pi_text.h"
+#include "system/system_parts.h"
 #include "lth/conditioning.h"
 
 static lth_jet sub(const lth_jet *J, int r0, int c0, int rows, int cols, int order) {
@@ -58,6 +59,10 @@ static lth_status ws_jets(lth_decomp_ws *ws, lth_error *err) {
   for (size_t k = 0; k < sizeof list / sizeof list[0] && st == LTH_OK; k++) {
     st = lth_jet_init(list[k].J, list[k].rows, list[k].cols, K, err);
   }
+  int nu = lth_system_ninputs(ws->sys);
+  if (nu > 0 && st == LTH_OK) {
+    st = lth_jet_init(&ws->Bu, ws->s, nu, K, err);
+  }
   for (int i = 1; i < r && st == LTH_OK; i++) {
     int ni = ws->n[i - 1];
     lth_jet *per[] = {&ws->L[i - 1], &ws->R[i - 1], &ws->S[i - 1], &ws->P[i - 1], &ws->dP[i - 1]};
@@ -70,6 +75,18 @@ static lth_status ws_jets(lth_decomp_ws *ws, lth_error *err) {
 }
 
 static lth_decomp_ws *ws_alloc(const lth_system *sys, int out_order, double scale, lth_error *err);
+
+/* Scratch of the sources: the system's at order K, and C, D at order 0 (the
+ * input maps). */
+static size_t work_size(const lth_system *sys, int K) {
+  size_t mx = lth_system_work_size(sys, K);
+  const lth_source *cd[] = {lth_system_C(sys), lth_system_D(sys)};
+  for (int k = 0; k < 2; k++) {
+    size_t w = cd[k] ? lth_source_work_size(cd[k], 0) : 0;
+    mx = w > mx ? w : mx;
+  }
+  return mx;
+}
 
 lth_decomp_ws *lth_decomp_ws_alloc(const lth_system *sys, int out_order, lth_error *err) {
   return ws_alloc(sys, out_order, -1.0, err);
@@ -122,9 +139,11 @@ static lth_decomp_ws *ws_alloc(const lth_system *sys, int out_order, double scal
       ws->nmax = ws->n[i - 1] > ws->nmax ? ws->n[i - 1] : ws->nmax;
     }
     ws->off[r] = ws->s;
-    ws->src_work = malloc((lth_system_work_size(sys, ws->K) + 1) * sizeof(double));
+    ws->src_work = malloc((work_size(sys, ws->K) + 1) * sizeof(double));
     ws->lu = lth_jet_lu_alloc(ws->nr, err);
-    ok = ws->src_work && ws->lu;
+    int ny = lth_system_noutputs(sys), nu = lth_system_ninputs(sys);
+    ws->cd = malloc(((size_t)ny * (size_t)(ws->s + nu) + 1) * sizeof(double));
+    ok = ws->src_work && ws->lu && ws->cd;
   }
   if (!ok || ws_jets(ws, err) != LTH_OK || lth_decomp_perturb_alloc(ws, err) != LTH_OK) {
     if (!ok) {
@@ -140,10 +159,12 @@ void lth_decomp_ws_free(lth_decomp_ws *ws) {
   if (!ws) {
     return;
   }
-  lth_jet *list[] = {&ws->A, &ws->f, &ws->Pi, &ws->X, &ws->Y, &ws->T, &ws->D, &ws->Z, &ws->tmp};
+  lth_jet *list[] = {&ws->A, &ws->f, &ws->Pi, &ws->X,   &ws->Y,
+                     &ws->T, &ws->D, &ws->Z,  &ws->tmp, &ws->Bu};
   for (size_t k = 0; k < sizeof list / sizeof list[0]; k++) {
     lth_jet_release(list[k]);
   }
+  free(ws->cd);
   lth_jet *per[] = {ws->L, ws->R, ws->S, ws->P, ws->dP};
   for (int k = 0; k < 5; k++) {
     for (int i = 0; per[k] && i < ws->r; i++) {
@@ -342,29 +363,32 @@ static lth_status last_algebraic(lth_decomp_ws *ws, lth_error *err) {
   return st;
 }
 
-/* D = D[X_i] = X_i' + X_i(:, blocks > i) Y(blocks > i, :), on columns off_i .. W. */
-static lth_status flow_derivative(lth_decomp_ws *ws, int i, lth_jet *D, lth_error *err) {
+/* D = D[X_i] = X_i' + X_i(:, blocks > i) Y(blocks > i, :), on columns c0 .. W
+ * (c0 = off_i: the whole step; c0 = m: the affine column alone, q_i' + B_i g). */
+static lth_status flow_derivative(lth_decomp_ws *ws, int i, int c0, lth_jet *D, lth_error *err) {
   int oi = ws->off[i - 1], ni = ws->n[i - 1], W = ws->m + 1;
-  lth_jet Xi = sub(&ws->X, oi, oi, ni, W - oi, ws->xord[i]);
-  *D = sub(&ws->D, 0, 0, ni, W - oi, ws->K);
+  lth_jet Xi = sub(&ws->X, oi, c0, ni, W - c0, ws->xord[i]);
+  *D = sub(&ws->D, 0, 0, ni, W - c0, ws->K);
   lth_status st = lth_jet_deriv(D, &Xi, err);
   if (st != LTH_OK || i == ws->r - 1) {
     return st; /* B_{r-1} = 0: no flow term */
   }
   int c = ws->off[i];
   lth_jet Xb = sub(&ws->X, oi, c, ni, ws->m - c, ws->xord[i]);
-  lth_jet Yb = sub(&ws->Y, c, oi, ws->m - c, W - oi, ws->yord[i + 1]);
+  lth_jet Yb = sub(&ws->Y, c, c0, ws->m - c, W - c0, ws->yord[i + 1]);
   return lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &Xb, &Yb, 1.0, D, err);
 }
 
-/* U_i = sum_{j>=i} A_ij (X_j + V_j) + [0 | f_i] - D[X_i], columns off_i .. W. */
-static lth_status build_U(lth_decomp_ws *ws, int i, const lth_jet *D, lth_jet *U, lth_error *err) {
-  int oi = ws->off[i - 1], ni = ws->n[i - 1], W = ws->m + 1, r = ws->r;
-  *U = sub(&ws->T, 0, 0, ni, W - oi, D->order);
+/* U_i = sum_{j>=i} A_ij (X_j + V_j) + [0 | f_i] - D[X_i], columns c0 .. W
+ * (the V_j terms only in the linear columns, c0 < m). */
+static lth_status build_U(lth_decomp_ws *ws, int i, int c0, const lth_jet *D, lth_jet *U,
+                          lth_error *err) {
+  int ni = ws->n[i - 1], W = ws->m + 1, r = ws->r;
+  *U = sub(&ws->T, 0, 0, ni, W - c0, D->order);
   lth_status st = lth_jet_copy(U, D, err);
   lth_jet_scale(U, -1.0);
-  lth_jet fi = sub(&ws->f, oi, 0, ni, 1, ws->K);
-  lth_jet ucol = sub(&ws->T, 0, W - 1 - oi, ni, 1, U->order);
+  lth_jet fi = sub(&ws->f, ws->off[i - 1], 0, ni, 1, ws->K);
+  lth_jet ucol = sub(&ws->T, 0, W - 1 - c0, ni, 1, U->order);
   if (st == LTH_OK) {
     st = lth_jet_axpy(1.0, &fi, &ucol, err);
   }
@@ -373,10 +397,10 @@ static lth_status build_U(lth_decomp_ws *ws, int i, const lth_jet *D, lth_jet *U
       continue;
     }
     lth_jet a = Ablk(ws, i, j);
-    lth_jet Xj = sub(&ws->X, ws->off[j - 1], oi, ws->n[j - 1], W - oi, ws->xord[j]);
+    lth_jet Xj = sub(&ws->X, ws->off[j - 1], c0, ws->n[j - 1], W - c0, ws->xord[j]);
     st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &a, &Xj, 1.0, U, err);
-    lth_jet ublk = sub(&ws->T, 0, ws->off[j - 1] - oi, ni, ws->n[j - 1], U->order);
-    if (st == LTH_OK) {
+    if (st == LTH_OK && c0 < ws->m) {
+      lth_jet ublk = sub(&ws->T, 0, ws->off[j - 1] - c0, ni, ws->n[j - 1], U->order);
       st = lth_jet_axpy(1.0, &a, &ublk, err);
     }
   }
@@ -384,13 +408,17 @@ static lth_status build_U(lth_decomp_ws *ws, int i, const lth_jet *D, lth_jet *U
 }
 
 /* One step of Algorithm 1 (uniform form): row i of [Ahat | g] and the map of
- * w_{i-1} (of u when i = 1).  Clark (3.6), (3.7), (3.8). */
-static lth_status reduce_row(lth_decomp_ws *ws, int i, lth_error *err) {
+ * w_{i-1} (of u when i = 1).  Clark (3.6), (3.7), (3.8).  affine = 1: the
+ * affine column alone (g_i and q_{i-1} for the forcing in ws->f), on the
+ * linear parts and orders of the last full run; the -P_i P_i' V_i and
+ * S_i P_i' V_i terms act on the linear columns only. */
+static lth_status reduce_row(lth_decomp_ws *ws, int i, int affine, lth_error *err) {
   int oi = ws->off[i - 1], ni = ws->n[i - 1], W = ws->m + 1, nr = ws->nr;
+  int c0 = affine ? ws->m : oi;
   lth_jet D, U;
-  lth_status st = flow_derivative(ws, i, &D, err);
+  lth_status st = flow_derivative(ws, i, c0, &D, err);
   if (st == LTH_OK) {
-    st = build_U(ws, i, &D, &U, err);
+    st = build_U(ws, i, c0, &D, &U, err);
   }
   if (st != LTH_OK) {
     return st;
@@ -398,8 +426,8 @@ static lth_status reduce_row(lth_decomp_ws *ws, int i, lth_error *err) {
   const lth_jet *Si = &ws->S[i - 1], *Li = &ws->L[i - 1];
   const lth_jet *Pi_ = &ws->P[i - 1], *dPi = &ws->dP[i - 1];
   /* Z = S_i U_i;  Y_i = U_i - L_i Z - P_i P_i' V_i (+ A_{i,i-1} V_{i-1}) */
-  lth_jet Z = sub(&ws->Z, 0, 0, nr, W - oi, ws->K);
-  lth_jet Yi = sub(&ws->Y, oi, oi, ni, W - oi, ws->K);
+  lth_jet Z = sub(&ws->Z, 0, 0, nr, W - c0, ws->K);
+  lth_jet Yi = sub(&ws->Y, oi, c0, ni, W - c0, ws->K);
   st = lth_jet_mul(Si, &U, &Z, err);
   lth_decomp_mca(ws, &Z);
   if (st == LTH_OK) {
@@ -408,36 +436,38 @@ static lth_status reduce_row(lth_decomp_ws *ws, int i, lth_error *err) {
   if (st == LTH_OK) {
     st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, -1.0, Li, &Z, 1.0, &Yi, err);
   }
-  lth_jet Yii = sub(&ws->Y, oi, oi, ni, ni, Yi.order);
-  if (st == LTH_OK) {
-    st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, -1.0, Pi_, dPi, 1.0, &Yii, err);
+  if (!affine) {
+    lth_jet Yii = sub(&ws->Y, oi, oi, ni, ni, Yi.order);
+    if (st == LTH_OK) {
+      st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, -1.0, Pi_, dPi, 1.0, &Yii, err);
+    }
+    ws->yord[i] = imin(Yi.order, Yii.order);
   }
-  ws->yord[i] = imin(Yi.order, Yii.order);
   lth_decomp_mca(ws, &Yi);
-  if (st == LTH_OK && i >= 2) {
+  if (st == LTH_OK && i >= 2 && !affine) {
     lth_jet a = Ablk(ws, i, i - 1);
     lth_jet Ysub = sub(&ws->Y, oi, ws->off[i - 2], ni, ws->n[i - 2], ws->K);
     st = lth_jet_copy(&Ysub, &a, err);
   }
   /* Z += S_i P_i' V_i;  X_{i-1} = -L_{i-1} Z  (u: X_0 = -Z) */
-  lth_jet Zi = sub(&ws->Z, 0, 0, nr, ni, Z.order);
-  if (st == LTH_OK) {
+  if (st == LTH_OK && !affine) {
+    lth_jet Zi = sub(&ws->Z, 0, 0, nr, ni, Z.order);
     st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, Si, dPi, 1.0, &Zi, err);
+    Z.order = imin(Z.order, Zi.order);
   }
-  Z.order = imin(Z.order, Zi.order);
   if (st != LTH_OK) {
     return st;
   }
   if (i >= 2) {
-    lth_jet Xp = sub(&ws->X, ws->off[i - 2], oi, ws->n[i - 2], W - oi, ws->K);
+    lth_jet Xp = sub(&ws->X, ws->off[i - 2], c0, ws->n[i - 2], W - c0, ws->K);
     st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, -1.0, &ws->L[i - 2], &Z, 0.0, &Xp, err);
-    ws->xord[i - 1] = Xp.order;
+    ws->xord[i - 1] = affine ? ws->xord[i - 1] : Xp.order;
     lth_decomp_mca(ws, &Xp);
   } else {
-    lth_jet Xu = sub(&ws->X, ws->m, 0, nr, W, ws->K);
+    lth_jet Xu = sub(&ws->X, ws->m, c0, nr, W - c0, ws->K);
     st = lth_jet_copy(&Xu, &Z, err);
     lth_jet_scale(&Xu, -1.0);
-    ws->xord[0] = Xu.order;
+    ws->xord[0] = affine ? ws->xord[0] : Xu.order;
     lth_decomp_mca(ws, &Xu);
   }
   return st;
@@ -542,9 +572,32 @@ lth_status lth_decomp_run(lth_decomp_ws *ws, double t, int judge, lth_error *err
     st = last_algebraic(ws, err);
   }
   for (int i = ws->r - 1; i >= 1 && st == LTH_OK; i--) {
-    st = reduce_row(ws, i, err);
+    st = reduce_row(ws, i, 0, err);
   }
   return st;
+}
+
+/* The affine columns (g, q) of Algorithm 1 for the forcing in ws->f, on the
+ * chains, projectors and linear parts of the last lth_decomp_run: the same
+ * operations on the last column only, so that (g, q) is exactly linear in
+ * the forcing's jet. */
+lth_status lth_decomp_run_affine(lth_decomp_ws *ws, lth_error *err) {
+  int m = ws->m;
+  lth_jet xa = sub(&ws->X, 0, m, ws->s, 1, ws->K), ya = sub(&ws->Y, 0, m, m, 1, ws->K);
+  lth_jet_set_zero(&xa, ws->K);
+  lth_jet_set_zero(&ya, ws->K);
+  lth_status st = last_algebraic(ws, err);
+  for (int i = ws->r - 1; i >= 1 && st == LTH_OK; i--) {
+    st = reduce_row(ws, i, 1, err);
+  }
+  return st;
+}
+
+lth_status lth_decomp_eval(lth_decomp_ws *ws, double t, lth_error *err) {
+  if (ws->unforced) {
+    return lth_system_eval_unforced(ws->sys, t, ws->K, &ws->A, &ws->f, ws->src_work, err);
+  }
+  return lth_system_eval(ws->sys, t, ws->K, &ws->A, &ws->f, ws->src_work, err);
 }
 
 lth_status lth_decomp_at(lth_decomp_ws *ws, double t, lth_point *pt, lth_error *err) {
@@ -552,7 +605,7 @@ lth_status lth_decomp_at(lth_decomp_ws *ws, double t, lth_point *pt, lth_error *
     return lth_error_set(err, LTH_EORDER, "result of order %d from a workspace of output order %d",
                          pt->order, ws->out_order);
   }
-  lth_status st = lth_system_eval(ws->sys, t, ws->K, &ws->A, &ws->f, ws->src_work, err);
+  lth_status st = lth_decomp_eval(ws, t, err);
   if (st == LTH_OK) {
     st = lth_decomp_run(ws, t, 1, err);
   }

@@ -39,6 +39,12 @@ struct lth_decomp_ws {
   lth_point *alt;     /* the perturbed run's outputs (order 0) */
   int measure_always; /* lth_decomp_ws_set_measure */
   double *canon;      /* 2 (s + m)(m + 1) doubles: canonical outputs of both runs */
+  /* the input maps (lib/decomp/input_maps.c): while unforced != 0 the
+   * forcing evaluated is f alone (free inputs allowed); Bu holds the jets of
+   * B (s x nu), cd the values of C (ny x s) and D (ny x nu) */
+  int unforced;
+  lth_jet Bu;
+  double *cd;
 };
 
 /* Perturb J in place (Monte Carlo arithmetic) while a measurement runs. */
@@ -53,6 +59,11 @@ static inline void lth_decomp_mca(lth_decomp_ws *ws, lth_jet *J) {
  * checks), and the results into pt (lib/decomp.c). */
 lth_status lth_decomp_run(lth_decomp_ws *ws, double t, int judge, lth_error *err);
 lth_status lth_decomp_outputs(lth_decomp_ws *ws, lth_point *pt, lth_error *err);
+/* The input jets ws->A, ws->f at t (f alone while ws->unforced). */
+lth_status lth_decomp_eval(lth_decomp_ws *ws, double t, lth_error *err);
+/* The affine columns (g, q) of the last run recomputed for the forcing now
+ * in ws->f (lib/decomp.c); the linear parts stay. */
+lth_status lth_decomp_run_affine(lth_decomp_ws *ws, lth_error *err);
 
 /* The amplification of the point pt just computed (a priori
  * cond_interval^(r-1), or measured where that exceeds the limit) into

@@ -151,7 +151,7 @@ static lth_status measure(lth_decomp_ws *ws, const lth_point *pt, double *change
   ws->chain_norm = saved[3];
   ws->cond_interval = saved[4];
   ws->pi_sign = sign;
-  return lth_system_eval(ws->sys, pt->t, ws->K, &ws->A, &ws->f, ws->src_work, err);
+  return lth_decomp_eval(ws, pt->t, err);
 }
 
 lth_status lth_decomp_judge_amplification(lth_decomp_ws *ws, lth_point *pt, lth_error *err) {

@@ -3,6 +3,7 @@
 #include "lth/system.h"
 #include "pi_text.h"
 #include "system_impl.h"
+#include "system_parts.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -276,12 +277,18 @@ size_t lth_system_work_size(const lth_system *sys, int order) {
     const lth_source *F = lth_system_forcing_of(sys, k + 1);
     size_t w = F ? lth_source_work_size(F, order) : 0;
     mx = w > mx ? w : mx;
+    /* f alone and B alone (lth_system_eval_unforced, lth_system_eval_B) */
+    w = sys->f[k] ? lth_source_work_size(sys->f[k], order) : 0;
+    mx = w > mx ? w : mx;
+    w = sys->B && sys->B[k] ? lth_source_work_size(sys->B[k], order) : 0;
+    mx = w > mx ? w : mx;
   }
   return mx;
 }
 
-lth_status lth_system_eval(const lth_system *sys, double t, int order, lth_jet *A, lth_jet *f,
-                           double *work, lth_error *err) {
+/* A and the forcing (with_inputs: f + B u, else f alone) at t. */
+static lth_status eval(const lth_system *sys, double t, int order, int with_inputs, lth_jet *A,
+                       lth_jet *f, double *work, lth_error *err) {
   int r = sys->r;
   if (A->rows != sys->s || A->cols != sys->s || f->rows != sys->s || f->cols != 1 ||
       A->maxorder < order || f->maxorder < order) {
@@ -302,12 +309,12 @@ lth_status lth_system_eval(const lth_system *sys, double t, int order, lth_jet *
         return st;
       }
     }
-    const lth_source *F = lth_system_forcing_of(sys, i);
+    const lth_source *F = with_inputs ? lth_system_forcing_of(sys, i) : sys->f[i - 1];
     if (F) {
       lth_jet blk = lth_jet_view(f, sys->off[i - 1], 0, sys->n[i - 1], 1);
       lth_status st = lth_source_fill(F, t, order, &blk, work, err);
       if (st != LTH_OK) {
-        if (sys->F && sys->F[i - 1]) {
+        if (with_inputs && sys->F && sys->F[i - 1]) {
           lth_error_prefix(err, "f(%d) + B(%d) u: ", i, i);
         } else {
           lth_error_prefix(err, "f(%d): ", i);
@@ -319,4 +326,14 @@ lth_status lth_system_eval(const lth_system *sys, double t, int order, lth_jet *
   A->order = order;
   f->order = order;
   return LTH_OK;
+}
+
+lth_status lth_system_eval(const lth_system *sys, double t, int order, lth_jet *A, lth_jet *f,
+                           double *work, lth_error *err) {
+  return eval(sys, t, order, 1, A, f, work, err);
+}
+
+lth_status lth_system_eval_unforced(const lth_system *sys, double t, int order, lth_jet *A,
+                                    lth_jet *f, double *work, lth_error *err) {
+  return eval(sys, t, order, 0, A, f, work, err);
 }

@@ -17,6 +17,7 @@
 #include "lth/jet.h"
 #include "source/source_rebind.h"
 #include "system_impl.h"
+#include "system_parts.h"
 
 /* ---- the forcing f + B u as a source ---- */
 
@@ -444,4 +445,25 @@ lth_status lth_system_outputs(const lth_system *sys, double t, const double *z, 
   }
   free(buf);
   return st;
+}
+
+lth_status lth_system_eval_B(const lth_system *sys, double t, int order, lth_jet *B, double *work,
+                             lth_error *err) {
+  if (sys->nu == 0 || B->rows != sys->s || B->cols != sys->nu || B->maxorder < order) {
+    return lth_error_set(err, LTH_EDIM, "evaluation of B into a jet of the wrong size");
+  }
+  lth_jet_set_zero(B, order);
+  for (int i = 1; i <= sys->r; i++) {
+    if (!sys->B[i - 1]) {
+      continue;
+    }
+    lth_jet blk = lth_jet_view(B, sys->off[i - 1], 0, sys->n[i - 1], sys->nu);
+    lth_status st = lth_source_fill(sys->B[i - 1], t, order, &blk, work, err);
+    if (st != LTH_OK) {
+      lth_error_prefix(err, "B(%d): ", i);
+      return st;
+    }
+  }
+  B->order = order;
+  return LTH_OK;
 }
