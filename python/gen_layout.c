@@ -331,6 +331,14 @@ static void functions(void) {
   FN(lth_problem_nvars, int (*)(const lth_problem *), "int", "ptr");
   FN(lth_name_find, int (*)(const char *const *, int, const char *), "int", "ptr,int,char*");
   FN(lth_problem_model, const lth_model *(*)(const lth_problem *), "ptr", "ptr");
+  /* problem.h: inputs and outputs (docs/equations.md section 11) */
+  FN(lth_problem_ninputs, int (*)(const lth_problem *), "int", "ptr");
+  FN(lth_problem_noutputs, int (*)(const lth_problem *), "int", "ptr");
+  FN(lth_problem_input_name, cstr(*)(const lth_problem *, int), "char*", "ptr,int");
+  FN(lth_problem_output_name, cstr(*)(const lth_problem *, int), "char*", "ptr,int");
+  FN(lth_problem_set_input, lth_status(*)(lth_problem *, int, lth_source *, lth_error *), "int",
+     "ptr,int,ptr,ptr");
+  FN(lth_problem_free_input, int (*)(const lth_problem *), "int", "ptr");
   /* model.h: the index-1 unknowns of an equation-form file (docs/equations.md section 10) */
   FN(lth_model_index1_count, int (*)(const lth_model *), "int", "ptr");
   FN(lth_model_values_alloc, lth_model_values * (*)(const lth_model *, lth_error *), "ptr",
@@ -358,6 +366,12 @@ static void functions(void) {
   FN(lth_system_manifold_dim, int (*)(const lth_system *), "int", "ptr");
   FN(lth_system_component_name, void (*)(const lth_system *, int, char *, size_t), "void",
      "ptr,int,ptr,size_t");
+  FN(lth_system_ninputs, int (*)(const lth_system *), "int", "ptr");
+  FN(lth_system_input, const lth_source *(*)(const lth_system *, int), "ptr", "ptr,int");
+  FN(lth_system_noutputs, int (*)(const lth_system *), "int", "ptr");
+  FN(lth_system_outputs,
+     lth_status(*)(const lth_system *, double, const double *, double *, lth_error *), "int",
+     "ptr,double,ptr,ptr,ptr");
   /* source.h, expr.h, samples.h */
   FN(lth_source_const, lth_source * (*)(int, int, const double *, int, lth_error *), "ptr",
      "int,int,ptr,int,ptr");

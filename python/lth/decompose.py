@@ -16,7 +16,7 @@ import numpy as np
 from . import _lib, errors, sampling
 from ._layout import DEFAULT_COND_MAX
 from ._lib import LIB, S
-from .problem import as_problem, number, select_times
+from .problem import FreeInputsAtZero, as_problem, number, select_times
 
 _RESULTS = ("P", "Ahat", "g", "Bhat", "q", "G")
 _CHECKS = ("theorem3_linear", "theorem3_affine", "idempotent", "commute", "structure", "worst")
@@ -70,6 +70,11 @@ class Decomposition:
     rows (they follow from z, y = -K^{-1}(L z + f)); ``components`` is then
     ``Problem.z_components``, the solution's columns without them, as the
     tools' decomposition.
+
+    ``inputs`` names the data file's inputs (docs/equations.md section 11)
+    and ``free_inputs`` those without a signal, taken as 0 here as
+    ``lth-decompose`` takes them: P, Ahat, Bhat and G do not depend on the
+    forcing; g and q are those of f alone.
     """
 
     t: np.ndarray
@@ -97,6 +102,8 @@ class Decomposition:
     variable_index: Optional[np.ndarray] = None
     error_estimate: Optional[dict] = None
     index1: list = field(default_factory=list)
+    inputs: list = field(default_factory=list)
+    free_inputs: list = field(default_factory=list)
 
     @property
     def cond_pi_max(self):
@@ -213,12 +220,14 @@ def decompose(problem, times=None, *, grid=None, order=0, check=False, check_tol
     opts.verify = 1 if check else 0
     col = _Collector(pb, len(ts), order, check)
     err = _lib.new_error()
-    st = LIB.lth_grid_decompose(pb._system(), ts.ctypes.data, len(ts), ctypes.byref(opts),
-                                col.callback, None, ctypes.byref(err))
-    if col.failure is not None:
-        raise col.failure
-    _finite_or_raise(col, col.done)
-    _lib.check(st, err)
+    with FreeInputsAtZero(pb) as free:  # lth-decompose's free inputs: 0, and said so
+        st = LIB.lth_grid_decompose(pb._system(), ts.ctypes.data, len(ts), ctypes.byref(opts),
+                                    col.callback, None, ctypes.byref(err))
+        if col.failure is not None:
+            raise col.failure
+        _finite_or_raise(col, col.done)
+        _lib.check(st, err)
+        errest = sampling.output_errors(pb, ts, cond_max)
     rep = None
     if check:
         rep = CheckReport(col.t, *(col.chk[k] for k in _CHECKS), col.rank_P_ok, col.rank_G,
@@ -226,7 +235,6 @@ def decompose(problem, times=None, *, grid=None, order=0, check=False, check_tol
         if check_tol is not None:
             _judge(rep, pb.p, check_tol)
     smp = sampling.report(pb, ts, pb.index - 1 + out_order) if pb._sampled else []
-    errest = sampling.output_errors(pb, ts, cond_max)
     val, der = dict(col.val), dict(col.der)
     for name in ("Bhat", "q", "G"):  # rows: z's unknowns, in the user's order
         val[name] = pb.to_user(val[name], axis=1)
@@ -239,7 +247,7 @@ def decompose(problem, times=None, *, grid=None, order=0, check=False, check_tol
         sampling=smp, state_components=list(pb.state_components),
         chain_components=list(pb.chain_components[:pb.s]),
         variable_index=pb._z_variable_index.copy(), index1=list(pb.index1),
-        error_estimate=errest)
+        error_estimate=errest, inputs=list(pb.inputs), free_inputs=free.names)
 
 
 def _judge(rep, p, tol):

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _lib
 from ._lib import LIB, S
-from .errors import UsageError
+from .errors import NotFiniteError, UsageError
 
 _PROBLEM_LQR = 1
 
@@ -72,6 +72,12 @@ class Problem:
     (or an axis) between the two orders: nvars numbers (every unknown), or
     s numbers (z's unknowns: ``z_components`` and the chain's first s);
 
+    ``inputs`` and ``outputs``: the names of the file's ``inputs`` and
+    ``outputs`` (docs/equations.md section 11), in the order written (empty
+    lists without them); ``free_inputs``: the inputs without a signal
+    (``u1(t) = ...``), which :func:`lth.ic`, :func:`lth.solve` and
+    :func:`lth.bvp` refuse until :meth:`set_input` gives them one;
+
     and for LQR problems ``nx``, ``nu``, ``x0``, ``C``.
     """
 
@@ -97,6 +103,7 @@ class Problem:
         self.m = LIB.lth_system_state_dim(system)
         self.p = LIB.lth_system_manifold_dim(system)
         self._set_names(system, names)
+        self.inputs, self.outputs = [], []  # a data file's (_from_handle)
         # z0 and bc are given in the user's order
         self.z0 = None if z0 is None else np.array(z0, dtype=float)
         self.bc = bc
@@ -168,6 +175,56 @@ class Problem:
         return "<lth.Problem %s: %s, blocks %s, interval [%g, %g], %d grid points>" % (
             self.name, self.kind, list(self.blocks), self.interval[0], self.interval[1],
             len(self.grid))
+
+    @property
+    def free_inputs(self):
+        """The inputs without a signal, in the order of ``inputs``."""
+        sys_ = self._system()
+        return [name for k, name in enumerate(self.inputs) if not LIB.lth_system_input(sys_, k)]
+
+    def set_input(self, name, signal):
+        """Give the input `name` (or its 0-based index in ``inputs``) the
+        signal `signal`: the text of an expression in t (``"sin(3*t)"``, the
+        data file's functions; the file's params and named functions are not
+        known here) or a number; None makes the input free again.  It
+        replaces the file's ``name(t) = ...`` for every later computation on
+        this problem (lth_problem_set_input)."""
+        self._system()  # not closed
+        k = self._input_index(name)
+        err = _lib.new_error()
+        src = None
+        if signal is not None:
+            if isinstance(signal, str):
+                text = signal.encode("utf-8")
+                if b"\0" in text or not signal.strip():
+                    raise UsageError("the signal of %s is empty or holds a NUL character"
+                                     % self.inputs[k])
+            else:
+                text = repr(number(signal, "the signal of %s" % self.inputs[k])).encode()
+            expr = ctypes.c_void_p()
+            st = LIB.lth_expr_parse(text, len(text), None, None, ctypes.byref(expr),
+                                    ctypes.byref(err))
+            if st != 0:
+                e = _lib.exception(err, st)
+                e.message = "the signal %s(t) = %s: %s" % (self.inputs[k], text.decode(),
+                                                          e.message)
+                e.formatted = e.message
+                e.args = (e.message,)
+                raise e
+            ptrs = (ctypes.c_void_p * 1)(expr.value)
+            src = _lib.check_ptr(LIB.lth_source_expr(1, 1, ptrs, ctypes.byref(err)), err)
+        _lib.check(LIB.lth_problem_set_input(self._handle, k, src, ctypes.byref(err)), err)
+
+    def _input_index(self, name):
+        if not self.inputs:
+            raise UsageError("%s has no inputs (docs/equations.md section 11)" % self.name)
+        if isinstance(name, (int, np.integer)) and not isinstance(name, bool):
+            if 0 <= name < len(self.inputs):
+                return int(name)
+        elif isinstance(name, str) and name in self.inputs:
+            return self.inputs.index(name)
+        raise UsageError("no input %r; the inputs of %s are %s"
+                         % (name, self.name, ", ".join(self.inputs)))
 
     def component_index(self, key):
         """0-based index in the user's order (``variables``) of a component
@@ -256,6 +313,60 @@ class Index1Values:
         return Y, y0
 
 
+def require_signals(pb, who):
+    """A free input is a UsageError with the tools' message (they refuse it
+    before any computation, exit status 1), `who` in the tool's place."""
+    free = pb.free_inputs
+    if free:
+        raise UsageError("the input %s has no signal: %s needs its values; give it in the file "
+                         "(%s(t) = ... or samples(\"...\"), docs/equations.md section 11) or "
+                         "by Problem.set_input" % (free[0], who, free[0]))
+
+
+class FreeInputsAtZero:
+    """``with FreeInputsAtZero(pb): ...``: the free inputs take the signal 0
+    inside the block, as lth-decompose takes them (P, Ahat, Bhat and G do
+    not depend on the forcing; g and q are those of f alone), and are free
+    again after it.  ``names``: the inputs so taken."""
+
+    def __init__(self, pb):
+        self.pb = pb
+        self.names = pb.free_inputs if pb.inputs else []
+
+    def __enter__(self):
+        for name in self.names:
+            self.pb.set_input(name, 0.0)
+        return self
+
+    def __exit__(self, *exc):
+        for name in self.names:
+            self.pb.set_input(name, None)
+
+
+def outputs(pb, times, zc, what="y"):
+    """The file's outputs y = C z + D u + y0 at `times` for the rows of z
+    `zc` (s numbers each, the chain order), by lth_system_outputs as the
+    tools compute them: (n x n_y), or None without outputs."""
+    sys_ = pb._system()
+    ny = LIB.lth_system_noutputs(sys_)
+    if ny == 0:
+        return None
+    zc = np.asarray(zc, dtype=float)
+    y = np.zeros((len(times), ny))
+    err = _lib.new_error()
+    for k, t in enumerate(times):
+        z = np.ascontiguousarray(zc[k, :pb.s])
+        _lib.check(LIB.lth_system_outputs(sys_, float(t), z.ctypes.data, y[k].ctypes.data,
+                                          ctypes.byref(err)), err)
+    bad = np.argwhere(~np.isfinite(y))
+    if bad.size:
+        k, j = bad[0]
+        raise NotFiniteError("%s: the output %s is not finite (%g)" % (what, pb.outputs[j],
+                                                                      y[k, j]),
+                             t=float(times[k]))
+    return y
+
+
 def find_name(names, key):
     """The index of ``key`` in the list ``names``, -1 if none; a derivative
     x' may be spelled "d.x" or "x_dot" (lth_name_find: the names themselves
@@ -341,6 +452,10 @@ def _from_handle(handle, name, source_text=None):
                  source_text=source_text, names=names,
                  model=LIB.lth_problem_model(handle) if names else None)
     pb._handle = handle
+    pb.inputs = [LIB.lth_problem_input_name(handle, k).decode()
+                 for k in range(LIB.lth_problem_ninputs(handle))]
+    pb.outputs = [LIB.lth_problem_output_name(handle, k).decode()
+                  for k in range(LIB.lth_problem_noutputs(handle))]
     pb._finalizer = weakref.finalize(pb, _free_problem, handle)
     return pb
 

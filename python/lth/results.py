@@ -33,6 +33,18 @@ class _ByName:
                              % (name, ", ".join(self.components)))
         return self.z[:, k]
 
+    def output(self, name):
+        """The trajectory of one of the file's outputs (a name in
+        ``outputs`` or a 0-based index): a column of ``y``."""
+        if self.y is None:
+            raise ValueError("no outputs: the data file has no `outputs` statement")
+        if isinstance(name, str):
+            if name not in self.outputs:
+                raise ValueError("no output named %r; the outputs are %s"
+                                 % (name, ", ".join(self.outputs)))
+            return self.y[:, self.outputs.index(name)]
+        return self.y[:, int(name)]
+
 
 @dataclass
 class InitialValue:
@@ -50,7 +62,9 @@ class InitialValue:
     Vectors, M0's columns and the indices are in the user's order
     (``components``); ``fixed`` maps names to the prescribed values;
     ``sampling_error`` (sampled data only) the estimated error of z0 that
-    the samples' fits cause."""
+    the samples' fits cause; ``outputs`` and ``y`` (n_y numbers: the
+    outputs at z0, as lth-ic's JSON) the data file's outputs
+    (docs/equations.md section 11; [] and None without them)."""
 
     t: float
     z0: np.ndarray
@@ -71,6 +85,8 @@ class InitialValue:
     components: list
     fixed: Optional[dict] = None
     sampling_error: Optional[float] = None
+    outputs: list = field(default_factory=list)
+    y: Optional[np.ndarray] = None
 
 
 @dataclass
@@ -90,6 +106,12 @@ class Solution(_ByName):
     damping rate; ``stats`` the integrator's counts and times;
     ``sampling_error`` (sampled data only) the estimated error of z that the
     samples' fits cause, which no ``rtol`` makes smaller.
+
+    ``outputs`` names the data file's outputs (docs/equations.md section
+    11, in the order written; [] without them) and ``y`` (n, n_y) holds
+    their values y = C z + D u + y0 at ``times`` (None without outputs),
+    computed from z as the tools compute their JSON's ``y``
+    (lth_system_outputs); ``output(name)`` is one column.
 
     The global error estimate (``error_estimate=True``, the default;
     docs/user-guide.md section 6.6): ``z_error`` (n, nvars) the estimated
@@ -135,6 +157,8 @@ class Solution(_ByName):
     error_rtol: Optional[float] = None
     error_atol: Optional[float] = None
     error_failed: Optional[str] = None
+    outputs: list = field(default_factory=list)
+    y: Optional[np.ndarray] = None
 
 
 @dataclass
@@ -151,7 +175,7 @@ class BVPSolution(_ByName):
     ``multiple``: ``intervals``; for shooting methods: ``drift``; for
     ``collocation``: ``tol``, ``stages``, ``intervals`` (the mesh), ``drift``;
     ``sampling_error`` (sampled data only) the estimated error of z that the
-    samples' fits cause."""
+    samples' fits cause.  ``outputs`` and ``y`` as for :class:`Solution`."""
 
     times: np.ndarray
     z: np.ndarray
@@ -175,6 +199,8 @@ class BVPSolution(_ByName):
     stages: Optional[int] = None
     sampling: list = field(default_factory=list)
     sampling_error: Optional[float] = None
+    outputs: list = field(default_factory=list)
+    y: Optional[np.ndarray] = None
 
 
 @dataclass

@@ -14,7 +14,8 @@ import numpy as np
 from . import _lib, errors, sampling
 from ._layout import DEFAULT_ATOL, DEFAULT_COLLOC_TOL, DEFAULT_COND_MAX, DEFAULT_RTOL
 from ._lib import LIB, S
-from .problem import Index1Values, as_problem, floats, number, select_times, vector
+from .problem import (Index1Values, as_problem, floats, number, outputs, require_signals,
+                      select_times, vector)
 from .results import BVPSolution, InitialValue, LQRSolution, Solution
 
 _ref = ctypes.byref
@@ -66,6 +67,7 @@ def ic(problem, at=None, guess=None, *, method="project", fix=None, cond_max=DEF
     guess, the columns of M0) in the user's order too.
     """
     pb = as_problem(problem)
+    require_signals(pb, "lth.ic")
     s, nvars = pb.s, pb.nvars
     t = pb.interval[0] if at is None else _in_interval(pb, at, "at")
     cond_max = number(cond_max, "cond_max", 1, 1e300)
@@ -135,6 +137,7 @@ def ic(problem, at=None, guess=None, *, method="project", fix=None, cond_max=DEF
                                                zc[i]), t=t)
         with Index1Values(pb) as w:  # the index-1 unknowns of z0 follow from z
             z0 = w.rows([t], zc)[0][0]
+        y = outputs(pb, [t], zc.reshape(1, s), "an output y at z0")
         residual = LIB.lth_ic_residual(h.ptr, zc.ctypes.data)
         guess_residual = LIB.lth_ic_residual(h.ptr, gc.ctypes.data)
         tolerance = LIB.lth_ic_tolerance(h.ptr, zc.ctypes.data)
@@ -168,7 +171,8 @@ def ic(problem, at=None, guess=None, *, method="project", fix=None, cond_max=DEF
                         cond_chain=cond_chain, M0=M0u, b0=b0, p=pb.p, s=s,
                         index=pb.index, components=list(pb.components),
                         fixed={pb.components[i]: v for i, v in fixed.items()} or None,
-                        sampling_error=serr)
+                        sampling_error=serr, outputs=list(pb.outputs),
+                        y=None if y is None else y[0])
 
 
 _DBL_MIN = 2.2250738585072014e-308
@@ -312,6 +316,7 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=DEFAULT_RTOL, atol=DE
     every unknown), ``v`` in the chain order (named by ``state_components``).
     """
     pb = as_problem(problem)
+    require_signals(pb, "lth.solve")
     if z0 is not None:
         z0v = vector(z0, pb.nvars, "z0")
     elif pb.z0 is not None:
@@ -350,6 +355,7 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=DEFAULT_RTOL, atol=DE
         z, ezx = w.rows(ts, zraw[rank], None if ezraw is None else ezraw[rank])
         v = vraw[rank]
         _finite_rows(pb, z, ts, "z")
+        y = outputs(pb, ts, zraw[rank])
         if not (math.isfinite(r.drift) and math.isfinite(r.drift_rel)):
             raise errors.NotFiniteError("the drift is not finite")
         est = _error_estimate(r, rank, srt, pb, ezx, ts, z, o.rtol, o.atol) if error_estimate \
@@ -360,7 +366,7 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=DEFAULT_RTOL, atol=DE
             z0_given=z0v, z0_residual=r.z0_residual, z0_change=r.z0_change,
             z0_worst=int(pb.variable_index[r.z0_worst]) if r.z0_worst >= 0 else None, t0=t0,
             components=list(pb.components), state_components=list(pb.state_components),
-            method=method, rtol=o.rtol, atol=o.atol,
+            method=method, rtol=o.rtol, atol=o.atol, outputs=list(pb.outputs), y=y,
             reprojected=bool(reproject), gamma=r.gamma,
             stats={"steps": r.steps, "rhs_evals": r.rhs_evals, "decomps": r.decomps,
                    "seconds": r.seconds_total, "seconds_decomp": r.seconds_decomp,
@@ -475,6 +481,7 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
             method != "collocation":
         raise errors.UsageError("tol, stages and max_intervals apply to method='collocation' "
                                 "only")
+    require_signals(pb, "lth.bvp")
     from_file = bc is None
     arrays = _bc_arrays(pb, bc)
     if pb.p == 0 and arrays is not None and len(arrays[2]) > 0:
@@ -534,6 +541,7 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
         with Index1Values(pb) as w:  # every unknown, in the user's order
             z = w.rows(rtimes, zraw)[0]
         _finite_rows(pb, z, rtimes, "z")
+        y = outputs(pb, rtimes, zraw)
         if not (math.isfinite(r.cond_shooting) and math.isfinite(r.bc_residual)):
             raise errors.NotFiniteError("the condition estimate or the boundary residual is not "
                                         "finite")
@@ -544,6 +552,7 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
         sol = BVPSolution(
             times=rtimes, z=z, cond_shooting=r.cond_shooting, method=name, p=pb.p, s=s,
             bc_residual=r.bc_residual, components=list(pb.components),
+            outputs=list(pb.outputs), y=y,
             drift=None if fd else opt(r.drift), rtol=None if fd or col else o.ivp.rtol,
             atol=None if fd or col else o.ivp.atol,
             intervals=int(r.intervals) if name in ("multiple", "collocation") else None,

@@ -76,6 +76,7 @@ def test_decompose(name):
     # the decomposition is of z's system: the index-1 unknowns have no rows
     assert dec.chain_components == js["components"][:dec.s]
     assert dec.index1 == js.get("index1", [])
+    assert (dec.inputs, dec.free_inputs) == (js.get("inputs", []), js.get("free_inputs", []))
     pts = js["points"]
     same(dec.t, [p["t"] for p in pts], "t")
     for key in ("cond_pi", "cond_chain", "P", "Ahat", "g", "Bhat", "q", "G"):
@@ -127,6 +128,14 @@ def compare_ic(res, js, pb):
     assert not np.any(M0[:, pb.s:]), "M0 has entries in the index-1 unknowns' columns"
     same(res.b0, js["conditions"]["b0"], "b0")
     same_optional(res.sampling_error, js, "sampling_error", "ic sampling_error")
+    same_outputs(res, js, "ic")
+
+
+def same_outputs(res, js, what):
+    """The file's outputs (docs/equations.md section 11): names and y, as the
+    tools write them (neither key without outputs)."""
+    assert res.outputs == js.get("outputs", []), what + " outputs"
+    same_optional(res.y, js, "y", what + " y")
 
 
 @pytest.mark.parametrize("name", DAE_FILES)
@@ -184,6 +193,7 @@ def compare_solve(sol, js, pb):
         assert pb.chain_position[sol.z0_worst] + 1 == js["z0_worst"]
     same_sampling(sol.sampling, js.get("sampling"))
     same_optional(sol.sampling_error, js, "sampling_error", "solve sampling_error")
+    same_outputs(sol, js, "solve")
 
 
 def test_solve_options():
@@ -214,6 +224,7 @@ def test_bvp(method):
     assert (sol.method, sol.p, sol.s, sol.components) == (js["method"], js["p"], js["s"],
                                                           js["components"])
     same_optional(sol.sampling_error, js, "sampling_error", "bvp sampling_error")
+    same_outputs(sol, js, "bvp")
 
 
 def test_bvp_options():
@@ -305,3 +316,102 @@ def test_sampling_error_equation_form(tmp_path):
     assert res.sampling_error is not None and res.sampling_error_cost is not None
     for key in ("sampling_error", "sampling_error_cost"):
         same_optional(getattr(res, key), js, key, "lqr " + key)
+
+
+# Inputs and outputs (docs/equations.md section 11 and 11.1): a cart pair on
+# a rail tied by a time-varying rod, pushed by u1, the rod's length changed
+# by u2 (a prescribed motion), in the equation form and in the block form
+# (tests/cli/cli_io.sh, cli_ioblock.sh); "free" leaves u2 without a signal.
+IO_SIGNALS = "u1(t) = sin(3*t)\nu2(t) = 0.1*t^2\n"
+IO_FILES = {
+    "equations": """problem equations
+variables x1 x2 v1 v2 lam
+inputs u1, u2
+interval 0 3
+grid 7
+param m = 2, k = 3
+c(t) = 1 + 0.5*sin(t)
+outputs y1 = x1 - 0.5*x2, y2 = c(t)*lam + 2*u1
+x1' = v1
+x2' = v2
+m*v1' = -k*x1 + cos(t)*lam + c(t)*u1
+m*v2' = -k*x2 + sin(t)*lam
+0 = cos(t)*x1 + sin(t)*x2 - 1 + u2
+z0 = [1, 0, 0, 0, 5]
+bc v2(0) = 0
+bc x2(3) = 0.5
+""",
+    "blocks": """problem dae
+blocks 2 2 1
+interval 0 3
+grid 7
+param m = 2, k = 3
+c(t) = 1 + 0.5*sin(t)
+A(1,2) = -k/m*eye
+A(1,3) = [cos(t); sin(t)]/m
+A(2,1) = eye
+A(3,2) = [cos(t), sin(t)]
+z0 = [0, 0, 1, 0, 5]
+bc B0 = [0, 1, 0, 0, 0; 0, 0, 0, 0, 0]
+bc B1 = [0, 0, 0, 0, 0; 0, 0, 0, 1, 0]
+bc beta = [0; 0.5]
+inputs u1 u2
+B(1) = [c(t)/m, 0; 0, 0]
+B(3) = [0, 1]
+f(3) = -1
+outputs y1 y2
+C = [0, 0, 1, -0.5, 0; 0, 0, 0, 0, c(t)]
+D = [0, 0; 2, 0]
+""",
+}
+
+
+def io_file(tmp_path, form, signals=IO_SIGNALS):
+    path = os.path.join(str(tmp_path), form + ".lth")
+    with open(path, "w") as f:
+        f.write(IO_FILES[form] + signals)
+    return path
+
+
+@pytest.mark.parametrize("form", ["equations", "blocks"])
+def test_inputs_outputs(tmp_path, form):
+    """ic, solve (projected z0: the file's is not consistent), bvp and
+    decompose of a file with inputs and outputs: y and the names as the
+    tools' JSON, to the last bit."""
+    path = io_file(tmp_path, form)
+    pb = lth.load(path)
+    assert (pb.inputs, pb.outputs, pb.free_inputs) == (["u1", "u2"], ["y1", "y2"], [])
+    js = run_tool("lth-ic", path, "--format", "json", "--conditions")
+    res = lth.ic(pb)
+    assert res.y.shape == (2,)
+    compare_ic(res, js, pb)
+    js = run_tool("lth-solve", path, "--format", "json", "-q", "--project")
+    sol = lth.solve(pb, project=True)
+    assert sol.y.shape == (7, 2)
+    compare_solve(sol, js, pb)
+    js = run_tool("lth-solve", path, "--format", "json", "-q", "--project", "--times",
+                  "2.5,0.5,1", "--method", "msbdf")
+    compare_solve(lth.solve(pb, times=[2.5, 0.5, 1], project=True, method="msbdf"), js, pb)
+    for method in ("collocation", "shooting", "fd"):
+        js = run_tool("lth-bvp", path, "--format", "json", "--method", method)
+        sol = lth.bvp(pb, method=method)
+        same(pb.to_chain(sol.z), js["z"], "bvp z")
+        same_outputs(sol, js, "bvp " + method)
+    js = run_tool("lth-decompose", path, "--format", "json", "-q")
+    dec = lth.decompose(pb)
+    assert (dec.inputs, dec.free_inputs) == (js["inputs"], js.get("free_inputs", []))
+    same(dec.g, [p["g"] for p in js["points"]], "g")
+
+
+@pytest.mark.parametrize("form", ["equations", "blocks"])
+def test_free_input_decompose(tmp_path, form):
+    """lth-decompose takes a free input as 0, and says which: so does Python,
+    and the input is free again afterwards."""
+    path = io_file(tmp_path, form, "u1(t) = sin(3*t)\n")
+    pb = lth.load(path)
+    js = run_tool("lth-decompose", path, "--format", "json", "-q")
+    dec = lth.decompose(pb)
+    assert dec.free_inputs == js["free_inputs"] == ["u2"] and pb.free_inputs == ["u2"]
+    for key in ("P", "Ahat", "g"):
+        same(getattr(dec, key), [p[key] for p in js["points"]], key)
+    same(pb.to_chain(dec.q, axis=1), [p["q"] for p in js["points"]], "q")

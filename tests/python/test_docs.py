@@ -18,14 +18,34 @@ def python_blocks(text):
     return re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)
 
 
+def file_blocks(text):
+    """(NAME, text) of the blocks marked <!-- doctest: file NAME -->."""
+    return re.findall(r"^<!-- doctest: file (\S+) -->\n```\w*\n(.*?)^```", text,
+                      flags=re.S | re.M)
+
+
+def scratch_root(tmp_path, files):
+    """A scratch directory with the repository's top-level entries linked
+    (data/... works) and the page's data files written, as tests/doctest
+    runs the pages."""
+    for entry in os.listdir(ROOT):
+        os.symlink(os.path.join(ROOT, entry), os.path.join(str(tmp_path), entry))
+    for name, body in files:
+        with open(os.path.join(str(tmp_path), name), "w", encoding="utf-8") as fp:
+            fp.write(body)
+    return str(tmp_path)
+
+
 @pytest.mark.parametrize("page", PAGES)
-def test_page(page, monkeypatch):
+def test_page(page, monkeypatch, tmp_path):
     path = os.path.join(ROOT, page)
     with open(path, encoding="utf-8") as fp:
-        blocks = python_blocks(fp.read())
+        text = fp.read()
+    blocks = python_blocks(text)
     if page == "docs/python.md":
         assert len(blocks) >= 8
-    monkeypatch.chdir(ROOT)
+    files = file_blocks(text)
+    monkeypatch.chdir(scratch_root(tmp_path, files) if files else ROOT)
     parser = doctest.DocTestParser()
     test = parser.get_doctest("\n".join(blocks), {}, page, path, 0)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
