@@ -28,11 +28,19 @@
 #include "lth/defaults.h"
 #include "lth/conditioning.h"
 #include "core/errors.h"
+#include "table/table_budget.h"
 
 #define TABLE_FRAC      1e-3
 #define TABLE_TOL_MAX   1e-6
 #define AUTO_RATIO      2.0
 #define AUTO_MIN_PANELS 3
+/* One build may at most multiply the table's decompositions by this (from
+ * at least AUTO_BUILD_MIN) before auto looks at the pay-off again: a build
+ * over panels that come out narrow (measured: a 13-unknown index-8 system,
+ * panels 0.0026 wide, more than 2 minutes in one build, where direct
+ * decompositions solve the whole interval in 1.4 s) is cut short. */
+#define AUTO_BUILD_GROWTH 4
+#define AUTO_BUILD_MIN    256
 
 static const char *const coef_names[] = {"auto", "direct", "table", "hermite"};
 
@@ -246,9 +254,23 @@ static lth_status table_eval(lth_coef *c, double t, int order, int full, double 
     lth_error local;
     lth_error_clear(&local);
     /* in chunks that double the covered part: few parallel builds, and the
-     * pay-off check above between them */
+     * pay-off check above between them (auto: also within a build that
+     * costs AUTO_BUILD_GROWTH times the table so far) */
     double covered = lth_table_covered(c->tab);
-    lth_status st = lth_table_build(c->tab, t + (covered - c->t_lo), &local);
+    lth_status st;
+    do {
+      lth_table_info info;
+      lth_table_info_get(c->tab, &info);
+      size_t budget =
+          c->auto_table
+              ? AUTO_BUILD_GROWTH * (info.decomps > AUTO_BUILD_MIN ? info.decomps : AUTO_BUILD_MIN)
+              : 0;
+      st = lth_table_build_budget(c->tab, t + (covered - c->t_lo), budget, &local);
+    } while (st == LTH_ERANGE && table_pays(c));
+    if (st == LTH_ERANGE) { /* the budget ran out and the table does not pay */
+      fall_back(c);
+      return t > c->t_switch ? LTH_ERANGE : table_eval(c, t, order, full, gamma, pt, err);
+    }
     if (st == LTH_ENOMEM && c->auto_table) {
       fall_back(c);
       return t > c->t_switch ? LTH_ERANGE : table_eval(c, t, order, full, gamma, pt, err);

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "coef_table_impl.h"
+#include "table_budget.h"
 
 #define TAB_SERIAL_SECONDS 2e-3
 /* below this fraction of the span a panel is left to direct decomposition */
@@ -495,9 +496,16 @@ lth_status tab_build_panel(lth_table *tab, lth_error *err) {
  * cost TAB_SERIAL_SECONDS (t0: when this call began): small tables, short runs
  * and sweeps over many small files never start a thread; on an lth thread or
  * inside a caller's parallel region the build stays serial. */
+int tab_over_budget(const lth_table *tab) {
+  return tab->bld.budget > 0 && tab->stats.decomps >= tab->bld.budget && tab->store.np > 0;
+}
+
 static lth_status build_to(lth_table *tab, double goal, double t0, lth_error *err) {
   lth_status st = LTH_OK;
   while (st == LTH_OK && (tab->bld.covered < goal || tab->store.np == 0)) {
+    if (tab_over_budget(tab)) {
+      return LTH_ERANGE; /* lth_table_build_budget */
+    }
     if (!tab->thr.board && tab->thr.nthreads > 1 &&
         tab->stats.seconds + (now() - t0) >= TAB_SERIAL_SECONDS) {
       tab->thr.board = tab_pool_ready(tab);
@@ -508,13 +516,19 @@ static lth_status build_to(lth_table *tab, double goal, double t0, lth_error *er
   return st;
 }
 
-lth_status lth_table_build(lth_table *tab, double t, lth_error *err) {
+lth_status lth_table_build_budget(lth_table *tab, double t, size_t max_decomps, lth_error *err) {
   double goal = fmin(t, tab->lay.t_hi);
   if (tab->bld.covered >= goal && tab->store.np > 0) {
     return LTH_OK;
   }
   double t0 = now();
+  tab->bld.budget = max_decomps;
   lth_status st = build_to(tab, goal, t0, err);
+  tab->bld.budget = 0;
   tab->stats.seconds += now() - t0;
   return st;
+}
+
+lth_status lth_table_build(lth_table *tab, double t, lth_error *err) {
+  return lth_table_build_budget(tab, t, 0, err);
 }

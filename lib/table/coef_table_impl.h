@@ -91,6 +91,7 @@ typedef struct tab_builder {
   double out_density;
   int splitting; /* building one stretch of a split build (lib/table/coef_table_split.c) */
   int no_split;  /* a stretch's own table: never split again */
+  size_t budget; /* decompositions at which this build stops (0: none; lth_table_build_budget) */
 } tab_builder;
 
 /* The panel being built. */
@@ -191,6 +192,8 @@ int tab_pool_ready(lth_table *tab);
 int tab_split_count(const lth_table *tab, double goal);
 /* Build [covered, goal] as k stretches, concurrently with up to nthreads threads. */
 lth_status tab_build_split(lth_table *tab, double goal, int k, lth_error *err);
+/* 1 once a budgeted build (lth_table_build_budget) has spent its budget. */
+int tab_over_budget(const lth_table *tab);
 
 /* ---- lib/table/coef_store.c ---- */
 /* Room for a panel's nc coefficients and nd derivative coefficients (within

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "coef_table_impl.h"
+#include "table_budget.h"
 
 int tab_split_count(const lth_table *tab, double goal) {
   if (tab->bld.no_split || tab->bld.splitting || tab->store.np < TAB_SPLIT_HISTORY ||
@@ -38,6 +39,7 @@ typedef struct split_run {
   double edge[TAB_SPLIT_MAX + 1];
   double w0, noise_floor0, noise_seen0; /* the table's state at the split: the seeds */
   size_t share;                         /* memory budget of each stretch's table (bytes) */
+  size_t budget;                        /* decompositions of each stretch's build (0: none) */
   size_t chunk_hint; /* doubles a stretch is expected to store: its first chunk */
   lth_table *sub[TAB_SPLIT_MAX];
   lth_status st[TAB_SPLIT_MAX];
@@ -73,7 +75,7 @@ static void build_stretch(split_run *r, int j) {
   sub->bld.noise_floor = r->noise_floor0;
   sub->bld.noise_seen = r->noise_seen0;
   sub->store.chunk_hint = r->chunk_hint;
-  r->st[j] = lth_table_build(sub, r->edge[j + 1], &r->err[j]);
+  r->st[j] = lth_table_build_budget(sub, r->edge[j + 1], r->budget, &r->err[j]);
 }
 
 /* A pool task: stretches while there are any. */
@@ -131,7 +133,9 @@ static lth_status first_stretch(lth_table *tab, double b, lth_error *err) {
   tab->lay.t_hi = b;
   tab->bld.splitting = 1;
   lth_status st = LTH_OK;
-  while (st == LTH_OK && tab->bld.covered < b) st = tab_build_panel(tab, err);
+  while (st == LTH_OK && tab->bld.covered < b) {
+    st = tab_over_budget(tab) ? LTH_ERANGE : tab_build_panel(tab, err);
+  }
   tab->bld.splitting = 0;
   tab->lay.t_hi = t_hi;
   return st;
@@ -162,6 +166,11 @@ lth_status tab_build_split(lth_table *tab, double goal, int k, lth_error *err) {
   size_t used = tab->store.stored * sizeof(double);
   r.share = used < tab->o.max_bytes ? (tab->o.max_bytes - used) / (size_t)k : 0;
   if (r.share == 0) r.share = 1; /* 0 would mean the default budget */
+  /* a budget of decompositions is shared the same way */
+  if (tab->bld.budget > 0) {
+    size_t left = tab->bld.budget > tab->stats.decomps ? tab->bld.budget - tab->stats.decomps : 0;
+    r.budget = left / (size_t)k > 0 ? left / (size_t)k : 1;
+  }
   /* a quarter more than the panels so far predict, so that most stretches
    * fill one chunk (and one or two huge pages, lib/table/coef_store.c) */
   double per_panel = tab->store.np ? (double)tab->store.stored / (double)tab->store.np : 0.0;
