@@ -262,7 +262,7 @@ lth_status lth_pp_bc_equation(lth_pp *P, size_t kw) {
                      .var_ctx = B,
                      .stop_at_eq = 1,
                      .unknown_at = bc_unknown_at};
-  lth_pvctx x = {c, bc_var_name, B};
+  lth_pvctx x = {.c = c, .var_name = bc_var_name, .var_ctx = B};
   lth_pval D;
   size_t start = c->pos;
   lth_status st = lth_plit_parse_equation(

@@ -313,7 +313,7 @@ lth_status lth_pp_eqn_equation(lth_pp *P, size_t start) {
                      .stop_at_eq = 1,
                      .samples = eqn_samples,
                      .samples_ctx = P};
-  lth_pvctx x = {c, var_name, E};
+  lth_pvctx x = {.c = c, .var_name = var_name, .var_ctx = E};
   lth_pval D;
   c->pos = start;
   lth_status st = lth_plit_parse_equation(

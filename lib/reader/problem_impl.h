@@ -182,7 +182,11 @@ typedef struct lth_pvctx {
   lth_pcur *c;
   lth_pvar_name_fn var_name;
   void *var_ctx;
+  const char *what; /* what is parsed, for messages ("an output"); NULL: an equation */
 } lth_pvctx;
+/* What a message about linearity names: "the output", else "the equation"
+ * (equations and boundary conditions). */
+const char *lth_pvctx_subject(const lth_pvctx *x);
 
 void lth_plin_free(lth_plin *l);
 void lth_pval_free(lth_pval *v);

@@ -314,7 +314,7 @@ lth_status lth_plit_parse(lth_pcur *c, const lth_plit_opts *o, lth_pval *out) {
   p.named_end = (size_t)-1;
   p.c = c;
   p.o = o;
-  p.x = (lth_pvctx){c, o->var_name, o->var_ctx};
+  p.x = (lth_pvctx){.c = c, .var_name = o->var_name, .var_ctx = o->var_ctx, .what = o->label};
   lth_gval v;
   lth_status st = lth_gparser_init(&p.g, &READER_GRAMMAR, &p, c->tx->buf, c->st.e, c->pos, c->err);
   p.g.lookup = c->lookup;

@@ -116,7 +116,7 @@ lth_status lth_pp_samples_call(lth_pp *P, const char *label, int rows, int cols,
  * the target and its size. */
 static lth_status fit_shape(lth_pp *P, const char *label, int rows, int cols, size_t rhs,
                             lth_pval *v) {
-  lth_pvctx x = {&P->c, NULL, NULL};
+  lth_pvctx x = {.c = &P->c};
   if (v->rows == rows && v->cols == cols) {
     return LTH_OK;
   }

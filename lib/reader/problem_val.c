@@ -210,13 +210,13 @@ lth_status lth_plin_mul(const lth_pvctx *x, size_t pos, const lth_plin *a, const
   }
   char n1[80], n2[80];
   *out = LTH_PLIN_ZERO;
-  return lth_pcur_error(x->c, pos, LTH_EPARSE,
-                        "the equation is not linear in the unknowns: '*' multiplies %s by %s",
-                        lth_plin_name(x, a, n1, sizeof n1), lth_plin_name(x, b, n2, sizeof n2));
+  return lth_pcur_error(
+      x->c, pos, LTH_EPARSE, "%s is not linear in the unknowns: '*' multiplies %s by %s",
+      lth_pvctx_subject(x), lth_plin_name(x, a, n1, sizeof n1), lth_plin_name(x, b, n2, sizeof n2));
 }
 
 lth_status lth_pcur_charge(lth_pcur *c, size_t pos, double n) {
-  lth_pvctx x = {c, NULL, NULL};
+  lth_pvctx x = {.c = c};
   return lth_pval_charge(&x, pos, n);
 }
 
@@ -253,4 +253,8 @@ lth_status lth_psc_compile(lth_pcur *c, size_t pos, const lth_psc *s, double sig
     *e = NULL;
   }
   return st;
+}
+
+const char *lth_pvctx_subject(const lth_pvctx *x) {
+  return x->what && strcmp(x->what, "an output") == 0 ? "the output" : "the equation";
 }

@@ -296,7 +296,7 @@ static lth_status binop_checked(const lth_pvctx *x, size_t pos, int op, const lt
     }
     if (!lth_plin_pure(entry(b, 0, &tmp))) {
       return lth_pcur_error(
-          x->c, pos, LTH_EPARSE, "the equation is not linear in the unknowns: %s %s %s",
+          x->c, pos, LTH_EPARSE, "%s is not linear in the unknowns: %s %s %s", lth_pvctx_subject(x),
           op == '/' ? "division by" : "power with the exponent",
           lth_plin_name(x, entry(b, 0, &tmp), nm, sizeof nm), op == '/' ? "" : "(an unknown)");
     }
@@ -308,9 +308,9 @@ static lth_status binop_checked(const lth_pvctx *x, size_t pos, int op, const lt
     }
     if (op == '^' && !lth_plin_pure(entry(a, 0, &tmp)) &&
         !lth_psc_is(&entry(b, 0, &tmp)->c0, 1.0)) {
-      return lth_pcur_error(x->c, pos, LTH_EPARSE,
-                            "the equation is not linear in the unknowns: '^' raises %s to a power",
-                            lth_plin_name(x, entry(a, 0, &tmp), nm, sizeof nm));
+      return lth_pcur_error(
+          x->c, pos, LTH_EPARSE, "%s is not linear in the unknowns: '^' raises %s to a power",
+          lth_pvctx_subject(x), lth_plin_name(x, entry(a, 0, &tmp), nm, sizeof nm));
     }
     if (op == '^' && !lth_plin_pure(entry(a, 0, &tmp))) { /* x^1 */
       lth_pval one = {1, 1, NULL, NULL};
@@ -392,9 +392,9 @@ lth_status lth_pval_func(const lth_pvctx *x, size_t pos, int fn, lth_pval *a) {
   }
   const lth_plin *l = entry(a, 0, &tmp);
   if (!lth_plin_pure(l)) {
-    return lth_pcur_error(x->c, pos, LTH_EPARSE,
-                          "the equation is not linear in the unknowns: %s is inside %s(...)",
-                          lth_plin_name(x, l, nm, sizeof nm), lth_expr_func_name(fn));
+    return lth_pcur_error(
+        x->c, pos, LTH_EPARSE, "%s is not linear in the unknowns: %s is inside %s(...)",
+        lth_pvctx_subject(x), lth_plin_name(x, l, nm, sizeof nm), lth_expr_func_name(fn));
   }
   lth_status st = lth_psc_func(x, pos, fn, &l->c0, &r.c0);
   if (st == LTH_OK && a->ext && a->ext[0]) {
