@@ -192,7 +192,7 @@ lth_status tab_build_split(lth_table *tab, double goal, int k, lth_error *err) {
   for (int j = 1; st == LTH_OK && j < k; j++) {
     if (r.sub[j]) st = merge(tab, r.sub[j], err);
     if (st == LTH_OK && r.st[j] != LTH_OK) {
-      if (err) *err = r.err[j];
+      if (err && r.st[j] != LTH_ERANGE) *err = r.err[j]; /* (a spent budget is no error) */
       st = r.st[j];
     }
   }
