@@ -28,7 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Bottom to top.
 LAYERS = ["core", "jet", "source", "samples", "system", "model", "decomp", "table", "ic",
-          "ivp", "colloc", "bvp", "lqr", "reader"]
+          "ivp", "ss", "colloc", "bvp", "lqr", "reader"]
 
 # The layer each public header belongs to.
 PUBLIC = {
@@ -43,6 +43,7 @@ PUBLIC = {
     "table.h": "table",
     "ic.h": "ic",
     "ivp.h": "ivp",
+    "ss.h": "ss",
     "bvp.h": "bvp",
     "lqr.h": "lqr",
     "problem.h": "reader",

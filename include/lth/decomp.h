@@ -140,10 +140,18 @@ typedef struct lth_input_maps {
   double *Bv;              /* nj maps m x nu: the state equation's input maps Bv_j */
   double *Dz;              /* nj maps s x nu: z's input maps (through w_i and u) */
   double *Dy;              /* nj maps ny x nu: y's input maps (NULL without outputs) */
+  int order;               /* Bv_jet holds the Taylor coefficients 0..order of the Bv_j */
+  double *Bv_jet;          /* coefficient c of map j, entry (i, k):
+                              Bv_jet[i + ld_Bv (k + nu (j + nj c))]; coefficient 0 is Bv */
 } lth_input_maps;
 
 /* Maps for a system with inputs (LTH_EINVAL without). */
 lth_input_maps *lth_input_maps_alloc(const lth_system *sys, lth_error *err);
+/* The same with the jets of the Bv_j to `order` (>= 0; the workspace given to
+ * lth_decomp_input_maps must have out_order >= order): exact Taylor
+ * coefficients, for a change of state that removes input derivatives
+ * (include/lth/ss.h). */
+lth_input_maps *lth_input_maps_alloc_order(const lth_system *sys, int order, lth_error *err);
 void lth_input_maps_free(lth_input_maps *maps);
 /* Decompose at t with the forcing f alone into pt (its g and q are g_f and
  * q_f; free inputs are fine: no signal is read) and the input maps at t into
@@ -151,7 +159,8 @@ void lth_input_maps_free(lth_input_maps *maps);
  * forcing jet B(t + h) e_k h^j / j! (the unit jet of u_k^(j)), on the same
  * projectors and linear parts.  Refusals as lth_decomp_at (the maps carry
  * the point's error amplification, pt->amplification); LTH_EDIM for maps of
- * another system.  Afterwards lth_decomp_ws_f holds f alone. */
+ * another system, LTH_EORDER for maps of an order above the workspace's.
+ * Afterwards lth_decomp_ws_f holds f alone. */
 lth_status lth_decomp_input_maps(lth_decomp_ws *ws, double t, lth_point *pt, lth_input_maps *maps,
                                  lth_error *err);
 

@@ -51,4 +51,12 @@
  * interval. */
 #define LTH_DEFAULT_GRID_POINTS 101
 
+/* State-space realizations (lth_ss_opts): local error tolerances of the
+ * minimal-rotation basis Q(t) (relative to ||Q|| = 1), and the largest
+ * distance of the propagated basis from the state space, ||P Q||_F relative
+ * to max(1, ||P||_F), before it is refused (LTH_ETOL naming t). */
+#define LTH_DEFAULT_SS_RTOL      1e-12
+#define LTH_DEFAULT_SS_ATOL      1e-13
+#define LTH_DEFAULT_SS_RANGE_TOL 1e-8
+
 #endif

@@ -31,6 +31,7 @@
 #include "lth/ivp.h"
 #include "lth/bvp.h"
 #include "lth/lqr.h"
+#include "lth/ss.h"
 #include "lth/problem.h"
 
 #endif

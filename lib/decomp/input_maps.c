@@ -20,6 +20,14 @@
 #include "system/system_parts.h"
 
 lth_input_maps *lth_input_maps_alloc(const lth_system *sys, lth_error *err) {
+  return lth_input_maps_alloc_order(sys, 0, err);
+}
+
+lth_input_maps *lth_input_maps_alloc_order(const lth_system *sys, int order, lth_error *err) {
+  if (order < 0) {
+    lth_error_set(err, LTH_EINVAL, "input maps of negative order %d", order);
+    return NULL;
+  }
   int nu = lth_system_ninputs(sys);
   if (nu <= 0) {
     lth_error_set(err, LTH_EINVAL, "input maps of a system without inputs");
@@ -51,7 +59,9 @@ lth_input_maps *lth_input_maps_alloc(const lth_system *sys, lth_error *err) {
   mp->Bv = calloc((size_t)mp->m * per + 1, sizeof(double));
   mp->Dz = calloc((size_t)mp->s * per + 1, sizeof(double));
   mp->Dy = mp->ny > 0 ? calloc((size_t)mp->ny * per, sizeof(double)) : NULL;
-  if (!mp->Bv || !mp->Dz || (mp->ny > 0 && !mp->Dy)) {
+  mp->order = order;
+  mp->Bv_jet = calloc((size_t)mp->m * per * (size_t)(order + 1) + 1, sizeof(double));
+  if (!mp->Bv || !mp->Dz || (mp->ny > 0 && !mp->Dy) || !mp->Bv_jet) {
     lth_input_maps_free(mp);
     lth_error_set(err, LTH_ENOMEM, "out of memory allocating input maps");
     return NULL;
@@ -64,6 +74,7 @@ void lth_input_maps_free(lth_input_maps *maps) {
     free(maps->Bv);
     free(maps->Dz);
     free(maps->Dy);
+    free(maps->Bv_jet);
     free(maps);
   }
 }
@@ -117,6 +128,12 @@ static lth_status one_column(lth_decomp_ws *ws, lth_input_maps *mp, int k, int j
   for (int i = 0; i < m; i++) {
     bv[i] = LTH_JET_AT(&ws->Y, 0, i, m);
   }
+  for (int c = 0; c <= mp->order; c++) {
+    double *bj = mp->Bv_jet + (size_t)m * ((size_t)k + (size_t)mp->nu * ((size_t)j + (size_t)mp->nj * c));
+    for (int i = 0; i < m; i++) {
+      bj[i] = LTH_JET_AT(&ws->Y, c, i, m);
+    }
+  }
   for (int i = 0; i < s; i++) {
     dz[i] = LTH_JET_AT(&ws->X, 0, i, m);
   }
@@ -133,6 +150,28 @@ static lth_status one_column(lth_decomp_ws *ws, lth_input_maps *mp, int k, int j
     }
   }
   return LTH_OK;
+}
+
+/* The jets of the Bv_j from the affine columns' jets.  The column of unit
+ * order j is the g of u = e_k h^j / j!, i.e. sum_{l <= j} Bv_l(t + h)
+ * h^(j-l) / (j-l)!: coefficient c of Bv_j is coefficient c of that column
+ * minus sum_{l < j} coefficient c - (j - l) of Bv_l / (j - l)!, resolved for
+ * j = 0, 1, ... in turn (exact, no differences of samples). */
+static void resolve_jets(lth_input_maps *mp) {
+  size_t m = (size_t)mp->m, nu = (size_t)mp->nu, nj = (size_t)mp->nj;
+  for (int j = 1; j < mp->nj; j++) {
+    for (int c = mp->order; c >= 0; c--) {
+      double fact = 1.0;
+      for (int d = 1; d <= j && d <= c; d++) { /* d = j - l */
+        fact *= d;
+        const double *lower = mp->Bv_jet + m * nu * ((size_t)(j - d) + nj * (size_t)(c - d));
+        double *mine = mp->Bv_jet + m * nu * ((size_t)j + nj * (size_t)c);
+        for (size_t i = 0; i < m * nu; i++) {
+          mine[i] -= lower[i] / fact;
+        }
+      }
+    }
+  }
 }
 
 /* Dy_j = C Dz_j, plus D for j = 0. */
@@ -166,6 +205,10 @@ lth_status lth_decomp_input_maps(lth_decomp_ws *ws, double t, lth_point *pt, lth
       maps->ny != lth_system_noutputs(sys)) {
     return lth_error_set(err, LTH_EDIM, "input maps of another system");
   }
+  if (maps->order > ws->out_order) {
+    return lth_error_set(err, LTH_EORDER, "input maps of order %d from a workspace of order %d",
+                         maps->order, ws->out_order);
+  }
   ws->unforced = 1;
   lth_status st = lth_decomp_at(ws, t, pt, err);
   /* a measured amplification leaves the perturbed run's intermediates: redo the plain one */
@@ -185,6 +228,9 @@ lth_status lth_decomp_input_maps(lth_decomp_ws *ws, double t, lth_point *pt, lth
   }
   if (st == LTH_OK && maps->ny > 0) {
     output_maps(ws, maps);
+  }
+  if (st == LTH_OK && maps->order > 0) {
+    resolve_jets(maps);
   }
   if (st == LTH_OK) {
     maps->t = t;
