@@ -98,6 +98,10 @@ double lth_decomp_ws_scale(const lth_decomp_ws *ws);
  * (lth_ic: the consistency tolerance at t0). */
 void lth_decomp_ws_set_measure(lth_decomp_ws *ws, int always);
 const lth_system *lth_decomp_ws_system(const lth_decomp_ws *ws);
+/* on = 1: the forcing is f alone, without B u (free inputs allowed; g and q
+ * are g_f and q_f), for callers that take the inputs' part from the input
+ * maps (lth_decomp_input_maps, include/lth/ss.h).  Default 0. */
+void lth_decomp_ws_set_unforced(lth_decomp_ws *ws, int on);
 int lth_decomp_ws_order(const lth_decomp_ws *ws);
 
 /* Decompose at t into pt (pt->order must be <= the workspace's out_order; the

@@ -79,6 +79,10 @@ void lth_input_maps_free(lth_input_maps *maps) {
   }
 }
 
+void lth_decomp_ws_set_unforced(lth_decomp_ws *ws, int on) {
+  ws->unforced = on != 0;
+}
+
 /* ws->f = the forcing jet of input k's unit jet of order j (header above). */
 static void unit_forcing(lth_decomp_ws *ws, int k, int j) {
   int K = ws->K;
@@ -209,6 +213,7 @@ lth_status lth_decomp_input_maps(lth_decomp_ws *ws, double t, lth_point *pt, lth
     return lth_error_set(err, LTH_EORDER, "input maps of order %d from a workspace of order %d",
                          maps->order, ws->out_order);
   }
+  int unforced = ws->unforced;
   ws->unforced = 1;
   lth_status st = lth_decomp_at(ws, t, pt, err);
   /* a measured amplification leaves the perturbed run's intermediates: redo the plain one */
@@ -236,7 +241,7 @@ lth_status lth_decomp_input_maps(lth_decomp_ws *ws, double t, lth_point *pt, lth
     maps->t = t;
     st = lth_decomp_eval(ws, t, err); /* lth_decomp_ws_f: f alone again */
   }
-  ws->unforced = 0;
+  ws->unforced = unforced;
   if (st != LTH_OK && !err->has_t) {
     err->has_t = 1;
     err->t = t;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/errors.h"
+#include "lth/conditioning.h"
 #include "lth/source.h"
 #include "ss_impl.h"
 
@@ -91,6 +92,7 @@ static lth_status alloc_parts(lth_ss *ss, lth_error *err) {
   }
   lth_decomp_ws_set_cond_max(ss->ws, ss->opts.cond_max);
   lth_decomp_ws_set_cond_max(ss->ws_rhs, ss->opts.cond_max);
+  lth_decomp_ws_set_unforced(ss->ws_rhs, 1); /* the basis needs Ahat and P alone */
   ss->pt = lth_point_alloc(ss->sys, ss->order, err);
   ss->pt_rhs = ss->pt ? lth_point_alloc(ss->sys, 0, err) : NULL;
   ss->maps = ss->pt_rhs ? lth_input_maps_alloc_order(ss->sys, ss->order, err) : NULL;
@@ -236,6 +238,45 @@ static double start_time(const lth_ss *ss, double t) {
   return t;
 }
 
+/* The basis exists while Pi stays regular (p constant): the scan of Pi
+ * (include/lth/conditioning.h: det Pi's sign and cond_interval on a fine
+ * grid with refinement) covers the span the basis is integrated over, from
+ * t0 to every t asked, in pieces as the span grows.  Each piece gets the
+ * density of one whole scan (LTH_PI_SCAN_POINTS) of the system's interval
+ * (else of the span so far), so that a grid of times costs about one scan
+ * and the guarantee is the scan's.  A singular Pi is refused naming t. */
+static lth_status scan_to(lth_ss *ss, double t, lth_error *err) {
+  double lo = ss->t_cur < t ? ss->t_cur : t, hi = ss->t_cur < t ? t : ss->t_cur;
+  if (ss->scanned) {
+    if (lo >= ss->scan_lo && hi <= ss->scan_hi) {
+      return LTH_OK;
+    }
+    lo = lo < ss->scan_lo ? lo : ss->scan_hi;
+    hi = hi > ss->scan_hi ? hi : ss->scan_lo;
+  }
+  double ilo, ihi, span = hi - lo;
+  if (ss->scanned) {
+    double all = (hi > ss->scan_hi ? hi : ss->scan_hi) - (lo < ss->scan_lo ? lo : ss->scan_lo);
+    span = all > span ? all : span;
+  }
+  if (lth_system_interval(ss->sys, &ilo, &ihi) && ihi > ilo) {
+    span = ihi - ilo;
+  }
+  if (hi > lo) {
+    double frac = span > 0 ? (hi - lo) / span : 1.0;
+    size_t points = (size_t)ceil(LTH_PI_SCAN_POINTS * (frac < 1.0 ? frac : 1.0));
+    points = points < 33 ? 33 : points;
+    lth_status st = lth_pi_scan_check(ss->sys, lo, hi, points, ss->opts.cond_max, NULL, err);
+    if (st != LTH_OK) {
+      return st;
+    }
+  }
+  ss->scan_lo = ss->scanned && ss->scan_lo < lo ? ss->scan_lo : lo;
+  ss->scan_hi = ss->scanned && ss->scan_hi > hi ? ss->scan_hi : hi;
+  ss->scanned = 1;
+  return LTH_OK;
+}
+
 lth_status lth_ss_at(lth_ss *ss, double t, lth_ss_point *pt, lth_error *err) {
   LTH_ERROR_RECORD(err);
   const lth_ss_point *sh = &ss->shape;
@@ -249,6 +290,9 @@ lth_status lth_ss_at(lth_ss *ss, double t, lth_ss_point *pt, lth_error *err) {
   lth_status st = LTH_OK;
   if (!ss->have_q) {
     st = lth_ss_basis_start(ss, start_time(ss, t), err);
+  }
+  if (st == LTH_OK && ss->p > 0) {
+    st = scan_to(ss, t, err);
   }
   if (st == LTH_OK) {
     st = lth_ss_basis_move(ss, t, err);

@@ -28,6 +28,8 @@ struct lth_ss {
   lth_error rhs_err;   /* a decomposition refused inside the basis ODE */
   int rhs_failed;
   long steps, decomps;
+  int scanned;              /* Pi is checked on [scan_lo, scan_hi] */
+  double scan_lo, scan_hi;
   /* scratch */
   double *w1, *w2, *w3;   /* max(m, s, ny) x max(m, p, nu) each, several uses */
   double *jets;           /* the change of state: (jmax + 1) jets of m x nu, order `order` */

@@ -16,51 +16,11 @@
 #include <string.h>
 
 #include "lth/decomp.h"
+#include "inputsys.h"
 #include "testsys.h"
 #include "testutil.h"
 
-enum { NU = 2, MAXN = 4 };
-
-/* B_i (n_i x NU): entries c0 + c1 sin(w t + phi). */
-typedef struct bblk {
-  int rows;
-  ts_entry e[MAXN * NU];
-} bblk;
-
-static int b_cb(void *ctx, double t, int order, double *coef, int ld, size_t stride) {
-  const bblk *b = ctx;
-  for (int k = 0; k < NU; k++)
-    for (int i = 0; i < b->rows; i++)
-      ts_entry_coef(&b->e[i + k * b->rows], t, order, coef + i + (size_t)k * ld, stride);
-  return 0;
-}
-
-/* u_k(t) = a0 + a1 t + a2 t^2 + a3 t^3 + s(t), s an oscillation: exact jets. */
-typedef struct signal {
-  double a[4];
-  ts_entry s;
-} signal;
-
-static int u_cb(void *ctx, double t, int order, double *coef, int ld, size_t stride) {
-  (void)ld;
-  const signal *u = ctx;
-  ts_entry_coef(&u->s, t, order, coef, stride);
-  /* Taylor coefficients of the cubic around t: p^(k)(t) / k! */
-  const double *a = u->a;
-  double p[4] = {a[0] + t * (a[1] + t * (a[2] + t * a[3])), a[1] + t * (2 * a[2] + 3 * t * a[3]),
-                 a[2] + 3 * a[3] * t, a[3]};
-  for (int k = 0; k <= order && k < 4; k++) coef[(size_t)k * stride] += p[k];
-  return 0;
-}
-
-/* u_k^(j)(t) = j! coefficient j. */
-static double u_deriv(const signal *u, double t, int j) {
-  double c[8];
-  u_cb((void *)u, t, j, c, 1, 1);
-  double f = 1.0;
-  for (int l = 2; l <= j; l++) f *= l;
-  return f * c[j];
-}
+enum { NU = IS_NU };
 
 static double inf_norm(const double *x, int n) {
   double mx = 0.0;
@@ -76,8 +36,8 @@ static void linearity_case(int r, const int *n, uint64_t seed, unsigned rows, do
   lth_system *with_u = ts_system(S), *free_u = ts_system(S);
   ck_assert(with_u && free_u);
   ts_rng g = ts_rng_seed(seed * 7919 + 3, TS_XORSHIFT);
-  bblk B[TS_MAXR];
-  signal u[NU];
+  is_bblk B[TS_MAXR];
+  is_signal u[NU];
   TU_ASSERT_OK(lth_system_set_inputs(with_u, NU, NULL));
   TU_ASSERT_OK(lth_system_set_inputs(free_u, NU, NULL));
   for (int i = 1; i <= r; i++) {
@@ -85,15 +45,15 @@ static void linearity_case(int r, const int *n, uint64_t seed, unsigned rows, do
     B[i - 1].rows = n[i - 1];
     for (int k = 0; k < n[i - 1] * NU; k++) B[i - 1].e[k] = ts_draw_oscillation(&g);
     TU_ASSERT_OK(lth_system_set_B(with_u, i,
-                                  lth_source_callback(n[i - 1], NU, b_cb, &B[i - 1], NULL), NULL));
+                                  lth_source_callback(n[i - 1], NU, is_b_cb, &B[i - 1], NULL), NULL));
     TU_ASSERT_OK(lth_system_set_B(free_u, i,
-                                  lth_source_callback(n[i - 1], NU, b_cb, &B[i - 1], NULL), NULL));
+                                  lth_source_callback(n[i - 1], NU, is_b_cb, &B[i - 1], NULL), NULL));
   }
   for (int k = 0; k < NU; k++) {
     for (int l = 0; l < 4; l++) u[k].a[l] = ts_draw(&g, -1, 1);
     u[k].s = ts_draw_oscillation(&g);
     TU_ASSERT_OK(
-        lth_system_set_input(with_u, k, lth_source_callback(1, 1, u_cb, &u[k], NULL), NULL));
+        lth_system_set_input(with_u, k, lth_source_callback(1, 1, is_u_cb, &u[k], NULL), NULL));
   }
   int s = S->s, m = S->m;
   lth_decomp_ws *wu = lth_decomp_ws_alloc(with_u, 0, NULL),
@@ -122,7 +82,7 @@ static void linearity_case(int r, const int *n, uint64_t seed, unsigned rows, do
   qsc = inf_norm(qs, s);
   for (int j = 0; j < r; j++) {
     for (int k = 0; k < NU; k++) {
-      double d = u_deriv(&u[k], t, j);
+      double d = is_u_deriv(&u[k], t, j);
       const double *bv = mp->Bv + (size_t)mp->ld_Bv * ((size_t)j * NU + k);
       const double *dz = mp->Dz + (size_t)mp->ld_Dz * ((size_t)j * NU + k);
       for (int i = 0; i < m; i++) gs[i] += bv[i] * d;
