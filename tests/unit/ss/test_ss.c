@@ -33,6 +33,7 @@
 enum { NU = IS_NU, NT = 5 };
 
 typedef struct plant {
+  int from_sources; /* 1: the signals are the system's own (a data file) */
   ts_sys *S;
   lth_system *sys;
   is_bblk B[TS_MAXR];
@@ -41,6 +42,7 @@ typedef struct plant {
 
 /* A random plant of index r with B_i set on the rows in `rows` (bit i-1). */
 static void plant_make(plant *pl, int r, const int *n, uint64_t seed, unsigned rows) {
+  pl->from_sources = 0;
   pl->S = ts_new(r, n, seed, 0.4, 0);
   pl->sys = ts_system(pl->S);
   ck_assert(pl->sys);
@@ -67,10 +69,22 @@ static void plant_free(plant *pl) {
 }
 
 /* acc += sum_{j < nmaps} map_j u^(j)(t) (maps rows x NU). */
+/* u_k^(j)(t) */
+static double u_deriv(const plant *pl, int k, double t, int j) {
+  if (!pl->from_sources) return is_u_deriv(&pl->u[k], t, j);
+  double c[8], w[4096];
+  lth_jet J = lth_jet_wrap(c, 1, 1, 1, 1, j);
+  ck_assert(lth_source_work_size(lth_system_input(pl->sys, k), j) <= 4096);
+  TU_ASSERT_OK(lth_source_fill(lth_system_input(pl->sys, k), t, j, &J, w, NULL));
+  double f = 1.0;
+  for (int l = 2; l <= j; l++) f *= l;
+  return f * c[j];
+}
+
 static void add_maps(const plant *pl, const double *maps, int nmaps, int rows, double t, double *acc) {
   for (int j = 0; j < nmaps; j++)
     for (int k = 0; k < NU; k++) {
-      double d = is_u_deriv(&pl->u[k], t, j);
+      double d = u_deriv(pl, k, t, j);
       const double *col = maps + (size_t)rows * ((size_t)j * NU + k);
       for (int i = 0; i < rows; i++) acc[i] += col[i] * d;
     }
@@ -104,7 +118,7 @@ static int sim_rhs(double t, const double x[], double dx[], void *params) {
 /* z at the times from the realization (raw or not) started at x0 = Q^T
  * (v0 - sum_k K_k u^(k-1)(t0)), v0 the state part of z0 (v = (I - P) z). */
 static void simulate(const plant *pl, int raw, double t0, const double *v0, const double *times,
-                     double *z) {
+                     double *z, double *y) {
   lth_ss_opts o;
   lth_ss_opts_init(&o);
   o.raw = raw;
@@ -139,26 +153,35 @@ static void simulate(const plant *pl, int raw, double t0, const double *v0, cons
       zk[i] = sum;
     }
     add_maps(pl, c.pt->Dz, c.pt->nd, s, times[k], zk);
+    if (y) { /* y = C x + sum_j D_j u^(j) + y_f */
+      int ny = c.pt->ny;
+      double *yk = y + (size_t)k * ny;
+      for (int i = 0; i < ny; i++) {
+        double sum = c.pt->yf[i];
+        for (int l = 0; l < p; l++) sum += c.pt->C[i + (size_t)l * ny] * x[l];
+        yk[i] = sum;
+      }
+      add_maps(pl, c.pt->D, c.pt->nd, ny, times[k], yk);
+    }
   }
   gsl_odeiv2_driver_free(d);
   lth_ss_point_free(c.pt);
   lth_ss_free(c.ss);
 }
 
-static void realization_case(int r, const int *n, uint64_t seed, unsigned rows, double *worst) {
-  plant pl;
-  plant_make(&pl, r, n, seed, rows);
-  int s = pl.S->s, m = pl.S->m;
-  double t0 = 0.2, times[NT] = {0.2, 0.45, 0.7, 0.95, 1.2};
+/* The realization of pl simulated from a random x0 against the DAE solved
+ * from the z0 that x0 stands for, shifted and raw: z (and y with outputs). */
+static void check_plant(const plant *pl, double t0, const double *times, uint64_t seed,
+                        double *worst, const char *what) {
+  int s = lth_system_size(pl->sys), m = lth_system_state_dim(pl->sys);
+  int ny = lth_system_noutputs(pl->sys);
   /* a consistent z0: the realization's at t0 for a random x0 */
-  lth_ss_opts so;
-  lth_ss_opts_init(&so);
-  lth_ss *ss = lth_ss_alloc(pl.sys, &so, NULL);
+  lth_ss *ss = lth_ss_alloc(pl->sys, NULL, NULL);
   lth_ss_point *pt = lth_ss_point_alloc(ss, NULL);
   ck_assert(ss && pt);
   TU_ASSERT_OK(lth_ss_at(ss, t0, pt, NULL));
   int p = pt->p;
-  ck_assert_int_eq(p, lth_system_manifold_dim(pl.sys));
+  ck_assert_int_eq(p, lth_system_manifold_dim(pl->sys));
   ts_rng g = ts_rng_seed(seed + 17, TS_XORSHIFT);
   double z0[TS_MAXS], v0[TS_MAXS], x0[TS_MAXS];
   for (int l = 0; l < p; l++) x0[l] = ts_draw(&g, -1, 1);
@@ -167,10 +190,10 @@ static void realization_case(int r, const int *n, uint64_t seed, unsigned rows, 
     for (int l = 0; l < p; l++) sum += pt->Z[i + (size_t)l * s] * x0[l];
     z0[i] = sum;
   }
-  add_maps(&pl, pt->Dz, pt->nd, s, t0, z0);
+  add_maps(pl, pt->Dz, pt->nd, s, t0, z0);
   /* v0 = (I - P(t0)) z0[0..m) */
-  lth_decomp_ws *ws = lth_decomp_ws_alloc(pl.sys, 0, NULL);
-  lth_point *dp = lth_point_alloc(pl.sys, 0, NULL);
+  lth_decomp_ws *ws = lth_decomp_ws_alloc(pl->sys, 0, NULL);
+  lth_point *dp = lth_point_alloc(pl->sys, 0, NULL);
   TU_ASSERT_OK(lth_decomp_at(ws, t0, dp, NULL));
   for (int i = 0; i < m; i++) {
     v0[i] = z0[i];
@@ -184,32 +207,64 @@ static void realization_case(int r, const int *n, uint64_t seed, unsigned rows, 
   lth_ivp_result *res = NULL;
   lth_error err;
   lth_error_clear(&err);
-  ck_assert_msg(lth_ivp_solve(pl.sys, t0, z0, times, NT, &o, &res, &err) == LTH_OK,
-                "r %d seed %llu: %s", r, (unsigned long long)seed, err.message);
+  ck_assert_msg(lth_ivp_solve(pl->sys, t0, z0, times, NT, &o, &res, &err) == LTH_OK, "%s: %s",
+                what, err.message);
   ck_assert_msg(res->z0_change <= 1e-10 * (1.0 + res->z0_change), "z0 was not consistent");
-  double zs[2][NT * TS_MAXS];
-  simulate(&pl, 0, t0, v0, times, zs[0]);
-  simulate(&pl, 1, t0, v0, times, zs[1]);
-  double scale = 1.0;
+  double zs[2][NT * TS_MAXS], ys[2][NT * 8], yd[NT * 8];
+  ck_assert(ny <= 8);
+  simulate(pl, 0, t0, v0, times, zs[0], ys[0]);
+  simulate(pl, 1, t0, v0, times, zs[1], ys[1]);
+  double scale = 1.0, yscale = 1.0;
   for (int i = 0; i < NT * s; i++) scale = fmax(scale, fabs(res->z[i]));
+  for (int k = 0; k < NT; k++) {
+    TU_ASSERT_OK(lth_system_outputs(pl->sys, times[k], res->z + (size_t)k * s, yd + k * ny, NULL));
+  }
+  for (int i = 0; i < NT * ny; i++) yscale = fmax(yscale, fabs(yd[i]));
   for (int raw = 0; raw < 2; raw++) {
-    double e = 0.0;
+    double e = 0.0, ey = 0.0;
     for (int i = 0; i < NT * s; i++) e = fmax(e, fabs(zs[raw][i] - res->z[i]));
+    for (int i = 0; i < NT * ny; i++) ey = fmax(ey, fabs(ys[raw][i] - yd[i]));
     e /= scale;
+    ey /= yscale;
     /* both sides integrate to 1e-12..1e-13 over a unit interval; the maps carry the
      * decomposition's rounding, eps times its amplification */
     double tol = 1e-10 * fmax(1.0, pt->amplification * DBL_EPSILON / 1e-13);
-    ck_assert_msg(e <= tol, "r %d seed %llu rows %u %s: |z| error %.3e > %.1e", r,
-                  (unsigned long long)seed, rows, raw ? "raw" : "shifted", e, tol);
-    *worst = fmax(*worst, e);
+    ck_assert_msg(e <= tol && ey <= tol, "%s %s: |z| error %.3e, |y| error %.3e > %.1e", what,
+                  raw ? "raw" : "shifted", e, ey, tol);
+    *worst = fmax(*worst, fmax(e, ey));
   }
   lth_ivp_result_free(res);
   lth_point_free(dp);
   lth_decomp_ws_free(ws);
   lth_ss_point_free(pt);
   lth_ss_free(ss);
+}
+
+static void realization_case(int r, const int *n, uint64_t seed, unsigned rows, double *worst) {
+  plant pl = {0};
+  plant_make(&pl, r, n, seed, rows);
+  double times[NT] = {0.2, 0.45, 0.7, 0.95, 1.2};
+  char what[64];
+  snprintf(what, sizeof what, "r %d seed %llu rows %u", r, (unsigned long long)seed, rows);
+  check_plant(&pl, 0.2, times, seed, worst, what);
   plant_free(&pl);
 }
+
+/* A data file: the cart pair of docs/equations.md section 11, its signals
+ * u1 = sin 3t (a force) and u2 = 0.1 t^2 (in the constraint, index 3: u2''
+ * reaches lam), outputs with a feedthrough 2 u1. */
+START_TEST(test_outputs_file) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/data/ss_carts.lth", getenv("LTH_TEST_DIR"));
+  lth_problem *pbm = NULL;
+  TU_ASSERT_OK(lth_problem_read(path, &pbm, NULL));
+  plant pl = {.from_sources = 1, .sys = (lth_system *)lth_problem_system(pbm)};
+  double times[NT] = {0.0, 0.75, 1.5, 2.25, 3.0}, worst = 0.0;
+  check_plant(&pl, 0.0, times, 1, &worst, "ss_carts.lth");
+  fprintf(stderr, "realization of ss_carts.lth: relative error of z and y %.3e\n", worst);
+  lth_problem_free(pbm);
+}
+END_TEST
 
 START_TEST(test_manufactured) {
   static const int sizes[6][TS_MAXR] = {{0}, {0}, {3, 1}, {3, 2, 1}, {4, 3, 2, 2}, {3, 3, 2, 2, 1}};
@@ -373,6 +428,7 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, test_manufactured);
   tcase_add_test(tc, test_basis);
+  tcase_add_test(tc, test_outputs_file);
   tcase_add_test(tc, test_refusals);
   suite_add_tcase(s, tc);
   return s;
