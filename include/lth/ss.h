@@ -92,6 +92,29 @@ const lth_ss_point *lth_ss_shape(const lth_ss *ss);
  * value.  LTH_EDIM for a point of another realization. */
 lth_status lth_ss_at(lth_ss *ss, double t, lth_ss_point *pt, lth_error *err);
 
+/* ---- the realization as a coefficient table, evaluable at any t ----
+ * Chebyshev interpolants of degree LTH_SS_TABLE_DEGREE on panels of
+ * [t0, t1] of every array of lth_ss_point (A, B, C, D, g, yf, Q, K, Z, Dz,
+ * zf), built from lth_ss_at at the panels' Chebyshev-Lobatto nodes (left to
+ * right, so the basis is the one lth_ss_at gives).  A panel is accepted when
+ * the two last coefficients of every entry are below tol max(1, |entry|)
+ * and the interpolant agrees with lth_ss_at at two more points (a quarter
+ * and three quarters across) to 10 tol; otherwise it is halved.  What this
+ * cannot see: a feature narrower than the spacing of those points
+ * (docs/theory.md section 8).  tol <= 0: 1e-10. */
+#define LTH_SS_TABLE_DEGREE 16
+typedef struct lth_ss_table lth_ss_table;
+lth_ss_table *lth_ss_table_build(lth_ss *ss, double t0, double t1, double tol, lth_error *err);
+void lth_ss_table_free(lth_ss_table *tab);
+/* The realization at t in [t0, t1] from the table into pt (sized by
+ * lth_ss_point_alloc for the same ss; orth_err, range_err and
+ * amplification are the largest over the panel's nodes).  LTH_ERANGE
+ * outside [t0, t1].  Reads the table only: several threads may evaluate one
+ * table at once (each with its own point). */
+lth_status lth_ss_table_eval(const lth_ss_table *tab, double t, lth_ss_point *pt, lth_error *err);
+/* Panels and calls of lth_ss_at spent building. */
+void lth_ss_table_counts(const lth_ss_table *tab, size_t *panels, size_t *evals);
+
 /* Steps and decompositions spent on the basis so far. */
 void lth_ss_counts(const lth_ss *ss, long *steps, long *decompositions);
 

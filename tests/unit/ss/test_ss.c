@@ -364,6 +364,51 @@ START_TEST(test_basis) {
 }
 END_TEST
 
+/* The table against lth_ss_at at times between its nodes: every entry to
+ * 100 times the table's tolerance relative to max(1, |entry|). */
+START_TEST(test_table) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/data/ss_carts.lth", getenv("LTH_TEST_DIR"));
+  lth_problem *pbm = NULL;
+  TU_ASSERT_OK(lth_problem_read(path, &pbm, NULL));
+  const lth_system *sys = lth_problem_system(pbm);
+  lth_ss *ss = lth_ss_alloc(sys, NULL, NULL), *ref = lth_ss_alloc(sys, NULL, NULL);
+  ck_assert(ss && ref);
+  lth_error err;
+  lth_error_clear(&err);
+  lth_ss_table *tab = lth_ss_table_build(ss, 0.0, 3.0, 1e-10, &err);
+  ck_assert_msg(tab, "%s", err.message);
+  lth_ss_point *a = lth_ss_point_alloc(ss, NULL), *b = lth_ss_point_alloc(ref, NULL);
+  size_t panels, evals;
+  lth_ss_table_counts(tab, &panels, &evals);
+  double worst = 0.0;
+  for (int k = 0; k <= 40; k++) {
+    double t = 3.0 * k / 40.0 + (k < 40 ? 0.0123 : 0.0);
+    TU_ASSERT_OK(lth_ss_table_eval(tab, t, a, NULL));
+    TU_ASSERT_OK(lth_ss_at(ref, t, b, NULL));
+    const double *x[] = {a->A, a->B, a->C, a->D, a->Z, a->Dz, a->g, a->yf};
+    const double *y[] = {b->A, b->B, b->C, b->D, b->Z, b->Dz, b->g, b->yf};
+    size_t n[] = {(size_t)a->p * a->p, (size_t)a->p * a->nu * a->nb, (size_t)a->ny * a->p,
+                  (size_t)a->ny * a->nu * a->nd, (size_t)a->s * a->p, (size_t)a->s * a->nu * a->nd,
+                  (size_t)a->p, (size_t)a->ny};
+    for (int f = 0; f < 8; f++)
+      for (size_t i = 0; i < n[f]; i++)
+        worst = fmax(worst, fabs(x[f][i] - y[f][i]) / fmax(1.0, fabs(y[f][i])));
+  }
+  ck_assert_msg(worst <= 1e-8, "table against lth_ss_at: %.3e", worst);
+  fprintf(stderr, "realization table: %zu panels, %zu evaluations, worst %.3e\n", panels, evals,
+          worst);
+  lth_error_clear(&err);
+  ck_assert(lth_ss_table_eval(tab, 3.5, a, &err) == LTH_ERANGE && err.has_t);
+  lth_ss_point_free(a);
+  lth_ss_point_free(b);
+  lth_ss_table_free(tab);
+  lth_ss_free(ss);
+  lth_ss_free(ref);
+  lth_problem_free(pbm);
+}
+END_TEST
+
 /* Pi = t - 0.5 for the plant below: singular at t = 0.5. */
 static const char *singular_plant = "problem equations\n"
                                     "variables x1 x2 lam\n"
@@ -429,6 +474,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_manufactured);
   tcase_add_test(tc, test_basis);
   tcase_add_test(tc, test_outputs_file);
+  tcase_add_test(tc, test_table);
   tcase_add_test(tc, test_refusals);
   suite_add_tcase(s, tc);
   return s;
