@@ -348,6 +348,8 @@ static void functions(void) {
      lth_status(*)(lth_model_values *, double, const double *, const double *, double *, double *,
                    lth_error *),
      "int", "ptr,double,ptr,ptr,ptr,ptr,ptr");
+  FN(lth_model_values_set_inputs,
+     lth_status(*)(lth_model_values *, const lth_system *, lth_error *), "int", "ptr,ptr,ptr");
   FN(lth_model_values_map,
      lth_status(*)(lth_model_values *, double, double *, int, double *, lth_error *), "int",
      "ptr,double,ptr,int,ptr,ptr");

@@ -248,8 +248,9 @@ static int go(const app_tool *T, app_ctx *C, app_run *run) {
   if (app_names_init(&run->names, run->sys, pb) != 0) {
     rc = app_failf(APP_EXIT_NUMERIC, "out of memory");
   } else if (lth_problem_model(pb) && lth_model_index1_count(lth_problem_model(pb)) > 0 &&
-             !(run->vals = lth_model_values_alloc(lth_problem_model(pb), &verr))) {
-    rc = app_fail(&verr);
+             (!(run->vals = lth_model_values_alloc(lth_problem_model(pb), &verr)) ||
+              lth_model_values_set_inputs(run->vals, run->sys, &verr) != LTH_OK)) {
+    rc = app_fail(&verr); /* the inputs in the constraints of index-1 unknowns: their signals */
   }
   run->nout = run->names.n;
   run->ny = lth_problem_noutputs(pb);

@@ -157,9 +157,15 @@ int lth_model_var_block(const lth_model *m, int var);
 int lth_model_index1_count(const lth_model *m); /* n_y = nvars - s */
 
 /* Their values for a solution: a handle (its own workspace: one per thread)
- * that evaluates y(t) = -K(t)^{-1} (L(t) z + f_K(t)). */
+ * that evaluates y(t) = -K(t)^{-1} (L(t) z + B_K(t) u(t) + f_K(t)), B_K u
+ * the inputs in the constraints that fix y (docs/equations.md section 11). */
 typedef struct lth_model_values lth_model_values;
 lth_model_values *lth_model_values_alloc(const lth_model *m, lth_error *err);
+/* The signals u(t) are those of sys (the model's system, lth_system_input;
+ * kept, not owned).  Without it, or for a free input, an index-1 unknown
+ * that depends on an input is LTH_EINVAL naming both. */
+lth_status lth_model_values_set_inputs(lth_model_values *w, const lth_system *sys,
+                                       lth_error *err);
 void lth_model_values_free(lth_model_values *w);
 /* Every unknown at t in the user's order: user[perm[k]] = z[k] (s entries,
  * the canonical order) and the index-1 unknowns computed.  ez (NULL: none)

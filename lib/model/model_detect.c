@@ -217,19 +217,6 @@ static lth_status roles(det *D) {
   if (st != LTH_OK) {
     return st;
   }
-  for (size_t k = 0; k < m->nent && m->ny > 0; k++) { /* docs/equations.md section 11 */
-    const lth_mentry *e = &m->ent[k];
-    if (e->nz && e->part == LTH_MODEL_B && m->qpos[e->eq] >= 0) {
-      int y = -1;
-      for (int v = 0; v < m->nv && y < 0; v++) {
-        y = m->ypos[v] == m->qpos[e->eq] ? v : -1;
-      }
-      return lth_model_error(m, D->err, m->eline[e->eq], m->ecol[e->eq],
-                             "the input %s appears in the constraint that fixes the index-1 "
-                             "unknown %s: inputs in index-1 constraints are not supported yet",
-                             m->inames[e->var], y >= 0 ? m->names[y] : "?");
-    }
-  }
   int *u = malloc((size_t)m->nv * sizeof *u);
   if (!u) {
     return lth_error_set(D->err, LTH_ENOMEM, "out of memory");

@@ -219,54 +219,57 @@ lth_status lth_model_subst_block(const lth_model *m, int part, int r0, int nr, i
 
 /* ---- the outputs of the canonical system ---- */
 
-/* y = C_z z + C_y y + D u + y0 with y = -K^{-1}(L z + f_K) (no inputs in
- * the constraints of y: lth_model_analyze refuses them):
- *     C = C_z - C_y K^{-1} L,   y0 = y0 - C_y K^{-1} f_K. */
+/* y = C_z z + C_y y + D u + y0 with y = -K^{-1}(L z + B_K u + f_K):
+ *     C = C_z - C_y K^{-1} L,   D = D - C_y K^{-1} B_K,   y0 = y0 - C_y K^{-1} f_K. */
 lth_status lth_model_output_sources(const lth_model *m, lth_source **C, lth_source **D,
                                     lth_source **y0, lth_error *err) {
-  lth_source *Cz = NULL, *Y0 = NULL, *Cy[2] = {NULL, NULL}, *X[2] = {NULL, NULL};
+  enum { NP = 3 }; /* the products with C_y: for C (L), y0 (f_K), D (B_K) */
+  lth_source *Cy[NP] = {NULL, NULL, NULL}, *X[NP] = {NULL, NULL, NULL}, *out[NP] = {NULL, NULL, NULL};
   *C = *D = *y0 = NULL;
-  lth_status st = lth_model_output_block(m, LTH_MODEL_C, 0, m->s, &Cz, err);
-  st = st == LTH_OK ? lth_model_output_block(m, LTH_MODEL_Y0, 0, 1, &Y0, err) : st;
-  st = st == LTH_OK && m->nin > 0 ? lth_model_output_block(m, LTH_MODEL_D, 0, m->nin, D, err) : st;
-  for (int k = 0; k < 2 && st == LTH_OK && m->ny > 0; k++) { /* C_y, once for each product */
+  lth_status st = lth_model_output_block(m, LTH_MODEL_C, 0, m->s, &out[0], err);
+  st = st == LTH_OK ? lth_model_output_block(m, LTH_MODEL_Y0, 0, 1, &out[1], err) : st;
+  st = st == LTH_OK && m->nin > 0 ? lth_model_output_block(m, LTH_MODEL_D, 0, m->nin, &out[2], err)
+                                  : st;
+  for (int k = 0; k < NP && st == LTH_OK && m->ny > 0; k++) { /* C_y, once for each product */
     st = lth_model_output_block(m, LTH_MODEL_C, m->s, m->ny, &Cy[k], err);
   }
   if (st == LTH_OK && Cy[0]) {
     st = lth_model_block_source(m, LTH_MODEL_A, m->s, m->ny, 0, m->s, &X[0], err);
     st = st == LTH_OK ? lth_model_block_source(m, LTH_MODEL_F, m->s, m->ny, 0, 1, &X[1], err) : st;
+    st = st == LTH_OK && m->nin > 0
+             ? lth_model_block_source(m, LTH_MODEL_B, m->s, m->ny, 0, m->nin, &X[2], err)
+             : st;
   }
-  for (int k = 0; k < 2 && st == LTH_OK; k++) {
-    lth_source **dst = k == 0 ? &Cz : &Y0;
+  for (int k = 0; k < NP && st == LTH_OK; k++) {
     if (!Cy[k] || !X[k]) {
       continue;
     }
     lth_source *W = lth_source_solve(m->K, X[k], m->kscale, 0.0, m->klabel, err);
     X[k] = NULL; /* owned by the solve, also on failure */
     if (!W) {
-      lth_source_free(*dst);
-      *dst = NULL;
+      lth_source_free(out[k]);
+      out[k] = NULL;
       st = LTH_ENOMEM;
       continue;
     }
-    lth_source *S = subst_new(*dst, Cy[k], W, *dst, Cy[k], W, err);
+    lth_source *S = subst_new(out[k], Cy[k], W, out[k], Cy[k], W, err);
     Cy[k] = NULL;
-    *dst = S;
+    out[k] = S;
     st = S ? LTH_OK : LTH_ENOMEM;
   }
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < NP; k++) {
     lth_source_free(Cy[k]);
     lth_source_free(X[k]);
   }
   if (st != LTH_OK) {
-    lth_source_free(Cz);
-    lth_source_free(Y0);
-    lth_source_free(*D);
-    *D = NULL;
+    for (int k = 0; k < NP; k++) {
+      lth_source_free(out[k]);
+    }
     return st;
   }
-  *C = Cz;
-  *y0 = Y0;
+  *C = out[0];
+  *y0 = out[1];
+  *D = out[2];
   return LTH_OK;
 }
 
@@ -275,7 +278,9 @@ lth_status lth_model_output_sources(const lth_model *m, lth_source **C, lth_sour
 struct lth_model_values {
   const lth_model *m;
   lth_source *Wz, *Wf; /* K^{-1} L (ny x s), K^{-1} f_K (ny x 1); each may be NULL */
-  double *jz, *jf, *work;
+  lth_source *Wb;      /* K^{-1} B_K (ny x nin): inputs in the constraints of y; may be NULL */
+  const lth_system *sys; /* the signals of the inputs (lth_model_values_set_inputs) */
+  double *jz, *jf, *jb, *work, *swork;
 };
 
 lth_model_values *lth_model_values_alloc(const lth_model *m, lth_error *err) {
@@ -305,13 +310,24 @@ lth_model_values *lth_model_values_alloc(const lth_model *m, lth_error *err) {
       st = (w->Wf = lth_source_solve(m->K, F, m->kscale, 0.0, m->klabel, err)) ? st : LTH_ENOMEM;
       F = NULL;
     }
+    lth_source *Bk = NULL;
+    if (st == LTH_OK && m->nin > 0) {
+      st = lth_model_block_source(m, LTH_MODEL_B, s, ny, 0, m->nin, &Bk, err);
+    }
+    if (st == LTH_OK && Bk) {
+      st = (w->Wb = lth_source_solve(m->K, Bk, m->kscale, 0.0, m->klabel, err)) ? st : LTH_ENOMEM;
+    }
   }
   size_t wz = w->Wz ? lth_source_work_size(w->Wz, 0) : 0,
-         wf = w->Wf ? lth_source_work_size(w->Wf, 0) : 0;
+         wf = w->Wf ? lth_source_work_size(w->Wf, 0) : 0,
+         wb = w->Wb ? lth_source_work_size(w->Wb, 0) : 0;
+  wz = wf > wz ? wf : wz;
+  wz = wb > wz ? wb : wz;
   w->jz = malloc(((size_t)ny * (size_t)s + 1) * sizeof *w->jz);
   w->jf = malloc(((size_t)ny + 1) * sizeof *w->jf);
-  w->work = malloc(((wz > wf ? wz : wf) + 1) * sizeof *w->work);
-  if (st == LTH_OK && (!w->jz || !w->jf || !w->work)) {
+  w->jb = malloc(((size_t)ny * (size_t)m->nin + 1) * sizeof *w->jb);
+  w->work = malloc((wz + 1) * sizeof *w->work);
+  if (st == LTH_OK && (!w->jz || !w->jf || !w->jb || !w->work)) {
     st = lth_error_set(err, LTH_ENOMEM, "out of memory");
   }
   lth_source_free(L);
@@ -327,14 +343,71 @@ void lth_model_values_free(lth_model_values *w) {
   if (w) {
     lth_source_free(w->Wz);
     lth_source_free(w->Wf);
+    lth_source_free(w->Wb);
     free(w->jz);
     free(w->jf);
+    free(w->jb);
     free(w->work);
+    free(w->swork);
     free(w);
   }
 }
 
-/* K^{-1} L and K^{-1} f_K at t into jz, jf (zero where absent). */
+lth_status lth_model_values_set_inputs(lth_model_values *w, const lth_system *sys,
+                                       lth_error *err) {
+  const lth_model *m = w->m;
+  if (lth_system_ninputs(sys) != m->nin) {
+    return lth_error_set(err, LTH_EDIM, "the system has %d inputs, the model %d",
+                         lth_system_ninputs(sys), m->nin);
+  }
+  size_t need = 1;
+  for (int k = 0; k < m->nin; k++) {
+    const lth_source *u = lth_system_input(sys, k);
+    size_t n = u ? lth_source_work_size(u, 0) : 0;
+    need = n > need ? n : need;
+  }
+  double *work = malloc(need * sizeof *work);
+  if (!work) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  free(w->swork);
+  w->swork = work;
+  w->sys = sys;
+  return LTH_OK;
+}
+
+/* jf += K^{-1} B_K u(t): the inputs' part of y (docs/equations.md section 11);
+ * an input without a signal that reaches y is refused, naming both. */
+static lth_status add_inputs(lth_model_values *w, double t, lth_error *err) {
+  const lth_model *m = w->m;
+  int ny = m->ny;
+  lth_jet Jb = lth_jet_wrap(w->jb, ny, m->nin, ny, (size_t)ny * (size_t)m->nin, 0);
+  lth_status st = lth_source_fill(w->Wb, t, 0, &Jb, w->work, err);
+  for (int k = 0; k < m->nin && st == LTH_OK; k++) {
+    int j = 0;
+    while (j < ny && w->jb[j + (size_t)k * ny] == 0.0) {
+      j++;
+    }
+    if (j == ny) {
+      continue; /* no index-1 unknown depends on input k here */
+    }
+    const lth_source *src = w->sys ? lth_system_input(w->sys, k) : NULL;
+    if (!src) {
+      return lth_error_set_t(err, LTH_EINVAL, t,
+                             "the index-1 unknown %s depends on the input %s, which has no signal",
+                             m->names[m->perm[m->s + j]], m->inames[k]);
+    }
+    double u;
+    lth_jet J = lth_jet_wrap(&u, 1, 1, 1, 1, 0);
+    st = lth_source_fill(src, t, 0, &J, w->swork, err);
+    for (int i = 0; i < ny && st == LTH_OK; i++) {
+      w->jf[i] += w->jb[i + (size_t)k * ny] * u;
+    }
+  }
+  return st;
+}
+
+/* K^{-1} L and K^{-1} (f_K + B_K u) at t into jz, jf (zero where absent). */
 static lth_status fill_at(lth_model_values *w, double t, lth_error *err) {
   int ny = w->m->ny, s = w->m->s;
   lth_jet Jz = lth_jet_wrap(w->jz, ny, s, ny > 0 ? ny : 1, (size_t)ny * (size_t)s, 0);
@@ -349,6 +422,9 @@ static lth_status fill_at(lth_model_values *w, double t, lth_error *err) {
     st = lth_source_fill(w->Wf, t, 0, &Jf, w->work, err);
   } else if (st == LTH_OK) {
     lth_jet_set_zero(&Jf, 0);
+  }
+  if (st == LTH_OK && w->Wb) {
+    st = add_inputs(w, t, err);
   }
   if (st != LTH_OK) {
     lth_model_k_message(err);

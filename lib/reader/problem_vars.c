@@ -41,6 +41,9 @@ lth_status lth_pp_fold_index1(lth_pp *P, const lth_model *m, int p, int s) {
   double *Y = malloc(((size_t)ny * s + 1) * sizeof *Y), *y0 = malloc(((size_t)ny + 1) * sizeof *y0);
   lth_model_values *w = Y && y0 ? lth_model_values_alloc(m, P->err) : NULL;
   lth_status st = w ? LTH_OK : lth_pp_at_error(P, P->at_bc[0], LTH_ENOMEM, "out of memory");
+  if (st == LTH_OK && P->pb->sys && lth_system_ninputs(P->pb->sys) > 0) {
+    st = lth_model_values_set_inputs(w, P->pb->sys, P->err); /* inputs in K's constraints */
+  }
   for (int e = 0; e < 2 && st == LTH_OK; e++) {
     if ((st = lth_model_values_map(w, t[e], Y, ny, y0, P->err)) != LTH_OK) {
       st = lth_pp_relocate(P, P->at_bc[e], st);

@@ -261,10 +261,17 @@ class Index1Values:
         self.ptr = ctypes.c_void_p()
         self.ny = pb.nvars - pb.s
         if self.ny > 0:
-            pb._system()  # not closed: the model lives in the problem's handle
+            sys_ = pb._system()  # not closed: the model lives in the problem's handle
             err = _lib.new_error()
             self.ptr.value = _lib.check_ptr(LIB.lth_model_values_alloc(pb._model,
                                                                       ctypes.byref(err)), err)
+            if pb.inputs:  # the signals of inputs in the constraints that fix index-1 unknowns
+                try:
+                    _lib.check(LIB.lth_model_values_set_inputs(self.ptr, sys_, ctypes.byref(err)),
+                               err)
+                except Exception:
+                    self.__exit__()
+                    raise
 
     def __enter__(self):
         return self

@@ -113,3 +113,23 @@ def test_set_input_errors(tmp_path):
     sol = lth.solve(pb, project=True)
     assert np.abs(sol.y[:, 1] - ((1 + 0.5 * np.sin(sol.times)) * sol.component("lam")
                                  + 2 * np.sin(3 * sol.times))).max() <= 1e-13
+
+
+def test_inputs_in_index1_constraints():
+    """data/circuit_io.lth (the sources of circuit_mna.lth as inputs, uV in the
+    constraint that fixes e1): every unknown, index-1 ones included, equals the
+    circuit with the sources written in (the same integration: rounding), and
+    iV_out = iV; with uV free, the index-1 values are refused naming uV."""
+    a = lth.solve(lth.load(data("circuit_io.lth")), times=[0, 1.3, 2.5])
+    b = lth.solve(lth.load(data("circuit_mna.lth")), times=[0, 1.3, 2.5])
+    assert a.components == b.components
+    assert np.abs(a.z - b.z).max() <= 1e-13
+    assert np.array_equal(a.output("iV_out"), a.component("iV"))
+    pb = lth.load(data("circuit_io.lth"))
+    pb.set_input("uV", None)
+    assert pb.free_inputs == ["uV"]
+    with pytest.raises(lth.UsageError, match="uV"):
+        lth.solve(pb, times=[0, 1])
+    pb.set_input("uV", "sin(t)")
+    c = lth.solve(pb, times=[0, 1.3, 2.5])
+    assert np.abs(c.z - b.z).max() <= 1e-13
