@@ -164,6 +164,70 @@ END_TEST
  *   vel' = -K pos + [1; 0] lambda + [0; 1] u2,  pos' = vel,  0 = x - w.
  * Then x = w, vx = w', lambda = vx' + k x + c y = w'' + k w + c y, and
  * vy' = -c w - k y + u2.  Outputs y1 = lambda, y2 = x + 0.5 u2. */
+/* The jets of the Bv_j (lth_input_maps_alloc_order): Bv_j(t + h) from the
+ * maps at t + h against the Taylor polynomial sum_c Bv_jet[c] h^c, whose
+ * error is O(h^(order+1)) -- checked at h and h/2 (the error drops by
+ * ~2^(order+1)); and a workspace set unforced (lth_decomp_ws_set_unforced)
+ * decomposes a plant with free inputs, giving the maps' g_f. */
+START_TEST(test_map_jets) {
+  static const int n[TS_MAXR] = {3, 2, 2, 1};
+  enum { ORDER = 3 };
+  ts_sys *S = ts_new(4, n, 77, 0.4, 0);
+  lth_system *sys = ts_system(S);
+  ts_rng g = ts_rng_seed(4242, TS_XORSHIFT);
+  is_bblk B[4];
+  TU_ASSERT_OK(lth_system_set_inputs(sys, NU, NULL));
+  for (int i = 1; i <= 4; i++) {
+    B[i - 1].rows = n[i - 1];
+    for (int k = 0; k < n[i - 1] * NU; k++) B[i - 1].e[k] = ts_draw_oscillation(&g);
+    TU_ASSERT_OK(lth_system_set_B(sys, i, lth_source_callback(n[i - 1], NU, is_b_cb, &B[i - 1], NULL),
+                                  NULL));
+  }
+  lth_decomp_ws *ws = lth_decomp_ws_alloc(sys, ORDER, NULL), *w0 = lth_decomp_ws_alloc(sys, 0, NULL);
+  lth_point *pt = lth_point_alloc(sys, ORDER, NULL), *p0 = lth_point_alloc(sys, 0, NULL);
+  lth_input_maps *mp = lth_input_maps_alloc_order(sys, ORDER, NULL), *m0 = lth_input_maps_alloc(sys, NULL);
+  ck_assert(ws && w0 && pt && p0 && mp && m0 && mp->order == ORDER && m0->order == 0);
+  const double t = 0.55;
+  TU_ASSERT_OK(lth_decomp_input_maps(ws, t, pt, mp, NULL));
+  size_t per = (size_t)mp->m * NU * (size_t)mp->nj;
+  double err[2] = {0.0, 0.0}, scale = 1.0;
+  for (int e = 0; e < 2; e++) {
+    double h = e == 0 ? 0.02 : 0.01;
+    TU_ASSERT_OK(lth_decomp_input_maps(w0, t + h, p0, m0, NULL));
+    for (size_t i = 0; i < per; i++) {
+      double sum = 0.0, hc = 1.0;
+      for (int c = 0; c <= ORDER; c++, hc *= h) sum += mp->Bv_jet[i + per * (size_t)c] * hc;
+      err[e] = fmax(err[e], fabs(sum - m0->Bv[i]));
+      scale = fmax(scale, fabs(m0->Bv[i]));
+    }
+  }
+  /* coefficient 0 is the value; the Taylor error shrinks like h^4 (ratio ~16) */
+  for (size_t i = 0; i < per; i++) ck_assert(mp->Bv_jet[i] == mp->Bv[i]);
+  ck_assert_msg(err[0] <= 1e-4 * scale && err[1] < err[0] / 8.0,
+                "Taylor errors %.3e (h = 0.02), %.3e (h = 0.01), scale %.3e", err[0], err[1], scale);
+  /* maps of an order above the workspace's are refused */
+  lth_error er;
+  lth_error_clear(&er);
+  ck_assert(lth_decomp_input_maps(w0, t, p0, mp, &er) == LTH_EORDER);
+  /* unforced: free inputs decompose; g is the maps' g_f */
+  lth_decomp_ws_set_unforced(w0, 1);
+  TU_ASSERT_OK(lth_decomp_at(w0, t, p0, NULL));
+  TU_ASSERT_OK(lth_decomp_input_maps(ws, t, pt, mp, NULL));
+  ck_assert(tu_jet_relerr(&p0->g, &pt->g) <= 1e-13);
+  lth_decomp_ws_set_unforced(w0, 0);
+  lth_error_clear(&er);
+  ck_assert(lth_decomp_at(w0, t, p0, &er) == LTH_EINVAL); /* free inputs: refused */
+  lth_input_maps_free(mp);
+  lth_input_maps_free(m0);
+  lth_point_free(pt);
+  lth_point_free(p0);
+  lth_decomp_ws_free(ws);
+  lth_decomp_ws_free(w0);
+  lth_system_free(sys);
+  ts_free(S);
+}
+END_TEST
+
 START_TEST(test_prescribed_motion) {
   const double k = 2.385, c = 0.715;
   const int n[3] = {2, 2, 1};
@@ -240,6 +304,7 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_linearity_random);
   tcase_add_test(tc, test_prescribed_motion);
+  tcase_add_test(tc, test_map_jets);
   tcase_set_timeout(tc, 120);
   suite_add_tcase(s, tc);
   return s;

@@ -353,6 +353,12 @@ START_TEST(test_basis) {
     if (k == 0) memcpy(W0, W, sizeof W);
     ck_assert_msg(dw <= 1e-9, "t %g: the rotation between two starts moved by %.3e", t, dw);
   }
+  /* the shape without a time; the cost so far */
+  const lth_ss_point *sh = lth_ss_shape(ss);
+  ck_assert(sh->p == p && sh->m == m && sh->nb == 1 && sh->nk == 3 && sh->nd == 4 && isnan(sh->t));
+  long steps = 0, decomps = 0;
+  lth_ss_counts(ss, &steps, &decomps);
+  ck_assert(steps > 0 && decomps > steps);
   lth_point_free(dp);
   lth_decomp_ws_free(ws);
   lth_ss_point_free(a);
