@@ -179,9 +179,10 @@ static int user_order(plot_run *R, int dim, int *col, int *user) {
 }
 
 /* A table key of the document as panels, one per name prefix; z in the
- * order of the file's unknowns and with their names for the equation form. */
-static int add_table(plot_run *R, const char *key, const char *base, const double *t, size_t n,
-                     const app_jval *comps) {
+ * order of the file's unknowns and with their names for the equation form
+ * (reorder), y with the names of "outputs" as they are. */
+static int add_table_as(plot_run *R, const char *key, const char *base, const double *t, size_t n,
+                        const app_jval *comps, int reorder) {
   const app_jval *rows = app_jr_get(R->doc, key);
   int dim = n > 0 ? (int)app_jr_len(app_jr_at(rows, 0)) : 0;
   if (dim <= 0) {
@@ -189,7 +190,7 @@ static int add_table(plot_run *R, const char *key, const char *base, const doubl
   }
   double *z = malloc(n * (size_t)dim * sizeof *z);
   int *col = malloc((size_t)dim * sizeof *col);
-  int user = 0, rc = comps && col ? user_order(R, dim, col, &user) : 0;
+  int user = 0, rc = comps && col && reorder ? user_order(R, dim, col, &user) : 0;
   if (rc != 0) {
     free(z);
     free(col);
@@ -224,6 +225,20 @@ static int add_table(plot_run *R, const char *key, const char *base, const doubl
   free(col);
   free_names(names, dim);
   return rc;
+}
+
+static int add_table(plot_run *R, const char *key, const char *base, const double *t, size_t n,
+                     const app_jval *comps) {
+  return add_table_as(R, key, base, t, n, comps, 1);
+}
+
+/* The outputs y (docs/equations.md section 11), one panel per output. */
+static int add_outputs(plot_run *R, const double *t, size_t n) {
+  const app_jval *names = app_jr_get(R->doc, "outputs");
+  if (app_jr_len(names) == 0 || app_jr_len(app_jr_get(R->doc, "y")) == 0) {
+    return 0;
+  }
+  return add_table_as(R, "y", "y", t, n, names, 0);
 }
 
 static void note_number(plot_run *R, const char *label, const char *key) {
@@ -269,6 +284,7 @@ static int draw_trajectories(plot_run *R, const char *kind) {
     note_number(R, "cost J =", "cost");
   } else {
     rc = add_table(R, "z", "z", t, n, app_jr_get(R->doc, "components"));
+    rc = rc ? rc : add_outputs(R, t, n);
     if (strcmp(kind, "bvp") == 0) {
       note_number(R, "condition estimate (cond_shooting)", "cond_shooting");
       note_number(R, "condition of the BVP (cond_bvp)", "cond_bvp");

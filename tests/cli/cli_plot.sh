@@ -85,6 +85,29 @@ for s in series:
         print("FAIL: the curve called %s is off its exact solution by %g" % (s["title"], err), file=sys.stderr)
 sys.exit(0 if ok else 1)
 PY
+# outputs (docs/equations.md section 11): after the unknowns, one curve per output with
+# its name and the values of "y" (the circuit's iV_out is its unknown iV)
+run 0 "outputs json" "$APPS/lth-solve" "$DATA/circuit_io.lth" --format json -q --grid 11 &&
+  cp "$TMP/out" "$TMP/io.json" && capture "$TMP/io.json" "$TMP/io.gp" &&
+  "$LTH_PYTHON" - "$GPSCRIPT" "$TMP/io.gp" "$TMP/io.json" <<'PY' || fail "outputs: not drawn with their names and values (above)"
+import json, sys
+sys.path.insert(0, sys.argv[1].rsplit("/", 1)[0])
+from gpscript import read_script
+blocks, plots = read_script(open(sys.argv[2], encoding="utf-8").read())
+d = json.load(open(sys.argv[3]))
+series = [s for p in plots for s in p]
+names = [s["title"] for s in series]
+ok = names == d["variables"] + d["outputs"]
+if not ok:
+    print("FAIL: series %r" % names, file=sys.stderr)
+for j, name in enumerate(d["outputs"]):
+    s = next(s for s in series if s["title"] == name)
+    pts = blocks[s["block"]]
+    if [t for t, y in pts] != d["times"] or [y for t, y in pts] != [row[j] for row in d["y"]]:
+        ok = False
+        print("FAIL: the curve %s is not the output's values" % name, file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
 "$LTH_PYTHON" - "$TMP/eq.json" "$TMP/eqbad.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
