@@ -78,7 +78,10 @@ int lth_system_ninputs(const lth_system *sys); /* nu (0: none) */
 /* Block B_i (1-based, n_i x nu); ownership as lth_system_set_A. */
 lth_status lth_system_set_B(lth_system *sys, int i, lth_source *src, lth_error *err);
 /* The signal u_k(t) of input k (0-based; 1 x 1; NULL makes it free),
- * replacing (and freeing) the one given before; owned by the system. */
+ * replacing (and freeing) the one given before; owned by the system.  Not
+ * while anything evaluates the system.  Workspaces size their scratch once
+ * (lth_system_work_size): a signal given after them that needs more scratch
+ * than they have is refused (LTH_EINVAL, the old signal kept). */
 lth_status lth_system_set_input(lth_system *sys, int k, lth_source *signal, lth_error *err);
 /* B_i and the signal of input k as set (NULL: zero block, free input). */
 const lth_source *lth_system_B(const lth_system *sys, int i);

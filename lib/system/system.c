@@ -267,7 +267,7 @@ void lth_system_component_name(const lth_system *sys, int idx, char *buf, size_t
   }
 }
 
-size_t lth_system_work_size(const lth_system *sys, int order) {
+size_t lth_system_work_needed(const lth_system *sys, int order) {
   size_t mx = 0;
   for (int k = 0; k < sys->r * sys->r; k++) {
     size_t w = sys->A[k] ? lth_source_work_size(sys->A[k], order) : 0;
@@ -284,6 +284,42 @@ size_t lth_system_work_size(const lth_system *sys, int order) {
     mx = w > mx ? w : mx;
   }
   return mx;
+}
+
+/* What is handed out is remembered: a signal given later must fit in it. */
+size_t lth_system_work_size(const lth_system *sys, int order) {
+  size_t w = lth_system_work_needed(sys, order);
+  lth_system *own = (lth_system *)sys; /* the record only: allocated non-const */
+  if (order < 0) {
+    return w;
+  }
+  if (order >= LTH_SYSTEM_ISSUED_ORDERS) {
+    atomic_store(&own->issued_beyond, 1);
+    return w;
+  }
+  size_t old = atomic_load(&own->issued[order]);
+  while (old < w && !atomic_compare_exchange_weak(&own->issued[order], &old, w)) {
+  }
+  return w;
+}
+
+int lth_system_work_check(const lth_system *sys, size_t *have, size_t *need) {
+  lth_system *own = (lth_system *)sys;
+  if (atomic_load(&own->issued_beyond)) {
+    *have = 0;
+    *need = 1;
+    return LTH_SYSTEM_ISSUED_ORDERS;
+  }
+  for (int o = 0; o < LTH_SYSTEM_ISSUED_ORDERS; o++) {
+    size_t h = atomic_load(&own->issued[o]);
+    size_t n = h > 0 ? lth_system_work_needed(sys, o) : 0;
+    if (n > h) {
+      *have = h;
+      *need = n;
+      return o;
+    }
+  }
+  return -1;
 }
 
 /* A and the forcing (with_inputs: f + B u, else f alone) at t. */

@@ -5,7 +5,12 @@
 #ifndef LTH_SYSTEM_IMPL_H
 #define LTH_SYSTEM_IMPL_H
 
+#include <stdatomic.h>
+
 #include "lth/system.h"
+
+/* orders of lth_system_work_size that are remembered (higher ones: see system.c) */
+#define LTH_SYSTEM_ISSUED_ORDERS 128
 
 struct lth_system {
   int r;
@@ -24,7 +29,19 @@ struct lth_system {
   /* outputs: y = C z + D u + y0 (each NULL = zero) */
   int ny;
   lth_source *C, *D, *y0;
+  /* the scratch lth_system_work_size has handed out, per order (0: none):
+   * workspaces are sized once, so a signal given later must fit in it
+   * (lth_system_set_input); atomic: workspaces are allocated in threads */
+  _Atomic size_t issued[LTH_SYSTEM_ISSUED_ORDERS];
+  _Atomic int issued_beyond; /* an order >= LTH_SYSTEM_ISSUED_ORDERS was asked */
 };
+
+/* lth_system_work_size without remembering it. */
+size_t lth_system_work_needed(const lth_system *sys, int order);
+/* -1 if every scratch handed out still fits the system's sources, else the
+ * first order that no longer fits (*have: what was handed out, *need; an
+ * order beyond the remembered ones: LTH_SYSTEM_ISSUED_ORDERS, *have = 0). */
+int lth_system_work_check(const lth_system *sys, size_t *have, size_t *need);
 
 /* The forcing of block row i (1-based): F_i, else f_i (NULL: zero). */
 static inline const lth_source *lth_system_forcing_of(const lth_system *sys, int i) {

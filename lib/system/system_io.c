@@ -324,6 +324,20 @@ lth_status lth_system_set_input(lth_system *sys, int k, lth_source *signal, lth_
   for (int i = 1; i <= sys->r && st == LTH_OK; i++) {
     st = lth_system_forcing_rebuild(sys, i, err);
   }
+  size_t have = 0, need = 0;
+  int o = st == LTH_OK ? lth_system_work_check(sys, &have, &need) : -1;
+  if (o >= 0) { /* workspaces sized before would overflow: keep the old signal */
+    sys->u[k] = old;
+    for (int i = 1; i <= sys->r; i++) {
+      lth_system_forcing_rebuild(sys, i, NULL);
+    }
+    lth_source_free(signal);
+    return lth_error_set(err, LTH_EINVAL,
+                         "the signal of input %d needs more scratch (%zu doubles at order %d) "
+                         "than the workspaces already allocated on this system have (%zu): give "
+                         "the signals before allocating workspaces",
+                         k + 1, need, o, have);
+  }
   lth_source_free(old); /* after the forcings that read it are gone */
   return st;
 }
