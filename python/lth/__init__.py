@@ -72,14 +72,15 @@ from .problem import Problem, load, parse  # noqa: E402
 from .results import BVPSolution, InitialValue, LQRSolution, Solution  # noqa: E402
 from .sampling import SamplingReport  # noqa: E402
 from .solvers import bvp, ic, lqr, solve  # noqa: E402
-from .ss import Realization, ss  # noqa: E402
+from .ss import Realization, Realizer, ss  # noqa: E402
 
 __version__ = "0.1.0"
 
 __all__ = ["load", "parse", "Problem", "Model", "LQRModel", "Samples", "decompose", "check",
            "ic", "solve", "bvp", "lqr", "ss", "Decomposition", "CheckReport", "InitialValue",
-           "Solution", "BVPSolution", "LQRSolution", "Realization", "SamplingReport", "Error",
-           "UsageError", "InputError", "NumericalError", "errors", "library_path"] + errors.__all__
+           "Solution", "BVPSolution", "LQRSolution", "Realization", "Realizer",
+           "SamplingReport", "Error", "UsageError", "InputError", "NumericalError", "errors",
+           "library_path"] + errors.__all__
 
 
 def __getattr__(name):

@@ -23,7 +23,7 @@ import numpy as np
 from . import _lib, errors
 from ._layout import DEFAULT_COND_MAX, DEFAULT_SS_ATOL, DEFAULT_SS_RANGE_TOL, DEFAULT_SS_RTOL
 from ._lib import LIB, S
-from .problem import FreeInputsAtZero, Index1Values, as_problem, number, select_times
+from .problem import Index1Values, as_problem, floats, number, select_times
 
 _ref = ctypes.byref
 
@@ -144,24 +144,122 @@ def _frequency_response(sv, A, B, C, D, t):
     return out.reshape(sv.shape + (ny, nu))
 
 
-class _Handle:
-    """lth_ss and one lth_ss_point, freed when the block ends."""
+class Realizer:
+    """The realization of a plant evaluable at any time, for a code that
+    needs it where it chooses (an integrator's stages):
+    ``with lth.Realizer(pb) as rz: r = rz.at(t)``.  ``at(times)`` returns
+    a :class:`Realization` at those times (a number: one time), integrating
+    the basis on from the last time evaluated, so that every call speaks
+    of the same basis Q(t) (the one that starts at `t0`).  The options are
+    those of :func:`lth.ss`, which is ``Realizer(...).at(times)``.  The C
+    objects are released by ``close()``, at the end of a ``with`` block,
+    or when the problem is closed.
 
-    def __init__(self, system, opts):
+    The library's workspaces read the inputs' signals as they were when
+    they were made: while a Realizer is open, the problem's free inputs
+    have the signal 0 inside it (they stay free for every other
+    computation: ``free_inputs`` lists them) and ``Problem.set_input`` is
+    refused."""
+
+    def __init__(self, problem, *, raw=False, rtol=DEFAULT_SS_RTOL, atol=DEFAULT_SS_ATOL,
+                 range_tol=DEFAULT_SS_RANGE_TOL, cond_max=DEFAULT_COND_MAX, t0=None):
+        self.ss = self.pt = None
+        pb = self.problem = as_problem(problem)
+        opts = S["lth_ss_opts"]()
+        LIB.lth_ss_opts_init(_ref(opts))
+        opts.rtol = number(rtol, "rtol", 1e-15, 1e-2)
+        opts.atol = number(atol, "atol", 1e-300, 1.0)
+        opts.range_tol = number(range_tol, "range_tol", 1e-300, 1.0)
+        opts.cond_max = number(cond_max, "cond_max", 1, 1e300)
+        opts.raw = 1 if raw else 0
+        lo, hi = pb.interval
+        self.t0 = opts.t0 = lo if t0 is None else number(t0, "t0", lo, hi)
+        self.raw = bool(raw)
+        if pb.kind == "lqr" or not pb.inputs:
+            raise errors.InvalidArgumentError(
+                "%s has no inputs: a realization needs a plant with inputs (an `inputs` "
+                "statement, docs/equations.md section 11)" % pb.name)
         err = _lib.new_error()
-        self.ss = ctypes.c_void_p(_lib.check_ptr(LIB.lth_ss_alloc(system, _ref(opts),
-                                                                   _ref(err)), err))
-        self.pt = ctypes.c_void_p(LIB.lth_ss_point_alloc(self.ss, _ref(err)))
+        pb._hold(self)
+        self._holding = True
+        self.ss = ctypes.c_void_p(LIB.lth_ss_alloc(pb._system(), _ref(opts), _ref(err)))
+        self.pt = ctypes.c_void_p(LIB.lth_ss_point_alloc(self.ss, _ref(err))
+                                  if self.ss.value else None)
         if not self.pt.value:
-            LIB.lth_ss_free(self.ss)
+            self.close()
             raise _lib.exception(err)
+        self.idx1 = Index1Values(pb)
+        self.shape = S["lth_ss_point"].from_address(LIB.lth_ss_shape(self.ss))
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        LIB.lth_ss_point_free(self.pt)
-        LIB.lth_ss_free(self.ss)
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    def close(self):
+        """Release the C objects now (the free inputs are free again when no
+        other Realizer is open on the problem)."""
+        if getattr(self, "pt", None):
+            LIB.lth_ss_point_free(self.pt)
+        self.pt = None
+        if getattr(self, "ss", None):
+            LIB.lth_ss_free(self.ss)
+        self.ss = None
+        if getattr(self, "_holding", False):
+            self._holding = False
+            self.problem._release(self)
+        if getattr(self, "idx1", None) is not None:
+            self.idx1.__exit__()
+            self.idx1 = None
+
+    def at(self, times):
+        """The realization at `times` (a number or a list, each in the
+        interval; any order): a :class:`Realization`."""
+        if not self.ss:
+            raise errors.UsageError("the Realizer of %s has been closed" % self.problem.name)
+        pb = self.problem
+        pb._system()  # not closed: the realization reads the problem's system
+        ts = select_times(pb, np.atleast_1d(floats(times, "times", ndim=1)), None, "times")
+        sh = self.shape
+        p, m, s, nu, ny = sh.p, sh.m, sh.s, sh.nu, sh.ny
+        nb, nd, nk = sh.nb, sh.nd, sh.nk
+        n, nv = len(ts), pb.nvars
+        out = {"A": np.zeros((n, p, p)), "B": np.zeros((n, nb, p, nu)),
+               "C": np.zeros((n, ny, p)), "D": np.zeros((n, nd, ny, nu)),
+               "g": np.zeros((n, p)), "y_f": np.zeros((n, ny)), "Q": np.zeros((n, m, p)),
+               "K": np.zeros((n, nk, m, nu)), "Z": np.zeros((n, nv, p)),
+               "Dz": np.zeros((n, nd, nv, nu)), "z_f": np.zeros((n, nv))}
+        diag = {k: np.zeros(n) for k in ("orth_err", "range_err", "amplification")}
+        err = _lib.new_error()
+        for k, t in enumerate(ts):
+            _lib.check(LIB.lth_ss_at(self.ss, float(t), self.pt, _ref(err)), err)
+            pt = S["lth_ss_point"].from_address(self.pt.value)
+            out["A"][k] = _maps(pt.A, 1, p, p)[0]
+            out["B"][k] = _maps(pt.B, nb, p, nu)
+            out["g"][k] = _lib.doubles(pt.g, p)
+            out["Q"][k] = _maps(pt.Q, 1, m, p)[0]
+            out["K"][k] = _maps(pt.K, nk, m, nu)
+            if ny > 0:
+                out["C"][k] = _maps(pt.C, 1, ny, p)[0]
+                out["D"][k] = _maps(pt.D, nd, ny, nu)
+                out["y_f"][k] = _lib.doubles(pt.yf, ny)
+            Z, Dz, zf = _every_unknown(pb, self.idx1, t, _maps(pt.Z, 1, s, p)[0],
+                                       _maps(pt.Dz, nd, s, nu), _lib.doubles(pt.zf, s))
+            out["Z"][k], out["Dz"][k], out["z_f"][k] = Z, Dz, zf
+            for name in diag:
+                diag[name][k] = getattr(pt, name)
+        _finite_or_raise(out, ts)
+        steps, decomps = ctypes.c_long(), ctypes.c_long()
+        LIB.lth_ss_counts(self.ss, _ref(steps), _ref(decomps))
+        return Realization(
+            times=ts, p=p, m=m, s=s, raw=self.raw, t0=self.t0, inputs=list(pb.inputs),
+            outputs=list(pb.outputs), unknowns=list(pb.variables),
+            state_components=list(pb.state_components), steps=int(steps.value),
+            decompositions=int(decomps.value), **out, **diag)
 
 
 def _maps(ptr, count, rows, cols):
@@ -185,67 +283,20 @@ def ss(problem, times=None, *, grid=None, raw=False, rtol=DEFAULT_SS_RTOL, atol=
     B_0) and the derivative feedthrough D_j, j >= 1, stays in the outputs;
     ``raw=True`` keeps Clark's coordinates (B_j for every order j).
     Free inputs are fine (the realization does not depend on the signals).
+    :class:`lth.Realizer` evaluates it at times chosen one by one.
 
     Refusals are :class:`lth.Error`s naming t: a plant without inputs
     (:class:`lth.InvalidArgumentError`), a singular or ill-conditioned Pi
-    (above `cond_max`) or a state space whose dimension changes
-    (:class:`lth.SingularError`, :class:`lth.ConditionError`), a basis that
-    cannot be integrated to the tolerance or leaves the space
-    (:class:`lth.ToleranceError`), a result that is not finite.
+    (above `cond_max`: :class:`lth.SingularError`,
+    :class:`lth.ConditionError`), a basis that cannot be integrated to the
+    tolerance or leaves the space (:class:`lth.ToleranceError`), a result
+    that is not finite.
     """
     pb = as_problem(problem)
     ts = select_times(pb, times, grid, "times")
-    opts = S["lth_ss_opts"]()
-    LIB.lth_ss_opts_init(_ref(opts))
-    opts.rtol = number(rtol, "rtol", 1e-15, 1e-2)
-    opts.atol = number(atol, "atol", 1e-300, 1.0)
-    opts.range_tol = number(range_tol, "range_tol", 1e-300, 1.0)
-    opts.cond_max = number(cond_max, "cond_max", 1, 1e300)
-    opts.raw = 1 if raw else 0
-    lo, hi = pb.interval
-    t_start = lo if t0 is None else number(t0, "t0", lo, hi)
-    opts.t0 = t_start
-    if pb.kind == "lqr" or not pb.inputs:
-        raise errors.InvalidArgumentError(
-            "%s has no inputs: a realization needs a plant with inputs (an `inputs` statement, "
-            "docs/equations.md section 11)" % pb.name)
-    with FreeInputsAtZero(pb), _Handle(pb._system(), opts) as h, Index1Values(pb) as idx1:
-        sh = S["lth_ss_point"].from_address(LIB.lth_ss_shape(h.ss))
-        p, m, s, nu, ny = sh.p, sh.m, sh.s, sh.nu, sh.ny
-        nb, nd, nk = sh.nb, sh.nd, sh.nk
-        n, nv = len(ts), pb.nvars
-        out = {"A": np.zeros((n, p, p)), "B": np.zeros((n, nb, p, nu)),
-               "C": np.zeros((n, ny, p)), "D": np.zeros((n, nd, ny, nu)),
-               "g": np.zeros((n, p)), "y_f": np.zeros((n, ny)), "Q": np.zeros((n, m, p)),
-               "K": np.zeros((n, nk, m, nu)), "Z": np.zeros((n, nv, p)),
-               "Dz": np.zeros((n, nd, nv, nu)), "z_f": np.zeros((n, nv))}
-        diag = {k: np.zeros(n) for k in ("orth_err", "range_err", "amplification")}
-        err = _lib.new_error()
-        for k, t in enumerate(ts):
-            _lib.check(LIB.lth_ss_at(h.ss, float(t), h.pt, _ref(err)), err)
-            pt = S["lth_ss_point"].from_address(h.pt.value)
-            out["A"][k] = _maps(pt.A, 1, p, p)[0]
-            out["B"][k] = _maps(pt.B, nb, p, nu)
-            out["g"][k] = _lib.doubles(pt.g, p)
-            out["Q"][k] = _maps(pt.Q, 1, m, p)[0]
-            out["K"][k] = _maps(pt.K, nk, m, nu)
-            if ny > 0:
-                out["C"][k] = _maps(pt.C, 1, ny, p)[0]
-                out["D"][k] = _maps(pt.D, nd, ny, nu)
-                out["y_f"][k] = _lib.doubles(pt.yf, ny)
-            Z, Dz, zf = _every_unknown(pb, idx1, t, _maps(pt.Z, 1, s, p)[0],
-                                       _maps(pt.Dz, nd, s, nu), _lib.doubles(pt.zf, s))
-            out["Z"][k], out["Dz"][k], out["z_f"][k] = Z, Dz, zf
-            for name in diag:
-                diag[name][k] = getattr(pt, name)
-        _finite_or_raise(out, ts)
-        steps, decomps = ctypes.c_long(), ctypes.c_long()
-        LIB.lth_ss_counts(h.ss, _ref(steps), _ref(decomps))
-    return Realization(
-        times=ts, p=p, m=m, s=s, raw=bool(raw), t0=t_start, inputs=list(pb.inputs),
-        outputs=list(pb.outputs), unknowns=list(pb.variables),
-        state_components=list(pb.state_components), steps=int(steps.value),
-        decompositions=int(decomps.value), **out, **diag)
+    with Realizer(pb, raw=raw, rtol=rtol, atol=atol, range_tol=range_tol, cond_max=cond_max,
+                  t0=t0) as rz:
+        return rz.at(ts)
 
 
 def _every_unknown(pb, idx1, t, Z, Dz, zf):
