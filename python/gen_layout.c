@@ -31,6 +31,7 @@
 #include "lth/problem.h"
 #include "lth/samples.h"
 #include "lth/source.h"
+#include "lth/ss.h"
 #include "lth/status.h"
 #include "lth/system.h"
 #include "lth/verify.h"
@@ -268,6 +269,39 @@ static void structs(void) {
   F(lth_lqr_result, gain);
   F(lth_lqr_result, theorem4);
   F(lth_lqr_result, drift);
+
+  STRUCT(lth_ss_opts);
+  F(lth_ss_opts, rtol);
+  F(lth_ss_opts, atol);
+  F(lth_ss_opts, range_tol);
+  F(lth_ss_opts, cond_max);
+  F(lth_ss_opts, raw);
+  F(lth_ss_opts, t0);
+
+  STRUCT(lth_ss_point);
+  F(lth_ss_point, t);
+  F(lth_ss_point, p);
+  F(lth_ss_point, m);
+  F(lth_ss_point, s);
+  F(lth_ss_point, nu);
+  F(lth_ss_point, ny);
+  F(lth_ss_point, nb);
+  F(lth_ss_point, nd);
+  F(lth_ss_point, nk);
+  F(lth_ss_point, A);
+  F(lth_ss_point, B);
+  F(lth_ss_point, C);
+  F(lth_ss_point, D);
+  F(lth_ss_point, g);
+  F(lth_ss_point, yf);
+  F(lth_ss_point, Q);
+  F(lth_ss_point, K);
+  F(lth_ss_point, Z);
+  F(lth_ss_point, Dz);
+  F(lth_ss_point, zf);
+  F(lth_ss_point, orth_err);
+  F(lth_ss_point, range_err);
+  F(lth_ss_point, amplification);
   printf("    ]),\n}\n\n");
 }
 
@@ -472,6 +506,17 @@ static void functions(void) {
                    lth_lqr_result **, lth_error *),
      "int", "ptr,ptr,size_t,ptr,ptr,ptr");
   FN(lth_lqr_result_free, void (*)(lth_lqr_result *), "void", "ptr");
+  /* ss.h */
+  FN(lth_ss_opts_init, void (*)(lth_ss_opts *), "void", "ptr");
+  FN(lth_ss_alloc, lth_ss * (*)(const lth_system *, const lth_ss_opts *, lth_error *), "ptr",
+     "ptr,ptr,ptr");
+  FN(lth_ss_free, void (*)(lth_ss *), "void", "ptr");
+  FN(lth_ss_point_alloc, lth_ss_point * (*)(const lth_ss *, lth_error *), "ptr", "ptr,ptr");
+  FN(lth_ss_point_free, void (*)(lth_ss_point *), "void", "ptr");
+  FN(lth_ss_shape, const lth_ss_point *(*)(const lth_ss *), "ptr", "ptr");
+  FN(lth_ss_at, lth_status(*)(lth_ss *, double, lth_ss_point *, lth_error *), "int",
+     "ptr,double,ptr,ptr");
+  FN(lth_ss_counts, void (*)(const lth_ss *, long *, long *), "void", "ptr,ptr,ptr");
   printf("}\n\n");
 }
 
@@ -512,6 +557,9 @@ int main(int argc, char **argv) {
   printf("DEFAULT_RTOL = float(\"%.17g\")\n", (double)LTH_DEFAULT_RTOL);
   printf("DEFAULT_ATOL = float(\"%.17g\")\n", (double)LTH_DEFAULT_ATOL);
   printf("DEFAULT_COLLOC_TOL = float(\"%.17g\")\n", (double)LTH_DEFAULT_COLLOC_TOL);
+  printf("DEFAULT_SS_RTOL = float(\"%.17g\")\n", (double)LTH_DEFAULT_SS_RTOL);
+  printf("DEFAULT_SS_ATOL = float(\"%.17g\")\n", (double)LTH_DEFAULT_SS_ATOL);
+  printf("DEFAULT_SS_RANGE_TOL = float(\"%.17g\")\n", (double)LTH_DEFAULT_SS_RANGE_TOL);
   printf("OUT_Q = %d\nOUT_GMAT = %d\nNOUT = %d\n\n", LTH_OUT_Q, LTH_OUT_GMAT, LTH_NOUT);
   status_list();
   structs();

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Regenerate the pictures of docs/plots.md (docs/figures/*.png, committed):
-# lth-plot on the tools' JSON output, and the lth.plot helpers of the Python
-# package, on the shipped examples.  Needs a build (default: build/) and
+# Regenerate the pictures of docs/plots.md and docs/control.md
+# (docs/figures/*.png, committed): lth-plot on the tools' JSON output, and the
+# lth.plot helpers of the Python package, on the shipped examples and on the
+# crane of docs/control.md (its data file taken from the page).  Needs a build (default: build/) and
 # gnuplot-nox and python3-matplotlib.
 #   bash scripts/make-doc-figures.sh [BUILD_DIR]
 set -euo pipefail
@@ -42,5 +43,20 @@ fig.savefig(os.path.join(out, "py-decomposition.png"))
 res = lth.lqr("data/lqr_timevarying.lth", grid=61)
 fig = lth.plot.lqr(res, size=(800, 620), title="lth.plot.lqr: data/lqr_timevarying.lth")
 fig.savefig(os.path.join(out, "py-lqr.png"))
+
+# docs/control.md: the crane's data file is the page's block marked `file crane.lth`
+import re
+page = open("docs/control.md", encoding="utf-8").read()
+text = re.search(r"^<!-- doctest: file crane.lth -->\n```lth\n(.*?)^```", page, re.S | re.M).group(1)
+crane = lth.parse(text, name="crane.lth")
+fig = lth.plot.realization(lth.ss(crane, grid=161), size=(800, 900),
+                           title="lth.plot.realization: the crane (docs/control.md)")
+# about 30 curves: quantized to 64 colours (Pillow, which matplotlib uses), a fifth of the bytes
+import io
+from PIL import Image
+png = io.BytesIO()
+fig.savefig(png, format="png")
+Image.open(png).convert("RGB").quantize(colors=64).save(os.path.join(out, "control-crane.png"),
+                                                        optimize=True)
 PY
 ls -l "$out"

@@ -15,6 +15,8 @@ the matplotlib settings.
   and g(t) by entry (or chosen ``entries``), the ``check`` residual if any,
   and with ``problem=`` the error estimates of sampled data over t.
 - :func:`lqr` -- x(t), lambda(t) and u(t) of ``lth.lqr``.
+- :func:`realization` -- the entries of A(t), B_j(t), C(t), D_j(t) of
+  ``lth.ss``.
 """
 
 import numpy as np
@@ -200,3 +202,49 @@ def lqr(res, size=None, dpi=100, title=None):
                                           " (infimum; no smooth optimum)"))
     _finish(fig, axes, title, notes)
     return fig
+
+
+def realization(r, size=None, dpi=100, title=None):
+    """The entries of A(t), B_j(t), C(t) and D_j(t) of an
+    :class:`lth.Realization` over its times, one panel each (C and D with
+    outputs only), named by position and by the file's names:
+    ``A[1,2]``, ``B_0[3,F]`` (row 3, input F), ``C[sway,1]``,
+    ``D_2[tension,dL]``.  Entries that stay below 1e-10 of their panel's
+    largest at every time (zeros up to rounding) are left out."""
+    if not hasattr(r, "transfer") or not hasattr(r, "A"):
+        raise UsageError("realization() draws the result of lth.ss")
+    rows = [str(i + 1) for i in range(r.p)]
+    panels = [("A(t)", _named(r.A[:, None], ["A"], rows, rows)),
+              ("B_j(t)", _named(r.B, ["B_%d" % j for j in range(r.B.shape[1])], rows,
+                                r.inputs))]
+    if r.outputs:
+        panels.append(("C(t)", _named(r.C[:, None], ["C"], r.outputs, rows)))
+        panels.append(("D_j(t)", _named(r.D, ["D_%d" % j for j in range(r.D.shape[1])],
+                                        r.outputs, r.inputs)))
+    fig, axes = _figure(len(panels), size, dpi)
+    from matplotlib import rcParams
+    from cycler import cycler
+    colors = rcParams["axes.prop_cycle"].by_key().get("color", ["k"])
+    styles = cycler(linestyle=["-", "--", ":"]) * cycler(color=colors)
+    for ax, (name, series) in zip(axes, panels):
+        ax.set_prop_cycle(styles)
+        for label, y in series:
+            ax.plot(r.times, y, label=label)
+        ax.set_title(name, fontsize="medium")
+    notes = ["p = %d" % r.p] + (["raw (Clark's coordinates)"] if r.raw else [])
+    _finish(fig, axes, title, notes)
+    return fig
+
+
+def _named(M, maps, rows, cols):
+    """(label, values) of the entries of M (time, map, row, column) that are
+    not zero up to rounding (1e-10 of the largest) at every time."""
+    big = float(np.abs(M).max()) if M.size else 0.0
+    out = []
+    for j, name in enumerate(maps):
+        for i, row in enumerate(rows):
+            for k, col in enumerate(cols):
+                y = M[:, j, i, k]
+                if np.abs(y).max() > 1e-10 * big:
+                    out.append(("%s[%s,%s]" % (name, row, col), y))
+    return out

@@ -104,6 +104,9 @@ class Problem:
         self.p = LIB.lth_system_manifold_dim(system)
         self._set_names(system, names)
         self.inputs, self.outputs = [], []  # a data file's (_from_handle)
+        # open lth.Realizers (weak references) and the free inputs they hold at 0
+        self._realizers = weakref.WeakSet()
+        self._held = []
         # z0 and bc are given in the user's order
         self.z0 = None if z0 is None else np.array(z0, dtype=float)
         self.bc = bc
@@ -161,7 +164,10 @@ class Problem:
         return self._order(x, axis, False)
 
     def close(self):
-        """Release the C objects now (also done when the object is collected)."""
+        """Release the C objects now (also done when the object is collected);
+        an open :class:`lth.Realizer` on the problem is closed first."""
+        for rz in list(self._realizers):
+            rz.close()
         if self._finalizer is not None:
             self._finalizer()
         self._sys = None
@@ -180,7 +186,28 @@ class Problem:
     def free_inputs(self):
         """The inputs without a signal, in the order of ``inputs``."""
         sys_ = self._system()
-        return [name for k, name in enumerate(self.inputs) if not LIB.lth_system_input(sys_, k)]
+        return [name for k, name in enumerate(self.inputs)
+                if name in self._held or not LIB.lth_system_input(sys_, k)]
+
+    def _hold(self, realizer):
+        """An lth.Realizer opens on the problem.  A workspace on the system
+        reads every signal and must not see one change (lth_problem_set_input:
+        signals are given before any workspace): the free inputs take the
+        signal 0 until the last Realizer closes, listed in ``free_inputs``
+        all the same, and set_input is refused meanwhile."""
+        if not self._realizers:
+            held = self.free_inputs
+            for name in held:
+                self._set_signal(name, 0.0)
+            self._held = held
+        self._realizers.add(realizer)
+
+    def _release(self, realizer):
+        self._realizers.discard(realizer)
+        if not self._realizers:
+            held, self._held = self._held, []
+            for name in held:
+                self._set_signal(name, None)
 
     def set_input(self, name, signal):
         """Give the input `name` (or its 0-based index in ``inputs``) the
@@ -188,8 +215,16 @@ class Problem:
         data file's functions; the file's params and named functions are not
         known here) or a number; None makes the input free again.  It
         replaces the file's ``name(t) = ...`` for every later computation on
-        this problem (lth_problem_set_input)."""
+        this problem (lth_problem_set_input); refused while an
+        :class:`lth.Realizer` is open on the problem."""
         self._system()  # not closed
+        if self._realizers:
+            raise UsageError("%s: the signal of an input cannot change while an lth.Realizer "
+                             "is open on the problem (its workspaces read the signals): close "
+                             "it first" % self.name)
+        self._set_signal(name, signal)
+
+    def _set_signal(self, name, signal):
         k = self._input_index(name)
         err = _lib.new_error()
         src = None
@@ -339,14 +374,16 @@ class FreeInputsAtZero:
     def __init__(self, pb):
         self.pb = pb
         self.names = pb.free_inputs if pb.inputs else []
+        # those an open lth.Realizer holds at 0 already (Problem._hold)
+        self._set = [name for name in self.names if name not in pb._held]
 
     def __enter__(self):
-        for name in self.names:
+        for name in self._set:
             self.pb.set_input(name, 0.0)
         return self
 
     def __exit__(self, *exc):
-        for name in self.names:
+        for name in self._set:
             self.pb.set_input(name, None)
 
 

@@ -3,7 +3,8 @@
 # The Python package's tests (tests/python, pytest): the build tree's package
 # (<build>/python, made by python/CMakeLists.txt) over the build's liblth,
 # compared with the build's tools.  Needs Debian's python3-numpy,
-# python3-pytest and python3-matplotlib (scripts/install-deps.sh).
+# python3-pytest and python3-matplotlib, and python3-scipy for the reference
+# of test_ss.py (scripts/install-deps.sh).
 # In an AddressSanitizer build the sanitizer runtime is preloaded into Python
 # (leak checks off: the interpreter's own allocations are not ours).
 # Usage: bash cli_python.sh BUILD/apps   (env LTH_DATA_DIR = data/)
@@ -16,9 +17,10 @@ if [ ! -f "$ENV" ]; then
 fi
 # shellcheck source=/dev/null
 . "$ENV"
-if ! "$LTH_PYTHON" -c 'import numpy, pytest, matplotlib' 2>/dev/null; then
-  echo "FAIL: $LTH_PYTHON lacks numpy, pytest or matplotlib: install the Debian packages" \
-       "python3-numpy python3-pytest python3-matplotlib (bash scripts/install-deps.sh)" >&2
+if ! "$LTH_PYTHON" -c 'import numpy, pytest, matplotlib, scipy.linalg' 2>/dev/null; then
+  echo "FAIL: $LTH_PYTHON lacks numpy, pytest, matplotlib or scipy: install the Debian" \
+       "packages python3-numpy python3-pytest python3-matplotlib python3-scipy" \
+       "(bash scripts/install-deps.sh)" >&2
   exit 1
 fi
 export LTH_APPS_DIR="$APPS" PYTHONDONTWRITEBYTECODE=1 MPLBACKEND=Agg

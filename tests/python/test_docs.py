@@ -70,3 +70,21 @@ def test_figures_exist_and_are_pictures():
         with open(path, "rb") as fp:
             w, h = struct.unpack(">II", fp.read(24)[16:24])
         assert check(path, w, h) is None
+
+
+def test_control_figures():
+    """docs/control.md's picture of the crane's realization is committed, a
+    valid PNG of curves, and the page's plotting call draws the same size
+    (scripts/make-doc-figures.sh makes it)."""
+    import struct
+
+    from pngcheck import check
+    with open(os.path.join(ROOT, "docs", "control.md"), encoding="utf-8") as fp:
+        page = fp.read()
+    names = re.findall(r"\]\((figures/[^)]+\.png)\)", page)
+    assert names == ["figures/control-crane.png"]
+    path = os.path.join(ROOT, "docs", names[0])
+    with open(path, "rb") as fp:
+        w, h = struct.unpack(">II", fp.read(24)[16:24])
+    assert (w, h) == (800, 900) and "size=(800, 900)" in page
+    assert check(path, w, h) is None

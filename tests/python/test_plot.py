@@ -63,6 +63,35 @@ def test_sampled_error_estimates(tmp_path):
     assert check(save(fig, tmp_path, "smp.png"), 640, 640) is None
 
 
+def test_realization(tmp_path):
+    """lth.plot.realization: one panel per map, entries named by position and
+    by the file's inputs and outputs, exact zeros (up to rounding) left out."""
+    pb = lth.parse("""problem equations
+variables x1 x2 v1 v2 lam
+inputs u1 u2
+interval 0 3
+outputs y1 = x1 - 0.5*x2, tension = (1 + 0.5*sin(t))*lam + 2*u1
+x1' = v1
+x2' = v2
+2*v1' = -3*x1 + cos(t)*lam + u1
+2*v2' = -3*x2 + sin(t)*lam
+0 = cos(t)*x1 + sin(t)*x2 - 1 + u2
+""")
+    r = lth.ss(pb, grid=31)
+    fig = lth.plot.realization(r, size=(700, 800), title="cart pair")
+    assert [ax.get_title() for ax in fig.axes] == ["A(t)", "B_j(t)", "C(t)", "D_j(t)"]
+    labels = [[line.get_label() for line in ax.lines] for ax in fig.axes]
+    assert labels[1] == ["B_0[1,u1]", "B_0[2,u2]"] and "D_2[tension,u2]" in labels[3]
+    assert "D_0[tension,u1]" in labels[3] and "D_1[y1,u1]" not in labels[3]
+    for name, arr, lab in (("A", r.A, labels[0]), ("C", r.C, labels[2])):
+        assert len(lab) == np.count_nonzero(np.abs(arr).max(axis=0) > 1e-10 * np.abs(arr).max())
+    assert check(save(fig, tmp_path, "ss.png"), 700, 800) is None
+    raw = lth.plot.realization(lth.ss(pb, grid=11, raw=True), size=(600, 700))
+    assert any(l.get_label().startswith("B_1[") for l in raw.axes[1].lines)
+    with pytest.raises(lth.UsageError, match="lth.ss"):
+        lth.plot.realization(lth.solve(data("slope.lth"), grid=5))
+
+
 def test_bad_arguments():
     dec = lth.decompose(data("slope.lth"), [0, 1])
     with pytest.raises(lth.UsageError, match="not an entry"):
