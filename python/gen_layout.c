@@ -384,6 +384,9 @@ static void functions(void) {
      "int", "ptr,double,ptr,ptr,ptr,ptr,ptr");
   FN(lth_model_values_set_inputs,
      lth_status(*)(lth_model_values *, const lth_system *, lth_error *), "int", "ptr,ptr,ptr");
+  FN(lth_model_values_maps,
+     lth_status(*)(lth_model_values *, double, double *, int, double *, int, double *, lth_error *),
+     "int", "ptr,double,ptr,int,ptr,int,ptr,ptr");
   FN(lth_model_values_map,
      lth_status(*)(lth_model_values *, double, double *, int, double *, lth_error *), "int",
      "ptr,double,ptr,int,ptr,ptr");

@@ -180,6 +180,12 @@ lth_status lth_model_values_at(lth_model_values *w, double t, const double *z, c
  * wanted), in the order of perm[s ..]. */
 lth_status lth_model_values_map(lth_model_values *w, double t, double *Y, int ldy, double *y0,
                                 lth_error *err);
+/* The same with the inputs apart: y = Y z + Y_u u + y0, Y_u = -K^{-1} B_K
+ * (n_y x nin, leading dimension ldyu; NULL: not wanted; zero where no input
+ * stands in K's constraints) and y0 = -K^{-1} f_K: no signal is read (free
+ * inputs are fine), for a realization (include/lth/ss.h). */
+lth_status lth_model_values_maps(lth_model_values *w, double t, double *Y, int ldy, double *Yu,
+                                 int ldyu, double *y0, lth_error *err);
 
 /* Mass blocks (groups of unknowns whose derivatives the equations couple),
  * in the canonical order. */

@@ -79,9 +79,10 @@ int lth_system_ninputs(const lth_system *sys); /* nu (0: none) */
 lth_status lth_system_set_B(lth_system *sys, int i, lth_source *src, lth_error *err);
 /* The signal u_k(t) of input k (0-based; 1 x 1; NULL makes it free),
  * replacing (and freeing) the one given before; owned by the system.  Not
- * while anything evaluates the system.  Workspaces size their scratch once
- * (lth_system_work_size): a signal given after them that needs more scratch
- * than they have is refused (LTH_EINVAL, the old signal kept). */
+ * while anything evaluates the system.  Workspaces size their scratch once:
+ * while one lives (lth_decomp_ws and what is built on it), or once a caller
+ * has sized scratch with lth_system_work_size, a signal that needs more
+ * scratch than was handed out is refused (LTH_EINVAL, the old signal kept). */
 lth_status lth_system_set_input(lth_system *sys, int k, lth_source *signal, lth_error *err);
 /* B_i and the signal of input k as set (NULL: zero block, free input). */
 const lth_source *lth_system_B(const lth_system *sys, int i);
@@ -105,7 +106,8 @@ const lth_source *lth_system_output_offset(const lth_system *sys); /* y0 */
 lth_status lth_system_outputs(const lth_system *sys, double t, const double *z, double *y,
                               lth_error *err);
 
-/* Scratch (doubles) for lth_system_eval at this order. */
+/* Scratch (doubles) for lth_system_eval at this order.  Remembered: a signal
+ * given later must fit in it (lth_system_set_input). */
 size_t lth_system_work_size(const lth_system *sys, int order);
 /* The assembled jets of A (s x s) and f (s x 1: the forcing, B u + f with
  * inputs) at t, orders 0..order. */

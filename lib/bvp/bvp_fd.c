@@ -17,6 +17,7 @@
 #include "lth/ic.h"
 #include "twopoint.h"
 #include "core/errors.h"
+#include "system/system_parts.h"
 
 /* The data must be smooth at the scale of the coarsest grid (fd_resolved). */
 #define FD_RESOLVE_DEGREE 3
@@ -72,7 +73,7 @@ static lth_status fd_solve_grid(const lth_bvp_problem *bp, const lth_ic *ic, con
                                 fd_progress *pg, lth_error *err) {
   int s = bp->s, m = lth_system_state_dim(bp->sys), p = bp->p;
   size_t N = ng - 1, ss = (size_t)s * s;
-  size_t work = lth_system_work_size(bp->sys, 0) + 1;
+  size_t work = lth_system_work_needed(bp->sys, 0) + 1; /* freed in this call */
   double *C = calloc(N * ss + 1, sizeof(double)), *E = malloc((N * ss + 1) * sizeof(double));
   double *e = malloc((N * (size_t)s + 1) * sizeof(double)), *w = malloc(work * sizeof(double));
   lth_jet A, f;

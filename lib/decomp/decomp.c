@@ -79,7 +79,7 @@ static lth_decomp_ws *ws_alloc(const lth_system *sys, int out_order, double scal
 /* Scratch of the sources: the system's at order K, and C, D at order 0 (the
  * input maps). */
 static size_t work_size(const lth_system *sys, int K) {
-  size_t mx = lth_system_work_size(sys, K);
+  size_t mx = lth_system_work_acquire(sys, K); /* released by lth_decomp_ws_free */
   const lth_source *cd[] = {lth_system_C(sys), lth_system_D(sys)};
   for (int k = 0; k < 2; k++) {
     size_t w = cd[k] ? lth_source_work_size(cd[k], 0) : 0;
@@ -158,6 +158,9 @@ static lth_decomp_ws *ws_alloc(const lth_system *sys, int out_order, double scal
 void lth_decomp_ws_free(lth_decomp_ws *ws) {
   if (!ws) {
     return;
+  }
+  if (ws->src_work) {
+    lth_system_work_release(ws->sys, ws->K);
   }
   lth_jet *list[] = {&ws->A, &ws->f, &ws->Pi, &ws->X,   &ws->Y,
                      &ws->T, &ws->D, &ws->Z,  &ws->tmp, &ws->Bu};

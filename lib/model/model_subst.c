@@ -407,8 +407,9 @@ static lth_status add_inputs(lth_model_values *w, double t, lth_error *err) {
   return st;
 }
 
-/* K^{-1} L and K^{-1} (f_K + B_K u) at t into jz, jf (zero where absent). */
-static lth_status fill_at(lth_model_values *w, double t, lth_error *err) {
+/* K^{-1} L and K^{-1} (f_K + B_K u) at t into jz, jf (zero where absent;
+ * without the inputs' part unless inputs, K^{-1} B_K then in jb). */
+static lth_status fill_at(lth_model_values *w, double t, int inputs, lth_error *err) {
   int ny = w->m->ny, s = w->m->s;
   lth_jet Jz = lth_jet_wrap(w->jz, ny, s, ny > 0 ? ny : 1, (size_t)ny * (size_t)s, 0);
   lth_jet Jf = lth_jet_wrap(w->jf, ny, 1, ny > 0 ? ny : 1, (size_t)ny, 0);
@@ -423,8 +424,11 @@ static lth_status fill_at(lth_model_values *w, double t, lth_error *err) {
   } else if (st == LTH_OK) {
     lth_jet_set_zero(&Jf, 0);
   }
-  if (st == LTH_OK && w->Wb) {
+  if (st == LTH_OK && w->Wb && inputs) {
     st = add_inputs(w, t, err);
+  } else if (st == LTH_OK && w->Wb) {
+    lth_jet Jb = lth_jet_wrap(w->jb, ny, w->m->nin, ny, (size_t)ny * (size_t)w->m->nin, 0);
+    st = lth_source_fill(w->Wb, t, 0, &Jb, w->work, err);
   }
   if (st != LTH_OK) {
     lth_model_k_message(err);
@@ -435,10 +439,29 @@ static lth_status fill_at(lth_model_values *w, double t, lth_error *err) {
 lth_status lth_model_values_map(lth_model_values *w, double t, double *Y, int ldy, double *y0,
                                 lth_error *err) {
   int ny = w->m->ny, s = w->m->s;
-  lth_status st = ny > 0 ? fill_at(w, t, err) : LTH_OK;
+  lth_status st = ny > 0 ? fill_at(w, t, 1, err) : LTH_OK;
   for (int j = 0; st == LTH_OK && j < ny; j++) {
     for (int k = 0; Y && k < s; k++) {
       Y[j + (size_t)k * ldy] = -w->jz[j + (size_t)k * ny];
+    }
+    if (y0) {
+      y0[j] = -w->jf[j];
+    }
+  }
+  return st;
+}
+
+lth_status lth_model_values_maps(lth_model_values *w, double t, double *Y, int ldy, double *Yu,
+                                 int ldyu, double *y0, lth_error *err) {
+  const lth_model *m = w->m;
+  int ny = m->ny, s = m->s;
+  lth_status st = ny > 0 ? fill_at(w, t, 0, err) : LTH_OK;
+  for (int j = 0; st == LTH_OK && j < ny; j++) {
+    for (int k = 0; Y && k < s; k++) {
+      Y[j + (size_t)k * ldy] = -w->jz[j + (size_t)k * ny];
+    }
+    for (int k = 0; Yu && k < m->nin; k++) {
+      Yu[j + (size_t)k * ldyu] = w->Wb ? -w->jb[j + (size_t)k * ny] : 0.0;
     }
     if (y0) {
       y0[j] = -w->jf[j];
@@ -451,7 +474,7 @@ lth_status lth_model_values_at(lth_model_values *w, double t, const double *z, c
                                double *user, double *euser, lth_error *err) {
   const lth_model *m = w->m;
   int ny = m->ny, s = m->s;
-  lth_status st = ny > 0 ? fill_at(w, t, err) : LTH_OK;
+  lth_status st = ny > 0 ? fill_at(w, t, 1, err) : LTH_OK;
   if (st != LTH_OK) {
     return st;
   }

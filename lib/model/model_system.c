@@ -15,6 +15,7 @@
 #include "system/pi_text.h"
 #include "source/source_rebind.h"
 #include "core/errors.h"
+#include "system/system_parts.h"
 
 /* Irregular points inside the interval (as in model_detect.c). */
 static const double FRAC[7] = {0.0731, 0.1917, 0.3306, 0.4818, 0.6151, 0.7743, 0.9128};
@@ -592,7 +593,7 @@ lth_status lth_model_check_pi(const lth_model *m, lth_error *err) {
   }
   int s = lth_system_size(sys), nr = m->n[m->r - 1], evaluated = 0, regular = 0;
   lth_jet *A = lth_jet_alloc(s, s, 0, err), *f = lth_jet_alloc(s, 1, 0, err);
-  size_t wn = lth_system_work_size(sys, 0);
+  size_t wn = lth_system_work_needed(sys, 0); /* freed below */
   double *work = malloc((wn + 2 * (size_t)m->s * nr + 1) * sizeof *work);
   if (!A || !f || !work) {
     st = lth_error_set(err, LTH_ENOMEM, "out of memory");

@@ -5,7 +5,7 @@
 #ifndef LTH_SYSTEM_IMPL_H
 #define LTH_SYSTEM_IMPL_H
 
-#include <stdatomic.h>
+#include <pthread.h>
 
 #include "lth/system.h"
 
@@ -29,17 +29,19 @@ struct lth_system {
   /* outputs: y = C z + D u + y0 (each NULL = zero) */
   int ny;
   lth_source *C, *D, *y0;
-  /* the scratch lth_system_work_size has handed out, per order (0: none):
-   * workspaces are sized once, so a signal given later must fit in it
-   * (lth_system_set_input); atomic: workspaces are allocated in threads */
-  _Atomic size_t issued[LTH_SYSTEM_ISSUED_ORDERS];
-  _Atomic int issued_beyond; /* an order >= LTH_SYSTEM_ISSUED_ORDERS was asked */
+  /* the scratch handed out, per order (0: none): workspaces are sized once,
+   * so a signal given later must fit in it (lth_system_set_input).
+   * issued: by lth_system_work_size, for good (the caller's memory is not
+   * known to be freed); held: by lth_system_work_acquire while live of them
+   * are (lth_decomp_ws).  Under mu: workspaces are allocated in threads. */
+  pthread_mutex_t mu;
+  size_t issued[LTH_SYSTEM_ISSUED_ORDERS], held[LTH_SYSTEM_ISSUED_ORDERS];
+  int live[LTH_SYSTEM_ISSUED_ORDERS];
+  int beyond; /* an order >= LTH_SYSTEM_ISSUED_ORDERS was handed out */
 };
 
-/* lth_system_work_size without remembering it. */
-size_t lth_system_work_needed(const lth_system *sys, int order);
-/* -1 if every scratch handed out still fits the system's sources, else the
- * first order that no longer fits (*have: what was handed out, *need; an
+/* -1 if every scratch handed out (and still held) fits the system's sources,
+ * else the first order that does not (*have: what was handed out, *need; an
  * order beyond the remembered ones: LTH_SYSTEM_ISSUED_ORDERS, *have = 0). */
 int lth_system_work_check(const lth_system *sys, size_t *have, size_t *need);
 

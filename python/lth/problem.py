@@ -104,9 +104,8 @@ class Problem:
         self.p = LIB.lth_system_manifold_dim(system)
         self._set_names(system, names)
         self.inputs, self.outputs = [], []  # a data file's (_from_handle)
-        # open lth.Realizers (weak references) and the free inputs they hold at 0
+        # open lth.Realizers (weak references): closed before the problem
         self._realizers = weakref.WeakSet()
-        self._held = []
         # z0 and bc are given in the user's order
         self.z0 = None if z0 is None else np.array(z0, dtype=float)
         self.bc = bc
@@ -186,28 +185,7 @@ class Problem:
     def free_inputs(self):
         """The inputs without a signal, in the order of ``inputs``."""
         sys_ = self._system()
-        return [name for k, name in enumerate(self.inputs)
-                if name in self._held or not LIB.lth_system_input(sys_, k)]
-
-    def _hold(self, realizer):
-        """An lth.Realizer opens on the problem.  A workspace on the system
-        reads every signal and must not see one change (lth_problem_set_input:
-        signals are given before any workspace): the free inputs take the
-        signal 0 until the last Realizer closes, listed in ``free_inputs``
-        all the same, and set_input is refused meanwhile."""
-        if not self._realizers:
-            held = self.free_inputs
-            for name in held:
-                self._set_signal(name, 0.0)
-            self._held = held
-        self._realizers.add(realizer)
-
-    def _release(self, realizer):
-        self._realizers.discard(realizer)
-        if not self._realizers:
-            held, self._held = self._held, []
-            for name in held:
-                self._set_signal(name, None)
+        return [name for k, name in enumerate(self.inputs) if not LIB.lth_system_input(sys_, k)]
 
     def set_input(self, name, signal):
         """Give the input `name` (or its 0-based index in ``inputs``) the
@@ -215,16 +193,10 @@ class Problem:
         data file's functions; the file's params and named functions are not
         known here) or a number; None makes the input free again.  It
         replaces the file's ``name(t) = ...`` for every later computation on
-        this problem (lth_problem_set_input); refused while an
-        :class:`lth.Realizer` is open on the problem."""
+        this problem (lth_problem_set_input).  While workspaces live on
+        the problem (an open :class:`lth.Realizer`), a signal that needs
+        more scratch than they were given is refused (the old one kept)."""
         self._system()  # not closed
-        if self._realizers:
-            raise UsageError("%s: the signal of an input cannot change while an lth.Realizer "
-                             "is open on the problem (its workspaces read the signals): close "
-                             "it first" % self.name)
-        self._set_signal(name, signal)
-
-    def _set_signal(self, name, signal):
         k = self._input_index(name)
         err = _lib.new_error()
         src = None
@@ -343,6 +315,19 @@ class Index1Values:
                 eout[k] = euser
         return out, eout
 
+    def maps(self, t):
+        """(Y, Yu, y0) at t: y = Y z + Yu u + y0 with the inputs apart (an
+        input in a constraint that fixes y: Yu), no signal read."""
+        Y = np.zeros((self.ny, self.pb.s), order="F")
+        Yu = np.zeros((self.ny, max(1, len(self.pb.inputs))), order="F")
+        y0 = np.zeros(self.ny)
+        if self.ny > 0:
+            err = _lib.new_error()
+            _lib.check(LIB.lth_model_values_maps(self.ptr, float(t), Y.ctypes.data, self.ny,
+                                                 Yu.ctypes.data, self.ny, y0.ctypes.data,
+                                                 ctypes.byref(err)), err)
+        return Y, Yu[:, :len(self.pb.inputs)], y0
+
     def map(self, t):
         """(Y, y0) at t: y = Y z + y0, Y (ny x s; z in the chain order), y
         in the chain order (``pb.index1``)."""
@@ -374,8 +359,7 @@ class FreeInputsAtZero:
     def __init__(self, pb):
         self.pb = pb
         self.names = pb.free_inputs if pb.inputs else []
-        # those an open lth.Realizer holds at 0 already (Problem._hold)
-        self._set = [name for name in self.names if name not in pb._held]
+        self._set = list(self.names)
 
     def __enter__(self):
         for name in self._set:

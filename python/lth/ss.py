@@ -155,11 +155,7 @@ class Realizer:
     objects are released by ``close()``, at the end of a ``with`` block,
     or when the problem is closed.
 
-    The library's workspaces read the inputs' signals as they were when
-    they were made: while a Realizer is open, the problem's free inputs
-    have the signal 0 inside it (they stay free for every other
-    computation: ``free_inputs`` lists them) and ``Problem.set_input`` is
-    refused."""
+    The realization reads no signal: free inputs are fine."""
 
     def __init__(self, problem, *, raw=False, rtol=DEFAULT_SS_RTOL, atol=DEFAULT_SS_ATOL,
                  range_tol=DEFAULT_SS_RANGE_TOL, cond_max=DEFAULT_COND_MAX, t0=None):
@@ -180,8 +176,7 @@ class Realizer:
                 "%s has no inputs: a realization needs a plant with inputs (an `inputs` "
                 "statement, docs/equations.md section 11)" % pb.name)
         err = _lib.new_error()
-        pb._hold(self)
-        self._holding = True
+        pb._realizers.add(self)
         self.ss = ctypes.c_void_p(LIB.lth_ss_alloc(pb._system(), _ref(opts), _ref(err)))
         self.pt = ctypes.c_void_p(LIB.lth_ss_point_alloc(self.ss, _ref(err))
                                   if self.ss.value else None)
@@ -201,17 +196,15 @@ class Realizer:
         self.close()
 
     def close(self):
-        """Release the C objects now (the free inputs are free again when no
-        other Realizer is open on the problem)."""
+        """Release the C objects now."""
         if getattr(self, "pt", None):
             LIB.lth_ss_point_free(self.pt)
         self.pt = None
         if getattr(self, "ss", None):
             LIB.lth_ss_free(self.ss)
         self.ss = None
-        if getattr(self, "_holding", False):
-            self._holding = False
-            self.problem._release(self)
+        if getattr(self, "problem", None) is not None:
+            self.problem._realizers.discard(self)
         if getattr(self, "idx1", None) is not None:
             self.idx1.__exit__()
             self.idx1 = None
@@ -301,12 +294,16 @@ def ss(problem, times=None, *, grid=None, raw=False, rtol=DEFAULT_SS_RTOL, atol=
 
 def _every_unknown(pb, idx1, t, Z, Dz, zf):
     """z's rows (chain order, s of them) -> every unknown's rows in the
-    user's order: an index-1 unknown y = Y z + y0 (docs/equations.md
-    section 10; no input enters its equation, the parser refuses that)."""
+    user's order: an index-1 unknown y = Y z + Yu u + y0 (docs/equations.md
+    sections 10 and 11: Yu where an input stands in the constraint that
+    fixes y)."""
     if idx1.ny > 0:
-        Y, y0 = idx1.map(t)
+        Y, Yu, y0 = idx1.maps(t)
         Z = np.vstack([Z, Y @ Z])
-        Dz = np.concatenate([Dz, np.einsum("is,jsu->jiu", Y, Dz)], axis=1)
+        Dy = np.einsum("is,jsu->jiu", Y, Dz)
+        if Yu.size:
+            Dy[0] += Yu
+        Dz = np.concatenate([Dz, Dy], axis=1)
         zf = np.concatenate([zf, Y @ zf + y0])
     return pb.to_user(Z, axis=0), pb.to_user(Dz, axis=1), pb.to_user(zf, axis=0)
 

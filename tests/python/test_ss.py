@@ -358,28 +358,26 @@ def test_simulated_realization_reproduces_the_dae(raw):
     assert np.abs(r.D[:, 2]).max() * 0.1 * 1.7 ** 2 > 1e-3
 
 
-def test_realizer_holds_the_free_inputs():
-    """While a Realizer is open its problem's free inputs stay free for
-    every other computation and their signals cannot change (the library's
-    workspaces read them); afterwards all is as before."""
+def test_realizer_with_free_inputs():
+    """A Realizer reads no signal: the problem's free inputs stay free (the
+    tools' refusals unchanged), other computations go on beside it, a
+    signal given meanwhile changes nothing of the realization, and the
+    basis is carried on."""
     pb = lth.parse(IO)
     with lth.Realizer(pb) as rz:
         assert pb.free_inputs == ["u1", "u2"]
-        with pytest.raises(lth.UsageError, match="Realizer is open"):
-            pb.set_input("u1", "sin(t)")
         with pytest.raises(lth.UsageError, match="has no signal"):
             lth.solve(pb, project=True)
         assert lth.decompose(pb, [1.0]).free_inputs == ["u1", "u2"]
         a = rz.at([1.0, 2.0])
         with lth.Realizer(pb, raw=True) as rz2:
             rz2.at(0.5)
-        assert pb.free_inputs == ["u1", "u2"]
-        with pytest.raises(lth.UsageError):
-            pb.set_input("u1", "sin(t)")
-        b = rz.at(2.0)  # the same basis, carried on
+        pb.set_input("u1", "sin(t)")
+        assert pb.free_inputs == ["u2"]
+        b = rz.at(2.0)  # the same basis, carried on; the maps do not read u1
         np.testing.assert_allclose(b.Q[0], a.Q[1], atol=1e-12)
-    pb.set_input("u1", "sin(t)")
-    assert pb.free_inputs == ["u2"]
+        np.testing.assert_allclose(b.A[0], a.A[1], atol=1e-12)
+        np.testing.assert_allclose(b.D[0], a.D[1], atol=1e-12)
     rz = lth.Realizer(pb)
     pb.close()  # closes the Realizer first
     with pytest.raises(lth.UsageError, match="closed"):
@@ -462,3 +460,23 @@ def test_singular_pi_names_t():
     with pytest.raises(lth.NumericalError) as e:
         lth.ss(pb, [1.0, np.pi / 2])
     assert e.value.t is not None and abs(e.value.t - np.pi / 2) < 1e-6, str(e.value)
+
+
+def test_index1_unknowns_with_inputs():
+    """data/circuit_io.lth: the source current iV is an index-1 unknown that
+    the input uV fixes (D_z,0 holds -K^{-1} B_K).  The solution of lth.solve
+    at each time is Z x + sum_j D_z,j u^(j) + z_f for some x, every unknown
+    included, to 1e-12."""
+    pb = lth.load(data("circuit_io.lth"))
+    ts = [0.7, 1.9, 3.1]
+    sol = lth.solve(pb, times=ts, rtol=1e-12, atol=1e-14)
+    r = lth.ss(pb, ts)
+    for k, t in enumerate(ts):
+        u = [[np.sin(t), 0.2 * np.cos(2 * t)], [np.cos(t), -0.4 * np.sin(2 * t)]]
+        rhs = sol.z[k] - r.z_f[k] - sum(r.Dz[k, j] @ u[j] for j in range(r.Dz.shape[1]))
+        x = np.linalg.lstsq(r.Z[k], rhs, rcond=None)[0]
+        res = np.abs(r.Z[k] @ x - rhs).max()
+        assert res <= 1e-12, "t = %g: residual %.3e (%s)" % (t, res, r.unknowns)
+    assert r.Dz.shape[1] == 2  # uI in the index-2 constraint: D_z,1
+    iv = r.unknowns.index("iV")
+    np.testing.assert_allclose(r.Dz[:, 0, iv, 0], 1 / (2 + np.sin(ts)), rtol=1e-14)

@@ -4,7 +4,8 @@
  * once (lth_system_work_size), so a later signal that needs more scratch
  * would overflow it.  Such a signal is refused (LTH_EINVAL) and the old one
  * kept -- the decomposition still evaluates, with the old signal -- while a
- * signal that fits is taken.  Before any workspace, any signal is taken. */
+ * signal that fits is taken.  Before any workspace, and after the last one
+ * is freed, any signal is taken. */
 #include <check.h>
 #include <math.h>
 #include <string.h>
@@ -70,6 +71,8 @@ START_TEST(test_signal_after_workspace) {
   ck_assert(LTH_JET_AT(&pt->g, 0, 0, 0) != g0);
   lth_point_free(pt);
   lth_decomp_ws_free(ws);
+  /* with no workspace left, any signal is taken again */
+  TU_ASSERT_OK(lth_system_set_input(sys, 0, expr_signal(deep), NULL));
   lth_system_free(sys);
   ts_free(S);
 }
