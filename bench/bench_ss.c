@@ -632,13 +632,14 @@ int main(int argc, char **argv) {
   if (!c.csv)
     printf("lth_ss_at on %zu points on [0, 1], CPU times, best of %d runs; load average %.2f\n", n,
            c.reps, load);
-  int failed = 0;
+  int failed = 0, ran = 0;
   bench_title(c.csv, "random plants: inputs in every block row, two outputs");
   bench_emit(c.csv, NCOL, col_names, widths);
   for (int r = 2; r <= 6; r++) {
     plant P = {0};
     stats st;
     if (!wanted(&c, plant_names[r - 2])) continue;
+    ran++;
     if (plant_make(&P, r) != 0 || time_grid(P.sys, t, n, c.reps, &st) != 0) {
       fprintf(stderr, "bench_ss: %s failed\n", plant_names[r - 2]);
       failed = 1;
@@ -653,6 +654,7 @@ int main(int argc, char **argv) {
     char name[32];
     snprintf(name, sizeof name, "chain%d%s", c.masses, v ? "-ti" : "");
     if (!wanted(&c, name)) continue;
+    ran++;
     cs_chain *C = cs_make(c.masses, v ? 0.0 : CHAIN_AMP, CHAIN_SEED);
     lth_system *sys = chain_system(C);
     stats st;
@@ -667,5 +669,10 @@ int main(int argc, char **argv) {
     free(C);
   }
   free(t);
+  if (ran == 0) {
+    fprintf(stderr, "bench_ss: no case named %s (idx2..idx6, chain%d, chain%d-ti)\n", c.only,
+            c.masses, c.masses);
+    return 1;
+  }
   return failed ? 2 : 0;
 }
