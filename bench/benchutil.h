@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* What the benchmarks share besides their systems (those are test fixtures,
- * tests/fixtures/testsys.h and blocksys.h): a monotonic clock and one table
- * printed as aligned text or as CSV. */
+ * tests/fixtures/testsys.h, blocksys.h and chainsys.h): a monotonic clock, the
+ * process's CPU clock and one table printed as aligned text or as CSV. */
 #ifndef LTH_BENCHUTIL_H
 #define LTH_BENCHUTIL_H
 
@@ -14,6 +14,14 @@
 static inline double bench_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Processor seconds of this process (all its threads): for serial runs on a
+ * shared machine, where the wall clock also measures the other processes. */
+static inline double bench_cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
