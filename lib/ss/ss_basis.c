@@ -191,7 +191,10 @@ lth_status lth_ss_basis_move(lth_ss *ss, double t, lth_error *err) {
       return lth_error_set(err, LTH_ENOMEM, "out of memory allocating the basis integrator");
     }
   } else {
-    gsl_odeiv2_driver_reset_hstart(ss->drv, h0);
+    /* the last step size, where it fits: times asked close together cost
+     * one step each, not a new start (4 steps per point at 1/16) */
+    double hl = fabs(ss->drv->h), span = fabs(t - ss->t_cur);
+    gsl_odeiv2_driver_reset_hstart(ss->drv, hl > 0 && hl < span ? dir * hl : dir * span);
   }
   ss->rhs_failed = 0;
   lth_error_clear(&ss->rhs_err);
