@@ -92,6 +92,9 @@ cc -static -std=c11 -Wall -Wextra -Werror -o "$prefix/p_full" "$prefix/pendulum.
 cc -std=c11 -Wall -Wextra -Werror -o "$prefix/lqr_callbacks" examples/lqr_callbacks.c \
   $(pkg-config --cflags --libs lth) -lm
 "$prefix/lqr_callbacks" >/dev/null
+cc -std=c11 -Wall -Wextra -Werror -o "$prefix/ss_realization" examples/ss_realization.c \
+  $(pkg-config --cflags --libs lth) -lm
+"$prefix/ss_realization" "$datadir/circuit_io.lth" >/dev/null
 
 cmake -S examples/cmake-consumer -B "$prefix/cmake-consumer" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$prefix/cmake-consumer" >/dev/null
