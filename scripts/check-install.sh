@@ -94,7 +94,11 @@ cc -std=c11 -Wall -Wextra -Werror -o "$prefix/lqr_callbacks" examples/lqr_callba
 "$prefix/lqr_callbacks" >/dev/null
 cc -std=c11 -Wall -Wextra -Werror -o "$prefix/ss_realization" examples/ss_realization.c \
   $(pkg-config --cflags --libs lth) -lm
-"$prefix/ss_realization" "$datadir/circuit_io.lth" >/dev/null
+"$prefix/ss_realization" "$datadir/circuit_io.lth" >"$prefix/ss.out"
+# the first point as docs/control.md section 9 prints it (6 significant digits)
+sed -n '/^\$ .\/ss_realization data\/circuit_io.lth$/,/^  D1 =/p' docs/control.md | tail -n +2 >"$prefix/ss.doc"
+head -n "$(wc -l <"$prefix/ss.doc")" "$prefix/ss.out" | cmp -s - "$prefix/ss.doc" ||
+  fail "examples/ss_realization.c does not print what docs/control.md section 9 shows"
 
 cmake -S examples/cmake-consumer -B "$prefix/cmake-consumer" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$prefix/cmake-consumer" >/dev/null
