@@ -46,6 +46,7 @@ PUBLIC = {
     "ss.h": "ss",
     "bvp.h": "bvp",
     "lqr.h": "lqr",
+    "plqr.h": "lqr",
     "problem.h": "reader",
     "lth.h": "reader",  # the umbrella header includes every layer
 }

@@ -32,6 +32,7 @@
 #include "lth/bvp.h"
 #include "lth/lqr.h"
 #include "lth/ss.h"
+#include "lth/plqr.h"
 #include "lth/problem.h"
 
 #endif

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* LQR on a DAE plant with inputs (docs/control.md section 10): minimise
+ *   J = phi(w(t1)) + int_{t0}^{t1} L(t, w) dt,   w = (z, u, y),
+ *   L   = w' W(t) w + 2 w' l(t) + c(t),
+ *   phi = w' F w + 2 w' f + c_F,
+ * exactly as written (no hidden 1/2), subject to the plant
+ * E z' = A(t) z + B(t) u + f(t), y = C(t) z + D(t) u + y0(t) from the
+ * state part of z0 at t0, with R(t) (the weight of u, through D too)
+ * positive definite.  z is in the system's canonical order (s entries), u
+ * has nu entries, y ny (w has n = s + nu + ny).
+ *
+ * On the minimal realization (include/lth/ss.h) x' = A x + B u + g,
+ * w = M x + N u + m with M = [Z; 0; C], N = [Dz_0; I; D_0], m = [z_f; 0; y_f],
+ * the cost is x'Qx + 2x'Su + u'Ru + 2q'x + 2r'u + c0 and the value function
+ * V(t, x) = x'P x + 2 p'x + c solves, backwards from t1,
+ *   -P' = Q + P A + A'P - (P B + S) R^-1 (B'P + S'),
+ *   -p' = q + A'p + P g - (P B + S) R^-1 (B'p + r),
+ *   -c' = c0 + 2 p'g - (B'p + r)' R^-1 (B'p + r),
+ * P(t1), p(t1), c(t1) from phi; the optimal control is the feedback
+ * u = -K x - k, K = R^-1 (B'P + S'), k = R^-1 (B'p + r), and J* = V(t0, x0).
+ *
+ * Supported: inputs that reach the state without derivatives (jmax = 0 in
+ * lth_input_maps: inputs in the dynamic rows, and through index-1 parts);
+ * an input that the plant differentiates (a prescribed motion) is refused,
+ * naming it.  Refusals name t: R(t) not positive definite (LTH_ESING: a
+ * singular problem), a Riccati solution above opts.escape (LTH_ENOSOL: a
+ * conjugate point, the cost unbounded below), a final cost that weighs u.
+ */
+#ifndef LTH_PLQR_H
+#define LTH_PLQR_H
+
+#include "lth/source.h"
+#include "lth/ss.h"
+#include "lth/status.h"
+#include "lth/system.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lth_plqr_cost {
+  const lth_source *W; /* n x n, symmetric (NULL: zero) */
+  const lth_source *l; /* n x 1 (NULL: zero) */
+  const lth_source *c; /* 1 x 1 (NULL: zero) */
+  const double *F;     /* n x n at t1, column-major, symmetric (NULL: zero) */
+  const double *f;     /* n (NULL: zero) */
+  double cF;
+} lth_plqr_cost;
+
+typedef struct lth_plqr_opts {
+  lth_ss_opts ss;    /* the realization */
+  double table_tol;  /* the realization's and the Riccati solution's tables (0: 1e-11) */
+  double rtol, atol; /* the Riccati and closed-loop integrations (0: 1e-11, 1e-13) */
+  double escape;     /* largest ||P||_F relative to max(1, ||P(t1)||_F, ||Q||) (0: 1e12) */
+} lth_plqr_opts;
+
+void lth_plqr_opts_init(lth_plqr_opts *opts);
+
+typedef struct lth_plqr_result {
+  size_t n; /* output times */
+  int p, s, nu, ny;
+  double *times;
+  double *K, *k;   /* u = -K x - k on the realization's state: nu x p and nu per time */
+  double *Kz, *kz; /* u = -Kz z - kz on the plant's unknowns (canonical order): nu x s, nu */
+  double *P, *pv, *cv; /* the value function x'P x + 2 pv'x + cv: p x p, p, 1 per time */
+  double *x, *z, *u, *y; /* the closed loop from z0: p, s, nu, ny per time */
+  double cost;           /* J* = V(t0, x0) */
+  double cost_closed;    /* J of the closed loop, integrated along it */
+  size_t riccati_panels; /* the Riccati solution's table */
+} lth_plqr_result;
+
+/* Solve on [t0, t1] from z0 (s entries; its state part counts: x0 = Q^T
+ * (I - P) z0), reporting at times[0..n-1] (in [t0, t1], nondecreasing). */
+lth_status lth_plqr_solve(const lth_system *sys, const lth_plqr_cost *cost, double t0, double t1,
+                          const double *z0, const double *times, size_t n,
+                          const lth_plqr_opts *opts, lth_plqr_result **out, lth_error *err);
+void lth_plqr_result_free(lth_plqr_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
