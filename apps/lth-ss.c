@@ -122,11 +122,12 @@ static const char help_tail[] =
     "The text report shows the first and the last time of a grid (every\n"
     "--at time), each as the rows of x', y and z over the columns x, u, u', ...\n"
     "\n"
-    "Example (the cart pair of docs/equations.md section 11, saved as io.lth):\n"
-    "  lth-ss io.lth --at 1\n"
-    "  lth-ss io.lth --at 0,1.5,3 --format json -o io.json\n"
-    "  lth-ss io.lth --grid 301 --format mat -o io.mat\n"
-    "  octave: S = load('io.mat'); S.A(:,:,1), S.D2(:,:,end)\n"
+    "Example (the cart pair of docs/equations.md section 11; docs/user-guide.md\n"
+    "section 9 explains its output):\n"
+    "  lth-ss data/carts_io.lth --at 1\n"
+    "  lth-ss data/carts_io.lth --at 0,1.5,3 --format json -o carts.json\n"
+    "  lth-ss data/carts_io.lth --grid 301 --format mat -o carts.mat\n"
+    "  octave: S = load('carts.mat'); S.A(:,:,1), S.D2(:,:,end)\n"
     "\n"
     "Exit status: 0 success, 1 usage error (bad option, time outside the\n"
     "interval, --format mat without libmatio or to a terminal), 2 input error\n"
@@ -242,14 +243,15 @@ static lth_status evaluate(app_ctx *C, app_run *run, lth_error *err) {
 }
 
 int ss_map_negligible(const lth_ss_point *pt, char what, int j) {
-  int rows = what == 'y' ? pt->ny : pt->s;
-  const double *maps = what == 'y' ? pt->D : pt->Dz;
+  int rows = what == 'y' ? pt->ny : what == 'z' ? pt->s : pt->p;
+  const double *maps = what == 'y' ? pt->D : what == 'z' ? pt->Dz : pt->B;
+  int count = what == 'b' ? pt->nb : pt->nd;
   size_t per = (size_t)rows * (size_t)pt->nu;
   if (!maps || per == 0) {
     return 1;
   }
   double scale = 1.0, big = 0.0;
-  for (size_t i = 0; i < per * (size_t)pt->nd; i++) {
+  for (size_t i = 0; i < per * (size_t)count; i++) {
     scale = fmax(scale, fabs(maps[i]));
   }
   const double *Mj = ss_map(maps, rows, pt->nu, j);

@@ -41,8 +41,8 @@ static inline const double *ss_map(const double *maps, int rows, int cols, int j
   return maps + (size_t)rows * (size_t)cols * (size_t)j;
 }
 
-/* 1 when map j of the point's D (ny x nu; what = 'y') or Dz (s x nu;
- * what = 'z') is zero to rounding (SS_ZERO_REL). */
+/* 1 when map j of the point's D (ny x nu; what = 'y'), Dz (s x nu;
+ * what = 'z') or B (p x nu; what = 'b') is zero to rounding (SS_ZERO_REL). */
 int ss_map_negligible(const lth_ss_point *pt, char what, int j);
 
 /* "u1", "u1'", "u1''", "u1'''", "u1^(4)": the name of input k's j-th derivative. */

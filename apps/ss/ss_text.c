@@ -111,13 +111,13 @@ static void col_affine(ss_table *T, const char *head, const double *v) {
 }
 
 /* Maps j = 0..count-1 of `maps` as columns; those j >= 1 that are zero to
- * rounding (what: 'y', 'z'; 0: always shown) are left out and listed in
- * `left` ("D1, D2"). */
+ * rounding (what: 'b', 'y', 'z' as ss_map_negligible) are left out and
+ * listed in `left` ("D1, D2"). */
 static void cols_maps(ss_table *T, const app_run *run, const lth_ss_point *pt, const double *maps,
                       int rows, int count, char what, const char *name, char *left, size_t size) {
   left[0] = '\0';
   for (int j = 0; j < count; j++) {
-    if (j >= 1 && what && ss_map_negligible(pt, what, j)) {
+    if (j >= 1 && ss_map_negligible(pt, what, j)) {
       size_t used = strlen(left);
       snprintf(left + used, size - used, "%s%s%d", used ? ", " : "", name, j);
       continue;
@@ -142,9 +142,10 @@ static void text_point(FILE *fp, const app_run *run, const lth_ss_point *pt, ss_
   ss_table T = {.col = cols, .nrow = p, .row_name = (const char *const *)xnames};
   if (p > 0) {
     cols_x(&T, pt->A, p, p);
-    cols_maps(&T, run, pt, pt->B, p, pt->nb, 0, "B", left, sizeof left);
+    cols_maps(&T, run, pt, pt->B, p, pt->nb, 'b', "B", left, sizeof left);
     col_affine(&T, "g", pt->g);
     print_table(fp, "x'", &T);
+    note_left(fp, left);
   } else {
     fprintf(fp, "  x'  none: p = 0 (u and f fix every unknown)\n");
   }
