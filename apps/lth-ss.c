@@ -4,8 +4,8 @@
  * docs/format.md section 2.7; docs/user-guide.md section 9).
  *
  * The library carries the basis Q(t) from where it starts to each time, so
- * the times are evaluated in increasing order (one pass of the basis ODE)
- * and reported in the user's order.  The writers are in apps/ss/; the
+ * the times are evaluated outward from the start (one pass of the basis ODE
+ * each way) and reported in the user's order.  The writers are in apps/ss/; the
  * driver (app_driver.h) does options, loading, times, the output file.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -222,9 +222,11 @@ static lth_status alloc_points(app_ctx *C, size_t n, lth_error *err) {
   return LTH_OK;
 }
 
-/* The basis ODE passes every time once, in increasing order. */
+/* The basis ODE goes outward from its start: the times on one side of it,
+ * then (back past the start: the library carries the basis from the last
+ * time) those on the other, the shorter side first. */
 static lth_status evaluate(app_ctx *C, app_run *run, lth_error *err) {
-  size_t n = run->tm.n;
+  size_t n = run->tm.n, split = 0;
   ss_slot *slot = malloc((n + 1) * sizeof *slot);
   if (!slot) {
     return lth_error_set(err, LTH_ENOMEM, "out of memory");
@@ -233,12 +235,29 @@ static lth_status evaluate(app_ctx *C, app_run *run, lth_error *err) {
     slot[k] = (ss_slot){run->tm.t[k], k};
   }
   qsort(slot, n, sizeof *slot, slot_cmp);
+  while (split < n && slot[split].t < C->t_start) {
+    split++;
+  }
+  double above = split < n ? slot[n - 1].t - C->t_start : 0.0;
+  double below = split > 0 ? C->t_start - slot[0].t : 0.0;
+  int up_first = above <= below;
   lth_status st = LTH_OK;
   for (size_t i = 0; i < n && st == LTH_OK; i++) {
-    st = lth_ss_at(C->ss, slot[i].t, C->pt[slot[i].k], err);
+    size_t at; /* up: split, ..., n - 1; down: split - 1, ..., 0 */
+    if (up_first) {
+      at = i < n - split ? split + i : n - 1 - i;
+    } else {
+      at = i < split ? split - 1 - i : i;
+    }
+    st = lth_ss_at(C->ss, slot[at].t, C->pt[slot[at].k], err);
     app_progress_update(&run->progress, i + 1, n);
   }
   free(slot);
+  if (st == LTH_ETOL && strstr(err->message, "basis")) {
+    /* the library names its tolerance; the user sets it with these flags */
+    size_t len = strlen(err->message);
+    snprintf(err->message + len, sizeof err->message - len, "; tighten --rtol and --atol");
+  }
   return st;
 }
 

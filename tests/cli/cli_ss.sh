@@ -18,8 +18,9 @@
 #  - the text report names inputs, outputs and unknowns;
 #  - refusals: no inputs (exit 2), times outside the interval or not numbers,
 #    --basis-start outside, --format csv, --format mat to a terminal (exit 1),
-#    a singular Pi at a reported time (exit 3 naming t = 1), and a failed
-#    --format mat leaves no file behind.
+#    a singular Pi at a reported time, a basis ODE too loose to stay in the
+#    state space (exit 3 naming t), and a failed --format mat leaves no file
+#    behind.
 # Usage: bash cli_ss.sh BUILD/apps   (env LTH_DATA_DIR = data/)
 . "$(dirname "$0")/testlib.sh"
 SS="$APPS/lth-ss"
@@ -194,6 +195,10 @@ v2' = -x2 + (t - 1)*lam
 LTH
 run 3 "singular Pi at t = 1" "$SS" "$TMP/sing.lth" && err_has "(t = 1" "singular Pi"
 run 0 "before the singular time" "$SS" "$TMP/sing.lth" --at 0.5 -q
+# a basis ODE far too loose for one step from 0 to 3 leaves the state space
+# (||P Q|| ~ 1e-3 here, the limit 1e-8): refused naming t and the flags
+run 3 "loose basis tolerance" "$SS" "$IO" --rtol 1e-2 --atol 1 --at 3 -q &&
+  err_has "tighten --rtol and --atol (t = 3)" "loose basis tolerance"
 # a binary file is not written to a terminal (script(1) gives the tool one)
 if [ "$have_mat" = 0 ]; then
   :
