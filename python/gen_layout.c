@@ -32,6 +32,7 @@
 #include "lth/samples.h"
 #include "lth/source.h"
 #include "lth/ss.h"
+#include "lth/kalman.h"
 #include "lth/status.h"
 #include "lth/system.h"
 #include "lth/verify.h"
@@ -40,6 +41,7 @@
 #define TYPE_CODE(x)                                                                               \
   _Generic((x), int: "int", unsigned int: "uint", long: "long", unsigned long: "ulong", \
            double: "double", double *: "ptr", const double *: "ptr", int *: "ptr",     \
+           const int *: "ptr",                                                             \
            char *: "char[]", lth_jet: "lth_jet", lth_ivp_opts: "lth_ivp_opts",          \
            lth_bvp_colloc_opts: "lth_bvp_colloc_opts",                                   \
            lth_bvp_multiple_opts: "lth_bvp_multiple_opts",                               \
@@ -269,6 +271,23 @@ static void structs(void) {
   F(lth_lqr_result, gain);
   F(lth_lqr_result, theorem4);
   F(lth_lqr_result, drift);
+
+  STRUCT(lth_kalman_spec);
+  F(lth_kalman_spec, nw);
+  F(lth_kalman_spec, noise);
+  F(lth_kalman_spec, W);
+  F(lth_kalman_spec, V);
+  F(lth_kalman_spec, Sigma0_z);
+
+  STRUCT(lth_kalman_result);
+  F(lth_kalman_result, n);
+  F(lth_kalman_result, p);
+  F(lth_kalman_result, s);
+  F(lth_kalman_result, ny);
+  F(lth_kalman_result, times);
+  F(lth_kalman_result, Sigma);
+  F(lth_kalman_result, L);
+  F(lth_kalman_result, Sigma_z);
 
   STRUCT(lth_ss_opts);
   F(lth_ss_opts, rtol);
@@ -514,6 +533,11 @@ static void functions(void) {
   FN(lth_ss_alloc, lth_ss * (*)(const lth_system *, const lth_ss_opts *, lth_error *), "ptr",
      "ptr,ptr,ptr");
   FN(lth_ss_free, void (*)(lth_ss *), "void", "ptr");
+  FN(lth_kalman_solve,
+     lth_status(*)(const lth_system *, const lth_kalman_spec *, double, double, const double *,
+                   size_t, const lth_kalman_opts *, lth_kalman_result **, lth_error *),
+     "int", "ptr,ptr,double,double,ptr,size_t,ptr,ptr,ptr");
+  FN(lth_kalman_result_free, void (*)(lth_kalman_result *), "void", "ptr");
   FN(lth_ss_point_alloc, lth_ss_point * (*)(const lth_ss *, lth_error *), "ptr", "ptr,ptr");
   FN(lth_ss_point_free, void (*)(lth_ss_point *), "void", "ptr");
   FN(lth_ss_shape, const lth_ss_point *(*)(const lth_ss *), "ptr", "ptr");

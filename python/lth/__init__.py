@@ -9,7 +9,7 @@ The whole workflow of the command-line tools, with NumPy arrays:
     >>> z0 = lth.ic(pb).z0                           # a consistent initial value
     >>> sol = lth.solve(pb, z0, times=[0, 1, 2])     # sol.z[k] = z(times[k])
 
-and ``lth.bvp``, ``lth.lqr``, ``lth.check``, ``lth.ss`` (the state-space
+and ``lth.bvp``, ``lth.lqr``, ``lth.check``, ``lth.ss`` and ``lth.kalman`` (the state-space
 realization of a plant with inputs); results are dataclasses of NumPy
 arrays with the components' names; errors are :class:`lth.Error` subclasses
 carrying lth's message, status, t, condition estimate and file:line:column;
@@ -73,12 +73,13 @@ from .results import BVPSolution, InitialValue, LQRSolution, Solution  # noqa: E
 from .sampling import SamplingReport  # noqa: E402
 from .solvers import bvp, ic, lqr, solve  # noqa: E402
 from .ss import Realization, Realizer, ss  # noqa: E402
+from .control import KalmanResult, kalman  # noqa: E402
 
 __version__ = "0.1.0"
 
 __all__ = ["load", "parse", "Problem", "Model", "LQRModel", "Samples", "decompose", "check",
-           "ic", "solve", "bvp", "lqr", "ss", "Decomposition", "CheckReport", "InitialValue",
-           "Solution", "BVPSolution", "LQRSolution", "Realization", "Realizer",
+           "ic", "solve", "bvp", "lqr", "ss", "kalman", "Decomposition", "CheckReport", "InitialValue",
+           "Solution", "BVPSolution", "LQRSolution", "Realization", "Realizer", "KalmanResult",
            "SamplingReport", "Error", "UsageError", "InputError", "NumericalError", "errors",
            "library_path"] + errors.__all__
 

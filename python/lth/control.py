@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Control design on DAE plants: the Kalman-Bucy filter (docs/control.md
+section 11; the C library's include/lth/kalman.h)."""
+
+import ctypes
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _lib, errors
+from ._lib import LIB, S
+from .problem import Index1Values, as_problem, select_times
+
+
+@dataclass
+class KalmanResult:
+    """The filter at ``times``: ``Sigma[k]`` the error covariance of the
+    realization's state x (p x p, the basis of :func:`lth.ss`), ``L[k]`` the
+    gain (p x ny: x^' = A x^ + B_u u + g + L (y_m - C x^ - D_u u - y_f)),
+    ``Sigma_z[k]`` the error covariance of the estimate of every unknown
+    (nvars x nvars, the user's order, index-1 unknowns included),
+    ``variables``, ``outputs`` and ``noise`` the names."""
+    times: np.ndarray
+    Sigma: np.ndarray
+    L: np.ndarray
+    Sigma_z: np.ndarray
+    variables: list
+    outputs: list
+    noise: list
+
+
+def _matrix(value, n, what):
+    a = np.array(value, dtype=float)
+    if a.ndim == 0:
+        a = a * np.eye(n)
+    if a.shape != (n, n) or not np.isfinite(a).all():
+        raise errors.UsageError("%s must be a number or a %d x %d matrix of finite numbers"
+                                % (what, n, n))
+    return np.asfortranarray(0.5 * (a + a.T))
+
+
+def kalman(problem, noise, V, W=1.0, Sigma0=None, times=None, *, grid=None):
+    """The Kalman-Bucy filter of a plant with inputs and outputs: the inputs
+    named in `noise` are white process noise of intensity `W` (a number: W
+    times the identity), the outputs are measured with white noise of
+    intensity `V`, and `Sigma0` (nvars x nvars, the user's order; default 0)
+    is the covariance of the unknowns at t0 (its state part counts).  At
+    `times` (default: the problem's grid) or `grid` uniform points; returns a
+    :class:`KalmanResult`.  Refusals as the library's: V not positive
+    definite (naming t), an input the plant differentiates."""
+    pb = as_problem(problem)
+    if not pb.inputs or not pb.outputs:
+        raise errors.InvalidArgumentError("%s: a Kalman filter needs inputs (the noise) and "
+                                          "outputs (the measurements)" % pb.name)
+    names = [noise] if isinstance(noise, str) else list(noise)
+    idx = []
+    for name in names:
+        if name not in pb.inputs:
+            raise errors.UsageError("%s is not an input of %s (inputs: %s)"
+                                    % (name, pb.name, ", ".join(pb.inputs)))
+        idx.append(pb.inputs.index(name))
+    ny, nw, s = len(pb.outputs), len(idx), pb.s
+    Vm = _matrix(V, ny, "V")
+    Wm = _matrix(W, nw, "W")
+    if Sigma0 is None:
+        S0 = np.zeros((s, s))
+    else:
+        S0 = np.array(Sigma0, dtype=float)
+        if S0.shape != (pb.nvars, pb.nvars):
+            raise errors.UsageError("Sigma0 must be %d x %d (every unknown, the user's order)"
+                                    % (pb.nvars, pb.nvars))
+        S0 = pb.to_chain(pb.to_chain(S0, 0), 1)[:s, :s]
+    S0 = np.asfortranarray(S0)
+    ts = np.ascontiguousarray(select_times(pb, times, grid, "times"), dtype=float)
+    lo, hi = pb.interval
+    err = _lib.new_error()
+    noise_arr = (ctypes.c_int * nw)(*idx)
+    srcW = srcV = None
+    res = ctypes.c_void_p()
+    try:
+        srcW = ctypes.c_void_p(_lib.check_ptr(LIB.lth_source_const(nw, nw, Wm.ctypes.data, nw,
+                                                                   ctypes.byref(err)), err))
+        srcV = ctypes.c_void_p(_lib.check_ptr(LIB.lth_source_const(ny, ny, Vm.ctypes.data, ny,
+                                                                   ctypes.byref(err)), err))
+        spec = S["lth_kalman_spec"]()
+        spec.nw = nw
+        spec.noise = ctypes.cast(noise_arr, ctypes.c_void_p).value
+        spec.W = srcW.value
+        spec.V = srcV.value
+        spec.Sigma0_z = S0.ctypes.data
+        _lib.check(LIB.lth_kalman_solve(pb._system(), ctypes.byref(spec), float(lo), float(hi),
+                                        ts.ctypes.data, len(ts), None, ctypes.byref(res),
+                                        ctypes.byref(err)), err)
+        r = S["lth_kalman_result"].from_address(res.value)
+        n, p = len(ts), r.p
+        Sig = _lib.doubles(r.Sigma, n * p * p).reshape(n, p, p).transpose(0, 2, 1).copy()
+        L = _lib.doubles(r.L, n * p * ny).reshape(n, ny, p).transpose(0, 2, 1).copy()
+        Sz = _lib.doubles(r.Sigma_z, n * s * s).reshape(n, s, s).transpose(0, 2, 1).copy()
+    finally:
+        if res.value:
+            LIB.lth_kalman_result_free(res)
+        for src in (srcW, srcV):
+            if src is not None and src.value:
+                LIB.lth_source_free(src)
+    full = np.zeros((len(ts), pb.nvars, pb.nvars))
+    with Index1Values(pb) as idx1:
+        for k, t in enumerate(ts):
+            blk = Sz[k]
+            if idx1.ny > 0:  # y = Y z + ...: the index-1 unknowns' covariance follows
+                Y = idx1.maps(t)[0]
+                blk = np.block([[Sz[k], Sz[k] @ Y.T], [Y @ Sz[k], Y @ Sz[k] @ Y.T]])
+            full[k] = pb.to_user(pb.to_user(blk, 0), 1)
+    return KalmanResult(times=ts, Sigma=Sig, L=L, Sigma_z=full, variables=list(pb.variables),
+                        outputs=list(pb.outputs), noise=names)
