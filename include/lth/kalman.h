@@ -17,9 +17,11 @@
  * (include/lth/plqr.h) with (A, B, Q, R) -> (A', C', B_w W B_w', Rm) run
  * backwards in time.
  *
- * Supported as for the LQR: inputs that reach the state without derivatives
- * (a differentiated white noise has no meaning).  Refusals name t: Rm not
- * positive definite (LTH_ESING), a covariance that is not finite.
+ * The noise inputs must reach the plant without derivatives (a white noise
+ * cannot be differentiated: it stands in the dynamic rows alone); the known
+ * inputs may be anything (Sigma and L do not depend on them).  Refusals name
+ * t: a noise input with nonzero maps of its derivatives there (LTH_EINVAL),
+ * Rm not positive definite (LTH_ESING), a covariance that is not finite.
  */
 #ifndef LTH_KALMAN_H
 #define LTH_KALMAN_H
