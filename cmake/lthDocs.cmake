@@ -8,7 +8,7 @@
 #   share/doc/lth/README.md, docs/*.md, figures  documentation
 #   share/lth/data/                             the example data files
 option(LTH_BUILD_MAN "Generate man pages and bash completion from the tools' --help" ON)
-set(LTH_TOOLS lth-decompose lth-ic lth-solve lth-bvp lth-lqr lth-plot)
+set(LTH_TOOLS lth-decompose lth-ic lth-solve lth-bvp lth-lqr lth-ss lth-plot)
 
 if(LTH_BUILD_MAN AND LTH_BUILD_APPS)
   find_package(Python3 COMPONENTS Interpreter)

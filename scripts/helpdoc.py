@@ -289,7 +289,7 @@ def main():
     ap.add_argument("--docdir", default="share/doc/lth",
                     help="the documentation directory, relative to the install prefix "
                          "(or absolute)")
-    ap.add_argument("--tools", default="lth-decompose,lth-ic,lth-solve,lth-bvp,lth-lqr,lth-plot")
+    ap.add_argument("--tools", default="lth-decompose,lth-ic,lth-solve,lth-bvp,lth-lqr,lth-ss,lth-plot")
     ap.add_argument("--man")
     ap.add_argument("--completion")
     ap.add_argument("--check", action="store_true",

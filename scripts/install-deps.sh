@@ -8,9 +8,12 @@
 set -euo pipefail
 pkgs=(gcc make cmake pkg-config libgsl-dev liblapacke-dev libopenblas-dev check
   python3 groff-base) # python3: man pages, completion, doc tests; groff: man page test
-# the Python package and its tests (SciPy: the tests' independent reference for
-# lth.ss), and the pictures (lth-plot draws with gnuplot)
-pkgs+=(python3-numpy python3-pytest python3-matplotlib python3-scipy gnuplot-nox)
+# the Python package and its tests, and the pictures (lth-plot draws with gnuplot)
+pkgs+=(python3-numpy python3-pytest python3-matplotlib gnuplot-nox)
+# lth-ss --format mat (MATLAB/Octave .mat files; the tool builds without it), and
+# the tests' independent references: reading it back and simulating it (scipy.io,
+# scipy.integrate), lth.ss's transfer functions (scipy.linalg)
+pkgs+=(libmatio-dev python3-scipy)
 # `pip install --no-build-isolation ./python` into a venv, offline
 # (scripts/check-python-install.sh): venv with its pip, setuptools, wheel
 pkgs+=(python3-venv python3-pip python3-setuptools python3-wheel)

@@ -35,6 +35,10 @@ for f in data/*.lth; do
     run "$n.lqr.json" lth-lqr "$f" --format json
     continue
   fi
+  if grep -q '^inputs' "$f"; then
+    run "$n.ss" lth-ss "$f"
+    run "$n.ss.json" lth-ss "$f" --format json
+  fi
   run "$n.ic" lth-ic "$f"
   run "$n.ic.json" lth-ic "$f" --format json
   run "$n.solve" lth-solve "$f"

@@ -25,7 +25,27 @@ typedef struct driver {
   app_option *all; /* the common options, then the tool's */
   size_t nall;
   char *help;
+  char formats[64];            /* --format's choices: the tool's writers, "text|csv|json" */
+  int format_of[APP_NFORMATS]; /* choice index -> app_format */
 } driver;
+
+const char *app_format_name(int format) {
+  static const char *const names[APP_NFORMATS] = {"text", "csv", "json", "mat"};
+  return format >= 0 && format < APP_NFORMATS ? names[format] : "?";
+}
+
+/* --format offers the formats the tool has a writer for, in app_format's order. */
+static void format_choices(driver *D) {
+  size_t used = 0;
+  int k = 0;
+  for (int f = 0; f < APP_NFORMATS; f++) {
+    if (D->tool->write[f]) {
+      used += (size_t)snprintf(D->formats + used, sizeof D->formats - used, "%s%s", k ? "|" : "",
+                               app_format_name(f));
+      D->format_of[k++] = f;
+    }
+  }
+}
 
 static void common_options(driver *D, app_option *o) {
   app_common *c = &D->opt;
@@ -36,8 +56,9 @@ static void common_options(driver *D, app_option *o) {
                             .dest = &c->times};
   o[C_GRID] =
       (app_option){.name = "grid", .type = APP_OPT_INT, .dest = &c->grid_n, .min = 2, .max = 1e8};
+  format_choices(D);
   o[C_FORMAT] = (app_option){
-      .name = "format", .type = APP_OPT_CHOICE, .dest = &c->format, .choices = "text|csv|json"};
+      .name = "format", .type = APP_OPT_CHOICE, .dest = &c->format, .choices = D->formats};
   o[C_OUTPUT] = (app_option){
       .name = "output", .short_name = 'o', .type = APP_OPT_STRING, .dest = &c->out_path};
   o[C_QUIET] =
@@ -69,9 +90,10 @@ static int check_common(driver *D) {
     return app_usage_error("%s takes one time for %s (%zu given)", c->times_opt, T->name,
                            c->times.n);
   }
+  c->format = D->format_of[c->format]; /* the choice's index -> app_format */
   if (!T->write[c->format]) {
-    static const char *const names[] = {"text", "csv", "json"};
-    return app_usage_error("--format %s is not available for %s", names[c->format], T->name);
+    return app_usage_error("--format %s is not available for %s", app_format_name(c->format),
+                           T->name);
   }
   return 0;
 }
@@ -170,6 +192,11 @@ static lth_status open_output(app_out *out, app_run *run, int json_wrap, lth_err
 /* Close the document; non-finite numbers the check missed are still exit 3. */
 static lth_status finish_output(app_out *out, app_run *run, lth_error *err) {
   int bad = 0;
+  if (run->write_err.status != LTH_OK) {
+    app_out_abort(out);
+    *err = run->write_err;
+    return err->status;
+  }
   if (run->opt->format == APP_FMT_JSON) {
     bad = app_json_finish(&run->json) != 0;
     if (app_json_nonfinite(&run->json) > 0) {
@@ -216,6 +243,7 @@ static int execute(const app_tool *T, app_ctx *C, app_run *run) {
     open = st == LTH_OK;
   }
   if (st == LTH_OK) {
+    lth_error_clear(&run->write_err);
     T->write[c->format](C, run);
     open = 0; /* finish_output commits or removes it */
     st = finish_output(&out, run, &err);

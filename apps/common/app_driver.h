@@ -56,8 +56,17 @@ extern "C" {
 /* Defined by each tool (see above). */
 typedef struct app_ctx app_ctx;
 
-typedef enum app_format { APP_FMT_TEXT = 0, APP_FMT_CSV = 1, APP_FMT_JSON = 2 } app_format;
-#define APP_NFORMATS 3
+/* The output formats; a tool offers those it has a writer for (app_tool.write).
+ * APP_FMT_MAT: MATLAB/Octave v5 .mat, a binary file (lth-ss). */
+typedef enum app_format {
+  APP_FMT_TEXT = 0,
+  APP_FMT_CSV = 1,
+  APP_FMT_JSON = 2,
+  APP_FMT_MAT = 3
+} app_format;
+#define APP_NFORMATS 4
+/* The format's name as --format spells it ("text", "csv", "json", "mat"). */
+const char *app_format_name(int format);
 
 /* How a tool takes times. */
 typedef enum app_times_use {
@@ -110,6 +119,10 @@ typedef struct app_run {
   FILE *fp;               /* the output (streaming tools: already during compute) */
   app_json json;          /* initialised for --format json on fp */
   app_csv csv;            /* initialised for --format csv on fp */
+  /* A writer that fails on its own (a binary format's library, not the
+   * stream) records why here; the output is then removed and the run fails
+   * with this error.  Clear (LTH_OK) before the writer runs. */
+  lth_error write_err;
 } app_run;
 
 typedef struct app_tool {
@@ -137,8 +150,9 @@ typedef struct app_tool {
   /* Every number about to be written is finite, else LTH_ENOTFINITE naming
    * the quantity and t (app_check.h). */
   lth_status (*check)(const app_ctx *c, const app_run *run, lth_error *err);
-  /* Writers by app_format (NULL: format not offered).  Text writes to
-   * run->fp, CSV to run->csv, JSON to run->json. */
+  /* Writers by app_format (NULL: format not offered; --help and --format
+   * list only the offered ones).  Text and MAT write to run->fp, CSV to
+   * run->csv, JSON to run->json; a writer may fail through run->write_err. */
   void (*write[APP_NFORMATS])(const app_ctx *c, app_run *run);
   /* After a successful write: notes and warnings; may fail the run. */
   lth_status (*after)(app_ctx *c, const app_run *run, lth_error *err);

@@ -16,8 +16,25 @@ static const char times_one[] =
     "                      default: %s)\n";
 static const char grid_line[] =
     "  --grid N            N >= 2 uniform times from t0 to t1 (excludes --times)\n";
+/* "  --format FMT        text (default: a report), csv or json\n": the tool's formats */
+static size_t format_line(const app_tool *T, char *h, size_t size) {
+  const char *names[APP_NFORMATS];
+  int n = 0;
+  for (int f = 0; f < APP_NFORMATS; f++) {
+    if (T->write[f]) {
+      names[n++] = app_format_name(f);
+    }
+  }
+  size_t used = (size_t)snprintf(h, size, "  --format FMT        ");
+  for (int k = 0; k < n; k++) {
+    const char *sep = k == 0 ? "" : k + 1 < n ? ", " : " or ";
+    used += (size_t)snprintf(h + used, size - used, "%s%s%s", sep, names[k],
+                             k == 0 && strcmp(names[k], "text") == 0 ? " (default: a report)" : "");
+  }
+  return used + (size_t)snprintf(h + used, size - used, "\n");
+}
+
 static const char common_rest[] =
-    "  --format FMT        text (default: a report), csv or json\n"
     "  -o, --output FILE   write to FILE instead of standard output; FILE is\n"
     "                      replaced only by a complete output and keeps its\n"
     "                      permissions (a run that fails before its output is\n"
@@ -40,7 +57,7 @@ char *app_help_compose(const app_tool *T) {
   const char *dflt =
       T->times_default ? T->times_default : "the file's `grid`, else 101 uniform points";
   size_t size = strlen(head) + strlen(tail) + strlen(dflt) + sizeof times_many + sizeof times_one +
-                sizeof grid_line + sizeof common_rest + 128;
+                sizeof grid_line + sizeof common_rest + 256;
   char *h = malloc(size);
   if (!h) {
     return NULL;
@@ -55,6 +72,7 @@ char *app_help_compose(const app_tool *T) {
   if (T->times == APP_TIMES_MANY) {
     used += (size_t)snprintf(h + used, size - used, "%s", grid_line);
   }
+  used += format_line(T, h + used, size - used);
   snprintf(h + used, size - used, "%s%s%s", common_rest, *tail ? "\n" : "", tail);
   return h;
 }

@@ -65,9 +65,9 @@ done
 # ---- the other tools on the examples shipped for them, against their committed
 # output data/expected/TOOL/NAME.json.  The tools integrate with rtol 1e-10,
 # so numbers are compared at relative 1e-8, absolute 1e-10; timings and step
-# counts ("stats") and the prose "note" are not compared, nor where lth-solve's
-# global error estimate peaks and its size in units of the tolerance (a
-# rounding-level estimate, divided by atol, is noise).
+# counts ("stats"; lth-ss's "steps", "decomps") and the prose "note" are not
+# compared, nor where lth-solve's global error estimate peaks and its size in
+# units of the tolerance (a rounding-level estimate, divided by atol, is noise).
 tool_example() { # TOOL NAME ARGS...
   local tool=$1 name=$2
   shift 2
@@ -80,13 +80,15 @@ tool_example() { # TOOL NAME ARGS...
   [ -f "$expected" ] || { fail "$tool $name: no expected output $expected; review, then create it with
     BUILD/apps/$tool data/$name.lth $* --format json -o data/expected/$tool/$name.json"; return; }
   "$JT" diff "$expected" "$out" --rtol 1e-8 --atol 1e-10 --ignore stats --ignore note \
-    --ignore error_tol --ignore error_worst --ignore t_error_worst ||
+    --ignore error_tol --ignore error_worst --ignore t_error_worst --ignore elapsed \
+    --ignore steps --ignore decomps ||
     fail "$tool $name: output differs from $expected"
 }
 tool_example lth-ic index5 --guess 0,0,0,0,0,0,0,0,0 --at 0
 tool_example lth-solve index5 --times 0,0.5,1,1.5,2
 tool_example lth-bvp index2 --method shooting
 tool_example lth-lqr lqr_timevarying --gain
+tool_example lth-ss carts_io
 
 [ "$count" -gt 0 ] || fail "no data/*.lth examples found in $DATA"
 for expected in "$DATA"/expected/*.json; do
