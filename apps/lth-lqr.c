@@ -97,8 +97,8 @@ static const char help_text[] =
     "(--cond-max below bounds the chain condition of Pi = -B'HB.)\n";
 
 static const char help_tail[] =
-    "Example (a plant with a cost: docs/control.md section 10):\n"
-    "  lth-lqr carts_lqr.lth --times 0,10 --format json\n"
+    "Example (a plant with a cost: the crane of docs/control.md section 10):\n"
+    "  lth-lqr crane_lqr.lth --times 0,2 --format csv --gain\n"
     "JSON keys for a plant with a cost: times, variables, inputs, outputs, z, u,\n"
     "y (one row per time; z in the order of `variables`), K (per time: nu x\n"
     "unknowns), k (per time: nu), cost (the optimum, the value function at\n"

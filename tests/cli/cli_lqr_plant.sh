@@ -14,7 +14,8 @@
 #    the optimal cost to 1e-8 (measured: 2e-13);
 #  - an index-1 unknown: its closed-loop values follow the constraint, its
 #    gain column is zero;
-#  - the times in the user's order, the JSON keys, the CSV and text headers;
+#  - the times in the user's order, the JSON keys, the CSV and text headers,
+#    lth-plot's picture of the closed loop;
 #  - refusals: no cost (2), no input (2), no z0 (2), a cost that is not
 #    quadratic (2, naming line:column), --method (1), R = 0 (3, naming t), a
 #    conjugate point (3, naming t), an input the plant differentiates (2), a
@@ -86,6 +87,14 @@ run 0 "text" "$LQR" "$SPRING"
 grep -q '^cost  *0.70633804' "$TMP/out" || fail "text: the cost line: $(grep cost "$TMP/out")"
 grep -q 'u = -K(t) z + k(t)' "$TMP/out" || fail "text: the feedback"
 grep -q '^ *t  *x1  *x2  *v1  *v2  *lam  *u  *y$' "$TMP/out" || fail "text: the table's header"
+
+# ---- lth-plot draws the closed loop by name
+if command -v gnuplot >/dev/null; then
+  run 0 "lth-plot" "$APPS/lth-plot" "$TMP/spring.json" -o "$TMP/spring.svg" &&
+    for word in "lth-lqr" ">lam<" ">u<" ">y<" "closed loop's cost"; do
+      grep -qF -- "$word" "$TMP/spring.svg" || fail "lth-plot: the picture lacks $word"
+    done
+fi
 
 # ---- refusals
 grep -v '^cost' "$SPRING" >"$TMP/nocost.lth"
