@@ -747,74 +747,81 @@ static lth_status coef_at(lth_pp *P, lth_spos at, const lth_psc *s, double t, do
   return st;
 }
 
-/* The integrands as the sources W (n x n), l (n x 1), c (1 x 1). */
-static lth_status integrand(lth_pp *P, const int *wpos, const int *tpos, int n) {
-  struct lth_pcost *C = P->cost;
-  lth_problem *pb = P->pb;
-  const cpoly *p = &C->sum[0];
-  lth_spos at = C->at[0];
-  size_t nn = (size_t)n * (size_t)n;
-  lth_psc *W = calloc(nn + (size_t)n + 1, sizeof *W);
-  lth_expr **e = calloc(nn + (size_t)n + 1, sizeof *e);
-  lth_status st = W && e ? LTH_OK : lth_pp_at_error(P, at, LTH_ENOMEM, "out of memory");
+/* Entry k of part (W, l or c) of the integrand: the constant or the
+ * compiled coefficient h. */
+static lth_status put_entry(lth_pp *P, const lth_psc *h, size_t k, double *v, lth_expr **e) {
+  if (v) {
+    v[k] = h->v;
+    return LTH_OK;
+  }
+  return h->node >= 0 || h->v != 0.0 ? lth_psc_compile(&P->c, P->c.st.b, h, 1.0, &e[k]) : LTH_OK;
+}
+
+/* One part of the integrands as a source: W (part 0, n x n: W_ab = W_ba =
+ * q_ab/2, W_aa = q_aa), l (part 1, n x 1: l_a/2) or c (part 2: c0);
+ * constant when no coefficient of the part depends on t. */
+static lth_status integrand_part(lth_pp *P, const int *wpos, const int *tpos, int n, int part,
+                                 lth_source **out) {
+  const cpoly *p = &P->cost->sum[0];
+  int rows = part == 2 ? 1 : n, cols = part == 0 ? n : 1, dep = part == 2 && p->c0.node >= 0;
+  for (int k = 0; k < p->n && part < 2; k++) {
+    dep |= (p->t[k].b == NO_KEY) == (part == 1) && p->t[k].c.node >= 0;
+  }
+  size_t cnt = (size_t)rows * (size_t)cols;
+  double *v = dep ? NULL : calloc(cnt, sizeof *v);
+  lth_expr **e = dep ? calloc(cnt, sizeof *e) : NULL;
+  lth_status st = v || e ? LTH_OK : lth_pp_at_error(P, P->cost->at[0], LTH_ENOMEM, "out of memory");
   lth_pvctx x = {.c = &P->c, .what = "a cost"};
   lth_psc half = LTH_PSC_CONST(0.5);
-  for (size_t k = 0; W && k <= nn + (size_t)n; k++) {
-    W[k] = LTH_PSC_CONST(0.0);
+  if (st == LTH_OK && part == 2) {
+    st = put_entry(P, &p->c0, 0, v, e);
   }
-  for (int k = 0; k < p->n && st == LTH_OK; k++) { /* W_ab = W_ba = q_ab/2; l_a = l_a/2 */
+  for (int k = 0; k < p->n && st == LTH_OK && part < 2; k++) {
     const cterm *tm = &p->t[k];
-    int a = wpos[tpos[2 * k]], b = tm->b == NO_KEY ? -1 : wpos[tpos[2 * k + 1]];
+    if ((tm->b == NO_KEY) != (part == 1)) {
+      continue;
+    }
+    int a = wpos[tpos[2 * k]], b = part == 1 ? 0 : wpos[tpos[2 * k + 1]];
     lth_psc h = tm->c;
-    if (b != a) {
+    if (part == 1 || a != b) {
       st = lth_psc_binop(&x, P->c.st.b, '*', &tm->c, &half, &h);
     }
-    if (b < 0) {
-      W[nn + (size_t)a] = h;
-    } else {
-      W[(size_t)a + (size_t)b * n] = h;
-      W[(size_t)b + (size_t)a * n] = h;
+    st = st == LTH_OK ? put_entry(P, &h, (size_t)a + (size_t)b * (size_t)rows, v, e) : st;
+    if (st == LTH_OK && part == 0 && a != b) {
+      st = put_entry(P, &h, (size_t)b + (size_t)a * (size_t)rows, v, e);
     }
   }
-  if (W) {
-    W[nn + (size_t)n] = p->c0;
-  }
-  int dep[3] = {0, 0, 0};
-  for (size_t k = 0; st == LTH_OK && k <= nn + (size_t)n; k++) {
-    dep[k < nn ? 0 : k < nn + (size_t)n ? 1 : 2] |= W[k].node >= 0;
-  }
-  const size_t off[3] = {0, nn, nn + (size_t)n}, cnt[3] = {nn, (size_t)n, 1};
-  const int rows[3] = {n, n, 1}, cols[3] = {n, 1, 1};
-  for (int part = 0; part < 3 && st == LTH_OK; part++) {
-    lth_source *src = NULL;
-    if (!dep[part]) {
-      double *v = malloc(cnt[part] * sizeof *v);
-      for (size_t k = 0; v && k < cnt[part]; k++) {
-        v[k] = W[off[part] + k].v;
-      }
-      src = v ? lth_source_const(rows[part], cols[part], v, rows[part], P->err) : NULL;
-      st = v ? st : lth_pp_at_error(P, at, LTH_ENOMEM, "out of memory");
-      free(v);
-    } else {
-      for (size_t k = 0; k < cnt[part] && st == LTH_OK; k++) {
-        const lth_psc *s = &W[off[part] + k];
-        if (s->node >= 0 || s->v != 0.0) {
-          st = lth_psc_compile(&P->c, P->c.st.b, s, 1.0, &e[off[part] + k]);
-        }
-      }
-      src = st == LTH_OK ? lth_source_expr(rows[part], cols[part], e + off[part], P->err) : NULL;
-      memset(e + off[part], 0, cnt[part] * sizeof *e);
+  if (st == LTH_OK) {
+    *out = dep ? lth_source_expr(rows, cols, e, P->err)
+               : lth_source_const(rows, cols, v, rows, P->err);
+    st = *out ? LTH_OK : LTH_ENOMEM;
+    if (dep) {
+      memset(e, 0, cnt * sizeof *e); /* the source owns them, also on failure */
     }
-    st = st != LTH_OK ? lth_pp_relocate(P, at, st)
-         : !src       ? lth_pp_relocate(P, at, P->err ? P->err->status : LTH_ENOMEM)
-                      : LTH_OK;
-    pb->cost_src[part] = src;
   }
-  for (size_t k = 0; e && k <= nn + (size_t)n; k++) {
+  for (size_t k = 0; e && k < cnt; k++) {
     lth_expr_free(e[k]);
   }
   free(e);
-  free(W);
+  free(v);
+  return st;
+}
+
+/* The integrands as the sources W (n x n), l (n x 1), c (1 x 1). */
+static lth_status integrand(lth_pp *P, const int *wpos, const int *tpos, int n) {
+  lth_problem *pb = P->pb;
+  lth_spos at = P->cost->at[0];
+  if ((double)n * (double)n > LTH_P_MAX_ENTRIES) {
+    return lth_pp_at_error(P, at, LTH_EDIM,
+                           "the cost's weight W on (z, u, y) would be %d x %d: too large for a "
+                           "data file (at most %.0f million entries)",
+                           n, n, LTH_P_MAX_ENTRIES / 1e6);
+  }
+  lth_status st = LTH_OK;
+  for (int part = 0; part < 3 && st == LTH_OK; part++) {
+    st = integrand_part(P, wpos, tpos, n, part, &pb->cost_src[part]);
+    st = st == LTH_OK ? st : lth_pp_relocate(P, at, st);
+  }
   if (st == LTH_OK) {
     pb->cost.W = pb->cost_src[0];
     pb->cost.l = pb->cost_src[1];
@@ -829,6 +836,12 @@ static lth_status final_cost(lth_pp *P, const int *wpos, const int *tpos, int n)
   lth_problem *pb = P->pb;
   const cpoly *p = &C->sum[1];
   lth_spos at = C->at[1];
+  if ((double)n * (double)n > LTH_P_MAX_ENTRIES) {
+    return lth_pp_at_error(P, at, LTH_EDIM,
+                           "the final cost's weight F on (z, u, y) would be %d x %d: too large "
+                           "for a data file (at most %.0f million entries)",
+                           n, n, LTH_P_MAX_ENTRIES / 1e6);
+  }
   pb->cost_F = calloc((size_t)n * (size_t)n + 1, sizeof *pb->cost_F);
   pb->cost_f = calloc((size_t)n + 1, sizeof *pb->cost_f);
   if (!pb->cost_F || !pb->cost_f) {
