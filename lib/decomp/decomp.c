@@ -78,8 +78,9 @@ static lth_decomp_ws *ws_alloc(const lth_system *sys, int out_order, double scal
 
 /* Scratch of the sources: the system's at order K, and C, D at order 0 (the
  * input maps). */
-static size_t work_size(const lth_system *sys, int K) {
-  size_t mx = lth_system_work_acquire(sys, K); /* released by lth_decomp_ws_free */
+static size_t work_size(lth_decomp_ws *ws, const lth_system *sys, int K) {
+  size_t mx = 0;
+  ws->ledger = lth_system_work_acquire(sys, K, &mx); /* released by lth_decomp_ws_free */
   const lth_source *cd[] = {lth_system_C(sys), lth_system_D(sys)};
   for (int k = 0; k < 2; k++) {
     size_t w = cd[k] ? lth_source_work_size(cd[k], 0) : 0;
@@ -139,7 +140,7 @@ static lth_decomp_ws *ws_alloc(const lth_system *sys, int out_order, double scal
       ws->nmax = ws->n[i - 1] > ws->nmax ? ws->n[i - 1] : ws->nmax;
     }
     ws->off[r] = ws->s;
-    ws->src_work = malloc((work_size(sys, ws->K) + 1) * sizeof(double));
+    ws->src_work = malloc((work_size(ws, sys, ws->K) + 1) * sizeof(double));
     ws->lu = lth_jet_lu_alloc(ws->nr, err);
     int ny = lth_system_noutputs(sys), nu = lth_system_ninputs(sys);
     ws->cd = malloc(((size_t)ny * (size_t)(ws->s + nu) + 1) * sizeof(double));
@@ -159,9 +160,7 @@ void lth_decomp_ws_free(lth_decomp_ws *ws) {
   if (!ws) {
     return;
   }
-  if (ws->src_work) {
-    lth_system_work_release(ws->sys, ws->K);
-  }
+  lth_work_ledger_release(ws->ledger, ws->K); /* the system may be gone: the ledger is not */
   lth_jet *list[] = {&ws->A, &ws->f, &ws->Pi, &ws->X,   &ws->Y,
                      &ws->T, &ws->D, &ws->Z,  &ws->tmp, &ws->Bu};
   for (size_t k = 0; k < sizeof list / sizeof list[0]; k++) {

@@ -22,6 +22,7 @@ struct lth_decomp_ws {
   int *xord;    /* xord[i]: order of X_i (xord[0]: u's map) */
   int *yord;    /* yord[i]: order of row block i of Y */
   double *src_work;
+  struct lth_work_ledger *ledger; /* the system's record of src_work (system_parts.h) */
   lth_jet A, f; /* assembled inputs: s x s, s x 1 */
   lth_jet Pi;
   lth_jet_lu *lu;

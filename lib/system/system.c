@@ -6,6 +6,7 @@
 #include "system_parts.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,7 @@ lth_system *lth_system_alloc(int r, const int *n, lth_error *err) {
     }
   }
   lth_system *sys = calloc(1, sizeof *sys);
-  if (sys && pthread_mutex_init(&sys->mu, NULL) != 0) {
+  if (sys && !(sys->ledger = lth_work_ledger_new())) {
     free(sys);
     sys = NULL;
   }
@@ -78,7 +79,7 @@ void lth_system_free(lth_system *sys) {
   free(sys->f);
   free(sys->n);
   free(sys->off);
-  pthread_mutex_destroy(&sys->mu);
+  lth_work_ledger_drop(sys->ledger);
   free(sys);
 }
 
@@ -291,75 +292,7 @@ size_t lth_system_work_needed(const lth_system *sys, int order) {
   return mx;
 }
 
-/* The record behind the const: systems are allocated (never const objects). */
-static lth_system *record(const lth_system *sys) {
-  return (lth_system *)sys;
-}
 
-/* What lth_system_work_size hands out is remembered for good. */
-size_t lth_system_work_size(const lth_system *sys, int order) {
-  size_t w = lth_system_work_needed(sys, order);
-  lth_system *own = record(sys);
-  pthread_mutex_lock(&own->mu);
-  if (order >= LTH_SYSTEM_ISSUED_ORDERS) {
-    own->beyond = 1;
-  } else if (order >= 0 && own->issued[order] < w) {
-    own->issued[order] = w;
-  }
-  pthread_mutex_unlock(&own->mu);
-  return w;
-}
-
-size_t lth_system_work_acquire(const lth_system *sys, int order) {
-  size_t w = lth_system_work_needed(sys, order);
-  lth_system *own = record(sys);
-  pthread_mutex_lock(&own->mu);
-  if (order >= LTH_SYSTEM_ISSUED_ORDERS) {
-    own->beyond = 1;
-  } else if (order >= 0) {
-    own->live[order]++;
-    own->held[order] = own->held[order] < w ? w : own->held[order];
-  }
-  pthread_mutex_unlock(&own->mu);
-  return w;
-}
-
-void lth_system_work_release(const lth_system *sys, int order) {
-  lth_system *own = record(sys);
-  if (order < 0 || order >= LTH_SYSTEM_ISSUED_ORDERS) {
-    return;
-  }
-  pthread_mutex_lock(&own->mu);
-  if (own->live[order] > 0 && --own->live[order] == 0) {
-    own->held[order] = 0;
-  }
-  pthread_mutex_unlock(&own->mu);
-}
-
-int lth_system_work_check(const lth_system *sys, size_t *have, size_t *need) {
-  lth_system *own = record(sys);
-  int bad = -1;
-  pthread_mutex_lock(&own->mu);
-  if (own->beyond) {
-    *have = 0;
-    *need = 1;
-    bad = LTH_SYSTEM_ISSUED_ORDERS;
-  }
-  for (int o = 0; o < LTH_SYSTEM_ISSUED_ORDERS && bad < 0; o++) {
-    size_t h = own->issued[o], hh = own->live[o] > 0 ? own->held[o] : 0;
-    if (h == 0 && hh == 0) {
-      continue;
-    }
-    size_t n = lth_system_work_needed(sys, o);
-    if ((h > 0 && n > h) || (hh > 0 && n > hh)) {
-      *have = h > 0 && n > h ? h : hh;
-      *need = n;
-      bad = o;
-    }
-  }
-  pthread_mutex_unlock(&own->mu);
-  return bad;
-}
 
 /* A and the forcing (with_inputs: f + B u, else f alone) at t. */
 static lth_status eval(const lth_system *sys, double t, int order, int with_inputs, lth_jet *A,

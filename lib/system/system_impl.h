@@ -8,6 +8,7 @@
 #include <pthread.h>
 
 #include "lth/system.h"
+#include "system_parts.h"
 
 /* orders of lth_system_work_size that are remembered (higher ones: see system.c) */
 #define LTH_SYSTEM_ISSUED_ORDERS 128
@@ -29,17 +30,15 @@ struct lth_system {
   /* outputs: y = C z + D u + y0 (each NULL = zero) */
   int ny;
   lth_source *C, *D, *y0;
-  /* the scratch handed out, per order (0: none): workspaces are sized once,
-   * so a signal given later must fit in it (lth_system_set_input).
-   * issued: by lth_system_work_size, for good (the caller's memory is not
-   * known to be freed); held: by lth_system_work_acquire while live of them
-   * are (lth_decomp_ws).  Under mu: workspaces are allocated in threads. */
-  pthread_mutex_t mu;
-  size_t issued[LTH_SYSTEM_ISSUED_ORDERS], held[LTH_SYSTEM_ISSUED_ORDERS];
-  int live[LTH_SYSTEM_ISSUED_ORDERS];
-  int beyond; /* an order >= LTH_SYSTEM_ISSUED_ORDERS was handed out */
+  /* the scratch handed out (system_parts.h): shared with the workspaces that
+   * hold some, which may outlive the system */
+  lth_work_ledger *ledger;
 };
 
+/* The record of scratch handed out (work_ledger.c): one reference. */
+lth_work_ledger *lth_work_ledger_new(void);
+/* One reference less; the last frees it. */
+void lth_work_ledger_drop(lth_work_ledger *ledger);
 /* -1 if every scratch handed out (and still held) fits the system's sources,
  * else the first order that does not (*have: what was handed out, *need; an
  * order beyond the remembered ones: LTH_SYSTEM_ISSUED_ORDERS, *have = 0). */

@@ -17,11 +17,13 @@ lth_status lth_system_eval_B(const lth_system *sys, double t, int order, lth_jet
                              lth_error *err);
 
 /* Scratch for lth_system_eval at this order, and its bookkeeping: acquire
- * for a workspace that lives until the matching release (its size is
- * remembered meanwhile: lth_system_set_input refuses a signal that would not
- * fit); needed for scratch that lives within one call. */
-size_t lth_system_work_acquire(const lth_system *sys, int order);
-void lth_system_work_release(const lth_system *sys, int order);
+ * for a workspace that lives until it releases it (the size is remembered
+ * meanwhile: lth_system_set_input refuses a signal that would not fit).  The
+ * ledger is reference-counted: a workspace may be freed after its system.
+ * needed: scratch that lives within one call. */
+typedef struct lth_work_ledger lth_work_ledger;
+lth_work_ledger *lth_system_work_acquire(const lth_system *sys, int order, size_t *size);
+void lth_work_ledger_release(lth_work_ledger *ledger, int order);
 size_t lth_system_work_needed(const lth_system *sys, int order);
 
 #endif

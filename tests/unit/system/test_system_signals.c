@@ -78,10 +78,26 @@ START_TEST(test_signal_after_workspace) {
 }
 END_TEST
 
+/* A workspace may be freed after its system (the record of its scratch
+ * outlives the system: the sanitizer run checks the order). */
+START_TEST(test_workspace_outlives_system) {
+  static const int n[TS_MAXR] = {2, 1};
+  ts_sys *S = ts_new(2, n, 4, 0.4, 0);
+  lth_system *sys = ts_system(S);
+  lth_decomp_ws *a = lth_decomp_ws_alloc(sys, 1, NULL), *b = lth_decomp_ws_alloc(sys, 0, NULL);
+  ck_assert(a && b);
+  lth_decomp_ws_free(b);
+  lth_system_free(sys);
+  lth_decomp_ws_free(a);
+  ts_free(S);
+}
+END_TEST
+
 static Suite *signals_suite(void) {
   Suite *s = suite_create("system_signals");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_signal_after_workspace);
+  tcase_add_test(tc, test_workspace_outlives_system);
   suite_add_tcase(s, tc);
   return s;
 }
