@@ -47,6 +47,7 @@ PUBLIC = {
     "bvp.h": "bvp",
     "lqr.h": "lqr",
     "plqr.h": "lqr",
+    "kalman.h": "lqr",
     "problem.h": "reader",
     "lth.h": "reader",  # the umbrella header includes every layer
 }

@@ -33,6 +33,7 @@
 #include "lth/lqr.h"
 #include "lth/ss.h"
 #include "lth/plqr.h"
+#include "lth/kalman.h"
 #include "lth/problem.h"
 
 #endif

@@ -158,10 +158,13 @@ lth_status lth_ss_maps(lth_ss *ss, lth_ss_point *pt, lth_error *err) {
     }
     outputs(ss, pt);
   }
-  size_t p = (size_t)ss->p, nu = (size_t)ss->nu;
+  size_t p = (size_t)ss->p, nu = (size_t)ss->nu, s = (size_t)ss->s, ny = (size_t)ss->ny;
+  size_t m = (size_t)ss->m;
   if (!all_finite(pt->A, p * p) || !all_finite(pt->B, p * nu * pt->nb) ||
-      !all_finite(pt->Dz, (size_t)ss->s * nu * pt->nd) ||
-      (ss->ny > 0 && !all_finite(pt->D, (size_t)ss->ny * nu * pt->nd))) {
+      !all_finite(pt->g, p) || !all_finite(pt->Z, s * p) || !all_finite(pt->zf, s) ||
+      !all_finite(pt->Dz, s * nu * pt->nd) || !all_finite(pt->K, m * nu * pt->nk) ||
+      (ny > 0 && (!all_finite(pt->C, ny * p) || !all_finite(pt->yf, ny) ||
+                  !all_finite(pt->D, ny * nu * pt->nd)))) {
     return lth_error_set_t(err, LTH_ENOTFINITE, t, "the realization is not finite");
   }
   return LTH_OK;

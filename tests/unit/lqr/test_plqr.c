@@ -23,6 +23,7 @@
 #include "lth/model.h"
 #include "lth/plqr.h"
 #include "lth/problem.h"
+#include "plantlq.h"
 #include "testutil.h"
 
 static const char *plant_ti = "problem equations\n"
@@ -48,72 +49,6 @@ static const char *plant_tv = "problem equations\n"
                               "v2' = -x2 - 0.2*v2 - lam\n"
                               "0 = x1 - x2\n"
                               "z0 = [1, 1, 0.3, 0.3, 0]\n";
-
-static lth_problem *read_text(const char *text) {
-  char path[] = "/tmp/lth_test_plqr_XXXXXX";
-  int fd = mkstemp(path);
-  ck_assert(fd >= 0);
-  FILE *f = fdopen(fd, "w");
-  fputs(text, f);
-  fclose(f);
-  lth_problem *pb = NULL;
-  lth_error err;
-  lth_error_clear(&err);
-  ck_assert_msg(lth_problem_read(path, &pb, &err) == LTH_OK, "%s", err.message);
-  remove(path);
-  return pb;
-}
-
-static const double *z0_of(const lth_problem *pb) {
-  const double *z0 = NULL;
-  ck_assert(lth_problem_z0(pb, &z0) && z0);
-  return z0;
-}
-
-/* The canonical position of the user's unknown `user` (0-based). */
-static int canon(const lth_problem *pb, int user) {
-  const lth_model *m = lth_problem_model(pb);
-  const int *perm = lth_model_perm(m);
-  int s = lth_system_size(lth_problem_system(pb));
-  for (int k = 0; k < s; k++)
-    if (perm[k] == user) return k;
-  ck_abort_msg("unknown %d is not in z", user);
-  return -1;
-}
-
-/* The ARE A'P + PA - P B R^-1 B'P + Q = 0 of the 2 x 2 hand-reduced ODE:
- * P = X2 X1^-1 from the stable invariant subspace of H = [A, -B R^-1 B';
- * -Q, -A'] (a complex pair: its real and imaginary parts span it). */
-static void are_2x2(const double A[4], const double B[2], const double Q[4], double R, double P[4]) {
-  double H[16] = {0}; /* column-major 4 x 4 */
-  for (int i = 0; i < 2; i++)
-    for (int j = 0; j < 2; j++) {
-      H[i + 4 * j] = A[i + 2 * j];
-      H[i + 4 * (j + 2)] = -B[i] * B[j] / R;
-      H[(i + 2) + 4 * j] = -Q[i + 2 * j];
-      H[(i + 2) + 4 * (j + 2)] = -A[j + 2 * i];
-    }
-  double wr[4], wi[4], vr[16], vl[1];
-  ck_assert(LAPACKE_dgeev(LAPACK_COL_MAJOR, 'N', 'V', 4, H, 4, wr, wi, vl, 1, vr, 4) == 0);
-  double X[8];
-  int got = 0;
-  for (int k = 0; k < 4 && got < 2; k++) {
-    if (wr[k] >= 0) continue;
-    if (wi[k] != 0.0) { /* columns k, k+1 hold the real and imaginary parts */
-      memcpy(X, vr + 4 * k, 8 * sizeof(double));
-      got = 2;
-    } else {
-      memcpy(X + 4 * got, vr + 4 * k, 4 * sizeof(double));
-      got++;
-    }
-  }
-  ck_assert_int_eq(got, 2);
-  /* P = X2 X1^-1, X1 = rows 0..1, X2 = rows 2..3 */
-  double a = X[0], b = X[4], c = X[1], d = X[5], det = a * d - b * c;
-  double inv[4] = {d / det, -c / det, -b / det, a / det};
-  for (int i = 0; i < 2; i++)
-    for (int j = 0; j < 2; j++) P[i + 2 * j] = X[2 + i] * inv[0 + 2 * j] + X[6 + i] * inv[1 + 2 * j];
-}
 
 typedef struct cost_data {
   double W[49];
