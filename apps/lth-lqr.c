@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lth-lqr: totally singular LQR problems (`problem lqr` files) by Clark's
  * section 4.2 (docs/format.md section 2; docs/user-guide.md section 8;
- * docs/lqr-example.md).
+ * docs/lqr-example.md), and LQR with a control cost on a DAE plant (a
+ * `problem equations` file with inputs, outputs and cost statements,
+ * docs/control.md section 10: apps/lqr/plant.c).
  *
  * lth_lqr_solve answers three questions: does a smooth optimum exist
  * (Theorem 5), is it unique, and what is it (Theorem 6's closed loop and the
@@ -30,10 +32,30 @@
 #include "lth/samples.h"
 #include "lth/lqr.h"
 #include "lth/problem.h"
+#include "plant.h"
 
 static const char help_text[] =
     "Usage: lth-lqr FILE [OPTIONS]\n"
-    "Solve the totally singular LQR problem of a `problem lqr` FILE:\n"
+    "LQR on a DAE plant.  FILE is a `problem equations` file with `inputs`,\n"
+    "`outputs` and cost statements (docs/equations.md sections 11-12):\n"
+    "    minimise J = (cost final at t1) + int_t0^t1 (cost integral) dt\n"
+    "exactly as written (cost integral y1^2 + 0.01*u1^2, cost final 10*y1^2),\n"
+    "over the inputs u, subject to E z' = A(t) z + B(t) u + f(t),\n"
+    "y = C(t) z + D(t) u, from the file's z0 on its interval.  The weight of u\n"
+    "must be positive definite (R > 0).  Only z0's state part counts: the\n"
+    "state x0 = Q'(I - P) z0 of the minimal realization (lth-ss); the other\n"
+    "unknowns follow from the constraints and u(t0).  lth-lqr integrates the\n"
+    "Riccati equation on the realization backwards from t1 and writes the\n"
+    "optimal cost, the feedback u = -K(t) z + k(t) on the unknowns (in the\n"
+    "order of `variables`; index-1 unknowns get zero columns), and the closed\n"
+    "loop z, u, y at the report times, with the closed loop's cost integrated\n"
+    "along it (cost_closed; a disagreement above 1e-6 is refused).  The\n"
+    "inputs' signals in the file, if any, are not used.  Refused, naming t: R\n"
+    "not positive definite (a singular problem), a Riccati solution that\n"
+    "escapes (a conjugate point: the cost is unbounded below), an input the\n"
+    "plant differentiates (a prescribed motion), a final cost on u.\n"
+    "\n"
+    "Or the totally singular LQR problem of a `problem lqr` FILE:\n"
     "    minimise 1/2 x(t1)' C x(t1) + 1/2 int_t0^t1 x' H x dt\n"
     "    subject to x' = A(t) x + B(t) u, x(t0) = x0   (no control cost, R = 0)\n"
     "by Clark's section 4.2: the optimality conditions\n"
@@ -61,15 +83,29 @@ static const char help_text[] =
     "                      Psi(t, t0) by the integrator and Theorem 5 on W (it\n"
     "                      refuses, exit 3, to judge uniqueness when Psi's columns\n"
     "                      spread by more than 1e8, e.g. e^(+-t) over t1 - t0 > 9)\n"
+    "                      (`problem lqr` files only)\n"
     "  --gain              also print the closed-loop gain K(t) (nu x 2 nx) of\n"
     "                      Theorem 6: u = K [x; lambda] on the optimal manifold\n"
-    "                      (K = the u rows of G = [Nhat + Bhat](I - P))\n"
+    "                      (K = the u rows of G = [Nhat + Bhat](I - P)); for a\n"
+    "                      plant with a cost, K (nu x unknowns) and k of\n"
+    "                      u = -K z + k in text and CSV (JSON always has them)\n"
     "  --rtol R            tolerance of the collocation, or the relative integration\n"
     "                      tolerance of the fundamental solution (default 1e-10;\n"
-    "                      existence is judged at 100 R)\n"
+    "                      existence is judged at 100 R); for a plant with a cost,\n"
+    "                      of the Riccati and closed-loop integrations (default\n"
+    "                      1e-11)\n"
     "(--cond-max below bounds the chain condition of Pi = -B'HB.)\n";
 
 static const char help_tail[] =
+    "Example (a plant with a cost: the crane of docs/control.md section 10):\n"
+    "  lth-lqr crane_lqr.lth --times 0,2 --format csv --gain\n"
+    "JSON keys for a plant with a cost: times, variables, inputs, outputs, z, u,\n"
+    "y (one row per time; z in the order of `variables`), K (per time: nu x\n"
+    "unknowns), k (per time: nu), cost (the optimum, the value function at\n"
+    "t0), cost_closed (the closed loop's J); extensions: feedback, s, p,\n"
+    "riccati_panels.  CSV: t, the unknowns, inputs and outputs by name (with\n"
+    "--gain also \"K[u,x]\" and \"k[u]\").\n"
+    "\n"
     "Example (data/lqr_double_integrator.lth: x0 on the singular arc):\n"
     "  lth-lqr data/lqr_double_integrator.lth --times 0,2 --format json\n"
     "  {\"times\": [0, 2], \"x\": [[3.76..., -3.62...], [1, 0]],\n"
@@ -98,6 +134,8 @@ static const char help_tail[] =
 
 /* The options of lth-lqr and its answer. */
 struct app_ctx {
+  int plant; /* a `problem equations` file with a cost: apps/lqr/plant.c */
+  lqr_plant pl;
   int gain, method;
   double rtol;
   const lth_lqr_spec *spec;
@@ -110,13 +148,26 @@ struct app_ctx {
 /* ------------------------------------------------------------------------ */
 /* Solving and reading the answer                                           */
 
+/* Whether --method / --rtol were given (after the options table). */
+static int method_given(void);
+static int rtol_given(void);
+
 static int prepare(app_ctx *T, app_run *run) {
   T->spec = lth_problem_lqr(run->pb);
+  if (!T->spec && lth_problem_cost(run->pb)) {
+    T->plant = 1;
+    if (method_given()) {
+      return app_usage_error("--method is for `problem lqr` files; a plant with a cost is "
+                             "solved by its Riccati equation");
+    }
+    return lqr_plant_prepare(run);
+  }
   if (!T->spec) {
     return app_failf(APP_EXIT_INPUT,
-                     "%s: not a `problem lqr` file (it is a DAE problem): lth-lqr needs "
-                     "`problem lqr` with `sizes`, A, B, H, C and x0; use lth-solve or lth-bvp "
-                     "for DAE files",
+                     "%s: not a `problem lqr` file (it is a DAE problem) and no cost statements: "
+                     "lth-lqr needs `problem lqr` with `sizes`, A, B, H, C and x0, or a `problem "
+                     "equations` plant with inputs and `cost integral` / `cost final` "
+                     "(docs/control.md section 10); use lth-solve or lth-bvp for DAE files",
                      run->path);
   }
   return 0;
@@ -239,6 +290,9 @@ static lth_status sampling_error(app_ctx *T, const app_run *run, const lth_lqr_o
 }
 
 static lth_status compute(app_ctx *T, app_run *run, lth_error *err) {
+  if (T->plant) {
+    return lqr_plant_compute(&T->pl, run, rtol_given() ? T->rtol : 0.0, err);
+  }
   lth_lqr_opts o;
   lth_lqr_opts_init(&o);
   o.method = T->method == 0 ? LTH_LQR_COLLOCATION : LTH_LQR_SHOOTING;
@@ -278,6 +332,9 @@ static lth_status compute(app_ctx *T, app_run *run, lth_error *err) {
 
 /* Everything that will be printed, with the time it belongs to. */
 static lth_status check(const app_ctx *T, const app_run *run, lth_error *err) {
+  if (T->plant) {
+    return lqr_plant_check(&T->pl, run, err);
+  }
   const lth_lqr_result *r = T->res;
   size_t n = r->have_trajectory ? r->n : 0, nx = (size_t)r->nx, nu = (size_t)r->nu;
   const double *t = run->tm.t, t0 = T->spec->t0, t1 = T->spec->t1;
@@ -340,6 +397,10 @@ static void json_gain(app_json *j, const lth_lqr_result *r) {
 }
 
 static void write_json(const app_ctx *T, app_run *run) {
+  if (T->plant) {
+    lqr_plant_json(&T->pl, run);
+    return;
+  }
   const lth_lqr_result *r = T->res;
   app_json *j = &run->json;
   size_t n = r->have_trajectory ? r->n : 0;
@@ -368,6 +429,10 @@ static void write_json(const app_ctx *T, app_run *run) {
 
 /* Every name quoted (K[i,j] needs it; the others follow for one form). */
 static void write_csv(const app_ctx *T, app_run *run) {
+  if (T->plant) {
+    lqr_plant_csv(&T->pl, run, T->gain);
+    return;
+  }
   const lth_lqr_result *r = T->res;
   int nx = r->nx, nu = r->nu, gain = T->gain;
   app_csv *c = &run->csv;
@@ -479,6 +544,10 @@ static void text_table(FILE *fp, const app_ctx *T, const app_run *run) {
 }
 
 static void write_text(const app_ctx *T, app_run *run) {
+  if (T->plant) {
+    lqr_plant_text(&T->pl, run, T->gain);
+    return;
+  }
   const lth_lqr_result *r = T->res;
   FILE *fp = run->fp;
   char b0[32], b1[32];
@@ -506,7 +575,7 @@ static void write_text(const app_ctx *T, app_run *run) {
 static lth_status after(app_ctx *T, const app_run *run, lth_error *err) {
   (void)run;
   (void)err;
-  if (!T->res->exists) {
+  if (!T->plant && !T->res->exists) {
     fprintf(stderr, "%s: %s\n", app_name(), T->note);
   }
   return LTH_OK;
@@ -515,7 +584,10 @@ static lth_status after(app_ctx *T, const app_run *run, lth_error *err) {
 /* ------------------------------------------------------------------------ */
 /* The tool                                                                 */
 
-static void cleanup(app_ctx *T) { lth_lqr_result_free(T->res); }
+static void cleanup(app_ctx *T) {
+  lth_lqr_result_free(T->res);
+  lqr_plant_free(&T->pl);
+}
 
 /* The tool's options (with their defaults) and its description for the driver. */
 static app_ctx ctx = {.rtol = LTH_DEFAULT_RTOL, .sampling_error = NAN, .sampling_error_cost = NAN};
@@ -524,11 +596,14 @@ static app_option opts[] = {
     APP_FLAG("gain", &ctx.gain),
     APP_DOUBLE("rtol", &ctx.rtol, 1e-15, 1e-2),
 };
+static int method_given(void) { return opts[0].given; }
+static int rtol_given(void) { return opts[2].given; }
 static const app_tool tool = {
     .name = "lth-lqr",
     .help = help_text,
     .help_tail = help_tail,
     .times = APP_TIMES_MANY,
+    .free_inputs_zero = 1, /* a plant's inputs are free: LQR chooses them */
     .progress_label = "solving",
     .progress_unit = "gains",
     .opts = opts,

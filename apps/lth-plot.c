@@ -29,7 +29,8 @@ static const char help_text[] =
     "  lth-solve      z(t) by component, one panel per block (z_1, ..., u); for an\n"
     "                 equation-form file one per unknown, in the file's order\n"
     "  lth-bvp        the same, with the condition and error estimates noted\n"
-    "  lth-lqr        x(t), lambda(t) and u(t)\n"
+    "  lth-lqr        x(t), lambda(t) and u(t); for a plant with a cost, the\n"
+    "                 closed loop's unknowns, inputs and outputs, by name\n"
     "\n"
     "Options:\n"
     "  -o, --output FILE   the picture; its extension picks the format: .png,\n"
@@ -274,6 +275,12 @@ static int draw_trajectories(plot_run *R, const char *kind) {
   int rc = 0;
   if (n == 0) {
     rc = fail_input(R, "no \"times\" to draw over");
+  } else if (strcmp(kind, "lqr plant") == 0) { /* z in the order of "variables", with names */
+    rc = add_table_as(R, "z", "z", t, n, app_jr_get(R->doc, "variables"), 0);
+    rc = rc ? rc : add_table_as(R, "u", "u", t, n, app_jr_get(R->doc, "inputs"), 0);
+    rc = rc ? rc : add_outputs(R, t, n);
+    note_number(R, "optimal cost J =", "cost");
+    note_number(R, "closed loop's cost J =", "cost_closed");
   } else if (strcmp(kind, "lqr") == 0) {
     if (app_jr_len(app_jr_get(R->doc, "x")) == 0) {
       rc = fail_input(R, "the LQR result has no trajectory (have_trajectory is false)");
@@ -466,6 +473,9 @@ static const char *recognize(const app_jval *doc) {
   if (app_jr_get(doc, "lambda") && app_jr_get(doc, "x")) {
     return "lqr";
   }
+  if (app_jr_get(doc, "z") && app_jr_get(doc, "cost_closed")) {
+    return "lqr plant"; /* lth-lqr on a DAE plant with a cost */
+  }
   if (app_jr_get(doc, "z") && app_jr_get(doc, "cond_shooting")) {
     return "bvp";
   }
@@ -515,7 +525,8 @@ static int run(const plot_cli *cli, const char *path) {
     return rc;
   }
   char title[512];
-  snprintf(title, sizeof title, "lth-%s: %s", kind, strcmp(path, "-") ? path : "<stdin>");
+  snprintf(title, sizeof title, "lth-%s: %s", strcmp(kind, "lqr plant") ? kind : "lqr",
+           strcmp(path, "-") ? path : "<stdin>");
   R.fig = app_plot_new(cli->title ? cli->title : title);
   if (!R.fig) {
     rc = app_failf(APP_EXIT_NUMERIC, "out of memory");

@@ -15,6 +15,7 @@
 
 #include "lth/lqr.h"
 #include "lth/model.h"
+#include "lth/plqr.h"
 #include "lth/source.h"
 #include "lth/status.h"
 #include "lth/system.h"
@@ -110,6 +111,21 @@ const char *lth_problem_output_name(const lth_problem *pb, int k);
 lth_status lth_problem_set_input(lth_problem *pb, int k, lth_source *signal, lth_error *err);
 /* The first free input (0-based), -1 if every input has a signal. */
 int lth_problem_free_input(const lth_problem *pb);
+
+/* ---- the cost of an LQR design (docs/equations.md section 12) ----
+ * `cost integral EXPR` and `cost final EXPR` of a `problem equations` file:
+ * J = (the final costs at t1) + int_{t0}^{t1} (the integrands) dt, exactly
+ * as written (no hidden 1/2; several statements of a kind add up), each a
+ * quadratic polynomial in w = (z, u, y): z the system's unknowns in the
+ * canonical order (s entries; lth_problem_perm maps them to the user's),
+ * u the inputs, y the outputs, in the order declared.  The integrand is
+ * w'W(t)w + 2 w'l(t) + c(t) (W symmetric, W_ab = W_ba = half the
+ * coefficient of w_a w_b for a != b), the final cost w'F w + 2 w'f + cF
+ * with its coefficients evaluated at t1; without a `cost integral`, W, l and
+ * c are NULL (zero), without a `cost final`, F and f are NULL and cF = 0.
+ * Ready for lth_plqr_solve (lth/plqr.h); owned by the problem.  NULL when
+ * the file has no cost statement. */
+const lth_plqr_cost *lth_problem_cost(const lth_problem *pb);
 
 /* ---- the user's unknowns (for the tools' output, docs/equations.md) ----
  * The system's unknowns z = (z_1, ..., z_{r-1}, u) are in the canonical

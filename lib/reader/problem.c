@@ -166,6 +166,10 @@ static lth_status statement(lth_pp *P, const lth_pstmt *stmt) {
     }
     return lth_pp_st_func(P, b);
   }
+  /* cost integral ... / cost final ... (an unknown called cost starts an equation) */
+  if (lth_pp_cost_is_statement(P, b, n)) {
+    return lth_pp_st_cost(P, b);
+  }
   if (kind == LTH_P_KIND_EQN && lth_pp_eqn_is_equation(P, b, n)) {
     return lth_pp_eqn_equation(P, stmt->b);
   }
@@ -202,6 +206,7 @@ static void parser_free(lth_pp *P) {
   lth_pp_bc_free(P);
   lth_pp_io_free(P);
   lth_pp_iob_free(P);
+  lth_pp_cost_free(P);
   free(P->override_used);
   free(P->grid_pts);
   lth_ebuild_free(P->c.eb);
@@ -392,6 +397,7 @@ void lth_problem_free(lth_problem *pb) {
     return;
   }
   lth_system_free(pb->sys); /* before the LQR sources, mass matrices and model it refers to */
+  lth_pp_cost_release(pb);
   lth_model_free(pb->model);
   for (size_t k = 0; k < pb->neqsrc; k++) {
     lth_source_free(pb->eqsrc[k]);

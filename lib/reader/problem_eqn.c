@@ -578,7 +578,8 @@ lth_status lth_pp_finish_eqn(lth_pp *P) {
   pb->K = P->K_given || pb->neqsrc > 0 ? pb->K : 0; /* 0: automatic (block form) */
   st = P->at_z0.line ? lth_pp_user_z0(P, &E->z0, pb->model) : LTH_OK;
   st = st == LTH_OK ? lth_pp_user_bc(P, E->bc, pb->model) : st;
-  return st == LTH_OK ? lth_pp_bc_finish(P, pb->model) : st;
+  st = st == LTH_OK ? lth_pp_bc_finish(P, pb->model) : st;
+  return st == LTH_OK ? lth_pp_cost_finish(P, pb->model) : st;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -308,6 +308,13 @@ typedef struct lth_plit_opts {
 /* Parse a value from the cursor to the end of the statement (or to '=').
  * On failure *out is empty and the error is positioned. */
 lth_status lth_plit_parse(lth_pcur *c, const lth_plit_opts *o, lth_pval *out);
+/* A named function's call NAME(...) at byte pos of the current statement, for
+ * a parser with values of its own (the cost statements, problem_cost.c): 1
+ * if the name at pos is a named function (or a use before its definition),
+ * with its value in *out and *end the byte after the call, or an error in
+ * *st; 0 if it is not one.  call: a '(' follows the name. */
+int lth_plit_named(lth_pcur *c, const lth_plit_opts *o, size_t pos, int call, lth_pval *out,
+                   size_t *end, lth_status *st);
 /* lhs = rhs from the cursor (o->stop_at_eq is used for lhs): *out = lhs - rhs.
  * Without the '=', the error says `no_eq` at the cursor. */
 lth_status lth_plit_parse_equation(lth_pcur *c, lth_plit_opts *o, const lth_pvctx *x,
@@ -318,6 +325,7 @@ lth_status lth_plit_parse_equation(lth_pcur *c, lth_plit_opts *o, const lth_pvct
 /* ends).                                                                   */
 
 #include "lth/model.h"
+#include "lth/plqr.h"
 #include "lth/problem.h"
 #include "source/source_affine.h"
 
@@ -373,6 +381,11 @@ struct lth_problem {
   char **names;
   int nnames;
   int *perm, *iperm;
+  /* the cost statements (problem_cost.c): cost refers to the sources and arrays */
+  int has_cost;
+  lth_plqr_cost cost;
+  lth_source *cost_src[3]; /* W, l, c (NULL: zero) */
+  double *cost_F, *cost_f;
 };
 
 typedef struct lth_pparam {
@@ -420,10 +433,11 @@ typedef struct lth_pp {
   size_t *slots; /* hash table of params: index + 1, 0 = empty */
   size_t nslots;
   size_t cap_sampled;
-  struct lth_peqn *eqn; /* the equation form's state (problem_eqn.c) */
-  struct lth_pbc *bceq; /* boundary conditions as equations (problem_bc.c) */
-  struct lth_pio *io;   /* inputs and outputs (problem_io.c) */
-  struct lth_piob *iob; /* B(i), C, D of the block form (problem_ioblock.c) */
+  struct lth_peqn *eqn;   /* the equation form's state (problem_eqn.c) */
+  struct lth_pbc *bceq;   /* boundary conditions as equations (problem_bc.c) */
+  struct lth_pio *io;     /* inputs and outputs (problem_io.c) */
+  struct lth_piob *iob;   /* B(i), C, D of the block form (problem_ioblock.c) */
+  struct lth_pcost *cost; /* the cost statements (problem_cost.c) */
   const lth_problem_opts *opts;
   int *override_used; /* per opts->params entry */
 } lth_pp;
@@ -548,6 +562,20 @@ lth_spos lth_pp_io_output_at(const lth_pp *P, int k);
 lth_spos lth_pp_io_input_at(const lth_pp *P, int k);
 /* ny outputs named y[1] .. y[ny] (the block form without `outputs`). */
 lth_status lth_pp_io_default_outputs(lth_pp *P, int ny, lth_spos at);
+/* Outputs by name (-1: none) and output k's name. */
+int lth_pp_io_find_output(lth_pp *P, const char *s, size_t n);
+const char *lth_pp_io_output_name(lth_pp *P, int k);
+/* ---- the cost of an LQR design, `cost integral ...`, `cost final ...` (problem_cost.c) ---- */
+/* 1 if the statement at name [b, b+n) is a cost statement: `cost` then
+ * `integral` or `final`, or `cost` that names no unknown or param. */
+int lth_pp_cost_is_statement(lth_pp *P, size_t b, size_t n);
+lth_status lth_pp_st_cost(lth_pp *P, size_t kw);
+/* Once the model is analysed: the cost as the problem's lth_plqr_cost
+ * (positions in w = (z, u, y), the final cost at t1). */
+lth_status lth_pp_cost_finish(lth_pp *P, const lth_model *m);
+void lth_pp_cost_free(lth_pp *P);
+/* Free what the problem holds of the cost. */
+void lth_pp_cost_release(lth_problem *pb);
 /* ---- inputs and outputs of the block form (problem_ioblock.c) ----
  * `inputs` and `u(t) = ...` as above, B(i) = ..., C = ..., D = ..., and
  * `outputs` as names for the rows of C and D. */

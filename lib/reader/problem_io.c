@@ -82,6 +82,8 @@ static int find_out(const struct lth_pio *I, const char *s, size_t n) {
 }
 
 int lth_pp_io_find_input(lth_pp *P, const char *s, size_t n) { return find_in(P->io, s, n); }
+int lth_pp_io_find_output(lth_pp *P, const char *s, size_t n) { return find_out(P->io, s, n); }
+const char *lth_pp_io_output_name(lth_pp *P, int k) { return P->io->out[k].name; }
 const char *lth_pp_io_input_name(lth_pp *P, int k) { return P->io->in[k].name; }
 
 int lth_pp_io_taken(lth_pp *P, const char *s, size_t n, const char **what) {

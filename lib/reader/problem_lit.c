@@ -357,3 +357,23 @@ lth_status lth_plit_parse_equation(lth_pcur *c, lth_plit_opts *o, const lth_pvct
   }
   return lth_pval_binop(x, eq, '-', &L, &R, out);
 }
+
+int lth_plit_named(lth_pcur *c, const lth_plit_opts *o, size_t pos, int call, lth_pval *out,
+                   size_t *end, lth_status *st) {
+  lth_plp p;
+  memset(&p, 0, sizeof p);
+  memset(out, 0, sizeof *out);
+  p.named_end = (size_t)-1;
+  p.c = c;
+  p.o = o;
+  p.x = (lth_pvctx){.c = c, .var_name = o->var_name, .var_ctx = o->var_ctx, .what = o->label};
+  *st = lth_gparser_init(&p.g, &READER_GRAMMAR, &p, c->tx->buf, c->st.e, pos, c->err);
+  p.g.lookup = c->lookup;
+  p.g.lookup_ctx = c->ctx;
+  if (*st != LTH_OK) {
+    return 1;
+  }
+  int is = lth_pfunc_name(&p, call, out, st);
+  *end = p.g.tok.start;
+  return is;
+}

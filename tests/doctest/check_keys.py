@@ -32,6 +32,7 @@ RUNS = [
     "lth-bvp data/index2.lth --times 0,3 --method fd --format json",
     "lth-lqr data/lqr_timevarying.lth --times 0,1.5 --gain --format json",
     "lth-lqr data/lqr_double_integrator.lth --times 0,2 --format json",
+    "lth-lqr tests/data/lqr_spring_tv.lth --times 0,2 --format json",
     "lth-ss data/carts_io.lth --format json",
     "lth-ss data/carts_io.lth --raw --at 1 --format json",
 ]
