@@ -19,12 +19,13 @@
  * P(t1), p(t1), c(t1) from phi; the optimal control is the feedback
  * u = -K x - k, K = R^-1 (B'P + S'), k = R^-1 (B'p + r), and J* = V(t0, x0).
  *
- * Supported: inputs that reach the state without derivatives (jmax = 0 in
- * lth_input_maps: inputs in the dynamic rows, and through index-1 parts);
- * an input that the plant differentiates (a prescribed motion) is refused,
- * naming it.  Refusals name t: R(t) not positive definite (LTH_ESING: a
- * singular problem), a Riccati solution above opts.escape (LTH_ENOSOL: a
- * conjugate point, the cost unbounded below), a final cost that weighs u.
+ * Supported: inputs that reach the state without derivatives (inputs in the
+ * dynamic rows, and through index-1 parts); an input that the plant
+ * differentiates (a prescribed motion: nonzero columns of the realization's
+ * K_k or D_j, j >= 1) is refused, naming it (LTH_EDATA).  Refusals name t:
+ * R(t) not positive definite (LTH_ESING: a singular problem), a Riccati
+ * solution above opts.escape (LTH_ENOSOL: a conjugate point, the cost
+ * unbounded below), a final cost that weighs u (LTH_EDATA).
  */
 #ifndef LTH_PLQR_H
 #define LTH_PLQR_H

@@ -13,6 +13,7 @@
 #include "core/small_blas.h"
 #include "lth/decomp.h"
 #include "lth/kalman.h"
+#include "plqr_impl.h"
 
 void lth_kalman_opts_init(lth_kalman_opts *opts) {
   memset(opts, 0, sizeof *opts);
@@ -53,30 +54,6 @@ static size_t sources_work(const lth_kalman_spec *sp) {
   return (a > b ? a : b) + 1;
 }
 
-/* 1 if input k reaches the realization without derivatives at this point:
- * its columns of the change of state K_k and of D_j, Dz_j (j >= 1) are
- * exactly zero -- as the input maps make them for an input that stands in
- * the dynamic rows alone (include/lth/decomp.h). */
-static int underived(const lth_ss_point *pt, int k) {
-  for (int j = 0; j < pt->nk; j++) {
-    const double *col = pt->K + (size_t)pt->m * ((size_t)j * pt->nu + k);
-    for (int i = 0; i < pt->m; i++) {
-      if (col[i] != 0.0) {
-        return 0;
-      }
-    }
-  }
-  for (int j = 1; j < pt->nd; j++) {
-    const double *dz = pt->Dz + (size_t)pt->s * ((size_t)j * pt->nu + k);
-    for (int i = 0; i < pt->s; i++) {
-      if (dz[i] != 0.0) {
-        return 0;
-      }
-    }
-  }
-  return 1;
-}
-
 /* The maps at t: Bw, Dw (the noise's columns of B_0, D_0), W, V, and Rm = Dw W Dw' + V
  * factored; LTH_ESING naming t where Rm is not positive definite. */
 static lth_status maps_at(kf *K, double t, lth_error *err) {
@@ -95,8 +72,8 @@ static lth_status maps_at(kf *K, double t, lth_error *err) {
   }
   for (int a = 0; a < nw; a++) {
     int k = K->spec->noise[a];
-    if (!underived(K->pt, k)) {
-      return lth_error_set_t(err, LTH_EINVAL, t,
+    if (!plqr_underived(K->pt, k)) {
+      return lth_error_set_t(err, LTH_EDATA, t,
                              "the noise input %d reaches the plant through its derivatives (it "
                              "stands in a position or constraint equation): a white noise "
                              "cannot be differentiated",

@@ -46,18 +46,6 @@ static void plqr_free(plqr *L) {
   lth_ss_free(L->ss);
 }
 
-/* The first input that the plant differentiates (it stands in block row i >= 2). */
-static int differentiated_input(const lth_system *sys) {
-  int r = lth_system_index(sys), nu = lth_system_ninputs(sys);
-  (void)nu;
-  for (int i = 2; i <= r; i++) {
-    if (lth_system_B(sys, i)) {
-      return i;
-    }
-  }
-  return 0;
-}
-
 static size_t sources_work(const lth_plqr_cost *cost) {
   const lth_source *src[3] = {cost->W, cost->l, cost->c};
   size_t w = 1;
@@ -78,14 +66,6 @@ static lth_status setup(plqr *L, lth_error *err) {
   L->n = L->s + L->nu + L->ny;
   if (L->nu <= 0) {
     return lth_error_set(err, LTH_EINVAL, "an LQR problem needs a plant with inputs");
-  }
-  int row = differentiated_input(sys);
-  if (row) {
-    return lth_error_set(err, LTH_EINVAL,
-                         "an input stands in block row %d (a position or constraint equation): "
-                         "the plant differentiates it (the realization's D_j, j >= 1, "
-                         "lth-ss), and an LQR problem with such inputs is not supported yet",
-                         row);
   }
   if (L->p == 0) {
     return lth_error_set(err, LTH_EINVAL, "the plant has no state (p = 0): nothing to control");

@@ -42,6 +42,11 @@ typedef struct plqr {
   int rhs_failed;
 } plqr;
 
+/* 1 if input k reaches the realization at pt without derivatives: its
+ * columns of the change of state and of D_j, Dz_j (j >= 1) exactly zero (as
+ * the input maps make them for an input in the dynamic rows alone). */
+int plqr_underived(const lth_ss_point *pt, int k);
+
 /* The weights at t into L->wt (R factored): LTH_ESING naming t where R is not
  * positive definite. */
 lth_status plqr_weights_at(plqr *L, double t, lth_error *err);

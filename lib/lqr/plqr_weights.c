@@ -11,6 +11,30 @@
 #include "core/small_blas.h"
 #include "plqr_impl.h"
 
+/* 1 if input k reaches the realization without derivatives at this point:
+ * its columns of the change of state K_k and of D_j, Dz_j (j >= 1) are
+ * exactly zero -- as the input maps make them for an input that stands in
+ * the dynamic rows alone (include/lth/decomp.h). */
+int plqr_underived(const lth_ss_point *pt, int k) {
+  for (int j = 0; j < pt->nk; j++) {
+    const double *col = pt->K + (size_t)pt->m * ((size_t)j * pt->nu + k);
+    for (int i = 0; i < pt->m; i++) {
+      if (col[i] != 0.0) {
+        return 0;
+      }
+    }
+  }
+  for (int j = 1; j < pt->nd; j++) {
+    const double *dz = pt->Dz + (size_t)pt->s * ((size_t)j * pt->nu + k);
+    for (int i = 0; i < pt->s; i++) {
+      if (dz[i] != 0.0) {
+        return 0;
+      }
+    }
+  }
+  return 1;
+}
+
 /* M = [Z; 0; C], N = [Dz_0; I; D_0], m = [z_f; 0; y_f] (n rows). */
 static void stack_maps(plqr *L) {
   const lth_ss_point *pt = L->pt;
@@ -89,6 +113,16 @@ lth_status plqr_weights_at(plqr *L, double t, lth_error *err) {
   w->B = L->pt->B;
   w->g = L->pt->g;
   memcpy(w->Rf, w->R, (size_t)nu * nu * sizeof(double));
+  for (int k = 0; k < nu; k++) { /* every input is a control: none may be differentiated */
+    if (!plqr_underived(L->pt, k)) {
+      return lth_error_set_t(err, LTH_EDATA, t,
+                             "the input %d reaches the plant through its derivatives (it stands "
+                             "in a position or constraint equation: the realization's D_j, "
+                             "j >= 1, lth-ss): an LQR problem with such an input is not "
+                             "supported yet",
+                             k + 1);
+    }
+  }
   lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', nu, w->Rf, nu);
   if (info != 0) {
     return lth_error_set_t(err, LTH_ESING, t,
@@ -138,7 +172,7 @@ lth_status plqr_final(plqr *L, double *Y, lth_error *err) {
     fscale = fmax(fscale, fabs(cost->f[i]));
   }
   if (fn > 1e-12 * fmax(fscale, 1e-300) * fmax(1.0, big)) {
-    return lth_error_set_t(err, LTH_EINVAL, L->t1,
+    return lth_error_set_t(err, LTH_EDATA, L->t1,
                            "the final cost weighs the inputs at t1 (directly or through an "
                            "unknown or output that the inputs reach at once): a final cost is a "
                            "function of the state");
