@@ -33,6 +33,7 @@
 #include "lth/source.h"
 #include "lth/ss.h"
 #include "lth/kalman.h"
+#include "lth/plqr.h"
 #include "lth/status.h"
 #include "lth/system.h"
 #include "lth/verify.h"
@@ -271,6 +272,28 @@ static void structs(void) {
   F(lth_lqr_result, gain);
   F(lth_lqr_result, theorem4);
   F(lth_lqr_result, drift);
+
+  STRUCT(lth_plqr_result);
+  F(lth_plqr_result, n);
+  F(lth_plqr_result, p);
+  F(lth_plqr_result, s);
+  F(lth_plqr_result, nu);
+  F(lth_plqr_result, ny);
+  F(lth_plqr_result, times);
+  F(lth_plqr_result, K);
+  F(lth_plqr_result, k);
+  F(lth_plqr_result, Kz);
+  F(lth_plqr_result, kz);
+  F(lth_plqr_result, P);
+  F(lth_plqr_result, pv);
+  F(lth_plqr_result, cv);
+  F(lth_plqr_result, x);
+  F(lth_plqr_result, z);
+  F(lth_plqr_result, u);
+  F(lth_plqr_result, y);
+  F(lth_plqr_result, cost);
+  F(lth_plqr_result, cost_closed);
+  F(lth_plqr_result, riccati_panels);
 
   STRUCT(lth_kalman_spec);
   F(lth_kalman_spec, nw);
@@ -538,6 +561,12 @@ static void functions(void) {
                    size_t, const lth_kalman_opts *, lth_kalman_result **, lth_error *),
      "int", "ptr,ptr,double,double,ptr,size_t,ptr,ptr,ptr");
   FN(lth_kalman_result_free, void (*)(lth_kalman_result *), "void", "ptr");
+  FN(lth_plqr_solve,
+     lth_status(*)(const lth_system *, const lth_plqr_cost *, double, double, const double *,
+                   const double *, size_t, const lth_plqr_opts *, lth_plqr_result **, lth_error *),
+     "int", "ptr,ptr,double,double,ptr,ptr,size_t,ptr,ptr,ptr");
+  FN(lth_plqr_result_free, void (*)(lth_plqr_result *), "void", "ptr");
+  FN(lth_problem_cost, const lth_plqr_cost *(*)(const lth_problem *), "ptr", "ptr");
   FN(lth_ss_point_alloc, lth_ss_point * (*)(const lth_ss *, lth_error *), "ptr", "ptr,ptr");
   FN(lth_ss_point_free, void (*)(lth_ss_point *), "void", "ptr");
   FN(lth_ss_shape, const lth_ss_point *(*)(const lth_ss *), "ptr", "ptr");

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Control design on DAE plants: the Kalman-Bucy filter (docs/control.md
-section 11; the C library's include/lth/kalman.h)."""
+"""Control design on DAE plants: LQR with a cost written in the data file
+(docs/control.md section 10; include/lth/plqr.h) and the Kalman-Bucy filter
+(section 11; include/lth/kalman.h)."""
 
 import ctypes
 from dataclasses import dataclass
@@ -112,3 +113,69 @@ def kalman(problem, noise, V, W=1.0, Sigma0=None, times=None, *, grid=None):
             full[k] = pb.to_user(pb.to_user(blk, 0), 1)
     return KalmanResult(times=ts, Sigma=Sig, L=L, Sigma_z=full, variables=list(pb.variables),
                         outputs=list(pb.outputs), noise=names)
+
+
+@dataclass
+class PlantLQRSolution:
+    """LQR on a DAE plant (``lth-lqr`` on a file with a cost): the feedback
+    u = -K z + k on every unknown (``K[k]`` nu x nvars in the order of
+    ``variables``, zero on the multipliers and index-1 unknowns; ``k[k]``
+    nu), the closed loop ``z`` (n, nvars), ``u`` (n, nu), ``y`` (n, ny) from
+    the file's z0, the optimal ``cost`` and ``cost_closed``, the closed loop's
+    cost integrated along it (equal to the tolerances), ``riccati_panels``."""
+    times: np.ndarray
+    z: np.ndarray
+    u: np.ndarray
+    y: np.ndarray
+    K: np.ndarray
+    k: np.ndarray
+    cost: float
+    cost_closed: float
+    variables: list
+    inputs: list
+    outputs: list
+    riccati_panels: int
+
+
+def plant_lqr(pb, ts):
+    """lth.lqr on an equation-form plant with `cost` statements."""
+    cost = LIB.lth_problem_cost(pb._handle)
+    if pb.z0 is None:
+        raise errors.DataError("%s: an LQR problem starts from the file's z0 (its state part "
+                               "counts): give z0" % pb.name)
+    s, nu, ny = pb.s, len(pb.inputs), len(pb.outputs)
+    z0 = np.ascontiguousarray(pb.to_chain(pb.z0)[:s])
+    ts = np.ascontiguousarray(ts, dtype=float)
+    lo, hi = pb.interval
+    err = _lib.new_error()
+    res = ctypes.c_void_p()
+    try:
+        _lib.check(LIB.lth_plqr_solve(pb._system(), cost, float(lo), float(hi), z0.ctypes.data,
+                                      ts.ctypes.data, len(ts), None, ctypes.byref(res),
+                                      ctypes.byref(err)), err)
+        r = S["lth_plqr_result"].from_address(res.value)
+        n = len(ts)
+        z = _lib.doubles(r.z, n * s).reshape(n, s).copy()
+        u = _lib.doubles(r.u, n * nu).reshape(n, nu).copy()
+        y = _lib.doubles(r.y, n * ny).reshape(n, ny).copy() if ny else np.zeros((n, 0))
+        Kz = _lib.doubles(r.Kz, n * nu * s).reshape(n, s, nu).transpose(0, 2, 1).copy()
+        kz = _lib.doubles(r.kz, n * nu).reshape(n, nu).copy()
+        cost_v, closed, panels = float(r.cost), float(r.cost_closed), int(r.riccati_panels)
+    finally:
+        if res.value:
+            LIB.lth_plqr_result_free(res)
+    zall = np.zeros((n, pb.nvars))
+    Kall = np.zeros((n, nu, pb.nvars))
+    with Index1Values(pb) as idx1:
+        for q, t in enumerate(ts):
+            zq = z[q]
+            if idx1.ny > 0:  # y = Y z + Yu u + y0 with the closed loop's u
+                Y, Yu, y0 = idx1.maps(t)
+                zq = np.concatenate([zq, Y @ zq + Yu @ u[q] + y0])
+            zall[q] = pb.to_user(zq)
+            Kq = np.concatenate([Kz[q], np.zeros((nu, pb.nvars - s))], axis=1)
+            Kall[q] = pb.to_user(Kq, axis=1)
+    return PlantLQRSolution(times=ts, z=zall, u=u, y=y, K=Kall, k=-kz, cost=cost_v,
+                            cost_closed=closed, variables=list(pb.variables),
+                            inputs=list(pb.inputs), outputs=list(pb.outputs),
+                            riccati_panels=panels)

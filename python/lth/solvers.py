@@ -586,12 +586,21 @@ def lqr(problem, times=None, *, grid=None, rtol=DEFAULT_RTOL, cond_max=DEFAULT_C
     :class:`lth.LQRModel` (Clark's section 4.2), reported at `times`, as
     ``lth-lqr``: the optimum (x, lambda, u), its cost, whether it exists and is
     unique, and with ``gain=True`` the closed-loop gain.  Returns an
-    :class:`LQRSolution`.
+    :class:`LQRSolution`.  On an equation-form plant with ``cost`` statements
+    (docs/control.md section 10) it solves that LQR problem (R > 0) as
+    ``lth-lqr`` does and returns a :class:`lth.control.PlantLQRSolution`;
+    the other options are then not used.
     """
     pb = as_problem(problem)
+    if (pb.kind != "lqr" or pb._lqr is None) and getattr(pb, "_handle", None) and \
+            LIB.lth_problem_cost(pb._handle):
+        from .control import plant_lqr  # a plant with `cost` statements (docs/control.md)
+        return plant_lqr(pb, select_times(pb, times, grid, "times"))
     if pb.kind != "lqr" or pb._lqr is None:
-        raise errors.DataError("%s: not a `problem lqr` file (it is a DAE problem): lqr() needs "
-                               "`problem lqr` with `sizes`, A, B, H, C and x0" % pb.name)
+        raise errors.DataError("%s: not a `problem lqr` file, nor a plant with `cost` "
+                               "statements: lqr() needs `problem lqr` with `sizes`, A, B, H, C "
+                               "and x0, or an equation-form plant with inputs and `cost "
+                               "integral ...` (docs/control.md section 10)" % pb.name)
     ts = select_times(pb, times, grid, "times")
     o = S["lth_lqr_opts"]()
     LIB.lth_lqr_opts_init(_ref(o))

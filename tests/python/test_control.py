@@ -90,3 +90,27 @@ def test_refusals():
     noout = lth.parse(PLANT.replace("outputs y = x1\n", ""))
     with pytest.raises(lth.Error, match="outputs"):
         lth.kalman(noout, "w", V=V)
+
+
+@pytest.mark.parametrize("name", ["lqr_lever", "lqr_spring_tv"])
+def test_plant_lqr_equals_the_tool(name):
+    """lth.lqr on an equation-form plant with `cost` statements gives what
+    lth-lqr --format json gives: the same library solve (to rounding)."""
+    import json
+    import os
+    import subprocess
+    path = os.path.join(os.environ["LTH_TEST_DIR"], "data", name + ".lth")
+    pb = lth.load(path)
+    times = [pb.interval[0], 0.5 * sum(pb.interval), pb.interval[1]]
+    sol = lth.lqr(pb, times)
+    apps = os.path.join(os.path.dirname(os.environ["LTH_LIBRARY"]), "apps")
+    out = subprocess.run([os.path.join(apps, "lth-lqr"), path, "--format", "json", "--times",
+                          ",".join(repr(t) for t in times)], capture_output=True, text=True,
+                         check=True)
+    d = json.loads(out.stdout)
+    assert d["variables"] == sol.variables and d["inputs"] == sol.inputs
+    for key, ours in (("K", sol.K), ("k", sol.k), ("z", sol.z), ("u", sol.u), ("y", sol.y)):
+        theirs = np.array(d[key], dtype=float).reshape(ours.shape)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-13, err_msg=key)
+    assert abs(sol.cost - d["cost"]) <= 1e-12 * max(1.0, abs(d["cost"]))
+    assert abs(sol.cost_closed - sol.cost) <= 1e-8 * max(1.0, abs(sol.cost))
