@@ -157,7 +157,9 @@ static int term_cmp(const void *u, const void *v) {
 
 /* Sort, add up duplicates, drop exact zeros. */
 static lth_status normalise(cparse *q, size_t pos, cpoly *p) {
-  qsort(p->t, (size_t)p->n, sizeof *p->t, term_cmp);
+  if (p->n > 1) { /* (t may be NULL when empty) */
+    qsort(p->t, (size_t)p->n, sizeof *p->t, term_cmp);
+  }
   int n = 0;
   lth_status st = LTH_OK;
   for (int k = 0; k < p->n && st == LTH_OK; k++) {
@@ -240,7 +242,9 @@ static cpoly *add(cparse *q, size_t pos, int op, const cpoly *a, const cpoly *b,
     return NULL;
   }
   *st = lth_psc_binop(&q->x, pos, op, &a->c0, &b->c0, &r->c0);
-  memcpy(r->t, a->t, (size_t)a->n * sizeof *a->t);
+  if (a->n > 0) { /* (a NULL t when empty: memcpy's pointers must be valid) */
+    memcpy(r->t, a->t, (size_t)a->n * sizeof *a->t);
+  }
   r->n = a->n;
   lth_psc zero = LTH_PSC_CONST(0.0);
   for (int k = 0; k < b->n && *st == LTH_OK; k++) {
@@ -284,7 +288,9 @@ static cpoly *mul(cparse *q, size_t pos, const cpoly *a, const cpoly *b, lth_sta
     cpoly *r = poly_new(q, pos, v->n, st);
     if (r) {
       r->c0 = v->c0;
-      memcpy(r->t, v->t, (size_t)v->n * sizeof *v->t);
+      if (v->n > 0) {
+        memcpy(r->t, v->t, (size_t)v->n * sizeof *v->t);
+      }
       r->n = v->n;
       *st = scale(q, pos, '*', r, &s->c0, da == 0);
     }
@@ -363,7 +369,9 @@ static cpoly *power(cparse *q, size_t pos, const cpoly *a, const cpoly *e, lth_s
   cpoly *r = poly_new(q, pos, v == 1.0 ? a->n : 0, st);
   if (r && v == 1.0) {
     r->c0 = a->c0;
-    memcpy(r->t, a->t, (size_t)a->n * sizeof *a->t);
+    if (a->n > 0) { /* (a NULL t when empty: memcpy's pointers must be valid) */
+      memcpy(r->t, a->t, (size_t)a->n * sizeof *a->t);
+    }
     r->n = a->n;
   } else if (r) {
     r->c0 = LTH_PSC_CONST(1.0);
@@ -390,7 +398,9 @@ static lth_status v_binary(lth_gparser *g, size_t pos, int op, lth_gval *ga, lth
     r = poly_new(q, pos, a->n, &st);
     if (r) {
       r->c0 = a->c0;
-      memcpy(r->t, a->t, (size_t)a->n * sizeof *a->t);
+      if (a->n > 0) { /* (a NULL t when empty: memcpy's pointers must be valid) */
+        memcpy(r->t, a->t, (size_t)a->n * sizeof *a->t);
+      }
       r->n = a->n;
       st = scale(q, pos, '/', r, &b->c0, 0);
     }
