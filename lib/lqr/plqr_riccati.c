@@ -16,6 +16,7 @@
 
 #include "core/errors.h"
 #include "plqr_impl.h"
+#include "ss/cheb.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -31,35 +32,6 @@ static int rhs(double t, const double y[], double dydt[], void *params) {
   }
   plqr_riccati_rhs(L, y, dydt);
   return GSL_SUCCESS;
-}
-
-/* The coefficients from the values at x_k = cos(pi k / NDEG) (k = 0: the
- * panel's right end). */
-static void transform(const double *f, size_t n, double *coef) {
-  for (int j = 0; j <= NDEG; j++) {
-    for (size_t e = 0; e < n; e++) {
-      double sum = 0.0;
-      for (int k = 0; k <= NDEG; k++) {
-        double w = (k == 0 || k == NDEG) ? 0.5 : 1.0;
-        sum += w * f[e + n * (size_t)k] * cos(M_PI * j * k / NDEG);
-      }
-      coef[e + n * (size_t)j] = sum * 2.0 / NDEG * ((j == 0 || j == NDEG) ? 0.5 : 1.0);
-    }
-  }
-}
-
-static int accepted(const double *f, const double *coef, size_t n, double tol) {
-  for (size_t e = 0; e < n; e++) {
-    double scale = 1.0;
-    for (int k = 0; k <= NDEG; k++) {
-      scale = fmax(scale, fabs(f[e + n * (size_t)k]));
-    }
-    double tail = fmax(fabs(coef[e + n * (NDEG - 1)]), fabs(coef[e + n * NDEG]));
-    if (!(tail <= tol * scale)) {
-      return 0;
-    }
-  }
-  return 1;
 }
 
 static lth_status push(plqr *L, double a, double b, const double *coef, lth_error *err) {
@@ -165,8 +137,8 @@ lth_status plqr_riccati_build(plqr *L, lth_error *err) {
     if (st != LTH_OK) {
       break;
     }
-    transform(f, n, coef);
-    if (!accepted(f, coef, n, L->o.table_tol)) {
+    lth_cheb_coef(f, n, NDEG, coef);
+    if (!lth_cheb_tails_below(f, coef, n, NDEG, L->o.table_tol)) {
       if (b - a <= wmin) {
         /* a panel of 1e-9 of the span that still does not resolve P: P grows without bound
          * there (a conjugate point) when it has grown by orders of magnitude already */
@@ -213,14 +185,5 @@ void plqr_riccati_eval(const plqr *L, double t, double *Y) {
   double x = (2.0 * t - a - b) / (b - a);
   x = x < -1.0 ? -1.0 : (x > 1.0 ? 1.0 : x);
   size_t n = L->ny_;
-  const double *coef = L->pcoef + lo * n * (NDEG + 1);
-  for (size_t e = 0; e < n; e++) {
-    double b1 = 0.0, b2 = 0.0;
-    for (int j = NDEG; j >= 1; j--) {
-      double b0 = 2.0 * x * b1 - b2 + coef[e + n * (size_t)j];
-      b2 = b1;
-      b1 = b0;
-    }
-    Y[e] = x * b1 - b2 + coef[e];
-  }
+  lth_cheb_eval(L->pcoef + lo * n * (NDEG + 1), n, NDEG, 0, n, x, Y);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/errors.h"
+#include "cheb.h"
 #include "ss_impl.h"
 
 #ifndef M_PI
@@ -54,40 +55,6 @@ static void pack(lth_ss_point *pt, double *v) {
   }
 }
 
-/* sum_j c_j T_j(x) for the entries e0 .. e0 + n - 1 (Clenshaw). */
-static void clenshaw_range(const double *coef, size_t L, size_t e0, size_t n, double x,
-                           double *out) {
-  for (size_t e = e0; e < e0 + n; e++) {
-    double b1 = 0.0, b2 = 0.0;
-    for (int j = NDEG; j >= 1; j--) {
-      double b0 = 2.0 * x * b1 - b2 + coef[e + L * (size_t)j];
-      b2 = b1;
-      b1 = b0;
-    }
-    out[e - e0] = x * b1 - b2 + coef[e];
-  }
-}
-
-static void clenshaw(const double *coef, size_t L, double x, double *out) {
-  clenshaw_range(coef, L, 0, L, x, out);
-}
-
-/* The coefficients from the values at x_k = cos(pi k / NDEG): the discrete
- * Chebyshev transform, halved at both ends so that f = sum_j c_j T_j. */
-static void transform(const double *f, size_t L, double *coef) {
-  for (int j = 0; j <= NDEG; j++) {
-    double *cj = coef + L * (size_t)j;
-    for (size_t e = 0; e < L; e++) {
-      double sum = 0.0;
-      for (int k = 0; k <= NDEG; k++) {
-        double w = (k == 0 || k == NDEG) ? 0.5 : 1.0;
-        sum += w * f[e + L * (size_t)k] * cos(M_PI * j * k / NDEG);
-      }
-      cj[e] = sum * 2.0 / NDEG * ((j == 0 || j == NDEG) ? 0.5 : 1.0);
-    }
-  }
-}
-
 /* The realization at t packed into v; the worst errors into pn. */
 static lth_status sample(lth_ss_table *tab, double t, double *v, panel *pn, lth_error *err) {
   lth_status st = lth_ss_at(tab->ss, t, tab->pt, err);
@@ -116,18 +83,10 @@ static lth_status try_panel(lth_ss_table *tab, panel *pn, int *ok, lth_error *er
   if (st != LTH_OK) {
     return st;
   }
-  transform(f, L, pn->coef);
-  *ok = 1;
-  for (size_t e = 0; e < L && *ok; e++) {
-    double scale = 1.0;
-    for (int k = 0; k <= NDEG; k++) {
-      scale = fmax(scale, fabs(f[e + L * (size_t)k]));
-    }
-    double tail = fmax(fabs(pn->coef[e + L * (NDEG - 1)]), fabs(pn->coef[e + L * NDEG]));
-    *ok = tail <= tab->tol * scale;
-  }
+  lth_cheb_coef(f, L, NDEG, pn->coef);
+  *ok = lth_cheb_tails_below(f, pn->coef, L, NDEG, tab->tol);
   for (int c = 0; c < 2 && *ok; c++) {
-    clenshaw(pn->coef, L, c == 0 ? -0.5 : 0.5, val);
+    lth_cheb_eval(pn->coef, L, NDEG, 0, L, c == 0 ? -0.5 : 0.5, val);
     for (size_t e = 0; e < L && *ok; e++) {
       double ref = chk[e + L * (size_t)c];
       *ok = fabs(val[e] - ref) <= 10.0 * tab->tol * fmax(1.0, fabs(ref));
@@ -260,7 +219,7 @@ lth_status lth_ss_table_eval(const lth_ss_table *tab, double t, lth_ss_point *pt
   size_t cnt[NFIELD], e0 = 0;
   fields(pt, ptr, cnt);
   for (int k = 0; k < NFIELD; k++) { /* straight into pt: eval may run in several threads */
-    clenshaw_range(pn->coef, tab->L, e0, cnt[k], x, ptr[k]);
+    lth_cheb_eval(pn->coef, tab->L, NDEG, e0, cnt[k], x, ptr[k]);
     e0 += cnt[k];
   }
   pt->t = t;

@@ -27,6 +27,7 @@
 #include "lth/ivp.h"
 #include "lth/problem.h"
 #include "lth/ss.h"
+#include "plantlq.h"
 #include "testsys.h"
 #include "testutil.h"
 
@@ -449,15 +450,7 @@ START_TEST(test_refusals) {
   plant_free(&a);
   plant_free(&b);
   /* no smooth basis across a singular Pi: refused, naming a t near 0.5 */
-  char path[] = "/tmp/lth_test_ss_XXXXXX";
-  int fd = mkstemp(path);
-  ck_assert(fd >= 0);
-  FILE *f = fdopen(fd, "w");
-  fputs(singular_plant, f);
-  fclose(f);
-  lth_problem *pbm = NULL;
-  TU_ASSERT_OK(lth_problem_read(path, &pbm, NULL));
-  remove(path);
+  lth_problem *pbm = read_text(singular_plant);
   lth_ss *ss = lth_ss_alloc(lth_problem_system(pbm), NULL, NULL);
   lth_ss_point *pt = lth_ss_point_alloc(ss, NULL);
   ck_assert(ss && pt);
