@@ -3,7 +3,8 @@
 # Regenerate the pictures of docs/plots.md and docs/control.md
 # (docs/figures/*.png, committed): lth-plot on the tools' JSON output, and the
 # lth.plot helpers of the Python package, on the shipped examples and on the
-# crane of docs/control.md (its data file taken from the page).  Needs a build (default: build/) and
+# crane of docs/control.md (its data file taken from the page; the LQG picture of its
+# section 12 drawn by the page's own code).  Needs a build (default: build/) and
 # gnuplot-nox and python3-matplotlib.
 #   bash scripts/make-doc-figures.sh [BUILD_DIR]
 set -euo pipefail
@@ -57,6 +58,30 @@ from PIL import Image
 png = io.BytesIO()
 fig.savefig(png, format="png")
 Image.open(png).convert("RGB").quantize(colors=64).save(os.path.join(out, "control-crane.png"),
+                                                        optimize=True)
+
+# docs/control.md section 12: the page's own Python examples, run in a scratch directory
+# holding its data files (as the doctests run them); the figure is their `fig_lqg`
+import doctest, tempfile
+scratch = tempfile.mkdtemp()
+for name, body in re.findall(r"^<!-- doctest: file (\S+) -->\n```\w*\n(.*?)^```", page,
+                             re.S | re.M):
+    with open(os.path.join(scratch, name), "w", encoding="utf-8") as fp:
+        fp.write(body)
+here = os.getcwd()
+os.chdir(scratch)
+globs = {"__name__": "__doctest__"}
+for block in re.findall(r"^```python\n(.*?)^```", page, re.S | re.M):
+    for ex in doctest.DocTestParser().get_examples(block):
+        try:
+            exec(compile(ex.source, "docs/control.md", "exec"), globs)
+        except Exception:
+            if ex.exc_msg is None:  # not an example that shows a refusal
+                raise
+os.chdir(here)
+png = io.BytesIO()
+globs["fig_lqg"].savefig(png, format="png")
+Image.open(png).convert("RGB").quantize(colors=64).save(os.path.join(out, "control-lqg.png"),
                                                         optimize=True)
 PY
 ls -l "$out"

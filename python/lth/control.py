@@ -122,13 +122,22 @@ class PlantLQRSolution:
     ``variables``, zero on the multipliers and index-1 unknowns; ``k[k]``
     nu), the closed loop ``z`` (n, nvars), ``u`` (n, nu), ``y`` (n, ny) from
     the file's z0, the optimal ``cost`` and ``cost_closed``, the closed loop's
-    cost integrated along it (equal to the tolerances), ``riccati_panels``."""
+    cost integrated along it (equal to the tolerances), ``riccati_panels``.
+
+    The same feedback on the realization's state (the basis of :func:`lth.ss`
+    from the interval's start, as :func:`lth.kalman` uses): u = -Kx x + kx
+    (``Kx[k]`` nu x p, ``kx[k]`` nu), and the closed loop's state ``x`` (n, p),
+    x(t0) = Q^T (I - P) z0.  With the estimate x^ of a Kalman filter,
+    u = -Kx x^ + kx is the LQG controller (docs/control.md section 12)."""
     times: np.ndarray
     z: np.ndarray
     u: np.ndarray
     y: np.ndarray
     K: np.ndarray
     k: np.ndarray
+    x: np.ndarray
+    Kx: np.ndarray
+    kx: np.ndarray
     cost: float
     cost_closed: float
     variables: list
@@ -160,6 +169,10 @@ def plant_lqr(pb, ts):
         y = _lib.doubles(r.y, n * ny).reshape(n, ny).copy() if ny else np.zeros((n, 0))
         Kz = _lib.doubles(r.Kz, n * nu * s).reshape(n, s, nu).transpose(0, 2, 1).copy()
         kz = _lib.doubles(r.kz, n * nu).reshape(n, nu).copy()
+        p = r.p
+        x = _lib.doubles(r.x, n * p).reshape(n, p).copy()
+        Kx = _lib.doubles(r.K, n * nu * p).reshape(n, p, nu).transpose(0, 2, 1).copy()
+        kx = _lib.doubles(r.k, n * nu).reshape(n, nu).copy()
         cost_v, closed, panels = float(r.cost), float(r.cost_closed), int(r.riccati_panels)
     finally:
         if res.value:
@@ -175,7 +188,7 @@ def plant_lqr(pb, ts):
             zall[q] = pb.to_user(zq)
             Kq = np.concatenate([Kz[q], np.zeros((nu, pb.nvars - s))], axis=1)
             Kall[q] = pb.to_user(Kq, axis=1)
-    return PlantLQRSolution(times=ts, z=zall, u=u, y=y, K=Kall, k=-kz, cost=cost_v,
-                            cost_closed=closed, variables=list(pb.variables),
+    return PlantLQRSolution(times=ts, z=zall, u=u, y=y, K=Kall, k=-kz, x=x, Kx=Kx, kx=-kx,
+                            cost=cost_v, cost_closed=closed, variables=list(pb.variables),
                             inputs=list(pb.inputs), outputs=list(pb.outputs),
                             riccati_panels=panels)

@@ -73,18 +73,23 @@ def test_figures_exist_and_are_pictures():
 
 
 def test_control_figures():
-    """docs/control.md's picture of the crane's realization is committed, a
-    valid PNG of curves, and the page's plotting call draws the same size
-    (scripts/make-doc-figures.sh makes it)."""
+    """docs/control.md's pictures -- the crane's realization (section 5) and its
+    LQG loop (section 12) -- are committed, valid PNGs of curves, of the size
+    the page's plotting code draws (scripts/make-doc-figures.sh makes them)."""
     import struct
 
     from pngcheck import check
     with open(os.path.join(ROOT, "docs", "control.md"), encoding="utf-8") as fp:
         page = fp.read()
     names = re.findall(r"\]\((figures/[^)]+\.png)\)", page)
-    assert names == ["figures/control-crane.png"]
-    path = os.path.join(ROOT, "docs", names[0])
-    with open(path, "rb") as fp:
-        w, h = struct.unpack(">II", fp.read(24)[16:24])
-    assert (w, h) == (800, 900) and "size=(800, 900)" in page
-    assert check(path, w, h) is None
+    assert names == ["figures/control-crane.png", "figures/control-lqg.png"]
+    drawn = {"figures/control-crane.png": ((800, 900), "size=(800, 900)"),
+             "figures/control-lqg.png": ((800, 700), "Figure(figsize=(8, 7), dpi=100)")}
+    for name in names:
+        path = os.path.join(ROOT, "docs", name)
+        assert os.path.exists(path), "%s missing: run scripts/make-doc-figures.sh" % name
+        with open(path, "rb") as fp:
+            w, h = struct.unpack(">II", fp.read(24)[16:24])
+        size, call = drawn[name]
+        assert (w, h) == size and call in page, name
+        assert check(path, w, h) is None
