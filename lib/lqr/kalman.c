@@ -137,7 +137,35 @@ static int rhs(double t, const double y[], double dydt[], void *params) {
   }
   LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', ny, p, K->Rf, ny, Y, ny);
   lth_small_gemm(CblasNoTrans, CblasNoTrans, p, p, ny, -1.0, K->X, p, Y, ny, 1.0, dydt, p);
+  for (size_t i = 0; i < (size_t)p * p; i++) {
+    if (!isfinite(dydt[i])) {
+      return GSL_FAILURE; /* a step too long for a fast rate: the integrator halves it */
+    }
+  }
   return GSL_SUCCESS;
+}
+
+/* A first step the covariance's fastest rate allows: ||A|| + ||Sigma0|| ||C||^2 / ||Rm||
+ * at t0 (the filter's gain is largest at first when the prior is wide and V small). */
+static double first_step(kf *K, const double *S0, lth_error *err) {
+  double span = K->t1 - K->t0, h = 1e-3 * span;
+  if (maps_at(K, K->t0, err) != LTH_OK) {
+    return h;
+  }
+  int p = K->p, ny = K->ny;
+  double an = 0.0, sn = 0.0, cn = 0.0, rmin = INFINITY;
+  for (size_t i = 0; i < (size_t)p * p; i++) {
+    an = fmax(an, fabs(K->pt->A[i]));
+    sn = fmax(sn, fabs(S0[i]));
+  }
+  for (size_t i = 0; i < (size_t)ny * p; i++) {
+    cn = fmax(cn, fabs(K->pt->C[i]));
+  }
+  for (int k = 0; k < ny; k++) { /* Rm's Cholesky diagonal squared: a bound on its small end */
+    rmin = fmin(rmin, K->Rf[k + (size_t)k * ny] * K->Rf[k + (size_t)k * ny]);
+  }
+  double rate = p * an + p * sn * ny * cn * cn / rmin;
+  return rate > 0 && 0.05 / rate < h ? 0.05 / rate : h;
 }
 
 static lth_status check_spec(kf *K, lth_error *err) {
@@ -350,9 +378,10 @@ lth_status lth_kalman_solve(const lth_system *sys, const lth_kalman_spec *spec, 
   }
   st = st == LTH_OK ? initial(&K, y, err) : st;
   gsl_odeiv2_system gs = {rhs, NULL, pp, &K};
+  double h0 = st == LTH_OK ? first_step(&K, y, err) : 0.0;
   gsl_odeiv2_driver *drv =
-      st == LTH_OK ? gsl_odeiv2_driver_alloc_y_new(&gs, gsl_odeiv2_step_rk8pd, 1e-3 * (t1 - t0),
-                                                   K.o.atol, K.o.rtol)
+      st == LTH_OK ? gsl_odeiv2_driver_alloc_y_new(&gs, gsl_odeiv2_step_rk8pd, h0, K.o.atol,
+                                                   K.o.rtol)
                    : NULL;
   if (st == LTH_OK && !drv) {
     st = lth_error_set(err, LTH_ENOMEM, "out of memory");
@@ -365,9 +394,10 @@ lth_status lth_kalman_solve(const lth_system *sys, const lth_kalman_spec *spec, 
         *err = K.rhs_err;
         st = err->status;
       } else if (gst != GSL_SUCCESS) {
-        st = lth_error_set_t(err, LTH_EINTEG, t, "the error covariance could not be integrated "
-                                                 "(GSL: %s)",
-                             gsl_strerror(gst));
+        st = lth_error_set_t(err, LTH_EINTEG, t,
+                             "the error covariance could not be integrated past t = %.10g (GSL: "
+                             "%s)",
+                             t, gsl_strerror(gst));
       }
     }
     st = st == LTH_OK ? record(&K, res, q, times[q], y, err) : st;

@@ -31,6 +31,11 @@ static int rhs(double t, const double y[], double dydt[], void *params) {
     return GSL_EBADFUNC;
   }
   plqr_riccati_rhs(L, y, dydt);
+  for (size_t i = 0; i < L->ny_; i++) {
+    if (!isfinite(dydt[i])) {
+      return GSL_FAILURE; /* a step too long for a fast rate: the integrator halves it */
+    }
+  }
   return GSL_SUCCESS;
 }
 

@@ -114,3 +114,18 @@ def test_plant_lqr_equals_the_tool(name):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-13, err_msg=key)
     assert abs(sol.cost - d["cost"]) <= 1e-12 * max(1.0, abs(d["cost"]))
     assert abs(sol.cost_closed - sol.cost) <= 1e-8 * max(1.0, abs(sol.cost))
+
+
+def test_fast_filter_start():
+    """A wide prior and an accurate measurement make the covariance's first
+    rate ~1e8: the integrator's first step follows it (a fixed first step of
+    1e-3 of the span made the covariance overflow), and the steady state is
+    still the ARE's."""
+    pb = lth.parse(PLANT)
+    v = 1e-8
+    res = lth.kalman(pb, "w", V=v, W=W, Sigma0=np.eye(pb.nvars), times=[0.0, 1e-4, 30.0])
+    assert np.isfinite(res.Sigma).all()
+    S = scipy.linalg.solve_continuous_are(A.T, C.T, B @ B.T * W, np.array([[v]]))
+    i, j = pb.variables.index("x1"), pb.variables.index("v1")
+    Sz = res.Sigma_z[-1]
+    np.testing.assert_allclose([[Sz[i, i], Sz[i, j]], [Sz[j, i], Sz[j, j]]], S, rtol=1e-6)
