@@ -30,9 +30,10 @@
  *
  * --peer writes one JSON object for bench/bench_plqr_peer.py, which reduces
  * the chains and the index-2 plant to an ODE by hand and solves the same
- * LQR problems with SciPy: per case its parameters and cost, lth's timing,
- * cost, and at the output times the feedback on the unknowns Kz (u = -Kz z
- * - kz), the closed loop's z and u.
+ * LQR problems with SciPy: per case its parameters (A, B_1, C of the
+ * random plants; the chain's) and cost, lth's timing, cost, and at the
+ * output times the feedback on the unknowns Kz (u = -Kz z - kz), the closed
+ * loop's z and u.
  *
  * Exit status 2 if a solve fails or the closed loop's cost differs from
  * V(0, x0) by more than 1e-8 relative (the solver's own consistency check,
@@ -417,7 +418,9 @@ static int run_case(const cfg *c, problem *pb, params_fn params, const void *ctx
 static void plant_params(const void *ctx) {
   const plant *P = ctx;
   const ts_sys *S = P->S;
-  printf("{\"n\": [%d, %d], ", S->n[0], S->n[1]);
+  printf("{\"n\": [");
+  for (int i = 0; i < S->r; i++) printf("%s%d", i ? ", " : "", S->n[i]);
+  printf("], ");
   json_osc("A", S->A, S->s, S->s, S->s);
   printf(", ");
   json_osc("B1", P->B1.e, P->B1.rows, NU, P->B1.rows);
@@ -488,9 +491,8 @@ int main(int argc, char **argv) {
     bench_emit(c.csv, NCOL, col_names, widths);
   }
   for (int r = 2; r <= 6; r++) {
-    /* --quick: index 2, 4 and 6; the peer reduces only index 2 by hand */
-    if (!wanted(&c, plant_names[r - 2]) || (c.quick && r % 2) || (c.peer && !c.only && r > 2))
-      continue;
+    /* --quick: index 2, 4 and 6 */
+    if (!wanted(&c, plant_names[r - 2]) || (c.quick && r % 2)) continue;
     ran++;
     plant P = {0};
     problem pb = {0};

@@ -310,8 +310,10 @@ def closed_loop(wt, T, x0, times, gain_apply):
 
 
 def solve_riccati(plant, case, x0):
-    """The LQR problem by the Riccati ODE: V(0, x0), the gains and the closed loop."""
+    """The LQR problem by the Riccati ODE: V(0, x0), the gains and the closed loop;
+    the CPU seconds of the Riccati solution (with the gains) and of the closed loop."""
     T, times = case["T"], np.array(case["times"])
+    c0 = time.process_time()
     wt = Weights(plant, case)
     P, nfev = riccati(wt, T)
 
@@ -319,43 +321,57 @@ def solve_riccati(plant, case, x0):
         A, B, Q, S, R = w
         return np.linalg.solve(R, B.T @ P(t) + S.T)
 
+    K = [gain(t, wt.at(t)) for t in times]
+    c1 = time.process_time()
     xs, us, J, nfev_cl = closed_loop(wt, T, x0, times, lambda t, x, w: gain(t, w) @ x)
-    return {"V0": x0 @ P(0.0) @ x0, "K": [gain(t, wt.at(t)) for t in times], "x": xs, "u": us,
-            "J": J, "nfev": nfev, "nfev_loop": nfev_cl}
+    return {"V0": x0 @ P(0.0) @ x0, "K": K, "x": xs, "u": us, "J": J, "nfev": nfev,
+            "nfev_loop": nfev_cl, "t_gain": c1 - c0, "t_loop": time.process_time() - c1}
 
 
 def solve_are(plant, case, x0):
-    """The time-invariant LQR problem through the ARE."""
+    """The time-invariant LQR problem through the ARE (as solve_riccati)."""
     T, times = case["T"], np.array(case["times"])
+    c0 = time.process_time()
     wt = Weights(plant, case)
     sol = AreSolution(wt, T)
+    K = [sol.gain(t) for t in times]
+    c1 = time.process_time()
     xs, us, J, nfev_cl = closed_loop(wt, T, x0, times, sol.gain_apply)
-    return {"V0": x0 @ sol.P(0.0) @ x0, "K": [sol.gain(t) for t in times], "x": xs, "u": us,
-            "J": J, "nfev": 0, "nfev_loop": nfev_cl, "Kinf": sol.Kinf, "Vinf": x0 @ sol.Pinf @ x0,
-            "alpha": -sol.lam.real.max()}
+    return {"V0": x0 @ sol.P(0.0) @ x0, "K": K, "x": xs, "u": us, "J": J, "nfev": 0,
+            "nfev_loop": nfev_cl, "t_gain": c1 - c0, "t_loop": time.process_time() - c1,
+            "Kinf": sol.Kinf, "Vinf": x0 @ sol.Pinf @ x0, "alpha": -sol.lam.real.max()}
 
 
 METHODS = {"riccati": solve_riccati, "are": solve_are}
 
 
 def make_plant(case):
-    return Chain(case["params"]) if case["name"].startswith("chain") else Partition(case["params"])
+    if case["name"].startswith("chain"):
+        return Chain(case["params"])
+    return Partition(case["params"]) if case["r"] == 2 else None
 
 
 def run_method(case, method, x0_of):
+    """The method from the parameters; its CPU seconds of the reduction's setup too."""
+    c0 = time.process_time()
     plant = make_plant(case)
     plant.setup()
-    return METHODS[method](plant, case, x0_of(plant))
+    t_setup = time.process_time() - c0
+    res = METHODS[method](plant, case, x0_of(plant))
+    res["t_setup"] = t_setup
+    return res, plant
 
 
 def time_method(case, method, x0_of, reps):
-    """Best CPU seconds over reps runs, from the parameters (setup included)."""
-    best = np.inf
+    """Best CPU seconds over reps runs, with the phases of that run."""
+    best, phases = np.inf, None
     for _ in range(reps):
         c0 = time.process_time()
-        run_method(case, method, x0_of)
-        best = min(best, time.process_time() - c0)
-    return best
+        res, _ = run_method(case, method, x0_of)
+        t = time.process_time() - c0
+        if t < best:
+            best, phases = t, (res["t_setup"], res["t_gain"], res["t_loop"])
+    return best, phases
 
 
 # ---------------------------------------------------------------- checks
@@ -402,55 +418,59 @@ def main():
     if o.quick:
         o.T, o.repeat, o.masses, o.T_ti = 1.0, 1, 12, None
     o.T_ti = o.T if o.T_ti is None else o.T_ti
+    cmd = [o.lth, "--peer", "--T", str(o.T), "--T-ti", str(o.T_ti), "--repeat", str(o.repeat),
+           "--masses", str(o.masses)]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.stderr.write(run.stderr)
+        sys.exit(f"bench_plqr_peer: {' '.join(cmd)} failed with status {run.returncode}")
+    d = json.loads(run.stdout)
+    print(f"lth_plqr_solve and by hand on [0, {o.T:g}] (time-invariant chain [0, {o.T_ti:g}]), "
+          f"21 output times; CPU times, best of {o.repeat} runs; load average {d['load']:.2f} "
+          "(end of bench_plqr)")
     chk = Checks()
-    cases = []
-    for name in ("idx2", f"chain{o.masses}", f"chain{o.masses}-ti"):
-        cmd = [o.lth, "--peer", "--case", name, "--T", str(o.T), "--T-ti", str(o.T_ti),
-               "--repeat", str(o.repeat), "--masses", str(o.masses)]
-        run = subprocess.run(cmd, capture_output=True, text=True)
-        if run.returncode != 0:
-            sys.stderr.write(run.stderr)
-            sys.exit(f"bench_plqr_peer: {' '.join(cmd)} failed with status {run.returncode}")
-        d = json.loads(run.stdout)
-        case = d["cases"][0]
-        case["load"] = d["load"]
+    rows = []
+    for case in d["cases"]:
+        if make_plant(case) is None:
+            rows.append((case, [], None))
+            continue
         methods = ["riccati", "are"] if make_plant(case).time_invariant else ["riccati"]
         z0 = np.array(case["lth"]["z"])[0, :, 0]
         x0_of = lambda plant, z0=z0: plant.state(z0)  # lth's z(0): the state part of its z0
-        print(f"checks, {name} (lth: load average {d['load']:.2f} at its end):")
-        results = {}
+        print(f"checks, {case['name']}:")
         for m in methods:
-            plant = make_plant(case)
-            plant.setup()
-            results[m] = METHODS[m](plant, case, x0_of(plant))
-            check(chk, case, m, results[m], plant)
-        if "are" in results:  # how far the horizon is from the long-horizon solution
-            r = results["are"]
-            K0 = np.array(case["lth"]["Kz"][0]) @ plant.basis(0.0)
-            print(f"  long horizon: lth's J* = {case['lth']['cost'] / r['Vinf']:.6f} x0'P_inf x0, "
-                  f"|K(0) - K_inf| = {np.abs(K0 - r['Kinf']).max() / np.abs(r['Kinf']).max():.2e} "
-                  f"max |K_inf|; slowest closed-loop decay {r['alpha']:.4f}/s, "
-                  f"exp(-2 alpha T) = {np.exp(-2 * r['alpha'] * case['T']):.2e}")
-        cases.append((case, methods, x0_of, results))
+            res, plant = run_method(case, m, x0_of)
+            check(chk, case, m, res, plant)
+            if m == "are":  # how far this horizon is from the long-horizon solution
+                K0 = np.array(case["lth"]["Kz"][0]) @ plant.basis(0.0)
+                eK = np.abs(K0 - res["Kinf"]).max() / np.abs(res["Kinf"]).max()
+                print(f"  long horizon: lth's J* = {case['lth']['cost'] / res['Vinf']:.6f} "
+                      f"x0'P_inf x0, |K(0) - K_inf| = {eK:.2e} max |K_inf|; slowest closed-loop "
+                      f"decay alpha = {res['alpha']:.4f}/s, exp(-2 alpha T) = "
+                      f"{np.exp(-2 * res['alpha'] * case['T']):.2e}")
+        rows.append((case, methods, x0_of))
     if chk.failed:
         sys.exit(f"bench_plqr_peer: {chk.failed} check(s) failed: the timings would not compare "
                  "like with like")
-    print(f"\nCPU times, best of {o.repeat} runs, T = {o.T:g} (time-invariant chain {o.T_ti:g}), "
-          "21 output times")
-    print(f"{'case':<12} {'r':>2} {'s':>3} {'p':>3} {'method':<18} {'ms':>10} {'nfev':>6} "
-          f"{'loop nfev':>9} {'lth/this':>9}")
-    for case, methods, x0_of, results in cases:
+    print(f"\n{'case':<11} {'r':>2} {'s':>3} {'p':>3} {'T':>3} {'method':<16} {'total_ms':>9} "
+          f"{'setup':>8} {'gain':>8} {'loop':>8} {'nfev':>6} {'loop':>6} {'lth/this':>8}")
+    for case, methods, x0_of in rows:
         L = case["lth"]
         lt = L["total_s"]
-        head = f"{case['name']:<12} {case['r']:>2} {case['s']:>3} {case['p']:>3}"
-        print(f"{head} {'lth_plqr_solve':<18} {1e3 * lt:10.2f} {'':>6} {'':>9} {'':>9}   "
-              f"(table {1e3 * L['table_s']:.1f} ms, {L['table_panels']} + {L['riccati_panels']} "
-              "panels)")
+        head = f"{case['name']:<11} {case['r']:>2} {case['s']:>3} {case['p']:>3} {case['T']:>3g}"
+        # lth: setup = its realization table (timed apart), gain = the rest of the solve (the
+        # Riccati table and the closed loop); panels of the two tables
+        pan = f"{L['table_panels']}+{L['riccati_panels']} panels"
+        print(f"{head} {'lth_plqr_solve':<16} {1e3 * lt:9.2f} {1e3 * L['table_s']:8.2f} "
+              f"{1e3 * (lt - L['table_s']):8.2f} {'-':>8} {pan:>13}")
+        if not methods:
+            print(f"{'':<21} (no hand reduction at index {case['r']})")
         for m in methods:
-            t = time_method(case, m, x0_of, o.repeat)
-            r = results[m]
-            print(f"{head} {'by hand, ' + m:<18} {1e3 * t:10.2f} {r['nfev']:6d} "
-                  f"{r['nfev_loop']:9d} {lt / t:9.2f}")
+            t, (ts, tg, tl) = time_method(case, m, x0_of, o.repeat)
+            res, _ = run_method(case, m, x0_of)
+            print(f"{head} {'by hand, ' + m:<16} {1e3 * t:9.2f} {1e3 * ts:8.2f} {1e3 * tg:8.2f} "
+                  f"{1e3 * tl:8.2f} {res['nfev']:6d} {res['nfev_loop']:6d} {lt / t:8.2f}")
+    print(f"load average {os.getloadavg()[0]:.2f} (end)")
 
 
 if __name__ == "__main__":
