@@ -4,7 +4,8 @@
  * Riccati solution backwards as a table, the closed loop forwards with its
  * cost -- on [0, T] (default T = 2) with 21 output times, for
  *  (a) random Hessenberg plants of index 2..6 (tests/fixtures/testsys.h,
- *      the benchmarks' stream, the block sizes and seeds of bench_ss; f = 0)
+ *      the benchmarks' stream, the block sizes and seeds of bench_ss, so
+ *      the same A(t); f = 0)
  *      with two force inputs B_1(t) in the first block row only (an LQR
  *      problem takes inputs the plant does not differentiate) and two
  *      outputs C(t) reading all of z, multipliers too (so the inputs reach
@@ -58,6 +59,7 @@
 #define CHAIN_SEED 0xc4a1 /* bench_ss's chain */
 #define CHAIN_AMP  0.3
 #define TOL_CLOSED 1e-8 /* |cost_closed - cost| / |cost| */
+#define NMAX       3    /* the most inputs or outputs of a case */
 
 /* The cost's weights (the header): random plants, chains. */
 static const double W_Y = 1.0, W_U = 0.1;
@@ -359,9 +361,7 @@ static void json_lth(const problem *pb, const stats *st, const lth_plqr_result *
       "\"name\": \"%s\", \"r\": %d, \"s\": %d, \"p\": %d, \"nu\": %d, \"ny\": %d, \"T\": %.17g, ",
       pb->name, st->r, pb->s, st->p, pb->nu, pb->ny, pb->T);
   int n = pb->n;
-  double *wu = malloc((size_t)(pb->nu + 2 * pb->ny) * sizeof(double)), *wy = wu + pb->nu,
-         *fy = wy + pb->ny;
-  if (!wu) return;
+  double wu[NMAX], wy[NMAX], fy[NMAX]; /* nu, ny <= NMAX */
   for (int k = 0; k < pb->nu; k++) wu[k] = pb->Wd[(pb->s + k) * (size_t)(n + 1)];
   for (int k = 0; k < pb->ny; k++) {
     wy[k] = pb->Wd[(pb->s + pb->nu + k) * (size_t)(n + 1)];
@@ -372,7 +372,6 @@ static void json_lth(const problem *pb, const stats *st, const lth_plqr_result *
   json_vec("w_y", wy, (size_t)pb->ny);
   printf(", ");
   json_vec("f_y", fy, (size_t)pb->ny);
-  free(wu);
   printf(", ");
   json_vec("times", res->times, res->n);
   printf(", \"lth\": {\"total_s\": %.6e, \"table_s\": %.6e, \"table_panels\": %zu, "
