@@ -9,15 +9,24 @@
 #endif
 
 void lth_cheb_coef(const double *f, size_t L, int n, double *coef) {
+  double w[LTH_CHEB_MAX + 1][LTH_CHEB_MAX + 1]; /* the weights: once, not per entry */
   for (int j = 0; j <= n; j++) {
     double half = (j == 0 || j == n) ? 0.5 : 1.0; /* c_0 and c_n count half */
+    for (int k = 0; k <= n; k++) {
+      double end = (k == 0 || k == n) ? 0.5 : 1.0;
+      w[j][k] = end * cos(M_PI * j * k / n) * 2.0 / n * half;
+    }
+  }
+  for (int j = 0; j <= n; j++) {
+    double *cj = coef + L * (size_t)j;
     for (size_t e = 0; e < L; e++) {
-      double sum = 0.0;
-      for (int k = 0; k <= n; k++) {
-        double w = (k == 0 || k == n) ? 0.5 : 1.0;
-        sum += w * f[e + L * (size_t)k] * cos(M_PI * j * k / n);
+      cj[e] = 0.0;
+    }
+    for (int k = 0; k <= n; k++) {
+      const double *fk = f + L * (size_t)k;
+      for (size_t e = 0; e < L; e++) {
+        cj[e] += w[j][k] * fk[e];
       }
-      coef[e + L * (size_t)j] = sum * 2.0 / n * half;
     }
   }
 }

@@ -10,7 +10,10 @@
 
 #include <stddef.h>
 
-/* The coefficients from the values (the discrete Chebyshev transform). */
+/* The highest degree n of these functions. */
+#define LTH_CHEB_MAX 64
+
+/* The coefficients from the values (the discrete Chebyshev transform; n <= LTH_CHEB_MAX). */
 void lth_cheb_coef(const double *f, size_t L, int n, double *coef);
 /* sum_j c_j T_j(x) for the entries e0 .. e0 + cnt - 1 into out[0 .. cnt) (Clenshaw). */
 void lth_cheb_eval(const double *coef, size_t L, int n, size_t e0, size_t cnt, double x,
