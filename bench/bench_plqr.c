@@ -50,6 +50,7 @@
 #include "app_blas.h"
 #include "benchutil.h"
 #include "chainsys.h"
+#include "inputsys.h"
 #include "testsys.h"
 #include "lth/plqr.h"
 
@@ -76,31 +77,12 @@ static int wanted(const cfg *c, const char *name) { return !c->only || strcmp(c-
 
 /* ---- random plants: testsys.h's A, force inputs and outputs of our own ---- */
 
-/* A rows x cols matrix of oscillations c0 + c1 sin(w t + phi). */
-typedef struct osc_mat {
-  int rows, cols;
-  ts_entry e[2 * TS_MAXS];
-} osc_mat;
-
-static int osc_cb(void *ctx, double t, int order, double *coef, int ld, size_t stride) {
-  const osc_mat *M = ctx;
-  for (int j = 0; j < M->cols; j++)
-    for (int i = 0; i < M->rows; i++)
-      ts_entry_coef(&M->e[i + j * M->rows], t, order, coef + i + (size_t)j * ld, stride);
-  return 0;
-}
-
-static void osc_draw(osc_mat *M, int rows, int cols, ts_rng *g) {
-  M->rows = rows;
-  M->cols = cols;
-  for (int k = 0; k < rows * cols; k++) M->e[k] = ts_draw_oscillation(g);
-}
 
 typedef struct plant {
   const char *name;
   ts_sys *S;
   lth_system *sys;
-  osc_mat B1, C;
+  is_osc_mat B1, C;
 } plant;
 
 /* bench_ss's block sizes n_1..n_r (p = 4, 5, 5, 6, 7) and names, r = 2..6. */
@@ -120,12 +102,12 @@ static int plant_make(plant *P, int r, double T) {
   P->sys = ts_system(P->S);
   if (!P->sys) return -1;
   ts_rng g = ts_rng_seed(seed * 7919 + 5, TS_SPLITMIX);
-  osc_draw(&P->B1, n[0], NU, &g);
-  osc_draw(&P->C, NY, P->S->s, &g);
+  is_osc_draw(&P->B1, n[0], NU, &g);
+  is_osc_draw(&P->C, NY, P->S->s, &g);
   int ok = lth_system_set_inputs(P->sys, NU, NULL) == LTH_OK &&
-           lth_system_set_B(P->sys, 1, lth_source_callback(n[0], NU, osc_cb, &P->B1, NULL), NULL) ==
+           lth_system_set_B(P->sys, 1, lth_source_callback(n[0], NU, is_osc_cb, &P->B1, NULL), NULL) ==
                LTH_OK &&
-           lth_system_set_outputs(P->sys, NY, lth_source_callback(NY, P->S->s, osc_cb, &P->C, NULL),
+           lth_system_set_outputs(P->sys, NY, lth_source_callback(NY, P->S->s, is_osc_cb, &P->C, NULL),
                                   NULL, NULL, NULL) == LTH_OK &&
            lth_system_set_interval(P->sys, 0.0, T, NULL) == LTH_OK;
   return ok ? 0 : -1;
