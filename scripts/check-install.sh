@@ -71,15 +71,20 @@ needed() { readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p';
 echo "pkg-config --libs lth:          $(pkg-config --libs lth)"
 cc -std=c11 -Wall -Wextra -Werror -o "$prefix/p_shared" "$prefix/pendulum.c" \
   $(pkg-config --cflags --libs lth) -lm
-needed "$prefix/p_shared" | grep -q '^liblth\.so' || fail "p_shared does not use liblth.so"
-ldd "$prefix/p_shared" | grep -q "liblth.so.* => $prefix" ||
-  fail "p_shared does not find liblth.so in the prefix: $(ldd "$prefix/p_shared" | grep lth)"
+# (the listings are read whole before grep: `ldd | grep -q` under pipefail fails when grep's
+# early exit cuts ldd off with SIGPIPE, although the line was found)
+deps=$(needed "$prefix/p_shared")
+grep -q '^liblth\.so' <<<"$deps" || fail "p_shared does not use liblth.so"
+found=$(ldd "$prefix/p_shared")
+grep -q "liblth.so.* => $prefix" <<<"$found" ||
+  fail "p_shared does not find liblth.so in the prefix: $(grep lth <<<"$found")"
 "$prefix/p_shared" "$datadir/pendulum.lth"
 
 echo "pkg-config --libs lth-static:   $(pkg-config --libs lth-static)"
 cc -std=c11 -Wall -Wextra -Werror -o "$prefix/p_static" "$prefix/pendulum.c" \
   $(pkg-config --cflags --libs lth-static)
-needed "$prefix/p_static" | grep -q '^liblth' && fail "p_static still needs liblth.so"
+deps=$(needed "$prefix/p_static")
+grep -q '^liblth' <<<"$deps" && fail "p_static still needs liblth.so"
 "$prefix/p_static" "$datadir/pendulum.lth"
 
 echo "pkg-config --static --libs lth: $(pkg-config --static --libs lth)"
