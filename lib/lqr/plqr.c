@@ -41,6 +41,7 @@ static void plqr_free(plqr *L) {
   for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) {
     free(a[i]);
   }
+  plqr_wtable_free(L);
   lth_ss_point_free(L->pt);
   lth_ss_table_free(L->tab);
   lth_ss_free(L->ss);
@@ -240,7 +241,7 @@ static lth_plqr_result *result_alloc(const plqr *L, size_t n) {
 static lth_status record(plqr *L, loop *c, lth_plqr_result *res, size_t q, double t,
                          const double *x, lth_decomp_ws *ws, lth_point *dp, lth_error *err) {
   int p = L->p, s = L->s, m = L->m, nu = L->nu, ny = L->ny;
-  lth_status st = plqr_weights_at(L, t, err);
+  lth_status st = plqr_weights_direct(L, t, err); /* with the realization at t in L->pt */
   st = st == LTH_OK ? lth_decomp_at(ws, t, dp, err) : st; /* P(t): the gain on z */
   if (st != LTH_OK) {
     return st;
@@ -358,8 +359,8 @@ static lth_status closed_loop(plqr *L, const double *z0, const double *times, si
     }
     if (st == LTH_OK && q < n) {
       st = record(L, &c, res, q, to, y, ws, dp, err);
-    } else if (st == LTH_OK) { /* t1: the final cost */
-      st = plqr_weights_at(L, L->t1, err);
+    } else if (st == LTH_OK) { /* t1: the final cost (M, N, m of the realization there) */
+      st = plqr_weights_direct(L, L->t1, err);
       if (st == LTH_OK) {
         plqr_riccati_eval(L, L->t1, c.Y);
         gains(L, c.Y, c.K, c.k);
@@ -416,6 +417,7 @@ lth_status lth_plqr_solve(const lth_system *sys, const lth_plqr_cost *cost, doub
   L.o.atol = L.o.atol > 0 ? L.o.atol : def.atol;
   L.o.escape = L.o.escape > 0 ? L.o.escape : def.escape;
   lth_status st = setup(&L, err);
+  st = st == LTH_OK ? plqr_wtable_build(&L, err) : st;
   st = st == LTH_OK ? plqr_riccati_build(&L, err) : st;
   lth_plqr_result *res = st == LTH_OK ? result_alloc(&L, n) : NULL;
   if (st == LTH_OK && !res) {

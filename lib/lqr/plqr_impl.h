@@ -40,6 +40,11 @@ typedef struct plqr {
   double scale;       /* max(1, ||P(t1)||, ||Q||) for the escape test */
   lth_error rhs_err;
   int rhs_failed;
+  /* the weights as a table (plqr_wtable.c): packed A, B, g, Q, S, R, q, r, c0
+   * (nw entries), Chebyshev panels on [t0, t1]; the integrators read it */
+  size_t nw, wnpan, wcap;
+  double *wa, *wb, *wcoef, *wbuf, *wown; /* wown: A, B, g when read from the table */
+  int wready;
 } plqr;
 
 /* 1 if input k reaches the realization at pt without derivatives: its
@@ -48,8 +53,20 @@ typedef struct plqr {
 int plqr_underived(const lth_ss_point *pt, int k);
 
 /* The weights at t into L->wt (R factored): LTH_ESING naming t where R is not
- * positive definite. */
+ * positive definite.  From the weights' table once it is built (the
+ * integrators' stages), else from the realization (plqr_weights_direct). */
 lth_status plqr_weights_at(plqr *L, double t, lth_error *err);
+/* The same from the realization's table at t; L->pt then holds the realization
+ * there (the output times read Z, C, D from it). */
+lth_status plqr_weights_direct(plqr *L, double t, lth_error *err);
+/* L->wt.Rf = the Cholesky factor of L->wt.R; LTH_ESING naming t if R is not
+ * positive definite. */
+lth_status plqr_factor_r(plqr *L, double t, lth_error *err);
+/* The weights' table on [t0, t1] (plqr_wtable.c). */
+lth_status plqr_wtable_build(plqr *L, lth_error *err);
+/* The weights at t from the table into L->wt (R factored). */
+lth_status plqr_wtable_eval(plqr *L, double t, lth_error *err);
+void plqr_wtable_free(plqr *L);
 /* The final cost's P(t1), p(t1), c(t1) into Y; refuses a final cost that weighs u. */
 lth_status plqr_final(plqr *L, double *Y, lth_error *err);
 /* Y' = -(...) of the Riccati system (header) at t, from the weights at t. */

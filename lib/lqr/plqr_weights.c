@@ -86,6 +86,10 @@ static lth_status cost_sources(plqr *L, double t, double *c, lth_error *err) {
 }
 
 lth_status plqr_weights_at(plqr *L, double t, lth_error *err) {
+  return L->wready ? plqr_wtable_eval(L, t, err) : plqr_weights_direct(L, t, err);
+}
+
+lth_status plqr_weights_direct(plqr *L, double t, lth_error *err) {
   plqr_weights *w = &L->wt;
   lth_status st = lth_ss_table_eval(L->tab, t, L->pt, err);
   double c = 0.0;
@@ -112,7 +116,6 @@ lth_status plqr_weights_at(plqr *L, double t, lth_error *err) {
   w->A = L->pt->A;
   w->B = L->pt->B;
   w->g = L->pt->g;
-  memcpy(w->Rf, w->R, (size_t)nu * nu * sizeof(double));
   for (int k = 0; k < nu; k++) { /* every input is a control: none may be differentiated */
     if (!plqr_underived(L->pt, k)) {
       return lth_error_set_t(err, LTH_EDATA, t,
@@ -123,6 +126,13 @@ lth_status plqr_weights_at(plqr *L, double t, lth_error *err) {
                              k + 1);
     }
   }
+  return plqr_factor_r(L, t, err);
+}
+
+lth_status plqr_factor_r(plqr *L, double t, lth_error *err) {
+  plqr_weights *w = &L->wt;
+  int nu = L->nu;
+  memcpy(w->Rf, w->R, (size_t)nu * nu * sizeof(double));
   lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', nu, w->Rf, nu);
   if (info != 0) {
     return lth_error_set_t(err, LTH_ESING, t,

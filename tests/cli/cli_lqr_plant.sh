@@ -107,7 +107,7 @@ sed 's/^cost final .*/cost final y^3/' "$SPRING" >"$TMP/cubic.lth"
 run 2 "cubic" "$LQR" "$TMP/cubic.lth" && err_has "cubic.lth:21:13: the cost is not quadratic" "cubic"
 run 1 "--method" "$LQR" "$SPRING" --method shooting && err_has "--method is for" "--method"
 sed 's/^cost integral .*/cost integral (y - r(t))^2/' "$SPRING" >"$TMP/r0.lth"
-run 3 "R = 0" "$LQR" "$TMP/r0.lth" && err_has "not positive definite at t = 4" "R = 0"
+run 3 "R = 0" "$LQR" "$TMP/r0.lth" && err_has "not positive definite at t = 0" "R = 0"
 sed 's/^cost integral .*/cost integral -3*y^2 + 0.01*u^2/; s/^interval 0 4/interval 0 30/; /^cost final/d' \
   "$SPRING" >"$TMP/conj.lth"
 run 3 "conjugate point" "$LQR" "$TMP/conj.lth" && err_has "conjugate point" "conjugate point" &&
