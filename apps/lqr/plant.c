@@ -50,6 +50,24 @@ typedef struct tq {
   size_t q;
 } tq;
 
+
+/* The library names an input by its number ("the input 2 reaches ..."):
+ * here it has its name. */
+static void name_input(lth_error *err, const lth_problem *pb) {
+  static const char key[] = "the input ";
+  char *at = strstr(err->message, key);
+  char *end = NULL;
+  long k = at ? strtol(at + sizeof key - 1, &end, 10) : 0;
+  const char *name = k >= 1 ? lth_problem_input_name(pb, (int)k - 1) : NULL;
+  if (!name || !end || *end != ' ') {
+    return;
+  }
+  char msg[sizeof err->message];
+  snprintf(msg, sizeof msg, "%.*s%s%s", (int)(at - err->message) + (int)(sizeof key - 1),
+           err->message, name, end);
+  snprintf(err->message, sizeof err->message, "%s", msg);
+}
+
 static int tq_cmp(const void *a, const void *b) {
   const tq *x = a, *y = b;
   return x->t < y->t ? -1 : x->t > y->t ? 1 : x->q < y->q ? -1 : x->q > y->q;
@@ -134,6 +152,9 @@ lth_status lqr_plant_compute(lqr_plant *L, const app_run *run, double rtol, lth_
        * posed (an input the plant differentiates, a final cost on u), an
        * input error (exit 2), not a usage error */
       st = err->status = LTH_EDATA;
+    }
+    if (st != LTH_OK && err) {
+      name_input(err, pb);
     }
   }
   for (size_t j = 0; st == LTH_OK && j < n; j++) {

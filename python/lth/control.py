@@ -30,6 +30,24 @@ class KalmanResult:
     noise: list
 
 
+def _name_inputs(e, pb):
+    """The library names an input by its number ("the input 2 ...", "the
+    noise input 2 ..."): give it its name in the error's texts."""
+    import re
+
+    def repl(m):
+        k = int(m.group(2))
+        name = pb.inputs[k - 1] if 1 <= k <= len(pb.inputs) else m.group(2)
+        return m.group(1) + name + " "
+    for attr in ("message", "formatted"):
+        text = getattr(e, attr, None)
+        if isinstance(text, str):
+            setattr(e, attr, re.sub(r"(\binput )(\d+) ", repl, text))
+    e.args = tuple(re.sub(r"(\binput )(\d+) ", repl, a) if isinstance(a, str) else a
+                   for a in e.args)
+    return e
+
+
 def _matrix(value, n, what):
     a = np.array(value, dtype=float)
     if a.ndim == 0:
@@ -89,9 +107,12 @@ def kalman(problem, noise, V, W=1.0, Sigma0=None, times=None, *, grid=None):
         spec.W = srcW.value
         spec.V = srcV.value
         spec.Sigma0_z = S0.ctypes.data
-        _lib.check(LIB.lth_kalman_solve(pb._system(), ctypes.byref(spec), float(lo), float(hi),
-                                        ts.ctypes.data, len(ts), None, ctypes.byref(res),
-                                        ctypes.byref(err)), err)
+        try:
+            _lib.check(LIB.lth_kalman_solve(pb._system(), ctypes.byref(spec), float(lo),
+                                            float(hi), ts.ctypes.data, len(ts), None,
+                                            ctypes.byref(res), ctypes.byref(err)), err)
+        except errors.Error as e:
+            raise _name_inputs(e, pb)
         r = S["lth_kalman_result"].from_address(res.value)
         n, p = len(ts), r.p
         Sig = _lib.doubles(r.Sigma, n * p * p).reshape(n, p, p).transpose(0, 2, 1).copy()
@@ -159,9 +180,12 @@ def plant_lqr(pb, ts):
     err = _lib.new_error()
     res = ctypes.c_void_p()
     try:
-        _lib.check(LIB.lth_plqr_solve(pb._system(), cost, float(lo), float(hi), z0.ctypes.data,
-                                      ts.ctypes.data, len(ts), None, ctypes.byref(res),
-                                      ctypes.byref(err)), err)
+        try:
+            _lib.check(LIB.lth_plqr_solve(pb._system(), cost, float(lo), float(hi),
+                                          z0.ctypes.data, ts.ctypes.data, len(ts), None,
+                                          ctypes.byref(res), ctypes.byref(err)), err)
+        except errors.Error as e:
+            raise _name_inputs(e, pb)
         r = S["lth_plqr_result"].from_address(res.value)
         n = len(ts)
         z = _lib.doubles(r.z, n * s).reshape(n, s).copy()

@@ -113,7 +113,7 @@ sed 's/^cost integral .*/cost integral -3*y^2 + 0.01*u^2/; s/^interval 0 4/inter
 run 3 "conjugate point" "$LQR" "$TMP/conj.lth" && err_has "conjugate point" "conjugate point" &&
   err_has "(t = 29." "conjugate point"
 (grep -v '^u[12](t)' "$DATA/carts_io.lth" && echo "cost integral y1^2 + u1^2 + u2^2") >"$TMP/carts.lth"
-run 2 "an input in a constraint" "$LQR" "$TMP/carts.lth" && err_has "the input 2 reaches the plant through its derivatives" "prescribed"
+run 2 "an input in a constraint" "$LQR" "$TMP/carts.lth" && err_has "the input u2 reaches the plant through its derivatives" "prescribed"
 sed 's/^outputs y = x1$/outputs y = x1, ft = lam + 2*u/; s/^cost final .*/cost final ft^2/' "$SPRING" >"$TMP/finu.lth"
 run 2 "a final cost on u" "$LQR" "$TMP/finu.lth" && err_has "final cost weighs the inputs" "final u"
 run 3 "costs that disagree" "$LQR" "$LEVER" --rtol 1e-2 && err_has "differs from the optimal cost" "rtol"
