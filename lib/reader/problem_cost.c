@@ -49,7 +49,6 @@ typedef struct cparse {
   int final;
 } cparse;
 
-
 static void poly_free(cpoly *p) {
   if (p) {
     free(p->t);
@@ -646,4 +645,3 @@ lth_status lth_pp_st_cost(lth_pp *P, size_t kw) {
   }
   return st;
 }
-
