@@ -27,8 +27,8 @@ void lth_plqr_result_free(lth_plqr_result *res) {
   if (!res) {
     return;
   }
-  double *a[] = {res->times, res->K, res->k, res->Kz, res->kz, res->P, res->pv,
-                 res->cv,    res->x, res->z, res->u,  res->y};
+  double *a[] = {res->times, res->K,  res->k, res->Kz, res->kz, res->P,
+                 res->pv,    res->cv, res->x, res->z,  res->u,  res->y};
   for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) {
     free(a[i]);
   }
@@ -36,12 +36,13 @@ void lth_plqr_result_free(lth_plqr_result *res) {
 }
 
 static void plqr_free(plqr *L) {
-  double *a[] = {L->W, L->l, L->M, L->N, L->mv, L->work, L->wt.Q, L->wt.S, L->wt.R, L->wt.q,
-                 L->wt.r, L->wt.Rf, L->pa, L->pb, L->pcoef};
+  double *a[] = {L->W,    L->l,    L->M,    L->N,    L->mv,   L->work,
+                 L->wt.Q, L->wt.S, L->wt.R, L->wt.q, L->wt.r, L->wt.Rf};
   for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) {
     free(a[i]);
   }
   plqr_wtable_free(L);
+  lth_cheb_panels_free(&L->ric);
   lth_ss_point_free(L->pt);
   lth_ss_table_free(L->tab);
   lth_ss_free(L->ss);
@@ -96,8 +97,8 @@ static lth_status setup(plqr *L, lth_error *err) {
   L->wt.p = L->p;
   L->wt.nu = L->nu;
   L->ny_ = p * p + p + 1;
-  if (!L->W || !L->l || !L->M || !L->N || !L->mv || !L->work || !L->wt.Q || !L->wt.S ||
-      !L->wt.R || !L->wt.Rf || !L->wt.q || !L->wt.r) {
+  if (!L->W || !L->l || !L->M || !L->N || !L->mv || !L->work || !L->wt.Q || !L->wt.S || !L->wt.R ||
+      !L->wt.Rf || !L->wt.q || !L->wt.r) {
     return lth_error_set(err, LTH_ENOMEM, "out of memory setting up an LQR problem");
   }
   return LTH_OK;
@@ -241,7 +242,7 @@ static lth_plqr_result *result_alloc(const plqr *L, size_t n) {
 static lth_status record(plqr *L, loop *c, lth_plqr_result *res, size_t q, double t,
                          const double *x, lth_decomp_ws *ws, lth_point *dp, lth_error *err) {
   int p = L->p, s = L->s, m = L->m, nu = L->nu, ny = L->ny;
-  lth_status st = plqr_weights_direct(L, t, err); /* with the realization at t in L->pt */
+  lth_status st = plqr_weights_direct(L, t, err);         /* with the realization at t in L->pt */
   st = st == LTH_OK ? lth_decomp_at(ws, t, dp, err) : st; /* P(t): the gain on z */
   if (st != LTH_OK) {
     return st;
@@ -425,7 +426,7 @@ lth_status lth_plqr_solve(const lth_system *sys, const lth_plqr_cost *cost, doub
   }
   st = st == LTH_OK ? closed_loop(&L, z0, times, n, res, err) : st;
   if (st == LTH_OK) {
-    res->riccati_panels = L.npan;
+    res->riccati_panels = L.ric.count;
     *out = res;
   } else {
     lth_plqr_result_free(res);

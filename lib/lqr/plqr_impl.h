@@ -8,6 +8,7 @@
 #include "lth/decomp.h"
 #include "lth/plqr.h"
 #include "lth/ss.h"
+#include "ss/cheb.h"
 
 /* The weights of x and u at t: J's integrand x'Qx + 2x'Su + u'Ru + 2q'x +
  * 2r'u + c0, from W, l, c through w = M x + N u + m (header). */
@@ -28,22 +29,21 @@ typedef struct plqr {
   lth_ss_table *tab;
   lth_ss_point *pt;
   plqr_weights wt;
-  double *W, *l;       /* the cost's sources at t: n x n, n */
+  double *W, *l;      /* the cost's sources at t: n x n, n */
   double *M, *N, *mv; /* n x p, n x nu, n */
   double *work;       /* scratch of the sources and the products */
   size_t nwork;
   /* the Riccati solution: Chebyshev panels of Y = (P, p, c) */
-  size_t npan, cappan;
-  double *pa, *pb;    /* panel ends */
-  double *pcoef;      /* per panel (LTH_SS_TABLE_DEGREE + 1) x ny_ coefficients */
-  size_t ny_;         /* p p + p + 1 */
-  double scale;       /* max(1, ||P(t1)||, ||Q||) for the escape test */
+  lth_cheb_panels ric; /* Y = (P, p, c), ny_ entries, panels laid right to left */
+  size_t ny_;          /* p p + p + 1 */
+  double scale;        /* max(1, ||P(t1)||, ||Q||) for the escape test */
   lth_error rhs_err;
   int rhs_failed;
   /* the weights as a table (plqr_wtable.c): packed A, B, g, Q, S, R, q, r, c0
    * (nw entries), Chebyshev panels on [t0, t1]; the integrators read it */
-  size_t nw, wnpan, wcap;
-  double *wa, *wb, *wcoef, *wbuf, *wown; /* wown: A, B, g when read from the table */
+  size_t nw;
+  lth_cheb_panels wtab;
+  double *wbuf, *wown; /* wown: A, B, g when read from the table */
   int wready;
 } plqr;
 

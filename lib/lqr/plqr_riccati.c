@@ -39,28 +39,6 @@ static int rhs(double t, const double y[], double dydt[], void *params) {
   return GSL_SUCCESS;
 }
 
-static lth_status push(plqr *L, double a, double b, const double *coef, lth_error *err) {
-  size_t per = L->ny_ * (NDEG + 1);
-  if (L->npan == L->cappan) {
-    size_t cap = L->cappan ? 2 * L->cappan : 16;
-    double *pa = realloc(L->pa, cap * sizeof *pa);
-    L->pa = pa ? pa : L->pa;
-    double *pb = pa ? realloc(L->pb, cap * sizeof *pb) : NULL;
-    L->pb = pb ? pb : L->pb;
-    double *pc = pb ? realloc(L->pcoef, cap * per * sizeof *pc) : NULL;
-    if (!pc) {
-      return lth_error_set(err, LTH_ENOMEM, "out of memory building the Riccati table");
-    }
-    L->pcoef = pc;
-    L->cappan = cap;
-  }
-  L->pa[L->npan] = a;
-  L->pb[L->npan] = b;
-  memcpy(L->pcoef + L->npan * per, coef, per * sizeof(double));
-  L->npan++;
-  return LTH_OK;
-}
-
 /* ||P||_F of Y. */
 static double pnorm(const plqr *L, const double *Y) {
   double sum = 0.0;
@@ -114,13 +92,13 @@ static lth_status sweep(plqr *L, gsl_odeiv2_driver *drv, double a, double b, con
 
 lth_status plqr_riccati_build(plqr *L, lth_error *err) {
   size_t n = L->ny_;
+  L->ric = (lth_cheb_panels){.L = n, .n = NDEG};
   double *yb = malloc(n * (NDEG + 4) * sizeof(double)), *f = yb + n;
   double *coef = malloc(n * (NDEG + 1) * sizeof(double));
   gsl_odeiv2_system gs = {rhs, NULL, n, L};
-  gsl_odeiv2_driver *drv =
-      yb && coef ? gsl_odeiv2_driver_alloc_y_new(&gs, gsl_odeiv2_step_rk8pd, -1e-3, L->o.atol,
-                                                 L->o.rtol)
-                 : NULL;
+  gsl_odeiv2_driver *drv = yb && coef ? gsl_odeiv2_driver_alloc_y_new(&gs, gsl_odeiv2_step_rk8pd,
+                                                                      -1e-3, L->o.atol, L->o.rtol)
+                                      : NULL;
   lth_status st = drv ? plqr_final(L, yb, err)
                       : lth_error_set(err, LTH_ENOMEM, "out of memory building the Riccati table");
   L->scale = 1.0;
@@ -162,7 +140,9 @@ lth_status plqr_riccati_build(plqr *L, lth_error *err) {
       w = 0.5 * (b - a);
       continue;
     }
-    st = push(L, a, b, coef, err);
+    st = lth_cheb_panels_push(&L->ric, a, b, coef) == 0
+             ? LTH_OK
+             : lth_error_set(err, LTH_ENOMEM, "out of memory building the Riccati table");
     memcpy(yb, f + n * NDEG, n * sizeof(double)); /* Y(a): the next panel's start */
     b = a;
     w *= 1.5;
@@ -176,19 +156,5 @@ lth_status plqr_riccati_build(plqr *L, lth_error *err) {
 }
 
 void plqr_riccati_eval(const plqr *L, double t, double *Y) {
-  /* panels were laid right to left: pb[0] = t1, decreasing */
-  size_t lo = 0, hi = L->npan;
-  while (hi - lo > 1) {
-    size_t mid = (lo + hi) / 2;
-    if (L->pb[mid] >= t) {
-      lo = mid;
-    } else {
-      hi = mid;
-    }
-  }
-  double a = L->pa[lo], b = L->pb[lo];
-  double x = (2.0 * t - a - b) / (b - a);
-  x = x < -1.0 ? -1.0 : (x > 1.0 ? 1.0 : x);
-  size_t n = L->ny_;
-  lth_cheb_eval(L->pcoef + lo * n * (NDEG + 1), n, NDEG, 0, n, x, Y);
+  lth_cheb_panels_eval(&L->ric, t, 0, L->ny_, Y);
 }

@@ -54,28 +54,6 @@ static lth_status sample(plqr *L, double t, double *v, lth_error *err) {
   return LTH_OK;
 }
 
-static lth_status push(plqr *L, double a, double b, const double *coef, lth_error *err) {
-  size_t per = L->nw * (NDEG + 1);
-  if (L->wnpan == L->wcap) {
-    size_t cap = L->wcap ? 2 * L->wcap : 16;
-    double *wa = realloc(L->wa, cap * sizeof *wa);
-    L->wa = wa ? wa : L->wa;
-    double *wb = wa ? realloc(L->wb, cap * sizeof *wb) : NULL;
-    L->wb = wb ? wb : L->wb;
-    double *wc = wb ? realloc(L->wcoef, cap * per * sizeof *wc) : NULL;
-    if (!wc) {
-      return lth_error_set(err, LTH_ENOMEM, "out of memory tabulating the LQR weights");
-    }
-    L->wcoef = wc;
-    L->wcap = cap;
-  }
-  L->wa[L->wnpan] = a;
-  L->wb[L->wnpan] = b;
-  memcpy(L->wcoef + L->wnpan * per, coef, per * sizeof(double));
-  L->wnpan++;
-  return LTH_OK;
-}
-
 /* One panel [a, b]: values at the nodes into f, coefficients into coef, *ok. */
 static lth_status try_panel(plqr *L, double a, double b, double *f, double *coef, int *ok,
                             lth_error *err) {
@@ -105,6 +83,7 @@ lth_status plqr_wtable_build(plqr *L, lth_error *err) {
   size_t p = (size_t)L->p, nu = (size_t)L->nu;
   L->nw = 2 * p * p + 2 * p * nu + 2 * p + nu * nu + nu + 1;
   size_t n = L->nw;
+  L->wtab = (lth_cheb_panels){.L = n, .n = NDEG};
   double *f = malloc(n * (NDEG + 4) * sizeof(double));
   double *coef = malloc(n * (NDEG + 1) * sizeof(double));
   L->wbuf = malloc(n * sizeof(double));
@@ -126,7 +105,9 @@ lth_status plqr_wtable_build(plqr *L, lth_error *err) {
                            "the LQR weights cannot be tabulated to %.3g on [%.10g, %.10g]",
                            L->o.table_tol, a, b);
     }
-    st = st == LTH_OK ? push(L, a, b, coef, err) : st;
+    if (st == LTH_OK && lth_cheb_panels_push(&L->wtab, a, b, coef) != 0) {
+      st = lth_error_set(err, LTH_ENOMEM, "out of memory tabulating the LQR weights");
+    }
     a = b;
     w *= 1.5;
   }
@@ -137,19 +118,8 @@ lth_status plqr_wtable_build(plqr *L, lth_error *err) {
 }
 
 lth_status plqr_wtable_eval(plqr *L, double t, lth_error *err) {
-  size_t lo = 0, hi = L->wnpan; /* the panel with wa <= t */
-  while (hi - lo > 1) {
-    size_t mid = (lo + hi) / 2;
-    if (L->wa[mid] <= t) {
-      lo = mid;
-    } else {
-      hi = mid;
-    }
-  }
-  double a = L->wa[lo], b = L->wb[lo], x = (2.0 * t - a - b) / (b - a);
-  x = x < -1.0 ? -1.0 : (x > 1.0 ? 1.0 : x);
-  size_t n = L->nw, p = (size_t)L->p, nu = (size_t)L->nu;
-  lth_cheb_eval(L->wcoef + lo * n * (NDEG + 1), n, NDEG, 0, n, x, L->wbuf);
+  size_t p = (size_t)L->p, nu = (size_t)L->nu;
+  lth_cheb_panels_eval(&L->wtab, t, 0, L->nw, L->wbuf);
   plqr_weights *w = &L->wt;
   w->A = L->wown;
   w->B = w->A + p * p;
@@ -167,9 +137,7 @@ lth_status plqr_wtable_eval(plqr *L, double t, lth_error *err) {
 }
 
 void plqr_wtable_free(plqr *L) {
-  free(L->wa);
-  free(L->wb);
-  free(L->wcoef);
+  lth_cheb_panels_free(&L->wtab);
   free(L->wbuf);
   free(L->wown);
 }

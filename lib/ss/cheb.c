@@ -3,6 +3,8 @@
 #include "cheb.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -56,4 +58,50 @@ int lth_cheb_tails_below(const double *f, const double *coef, size_t L, int n, d
     }
   }
   return 1;
+}
+
+int lth_cheb_panels_push(lth_cheb_panels *T, double a, double b, const double *coef) {
+  size_t per = T->L * (size_t)(T->n + 1);
+  if (T->count == T->cap) {
+    size_t cap = T->cap ? 2 * T->cap : 16;
+    double *na = realloc(T->a, cap * sizeof *na);
+    T->a = na ? na : T->a;
+    double *nb = na ? realloc(T->b, cap * sizeof *nb) : NULL;
+    T->b = nb ? nb : T->b;
+    double *nc = nb ? realloc(T->coef, cap * per * sizeof *nc) : NULL;
+    if (!nc) {
+      return -1;
+    }
+    T->coef = nc;
+    T->cap = cap;
+  }
+  T->a[T->count] = a;
+  T->b[T->count] = b;
+  memcpy(T->coef + T->count * per, coef, per * sizeof(double));
+  T->count++;
+  return 0;
+}
+
+void lth_cheb_panels_eval(const lth_cheb_panels *T, double t, size_t e0, size_t cnt, double *out) {
+  /* binary search on the panels' left ends, in the direction they were laid */
+  int up = T->count < 2 || T->a[1] > T->a[0];
+  size_t lo = 0, hi = T->count;
+  while (hi - lo > 1) {
+    size_t mid = (lo + hi) / 2;
+    if (up ? T->a[mid] <= t : T->b[mid] >= t) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  double a = T->a[lo], b = T->b[lo], x = (2.0 * t - a - b) / (b - a);
+  x = x < -1.0 ? -1.0 : (x > 1.0 ? 1.0 : x);
+  lth_cheb_eval(T->coef + lo * T->L * (size_t)(T->n + 1), T->L, T->n, e0, cnt, x, out);
+}
+
+void lth_cheb_panels_free(lth_cheb_panels *T) {
+  free(T->a);
+  free(T->b);
+  free(T->coef);
+  memset(T, 0, sizeof *T);
 }

@@ -21,4 +21,18 @@ void lth_cheb_eval(const double *coef, size_t L, int n, size_t e0, size_t cnt, d
 /* 1 if the two last coefficients of every entry are at most tol max(1, max_k |f_k|). */
 int lth_cheb_tails_below(const double *f, const double *coef, size_t L, int n, double tol);
 
+/* Panels [a_i, b_i] laid one after another, left to right or right to left,
+ * each with its coefficients (L entries, degree n). */
+typedef struct lth_cheb_panels {
+  size_t L, count, cap;
+  int n;
+  double *a, *b, *coef;
+} lth_cheb_panels;
+
+/* Append [a, b] with its coefficients; -1 out of memory. */
+int lth_cheb_panels_push(lth_cheb_panels *T, double a, double b, const double *coef);
+/* The entries e0 .. e0 + cnt - 1 at t (in the panels' span) into out. */
+void lth_cheb_panels_eval(const lth_cheb_panels *T, double t, size_t e0, size_t cnt, double *out);
+void lth_cheb_panels_free(lth_cheb_panels *T);
+
 #endif
