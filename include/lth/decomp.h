@@ -147,14 +147,15 @@ typedef struct lth_input_maps {
   int order;               /* Bv_jet holds the Taylor coefficients 0..order of the Bv_j */
   double *Bv_jet;          /* coefficient c of map j, entry (i, k):
                               Bv_jet[i + ld_Bv (k + nu (j + nj c))]; coefficient 0 is Bv */
+  double *Dz_jet;          /* the same for the Dz_j (ld_Dz), coefficients 0..order */
 } lth_input_maps;
 
 /* Maps for a system with inputs (LTH_EINVAL without). */
 lth_input_maps *lth_input_maps_alloc(const lth_system *sys, lth_error *err);
-/* The same with the jets of the Bv_j to `order` (>= 0; the workspace given to
- * lth_decomp_input_maps must have out_order >= order): exact Taylor
- * coefficients, for a change of state that removes input derivatives
- * (include/lth/ss.h). */
+/* The same with the jets of the Bv_j and the Dz_j to `order` (>= 0; the
+ * workspace given to lth_decomp_input_maps must have out_order >= order):
+ * exact Taylor coefficients, for a change of state that removes input
+ * derivatives and for the realization's jets (include/lth/ss.h). */
 lth_input_maps *lth_input_maps_alloc_order(const lth_system *sys, int order, lth_error *err);
 void lth_input_maps_free(lth_input_maps *maps);
 /* Decompose at t with the forcing f alone into pt (its g and q are g_f and

@@ -65,8 +65,12 @@ typedef struct lth_plqr_result {
   double *Kz, *kz; /* u = -Kz z - kz on the plant's unknowns (canonical order): nu x s, nu */
   double *P, *pv, *cv; /* the value function x'P x + 2 pv'x + cv: p x p, p, 1 per time */
   double *x, *z, *u, *y; /* the closed loop from z0: p, s, nu, ny per time */
-  double cost;           /* J* = V(t0, x0) */
-  double cost_closed;    /* J of the closed loop, integrated along it */
+  double cost;           /* J* = V(t0, x0) (singular: from the multiplier at t0) */
+  double cost_closed;    /* J of the closed loop, integrated along it (singular: J by
+                            quadrature of the integrand along the optimum) */
+  int singular;          /* the inputs the cost does not weigh: dim ker R (0: R > 0) */
+  int have_gain;         /* 1: K, k, Kz, kz, P, pv, cv are set (R > 0); 0: a singular
+                            problem, solved open loop (they are zero) */
   size_t riccati_panels; /* the Riccati solution's table */
 } lth_plqr_result;
 

@@ -92,6 +92,28 @@ const lth_ss_point *lth_ss_shape(const lth_ss *ss);
  * value.  LTH_EDIM for a point of another realization. */
 lth_status lth_ss_at(lth_ss *ss, double t, lth_ss_point *pt, lth_error *err);
 
+/* ---- Taylor jets of the realization at t ----
+ * For problems posed on the realization that need its derivatives (the
+ * singular LQR, include/lth/plqr.h): the exact Taylor coefficients 0..order
+ * of x' = A x + B u + g, y = C x + D u + y_f, z = Z x + Dz u + z_f and of
+ * the basis Q, from the basis at t (lth_ss_at) and the exact jets of the
+ * decomposition (the basis ODE gives Q's coefficients in turn; docs/theory.md
+ * section 8).  Only for inputs the plant does not differentiate: a nonzero
+ * map of an input derivative is LTH_EDATA naming the input and t.  The
+ * handle keeps its own decomposition workspace; it shares ss's basis, so
+ * it is not for concurrent use. */
+typedef struct lth_ss_jets {
+  double t;
+  int order, p, m, s, nu, ny;
+  lth_jet A, B, g;   /* p x p, p x nu, p x 1 */
+  lth_jet C, D, yf;  /* ny x p, ny x nu, ny x 1 */
+  lth_jet Z, Dz, zf; /* s x p, s x nu, s x 1 */
+  lth_jet Q;         /* m x p */
+  struct lth_ss_jets_priv *priv;
+} lth_ss_jets;
+lth_ss_jets *lth_ss_jets_alloc(lth_ss *ss, int order, lth_error *err);
+void lth_ss_jets_free(lth_ss_jets *J);
+lth_status lth_ss_jets_at(lth_ss_jets *J, double t, lth_error *err);
 /* ---- the realization as a coefficient table, evaluable at any t ----
  * Chebyshev interpolants of degree LTH_SS_TABLE_DEGREE on panels of
  * [t0, t1] of every array of lth_ss_point (A, B, C, D, g, yf, Q, K, Z, Dz,

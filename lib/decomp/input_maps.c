@@ -61,7 +61,8 @@ lth_input_maps *lth_input_maps_alloc_order(const lth_system *sys, int order, lth
   mp->Dy = mp->ny > 0 ? calloc((size_t)mp->ny * per, sizeof(double)) : NULL;
   mp->order = order;
   mp->Bv_jet = calloc((size_t)mp->m * per * (size_t)(order + 1) + 1, sizeof(double));
-  if (!mp->Bv || !mp->Dz || (mp->ny > 0 && !mp->Dy) || !mp->Bv_jet) {
+  mp->Dz_jet = calloc((size_t)mp->s * per * (size_t)(order + 1) + 1, sizeof(double));
+  if (!mp->Bv || !mp->Dz || (mp->ny > 0 && !mp->Dy) || !mp->Bv_jet || !mp->Dz_jet) {
     lth_input_maps_free(mp);
     lth_error_set(err, LTH_ENOMEM, "out of memory allocating input maps");
     return NULL;
@@ -75,6 +76,7 @@ void lth_input_maps_free(lth_input_maps *maps) {
     free(maps->Dz);
     free(maps->Dy);
     free(maps->Bv_jet);
+    free(maps->Dz_jet);
     free(maps);
   }
 }
@@ -141,6 +143,12 @@ static lth_status one_column(lth_decomp_ws *ws, lth_input_maps *mp, int k, int j
   for (int i = 0; i < s; i++) {
     dz[i] = LTH_JET_AT(&ws->X, 0, i, m);
   }
+  for (int c = 0; c <= mp->order; c++) {
+    double *dj = mp->Dz_jet + (size_t)s * ((size_t)k + (size_t)mp->nu * ((size_t)j + (size_t)mp->nj * c));
+    for (int i = 0; i < s; i++) {
+      dj[i] = LTH_JET_AT(&ws->X, c, i, m);
+    }
+  }
   for (int i = 0; i < m; i++) {
     if (!isfinite(bv[i])) {
       return lth_error_set_t(err, LTH_ENOTFINITE, t, "input map of u%d^(%d) is not finite", k + 1,
@@ -161,21 +169,27 @@ static lth_status one_column(lth_decomp_ws *ws, lth_input_maps *mp, int k, int j
  * h^(j-l) / (j-l)!: coefficient c of Bv_j is coefficient c of that column
  * minus sum_{l < j} coefficient c - (j - l) of Bv_l / (j - l)!, resolved for
  * j = 0, 1, ... in turn (exact, no differences of samples). */
-static void resolve_jets(lth_input_maps *mp) {
-  size_t m = (size_t)mp->m, nu = (size_t)mp->nu, nj = (size_t)mp->nj;
+static void resolve_jets_of(double *jet, size_t m, const lth_input_maps *mp) {
+  size_t nu = (size_t)mp->nu, nj = (size_t)mp->nj;
   for (int j = 1; j < mp->nj; j++) {
     for (int c = mp->order; c >= 0; c--) {
       double fact = 1.0;
       for (int d = 1; d <= j && d <= c; d++) { /* d = j - l */
         fact *= d;
-        const double *lower = mp->Bv_jet + m * nu * ((size_t)(j - d) + nj * (size_t)(c - d));
-        double *mine = mp->Bv_jet + m * nu * ((size_t)j + nj * (size_t)c);
+        const double *lower = jet + m * nu * ((size_t)(j - d) + nj * (size_t)(c - d));
+        double *mine = jet + m * nu * ((size_t)j + nj * (size_t)c);
         for (size_t i = 0; i < m * nu; i++) {
           mine[i] -= lower[i] / fact;
         }
       }
     }
   }
+}
+
+/* The same resolution for the Dz_j, whose columns are q's of the same forcing. */
+static void resolve_jets(lth_input_maps *mp) {
+  resolve_jets_of(mp->Bv_jet, (size_t)mp->m, mp);
+  resolve_jets_of(mp->Dz_jet, (size_t)mp->s, mp);
 }
 
 /* Dy_j = C Dz_j, plus D for j = 0. */

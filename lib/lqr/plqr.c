@@ -12,7 +12,7 @@
 
 #include "core/errors.h"
 #include "core/small_blas.h"
-#include "plqr_impl.h"
+#include "plqr_sing.h"
 
 void lth_plqr_opts_init(lth_plqr_opts *opts) {
   memset(opts, 0, sizeof *opts);
@@ -81,7 +81,7 @@ static lth_status setup(plqr *L, lth_error *err) {
   }
   size_t n = (size_t)L->n, p = (size_t)L->p, nu = (size_t)L->nu;
   L->nwork = sources_work(L->cost);
-  size_t extra = n * (p + nu + 1) + 3 * p * p + 2 * p * nu + 2 * nu + p + 16;
+  size_t extra = n * (p + nu + 1) + 3 * p * p + 2 * p * nu + 2 * nu * nu + 3 * nu + p + 16;
   L->W = calloc(n * n + 1, sizeof(double));
   L->l = calloc(n + 1, sizeof(double));
   L->M = calloc(n * p + 1, sizeof(double));
@@ -179,7 +179,7 @@ static int loop_rhs(double t, const double y[], double dydt[], void *params) {
 }
 
 /* x0 = Q(t0)' (I - P(t0)) z0[0..m): the state part of z0. */
-static lth_status initial_state(plqr *L, const double *z0, double *x0, lth_error *err) {
+lth_status plqr_initial_state(plqr *L, const double *z0, double *x0, lth_error *err) {
   lth_decomp_ws *ws = lth_decomp_ws_alloc(L->sys, 0, err);
   lth_point *dp = ws ? lth_point_alloc(L->sys, 0, err) : NULL;
   lth_status st = dp ? LTH_OK : lth_error_status(err);
@@ -323,7 +323,7 @@ static lth_status closed_loop(plqr *L, const double *z0, const double *times, si
     c.k = c.K + (size_t)nu * p;
     c.u = c.k + nu;
     y = c.u + nu; /* x (p), then J */
-    st = initial_state(L, z0, y, err);
+    st = plqr_initial_state(L, z0, y, err);
   }
   gsl_odeiv2_system gs = {loop_rhs, NULL, (size_t)p + 1, &c};
   gsl_odeiv2_driver *drv =
@@ -418,13 +418,26 @@ lth_status lth_plqr_solve(const lth_system *sys, const lth_plqr_cost *cost, doub
   L.o.atol = L.o.atol > 0 ? L.o.atol : def.atol;
   L.o.escape = L.o.escape > 0 ? L.o.escape : def.escape;
   lth_status st = setup(&L, err);
-  st = st == LTH_OK ? plqr_wtable_build(&L, err) : st;
-  st = st == LTH_OK ? plqr_riccati_build(&L, err) : st;
+  int nu2 = 0;
+  double *U = st == LTH_OK ? calloc((size_t)L.nu * L.nu, sizeof(double)) : NULL;
+  if (st == LTH_OK && !U) {
+    st = lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  st = st == LTH_OK ? plqr_split_inputs(&L, t0, &nu2, U, err) : st;
+  st = st == LTH_OK ? plqr_check_rank(&L, nu2, U, err) : st;
   lth_plqr_result *res = st == LTH_OK ? result_alloc(&L, n) : NULL;
   if (st == LTH_OK && !res) {
     st = lth_error_set(err, LTH_ENOMEM, "out of memory");
   }
-  st = st == LTH_OK ? closed_loop(&L, z0, times, n, res, err) : st;
+  if (st == LTH_OK && nu2 > 0) { /* R singular at t0: Clark's section 4.2 */
+    st = plqr_singular_solve(&L, nu2, U, z0, times, n, res, err);
+  } else if (st == LTH_OK) {
+    st = plqr_wtable_build(&L, err);
+    st = st == LTH_OK ? plqr_riccati_build(&L, err) : st;
+    st = st == LTH_OK ? closed_loop(&L, z0, times, n, res, err) : st;
+    res->have_gain = 1;
+  }
+  free(U);
   if (st == LTH_OK) {
     res->riccati_panels = L.ric.count;
     *out = res;

@@ -59,6 +59,8 @@ lth_status plqr_weights_at(plqr *L, double t, lth_error *err);
 /* The same from the realization's table at t; L->pt then holds the realization
  * there (the output times read Z, C, D from it). */
 lth_status plqr_weights_direct(plqr *L, double t, lth_error *err);
+/* plqr_weights_direct without factoring R (the singular path's split). */
+lth_status plqr_weights_values(plqr *L, double t, lth_error *err);
 /* L->wt.Rf = the Cholesky factor of L->wt.R; LTH_ESING naming t if R is not
  * positive definite. */
 lth_status plqr_factor_r(plqr *L, double t, lth_error *err);
@@ -71,6 +73,9 @@ void plqr_wtable_free(plqr *L);
 lth_status plqr_final(plqr *L, double *Y, lth_error *err);
 /* Y' = -(...) of the Riccati system (header) at t, from the weights at t. */
 void plqr_riccati_rhs(const plqr *L, const double *Y, double *dY);
+
+/* x0 = Q(t0)' (I - P(t0)) z0: the state part of z0 (L->pt: the realization at t0). */
+lth_status plqr_initial_state(plqr *L, const double *z0, double *x0, lth_error *err);
 
 /* The table of Y on [t0, t1], built backwards from t1. */
 lth_status plqr_riccati_build(plqr *L, lth_error *err);

@@ -90,6 +90,11 @@ lth_status plqr_weights_at(plqr *L, double t, lth_error *err) {
 }
 
 lth_status plqr_weights_direct(plqr *L, double t, lth_error *err) {
+  lth_status st = plqr_weights_values(L, t, err);
+  return st == LTH_OK ? plqr_factor_r(L, t, err) : st;
+}
+
+lth_status plqr_weights_values(plqr *L, double t, lth_error *err) {
   plqr_weights *w = &L->wt;
   lth_status st = lth_ss_table_eval(L->tab, t, L->pt, err);
   double c = 0.0;
@@ -126,7 +131,7 @@ lth_status plqr_weights_direct(plqr *L, double t, lth_error *err) {
                              k + 1);
     }
   }
-  return plqr_factor_r(L, t, err);
+  return LTH_OK;
 }
 
 lth_status plqr_factor_r(plqr *L, double t, lth_error *err) {
