@@ -169,7 +169,15 @@ lth_status lqr_plant_compute(lqr_plant *L, const app_run *run, double rtol, lth_
   L->p = L->res->p;
   L->cost = L->res->cost;
   L->cost_closed = L->res->cost_closed;
+  L->singular = L->res->singular;
   double d = fabs(L->cost - L->cost_closed), scale = fmax(1.0, fabs(L->cost));
+  if (!(d <= COST_AGREEMENT * scale) && L->singular) {
+    return lth_error_set(err, LTH_ECOND,
+                         "the cost by quadrature along the optimum %.10g differs from the "
+                         "optimal cost %.10g (from the multiplier at t0) by %.3g: the "
+                         "singular problem's solution is not accurate",
+                         L->cost_closed, L->cost, d);
+  }
   if (!(d <= COST_AGREEMENT * scale)) {
     return lth_error_set(err, LTH_ECOND,
                          "the closed loop's cost %.10g differs from the optimal cost %.10g "
@@ -219,16 +227,20 @@ void lqr_plant_json(const lqr_plant *L, app_run *run) {
   app_json_rows(j, "z", L->z, L->n, (size_t)nv);
   app_json_rows(j, "u", L->u, L->n, (size_t)nu);
   app_json_rows(j, "y", L->y, L->n, (size_t)L->ny);
-  app_json_key(j, "K");
-  app_json_begin_array(j);
-  for (size_t q = 0; q < L->n; q++) {
-    app_json_matrix(j, L->K + q * nu * nv, nu, nv, nu);
+  if (!L->singular) {
+    app_json_key(j, "K");
+    app_json_begin_array(j);
+    for (size_t q = 0; q < L->n; q++) {
+      app_json_matrix(j, L->K + q * nu * nv, nu, nv, nu);
+    }
+    app_json_end_array(j);
+    app_json_rows(j, "k", L->k, L->n, (size_t)nu);
   }
-  app_json_end_array(j);
-  app_json_rows(j, "k", L->k, L->n, (size_t)nu);
   app_json_put_number(j, "cost", L->cost);
   app_json_put_number(j, "cost_closed", L->cost_closed);
-  app_json_put_string(j, "feedback", "u = -K z + k");
+  app_json_put_string(j, "feedback", L->singular ? "none: a singular problem, u open loop"
+                                                 : "u = -K z + k");
+  app_json_put_int(j, "singular", L->singular);
   app_json_put_int(j, "s", L->s);
   app_json_put_int(j, "p", L->p);
   app_json_put_int(j, "riccati_panels", (long long)L->res->riccati_panels);
@@ -238,6 +250,7 @@ void lqr_plant_json(const lqr_plant *L, app_run *run) {
 /* Every name quoted, as the other tools' tables; the writer counts the
  * first data row as its header and checks the rows against it. */
 void lqr_plant_csv(const lqr_plant *L, app_run *run, int gain) {
+  gain = gain && !L->singular;
   app_csv *c = &run->csv;
   const lth_problem *pb = run->pb;
   int nu = L->nu, nv = L->nvars;
@@ -280,6 +293,7 @@ static void cell(FILE *fp, const char *fmt, const char *a, const char *b) {
 }
 
 void lqr_plant_text(const lqr_plant *L, app_run *run, int gain) {
+  gain = gain && !L->singular;
   FILE *fp = run->fp;
   const lth_problem *pb = run->pb;
   int nu = L->nu, nv = L->nvars;
@@ -301,11 +315,22 @@ void lqr_plant_text(const lqr_plant *L, app_run *run, int gain) {
   }
   fprintf(fp, "\nz0             the file's: its state part counts (x0 = Q'(I - P) z0), the "
               "rest follows from the constraints and u(t0)\n");
-  fprintf(fp, "cost           %.10g (optimal: the value function at t0)\n", L->cost);
-  fprintf(fp, "cost_closed    %.10g (the closed loop's J, integrated along it)\n", L->cost_closed);
-  fprintf(fp, "feedback       u = -K(t) z + k(t) on the unknowns%s\n",
-          gain ? "" : " (--gain shows K and k)");
-  fprintf(fp, "\nthe closed loop:\n%14s", "t");
+  if (L->singular) {
+    fprintf(fp, "singular       %d input%s without cost (R has a kernel of dimension %d): "
+                "Clark's reduction to a totally singular problem\n",
+            L->singular, L->singular == 1 ? "" : "s", L->singular);
+    fprintf(fp, "cost           %.10g (optimal: from the multiplier at t0)\n", L->cost);
+    fprintf(fp, "cost_closed    %.10g (J by quadrature along the optimum)\n", L->cost_closed);
+    fprintf(fp, "feedback       none: the optimal control of a singular problem, open loop\n");
+    fprintf(fp, "\nthe optimum:\n%14s", "t");
+  } else {
+    fprintf(fp, "cost           %.10g (optimal: the value function at t0)\n", L->cost);
+    fprintf(fp, "cost_closed    %.10g (the closed loop's J, integrated along it)\n",
+            L->cost_closed);
+    fprintf(fp, "feedback       u = -K(t) z + k(t) on the unknowns%s\n",
+            gain ? "" : " (--gain shows K and k)");
+    fprintf(fp, "\nthe closed loop:\n%14s", "t");
+  }
   for (int k = 0; k < nv; k++) {
     fprintf(fp, " %16s", var_name(run, k));
   }

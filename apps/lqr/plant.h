@@ -18,6 +18,7 @@ typedef struct lqr_plant {
   double *u, *y; /* n rows of nu, ny */
   double *K, *k; /* per time: nu x nvars (column-major, ld nu) and nu: u = -K z + k */
   double cost, cost_closed;
+  int singular; /* dim ker R: no gains (K, k zero and not written) */
 } lqr_plant;
 
 /* The file's checks (a cost, inputs, z0): 0 or an exit status (reported). */
@@ -26,7 +27,8 @@ int lqr_plant_prepare(const app_run *run);
  * integrations' tolerance (0: the library's). */
 lth_status lqr_plant_compute(lqr_plant *L, const app_run *run, double rtol, lth_error *err);
 lth_status lqr_plant_check(const lqr_plant *L, const app_run *run, lth_error *err);
-/* The writers; gain: K and k in text and CSV too (JSON always has them). */
+/* The writers; gain: K and k in text and CSV too (JSON always has them, except
+ * for a singular problem, which has none). */
 void lqr_plant_text(const lqr_plant *L, app_run *run, int gain);
 void lqr_plant_csv(const lqr_plant *L, app_run *run, int gain);
 void lqr_plant_json(const lqr_plant *L, app_run *run);

@@ -149,7 +149,12 @@ class PlantLQRSolution:
     from the interval's start, as :func:`lth.kalman` uses): u = -Kx x + kx
     (``Kx[k]`` nu x p, ``kx[k]`` nu), and the closed loop's state ``x`` (n, p),
     x(t0) = Q^T (I - P) z0.  With the estimate x^ of a Kalman filter,
-    u = -Kx x^ + kx is the LQG controller (docs/control.md section 12)."""
+    u = -Kx x^ + kx is the LQG controller (docs/control.md section 12).
+
+    A singular problem (``singular`` > 0 inputs without cost: R has a kernel,
+    docs/control.md section 13) is solved open loop: ``z``, ``u``, ``y``,
+    ``x`` are the optimum, ``cost_closed`` is J by quadrature along it, and
+    ``K``, ``k``, ``Kx``, ``kx`` are None."""
     times: np.ndarray
     z: np.ndarray
     u: np.ndarray
@@ -165,6 +170,7 @@ class PlantLQRSolution:
     inputs: list
     outputs: list
     riccati_panels: int
+    singular: int = 0
 
 
 def plant_lqr(pb, ts):
@@ -198,6 +204,7 @@ def plant_lqr(pb, ts):
         Kx = _lib.doubles(r.K, n * nu * p).reshape(n, p, nu).transpose(0, 2, 1).copy()
         kx = _lib.doubles(r.k, n * nu).reshape(n, nu).copy()
         cost_v, closed, panels = float(r.cost), float(r.cost_closed), int(r.riccati_panels)
+        singular, have_gain = int(r.singular), int(r.have_gain)
     finally:
         if res.value:
             LIB.lth_plqr_result_free(res)
@@ -212,7 +219,8 @@ def plant_lqr(pb, ts):
             zall[q] = pb.to_user(zq)
             Kq = np.concatenate([Kz[q], np.zeros((nu, pb.nvars - s))], axis=1)
             Kall[q] = pb.to_user(Kq, axis=1)
-    return PlantLQRSolution(times=ts, z=zall, u=u, y=y, K=Kall, k=-kz, x=x, Kx=Kx, kx=-kx,
-                            cost=cost_v, cost_closed=closed, variables=list(pb.variables),
-                            inputs=list(pb.inputs), outputs=list(pb.outputs),
-                            riccati_panels=panels)
+    gains = (Kall, -kz, Kx, -kx) if have_gain else (None, None, None, None)
+    return PlantLQRSolution(times=ts, z=zall, u=u, y=y, K=gains[0], k=gains[1], x=x, Kx=gains[2],
+                            kx=gains[3], cost=cost_v, cost_closed=closed,
+                            variables=list(pb.variables), inputs=list(pb.inputs),
+                            outputs=list(pb.outputs), riccati_panels=panels, singular=singular)

@@ -17,10 +17,15 @@
 #  - the times in the user's order, the JSON keys, the CSV and text headers,
 #    lth-plot's picture of the closed loop;
 #  - refusals: no cost (2), no input (2), no z0 (2), a cost that is not
-#    quadratic (2, naming line:column), --method (1), R = 0 (3, naming t), a
+#    quadratic (2, naming line:column), --method (1), R = 0 with a singular
+#    Pi (3, naming t), a
 #    conjugate point (3, naming t), an input the plant differentiates (2), a
 #    final cost the inputs reach (2), closed-loop and optimal costs that
-#    disagree (3).
+#    disagree (3);
+#  - tests/data/lqr_singular.lth (R = 0, index 2): the cost, the trajectory
+#    and u against the closed form to 1e-9 (measured: 4e-15), no gains;
+#    refused: an initial state off the singular arc (3: an impulse), an R
+#    that vanishes at t = 0.5 (2, naming t).
 # Usage: bash cli_lqr_plant.sh BUILD/apps   (env LTH_DATA_DIR = data/, LTH_TEST_DIR = tests/)
 . "$(dirname "$0")/testlib.sh"
 LQR="$APPS/lth-lqr"
@@ -106,8 +111,27 @@ run 2 "no input" "$LQR" "$TMP/noin.lth" && err_has "no input to minimise over" "
 sed 's/^cost final .*/cost final y^3/' "$SPRING" >"$TMP/cubic.lth"
 run 2 "cubic" "$LQR" "$TMP/cubic.lth" && err_has "cubic.lth:21:13: the cost is not quadratic" "cubic"
 run 1 "--method" "$LQR" "$SPRING" --method shooting && err_has "--method is for" "--method"
-sed 's/^cost integral .*/cost integral (y - r(t))^2/' "$SPRING" >"$TMP/r0.lth"
-run 3 "R = 0" "$LQR" "$TMP/r0.lth" && err_has "not positive definite at t = 0" "R = 0"
+sed 's/^cost integral .*/cost integral (y - r(t))^2/; /^cost final/d' "$SPRING" >"$TMP/r0.lth"
+run 3 "R = 0" "$LQR" "$TMP/r0.lth" && err_has "must be invertible" "R = 0"
+# R = 0 where the singular arc is of first order: the closed form (J* = tanh 1)
+SING="$TESTS/data/lqr_singular.lth"
+run 0 "singular" "$LQR" "$SING" --format json
+"$PY" - "$TMP/out" <<'PYEOF' || fail "singular LQR against the closed form"
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+assert d["singular"] == 1 and "K" not in d, d.keys()
+assert abs(d["cost"] - math.tanh(1)) <= 1e-9, d["cost"]
+assert abs(d["cost_closed"] - math.tanh(1)) <= 1e-9, d["cost_closed"]
+e2 = math.exp(2); a = 1 / (1 + e2); b = a * e2
+for t, z, u in zip(d["times"], d["z"], d["u"]):
+    x1, x2 = a * math.exp(t) - b * math.exp(-t), a * math.exp(t) + b * math.exp(-t)
+    assert max(abs(z[0] - x1), abs(z[1] - x2), abs(u[0] - x2), abs(z[3] - x2)) <= 1e-9, (t, z, u)
+PYEOF
+run 0 "singular text" "$LQR" "$SING" --gain && { grep -qF "feedback       none" "$TMP/out" || fail "singular text: no feedback line"; }
+sed 's/^z0 = .*/z0 = [1, 1, 1, 0]/' "$SING" >"$TMP/impulse.lth"
+run 3 "impulse" "$LQR" "$TMP/impulse.lth" && err_has "starts with an impulse" "impulse"
+sed 's/^cost integral .*/cost integral x1^2 + x2^2 + (t - 0.5)^2*u^2/' "$SING" >"$TMP/rank.lth"
+run 2 "R changes rank" "$LQR" "$TMP/rank.lth" && err_has "changes rank at t = 0.5" "R changes rank"
 sed 's/^cost integral .*/cost integral -3*y^2 + 0.01*u^2/; s/^interval 0 4/interval 0 30/; /^cost final/d' \
   "$SPRING" >"$TMP/conj.lth"
 run 3 "conjugate point" "$LQR" "$TMP/conj.lth" && err_has "conjugate point" "conjugate point" &&

@@ -129,3 +129,23 @@ def test_fast_filter_start():
     i, j = pb.variables.index("x1"), pb.variables.index("v1")
     Sz = res.Sigma_z[-1]
     np.testing.assert_allclose([[Sz[i, i], Sz[i, j]], [Sz[j, i], Sz[j, j]]], S, rtol=1e-6)
+
+
+def test_singular_plant_lqr_closed_form():
+    """R = 0 on an index-2 plant (tests/data/lqr_singular.lth): the optimum on
+    the singular arc in closed form, J* = tanh(1); open loop (no gains)."""
+    import math
+    import os
+    pb = lth.load(os.path.join(os.environ["LTH_TEST_DIR"], "data", "lqr_singular.lth"))
+    ts = np.linspace(0.0, 1.0, 6)
+    sol = lth.lqr(pb, ts)
+    assert sol.singular == 1 and sol.K is None and sol.Kx is None
+    assert abs(sol.cost - math.tanh(1.0)) <= 1e-9
+    assert abs(sol.cost_closed - math.tanh(1.0)) <= 1e-9
+    a = 1.0 / (1.0 + math.e ** 2)
+    b = a * math.e ** 2
+    x2 = a * np.exp(ts) + b * np.exp(-ts)
+    i1, i2 = sol.variables.index("x1"), sol.variables.index("x2")
+    np.testing.assert_allclose(sol.z[:, i1], a * np.exp(ts) - b * np.exp(-ts), atol=1e-9)
+    np.testing.assert_allclose(sol.z[:, i2], x2, atol=1e-9)
+    np.testing.assert_allclose(sol.u[:, 0], x2, atol=1e-9)
