@@ -309,9 +309,9 @@ void lqr_plant_text(const lqr_plant *L, app_run *run, int gain) {
   fprintf(fp, "inputs        ");
   for (int a = 0; a < nu; a++) {
     int given = !run->free_in || !run->free_in[a];
-    fprintf(fp, " %s (%s)", lth_problem_input_name(pb, a),
-            given ? "its signal in the file is not used: the feedback chooses it"
-                  : "chosen by the feedback");
+    const char *who = L->singular ? "the optimum" : "the feedback";
+    fprintf(fp, " %s (%s%s)", lth_problem_input_name(pb, a),
+            given ? "its signal in the file is not used: chosen by " : "chosen by ", who);
   }
   fprintf(fp, "\nz0             the file's: its state part counts (x0 = Q'(I - P) z0), the "
               "rest follows from the constraints and u(t0)\n");

@@ -5,8 +5,12 @@
  *   phi = w' F w + 2 w' f + c_F,
  * exactly as written (no hidden 1/2), subject to the plant
  * E z' = A(t) z + B(t) u + f(t), y = C(t) z + D(t) u + y0(t) from the
- * state part of z0 at t0, with R(t) (the weight of u, through D too)
- * positive definite.  z is in the system's canonical order (s entries), u
+ * state part of z0 at t0.  R(t) (the weight of u, through D too) is
+ * positive definite, or singular of constant rank with a constant kernel:
+ * then the inputs split by R's kernel and the problem is reduced to a
+ * totally singular one (Clark's section 4.2; lib/lqr/plqr_sing.h), solved
+ * open loop by collocation of its optimality DAE on the realization's
+ * exact jets (lth_ss_jets): no gains (have_gain = 0).  z is in the system's canonical order (s entries), u
  * has nu entries, y ny (w has n = s + nu + ny).
  *
  * On the minimal realization (include/lth/ss.h) x' = A x + B u + g,
