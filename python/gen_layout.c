@@ -295,6 +295,7 @@ static void structs(void) {
   F(lth_plqr_result, cost_closed);
   F(lth_plqr_result, singular);
   F(lth_plqr_result, have_gain);
+  F(lth_plqr_result, impulse);
   F(lth_plqr_result, riccati_panels);
 
   STRUCT(lth_kalman_spec);

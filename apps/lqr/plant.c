@@ -241,6 +241,9 @@ void lqr_plant_json(const lqr_plant *L, app_run *run) {
   app_json_put_string(j, "feedback", L->singular ? "none: a singular problem, u open loop"
                                                  : "u = -K z + k");
   app_json_put_int(j, "singular", L->singular);
+  if (L->singular) {
+    app_json_put_vector(j, "impulse", L->res->impulse, (size_t)nu);
+  }
   app_json_put_int(j, "s", L->s);
   app_json_put_int(j, "p", L->p);
   app_json_put_int(j, "riccati_panels", (long long)L->res->riccati_panels);
@@ -322,6 +325,18 @@ void lqr_plant_text(const lqr_plant *L, app_run *run, int gain) {
     fprintf(fp, "cost           %.10g (optimal: from the multiplier at t0)\n", L->cost);
     fprintf(fp, "cost_closed    %.10g (J by quadrature along the optimum)\n", L->cost_closed);
     fprintf(fp, "feedback       none: the optimal control of a singular problem, open loop\n");
+    int jumps = 0;
+    for (int a = 0; a < nu; a++) {
+      jumps |= L->res->impulse[a] != 0.0;
+    }
+    if (jumps) {
+      fprintf(fp, "impulse       ");
+      for (int a = 0; a < nu; a++) {
+        fprintf(fp, " %s %.10g", lth_problem_input_name(pb, a), L->res->impulse[a]);
+      }
+      fprintf(fp, " at t0 (the integral of u over it: z jumps onto the singular arc; the "
+                  "table shows z after it)\n");
+    }
     fprintf(fp, "\nthe optimum:\n%14s", "t");
   } else {
     fprintf(fp, "cost           %.10g (optimal: the value function at t0)\n", L->cost);

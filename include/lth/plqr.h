@@ -5,12 +5,7 @@
  *   phi = w' F w + 2 w' f + c_F,
  * exactly as written (no hidden 1/2), subject to the plant
  * E z' = A(t) z + B(t) u + f(t), y = C(t) z + D(t) u + y0(t) from the
- * state part of z0 at t0.  R(t) (the weight of u, through D too) is
- * positive definite, or singular of constant rank with a constant kernel:
- * then the inputs split by R's kernel and the problem is reduced to a
- * totally singular one (Clark's section 4.2; lib/lqr/plqr_sing.h), solved
- * open loop by collocation of its optimality DAE on the realization's
- * exact jets (lth_ss_jets): no gains (have_gain = 0).  z is in the system's canonical order (s entries), u
+ * state part of z0 at t0.  z is in the system's canonical order (s entries), u
  * has nu entries, y ny (w has n = s + nu + ny).
  *
  * On the minimal realization (include/lth/ss.h) x' = A x + B u + g,
@@ -23,13 +18,26 @@
  * P(t1), p(t1), c(t1) from phi; the optimal control is the feedback
  * u = -K x - k, K = R^-1 (B'P + S'), k = R^-1 (B'p + r), and J* = V(t0, x0).
  *
+ * R(t) singular at t0 (inputs the cost leaves free) with a constant rank and
+ * kernel: the inputs split by R's kernel, the weighted ones are eliminated
+ * and the problem is a totally singular one in the free ones (Clark's
+ * section 4.2, lib/lqr/plqr_sing.h), whose optimality DAE is solved open
+ * loop by collocation on the realization's exact jets (lth_ss_jets): no
+ * gains (have_gain = 0); an initial state off the singular arc is reached
+ * by an impulse of the free inputs at t0 (impulse).
+ *
  * Supported: inputs that reach the state without derivatives (inputs in the
  * dynamic rows, and through index-1 parts); an input that the plant
  * differentiates (a prescribed motion: nonzero columns of the realization's
  * K_k or D_j, j >= 1) is refused, naming it (LTH_EDATA).  Refusals name t:
- * R(t) not positive definite (LTH_ESING: a singular problem), a Riccati
- * solution above opts.escape (LTH_ENOSOL: a conjugate point, the cost
- * unbounded below), a final cost that weighs u (LTH_EDATA).
+ * R(t) indefinite (LTH_ESING), R changing rank or kernel (LTH_EDATA: a scan
+ * of its smallest weighted eigenvalue with the minima refined,
+ * lib/lqr/plqr_rcheck.c, and every point a singular solve evaluates), a
+ * Riccati solution above opts.escape (LTH_ENOSOL: a conjugate point, the
+ * cost unbounded below), a final cost that weighs u (LTH_EDATA); for a
+ * singular problem also a cost not convex in the state (LTH_EDATA), Pi =
+ * -B2'Qt B2 singular (LTH_ESING / LTH_ECOND: an arc of higher order), a
+ * final cost on what the free inputs move (LTH_ENOSOL: an impulse at t1).
  */
 #ifndef LTH_PLQR_H
 #define LTH_PLQR_H
@@ -75,6 +83,10 @@ typedef struct lth_plqr_result {
   int singular;          /* the inputs the cost does not weigh: dim ker R (0: R > 0) */
   int have_gain;         /* 1: K, k, Kz, kz, P, pv, cv are set (R > 0); 0: a singular
                             problem, solved open loop (they are zero) */
+  double *impulse;       /* nu: a singular problem's impulse of the inputs at t0 (the
+                            integral of u over it; zero when none): the state jumps along
+                            the free inputs' directions onto the singular arc, and z, x at
+                            t0 are after the jump */
   size_t riccati_panels; /* the Riccati solution's table */
 } lth_plqr_result;
 

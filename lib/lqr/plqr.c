@@ -27,8 +27,8 @@ void lth_plqr_result_free(lth_plqr_result *res) {
   if (!res) {
     return;
   }
-  double *a[] = {res->times, res->K,  res->k, res->Kz, res->kz, res->P,
-                 res->pv,    res->cv, res->x, res->z,  res->u,  res->y};
+  double *a[] = {res->times, res->K, res->k, res->Kz, res->kz, res->P, res->pv,
+                 res->cv,    res->x, res->z, res->u,  res->y,  res->impulse};
   for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) {
     free(a[i]);
   }
@@ -81,7 +81,7 @@ static lth_status setup(plqr *L, lth_error *err) {
   }
   size_t n = (size_t)L->n, p = (size_t)L->p, nu = (size_t)L->nu;
   L->nwork = sources_work(L->cost);
-  size_t extra = n * (p + nu + 1) + 3 * p * p + 2 * p * nu + 2 * nu * nu + 3 * nu + p + 16;
+  size_t extra = n * (p + nu + 1) + 4 * p * p + 2 * p * nu + 2 * nu * nu + 3 * nu + 2 * p + 16;
   L->W = calloc(n * n + 1, sizeof(double));
   L->l = calloc(n + 1, sizeof(double));
   L->M = calloc(n * p + 1, sizeof(double));
@@ -230,7 +230,8 @@ static lth_plqr_result *result_alloc(const plqr *L, size_t n) {
   res->z = calloc(n * s + 1, sizeof(double));
   res->u = calloc(n * nu + 1, sizeof(double));
   res->y = calloc(n * ny + 1, sizeof(double));
-  if (!res->times || !res->K || !res->k || !res->Kz || !res->kz || !res->P || !res->pv ||
+  res->impulse = calloc(nu + 1, sizeof(double));
+  if (!res->impulse || !res->times || !res->K || !res->k || !res->Kz || !res->kz || !res->P || !res->pv ||
       !res->cv || !res->x || !res->z || !res->u || !res->y) {
     lth_plqr_result_free(res);
     return NULL;

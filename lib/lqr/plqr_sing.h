@@ -15,7 +15,9 @@
  *   0       = B2'lambda + r2,
  * At = A - B1 R1^-1 S1', Qt = Q - S1 R1^-1 S1', gt = g - B1 R1^-1 r1,
  * qt = q - S1 R1^-1 r1, ct = c0 - r1'R1^-1 r1, Pi = -B2'Qt B2,
- * with x(t0) = x0, c(t0) = 0, lambda(t1) = P1 x(t1) + p1 (the final cost
+ * with x(t0) = x0 + B2(t0) eta (an impulse of u2 at t0 onto the singular
+ * arc where x0 is off it; it costs 2 r2'eta), c(t0) = 0, lambda(t1) =
+ * P1 x(t1) + p1 (the final cost
  * x'P1 x + 2 p1'x + c1).  lambda is half the multiplier (J has no 1/2), and
  * J* = x0'lambda(t0) + p1'x(t1) + c1 + c(t1): d/dt(x'lambda) = -L + q'x +
  * r'u + g'lambda + c0 on the optimum. */

@@ -5,6 +5,7 @@
  * The nine blocks are computed together at each t and served to the
  * system's sources from that cache (the sources may be called from several
  * threads: a mutex keeps the realization's basis and the cache whole). */
+#include <lapacke.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -101,7 +102,9 @@ static lth_status alloc_order(plqr_sing *S, int K, lth_error *err) {
   lth_ss_jets_free(S->J);
   S->J = lth_ss_jets_alloc(S->L->ss, K, err);
   free(S->work);
+  size_t pp = (size_t)S->p * (size_t)(S->p + 1);
   S->nwork = cost_work(S->L->cost, K);
+  S->nwork = S->nwork > pp ? S->nwork : pp;
   S->work = calloc(S->nwork, sizeof(double));
   if (!S->J || !S->work) {
     return S->J ? lth_error_set(err, LTH_ENOMEM, "out of memory") : lth_error_status(err);
@@ -284,6 +287,38 @@ static void put(lth_jet *dst, int r0, int c0, const lth_jet *src, int trans, dou
   }
 }
 
+/* The integrand convex in (x, u): Qt = Q - S1 R1^-1 S1' positive
+ * semidefinite at t (with R1 > 0 and S2 = 0 the Schur complement of
+ * [Q S; S' R]).  An indefinite one makes the optimality DAE's solution a
+ * stationary point only, which may be no minimum (docs/theory.md section 6:
+ * the Aly-Chan example). */
+static lth_status check_convex(plqr_sing *S, double t, lth_error *err) {
+  int p = S->p;
+  double *a = S->work, *w = a + (size_t)p * p;
+  const lth_jet *Qt = &S->j[JQT];
+  double qmax = 0.0;
+  for (int j = 0; j < p; j++) {
+    for (int i = 0; i < p; i++) {
+      double v = 0.5 * (LTH_JET_AT(Qt, 0, i, j) + LTH_JET_AT(Qt, 0, j, i));
+      a[i + (size_t)j * p] = v;
+      qmax = fmax(qmax, fabs(v));
+    }
+  }
+  if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'U', p, a, p, w) != 0) {
+    return lth_error_set_t(err, LTH_ELAPACK, t, "the eigenvalues of the state's weight failed");
+  }
+  double scale = fmax(qmax, lth_jet_maxabs(&S->j[JW], 0) * fmax(1.0, lth_jet_maxabs(&S->j[JM], 0) *
+                                                                         lth_jet_maxabs(&S->j[JM], 0)));
+  if (w[0] < -1e-12 * fmax(scale, 1e-300)) {
+    return lth_error_set_t(err, LTH_EDATA, t,
+                           "the cost is indefinite in the state at t = %.10g (Q - S R1^-1 S' has "
+                           "the eigenvalue %.3e): a singular problem's stationary point need not "
+                           "be a minimum",
+                           t, w[0]);
+  }
+  return LTH_OK;
+}
+
 /* The blocks of plqr_sing.h from the tilde data. */
 static lth_status blocks(plqr_sing *S, lth_error *err) {
   lth_jet *j = S->j, *b = S->blk;
@@ -335,6 +370,9 @@ static lth_status compute(plqr_sing *S, double t, lth_error *err) {
   }
   if (st == LTH_OK) {
     st = eliminate(S, t, err);
+  }
+  if (st == LTH_OK) {
+    st = check_convex(S, t, err);
   }
   if (st == LTH_OK) {
     st = blocks(S, err);

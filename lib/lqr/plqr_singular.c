@@ -134,9 +134,24 @@ static lth_status terminal_smooth(plqr *L, int nu2, const double *U, const doubl
     return st;
   }
   int p = L->p, nu = L->nu, a = nu - nu2;
-  double big = 0.0, bmax = 0.0, pmax = 0.0;
+  double big = 0.0, bmax = 0.0, pmax = 0.0, *ev = L->work + L->nwork, *P1 = ev + p;
   for (size_t i = 0; i < (size_t)p * p; i++) {
     pmax = fmax(pmax, fabs(Y[i]));
+  }
+  /* a final cost convex in x (as the integrand, plqr_sing_data.c) */
+  for (int j = 0; j < p; j++) {
+    for (int i = 0; i < p; i++) {
+      P1[i + (size_t)j * p] = 0.5 * (Y[i + (size_t)j * p] + Y[j + (size_t)i * p]);
+    }
+  }
+  if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'U', p, P1, p, ev) != 0) {
+    return lth_error_set_t(err, LTH_ELAPACK, L->t1, "the eigenvalues of the final cost failed");
+  }
+  if (ev[0] < -1e-12 * fmax(pmax, 1e-300)) {
+    return lth_error_set_t(err, LTH_EDATA, L->t1,
+                           "the final cost is indefinite in the state (eigenvalue %.3e): a "
+                           "singular problem's stationary point need not be a minimum",
+                           ev[0]);
   }
   for (int k = 0; k < nu2; k++) {
     for (int j = 0; j < p; j++) {
@@ -172,11 +187,78 @@ typedef struct sing_run {
   double *x0;
   double *zo;     /* the optimality DAE at every time of T */
   sing_times T;
+  /* the impulse at t0: x(t0+) = x0 + B2(t0) eta (Clark's section 4.2) */
+  int nb;         /* p - nu2: the directions an impulse cannot move */
+  double *Ub;     /* p x p: left singular vectors of B2(t0), range first */
+  double *sv, *Vt; /* nu2, nu2 x nu2 */
+  double *r2;     /* nu2: the linear weight of u2 at t0 (an impulse costs 2 r2'eta) */
 } sing_run;
+
+/* B2(t0) = B U2 by its SVD: the rows of x(t0) that an impulse of u2 cannot
+ * change are Ub(:, nu2:)' x(t0) = Ub(:, nu2:)' x0. */
+static lth_status start_space(sing_run *R, lth_error *err) {
+  plqr *L = R->L;
+  int p = R->p, nu = L->nu, nu2 = R->nu2, a = nu - nu2;
+  lth_status st = plqr_weights_values(L, L->t0, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  double *B2 = malloc(((size_t)p * nu2 + nu2 + 1) * sizeof(double)), *superb = B2 + (size_t)p * nu2;
+  if (!B2) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  for (int k = 0; k < nu2; k++) {
+    R->r2[k] = 0.0;
+    for (int c = 0; c < nu; c++) {
+      R->r2[k] += R->U[c + (size_t)(a + k) * nu] * L->wt.r[c];
+    }
+    for (int i = 0; i < p; i++) {
+      double sum = 0.0;
+      for (int c = 0; c < nu; c++) {
+        sum += L->wt.B[i + (size_t)c * p] * R->U[c + (size_t)(a + k) * nu];
+      }
+      B2[i + (size_t)k * p] = sum;
+    }
+  }
+  lapack_int info = LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'A', 'A', p, nu2, B2, p, R->sv, R->Ub, p,
+                                   R->Vt, nu2, superb);
+  free(B2);
+  if (info != 0) {
+    return lth_error_set_t(err, LTH_ELAPACK, L->t0, "the SVD of the free inputs' map failed");
+  }
+  if (!(R->sv[nu2 - 1] > 1e-12 * R->sv[0])) {
+    return lth_error_set_t(err, LTH_ESING, L->t0,
+                           "the inputs the cost leaves free do not act independently on the "
+                           "state at t0 (B2 has the singular values %.3e .. %.3e)",
+                           R->sv[0], R->sv[nu2 - 1]);
+  }
+  R->nb = p - nu2;
+  return LTH_OK;
+}
+
+/* eta = B2(t0)^+ (x(t0+) - x0), from the SVD. */
+static void impulse(const sing_run *R, const double *xplus, double *eta) {
+  int p = R->p, nu2 = R->nu2;
+  double c[nu2 > 0 ? nu2 : 1];
+  for (int k = 0; k < nu2; k++) {
+    double sum = 0.0;
+    for (int i = 0; i < p; i++) {
+      sum += R->Ub[i + (size_t)k * p] * (xplus[i] - R->x0[i]);
+    }
+    c[k] = sum / R->sv[k];
+  }
+  for (int j = 0; j < nu2; j++) {
+    double sum = 0.0;
+    for (int k = 0; k < nu2; k++) {
+      sum += R->Vt[k + (size_t)j * nu2] * c[k];
+    }
+    eta[j] = sum;
+  }
+}
 
 static lth_status collocate(sing_run *R, lth_error *err) {
   plqr *L = R->L;
-  int p = R->p, so = R->so, rows = 2 * p + 1;
+  int p = R->p, so = R->so, nb = R->nb, rows = nb + 1 + p;
   lth_system *sys = NULL;
   lth_status st = plqr_sing_system(R->S, &sys, err);
   if (st != LTH_OK) {
@@ -192,18 +274,23 @@ static lth_status collocate(sing_run *R, lth_error *err) {
   st = cx ? LTH_OK : (buf ? lth_error_status(err) : lth_error_set(err, LTH_ENOMEM, "out of memory"));
   lth_colloc_out out = {0};
   if (st == LTH_OK) {
-    /* x(t0) = x0, c(t0) = 0, lambda(t1) - P1 x(t1) = p1 */
+    /* x(t0) = x0 up to an impulse along B2(t0), c(t0) = 0, lambda(t1) - P1 x(t1) = p1 */
     double *B0 = buf, *B1 = B0 + (size_t)rows * so, *beta = B1 + (size_t)rows * so;
-    for (int i = 0; i <= p; i++) {
-      B0[i + (size_t)i * rows] = 1.0;
-      beta[i] = i < p ? R->x0[i] : 0.0;
-    }
-    for (int i = 0; i < p; i++) {
-      B1[p + 1 + i + (size_t)(p + 1 + i) * rows] = 1.0;
+    const double *Nb = R->Ub + (size_t)p * R->nu2;
+    for (int i = 0; i < nb; i++) {
       for (int j = 0; j < p; j++) {
-        B1[p + 1 + i + (size_t)j * rows] = -R->Y[i + (size_t)j * p];
+        B0[i + (size_t)j * rows] = Nb[j + (size_t)i * p];
+        beta[i] += Nb[j + (size_t)i * p] * R->x0[j];
       }
-      beta[p + 1 + i] = R->Y[(size_t)p * p + i];
+    }
+    B0[nb + (size_t)p * rows] = 1.0;
+    for (int i = 0; i < p; i++) {
+      int row = nb + 1 + i;
+      B1[row + (size_t)(p + 1 + i) * rows] = 1.0;
+      for (int j = 0; j < p; j++) {
+        B1[row + (size_t)j * rows] = -R->Y[i + (size_t)j * p];
+      }
+      beta[row] = R->Y[(size_t)p * p + i];
     }
     lth_colloc_bc bc = {rows, B0, B1, beta};
     lth_colloc_opts co = {.tol = SING_TOL,
@@ -220,14 +307,12 @@ static lth_status collocate(sing_run *R, lth_error *err) {
     st = err->status;
   } else if (st == LTH_OK && !(out.mesh->lsq_resid <= 100.0 * SING_TOL)) {
     st = lth_error_set_t(err, LTH_ENOSOL, L->t0,
-                         "no smooth optimum from this initial state (residual %.3e): the optimal "
-                         "control starts with an impulse onto the singular arc, which lth does "
-                         "not compute on a DAE plant",
+                         "no optimum from this initial state, even with an impulse of the free "
+                         "inputs at t0 (residual %.3e)",
                          out.mesh->lsq_resid);
   } else if (st == LTH_ENOSOL) {
-    lth_error_prefix(err, "no smooth optimum from this initial state: the optimal control starts "
-                          "with an impulse onto the singular arc, which lth does not compute on "
-                          "a DAE plant: ");
+    lth_error_prefix(err, "no optimum from this initial state, even with an impulse of the free "
+                          "inputs at t0: ");
   } else if ((st == LTH_ESING || st == LTH_ECOND) && err->has_t) {
     lth_error_prefix(err, "B2'Qt B2 (= -Pi of the optimality DAE) must be invertible: ");
   }
@@ -299,13 +384,27 @@ static lth_status results(sing_run *R, size_t n, lth_plqr_result *res, lth_error
     memcpy(res->z + k * s, w, (size_t)s * sizeof(double));
     memcpy(res->y + k * ny, w + s + nu, (size_t)ny * sizeof(double));
   }
-  /* J* = x0'lambda(t0) + p1'x(t1) + c1 + c(t1) (plqr_sing.h) */
+  /* J* = x0+'lambda(t0) + p1'x(t1) + c1 + c(t1) (plqr_sing.h) after the impulse
+   * x0+ = x0 + B2 eta, which costs 2 r2'eta (R2 = 0 and W N U2 = 0 for a
+   * semidefinite W: no square of the impulse, lib/lqr/plqr_sing.h) */
   const double *z0 = R->zo + R->T.pos[n] * (size_t)R->so;
   const double *z1 = R->zo + R->T.pos[n + 1] * (size_t)R->so;
   const double *P1 = R->Y, *p1 = R->Y + (size_t)p * p;
-  double c1 = R->Y[(size_t)p * p + p], J = c1 + z1[p], phi = c1;
+  double eta[R->nu2], jump = 0.0;
+  impulse(R, z0, eta);
+  for (int c = 0; c < nu; c++) {
+    double sum = 0.0;
+    for (int k = 0; k < R->nu2; k++) {
+      sum += R->U[c + (size_t)(nu - R->nu2 + k) * nu] * eta[k];
+    }
+    res->impulse[c] = sum;
+  }
+  for (int k = 0; k < R->nu2; k++) {
+    jump += 2.0 * R->r2[k] * eta[k];
+  }
+  double c1 = R->Y[(size_t)p * p + p], J = c1 + z1[p] + jump, phi = c1;
   for (int i = 0; i < p; i++) {
-    J += R->x0[i] * z0[p + 1 + i] + p1[i] * z1[i];
+    J += z0[i] * z0[p + 1 + i] + p1[i] * z1[i];
     double px = 0.0;
     for (int j = 0; j < p; j++) {
       px += P1[i + (size_t)j * p] * z1[j];
@@ -318,7 +417,7 @@ static lth_status results(sing_run *R, size_t n, lth_plqr_result *res, lth_error
     st = plant_at(R, n + 2 + q, u, w, &Lv, err);
     Q += R->T.wq[q] * Lv;
   }
-  res->cost_closed = Q + phi;
+  res->cost_closed = Q + phi + jump;
   free(w);
   return st;
 }
@@ -340,6 +439,17 @@ lth_status plqr_singular_solve(plqr *L, int nu2, const double *U, const double *
   st = st == LTH_OK ? terminal_smooth(L, nu2, U, R.Y, err) : st;
   st = st == LTH_OK ? plqr_initial_state(L, z0, R.x0, err) : st;
   if (st == LTH_OK) {
+    size_t p = (size_t)R.p, k = (size_t)nu2;
+    R.Ub = malloc((p * p + k + k * k + k + 1) * sizeof(double));
+    st = R.Ub ? LTH_OK : lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  if (st == LTH_OK) {
+    R.sv = R.Ub + (size_t)R.p * R.p;
+    R.Vt = R.sv + nu2;
+    R.r2 = R.Vt + (size_t)nu2 * nu2;
+    st = start_space(&R, err);
+  }
+  if (st == LTH_OK) {
     R.S = plqr_sing_alloc(L, nu2, U, err);
     st = R.S ? LTH_OK : lth_error_status(err);
   }
@@ -353,5 +463,6 @@ lth_status plqr_singular_solve(plqr *L, int nu2, const double *U, const double *
   free(R.T.pos);
   free(R.T.wq);
   free(R.Y);
+  free(R.Ub);
   return st;
 }

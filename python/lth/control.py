@@ -154,7 +154,9 @@ class PlantLQRSolution:
     A singular problem (``singular`` > 0 inputs without cost: R has a kernel,
     docs/control.md section 13) is solved open loop: ``z``, ``u``, ``y``,
     ``x`` are the optimum, ``cost_closed`` is J by quadrature along it, and
-    ``K``, ``k``, ``Kx``, ``kx`` are None."""
+    ``K``, ``k``, ``Kx``, ``kx`` are None; ``impulse`` (nu) is the impulse of
+    the inputs at t0 that jumps the state onto the singular arc (zero when
+    none; z[0] is after it)."""
     times: np.ndarray
     z: np.ndarray
     u: np.ndarray
@@ -171,6 +173,7 @@ class PlantLQRSolution:
     outputs: list
     riccati_panels: int
     singular: int = 0
+    impulse: np.ndarray = None
 
 
 def plant_lqr(pb, ts):
@@ -205,6 +208,7 @@ def plant_lqr(pb, ts):
         kx = _lib.doubles(r.k, n * nu).reshape(n, nu).copy()
         cost_v, closed, panels = float(r.cost), float(r.cost_closed), int(r.riccati_panels)
         singular, have_gain = int(r.singular), int(r.have_gain)
+        impulse = _lib.doubles(r.impulse, nu).copy()
     finally:
         if res.value:
             LIB.lth_plqr_result_free(res)
@@ -223,4 +227,5 @@ def plant_lqr(pb, ts):
     return PlantLQRSolution(times=ts, z=zall, u=u, y=y, K=gains[0], k=gains[1], x=x, Kx=gains[2],
                             kx=gains[3], cost=cost_v, cost_closed=closed,
                             variables=list(pb.variables), inputs=list(pb.inputs),
-                            outputs=list(pb.outputs), riccati_panels=panels, singular=singular)
+                            outputs=list(pb.outputs), riccati_panels=panels, singular=singular,
+                            impulse=impulse)

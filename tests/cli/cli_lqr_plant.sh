@@ -24,7 +24,7 @@
 #    disagree (3);
 #  - tests/data/lqr_singular.lth (R = 0, index 2): the cost, the trajectory
 #    and u against the closed form to 1e-9 (measured: 4e-15), no gains;
-#    refused: an initial state off the singular arc (3: an impulse), an R
+#    an initial state off the arc: the impulse onto it (-1 - tanh 1); refused: an R
 #    that vanishes at t = 0.5 (2, naming t).
 # Usage: bash cli_lqr_plant.sh BUILD/apps   (env LTH_DATA_DIR = data/, LTH_TEST_DIR = tests/)
 . "$(dirname "$0")/testlib.sh"
@@ -129,7 +129,11 @@ for t, z, u in zip(d["times"], d["z"], d["u"]):
 PYEOF
 run 0 "singular text" "$LQR" "$SING" --gain && { grep -qF "feedback       none" "$TMP/out" || fail "singular text: no feedback line"; }
 sed 's/^z0 = .*/z0 = [1, 1, 1, 0]/' "$SING" >"$TMP/impulse.lth"
-run 3 "impulse" "$LQR" "$TMP/impulse.lth" && err_has "starts with an impulse" "impulse"
+run 0 "impulse" "$LQR" "$TMP/impulse.lth" --format json &&
+  "$PY" -c 'import json, math, sys
+d = json.load(open(sys.argv[1]))
+assert abs(d["impulse"][0] + 1 + math.tanh(1)) <= 1e-9 and abs(d["cost"] - math.tanh(1)) <= 1e-9, d
+' "$TMP/out" || fail "impulse: the jump onto the arc"
 sed 's/^cost integral .*/cost integral x1^2 + x2^2 + (t - 0.5)^2*u^2/' "$SING" >"$TMP/rank.lth"
 run 2 "R changes rank" "$LQR" "$TMP/rank.lth" && err_has "changes rank at t = 0.5" "R changes rank"
 sed 's/^cost integral .*/cost integral -3*y^2 + 0.01*u^2/; s/^interval 0 4/interval 0 30/; /^cost final/d' \

@@ -13,9 +13,12 @@
  *     by the Riccati path, itself checked
  *     against the ARE in test_plqr.c), u2 its optimal control;
  * (3) the cost from the multiplier equals the cost by quadrature;
- * (4) refusals: an initial state off the singular arc (an impulse), a final
- *     cost that the free control could jump to (a terminal impulse), an R
- *     that changes rank (R = t u^2 from t0 = 0, and (t - 1/2)^2 u^2). */
+ * (4) an initial state off the singular arc: the impulse of u at t0 that
+ *     jumps x1 onto it (-1 - tanh 1), then the arc of (1);
+ * (5) refusals: a final cost that the free control could jump to (a
+ *     terminal impulse), an R
+ *     that changes rank (R = t u^2 from t0 = 0, and (t - 1/2)^2 u^2), a cost
+ *     indefinite in the state (-x1^2 + x2^2: a stationary point, no minimum). */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
 #include <check.h>
 #include <math.h>
@@ -177,15 +180,23 @@ START_TEST(test_refusals) {
   make_cost(&cd, 5, idx, wt, 2);
   lth_plqr_result *res = NULL;
   lth_error err;
-  /* off the arc: x0 = (1, 1) needs an impulse */
+  /* off the arc: x0 = (1, 1) needs an impulse of u that moves x1 (and w) to
+   * -tanh 1; x2(0) = 1 stays, so the arc and J* are those of test 1 */
   double z0[4] = {0};
   z0[ix1] = 1.0;
   z0[ix2] = 1.0;
   z0[canon(pb, 2)] = 1.0;
   lth_error_clear(&err);
-  ck_assert_int_eq(lth_plqr_solve(sys, &cd.c, 0.0, 1.0, z0, times, 1, NULL, &res, &err),
-                   LTH_ENOSOL);
-  ck_assert_msg(strstr(err.message, "impulse"), "%s", err.message);
+  ck_assert_msg(lth_plqr_solve(sys, &cd.c, 0.0, 1.0, z0, times, 1, NULL, &res, &err) == LTH_OK,
+                "%s", err.message);
+  double J = closed_form_cost(), eta = -tanh(1.0) - 1.0;
+  ck_assert_msg(fabs(res->impulse[0] - eta) <= 1e-9, "impulse %.15g, expected %.15g",
+                res->impulse[0], eta);
+  ck_assert_msg(fabs(res->cost - J) <= 1e-9 * J && fabs(res->cost_closed - J) <= 1e-9 * J,
+                "cost %.15g, quadrature %.15g, expected %.15g", res->cost, res->cost_closed, J);
+  ck_assert(fabs(res->z[ix1] + tanh(1.0)) <= 1e-9 && fabs(res->z[ix2] - 1.0) <= 1e-9);
+  fprintf(stderr, "impulse %.15g (expected %.15g), cost %.15g\n", res->impulse[0], eta, res->cost);
+  lth_plqr_result_free(res);
   /* a final cost on x1, which u moves for free */
   double F[25] = {0};
   F[ix1 + 5 * ix1] = 1.0;
@@ -194,6 +205,15 @@ START_TEST(test_refusals) {
   ck_assert_int_eq(lth_plqr_solve(sys, &cd.c, 0.0, 1.0, z0_of(pb), times, 1, NULL, &res, &err),
                    LTH_ENOSOL);
   ck_assert_msg(err.has_t && err.t == 1.0 && strstr(err.message, "impulse"), "%s", err.message);
+  lth_source_free(cd.Ws);
+  /* an indefinite weight of the state (Aly-Chan): a stationary point only */
+  wt[0] = -1.0;
+  make_cost(&cd, 5, idx, wt, 2);
+  lth_error_clear(&err);
+  ck_assert_int_eq(lth_plqr_solve(sys, &cd.c, 0.0, 1.0, z0_of(pb), times, 1, NULL, &res, &err),
+                   LTH_EDATA);
+  ck_assert_msg(err.has_t && strstr(err.message, "indefinite in the state"), "%s", err.message);
+  fprintf(stderr, "indefinite: %s\n", err.message);
   lth_source_free(cd.Ws);
   lth_problem_free(pb);
   /* R = t u^2 from t0 = 0: singular at t0 only; R = (t - 1/2)^2 u^2: at 1/2 only */
