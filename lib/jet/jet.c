@@ -378,7 +378,7 @@ int lth_jet_lu_det_sign(const lth_jet_lu *lu) {
 /* Matrices up to this order get the exact 1-norm condition number from their
  * LU factors (exact_rcond) instead of LAPACK's estimate (dgecon): a few dozen
  * operations where dgecon's call and its iterations cost more than the LU
- * (perf on a 2 x 2 Pi: dgecon a quarter of a small solve). */
+ * (perf, bench_peer rational, a 2 x 2 Pi: dgecon 13 % of the solve). */
 #define EXACT_COND_MAX_N 3
 
 static double exact_rcond(const lth_jet_lu *lu, double anorm);
