@@ -17,6 +17,13 @@
  * so a Pi that is singular or nearly so between the points is found too: the
  * tools that integrate at times of their own choosing (lth_ivp_solve,
  * lth_ivp_fundamental, lth_bvp_solve, lth_lqr_solve) scan before they start.
+ * What it sees is what the points and the refinements see: a feature of Pi
+ * narrower than the spacing of the points, with no sign change at them and no
+ * rise of ||Pi^-1|| towards it, can hide between them.  Except where every
+ * chain block is constant on the interval (its enclosure, include/lth/
+ * enclose.h, bounds its derivative by exactly 0: constant matrices,
+ * expressions without t): Pi is then the same at every t, and its value at t0
+ * is the whole scan (points = 1), exactly what any number of points gives.
  */
 #ifndef LTH_CONDITIONING_H
 #define LTH_CONDITIONING_H

@@ -12,6 +12,7 @@
 #include "core/errors.h"
 #include "lth/decomp.h"
 #include "lth/jet.h"
+#include "lth/source.h"
 #include "system/pi_text.h"
 #include "core/small_blas.h"
 
@@ -214,6 +215,31 @@ static sample refine(chain_eval *ev, sample a, sample m, sample b, lth_pi_scan *
   return best;
 }
 
+/* 1 if every chain block is constant on [t0, t1]: its enclosure there
+ * (include/lth/enclose.h) bounds the first Taylor coefficient, the derivative
+ * divided by 1, to exactly [0, 0] for every entry.  Constants and expressions
+ * without t qualify; anything without an enclosure (callbacks, samples) or
+ * whose bound is not exactly zero does not.  Pi is then the same at every t
+ * of the interval, so its value at t0 is the whole scan. */
+static int chain_constant(const chain_eval *ev, double t0, double t1) {
+  for (int k = 0; k < ev->r; k++) {
+    const lth_source *src = chain_source(ev->sys, k);
+    if (!lth_source_can_enclose(src)) return 0;
+    size_t cells = (size_t)lth_source_rows(src) * (size_t)lth_source_cols(src);
+    size_t nw = lth_source_enclose_work_size(src, 1);
+    lth_interval *coef = malloc((2 * cells + 1) * sizeof *coef);
+    lth_interval *work = malloc((nw + 1) * sizeof *work);
+    int constant = coef && work && lth_source_enclose(src, t0, t1, 1, coef, work, NULL) == LTH_OK;
+    for (size_t c = 0; constant && c < cells; c++) {
+      constant = coef[cells + c].lo == 0.0 && coef[cells + c].hi == 0.0;
+    }
+    free(coef);
+    free(work);
+    if (!constant) return 0;
+  }
+  return 1;
+}
+
 static size_t auto_points(const lth_system *sys, size_t dflt) {
   int r = lth_system_index(sys), nr = lth_system_block_size(sys, r);
   double flops = 0.0;
@@ -298,10 +324,12 @@ lth_status lth_pi_scan_run(const lth_system *sys, double t0, double t1, size_t p
     return lth_error_set(err, LTH_EINVAL, "scan of Pi on [%g, %g]: need finite t0 <= t1", t0, t1);
   }
   size_t n = points >= 2 ? points : auto_points(sys, LTH_PI_SCAN_POINTS);
-  if (t0 == t1) n = 1;
   chain_eval ev;
   lth_status st = eval_alloc(&ev, sys, err);
   if (st != LTH_OK) return st;
+  /* constant chain: every point would give the same Pi and chain norm, and
+   * the scan of n points would report t0 (the first of equal maxima) */
+  if (t0 == t1 || chain_constant(&ev, t0, t1)) n = 1;
   sample *sm = malloc(n * sizeof *sm);
   if (!sm) {
     eval_free(&ev);

@@ -264,6 +264,42 @@ START_TEST(scan_finds_hidden_singularity) {
 }
 END_TEST
 
+/* A chain of constant blocks: Pi is the same at every t, and the scan is its
+ * value at t0 (one point, lib/decomp/pi_scan.c), with the numbers a scan of
+ * any number of points would give: Pi = [1, 2] [1; 2] = 5, chain norm
+ * ||A(3,2)||_1 ||A(2,1)||_1 ||A(1,3)||_1 = 2 x 1 x 3 = 6, cond_interval 6/5.
+ * Blocks outside the chain may vary; a chain block with t is scanned at every
+ * point; a constant singular Pi is refused at t0. */
+START_TEST(scan_of_constant_chain) {
+  lth_problem *pb = wp_parse("blocks 2 2 1\ninterval 0 2\nA(1,1) = [sin(t), 0; 0, 1]\n"
+                             "A(1,3) = [1; 2]\nA(2,1) = eye\nA(3,2) = [1, 2]\nf(3) = -4\n");
+  lth_pi_scan sc;
+  TU_ASSERT_OK(lth_pi_scan_run(lth_problem_system(pb), 0, 2, 1025, 1, &sc, NULL));
+  ck_assert_int_eq((int)sc.points, 1);
+  ck_assert_double_eq(sc.worst_t, 0.0);
+  ck_assert_double_eq_tol(sc.pi_inv, 0.2, 1e-15);
+  ck_assert_double_eq_tol(sc.scale, 6.0, 1e-14);
+  ck_assert_double_eq_tol(sc.worst, 1.2, 1e-14);
+  ck_assert_int_eq(sc.sign_change, 0);
+  TU_ASSERT_OK(lth_pi_scan_check(lth_problem_system(pb), 0, 2, 0, 0, NULL, NULL));
+  lth_problem_free(pb);
+  pb = wp_parse("blocks 2 2 1\ninterval 0 2\nA(1,3) = [1; 2]\nA(2,1) = eye\n"
+                "A(3,2) = [1, 2 + 0.1*t]\nf(3) = -4\n");
+  TU_ASSERT_OK(lth_pi_scan_run(lth_problem_system(pb), 0, 2, 101, 1, &sc, NULL));
+  ck_assert_int_eq((int)sc.points, 101);
+  ck_assert_double_eq_tol(sc.scale, 2.2 * 3.0, 1e-14); /* largest at t = 2 */
+  lth_problem_free(pb);
+  pb = wp_parse("blocks 2 2 1\ninterval 0 2\nA(1,3) = [2; -1]\nA(2,1) = eye\n"
+                "A(3,2) = [1, 2]\nf(3) = -4\n");
+  lth_error err;
+  lth_error_clear(&err);
+  ck_assert_int_eq(lth_pi_scan_check(lth_problem_system(pb), 0, 2, 0, 0, &sc, &err), LTH_ESING);
+  ck_assert(err.has_t && err.t == 0.0);
+  ck_assert_int_eq((int)sc.points, 1);
+  lth_problem_free(pb);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("wellposed_pi");
   TCase *tc = tcase_create("core");
@@ -276,6 +312,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, prescan_once_for_several_solves);
   tcase_add_test(tc, ivp_double_root_refused);
   tcase_add_test(tc, scan_finds_hidden_singularity);
+  tcase_add_test(tc, scan_of_constant_chain);
   suite_add_tcase(s, tc);
   return s;
 }
