@@ -296,6 +296,7 @@ static void structs(void) {
   F(lth_plqr_result, singular);
   F(lth_plqr_result, have_gain);
   F(lth_plqr_result, impulse);
+  F(lth_plqr_result, impulse_t1);
   F(lth_plqr_result, riccati_panels);
 
   STRUCT(lth_kalman_spec);

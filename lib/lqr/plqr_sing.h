@@ -40,8 +40,7 @@ lth_status plqr_check_rank(plqr *L, int nu2, const double *U, lth_error *err);
 /* The singular path: the optimality DAE above by collocation, from z0,
  * reporting at times into res (no gains: res->have_gain = 0). */
 lth_status plqr_singular_solve(plqr *L, int nu2, const double *U, const double *z0,
-                               const double *times, size_t n, lth_plqr_result *res,
-                               lth_error *err);
+                               const double *times, size_t n, lth_plqr_result *res, lth_error *err);
 
 /* ---- the optimality DAE's data (plqr_sing_data.c) ---- */
 typedef struct plqr_sing plqr_sing;

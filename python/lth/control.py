@@ -156,7 +156,8 @@ class PlantLQRSolution:
     ``x`` are the optimum, ``cost_closed`` is J by quadrature along it, and
     ``K``, ``k``, ``Kx``, ``kx`` are None; ``impulse`` (nu) is the impulse of
     the inputs at t0 that jumps the state onto the singular arc (zero when
-    none; z[0] is after it)."""
+    none; z[0] is after it), ``impulse_t1`` the one at t1 that lowers the
+    final cost (z[-1] at t1 is before it)."""
     times: np.ndarray
     z: np.ndarray
     u: np.ndarray
@@ -174,6 +175,7 @@ class PlantLQRSolution:
     riccati_panels: int
     singular: int = 0
     impulse: np.ndarray = None
+    impulse_t1: np.ndarray = None
 
 
 def plant_lqr(pb, ts):
@@ -209,6 +211,7 @@ def plant_lqr(pb, ts):
         cost_v, closed, panels = float(r.cost), float(r.cost_closed), int(r.riccati_panels)
         singular, have_gain = int(r.singular), int(r.have_gain)
         impulse = _lib.doubles(r.impulse, nu).copy()
+        impulse_t1 = _lib.doubles(r.impulse_t1, nu).copy()
     finally:
         if res.value:
             LIB.lth_plqr_result_free(res)
@@ -228,4 +231,4 @@ def plant_lqr(pb, ts):
                             kx=gains[3], cost=cost_v, cost_closed=closed,
                             variables=list(pb.variables), inputs=list(pb.inputs),
                             outputs=list(pb.outputs), riccati_panels=panels, singular=singular,
-                            impulse=impulse)
+                            impulse=impulse, impulse_t1=impulse_t1)
