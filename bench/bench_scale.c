@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app_blas.h"
 #include "lth/ivp.h"
 #include "lth/system.h"
 
@@ -359,6 +360,7 @@ static result measure(const chain *C, int tool, double rtol) {
 int main(int argc, char **argv) {
   setenv("LTH_NUM_THREADS", "1", 1);
   setenv("OPENBLAS_NUM_THREADS", "1", 1);
+  app_blas_setup(); /* one BLAS thread whatever the size: the comparison is on one core */
   int sizes[16] = {500, 5000, 50000}, ns = 3, m = 5, lth_max = 1000, quick = 0;
   double rtol = 1e-8;
   for (int a = 1; a < argc; a++) {

@@ -61,8 +61,10 @@ if(LTH_BENCH_SUNDIALS AND LTH_IDA_INCLUDE_DIR AND LTH_IDA_LIB AND LTH_IDA_NVEC A
   find_library(LTH_IDA_KLU sundials_sunlinsolklu)
   find_library(LTH_KLU klu)
   if(LTH_IDA_SPMAT AND LTH_IDA_KLU AND LTH_KLU)
-    add_executable(bench_scale ${PROJECT_SOURCE_DIR}/bench/bench_scale.c)
+    add_executable(bench_scale ${PROJECT_SOURCE_DIR}/bench/bench_scale.c
+                   ${PROJECT_SOURCE_DIR}/apps/common/app_blas.c)
     target_include_directories(bench_scale PRIVATE ${PROJECT_SOURCE_DIR}/include
+                               ${PROJECT_SOURCE_DIR}/apps/common
                                ${LTH_IDA_INCLUDE_DIR} /usr/include/suitesparse
                                ${LTH_DEP_INCLUDE_DIRS})
     target_link_libraries(bench_scale PRIVATE lth_static ${LTH_IDA_LIB} ${LTH_IDA_NVEC}
