@@ -23,17 +23,8 @@
 /* The collocation's tolerance (relative to max(1, max |z|)). */
 #define SING_TOL 1e-10
 
-lth_status plqr_split_inputs(plqr *L, double t, int *nu2, double *U, lth_error *err) {
-  lth_status st = plqr_weights_values(L, t, err);
-  if (st != LTH_OK) {
-    return st;
-  }
-  int nu = L->nu, n = L->n;
-  double *ev = L->work + L->nwork, *V = ev + nu;
-  memcpy(V, L->wt.R, (size_t)nu * nu * sizeof(double));
-  if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'V', 'U', nu, V, nu, ev) != 0) {
-    return lth_error_set_t(err, LTH_ELAPACK, t, "the eigenvalues of R failed");
-  }
+double plqr_r_scale(const plqr *L) {
+  int n = L->n, nu = L->nu;
   double wmax = 0.0, nmax = 0.0;
   for (size_t i = 0; i < (size_t)n * n; i++) {
     wmax = fmax(wmax, fabs(L->W[i]));
@@ -41,7 +32,21 @@ lth_status plqr_split_inputs(plqr *L, double t, int *nu2, double *U, lth_error *
   for (size_t i = 0; i < (size_t)n * nu; i++) {
     nmax = fmax(nmax, fabs(L->N[i]));
   }
-  double zero = LTH_PLQR_RANK_TOL * wmax * fmax(1.0, nmax * nmax);
+  return wmax * fmax(1.0, nmax * nmax);
+}
+
+lth_status plqr_split_inputs(plqr *L, double t, int *nu2, double *U, lth_error *err) {
+  lth_status st = plqr_weights_values(L, t, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  int nu = L->nu;
+  double *ev = L->work + L->nwork, *V = ev + nu;
+  memcpy(V, L->wt.R, (size_t)nu * nu * sizeof(double));
+  if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'V', 'U', nu, V, nu, ev) != 0) {
+    return lth_error_set_t(err, LTH_ELAPACK, t, "the eigenvalues of R failed");
+  }
+  double zero = LTH_PLQR_RANK_TOL * plqr_r_scale(L);
   if (ev[0] < -zero) {
     return lth_error_set_t(err, LTH_ESING, t,
                            "the weight of the inputs R(t) is indefinite at t = %.10g (eigenvalue "
