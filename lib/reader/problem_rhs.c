@@ -51,30 +51,43 @@ lth_status lth_pp_add_sampled(lth_pp *P, const char *label, const lth_source *sr
   return LTH_OK;
 }
 
-/* samples("file.csv"), the cursor after the word `samples`. */
-lth_status lth_pp_samples_call(lth_pp *P, const char *label, int rows, int cols, lth_source **out,
-                               size_t *path_b, size_t *path_n, int to_end) {
+/* ("name") after a word such as `samples` or `mm`, the cursor after the word:
+ * the name's offset and length into *b, *n (what: the call's name in messages,
+ * kind: what the file is, e.g. "CSV file"). */
+static lth_status quoted_file_arg(lth_pp *P, const char *what, const char *kind,
+                                  const char *example, size_t *b, size_t *n) {
   lth_pcur *c = &P->c;
-  lth_status st = lth_pcur_expect(c, '(', "'(' after `samples`");
+  char msg[96];
+  snprintf(msg, sizeof msg, "'(' after `%s`", what);
+  lth_status st = lth_pcur_expect(c, '(', msg);
   if (st == LTH_OK) {
-    st = lth_pcur_expect(c, '"', "a quoted CSV file name: samples(\"file.csv\")");
+    snprintf(msg, sizeof msg, "a quoted %s name: %s", kind, example);
+    st = lth_pcur_expect(c, '"', msg);
   }
   if (st != LTH_OK) {
     return st;
   }
-  size_t b = c->pos;
+  *b = c->pos;
   while (c->pos < c->st.e && c->tx->buf[c->pos] != '"' && c->tx->buf[c->pos] != '\n') {
     c->pos++;
   }
   if (c->pos >= c->st.e || c->tx->buf[c->pos] != '"') {
-    return LTH_PERR(P, b - 1, LTH_EPARSE,
+    return LTH_PERR(P, *b - 1, LTH_EPARSE,
                     "unterminated string: expected '\"' to end the file name");
   }
-  if (c->pos == b) {
-    return LTH_PERR(P, b - 1, LTH_EPARSE, "empty CSV file name in samples(\"\")");
+  if (c->pos == *b) {
+    return LTH_PERR(P, *b - 1, LTH_EPARSE, "empty %s name in %s(\"\")", kind, what);
   }
-  size_t n = c->pos++ - b;
-  st = lth_pcur_expect(c, ')', "')' after the file name");
+  *n = c->pos++ - *b;
+  return lth_pcur_expect(c, ')', "')' after the file name");
+}
+
+/* samples("file.csv"), the cursor after the word `samples`. */
+lth_status lth_pp_samples_call(lth_pp *P, const char *label, int rows, int cols, lth_source **out,
+                               size_t *path_b, size_t *path_n, int to_end) {
+  lth_pcur *c = &P->c;
+  size_t b = 0, n = 0;
+  lth_status st = quoted_file_arg(P, "samples", "CSV file", "samples(\"file.csv\")", &b, &n);
   if (st == LTH_OK && to_end) {
     st = lth_pcur_end(c, "samples(...)");
   }
@@ -123,26 +136,9 @@ static lth_status mm_call(void *ctx, size_t name_pos, lth_csc **out) {
   lth_pcur *c = &P->c;
   (void)name_pos;
   *out = NULL;
-  lth_status st = lth_pcur_expect(c, '(', "'(' after `mm`");
-  if (st == LTH_OK) {
-    st = lth_pcur_expect(c, '"', "a quoted file name: mm(\"file.mtx\")");
-  }
+  size_t b = 0, n = 0;
+  lth_status st = quoted_file_arg(P, "mm", "file", "mm(\"file.mtx\")", &b, &n);
   if (st != LTH_OK) {
-    return st;
-  }
-  size_t b = c->pos;
-  while (c->pos < c->st.e && c->tx->buf[c->pos] != '"' && c->tx->buf[c->pos] != '\n') {
-    c->pos++;
-  }
-  if (c->pos >= c->st.e || c->tx->buf[c->pos] != '"') {
-    return LTH_PERR(P, b - 1, LTH_EPARSE,
-                    "unterminated string: expected '\"' to end the file name");
-  }
-  if (c->pos == b) {
-    return LTH_PERR(P, b - 1, LTH_EPARSE, "empty file name in mm(\"\")");
-  }
-  size_t n = c->pos++ - b;
-  if ((st = lth_pcur_expect(c, ')', "')' after the file name")) != LTH_OK) {
     return st;
   }
   char *path = join_path(P->basedir, c->tx->buf + b, n);
