@@ -58,6 +58,20 @@ size_t lth_expr_work_size(const lth_expr *e, int order);
 lth_status lth_expr_taylor(const lth_expr *e, double t, int order, double *coef, double *work,
                            lth_error *err);
 
+/* ---- several expressions as one program (lib/jet/expr_merge.c) ----
+ * The entries' common subexpressions shared (same operation, operands,
+ * constant bit for bit): one sweep computes each once, with the same
+ * operations as the entries alone, so the results are bitwise theirs.
+ * roots[k] is the node of entry k's value (-1 for a NULL entry); the
+ * entries are not consumed.  NULL (LTH_ENOMEM) on failure. */
+lth_expr *lth_expr_merge(lth_expr *const *entries, size_t count, int *roots, lth_error *err);
+/* Every node's Taylor coefficients into work (lth_expr_work_size(e, order)
+ * doubles); node k's are at lth_expr_series(e, work, k, order).  Errors as
+ * lth_expr_taylor. */
+lth_status lth_expr_taylor_all(const lth_expr *e, double t, int order, double *work,
+                               lth_error *err);
+const double *lth_expr_series(const lth_expr *e, const double *work, int node, int order);
+
 /* Value at t (order 0; allocates its workspace). */
 lth_status lth_expr_eval(const lth_expr *e, double t, double *value, lth_error *err);
 
@@ -72,6 +86,11 @@ size_t lth_expr_enclose_work_size(const lth_expr *e, int order);
  * somewhere in [a, b] the enclosures concerned are unbounded (or, for order
  * 0 outside any domain, [-inf, inf]).  LTH_EINVAL for bad arguments only.
  * Thread-safe for distinct work arrays. */
+/* Every node's enclosures into work (lth_expr_enclose_work_size(e, order)
+ * intervals, a <= b); node k's at lth_expr_iseries(e, work, k, order). */
+void lth_expr_enclose_all(const lth_expr *e, double a, double b, int order, lth_interval *work);
+const lth_interval *lth_expr_iseries(const lth_expr *e, const lth_interval *work, int node,
+                                     int order);
 lth_status lth_expr_enclose(const lth_expr *e, double a, double b, int order, lth_interval *coef,
                             lth_interval *work, lth_error *err);
 /* 1 if e is identically zero: its value is the constant 0, or its

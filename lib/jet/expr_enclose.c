@@ -631,13 +631,7 @@ size_t lth_expr_enclose_work_size(const lth_expr *e, int order) {
   return lth_expr_work_size(e, order);
 }
 
-lth_status lth_expr_enclose(const lth_expr *e, double a, double b, int order, lth_interval *coef,
-                            lth_interval *work, lth_error *err) {
-  if (!e || !coef || !work || order < 0 || !(a <= b)) {
-    lth_error_clear(err);
-    return lth_error_set(err, LTH_EINVAL,
-                         "lth_expr_enclose: NULL argument, negative order or a > b");
-  }
+void lth_expr_enclose_all(const lth_expr *e, double a, double b, int order, lth_interval *work) {
   size_t k1 = (size_t)order + 1;
   for (int i = 0; i < e->n; i++) {
     const enode *nd = &e->nodes[i];
@@ -649,6 +643,17 @@ lth_status lth_expr_enclose(const lth_expr *e, double a, double b, int order, lt
                 .t = {a, b}};
     k_dispatch(&k);
   }
+}
+
+lth_status lth_expr_enclose(const lth_expr *e, double a, double b, int order, lth_interval *coef,
+                            lth_interval *work, lth_error *err) {
+  if (!e || !coef || !work || order < 0 || !(a <= b)) {
+    lth_error_clear(err);
+    return lth_error_set(err, LTH_EINVAL,
+                         "lth_expr_enclose: NULL argument, negative order or a > b");
+  }
+  size_t k1 = (size_t)order + 1;
+  lth_expr_enclose_all(e, a, b, order, work);
   memcpy(coef, work + e->nodes[e->n - 1].off * k1, k1 * sizeof *coef);
   return LTH_OK;
 }

@@ -458,12 +458,8 @@ size_t lth_expr_work_size(const lth_expr *e, int order) {
   return e->nseries * k1;
 }
 
-lth_status lth_expr_taylor(const lth_expr *e, double t, int order, double *coef, double *work,
-                           lth_error *err) {
-  if (!e || !coef || !work || order < 0) {
-    lth_error_clear(err);
-    return lth_error_set(err, LTH_EINVAL, "lth_expr_taylor: NULL argument or negative order");
-  }
+lth_status lth_expr_taylor_all(const lth_expr *e, double t, int order, double *work,
+                               lth_error *err) {
   size_t k1 = (size_t)order + 1;
   for (int i = 0; i < e->n; i++) {
     const enode *nd = &e->nodes[i];
@@ -479,8 +475,21 @@ lth_status lth_expr_taylor(const lth_expr *e, double t, int order, double *coef,
       return st;
     }
   }
-  memcpy(coef, work + e->nodes[e->n - 1].off * k1, k1 * sizeof *coef);
   return LTH_OK;
+}
+
+lth_status lth_expr_taylor(const lth_expr *e, double t, int order, double *coef, double *work,
+                           lth_error *err) {
+  if (!e || !coef || !work || order < 0) {
+    lth_error_clear(err);
+    return lth_error_set(err, LTH_EINVAL, "lth_expr_taylor: NULL argument or negative order");
+  }
+  lth_status st = lth_expr_taylor_all(e, t, order, work, err);
+  if (st == LTH_OK) {
+    size_t k1 = (size_t)order + 1;
+    memcpy(coef, work + e->nodes[e->n - 1].off * k1, k1 * sizeof *coef);
+  }
+  return st;
 }
 
 lth_status lth_expr_eval(const lth_expr *e, double t, double *value, lth_error *err) {

@@ -239,7 +239,10 @@ lth_source *lth_source_callback(int rows, int cols, lth_source_callback_fn fn, v
 
 typedef struct {
   int rows, cols;
-  lth_expr **e; /* column-major; NULL entries are zero */
+  lth_expr **e;   /* column-major; NULL entries are zero */
+  lth_expr *prog; /* the entries as one program, common subexpressions shared */
+  int *root;      /* entry k's value: node root[k] of prog (-1: zero) */
+  int any;        /* some entry is not zero */
 } expr_state;
 
 static void expr_destroy(void *state) {
@@ -248,41 +251,42 @@ static void expr_destroy(void *state) {
     return;
   }
   size_t n = (size_t)es->rows * (size_t)es->cols;
-  for (size_t k = 0; k < n; k++) {
+  for (size_t k = 0; es->e && k < n; k++) {
     lth_expr_free(es->e[k]);
   }
+  lth_expr_free(es->prog);
+  free(es->root);
   free(es->e);
   free(es);
 }
 
 static size_t expr_work_size(const void *state, int order) {
   const expr_state *es = state;
-  size_t n = (size_t)es->rows * (size_t)es->cols, mx = 0;
-  for (size_t k = 0; k < n; k++) {
-    size_t w = es->e[k] ? lth_expr_work_size(es->e[k], order) : 0;
-    mx = w > mx ? w : mx;
-  }
-  return mx + (size_t)order + 1; /* + one coefficient buffer */
+  return lth_expr_work_size(es->prog, order);
 }
 
-/* Each entry is differentiated on its own (Taylor-mode AD), then scattered. */
+/* One sweep over the merged program (lth_expr_merge: each shared piece once,
+ * the results bitwise those of the entries alone), then scattered. */
 static lth_status expr_fill(const void *state, double t, int order, lth_jet *out, double *work,
                             lth_error *err) {
   const expr_state *es = state;
-  double *coef = work, *scratch = work + order + 1;
   lth_jet_set_zero(out, order);
+  if (!es->any) {
+    return LTH_OK;
+  }
+  lth_status st = lth_expr_taylor_all(es->prog, t, order, work, err);
+  if (st != LTH_OK) {
+    return st;
+  }
   for (int j = 0; j < es->cols; j++) {
     for (int i = 0; i < es->rows; i++) {
-      const lth_expr *e = es->e[i + (size_t)j * es->rows];
-      if (!e) {
+      int node = es->root[i + (size_t)j * es->rows];
+      if (node < 0) {
         continue;
       }
-      lth_status st = lth_expr_taylor(e, t, order, coef, scratch, err);
-      if (st != LTH_OK) {
-        return st;
-      }
+      const double *y = lth_expr_series(es->prog, work, node, order);
       for (int k = 0; k <= order; k++) {
-        LTH_JET_AT(out, k, i, j) = coef[k];
+        LTH_JET_AT(out, k, i, j) = y[k];
       }
     }
   }
@@ -291,32 +295,24 @@ static lth_status expr_fill(const void *state, double t, int order, lth_jet *out
 
 static size_t expr_enclose_work(const void *state, int order) {
   const expr_state *es = state;
-  size_t n = (size_t)es->rows * (size_t)es->cols, mx = 0;
-  for (size_t k = 0; k < n; k++) {
-    size_t w = es->e[k] ? lth_expr_enclose_work_size(es->e[k], order) : 0;
-    mx = w > mx ? w : mx;
-  }
-  return mx + (size_t)order + 1;
+  return lth_expr_enclose_work_size(es->prog, order);
 }
 
 static lth_status expr_enclose(const void *state, double a, double b, int order, lth_interval *coef,
                                lth_interval *work, lth_error *err) {
   const expr_state *es = state;
   size_t sz = (size_t)es->rows * (size_t)es->cols;
-  lth_interval *y = work, *scratch = work + order + 1;
+  if (!(a <= b)) {
+    return lth_error_set(err, LTH_EINVAL, "an enclosure on [%g, %g]: a > b", a, b);
+  }
+  if (es->any) {
+    lth_expr_enclose_all(es->prog, a, b, order, work);
+  }
   for (size_t k = 0; k < sz; k++) {
-    if (!es->e[k]) {
-      for (int m = 0; m <= order; m++) {
-        coef[m * sz + k] = (lth_interval){0.0, 0.0};
-      }
-      continue;
-    }
-    lth_status st = lth_expr_enclose(es->e[k], a, b, order, y, scratch, err);
-    if (st != LTH_OK) {
-      return st;
-    }
+    const lth_interval *y = es->root[k] >= 0 ? lth_expr_iseries(es->prog, work, es->root[k], order)
+                                             : NULL;
     for (int m = 0; m <= order; m++) {
-      coef[m * sz + k] = y[m];
+      coef[m * sz + k] = y ? y[m] : (lth_interval){0.0, 0.0};
     }
   }
   return LTH_OK;
@@ -347,6 +343,18 @@ lth_source *lth_source_expr(int rows, int cols, lth_expr **entries, lth_error *e
     return NULL;
   }
   memcpy(es->e, entries, n * sizeof *es->e);
+  es->root = malloc((n ? n : 1) * sizeof *es->root);
+  es->prog = es->root ? lth_expr_merge(es->e, n, es->root, err) : NULL;
+  if (!es->prog) {
+    expr_destroy(es);
+    if (!err || err->status == LTH_OK) {
+      lth_error_set(err, LTH_ENOMEM, "out of memory allocating an expression source");
+    }
+    return NULL;
+  }
+  for (size_t k = 0; k < n; k++) {
+    es->any |= es->root[k] >= 0;
+  }
   return lth_source_new(&expr_type, es, rows, cols, err);
 }
 
