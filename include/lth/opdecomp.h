@@ -126,7 +126,11 @@ void lth_opdecomp_ws_set_scale(lth_opdecomp_ws *ws, double scale);
  * perturbed recomputation -- this path refuses (LTH_ECOND) and says so. */
 lth_status lth_opdecomp_at(lth_opdecomp_ws *ws, double t, lth_oppoint *pt, lth_error *err);
 
-/* ---- applying the results (x and y distinct; LTH_EDIM on a wrong size) ---- */
+/* ---- applying the results ----
+ * x and y distinct; LTH_EDIM on a wrong size, LTH_EINVAL on a point without
+ * a decomposition (none yet, or the last one failed).  The applies use the
+ * point's scratch: one thread at a time per point (points are cheap to have
+ * one per thread). */
 
 /* y = P x or (I - P) x (minus = 1), P = blockdiag(P_1, ..., P_{r-1}): x, y m x k. */
 lth_status lth_oppoint_apply_P(const lth_oppoint *pt, int minus, const lth_jet *x, lth_jet *y,

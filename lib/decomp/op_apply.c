@@ -49,6 +49,9 @@ static lth_status by_chunks(const lth_oppoint *pt, const lth_jet *x, lth_jet *y,
   if (x->order < 0) {
     return lth_error_set(err, LTH_EORDER, "%s: x has no coefficients", what);
   }
+  if (!(pt->info.t == pt->info.t)) {
+    return lth_error_set(err, LTH_EINVAL, "%s: the point holds no decomposition", what);
+  }
   int o = imin(imin(x->order, order), y->maxorder);
   lth_jet_set_zero(y, o);
   lth_status st = LTH_OK;

@@ -393,6 +393,9 @@ START_TEST(test_sparse_chain) {
     lth_opsys *os = oc_opsys(C);
     ck_assert(C && sys && os);
     ck_assert_int_eq((int)lth_opsys_nnz(os), 2 * (3 * 12 - 2) + 12 + 2 * OC_NG * nc);
+    ck_assert_int_eq(lth_opsys_size(os), 24 + nc);
+    ck_assert_int_eq(lth_opsys_state_dim(os), 24);
+    ck_assert_int_eq(lth_opsys_index(os), 3);
     int order = 1, s = lth_system_size(sys), m = lth_system_state_dim(sys);
     lth_decomp_ws *dws = lth_decomp_ws_alloc(sys, order, NULL);
     lth_point *dp = lth_point_alloc(sys, order, NULL);
@@ -476,6 +479,11 @@ START_TEST(test_refusals) {
   lth_opdecomp_ws *ws = lth_opdecomp_ws_alloc(os, 0, NULL);
   lth_oppoint *pt = lth_oppoint_alloc(os, 0, 1, NULL);
   ck_assert(ws && pt);
+  /* nothing to apply before a decomposition */
+  lth_jet *x0 = jet_new(2, 1, 0), *y0 = jet_new(2, 1, 0);
+  ck_assert_int_eq(lth_oppoint_apply_P(pt, 1, x0, y0, &err), LTH_EINVAL);
+  lth_jet_free(x0);
+  lth_jet_free(y0);
   /* Pi = 1.15 (t - 1.25) in 1-norm terms: exactly singular at 1.25 */
   lth_error_clear(&err);
   ck_assert_int_eq(lth_opdecomp_at(ws, 1.25, pt, &err), LTH_ESING);
@@ -489,10 +497,19 @@ START_TEST(test_refusals) {
   /* index 2: the a priori amplification is cond_interval itself, so 1e-4 away is fine */
   TU_ASSERT_OK(lth_opdecomp_at(ws, 1.25 + 1e-4, pt, NULL));
   ck_assert(lth_oppoint_info(pt)->cond_interval > 1e3);
-  /* a callback failure names t */
+  /* ... unless the threshold is set below its cond_interval */
+  lth_opdecomp_ws_set_cond_max(ws, 1e3);
+  lth_error_clear(&err);
+  ck_assert_int_eq(lth_opdecomp_at(ws, 1.25 + 1e-4, pt, &err), LTH_ECOND);
+  ck_assert(err.has_t && err.t == 1.25 + 1e-4 && err.has_cond && err.cond > 1e3);
+  lth_opdecomp_ws_set_cond_max(ws, 1e12);
+  /* a callback failure names t, and the point then holds nothing */
   lth_error_clear(&err);
   ck_assert_int_eq(lth_opdecomp_at(ws, 2.5, pt, &err), LTH_ECALLBACK);
   ck_assert(err.has_t && err.t == 2.5);
+  lth_jet *g = jet_new(2, 1, 0);
+  ck_assert_int_eq(lth_oppoint_g(pt, g, &err), LTH_EINVAL);
+  lth_jet_free(g);
   /* a point of higher order than the workspace's */
   lth_oppoint *hi = lth_oppoint_alloc(os, 2, 1, NULL);
   ck_assert_int_eq(lth_opdecomp_at(ws, 0.5, hi, &err), LTH_EORDER);
