@@ -39,7 +39,7 @@ PUBLIC = {
     "system.h": "system", "enclose.h": "system",
     "model.h": "model",
     "decomp.h": "decomp", "grid.h": "decomp", "verify.h": "decomp", "conditioning.h": "decomp",
-    "sampling_error.h": "decomp",
+    "sampling_error.h": "decomp", "opdecomp.h": "decomp",
     "table.h": "table",
     "ic.h": "ic",
     "ivp.h": "ivp",

@@ -25,6 +25,7 @@
 #include "lth/sampling_error.h"
 #include "lth/verify.h"
 #include "lth/conditioning.h"
+#include "lth/opdecomp.h"
 #include "lth/grid.h"
 #include "lth/table.h"
 #include "lth/ic.h"

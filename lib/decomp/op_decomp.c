@@ -1,0 +1,589 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Clark's Algorithm 1 at one point in operator form (include/lth/opdecomp.h;
+ * the formulas and their derivation from the uniform form: op_impl.h). */
+#include "lth/opdecomp.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lth/conditioning.h"
+#include "lth/defaults.h"
+#include "op_impl.h"
+#include "refusal.h"
+#include "system/pi_text.h"
+
+struct lth_opdecomp_ws {
+  const lth_opsys *sys;
+  int out_order, K;
+  double cond_max, scale;
+  lth_jet_lu *lu;
+  lth_jet *R, *T; /* index i-1: R_i, T_i */
+  lth_jet Pinv;   /* n_r x n_r: the jet of Pi^{-1} */
+  lth_jet E;      /* n_r x W: E_i = D[C_i] */
+  lth_jet sm;     /* n_r x n_r */
+  double *work;   /* dense sources' scratch (op_work_size) */
+};
+
+static int imin(int a, int b) { return a < b ? a : b; }
+
+static void lower(lth_jet *J, int order) {
+  if (order < J->order) {
+    J->order = order;
+  }
+}
+
+/* Columns c0 .. c0+cols-1 of J, all rows, with J's order. */
+static lth_jet cols_of(const lth_jet *J, int c0, int cols) {
+  return lth_jet_view(J, 0, c0, J->rows, cols);
+}
+
+/* ---- the point ---- */
+
+static size_t jet_bytes(const lth_jet *J) {
+  return J->c ? (size_t)(J->maxorder + 1) * J->stride * sizeof(double) : 0;
+}
+
+static lth_status point_jets(lth_oppoint *pt, lth_error *err) {
+  const lth_opsys *sys = pt->sys;
+  int r = sys->r, nr = sys->nr, K = pt->K, W = pt->W;
+  lth_status st = LTH_OK;
+  for (int k = 0; k < r * r && st == LTH_OK; k++) {
+    const op_block *b = &sys->A[k];
+    op_csc *a = &pt->A[k];
+    *a = (op_csc){.rows = b->rows,
+                  .cols = b->cols,
+                  .nnz = b->nnz,
+                  .colptr = b->colptr,
+                  .rowind = b->rowind,
+                  .order = -1,
+                  .stride = b->nnz > 0 ? (size_t)b->nnz : 1};
+    if (b->set) {
+      a->val = calloc(a->stride * (size_t)(K + 1), sizeof(double));
+      st = a->val ? LTH_OK : LTH_ENOMEM;
+      pt->info.bytes += a->stride * (size_t)(K + 1) * sizeof(double);
+    }
+  }
+  struct {
+    lth_jet *J;
+    int rows, cols;
+  } list[] = {{&pt->f, sys->s, 1}, {&pt->Pi, nr, nr}, {&pt->g, sys->m, 1}, {&pt->q, sys->s, 1}};
+  for (size_t k = 0; k < sizeof list / sizeof list[0] && st == LTH_OK; k++) {
+    st = lth_jet_init(list[k].J, list[k].rows, list[k].cols, K, err);
+  }
+  for (int i = 0; i < r && st == LTH_OK; i++) {
+    st = lth_jet_init(&pt->C[i], nr, W, K, err);
+  }
+  for (int i = 1; i < r && st == LTH_OK; i++) {
+    int ni = sys->n[i - 1];
+    st = lth_jet_init(&pt->L[i - 1], ni, nr, K, err);
+    if (st == LTH_OK) st = lth_jet_init(&pt->S[i - 1], nr, ni, K, err);
+    if (st == LTH_OK) st = lth_jet_init(&pt->D[i - 1], nr, W, K, err);
+    for (int j = i; j < r && st == LTH_OK; j++) {
+      if (j == i || sys->A[(i - 1) + r * (j - 1)].set) {
+        st = lth_jet_init(&pt->F[(i - 1) + r * (j - 1)], ni, nr, K, err);
+      }
+    }
+  }
+  if (st == LTH_OK) {
+    pt->work = lth_jet_alloc(nr, 2 * r * pt->max_cols, K, err);
+    st = pt->work ? LTH_OK : LTH_ENOMEM;
+  }
+  return st;
+}
+
+static void point_bytes(lth_oppoint *pt) {
+  int r = pt->sys->r;
+  const lth_jet *one[] = {&pt->f, &pt->Pi, &pt->g, &pt->q, pt->work};
+  for (size_t k = 0; k < sizeof one / sizeof one[0]; k++) pt->info.bytes += jet_bytes(one[k]);
+  for (int i = 0; i < r; i++) pt->info.bytes += jet_bytes(&pt->C[i]);
+  for (int i = 0; i + 1 < r; i++) {
+    pt->info.bytes += jet_bytes(&pt->L[i]) + jet_bytes(&pt->S[i]) + jet_bytes(&pt->D[i]);
+  }
+  for (int k = 0; k < r * r; k++) pt->info.bytes += jet_bytes(&pt->F[k]);
+}
+
+lth_oppoint *lth_oppoint_alloc(const lth_opsys *sys, int order, int max_cols, lth_error *err) {
+  if (order < 0 || max_cols < 1) {
+    lth_error_set(err, LTH_EINVAL, "result order %d must be >= 0 and max_cols %d >= 1", order,
+                  max_cols);
+    return NULL;
+  }
+  lth_oppoint *pt = calloc(1, sizeof *pt);
+  int r = sys->r;
+  if (pt) {
+    pt->A = calloc((size_t)r * (size_t)r, sizeof *pt->A);
+    pt->F = calloc((size_t)r * (size_t)r, sizeof *pt->F);
+    pt->L = calloc((size_t)r, sizeof *pt->L);
+    pt->S = calloc((size_t)r, sizeof *pt->S);
+    pt->C = calloc((size_t)r, sizeof *pt->C);
+    pt->D = calloc((size_t)r, sizeof *pt->D);
+  }
+  if (!pt || !pt->A || !pt->F || !pt->L || !pt->S || !pt->C || !pt->D) {
+    lth_oppoint_free(pt);
+    lth_error_set(err, LTH_ENOMEM, "out of memory allocating an operator-form result");
+    return NULL;
+  }
+  pt->sys = sys;
+  pt->K = order + r - 1;
+  pt->W = sys->m + 1;
+  pt->max_cols = max_cols;
+  pt->info =
+      (lth_opinfo){.t = NAN, .order = order, .r = r, .s = sys->s, .m = sys->m, .nr = sys->nr};
+  if (point_jets(pt, err) != LTH_OK) {
+    lth_oppoint_free(pt);
+    lth_error_set(err, LTH_ENOMEM, "out of memory allocating an operator-form result");
+    return NULL;
+  }
+  point_bytes(pt);
+  return pt;
+}
+
+void lth_oppoint_free(lth_oppoint *pt) {
+  if (!pt) {
+    return;
+  }
+  int r = pt->sys ? pt->sys->r : 0;
+  for (int k = 0; pt->A && k < r * r; k++) free(pt->A[k].val);
+  for (int k = 0; pt->F && k < r * r; k++) lth_jet_release(&pt->F[k]);
+  lth_jet *per[] = {pt->L, pt->S, pt->C, pt->D};
+  for (int k = 0; k < 4; k++) {
+    for (int i = 0; per[k] && i < r; i++) lth_jet_release(&per[k][i]);
+    free(per[k]);
+  }
+  lth_jet *one[] = {&pt->f, &pt->Pi, &pt->g, &pt->q};
+  for (int k = 0; k < 4; k++) lth_jet_release(one[k]);
+  lth_jet_free(pt->work);
+  free(pt->A);
+  free(pt->F);
+  free(pt);
+}
+
+const lth_opinfo *lth_oppoint_info(const lth_oppoint *pt) { return &pt->info; }
+
+/* ---- the workspace ---- */
+
+static lth_status check_chain(const lth_opsys *sys, lth_error *err) {
+  int r = sys->r;
+  if (!sys->A[r * (r - 1)].set) {
+    return lth_error_set(err, LTH_ESTRUCT, "A(1,%d) is missing: Pi = 0", r);
+  }
+  for (int i = 2; i <= r; i++) {
+    if (!sys->A[(i - 1) + r * (i - 2)].set) {
+      return lth_error_set(err, LTH_ESTRUCT, "A(%d,%d) is missing: Pi = 0", i, i - 1);
+    }
+  }
+  return LTH_OK;
+}
+
+lth_opdecomp_ws *lth_opdecomp_ws_alloc(const lth_opsys *sys, int out_order, lth_error *err) {
+  if (out_order < 0) {
+    lth_error_set(err, LTH_EINVAL, "output order %d must be >= 0", out_order);
+    return NULL;
+  }
+  if (check_chain(sys, err) != LTH_OK) {
+    return NULL;
+  }
+  int r = sys->r, nr = sys->nr, K = out_order + r - 1;
+  lth_opdecomp_ws *ws = calloc(1, sizeof *ws);
+  int ok = ws != NULL;
+  if (ok) {
+    ws->sys = sys;
+    ws->out_order = out_order;
+    ws->K = K;
+    ws->cond_max = LTH_DEFAULT_COND_MAX;
+    lth_jet **per[] = {&ws->R, &ws->T};
+    for (int k = 0; k < 2; k++) {
+      *per[k] = calloc((size_t)r, sizeof(lth_jet));
+      ok = ok && *per[k];
+    }
+    ws->work = malloc((op_work_size(sys, K) + 1) * sizeof(double));
+    ws->lu = lth_jet_lu_alloc(nr, err);
+    ok = ok && ws->work && ws->lu;
+  }
+  lth_status st = ok ? LTH_OK : LTH_ENOMEM;
+  if (st == LTH_OK) st = lth_jet_init(&ws->E, nr, sys->m + 1, K, err);
+  if (st == LTH_OK) st = lth_jet_init(&ws->sm, nr, nr, K, err);
+  if (st == LTH_OK) st = lth_jet_init(&ws->Pinv, nr, nr, K, err);
+  for (int i = 1; i < r && st == LTH_OK; i++) {
+    int ni = sys->n[i - 1];
+    st = lth_jet_init(&ws->R[i - 1], nr, ni, K, err);
+    if (st == LTH_OK) st = lth_jet_init(&ws->T[i - 1], nr, ni, K, err);
+  }
+  if (st != LTH_OK) {
+    lth_opdecomp_ws_free(ws);
+    lth_error_set(err, LTH_ENOMEM, "out of memory allocating an operator-form workspace");
+    return NULL;
+  }
+  return ws;
+}
+
+void lth_opdecomp_ws_free(lth_opdecomp_ws *ws) {
+  if (!ws) {
+    return;
+  }
+  lth_jet *per[] = {ws->R, ws->T};
+  for (int k = 0; k < 2; k++) {
+    for (int i = 0; per[k] && i < ws->sys->r; i++) lth_jet_release(&per[k][i]);
+    free(per[k]);
+  }
+  lth_jet_release(&ws->E);
+  lth_jet_release(&ws->sm);
+  lth_jet_release(&ws->Pinv);
+  lth_jet_lu_free(ws->lu);
+  free(ws->work);
+  free(ws);
+}
+
+void lth_opdecomp_ws_set_cond_max(lth_opdecomp_ws *ws, double cond_max) { ws->cond_max = cond_max; }
+void lth_opdecomp_ws_set_scale(lth_opdecomp_ws *ws, double scale) {
+  ws->scale = scale > 0 ? scale : 0;
+}
+
+/* ---- chains and conditioning ---- */
+
+static double norm1_0(const lth_jet *J) {
+  double mx = 0.0;
+  for (int j = 0; j < J->cols; j++) {
+    double c = 0.0;
+    for (int i = 0; i < J->rows; i++) c += fabs(LTH_JET_AT(J, 0, i, j));
+    mx = c > mx ? c : mx;
+  }
+  return mx;
+}
+
+/* The thresholds of lth_decomp_at (lib/decomp/decomp.c, chains and
+ * chain_measure), with the same messages: cond_chain, then cond_interval. */
+static lth_status judge(lth_opdecomp_ws *ws, lth_oppoint *pt, double t, lth_error *err) {
+  int r = ws->sys->r;
+  lth_opinfo *in = &pt->info;
+  double npi = norm1_0(&pt->Pi), lmax = 0.0, rmax = 0.0;
+  for (int i = 1; i < r; i++) {
+    lmax = fmax(lmax, norm1_0(&pt->L[i - 1]));
+    rmax = fmax(rmax, norm1_0(&ws->R[i - 1]));
+  }
+  in->pi_inv_norm = npi > 0 ? in->cond_pi / npi : INFINITY;
+  in->cond_chain = fmax(lmax * rmax * in->pi_inv_norm, in->cond_pi);
+  char pi[LTH_PI_TEXT_MAX];
+  if (!(in->cond_chain <= ws->cond_max)) {
+    lth_error_set_t(err, LTH_ECOND, t,
+                    "Pi = %s is ill-conditioned: cond(Pi) = %.3e, ||Pi^-1|| max ||L_i|| max "
+                    "||R_j|| = %.3e exceeds %.3e (opts.cond_max)",
+                    lth_pi_text(r, 0, pi, sizeof pi), in->cond_pi, in->cond_chain, ws->cond_max);
+    if (err) {
+      err->has_cond = 1;
+      err->cond = in->cond_chain;
+    }
+    return LTH_ECOND;
+  }
+  double chain = op_csc_norm1(op_A(pt, 1, r));
+  for (int i = 2; i <= r; i++) chain *= op_csc_norm1(op_A(pt, i, i - 1));
+  in->chain_norm = chain;
+  in->cond_interval = fmax(in->pi_inv_norm * fmax(chain, ws->scale), in->cond_pi);
+  in->amplification = lth_cond_amplification(in->cond_interval, r);
+  if (!(in->cond_interval <= ws->cond_max)) {
+    return lth_decomp_interval_error(err, t, r, in->pi_inv_norm, fmax(chain, ws->scale),
+                                     ws->cond_max);
+  }
+  if (in->amplification > LTH_AMPLIFICATION_MEASURE) {
+    lth_error_set_t(err, LTH_ECOND, t,
+                    "Pi = %s: the a priori error amplification cond_interval^%d = %.3e exceeds "
+                    "%.3e, above which the dense decomposition measures it; the operator form "
+                    "does not, so it refuses the point",
+                    lth_pi_text(r, 0, pi, sizeof pi), r - 1, in->amplification,
+                    LTH_AMPLIFICATION_MEASURE);
+    if (err) {
+      err->has_cond = 1;
+      err->cond = in->cond_interval;
+    }
+    return LTH_ECOND;
+  }
+  return LTH_OK;
+}
+
+/* J with room for orders 0..cap only: a product into it stops there. */
+static lth_jet capped(const lth_jet *J, int cap) {
+  lth_jet V = *J;
+  V.maxorder = imin(V.maxorder, cap);
+  return V;
+}
+
+/* The order step i needs of its pieces (op_impl.h): C_{i-1}, D_i, T_i, F_ij
+ * to K - r + i, so S_i and L_i' to K - r + i + 1. */
+static int step_order(const lth_oppoint *pt, int i) { return pt->K - pt->sys->r + i; }
+
+/* L_1 = A_1r, L_i = A_{i,i-1} L_{i-1}; R_{r-1} = A_{r,r-1}, R_i = R_{i+1}
+ * A_{i+1,i}; Pi = R_{r-1} L_{r-1} (Clark (2.3)); S_i = Pi^{-1} R_i, as the
+ * product of the jet of Pi^{-1} (one LU of Pi_0, lth_jet_lu_inverse) with R_i:
+ * a product of n_r rows costs less than triangular solves with n_r rows, and
+ * either loses about eps cond(Pi).  Sparse times thin only. */
+static lth_status chains(lth_opdecomp_ws *ws, lth_oppoint *pt, double t, lth_error *err) {
+  int r = ws->sys->r, K = pt->K;
+  op_csc_dense(op_A(pt, 1, r), &pt->L[0]);
+  for (int i = 2; i < r; i++) {
+    lth_jet_set_zero(&pt->L[i - 1], K);
+    op_csc_left(1.0, op_A(pt, i, i - 1), &pt->L[i - 2], &pt->L[i - 1]);
+  }
+  op_csc_dense(op_A(pt, r, r - 1), &ws->R[r - 2]);
+  for (int i = r - 2; i >= 1; i--) {
+    lth_jet Ri = capped(&ws->R[i - 1], step_order(pt, i) + 1);
+    lth_jet_set_zero(&Ri, Ri.maxorder);
+    op_csc_right(1.0, &ws->R[i], op_A(pt, i + 1, i), &Ri);
+    ws->R[i - 1].order = Ri.order;
+  }
+  lth_status st = lth_jet_mul(&ws->R[r - 2], &pt->L[r - 2], &pt->Pi, err);
+  if (st == LTH_OK) {
+    st = lth_jet_lu_factor(ws->lu, &pt->Pi, 0.0, &pt->info.cond_pi, err);
+  }
+  if (st == LTH_ESING) {
+    char pi[LTH_PI_TEXT_MAX];
+    return lth_error_set_t(err, st, t,
+                           "Pi = %s is singular: the system is not Hessenberg of index %d here",
+                           lth_pi_text(r, 0, pi, sizeof pi), r);
+  }
+  if (st != LTH_OK) {
+    return st;
+  }
+  pt->info.pi_sign = lth_jet_lu_det_sign(ws->lu);
+  st = judge(ws, pt, t, err);
+  if (st == LTH_OK) st = lth_jet_lu_inverse(ws->lu, &ws->Pinv, err);
+  for (int i = 1; i < r && st == LTH_OK; i++) {
+    lth_jet Si = capped(&pt->S[i - 1], step_order(pt, i) + 1);
+    st = lth_jet_mul(&ws->Pinv, &ws->R[i - 1], &Si, err);
+    pt->S[i - 1].order = Si.order;
+  }
+  return st;
+}
+
+/* T_i = S_i P_i' = S_i L_i' S_i + S_i' (with S_i L_i = I), and F_ii = A_ii L_i -
+ * L_i', F_ij = A_ij L_j (j > i): the thin pieces of step i (op_impl.h), to the
+ * order step i needs. */
+static lth_status thin_pieces(lth_opdecomp_ws *ws, lth_oppoint *pt, lth_error *err) {
+  int r = ws->sys->r;
+  lth_status st = LTH_OK;
+  for (int i = 1; i < r && st == LTH_OK; i++) {
+    int o = step_order(pt, i);
+    lth_jet T = capped(&ws->T[i - 1], o), Fii = capped(&pt->F[(i - 1) + r * (i - 1)], o);
+    st = lth_jet_deriv(&T, &pt->S[i - 1], err);                            /* S_i' */
+    if (st == LTH_OK) st = lth_jet_deriv(&Fii, &pt->L[i - 1], err);        /* L_i' */
+    if (st == LTH_OK) st = lth_jet_mul(&pt->S[i - 1], &Fii, &ws->sm, err); /* S_i L_i' */
+    if (st == LTH_OK) {
+      st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &ws->sm, &pt->S[i - 1], 1.0, &T, err);
+    }
+    ws->T[i - 1].order = T.order;
+    lth_jet_scale(&Fii, -1.0);
+    op_csc_left(1.0, op_A(pt, i, i), &pt->L[i - 1], &Fii);
+    pt->F[(i - 1) + r * (i - 1)].order = Fii.order;
+    for (int j = i + 1; j < r; j++) {
+      const op_csc *a = op_A(pt, i, j);
+      lth_jet Fij = capped(&pt->F[(i - 1) + r * (j - 1)], o);
+      if (a->val) {
+        lth_jet_set_zero(&Fij, o);
+        op_csc_left(1.0, a, &pt->L[j - 1], &Fij);
+        pt->F[(i - 1) + r * (j - 1)].order = Fij.order;
+      }
+    }
+  }
+  return st;
+}
+
+/* ---- the steps ----
+ * Columns: C_i can be nonzero only from block i+1 on (C_0: everywhere, C_{r-1}:
+ * the affine column alone), D_i and E_i from block i on (op_impl.h).  Every
+ * product works on those columns only; the columns left of them are never
+ * written after the zeroed allocation, and never read. */
+
+/* First column where C_i (i = 0..r-1) can be nonzero: off_i (off_{r-1} = m). */
+static int c_start(const lth_opsys *sys, int i) { return i == 0 ? 0 : sys->off[i]; }
+
+/* Columns c0 .. W-1 of J. */
+static lth_jet from_col(const lth_jet *J, int c0) { return cols_of(J, c0, J->cols - c0); }
+
+/* E_i = D[C_i] = C_i' + C_i Y on columns off_{i-1} .., the second term through
+ * the rows j > i of Y (C_i vanishes left of block i+1):
+ *   C_i^(j) Y_j = sum_k C_i^(j) A_jk V_k + sum_k (C_i^(j) F_jk) C_k + (C_i^(j) L_j) D_j
+ *                 + [0 | C_i^(j) f_j]. */
+static lth_status flow_derivative(lth_opdecomp_ws *ws, lth_oppoint *pt, int i, lth_error *err) {
+  const lth_opsys *sys = ws->sys;
+  int r = sys->r, nr = sys->nr, m = sys->m, e0 = sys->off[i - 1], cs = c_start(sys, i);
+  lth_jet E = from_col(&ws->E, e0), Ed = from_col(&ws->E, cs), Ez = cols_of(&ws->E, e0, cs - e0);
+  lth_jet Ci = from_col(&pt->C[i], cs);
+  lth_jet_set_zero(&Ez, pt->K);
+  lth_status st = lth_jet_deriv(&Ed, &Ci, err);
+  E.order = Ed.order;
+  for (int j = i + 1; j < r && st == LTH_OK; j++) {
+    lth_jet Cb = lth_jet_view(&pt->C[i], 0, sys->off[j - 1], nr, sys->n[j - 1]);
+    for (int k = j - 1; k < r; k++) {
+      lth_jet Ek = cols_of(&ws->E, sys->off[k - 1], sys->n[k - 1]);
+      Ek.order = E.order;
+      op_csc_right(1.0, &Cb, op_A(pt, j, k), &Ek);
+      lower(&E, Ek.order);
+    }
+    for (int k = j; k < r && st == LTH_OK; k++) {
+      const lth_jet *F = &pt->F[(j - 1) + r * (k - 1)];
+      lth_jet Ck = from_col(&pt->C[k], c_start(sys, k)), Ek = from_col(&ws->E, c_start(sys, k));
+      Ek.order = E.order;
+      if (F->c) {
+        st = lth_jet_mul(&Cb, F, &ws->sm, err);
+        if (st == LTH_OK)
+          st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &ws->sm, &Ck, 1.0, &Ek, err);
+        lower(&E, Ek.order);
+      }
+    }
+    lth_jet Dj = from_col(&pt->D[j - 1], sys->off[j - 1]), Ej = from_col(&ws->E, sys->off[j - 1]);
+    Ej.order = E.order;
+    if (st == LTH_OK) st = lth_jet_mul(&Cb, &pt->L[j - 1], &ws->sm, err);
+    if (st == LTH_OK) st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &ws->sm, &Dj, 1.0, &Ej, err);
+    lower(&E, Ej.order);
+    lth_jet fj = lth_jet_view(&pt->f, sys->off[j - 1], 0, sys->n[j - 1], 1);
+    lth_jet Ew = cols_of(&ws->E, m, 1);
+    Ew.order = E.order;
+    if (st == LTH_OK) st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &Cb, &fj, 1.0, &Ew, err);
+    lower(&E, Ew.order);
+  }
+  ws->E.order = E.order;
+  return st;
+}
+
+/* Step i (Clark (3.6), (3.7), op_impl.h): C_{i-1} = E_i - S_i Ut_i - T_i V_i,
+ * D_i = C_{i-1} - E_i, and the affine column of Y_i,
+ * g_i = f_i + sum_j F_ij C_j(:, W) + L_i D_i(:, W); all on columns off_{i-1} .. */
+static lth_status reduce_row(lth_opdecomp_ws *ws, lth_oppoint *pt, int i, lth_error *err) {
+  const lth_opsys *sys = ws->sys;
+  int r = sys->r, m = sys->m, oi = sys->off[i - 1], ni = sys->n[i - 1];
+  lth_jet *Si = &pt->S[i - 1];
+  lth_status st = flow_derivative(ws, pt, i, err);
+  lth_jet Cn = from_col(&pt->C[i - 1], oi), E = from_col(&ws->E, oi);
+  E.order = ws->E.order;
+  if (st == LTH_OK) st = lth_jet_copy(&Cn, &E, err);
+  for (int j = i; j < r && st == LTH_OK; j++) {
+    lth_jet Cj = lth_jet_view(&pt->C[i - 1], 0, sys->off[j - 1], sys->nr, sys->n[j - 1]);
+    Cj.order = Cn.order;
+    op_csc_right(-1.0, Si, op_A(pt, i, j), &Cj);
+    lower(&Cn, Cj.order);
+    const lth_jet *F = &pt->F[(i - 1) + r * (j - 1)];
+    if (F->c) {
+      int cs = c_start(sys, j);
+      lth_jet Cs = from_col(&pt->C[j], cs), Cd = from_col(&pt->C[i - 1], cs);
+      Cd.order = Cn.order;
+      st = lth_jet_mul(Si, F, &ws->sm, err);
+      if (st == LTH_OK)
+        st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, -1.0, &ws->sm, &Cs, 1.0, &Cd, err);
+      lower(&Cn, Cd.order);
+    }
+  }
+  lth_jet fi = lth_jet_view(&pt->f, oi, 0, ni, 1);
+  lth_jet Cw = cols_of(&pt->C[i - 1], m, 1), Ci = cols_of(&pt->C[i - 1], oi, ni);
+  Cw.order = Ci.order = Cn.order;
+  if (st == LTH_OK) st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, -1.0, Si, &fi, 1.0, &Cw, err);
+  if (st == LTH_OK) st = lth_jet_axpy(-1.0, &ws->T[i - 1], &Ci, err);
+  lower(&Cn, imin(Cw.order, Ci.order));
+  pt->C[i - 1].order = Cn.order;
+  lth_jet Di = from_col(&pt->D[i - 1], oi);
+  if (st == LTH_OK) st = lth_jet_copy(&Di, &Cn, err);
+  if (st == LTH_OK) st = lth_jet_axpy(-1.0, &E, &Di, err);
+  pt->D[i - 1].order = Di.order;
+  /* g_i */
+  lth_jet gi = lth_jet_view(&pt->g, oi, 0, ni, 1);
+  if (st == LTH_OK) st = lth_jet_copy(&gi, &fi, err);
+  for (int j = i; j < r && st == LTH_OK; j++) {
+    const lth_jet *F = &pt->F[(i - 1) + r * (j - 1)];
+    lth_jet cw = cols_of(&pt->C[j], m, 1);
+    if (F->c) st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, F, &cw, 1.0, &gi, err);
+  }
+  lth_jet dw = cols_of(&pt->D[i - 1], m, 1);
+  if (st == LTH_OK)
+    st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &pt->L[i - 1], &dw, 1.0, &gi, err);
+  lower(&pt->g, gi.order);
+  return st;
+}
+
+/* Clark (3.4): C_{r-1} = [0 | -Pi^{-1} f_r] (its one column). */
+static lth_status start(lth_opdecomp_ws *ws, lth_oppoint *pt, lth_error *err) {
+  const lth_opsys *sys = ws->sys;
+  lth_jet *C = &pt->C[sys->r - 1];
+  lth_jet fr = lth_jet_view(&pt->f, sys->off[sys->r - 1], 0, sys->nr, 1);
+  lth_jet cw = cols_of(C, sys->m, 1);
+  lth_status st = lth_jet_lu_solve(ws->lu, &fr, &cw, err);
+  lth_jet_scale(&cw, -1.0);
+  C->order = cw.order;
+  return st;
+}
+
+/* q_i = L_i C_i(:, W), q_u = C_0(:, W). */
+static lth_status affine_q(lth_oppoint *pt, lth_error *err) {
+  const lth_opsys *sys = pt->sys;
+  int r = sys->r, m = sys->m;
+  lth_status st = LTH_OK;
+  pt->q.order = pt->K;
+  for (int i = 1; i < r && st == LTH_OK; i++) {
+    lth_jet qi = lth_jet_view(&pt->q, sys->off[i - 1], 0, sys->n[i - 1], 1);
+    lth_jet cw = cols_of(&pt->C[i], m, 1);
+    st = lth_jet_mul(&pt->L[i - 1], &cw, &qi, err);
+    lower(&pt->q, qi.order);
+  }
+  lth_jet qu = lth_jet_view(&pt->q, m, 0, sys->nr, 1), cw = cols_of(&pt->C[0], m, 1);
+  if (st == LTH_OK) st = lth_jet_copy(&qu, &cw, err);
+  lower(&pt->q, qu.order);
+  return st;
+}
+
+/* 1 if every coefficient of J's columns c0.. is finite: x * 0 is 0 for a
+ * finite x and NaN otherwise, and the sum stays 0 only if all are. */
+static int jet_finite(const lth_jet *J, int c0) {
+  double acc = 0.0;
+  for (int k = 0; k <= J->order; k++) {
+    for (int j = c0; j < J->cols; j++) {
+      const double *x = LTH_JET_COEF(J, k) + (size_t)j * J->ld;
+      for (int i = 0; i < J->rows; i++) acc += x[i] * 0.0;
+    }
+  }
+  return acc == 0.0;
+}
+
+static lth_status check_results(lth_oppoint *pt, double t, lth_error *err) {
+  int r = pt->sys->r;
+  const lth_opsys *sys = pt->sys;
+  int ok = jet_finite(&pt->g, 0) && jet_finite(&pt->q, 0);
+  for (int i = 0; i < r && ok; i++) ok = jet_finite(&pt->C[i], c_start(sys, i));
+  for (int i = 1; i < r && ok; i++) ok = jet_finite(&pt->D[i - 1], sys->off[i - 1]);
+  if (!ok) {
+    return lth_error_set_t(err, LTH_ENOTFINITE, t,
+                           "the thin factors of Ahat, Bhat, g or q are not finite (overflow in "
+                           "the derivative chain)");
+  }
+  /* every output has the point's order (op_impl.h); less is a defect here */
+  int o = pt->info.order;
+  int low = pt->g.order < o || pt->q.order < o || pt->C[0].order < o || pt->D[0].order < o;
+  if (low) {
+    return lth_error_set_t(err, LTH_EORDER, t, "operator form: outputs below order %d", o);
+  }
+  return LTH_OK;
+}
+
+lth_status lth_opdecomp_at(lth_opdecomp_ws *ws, double t, lth_oppoint *pt, lth_error *err) {
+  if (pt->sys != ws->sys || pt->info.order > ws->out_order) {
+    return lth_error_set(err, LTH_EORDER,
+                         "result of order %d from a workspace of output order %d (or of "
+                         "another system)",
+                         pt->info.order, ws->out_order);
+  }
+  pt->info.t = NAN;
+  lth_status st = op_eval(ws->sys, t, pt->K, pt, ws->work, err);
+  if (st == LTH_OK) st = chains(ws, pt, t, err);
+  if (st == LTH_OK) st = thin_pieces(ws, pt, err);
+  if (st == LTH_OK) st = start(ws, pt, err);
+  if (st == LTH_OK) lth_jet_set_zero(&pt->g, pt->K);
+  for (int i = ws->sys->r - 1; i >= 1 && st == LTH_OK; i--) {
+    st = reduce_row(ws, pt, i, err);
+  }
+  if (st == LTH_OK) st = affine_q(pt, err);
+  if (st == LTH_OK) st = check_results(pt, t, err);
+  if (st == LTH_OK) {
+    pt->info.t = t;
+  } else if (err && !err->has_t) {
+    err->has_t = 1;
+    err->t = t;
+  }
+  return st;
+}

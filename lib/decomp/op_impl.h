@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Private: the operator form of Clark's decomposition (include/lth/opdecomp.h).
+ *
+ * Algorithm 1 in the uniform form (docs/theory.md section 2, lib/decomp/
+ * decomp.c) keeps every algebraic map as [B | q] (W = m + 1 columns, the last
+ * the affine part).  Each map of w_i is Q_{i+1}[...] = L_i S_{i+1}[...], so
+ *     X_i = L_i C_i   (i = 1..r-1),   X_0 = C_0 (u's map),
+ * with C_i an n_r x W jet, and with S_i L_i = I (S_i = Pi^{-1} R_i,
+ * Pi = R_i L_i) step i of Algorithm 1 (Clark (3.6), (3.7)) becomes
+ *     E_i     = D[C_i] = C_i' + C_i Y                  (the flow derivative)
+ *     Ut_i    = sum_{j>=i} A_ij V_j + sum_{j>=i} F_ij C_j + [0 | f_i]
+ *     C_{i-1} = E_i - S_i Ut_i - T_i V_i
+ *     Y_i     = Ut_i + A_{i,i-1} V_{i-1} + L_i D_i,     D_i = C_{i-1} - E_i
+ * where F_ii = A_ii L_i - L_i', F_ij = A_ij L_j (j > i), and
+ * T_i = S_i P_i' = S_i L_i' S_i + S_i' (so P_i P_i' = L_i T_i).  Derivation:
+ * U_i = Ut_i - L_i E_i is the dense code's U_i (A_ij X_j = F_ij C_j, and
+ * D[X_i] = L_i' C_i + L_i E_i); then X_{i-1} = -L_{i-1} S_i (U_i + P_i' V_i)
+ * gives C_{i-1}, and Y_i = (I - P_i) U_i - P_i P_i' V_i + A_{i,i-1} V_{i-1}
+ * = Ut_i - L_i (S_i Ut_i + T_i V_i) + A_{i,i-1} V_{i-1} gives Y_i (the
+ * L_i E_i terms cancel exactly).  Start (3.4): C_{r-1} = [0 | -Pi^{-1} f_r].
+ *
+ * Ahat (the linear columns of Y) is never formed: Y_i x = sum_j A_ij x_j +
+ * sum_j F_ij (C_j x) + L_i (D_i x), and C_i Y in E_i is taken the same way
+ * from the rows of Y already computed.  Orders as the dense code: with
+ * input order K, C_i has order K - (r-1-i), D_i and Y_i order K - r + i.
+ */
+#ifndef LTH_OP_IMPL_H
+#define LTH_OP_IMPL_H
+
+#include <stddef.h>
+
+#include "lth/jet.h"
+#include "lth/opdecomp.h"
+#include "lth/source.h"
+
+/* A block as set: a pattern and where its values come from. */
+typedef struct op_block {
+  int set;
+  int rows, cols, nnz;
+  int *colptr, *rowind;
+  lth_op_fill_fn fn; /* values from a callback, */
+  void *ctx;
+  double *cval;          /* or constant values, */
+  const lth_source *src; /* or a dense source (full pattern, lth_opsys_from_system) */
+} op_block;
+
+typedef struct op_fblock {
+  lth_op_fill_fn fn;
+  void *ctx;
+  const lth_source *src;
+} op_fblock;
+
+struct lth_opsys {
+  int r, s, m, nr, nmax;
+  int *n, *off; /* n[i-1] = n_i, off[i-1] = offset of block i, off[r] = s */
+  op_block *A;  /* A[(i-1) + r (j-1)] */
+  op_fblock *f; /* f[i-1] */
+  int has_src;  /* some block or f is a dense source */
+};
+
+/* The value jets of one sparse block at a point: coefficient k of entry p
+ * at val[p + k stride]; the pattern is the system's. */
+typedef struct op_csc {
+  int rows, cols, nnz;
+  const int *colptr, *rowind;
+  int order;
+  size_t stride;
+  double *val; /* NULL: the block is absent (zero) */
+} op_csc;
+
+struct lth_oppoint {
+  const lth_opsys *sys;
+  lth_opinfo info;
+  int K, W, max_cols;
+  op_csc *A;     /* A[(i-1) + r (j-1)] */
+  lth_jet f;     /* s x 1 */
+  lth_jet Pi;    /* n_r x n_r */
+  lth_jet *L;    /* L[i-1] = L_i, n_i x n_r */
+  lth_jet *S;    /* S[i-1] = S_i, n_r x n_i */
+  lth_jet *C;    /* C[i] = C_i, n_r x W, i = 0..r-1 */
+  lth_jet *D;    /* D[i-1] = D_i, n_r x W */
+  lth_jet *F;    /* F[(i-1) + r (j-1)] = F_ij, n_i x n_r (j >= i; rows 0 where absent) */
+  lth_jet g, q;  /* m x 1, s x 1 */
+  lth_jet *work; /* n_r x (2 r max_cols) scratch of the applies */
+};
+
+/* ---- sparse jet kernels (lib/decomp/op_sparse.c) ----
+ * Truncated Cauchy products; Y's order becomes min(Y's, A's, X's). */
+/* Y += alpha A X (A sparse rows x cols, X cols x k, Y rows x k). */
+void op_csc_left(double alpha, const op_csc *A, const lth_jet *X, lth_jet *Y);
+/* Y += alpha X A (X k x rows, Y k x cols). */
+void op_csc_right(double alpha, const lth_jet *X, const op_csc *A, lth_jet *Y);
+/* Y = A (dense rows x cols), order A's. */
+void op_csc_dense(const op_csc *A, lth_jet *Y);
+/* ||A_0||_1 (the value at t). */
+double op_csc_norm1(const op_csc *A);
+
+/* The block (i, j) of a point (1-based). */
+static inline const op_csc *op_A(const lth_oppoint *pt, int i, int j) {
+  return &pt->A[(i - 1) + pt->sys->r * (j - 1)];
+}
+
+/* The value jets of A and f at t into pt, orders 0..K (lib/decomp/op_sys.c);
+ * work: the doubles lth_opsys_work_size(sys, K) says. */
+lth_status op_eval(const lth_opsys *sys, double t, int K, lth_oppoint *pt, double *work,
+                   lth_error *err);
+size_t op_work_size(const lth_opsys *sys, int K);
+
+#endif

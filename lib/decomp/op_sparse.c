@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Products of sparse value jets (compressed sparse columns, one pattern for
+ * every Taylor coefficient) with dense thin jets: the only place the
+ * operator form touches the sparse blocks (lib/decomp/op_impl.h). */
+#include <math.h>
+
+#include "op_impl.h"
+
+static int imin(int a, int b) { return a < b ? a : b; }
+
+/* Y_c += alpha A_a X_b over a + b = c <= K. */
+void op_csc_left(double alpha, const op_csc *A, const lth_jet *X, lth_jet *Y) {
+  if (!A->val || alpha == 0.0) {
+    return; /* an absent block is an exact zero: no order lost */
+  }
+  int K = imin(imin(A->order, X->order), imin(Y->order, Y->maxorder));
+  Y->order = K;
+  for (int c = 0; c <= K; c++) {
+    double *y = LTH_JET_COEF(Y, c);
+    for (int a = 0; a <= c; a++) {
+      const double *v = A->val + (size_t)a * A->stride;
+      const double *x = LTH_JET_COEF(X, c - a);
+      for (int k = 0; k < X->cols; k++) {
+        const double *xk = x + (size_t)k * X->ld;
+        double *yk = y + (size_t)k * Y->ld;
+        for (int jj = 0; jj < A->cols; jj++) {
+          double xj = alpha * xk[jj];
+          if (xj == 0.0) {
+            continue;
+          }
+          for (int p = A->colptr[jj]; p < A->colptr[jj + 1]; p++) {
+            yk[A->rowind[p]] += v[p] * xj;
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Y_c(:, jj) += alpha sum_p X_b(:, rowind p) val_a p over a + b = c <= K. */
+void op_csc_right(double alpha, const lth_jet *X, const op_csc *A, lth_jet *Y) {
+  if (!A->val || alpha == 0.0) {
+    return; /* an absent block is an exact zero: no order lost */
+  }
+  int K = imin(imin(A->order, X->order), imin(Y->order, Y->maxorder));
+  Y->order = K;
+  int k = X->rows;
+  for (int c = 0; c <= K; c++) {
+    double *y = LTH_JET_COEF(Y, c);
+    for (int a = 0; a <= c; a++) {
+      const double *v = A->val + (size_t)a * A->stride;
+      const double *x = LTH_JET_COEF(X, c - a);
+      for (int jj = 0; jj < A->cols; jj++) {
+        double *yj = y + (size_t)jj * Y->ld;
+        for (int p = A->colptr[jj]; p < A->colptr[jj + 1]; p++) {
+          double w = alpha * v[p];
+          const double *xr = x + (size_t)A->rowind[p] * X->ld;
+          for (int rr = 0; rr < k; rr++) {
+            yj[rr] += w * xr[rr];
+          }
+        }
+      }
+    }
+  }
+}
+
+void op_csc_dense(const op_csc *A, lth_jet *Y) {
+  int K = imin(A->order, Y->maxorder);
+  lth_jet_set_zero(Y, K);
+  if (!A->val) {
+    return;
+  }
+  for (int c = 0; c <= K; c++) {
+    const double *v = A->val + (size_t)c * A->stride;
+    for (int jj = 0; jj < A->cols; jj++) {
+      for (int p = A->colptr[jj]; p < A->colptr[jj + 1]; p++) {
+        LTH_JET_AT(Y, c, A->rowind[p], jj) += v[p];
+      }
+    }
+  }
+}
+
+double op_csc_norm1(const op_csc *A) {
+  double mx = 0.0;
+  for (int jj = 0; A->val && jj < A->cols; jj++) {
+    double s = 0.0;
+    for (int p = A->colptr[jj]; p < A->colptr[jj + 1]; p++) {
+      s += fabs(A->val[p]);
+    }
+    mx = s > mx ? s : mx;
+  }
+  return mx;
+}
