@@ -98,6 +98,11 @@ typedef struct lth_pi_scan {
   double lo, hi;        /* bracket of worst_t after refinement */
   double amplification; /* the error amplification at worst_t: cond_interval^(r-1), or
                            the measured one where lth_pi_scan_check measured it */
+  /* The proof from enclosures (above): */
+  double proven;       /* fraction of [t0, t1] (by length) proven; 0: none (no enclosures) */
+  size_t proofs;       /* pieces examined by the proof (enclosures of the chain) */
+  double pi_inv_bound; /* ||Pi(t)^-1||_1 <= pi_inv_bound for every t of the proven part */
+  double scale_bound;  /* chain_norm(t) <= scale_bound for every t of the proven part */
 } lth_pi_scan;
 
 /* Scan [t0, t1] at `points` uniform points (>= 2; 0: an automatic number that
