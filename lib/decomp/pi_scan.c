@@ -27,15 +27,19 @@
 #define SCAN_FLOP_BUDGET 2e8
 /* The proof from enclosures (lib/decomp/pi_proof.c): a piece counts as proven
  * when q <= PROOF_Q (then ||Pi^-1|| <= ||Pi(c)^-1|| / (1 - q), within a factor
- * 1 / (1 - PROOF_Q) of its value at the middle); pieces are halved down to
- * PROOF_MIN_SHARE of the interval, with at most PROOF_MAX_PIECES proofs per
- * scan, and what is not proven then is sampled. */
-#define PROOF_Q           0.75
-#define PROOF_MIN_SHARE   (1.0 / 256.0)
-#define PROOF_MAX_PIECES  96
+ * 1 / (1 - PROOF_Q) of its value at the middle).  One proof costs about
+ * PROOF_EVALS evaluations of the chain at a point (measured: 7 us against
+ * 0.4 us on bench_peer's rational problem), so a piece narrower than
+ * PROOF_EVALS spacings of the sampled scan is cheaper sampled, and the proofs
+ * of one scan stop at the cost of the sampled scan: (points - 1) / PROOF_EVALS
+ * of them.  A piece whose q predicts more halvings than that width allows (q
+ * falls at most by 4 per halving: the s^2 term) goes to sampling at once. */
+#define PROOF_Q     0.75
+#define PROOF_EVALS 16.0
 /* The scale on the proven part: the piece with the largest bound of
- * chain_norm is halved (at most SCALE_SPLITS times) until that bound is within
- * SCALE_TOL of the largest chain_norm evaluated. */
+ * chain_norm is halved (a proof of the chain alone, half the cost: at most
+ * SCALE_SPLITS of them, and no more than the proofs) until that bound is
+ * within SCALE_TOL of the largest chain_norm evaluated. */
 #define SCALE_TOL    (1.0 / 1024.0)
 #define SCALE_SPLITS 48
 
@@ -375,9 +379,10 @@ static void take_point(chain_eval *ev, double t, lth_pi_scan *out, int *have) {
 /* Halve [t0, t1] until each piece is proven with q <= PROOF_Q and a bound of
  * cond_interval within cmax, or too narrow (or the proofs spent): then it is
  * left to the sampled scan.  The pieces come out in order of t. */
-static void prove_pieces(chain_eval *ev, lth_pi_proof *pp, double t0, double t1, double cmax,
-                         pieces *P, lth_pi_scan *out, int *have) {
-  double minw = (t1 - t0) * PROOF_MIN_SHARE, stack[2 * 64];
+static void prove_pieces(chain_eval *ev, lth_pi_proof *pp, double t0, double t1, size_t n,
+                         double cmax, pieces *P, lth_pi_scan *out, int *have) {
+  double minw = (t1 - t0) * PROOF_EVALS / (double)(n - 1), stack[2 * 64];
+  size_t budget = (size_t)((double)(n - 1) / PROOF_EVALS);
   int top = 0;
   stack[top++] = t0;
   stack[top++] = t1;
@@ -385,7 +390,7 @@ static void prove_pieces(chain_eval *ev, lth_pi_proof *pp, double t0, double t1,
   while (top > 0 && !P->failed) {
     double b = stack[--top], a = stack[--top], c = 0.5 * (a + b);
     lth_pi_piece pc = {0};
-    int tried = out->proofs < PROOF_MAX_PIECES;
+    int tried = out->proofs < budget;
     if (tried) {
       lth_pi_proof_piece(pp, a, b, 0, &pc);
       out->proofs++;
@@ -395,7 +400,8 @@ static void prove_pieces(chain_eval *ev, lth_pi_proof *pp, double t0, double t1,
       pieces_insert(P, P->n, (piece){a, b, pc.pinv_bound, pc.chain_bound, 1, 0});
       take_point(ev, c, out, have);
       take_point(ev, b, out, have);
-    } else if (tried && b - a >= 2.0 * minw && c > a && c < b && top + 4 <= 2 * 64) {
+    } else if (tried && b - a >= 2.0 * minw && c > a && c < b && top + 4 <= 2 * 64 &&
+               !(pc.q < INFINITY && (b - a) / sqrt(sqrt(pc.q / PROOF_Q)) < minw)) {
       stack[top++] = c; /* right half below the left: the left is examined first */
       stack[top++] = b;
       stack[top++] = a;
@@ -409,9 +415,11 @@ static void prove_pieces(chain_eval *ev, lth_pi_proof *pp, double t0, double t1,
 /* Tighten the scale on the proven part: halve the proven piece with the
  * largest bound of chain_norm until that bound is within SCALE_TOL of the
  * largest chain_norm evaluated (a halve inherits its piece's bounds). */
-static void refine_scale(chain_eval *ev, lth_pi_proof *pp, pieces *P, lth_pi_scan *out,
+static void refine_scale(chain_eval *ev, lth_pi_proof *pp, size_t n, pieces *P, lth_pi_scan *out,
                          int *have) {
-  for (int it = 0; it < SCALE_SPLITS && !P->failed; it++) {
+  size_t budget = (size_t)((double)(n - 1) / PROOF_EVALS);
+  budget = budget < SCALE_SPLITS ? budget : SCALE_SPLITS;
+  for (size_t it = 0; it < budget && !P->failed; it++) {
     size_t best = P->n;
     for (size_t k = 0; k < P->n; k++) {
       if (P->v[k].proven && (best == P->n || P->v[k].chain > P->v[best].chain)) best = k;
@@ -486,8 +494,8 @@ static int proven_scan(chain_eval *ev, double t0, double t1, size_t n, int refin
   if (!pp) return 0;
   pieces P = {0};
   int have = 0;
-  prove_pieces(ev, pp, t0, t1, cmax, &P, out, &have);
-  refine_scale(ev, pp, &P, out, &have);
+  prove_pieces(ev, pp, t0, t1, n, cmax, &P, out, &have);
+  refine_scale(ev, pp, n, &P, out, &have);
   lth_pi_proof_free(pp);
   if (P.failed) {
     free(P.v);
