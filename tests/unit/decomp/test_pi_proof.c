@@ -159,8 +159,9 @@ START_TEST(dip_between_points_refused) {
   ck_assert_msg(st == LTH_ECOND || st == LTH_ESING, "status %d", st);
   ck_assert(err.has_t);
   ck_assert_double_eq_tol(err.t, ts, 1e-6);
-  /* most of the interval proven, the dip's neighbourhood sampled */
-  ck_assert_double_gt(sc.proven, 0.9);
+  /* the dip's neighbourhood is not proven (here nothing is: the first piece's
+   * q, 1e12 and more, says that proven pieces would be narrower than 16
+   * spacings of the scan, so sampling is cheaper) */
   ck_assert_double_lt(sc.proven, 1.0);
   ck_assert_uint_gt(sc.points, 0);
   /* the same dip with 1e-5 at its bottom: cond_interval 1e5, accepted, with the
