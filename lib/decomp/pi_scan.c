@@ -471,8 +471,7 @@ static void sample_runs(chain_eval *ev, pieces *P, double t0, double t1, size_t 
     free(sm);
     out->points += m;
     out->scale = fmax(out->scale, part.scale);
-    if (any && !out->sign_change &&
-        (part.sign_change || !*have || part.pi_inv > out->pi_inv)) {
+    if (any && !out->sign_change && (part.sign_change || !*have || part.pi_inv > out->pi_inv)) {
       out->worst_t = part.worst_t;
       out->pi_inv = part.pi_inv;
       out->lo = part.lo;

@@ -37,8 +37,8 @@ static void truth_at(const lth_system *sys, double t, double *pinv, double *chai
   lth_jet j12, j21;
   ck_assert_int_eq(lth_jet_init(&j12, n1, nr, 0, NULL), LTH_OK);
   ck_assert_int_eq(lth_jet_init(&j21, nr, n1, 0, NULL), LTH_OK);
-  double *w = malloc((lth_source_work_size(a12, 0) + lth_source_work_size(a21, 0) + 1) *
-                     sizeof(double));
+  double *w =
+      malloc((lth_source_work_size(a12, 0) + lth_source_work_size(a21, 0) + 1) * sizeof(double));
   ck_assert_int_eq(lth_source_fill(a12, t, 0, &j12, w, NULL), LTH_OK);
   ck_assert_int_eq(lth_source_fill(a21, t, 0, &j21, w, NULL), LTH_OK);
   double A[64], B[64], P[64];
@@ -99,8 +99,8 @@ START_TEST(bounds_hold_on_a_fine_grid) {
                "A(2,1) = [1, 0, t/(1+t), 1/(3+t); 0, 1/(1+t^2), 0, 1]\n",
                0.0, 10.0);
   /* Ascher and Petzold: Pi = 4 - t^2 through products that cancel */
-  check_bounds("blocks 2 1\ninterval 0 1\nA(1,2) = [(2-t)*50; 49]\nA(2,1) = [t+2, t^2-4]\n",
-               0.0, 1.0);
+  check_bounds("blocks 2 1\ninterval 0 1\nA(1,2) = [(2-t)*50; 49]\nA(2,1) = [t+2, t^2-4]\n", 0.0,
+               1.0);
   /* oscillating, with the largest chain norm inside the interval */
   check_bounds("blocks 2 2\ninterval 0 3\nA(1,2) = [2 + sin(3*t), t; cos(t), 1 + t^2/4]\n"
                "A(2,1) = [1, 0.5*sin(2*t); 0, 1]\n",

@@ -289,8 +289,8 @@ START_TEST(scan_of_constant_chain) {
   pb = wp_parse("blocks 2 2 1\ninterval 0 2\nA(1,3) = [1; 2]\nA(2,1) = eye\n"
                 "A(3,2) = [1, 2 + 0.1*t]\nf(3) = -4\n");
   TU_ASSERT_OK(lth_pi_scan_run(lth_problem_system(pb), 0, 2, 101, 1, &sc, NULL));
-  ck_assert_int_ne((int)sc.points, 1); /* not the one point of a constant chain: */
-  ck_assert_double_eq(sc.proven, 1.0); /* proven from the enclosures */
+  ck_assert_int_ne((int)sc.points, 1);                 /* not the one point of a constant chain: */
+  ck_assert_double_eq(sc.proven, 1.0);                 /* proven from the enclosures */
   ck_assert_double_eq_tol(sc.scale, 2.2 * 3.0, 1e-14); /* largest at t = 2 */
   lth_problem_free(pb);
   pb = wp_parse("blocks 2 2 1\ninterval 0 2\nA(1,3) = [2; -1]\nA(2,1) = eye\n"
