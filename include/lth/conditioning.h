@@ -11,19 +11,52 @@
  * cond_interval is not: it is the reciprocal of Pi's distance to singularity
  * relative to the largest size the chain's data reach on the interval.
  *
- * A scan evaluates the chain blocks (values only, no derivatives) at uniform
- * points, locates every sign change of det Pi by bisection (Pi is singular
- * there) and refines the local maxima of ||Pi^-1|| by golden-section search,
- * so a Pi that is singular or nearly so between the points is found too: the
- * tools that integrate at times of their own choosing (lth_ivp_solve,
- * lth_ivp_fundamental, lth_bvp_solve, lth_lqr_solve) scan before they start.
- * What it sees is what the points and the refinements see: a feature of Pi
- * narrower than the spacing of the points, with no sign change at them and no
- * rise of ||Pi^-1|| towards it, can hide between them.  Except where every
- * chain block is constant on the interval (its enclosure, include/lth/
- * enclose.h, bounds its derivative by exactly 0: constant matrices,
- * expressions without t): Pi is then the same at every t, and its value at t0
- * is the whole scan (points = 1), exactly what any number of points gives.
+ * Where every chain block carries an enclosure of its own (include/lth/
+ * enclose.h: constants, expressions, the equation form's blocks; not
+ * callbacks, sampled data or mass-matrix solves), a scan first PROVES: on a
+ * piece [a, b] with middle c, second-order Taylor models of the blocks (their
+ * values and derivatives enclosed at c, their second Taylor coefficients
+ * enclosed over [a, b]) give an interval model of Pi(t) for every t of the
+ * piece, and with M = Pi(c)^-1 (LAPACK's LU), if ||I - M Pi(t)||_1 <= q < 1
+ * for all those t (bounded in interval arithmetic, rounding included), then
+ * Pi(t) is nonsingular on all of [a, b], det Pi keeps its sign there, and
+ *   ||Pi(t)^-1||_1 <= ||M||_1 / (1 - q),   chain_norm(t) <= the models' bound.
+ * Pieces are halved until q <= 3/4 and the bound of cond_interval (bound of
+ * ||Pi^-1|| times the larger of the scale and the piece's chain bound) is
+ * within the threshold (cond_max for lth_pi_scan_check, the default for
+ * lth_pi_scan_run); no narrower than 16 spacings of the sampled scan, at most
+ * (points - 1) / 16 proofs (one costs about 16 point evaluations).  What is
+ * proven cannot hide a singular or too ill-conditioned Pi: it holds between
+ * every two points, whatever the data do there.  The reported values on the
+ * proven part (scale, worst, worst_t, pi_inv) are values of the chain at the
+ * pieces' ends and middles; the proven bounds are in pi_inv_bound and
+ * scale_bound, and the proven share of the interval in proven.
+ *
+ * The rest -- all of it without enclosures, and the pieces the proof could
+ * not settle (a root of det Pi, a Pi too ill-conditioned for the threshold,
+ * data that vary faster than the pieces allowed) -- is SAMPLED as before, at
+ * the density of the scan's points: the chain blocks (values only) at
+ * uniform points, every sign change of det Pi located by bisection (Pi is
+ * singular there) and the local maxima of ||Pi^-1|| refined by golden-section
+ * search, so a Pi that is singular or nearly so between the points is found
+ * too.  What the sampled part sees is what the points and the refinements
+ * see: a feature of Pi narrower than the spacing of the points, with no sign
+ * change at them and no rise of ||Pi^-1|| towards it, can hide between them
+ * there (and only there).  The tools that integrate at times of their own
+ * choosing (lth_ivp_solve, lth_ivp_fundamental, lth_bvp_solve,
+ * lth_lqr_solve) scan before they start.  Where every chain block is
+ * constant on the interval (its enclosure bounds its derivative by exactly
+ * 0: constant matrices, expressions without t), Pi is the same at every t,
+ * and its value at t0 is the whole scan (points = 1), exactly what any
+ * number of points gives.
+ *
+ * The scale where the proof covers the interval: the piece with the largest
+ * chain bound is halved (at most 48 times) until that bound is within 1/1024
+ * of the largest chain_norm evaluated; scale is that evaluated value (a value
+ * the chain reaches, as a sampled scale is), scale_bound the bound.  On the
+ * shipped examples and bench_peer's problems the scale, and so every judged
+ * cond_interval, came out bitwise the same as the 1025-point scan's (their
+ * largest chain norms lie at t0 or t1, which both evaluate).
  */
 #ifndef LTH_CONDITIONING_H
 #define LTH_CONDITIONING_H
@@ -88,9 +121,10 @@ double lth_amplification_limit(double cond_max);
 
 typedef struct lth_pi_scan {
   double t0, t1;
-  size_t points;        /* uniform scan points used */
-  size_t evals;         /* chain evaluations in all (scan, bisection, refinement) */
-  double scale;         /* largest chain_norm seen */
+  size_t points;        /* uniform points of the sampled part (0: all proven) */
+  size_t evals;         /* chain evaluations at points in all (scan, proof, bisection,
+                           refinement) */
+  double scale;         /* largest chain_norm evaluated */
   double worst;         /* largest cond_interval found (inf: Pi exactly singular there) */
   double worst_t;       /* where */
   double pi_inv;        /* ||Pi^-1||_1 at worst_t (inf: exactly singular) */
@@ -98,9 +132,15 @@ typedef struct lth_pi_scan {
   double lo, hi;        /* bracket of worst_t after refinement */
   double amplification; /* the error amplification at worst_t: cond_interval^(r-1), or
                            the measured one where lth_pi_scan_check measured it */
+  /* The proof from enclosures (above): */
+  double proven;       /* fraction of [t0, t1] (by length) proven; 0: none (no enclosures) */
+  size_t proofs;       /* pieces examined by the proof (enclosures of the chain) */
+  double pi_inv_bound; /* ||Pi(t)^-1||_1 <= pi_inv_bound for every t of the proven part */
+  double scale_bound;  /* chain_norm(t) <= scale_bound for every t of the proven part */
 } lth_pi_scan;
 
-/* Scan [t0, t1] at `points` uniform points (>= 2; 0: an automatic number that
+/* Scan [t0, t1]: the proof where the chain has enclosures, and the rest at
+ * the density of `points` uniform points (>= 2; 0: an automatic number that
  * keeps the scan cheap for large blocks), with bisection and refinement when
  * refine != 0.  Points where a block cannot be evaluated are skipped (the
  * solver reports them itself when it gets there).  Fills out; the status is

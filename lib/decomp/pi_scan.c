@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "decomp_impl.h"
+#include "pi_proof.h"
 #include "core/errors.h"
 #include "lth/decomp.h"
 #include "lth/jet.h"
@@ -24,6 +25,23 @@
 #define BISECT_STEPS 64
 /* Automatic scans stay below this many multiply-adds in all. */
 #define SCAN_FLOP_BUDGET 2e8
+/* The proof from enclosures (lib/decomp/pi_proof.c): a piece counts as proven
+ * when q <= PROOF_Q (then ||Pi^-1|| <= ||Pi(c)^-1|| / (1 - q), within a factor
+ * 1 / (1 - PROOF_Q) of its value at the middle).  One proof costs about
+ * PROOF_EVALS evaluations of the chain at a point (measured: 7 us against
+ * 0.4 us on bench_peer's rational problem), so a piece narrower than
+ * PROOF_EVALS spacings of the sampled scan is cheaper sampled, and the proofs
+ * of one scan stop at the cost of the sampled scan: (points - 1) / PROOF_EVALS
+ * of them.  A piece whose q predicts more halvings than that width allows (q
+ * falls at most by 4 per halving: the s^2 term) goes to sampling at once. */
+#define PROOF_Q     0.75
+#define PROOF_EVALS 16.0
+/* The scale on the proven part: the piece with the largest bound of
+ * chain_norm is halved (a proof of the chain alone, half the cost: at most
+ * SCALE_SPLITS of them, and no more than the proofs) until that bound is
+ * within SCALE_TOL of the largest chain_norm evaluated. */
+#define SCALE_TOL    (1.0 / 1024.0)
+#define SCALE_SPLITS 48
 
 /* Values of the chain blocks at one t and what follows from them. */
 typedef struct {
@@ -314,8 +332,203 @@ static void analyse(chain_eval *ev, sample *sm, size_t n, int refine_on, lth_pi_
   }
 }
 
-lth_status lth_pi_scan_run(const lth_system *sys, double t0, double t1, size_t points,
-                           int refine_on, lth_pi_scan *out, lth_error *err) {
+/* ---- the proof from enclosures (lib/decomp/pi_proof.c) ---- */
+
+/* A piece of [t0, t1]: proven (bounds below) or to be sampled. */
+typedef struct {
+  double a, b, pinv, chain; /* proven: ||Pi^-1||_1 <= pinv, chain_norm <= chain on [a, b] */
+  int proven, sampled;
+} piece;
+
+typedef struct {
+  piece *v;
+  size_t n, cap;
+  int failed; /* out of memory: the caller samples everything */
+} pieces;
+
+static void pieces_insert(pieces *P, size_t at, piece x) {
+  if (P->n == P->cap) {
+    size_t cap = P->cap ? 2 * P->cap : 32;
+    piece *v = realloc(P->v, cap * sizeof *v);
+    if (!v) {
+      P->failed = 1;
+      return;
+    }
+    P->v = v;
+    P->cap = cap;
+  }
+  memmove(P->v + at + 1, P->v + at, (P->n - at) * sizeof *P->v);
+  P->v[at] = x;
+  P->n++;
+}
+
+/* A point of a proven piece: its chain_norm enters the scale, its ||Pi^-1||
+ * the worst point (the proof bounds them; these are the values reported). */
+static void take_point(chain_eval *ev, double t, lth_pi_scan *out, int *have) {
+  sample sm;
+  eval_at(ev, t, &sm);
+  note(out, &sm);
+  if (!sm.ok || out->sign_change) return;
+  if (!*have || sm.pinv > out->pi_inv) {
+    out->pi_inv = sm.pinv;
+    out->worst_t = out->lo = out->hi = t;
+    *have = 1;
+  }
+}
+
+/* Halve [t0, t1] until each piece is proven with q <= PROOF_Q and a bound of
+ * cond_interval within cmax, or too narrow (or the proofs spent): then it is
+ * left to the sampled scan.  The pieces come out in order of t. */
+static void prove_pieces(chain_eval *ev, lth_pi_proof *pp, double t0, double t1, size_t n,
+                         double cmax, pieces *P, lth_pi_scan *out, int *have) {
+  double minw = (t1 - t0) * PROOF_EVALS / (double)(n - 1), stack[2 * 64];
+  size_t budget = (size_t)((double)(n - 1) / PROOF_EVALS);
+  int top = 0;
+  stack[top++] = t0;
+  stack[top++] = t1;
+  take_point(ev, t0, out, have);
+  while (top > 0 && !P->failed) {
+    double b = stack[--top], a = stack[--top], c = 0.5 * (a + b);
+    lth_pi_piece pc = {0};
+    int tried = out->proofs < budget;
+    if (tried) {
+      lth_pi_proof_piece(pp, a, b, 0, &pc);
+      out->proofs++;
+    }
+    if (tried && pc.proven && pc.q <= PROOF_Q &&
+        pc.pinv_bound * fmax(pc.chain_bound, out->scale) <= cmax) {
+      pieces_insert(P, P->n, (piece){a, b, pc.pinv_bound, pc.chain_bound, 1, 0});
+      take_point(ev, c, out, have);
+      take_point(ev, b, out, have);
+    } else if (tried && b - a >= 2.0 * minw && c > a && c < b && top + 4 <= 2 * 64 &&
+               !(pc.q < INFINITY && (b - a) / sqrt(sqrt(pc.q / PROOF_Q)) < minw)) {
+      stack[top++] = c; /* right half below the left: the left is examined first */
+      stack[top++] = b;
+      stack[top++] = a;
+      stack[top++] = c;
+    } else {
+      pieces_insert(P, P->n, (piece){a, b, 0.0, 0.0, 0, 0});
+    }
+  }
+}
+
+/* Tighten the scale on the proven part: halve the proven piece with the
+ * largest bound of chain_norm until that bound is within SCALE_TOL of the
+ * largest chain_norm evaluated (a halve inherits its piece's bounds). */
+static void refine_scale(chain_eval *ev, lth_pi_proof *pp, size_t n, pieces *P, lth_pi_scan *out,
+                         int *have) {
+  size_t budget = (size_t)((double)(n - 1) / PROOF_EVALS);
+  budget = budget < SCALE_SPLITS ? budget : SCALE_SPLITS;
+  for (size_t it = 0; it < budget && !P->failed; it++) {
+    size_t best = P->n;
+    for (size_t k = 0; k < P->n; k++) {
+      if (P->v[k].proven && (best == P->n || P->v[k].chain > P->v[best].chain)) best = k;
+    }
+    if (best == P->n || P->v[best].chain <= out->scale * (1.0 + SCALE_TOL)) return;
+    piece x = P->v[best], half[2] = {x, x};
+    double c = 0.5 * (x.a + x.b);
+    if (!(c > x.a && c < x.b)) return;
+    half[0].b = half[1].a = c;
+    for (int j = 0; j < 2; j++) {
+      lth_pi_piece pc;
+      lth_pi_proof_piece(pp, half[j].a, half[j].b, 1, &pc);
+      out->proofs++;
+      half[j].chain = fmin(x.chain, pc.chain_bound);
+      take_point(ev, 0.5 * (half[j].a + half[j].b), out, have);
+    }
+    P->v[best] = half[0];
+    pieces_insert(P, best + 1, half[1]);
+  }
+}
+
+/* The sampled scan (with refinement when refine_on) of every run of pieces
+ * not proven and not yet sampled, at the density of n points on [t0, t1];
+ * the worst of them joins out: a sign change first, else the largest
+ * ||Pi^-1||. */
+static void sample_runs(chain_eval *ev, pieces *P, double t0, double t1, size_t n, int refine_on,
+                        lth_pi_scan *out, int *have) {
+  for (size_t k = 0; k < P->n;) {
+    if (P->v[k].proven || P->v[k].sampled) {
+      k++;
+      continue;
+    }
+    size_t e = k;
+    while (e < P->n && !P->v[e].proven && !P->v[e].sampled) P->v[e++].sampled = 1;
+    double a = P->v[k].a, b = P->v[e - 1].b;
+    size_t m = (size_t)ceil((double)(n - 1) * (b - a) / (t1 - t0) - 1e-9) + 1;
+    m = m < 3 ? 3 : m;
+    sample *sm = malloc(m * sizeof *sm);
+    lth_pi_scan part;
+    memset(&part, 0, sizeof part);
+    int any = 0;
+    for (size_t j = 0; sm && j < m; j++) {
+      double t = j + 1 == m ? b : a + (b - a) * (double)j / (double)(m - 1);
+      eval_at(ev, t, &sm[j]);
+      note(&part, &sm[j]);
+      any = any || sm[j].ok;
+    }
+    if (sm) analyse(ev, sm, m, refine_on, &part);
+    free(sm);
+    out->points += m;
+    out->scale = fmax(out->scale, part.scale);
+    if (any && !out->sign_change && (part.sign_change || !*have || part.pi_inv > out->pi_inv)) {
+      out->worst_t = part.worst_t;
+      out->pi_inv = part.pi_inv;
+      out->lo = part.lo;
+      out->hi = part.hi;
+      out->sign_change = part.sign_change;
+      *have = 1;
+    }
+    k = e;
+  }
+}
+
+/* The scan where every chain block has an enclosure: proven pieces, the rest
+ * sampled.  A proven piece whose bound of cond_interval exceeds cmax with
+ * the final scale goes back to sampling.  0 if the proof cannot run (no
+ * enclosures, memory): the caller samples the whole interval. */
+static int proven_scan(chain_eval *ev, double t0, double t1, size_t n, int refine_on, double cmax,
+                       lth_pi_scan *out) {
+  lth_pi_proof *pp = lth_pi_proof_alloc(ev->sys);
+  if (!pp) return 0;
+  pieces P = {0};
+  int have = 0;
+  prove_pieces(ev, pp, t0, t1, n, cmax, &P, out, &have);
+  refine_scale(ev, pp, n, &P, out, &have);
+  lth_pi_proof_free(pp);
+  if (P.failed) {
+    free(P.v);
+    memset(out, 0, sizeof *out);
+    out->t0 = out->worst_t = t0;
+    out->t1 = t1;
+    return 0;
+  }
+  for (int pass = 0, again = 1; again && pass < 4; pass++) {
+    sample_runs(ev, &P, t0, t1, n, refine_on, out, &have);
+    again = 0;
+    for (size_t k = 0; k < P.n; k++) {
+      piece *x = &P.v[k];
+      if (x->proven && x->pinv * fmax(x->chain, out->scale) > cmax) {
+        x->proven = 0;
+        again = 1;
+      }
+    }
+  }
+  double len = 0.0;
+  for (size_t k = 0; k < P.n; k++) {
+    if (!P.v[k].proven) continue;
+    len += P.v[k].b - P.v[k].a;
+    out->pi_inv_bound = fmax(out->pi_inv_bound, P.v[k].pinv);
+    out->scale_bound = fmax(out->scale_bound, P.v[k].chain);
+  }
+  out->proven = fmin(1.0, len / (t1 - t0));
+  free(P.v);
+  return 1;
+}
+
+/* The scan; cmax: the threshold the proof's pieces are proven against. */
+static lth_status scan(const lth_system *sys, double t0, double t1, size_t points, int refine_on,
+                       double cmax, lth_pi_scan *out, lth_error *err) {
   memset(out, 0, sizeof *out);
   out->t0 = t0;
   out->t1 = t1;
@@ -330,8 +543,9 @@ lth_status lth_pi_scan_run(const lth_system *sys, double t0, double t1, size_t p
   /* constant chain: every point would give the same Pi and chain norm, and
    * the scan of n points would report t0 (the first of equal maxima) */
   if (t0 == t1 || chain_constant(&ev, t0, t1)) n = 1;
-  sample *sm = malloc(n * sizeof *sm);
-  if (!sm) {
+  if (n > 1 && proven_scan(&ev, t0, t1, n, refine_on, cmax, out)) n = 0;
+  sample *sm = n ? malloc(n * sizeof *sm) : NULL;
+  if (n && !sm) {
     eval_free(&ev);
     return lth_error_set(err, LTH_ENOMEM, "out of memory for a scan of Pi");
   }
@@ -340,8 +554,10 @@ lth_status lth_pi_scan_run(const lth_system *sys, double t0, double t1, size_t p
     eval_at(&ev, t, &sm[k]);
     note(out, &sm[k]);
   }
-  out->points = n;
-  analyse(&ev, sm, n, refine_on, out);
+  if (n) {
+    out->points = n;
+    analyse(&ev, sm, n, refine_on, out);
+  }
   out->worst = out->pi_inv * out->scale;
   if (out->pi_inv == INFINITY || out->sign_change) out->worst = INFINITY;
   out->amplification = lth_cond_amplification(out->worst, lth_system_index(sys));
@@ -349,6 +565,11 @@ lth_status lth_pi_scan_run(const lth_system *sys, double t0, double t1, size_t p
   free(sm);
   eval_free(&ev);
   return LTH_OK;
+}
+
+lth_status lth_pi_scan_run(const lth_system *sys, double t0, double t1, size_t points,
+                           int refine_on, lth_pi_scan *out, lth_error *err) {
+  return scan(sys, t0, t1, points, refine_on, LTH_DEFAULT_COND_MAX, out, err);
 }
 
 double lth_cond_amplification(double cond_interval, int r) {
@@ -406,9 +627,9 @@ lth_status lth_pi_scan_check(const lth_system *sys, double t0, double t1, size_t
                              double cond_max, lth_pi_scan *out, lth_error *err) {
   lth_pi_scan local;
   lth_pi_scan *sc = out ? out : &local;
-  lth_status st = lth_pi_scan_run(sys, t0, t1, points, 1, sc, err);
-  if (st != LTH_OK) return st;
   double cmax = cond_max > 0 ? cond_max : LTH_DEFAULT_COND_MAX;
+  lth_status st = scan(sys, t0, t1, points, 1, cmax, sc, err);
+  if (st != LTH_OK) return st;
   int r = lth_system_index(sys);
   char pi[LTH_PI_TEXT_MAX], norms[LTH_PI_TEXT_MAX];
   lth_pi_text(r, 0, pi, sizeof pi);
