@@ -56,6 +56,28 @@ if(LTH_BENCH_SUNDIALS AND LTH_IDA_INCLUDE_DIR AND LTH_IDA_LIB AND LTH_IDA_NVEC A
     add_test(NAME bench_peer_quick COMMAND bench_peer --quick)
     set_tests_properties(bench_peer_quick PROPERTIES TIMEOUT 120)
   endif()
+  # bench_scale: IDA with the KLU sparse solver (SuiteSparse) against lth at size
+  find_library(LTH_IDA_SPMAT sundials_sunmatrixsparse)
+  find_library(LTH_IDA_KLU sundials_sunlinsolklu)
+  find_library(LTH_KLU klu)
+  if(LTH_IDA_SPMAT AND LTH_IDA_KLU AND LTH_KLU)
+    add_executable(bench_scale ${PROJECT_SOURCE_DIR}/bench/bench_scale.c
+                   ${PROJECT_SOURCE_DIR}/apps/common/app_blas.c)
+    target_include_directories(bench_scale PRIVATE ${PROJECT_SOURCE_DIR}/include
+                               ${PROJECT_SOURCE_DIR}/apps/common
+                               ${LTH_IDA_INCLUDE_DIR} /usr/include/suitesparse
+                               ${LTH_DEP_INCLUDE_DIRS})
+    target_link_libraries(bench_scale PRIVATE lth_static ${LTH_IDA_LIB} ${LTH_IDA_NVEC}
+                          ${LTH_IDA_SPMAT} ${LTH_IDA_KLU} ${LTH_KLU} m)
+    target_compile_options(bench_scale PRIVATE ${LTH_WARNINGS})
+    set_target_properties(bench_scale PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+                                                 ${PROJECT_BINARY_DIR}/bench)
+    if(LTH_BUILD_TESTS)
+      # smoke run, untimed: n = 50, both tools below 1e-5 at rtol 1e-8
+      add_test(NAME bench_scale_quick COMMAND bench_scale --quick)
+      set_tests_properties(bench_scale_quick PROPERTIES TIMEOUT 120)
+    endif()
+  endif()
 elseif(LTH_BENCH_SUNDIALS)
   message(STATUS "SUNDIALS IDA not found: bench_ida and bench_peer are not built "
                  "(apt-get install libsundials-dev)")

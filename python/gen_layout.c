@@ -296,6 +296,7 @@ static void structs(void) {
   F(lth_plqr_result, singular);
   F(lth_plqr_result, have_gain);
   F(lth_plqr_result, impulse);
+  F(lth_plqr_result, impulse_t1);
   F(lth_plqr_result, riccati_panels);
 
   STRUCT(lth_kalman_spec);
@@ -460,6 +461,9 @@ static void functions(void) {
   FN(lth_source_const, lth_source * (*)(int, int, const double *, int, lth_error *), "ptr",
      "int,int,ptr,int,ptr");
   FN(lth_source_identity, lth_source * (*)(int, int, lth_error *), "ptr", "int,int,ptr");
+  FN(lth_source_callback,
+     lth_source * (*)(int, int, lth_source_callback_fn, void *, lth_error *), "ptr",
+     "int,int,ptr,ptr,ptr");
   FN(lth_source_expr, lth_source * (*)(int, int, lth_expr **, lth_error *), "ptr",
      "int,int,ptr,ptr");
   FN(lth_source_free, void (*)(lth_source *), "void", "ptr");

@@ -50,7 +50,6 @@ typedef struct tq {
   size_t q;
 } tq;
 
-
 /* The library names an input by its number ("the input 2 reaches ..."):
  * here it has its name. */
 static void name_input(lth_error *err, const lth_problem *pb) {
@@ -238,11 +237,12 @@ void lqr_plant_json(const lqr_plant *L, app_run *run) {
   }
   app_json_put_number(j, "cost", L->cost);
   app_json_put_number(j, "cost_closed", L->cost_closed);
-  app_json_put_string(j, "feedback", L->singular ? "none: a singular problem, u open loop"
-                                                 : "u = -K z + k");
+  app_json_put_string(j, "feedback",
+                      L->singular ? "none: a singular problem, u open loop" : "u = -K z + k");
   app_json_put_int(j, "singular", L->singular);
   if (L->singular) {
     app_json_put_vector(j, "impulse", L->res->impulse, (size_t)nu);
+    app_json_put_vector(j, "impulse_t1", L->res->impulse_t1, (size_t)nu);
   }
   app_json_put_int(j, "s", L->s);
   app_json_put_int(j, "p", L->p);
@@ -319,23 +319,29 @@ void lqr_plant_text(const lqr_plant *L, app_run *run, int gain) {
   fprintf(fp, "\nz0             the file's: its state part counts (x0 = Q'(I - P) z0), the "
               "rest follows from the constraints and u(t0)\n");
   if (L->singular) {
-    fprintf(fp, "singular       %d input%s without cost (R has a kernel of dimension %d): "
-                "Clark's reduction to a totally singular problem\n",
+    fprintf(fp,
+            "singular       %d input%s without cost (R has a kernel of dimension %d): "
+            "Clark's reduction to a totally singular problem\n",
             L->singular, L->singular == 1 ? "" : "s", L->singular);
     fprintf(fp, "cost           %.10g (optimal: from the multiplier at t0)\n", L->cost);
     fprintf(fp, "cost_closed    %.10g (J by quadrature along the optimum)\n", L->cost_closed);
     fprintf(fp, "feedback       none: the optimal control of a singular problem, open loop\n");
-    int jumps = 0;
-    for (int a = 0; a < nu; a++) {
-      jumps |= L->res->impulse[a] != 0.0;
-    }
-    if (jumps) {
-      fprintf(fp, "impulse       ");
+    const double *imp[2] = {L->res->impulse, L->res->impulse_t1};
+    const char *what[2] = {"t0 (the integral of u over it: z jumps onto the singular arc; the "
+                           "table shows z after it)",
+                           "t1 (z jumps to lower the final cost; the table shows z before it)"};
+    for (int e = 0; e < 2; e++) {
+      int jumps = 0;
       for (int a = 0; a < nu; a++) {
-        fprintf(fp, " %s %.10g", lth_problem_input_name(pb, a), L->res->impulse[a]);
+        jumps |= imp[e][a] != 0.0;
       }
-      fprintf(fp, " at t0 (the integral of u over it: z jumps onto the singular arc; the "
-                  "table shows z after it)\n");
+      if (jumps) {
+        fprintf(fp, "impulse       ");
+        for (int a = 0; a < nu; a++) {
+          fprintf(fp, " %s %.10g", lth_problem_input_name(pb, a), imp[e][a]);
+        }
+        fprintf(fp, " at %s\n", what[e]);
+      }
     }
     fprintf(fp, "\nthe optimum:\n%14s", "t");
   } else {

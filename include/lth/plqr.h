@@ -24,7 +24,8 @@
  * section 4.2, lib/lqr/plqr_sing.h), whose optimality DAE is solved open
  * loop by collocation on the realization's exact jets (lth_ss_jets): no
  * gains (have_gain = 0); an initial state off the singular arc is reached
- * by an impulse of the free inputs at t0 (impulse).
+ * by an impulse of the free inputs at t0 (impulse), and a final cost on what
+ * they move is lowered by one at t1 (impulse_t1).
  *
  * Supported: inputs that reach the state without derivatives (inputs in the
  * dynamic rows, and through index-1 parts); an input that the plant
@@ -37,7 +38,7 @@
  * cost unbounded below), a final cost that weighs u (LTH_EDATA); for a
  * singular problem also a cost not convex in the state (LTH_EDATA), Pi =
  * -B2'Qt B2 singular (LTH_ESING / LTH_ECOND: an arc of higher order), a
- * final cost on what the free inputs move (LTH_ENOSOL: an impulse at t1).
+ * final cost that falls without bound along a free input (LTH_ENOSOL).
  */
 #ifndef LTH_PLQR_H
 #define LTH_PLQR_H
@@ -87,6 +88,8 @@ typedef struct lth_plqr_result {
                             integral of u over it; zero when none): the state jumps along
                             the free inputs' directions onto the singular arc, and z, x at
                             t0 are after the jump */
+  double *impulse_t1;    /* nu: the same at t1, where the final cost weighs what the free
+                            inputs move (z, x at t1 are before it) */
   size_t riccati_panels; /* the Riccati solution's table */
 } lth_plqr_result;
 

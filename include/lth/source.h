@@ -4,8 +4,10 @@
  * Every block A_ij and f_i of a system is a source.  Kinds (a small table of
  * function pointers behind one interface, like GSL's ODE stepper types):
  *   constant matrices, expression matrices (Taylor-mode AD, lth/expr.h),
- *   C callbacks (the caller supplies the coefficients), and sampled data
- *   (lth/samples.h; the only kind with truncation error).
+ *   C callbacks (the caller supplies the coefficients), sparse blocks (a
+ *   fixed CSC pattern with values per Taylor order, from a callback or from
+ *   Matrix Market files), and sampled data (lth/samples.h; the only kind
+ *   with truncation error).
  */
 #ifndef LTH_SOURCE_H
 #define LTH_SOURCE_H
@@ -46,6 +48,17 @@ typedef struct lth_source_type {
    * M and X), at most 4, into parts; returns how many.  The data are
    * resolved where all parts are. */
   int (*parts)(const void *state, const lth_source **parts);
+  /* Optional (NULL: a dense source): a sparse source's fixed pattern and
+   * the values on it.  csc_pattern returns nnz and points colptr (cols + 1)
+   * and rowind (nnz) at the pattern, compressed sparse column, 0-based, rows
+   * strictly increasing within each column; it stays valid as long as the
+   * source.  fill_csc writes coefficient m of entry p (in pattern order) to
+   * values[m*stride + p], m = 0..order, stride >= nnz, with the scratch of
+   * work_size; fill (the dense view) must agree with it: entries outside the
+   * pattern are zero. */
+  int (*csc_pattern)(const void *state, const int **colptr, const int **rowind);
+  lth_status (*fill_csc)(const void *state, double t, int order, double *values, size_t stride,
+                         double *work, lth_error *err);
 } lth_source_type;
 
 /* A source of a given type over `state`: a kind of one's own is an
@@ -72,6 +85,44 @@ typedef int (*lth_source_callback_fn)(void *ctx, double t, int order, double *co
                                       size_t stride);
 lth_source *lth_source_callback(int rows, int cols, lth_source_callback_fn fn, void *ctx,
                                 lth_error *err);
+
+/* ---- sparse sources: a fixed pattern, values per Taylor order ----
+ *
+ * A sparse block is given in compressed sparse column form (CSC): column j
+ * (0-based) holds the entries colptr[j] .. colptr[j+1]-1, with row indices
+ * rowind[p] (0-based, strictly increasing within each column, so no entry
+ * twice) and nnz = colptr[cols] entries; the pattern stays the same for all
+ * t (an entry of the pattern may be 0 at some t).  Indices are int (nnz <
+ * 2^31), as SuiteSparse's int32 interfaces take them.
+ *
+ * Values come from a callback: fill the Taylor coefficients V_m(p) =
+ * v_p^{(m)}(t)/m! (NOT the derivatives) of entry p, m = 0..order, at
+ * values[m*stride + p] (stride >= nnz; values not written are zero).  Return
+ * 0 on success, nonzero on failure (LTH_ECALLBACK with t).  It must be
+ * reentrant, as lth_source_callback's.
+ *
+ * Today's decomposition works on dense blocks: lth_source_fill expands the
+ * values into the dense rows x cols jet (zero outside the pattern).  The
+ * pattern stays available (lth_source_csc_pattern) with the values on it
+ * (lth_source_fill_csc) for solvers that use the sparsity. */
+typedef int (*lth_source_csc_fn)(void *ctx, double t, int order, double *values, size_t stride);
+/* A rows x cols sparse source; colptr (cols + 1 entries) and rowind (nnz)
+ * are copied and checked (LTH_EINVAL naming the first bad entry). */
+lth_source *lth_source_csc_callback(int rows, int cols, const int *colptr, const int *rowind,
+                                    lth_source_csc_fn fn, void *ctx, lth_error *err);
+/* 1 if src has a fixed sparse pattern (a CSC callback, or a data file's
+ * combination of mm("file.mtx") matrices, docs/format.md). */
+int lth_source_is_sparse(const lth_source *src);
+/* The pattern of a sparse source: *nnz entries, colptr (cols + 1) and
+ * rowind (nnz), owned by the source; LTH_EINVAL for a dense source. */
+lth_status lth_source_csc_pattern(const lth_source *src, int *nnz, const int **colptr,
+                                  const int **rowind, lth_error *err);
+/* Coefficients 0..order of the values on the pattern: entry p of order m at
+ * values[m*stride + p] (stride >= nnz), with lth_source_work_size(src, order)
+ * doubles of scratch.  Errors as lth_source_fill (domain, non-finite
+ * values); LTH_EINVAL for a dense source. */
+lth_status lth_source_fill_csc(const lth_source *src, double t, int order, double *values,
+                               size_t stride, double *work, lth_error *err);
 
 /* Matrix of expressions; entries[i + j*rows] (column-major) is entry (i, j).
  * The source takes ownership of the rows*cols expressions (also on failure). */

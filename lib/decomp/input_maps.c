@@ -81,9 +81,7 @@ void lth_input_maps_free(lth_input_maps *maps) {
   }
 }
 
-void lth_decomp_ws_set_unforced(lth_decomp_ws *ws, int on) {
-  ws->unforced = on != 0;
-}
+void lth_decomp_ws_set_unforced(lth_decomp_ws *ws, int on) { ws->unforced = on != 0; }
 
 /* ws->f = the forcing jet of input k's unit jet of order j (header above). */
 static void unit_forcing(lth_decomp_ws *ws, int k, int j) {
@@ -135,7 +133,8 @@ static lth_status one_column(lth_decomp_ws *ws, lth_input_maps *mp, int k, int j
     bv[i] = LTH_JET_AT(&ws->Y, 0, i, m);
   }
   for (int c = 0; c <= mp->order; c++) {
-    double *bj = mp->Bv_jet + (size_t)m * ((size_t)k + (size_t)mp->nu * ((size_t)j + (size_t)mp->nj * c));
+    double *bj =
+        mp->Bv_jet + (size_t)m * ((size_t)k + (size_t)mp->nu * ((size_t)j + (size_t)mp->nj * c));
     for (int i = 0; i < m; i++) {
       bj[i] = LTH_JET_AT(&ws->Y, c, i, m);
     }
@@ -144,7 +143,8 @@ static lth_status one_column(lth_decomp_ws *ws, lth_input_maps *mp, int k, int j
     dz[i] = LTH_JET_AT(&ws->X, 0, i, m);
   }
   for (int c = 0; c <= mp->order; c++) {
-    double *dj = mp->Dz_jet + (size_t)s * ((size_t)k + (size_t)mp->nu * ((size_t)j + (size_t)mp->nj * c));
+    double *dj =
+        mp->Dz_jet + (size_t)s * ((size_t)k + (size_t)mp->nu * ((size_t)j + (size_t)mp->nj * c));
     for (int i = 0; i < s; i++) {
       dj[i] = LTH_JET_AT(&ws->X, c, i, m);
     }

@@ -28,7 +28,7 @@ void lth_plqr_result_free(lth_plqr_result *res) {
     return;
   }
   double *a[] = {res->times, res->K, res->k, res->Kz, res->kz, res->P, res->pv,
-                 res->cv,    res->x, res->z, res->u,  res->y,  res->impulse};
+                 res->cv,    res->x, res->z, res->u,  res->y,  res->impulse, res->impulse_t1};
   for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) {
     free(a[i]);
   }
@@ -231,7 +231,8 @@ static lth_plqr_result *result_alloc(const plqr *L, size_t n) {
   res->u = calloc(n * nu + 1, sizeof(double));
   res->y = calloc(n * ny + 1, sizeof(double));
   res->impulse = calloc(nu + 1, sizeof(double));
-  if (!res->impulse || !res->times || !res->K || !res->k || !res->Kz || !res->kz || !res->P || !res->pv ||
+  res->impulse_t1 = calloc(nu + 1, sizeof(double));
+  if (!res->impulse || !res->impulse_t1 || !res->times || !res->K || !res->k || !res->Kz || !res->kz || !res->P || !res->pv ||
       !res->cv || !res->x || !res->z || !res->u || !res->y) {
     lth_plqr_result_free(res);
     return NULL;

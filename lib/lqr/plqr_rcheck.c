@@ -31,7 +31,7 @@ static lth_status r_sample(plqr *L, int nu1, const double *U, double t, rsample 
   if (st != LTH_OK) {
     return st;
   }
-  int nu = L->nu, n = L->n;
+  int nu = L->nu;
   double *RU = L->work + L->nwork, *B = RU + (size_t)nu * nu, *ev = B + (size_t)nu * nu;
   for (int j = 0; j < nu1; j++) {
     for (int i = 0; i < nu; i++) {
@@ -54,15 +54,8 @@ static lth_status r_sample(plqr *L, int nu1, const double *U, double t, rsample 
   if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'U', nu1, B, nu1, ev) != 0) {
     return lth_error_set_t(err, LTH_ELAPACK, t, "the eigenvalues of R failed");
   }
-  double wmax = 0.0, nmax = 0.0;
-  for (size_t i = 0; i < (size_t)n * n; i++) {
-    wmax = fmax(wmax, fabs(L->W[i]));
-  }
-  for (size_t i = 0; i < (size_t)n * nu; i++) {
-    nmax = fmax(nmax, fabs(L->N[i]));
-  }
   out->t = t;
-  out->lmin = ev[0] / fmax(wmax * fmax(1.0, nmax * nmax), 1e-300);
+  out->lmin = ev[0] / fmax(plqr_r_scale(L), 1e-300);
   return LTH_OK;
 }
 

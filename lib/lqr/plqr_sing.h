@@ -30,6 +30,8 @@
  * below LTH_PLQR_RANK_TOL times the scale ||W|| max(1, ||N||)^2 counting as
  * zero; U (nu x nu) = [U1 U2] (the eigenvectors).  Reads L's weights at t. */
 #define LTH_PLQR_RANK_TOL 1e-10
+/* That scale, ||W|| max(1, ||N||)^2 (max norms), from L's weights at the last t. */
+double plqr_r_scale(const plqr *L);
 lth_status plqr_split_inputs(plqr *L, double t, int *nu2, double *U, lth_error *err);
 
 /* The weighted block U1'R U1 (U1: U's first nu - nu2 columns) positive
@@ -40,8 +42,7 @@ lth_status plqr_check_rank(plqr *L, int nu2, const double *U, lth_error *err);
 /* The singular path: the optimality DAE above by collocation, from z0,
  * reporting at times into res (no gains: res->have_gain = 0). */
 lth_status plqr_singular_solve(plqr *L, int nu2, const double *U, const double *z0,
-                               const double *times, size_t n, lth_plqr_result *res,
-                               lth_error *err);
+                               const double *times, size_t n, lth_plqr_result *res, lth_error *err);
 
 /* ---- the optimality DAE's data (plqr_sing_data.c) ---- */
 typedef struct plqr_sing plqr_sing;

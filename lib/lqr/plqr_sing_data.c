@@ -16,8 +16,37 @@
 
 enum { B11, B12, B13, B21, B22, B32, F1, F2, F3, NBLK };
 enum {
-  JW, JL, JC, JM, JN, JMV, JWM, JWN, JWMV, JQ, JS, JR, JQV, JRV, JC0, JU,
-  JBU, JSU, JRU0, JRU, JRUV, JX, JT1, JT2, JT3, JAT, JQT, JGT, JQTV, JCT, NJET
+  JW,
+  JL,
+  JC,
+  JM,
+  JN,
+  JMV,
+  JWM,
+  JWN,
+  JWMV,
+  JQ,
+  JS,
+  JR,
+  JQV,
+  JRV,
+  JC0,
+  JU,
+  JBU,
+  JSU,
+  JRU0,
+  JRU,
+  JRUV,
+  JX,
+  JT1,
+  JT2,
+  JT3,
+  JAT,
+  JQT,
+  JGT,
+  JQTV,
+  JCT,
+  NJET
 };
 
 typedef struct slot {
@@ -72,12 +101,12 @@ static size_t cost_work(const lth_plqr_cost *c, int K) {
 static lth_status alloc_order(plqr_sing *S, int K, lth_error *err) {
   int p = S->p, nu = S->nu, n = S->n, a = S->nu1, b = S->nu2;
   int dims[NJET][2] = {
-      [JW] = {n, n},   [JL] = {n, 1},    [JC] = {1, 1},   [JM] = {n, p},    [JN] = {n, nu},
-      [JMV] = {n, 1},  [JWM] = {n, p},   [JWN] = {n, nu}, [JWMV] = {n, 1},  [JQ] = {p, p},
-      [JS] = {p, nu},  [JR] = {nu, nu},  [JQV] = {p, 1},  [JRV] = {nu, 1},  [JC0] = {1, 1},
-      [JU] = {nu, nu}, [JBU] = {p, nu},  [JSU] = {p, nu}, [JRU0] = {nu, nu}, [JRU] = {nu, nu},
-      [JRUV] = {nu, 1}, [JX] = {a, a},   [JT1] = {a, p},  [JT2] = {a, p},   [JT3] = {a, 1},
-      [JAT] = {p, p},  [JQT] = {p, p},   [JGT] = {p, 1},  [JQTV] = {p, 1},  [JCT] = {1, 1}};
+      [JW] = {n, n},    [JL] = {n, 1},   [JC] = {1, 1},   [JM] = {n, p},     [JN] = {n, nu},
+      [JMV] = {n, 1},   [JWM] = {n, p},  [JWN] = {n, nu}, [JWMV] = {n, 1},   [JQ] = {p, p},
+      [JS] = {p, nu},   [JR] = {nu, nu}, [JQV] = {p, 1},  [JRV] = {nu, 1},   [JC0] = {1, 1},
+      [JU] = {nu, nu},  [JBU] = {p, nu}, [JSU] = {p, nu}, [JRU0] = {nu, nu}, [JRU] = {nu, nu},
+      [JRUV] = {nu, 1}, [JX] = {a, a},   [JT1] = {a, p},  [JT2] = {a, p},    [JT3] = {a, 1},
+      [JAT] = {p, p},   [JQT] = {p, p},  [JGT] = {p, 1},  [JQTV] = {p, 1},   [JCT] = {1, 1}};
   int bd[NBLK][2] = {[B11] = {p + 1, p + 1}, [B12] = {p + 1, p}, [B13] = {p + 1, b},
                      [B21] = {p, p + 1},     [B22] = {p, p},     [B32] = {b, p},
                      [F1] = {p + 1, 1},      [F2] = {p, 1},      [F3] = {b, 1}};
@@ -119,7 +148,8 @@ static lth_status cost_jets(plqr_sing *S, double t, lth_error *err) {
   const lth_plqr_cost *c = S->L->cost;
   const lth_source *src[3] = {c->W, c->l, c->c};
   lth_jet *dst[3] = {&S->j[JW], &S->j[JL], &S->j[JC]};
-  const char *name[3] = {"the cost's weight W", "the cost's linear term l", "the cost's constant c"};
+  const char *name[3] = {"the cost's weight W", "the cost's linear term l",
+                         "the cost's constant c"};
   for (int k = 0; k < 3; k++) {
     lth_jet_set_zero(dst[k], S->K);
     lth_status st = src[k] ? lth_source_fill(src[k], t, S->K, dst[k], S->work, err) : LTH_OK;
@@ -168,9 +198,9 @@ static void stack_maps(plqr_sing *S) {
   M->order = N->order = mv->order = S->K;
 }
 
-#define GEMM(ta, tb, al, A, B, be, C)                                                            \
-  do {                                                                                           \
-    if (st == LTH_OK) st = lth_jet_gemm(ta, tb, al, A, B, be, C, err);                          \
+#define GEMM(ta, tb, al, A, B, be, C)                                                              \
+  do {                                                                                             \
+    if (st == LTH_OK) st = lth_jet_gemm(ta, tb, al, A, B, be, C, err);                             \
   } while (0)
 
 /* The weights Q, S, R, q, r, c0 (plqr_impl.h) as jets, then rotated by U. */
@@ -307,8 +337,9 @@ static lth_status check_convex(plqr_sing *S, double t, lth_error *err) {
   if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'U', p, a, p, w) != 0) {
     return lth_error_set_t(err, LTH_ELAPACK, t, "the eigenvalues of the state's weight failed");
   }
-  double scale = fmax(qmax, lth_jet_maxabs(&S->j[JW], 0) * fmax(1.0, lth_jet_maxabs(&S->j[JM], 0) *
-                                                                         lth_jet_maxabs(&S->j[JM], 0)));
+  double scale =
+      fmax(qmax, lth_jet_maxabs(&S->j[JW], 0) *
+                     fmax(1.0, lth_jet_maxabs(&S->j[JM], 0) * lth_jet_maxabs(&S->j[JM], 0)));
   if (w[0] < -1e-12 * fmax(scale, 1e-300)) {
     return lth_error_set_t(err, LTH_EDATA, t,
                            "the cost is indefinite in the state at t = %.10g (Q - S R1^-1 S' has "
@@ -495,6 +526,4 @@ lth_status plqr_sing_values_at(plqr_sing *S, double t, plqr_sing_values *v, lth_
   return LTH_OK;
 }
 
-const lth_error *plqr_sing_error(const plqr_sing *S) {
-  return S->failed ? &S->err : NULL;
-}
+const lth_error *plqr_sing_error(const plqr_sing *S) { return S->failed ? &S->err : NULL; }

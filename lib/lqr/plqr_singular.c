@@ -23,17 +23,8 @@
 /* The collocation's tolerance (relative to max(1, max |z|)). */
 #define SING_TOL 1e-10
 
-lth_status plqr_split_inputs(plqr *L, double t, int *nu2, double *U, lth_error *err) {
-  lth_status st = plqr_weights_values(L, t, err);
-  if (st != LTH_OK) {
-    return st;
-  }
-  int nu = L->nu, n = L->n;
-  double *ev = L->work + L->nwork, *V = ev + nu;
-  memcpy(V, L->wt.R, (size_t)nu * nu * sizeof(double));
-  if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'V', 'U', nu, V, nu, ev) != 0) {
-    return lth_error_set_t(err, LTH_ELAPACK, t, "the eigenvalues of R failed");
-  }
+double plqr_r_scale(const plqr *L) {
+  int n = L->n, nu = L->nu;
   double wmax = 0.0, nmax = 0.0;
   for (size_t i = 0; i < (size_t)n * n; i++) {
     wmax = fmax(wmax, fabs(L->W[i]));
@@ -41,7 +32,21 @@ lth_status plqr_split_inputs(plqr *L, double t, int *nu2, double *U, lth_error *
   for (size_t i = 0; i < (size_t)n * nu; i++) {
     nmax = fmax(nmax, fabs(L->N[i]));
   }
-  double zero = LTH_PLQR_RANK_TOL * wmax * fmax(1.0, nmax * nmax);
+  return wmax * fmax(1.0, nmax * nmax);
+}
+
+lth_status plqr_split_inputs(plqr *L, double t, int *nu2, double *U, lth_error *err) {
+  lth_status st = plqr_weights_values(L, t, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  int nu = L->nu;
+  double *ev = L->work + L->nwork, *V = ev + nu;
+  memcpy(V, L->wt.R, (size_t)nu * nu * sizeof(double));
+  if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'V', 'U', nu, V, nu, ev) != 0) {
+    return lth_error_set_t(err, LTH_ELAPACK, t, "the eigenvalues of R failed");
+  }
+  double zero = LTH_PLQR_RANK_TOL * plqr_r_scale(L);
   if (ev[0] < -zero) {
     return lth_error_set_t(err, LTH_ESING, t,
                            "the weight of the inputs R(t) is indefinite at t = %.10g (eigenvalue "
@@ -125,23 +130,35 @@ static lth_status make_times(const plqr *L, const double *times, size_t n, sing_
   return LTH_OK;
 }
 
-/* B2(t1)' P1 = 0: a final cost on directions the free controls move at no
- * cost would need a terminal impulse (Clark's section 4.2). */
-static lth_status terminal_smooth(plqr *L, int nu2, const double *U, const double *Y,
-                                  lth_error *err) {
-  lth_status st = plqr_weights_values(L, L->t1, err);
-  if (st != LTH_OK) {
-    return st;
-  }
-  int p = L->p, nu = L->nu, a = nu - nu2;
-  double big = 0.0, bmax = 0.0, pmax = 0.0, *ev = L->work + L->nwork, *P1 = ev + p;
-  for (size_t i = 0; i < (size_t)p * p; i++) {
-    pmax = fmax(pmax, fabs(Y[i]));
-  }
-  /* a final cost convex in x (as the integrand, plqr_sing_data.c) */
+typedef struct sing_run {
+  plqr *L;
+  plqr_sing *S;
+  int nu2, p, so; /* so: the optimality DAE's size 2p + 1 + nu2 */
+  const double *U;
+  double *Y; /* the final cost: P1, p1, c1 */
+  double *x0;
+  double *zo; /* the optimality DAE at every time of T */
+  sing_times T;
+  /* the impulse at t0: x(t0+) = x0 + B2(t0) eta (Clark's section 4.2) */
+  int nb;          /* p - nu2: the directions an impulse cannot move */
+  double *Ub;      /* p x p: left singular vectors of B2(t0), range first */
+  double *sv, *Vt; /* nu2, nu2 x nu2 */
+  double *r2;      /* nu2: the linear weight of u2 at t0 (an impulse costs 2 r2'eta) */
+  /* the impulse at t1: x(t1+) = x(t1-) + B2(t1) zeta minimises the final cost
+   * plus 2 r2(t1)'zeta; Y holds the resulting cost of x(t1-) */
+  double *B2e, *Gp, *Ye; /* p x nu2, nu2 x nu2 (pseudo-inverse), the final cost as given */
+  double *r2e;           /* nu2 */
+  int jump1;             /* 1: B2(t1)'P1 != 0 or r2(t1) != 0, zeta is computed */
+} sing_run;
+
+/* The final cost convex in x (as the integrand, plqr_sing_data.c). */
+static lth_status final_convex(const plqr *L, const double *Y, lth_error *err) {
+  int p = L->p;
+  double pmax = 0.0, *ev = L->work + L->nwork, *P1 = ev + p;
   for (int j = 0; j < p; j++) {
     for (int i = 0; i < p; i++) {
       P1[i + (size_t)j * p] = 0.5 * (Y[i + (size_t)j * p] + Y[j + (size_t)i * p]);
+      pmax = fmax(pmax, fabs(P1[i + (size_t)j * p]));
     }
   }
   if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'U', p, P1, p, ev) != 0) {
@@ -153,46 +170,144 @@ static lth_status terminal_smooth(plqr *L, int nu2, const double *U, const doubl
                            "singular problem's stationary point need not be a minimum",
                            ev[0]);
   }
-  for (int k = 0; k < nu2; k++) {
-    for (int j = 0; j < p; j++) {
-      double b2 = 0.0, sum = 0.0;
-      for (int i = 0; i < p; i++) {
-        double bik = 0.0;
-        for (int c = 0; c < nu; c++) {
-          bik += L->wt.B[i + (size_t)c * p] * U[c + (size_t)(a + k) * nu];
-        }
-        b2 = fmax(b2, fabs(bik));
-        sum += bik * Y[i + (size_t)j * p];
-      }
-      bmax = fmax(bmax, b2);
-      big = fmax(big, fabs(sum));
-    }
-  }
-  if (big > 1e-12 * fmax(pmax, 1e-300) * fmax(bmax, 1e-300) * p) {
-    return lth_error_set_t(err, LTH_ENOSOL, L->t1,
-                           "the final cost weighs states that the unweighted inputs move at no "
-                           "cost (B2(t1)'P1 = %.3e): the optimum ends with an impulse, which lth "
-                           "does not compute on a DAE plant",
-                           big);
-  }
   return LTH_OK;
 }
 
-typedef struct sing_run {
-  plqr *L;
-  plqr_sing *S;
-  int nu2, p, so; /* so: the optimality DAE's size 2p + 1 + nu2 */
-  const double *U;
-  double *Y;      /* the final cost: P1, p1, c1 */
-  double *x0;
-  double *zo;     /* the optimality DAE at every time of T */
-  sing_times T;
-  /* the impulse at t0: x(t0+) = x0 + B2(t0) eta (Clark's section 4.2) */
-  int nb;         /* p - nu2: the directions an impulse cannot move */
-  double *Ub;     /* p x p: left singular vectors of B2(t0), range first */
-  double *sv, *Vt; /* nu2, nu2 x nu2 */
-  double *r2;     /* nu2: the linear weight of u2 at t0 (an impulse costs 2 r2'eta) */
-} sing_run;
+/* The free jump at t1 (Clark's section 4.2, as lth_lqr for ODE plants): with
+ * G = B2'P1 B2 and h = B2'p1 + r2 at t1, zeta = -G^+ (B2'P1 x + h) and the
+ * arc sees phi~(x) = phi(x + B2 zeta) + 2 r2'zeta: P1~ = P1 - P1 B2 G^+ B2'P1,
+ * p1~ = p1 - P1 B2 G^+ h, c1~ = c1 - h'G^+ h.  A free direction of G along
+ * which P1 B2 or h does not vanish lowers the final cost without bound. */
+static lth_status terminal_setup(sing_run *R, lth_error *err) {
+  plqr *L = R->L;
+  int p = R->p, nu = L->nu, nu2 = R->nu2, a = nu - nu2;
+  lth_status st = plqr_weights_values(L, L->t1, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  double *P1 = R->Y, *p1 = R->Y + (size_t)p * p, *B2 = R->B2e;
+  memcpy(R->Ye, R->Y, L->ny_ * sizeof(double));
+  double bmax = 0.0, pmax = 0.0, hmax = 0.0;
+  for (int k = 0; k < nu2; k++) {
+    R->r2e[k] = 0.0;
+    for (int c = 0; c < nu; c++) {
+      R->r2e[k] += R->U[c + (size_t)(a + k) * nu] * L->wt.r[c];
+    }
+    for (int i = 0; i < p; i++) {
+      double sum = 0.0;
+      for (int c = 0; c < nu; c++) {
+        sum += L->wt.B[i + (size_t)c * p] * R->U[c + (size_t)(a + k) * nu];
+      }
+      B2[i + (size_t)k * p] = sum;
+      bmax = fmax(bmax, fabs(sum));
+    }
+  }
+  for (size_t i = 0; i < (size_t)p * p; i++) {
+    pmax = fmax(pmax, fabs(P1[i]));
+  }
+  /* PB = P1 B2 (p x nu2), h, G = B2'PB */
+  double *PB =
+      calloc((size_t)p * nu2 + 2 * (size_t)nu2 * nu2 + 3 * (size_t)nu2 + 1, sizeof(double));
+  if (!PB) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  double *G = PB + (size_t)p * nu2, *V = G + (size_t)nu2 * nu2, *ev = V + (size_t)nu2 * nu2;
+  double *h = ev + nu2;
+  double pbmax = 0.0;
+  lth_small_gemm(CblasNoTrans, CblasNoTrans, p, nu2, p, 1.0, P1, p, B2, p, 0.0, PB, p);
+  lth_small_gemm(CblasTrans, CblasNoTrans, nu2, nu2, p, 1.0, B2, p, PB, p, 0.0, G, nu2);
+  for (int k = 0; k < nu2; k++) {
+    h[k] = R->r2e[k];
+    for (int i = 0; i < p; i++) {
+      h[k] += B2[i + (size_t)k * p] * p1[i];
+      pbmax = fmax(pbmax, fabs(PB[i + (size_t)k * p]));
+    }
+    hmax = fmax(hmax, fabs(h[k]));
+  }
+  double tol = 1e-12 * fmax(pmax, 1e-300) * fmax(bmax, 1e-300) * p;
+  R->jump1 = pbmax > tol || hmax > 0.0;
+  if (!R->jump1) {
+    free(PB);
+    return LTH_OK;
+  }
+  memcpy(V, G, (size_t)nu2 * nu2 * sizeof(double));
+  if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'V', 'U', nu2, V, nu2, ev) != 0) {
+    free(PB);
+    return lth_error_set_t(err, LTH_ELAPACK, L->t1, "the eigenvalues of B2'P1 B2 failed");
+  }
+  double gmax = fmax(fabs(ev[nu2 - 1]), 1e-300);
+  memset(R->Gp, 0, (size_t)nu2 * nu2 * sizeof(double));
+  for (int k = 0; k < nu2 && st == LTH_OK; k++) {
+    const double *v = V + (size_t)k * nu2;
+    if (ev[k] > 1e-12 * gmax) {
+      for (int j = 0; j < nu2; j++) {
+        for (int i = 0; i < nu2; i++) {
+          R->Gp[i + (size_t)j * nu2] += v[i] * v[j] / ev[k];
+        }
+      }
+      continue;
+    }
+    double pv = 0.0, hv = 0.0; /* a free direction: P1 B2 v and h'v must vanish */
+    for (int i = 0; i < p; i++) {
+      double sum = 0.0;
+      for (int j = 0; j < nu2; j++) {
+        sum += PB[i + (size_t)j * p] * v[j];
+      }
+      pv = fmax(pv, fabs(sum));
+    }
+    for (int j = 0; j < nu2; j++) {
+      hv += h[j] * v[j];
+    }
+    if (pv > tol || fabs(hv) > 1e-12 * fmax(hmax, 1e-300)) {
+      st = lth_error_set_t(err, LTH_ENOSOL, L->t1,
+                           "the final cost falls without bound along a free input's direction "
+                           "at t1 (an impulse there lowers it at no cost): no optimum");
+    }
+  }
+  if (st == LTH_OK) { /* Y = (P1~, p1~, c1~) */
+    double *GPB = calloc((size_t)nu2 * p + nu2 + 1, sizeof(double)),
+           *Gh = GPB ? GPB + (size_t)nu2 * p : NULL;
+    if (!GPB) {
+      free(PB);
+      return lth_error_set(err, LTH_ENOMEM, "out of memory");
+    }
+    lth_small_gemm(CblasNoTrans, CblasTrans, nu2, p, nu2, 1.0, R->Gp, nu2, PB, p, 0.0, GPB, nu2);
+    lth_small_gemm(CblasNoTrans, CblasNoTrans, nu2, 1, nu2, 1.0, R->Gp, nu2, h, nu2, 0.0, Gh, nu2);
+    lth_small_gemm(CblasNoTrans, CblasNoTrans, p, p, nu2, -1.0, PB, p, GPB, nu2, 1.0, P1, p);
+    lth_small_gemm(CblasNoTrans, CblasNoTrans, p, 1, nu2, -1.0, PB, p, Gh, nu2, 1.0, p1, p);
+    for (int k = 0; k < nu2; k++) {
+      R->Y[(size_t)p * p + p] -= h[k] * Gh[k];
+    }
+    free(GPB);
+  }
+  free(PB);
+  return st;
+}
+
+/* zeta = -G^+ (B2'(P1 x + p1) + r2) at t1, on the final cost as given. */
+static void terminal_zeta(const sing_run *R, const double *x, double *zeta) {
+  int p = R->p, nu2 = R->nu2;
+  const double *P1 = R->Ye, *p1 = R->Ye + (size_t)p * p;
+  double g[nu2 > 0 ? nu2 : 1];
+  for (int k = 0; k < nu2; k++) {
+    double sum = R->r2e[k];
+    for (int i = 0; i < p; i++) {
+      double px = p1[i];
+      for (int j = 0; j < p; j++) {
+        px += P1[i + (size_t)j * p] * x[j];
+      }
+      sum += R->B2e[i + (size_t)k * p] * px;
+    }
+    g[k] = sum;
+  }
+  for (int k = 0; k < nu2; k++) {
+    double sum = 0.0;
+    for (int j = 0; j < nu2; j++) {
+      sum += R->Gp[k + (size_t)j * nu2] * g[j];
+    }
+    zeta[k] = R->jump1 ? -sum : 0.0;
+  }
+}
 
 /* B2(t0) = B U2 by its SVD: the rows of x(t0) that an impulse of u2 cannot
  * change are Ub(:, nu2:)' x(t0) = Ub(:, nu2:)' x0. */
@@ -271,7 +386,8 @@ static lth_status collocate(sing_run *R, lth_error *err) {
   lth_colloc_ctx *cx =
       buf ? lth_colloc_ctx_alloc(sys, lth_colloc_default_stages(SING_TOL), &io, L->t0, L->t1, err)
           : NULL;
-  st = cx ? LTH_OK : (buf ? lth_error_status(err) : lth_error_set(err, LTH_ENOMEM, "out of memory"));
+  st =
+      cx ? LTH_OK : (buf ? lth_error_status(err) : lth_error_set(err, LTH_ENOMEM, "out of memory"));
   lth_colloc_out out = {0};
   if (st == LTH_OK) {
     /* x(t0) = x0 up to an impulse along B2(t0), c(t0) = 0, lambda(t1) - P1 x(t1) = p1 */
@@ -402,6 +518,15 @@ static lth_status results(sing_run *R, size_t n, lth_plqr_result *res, lth_error
   for (int k = 0; k < R->nu2; k++) {
     jump += 2.0 * R->r2[k] * eta[k];
   }
+  double zeta[R->nu2];
+  terminal_zeta(R, z1, zeta);
+  for (int c = 0; c < nu; c++) {
+    double sum = 0.0;
+    for (int k = 0; k < R->nu2; k++) {
+      sum += R->U[c + (size_t)(nu - R->nu2 + k) * nu] * zeta[k];
+    }
+    res->impulse_t1[c] = sum;
+  }
   double c1 = R->Y[(size_t)p * p + p], J = c1 + z1[p] + jump, phi = c1;
   for (int i = 0; i < p; i++) {
     J += z0[i] * z0[p + 1 + i] + p1[i] * z1[i];
@@ -436,12 +561,19 @@ lth_status plqr_singular_solve(plqr *L, int nu2, const double *U, const double *
     st = R.zo ? LTH_OK : lth_error_set(err, LTH_ENOMEM, "out of memory");
   }
   st = st == LTH_OK ? plqr_final(L, R.Y, err) : st;
-  st = st == LTH_OK ? terminal_smooth(L, nu2, U, R.Y, err) : st;
+  st = st == LTH_OK ? final_convex(L, R.Y, err) : st;
   st = st == LTH_OK ? plqr_initial_state(L, z0, R.x0, err) : st;
   if (st == LTH_OK) {
     size_t p = (size_t)R.p, k = (size_t)nu2;
     R.Ub = malloc((p * p + k + k * k + k + 1) * sizeof(double));
-    st = R.Ub ? LTH_OK : lth_error_set(err, LTH_ENOMEM, "out of memory");
+    R.B2e = R.Ub ? malloc((p * k + 2 * k * k + L->ny_ + k + 1) * sizeof(double)) : NULL;
+    st = R.B2e ? LTH_OK : lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  if (st == LTH_OK) {
+    R.Gp = R.B2e + (size_t)R.p * nu2;
+    R.Ye = R.Gp + (size_t)nu2 * nu2;
+    R.r2e = R.Ye + L->ny_;
+    st = terminal_setup(&R, err);
   }
   if (st == LTH_OK) {
     R.sv = R.Ub + (size_t)R.p * R.p;
@@ -464,5 +596,6 @@ lth_status plqr_singular_solve(plqr *L, int nu2, const double *U, const double *
   free(R.T.wq);
   free(R.Y);
   free(R.Ub);
+  free(R.B2e);
   return st;
 }

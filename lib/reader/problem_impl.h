@@ -166,12 +166,27 @@ typedef struct lth_plin {
   int n;
 } lth_plin;
 
+/* A sparse value (problem_valsp.c): sum_k c_k M_k, scalars c_k (constants
+ * or expressions in t, no samples, no unknowns) times constant sparse
+ * matrices M_k read by mm("file.mtx") (owned). */
+struct lth_csc;
+typedef struct lth_psterm {
+  lth_psc c;
+  struct lth_csc *m;
+} lth_psterm;
+typedef struct lth_psparse {
+  int n, cap;
+  lth_psterm *t;
+} lth_psparse;
+
 /* A matrix value.  Entry k (row-major) is val[k] when ext is NULL or
- * ext[k] is NULL, else the linear form *ext[k] (val[k] is then 0). */
+ * ext[k] is NULL, else the linear form *ext[k] (val[k] is then 0).  A
+ * sparse value (sp != NULL) is rows x cols with no val and no ext. */
 typedef struct lth_pval {
   int rows, cols;
   double *val;
   lth_plin **ext;
+  lth_psparse *sp;
 } lth_pval;
 
 /* Names of unknowns for messages (the equation form), NULL in the block form. */
@@ -233,6 +248,29 @@ lth_status lth_psc_compile(lth_pcur *c, size_t pos, const lth_psc *s, double sig
 /* The value (no unknowns) as a source: constant, or expressions; error at pos. */
 lth_status lth_pval_source(lth_pcur *c, size_t pos, const lth_pval *a, lth_source **out);
 
+/* ---- sparse values (problem_valsp.c): mm("file.mtx") and their sums ----
+ * Operations the value algebra routes here when an operand is sparse: sums
+ * and differences of sparse values of one size (a constant dense matrix of
+ * the size joins as a term of its nonzeros), scaling by a scalar function of
+ * t (* on either side, / on the right), negation and transposes.  Everything
+ * else (products of matrices, functions, powers, concatenation) is refused
+ * at pos, naming what to write instead. */
+/* 1 x 1 term: *m (moved, owned by out) with the coefficient 1. */
+lth_status lth_pval_mm(const lth_pvctx *x, size_t pos, struct lth_csc *m, lth_pval *out);
+/* a op b with a or b sparse; a and b are left to the caller. */
+lth_status lth_pval_sparse_binop(const lth_pvctx *x, size_t pos, int op, lth_pval *a, lth_pval *b,
+                                 lth_pval *out);
+lth_status lth_pval_sparse_neg(const lth_pvctx *x, size_t pos, lth_pval *a);
+lth_status lth_pval_sparse_transpose(const lth_pvctx *x, size_t pos, lth_pval *a);
+/* The refusal of `what` (e.g. "sin(...)") applied to a sparse value. */
+lth_status lth_pval_sparse_refuse(const lth_pvctx *x, size_t pos, const char *what);
+void lth_psparse_free(lth_psparse *sp);
+/* 1 if some coefficient depends on t. */
+int lth_psparse_has_t(const lth_psparse *sp);
+/* The sparse value as a source (lib/source/source_sparse.h); its matrices
+ * move to the source.  Errors at pos. */
+lth_status lth_pval_sparse_source(lth_pcur *c, size_t pos, lth_pval *a, lth_source **out);
+
 /* Internals shared by problem_val.c (scalars, linear forms) and
  * problem_valmat.c (matrices).  Binary operations leave their operands
  * unchanged; op is one of + - * / ^. */
@@ -278,6 +316,7 @@ const char *lth_plin_name(const lth_pvctx *x, const lth_plin *l, char *buf, size
  *   primary := unknown["'"...] | [rows]        (derivatives of an unknown)
  *            | eye | eye(n) | eye(m,n) | zeros(m[,n]) | ones(m[,n]) | diag(v)
  *            | samples("file.csv")             (the equation form)
+ *            | mm("file.mtx")                  (a block's right-hand side)
  * Inside [ ], entries are separated by ',' or blanks and rows by ';' or a
  * newline; blanks separate entries as in MATLAB (the grammar's blank rule):
  * `[1 -2]` has two entries, `[1 - 2]` and `[1 -  2]` one. */
@@ -303,6 +342,11 @@ typedef struct lth_plit_opts {
    * number of the term in the linear forms; NULL: an unknown takes no
    * argument */
   lth_status (*unknown_at)(struct lth_plp *p, int var, int order, size_t name_pos, int *code);
+  /* mm("file.mtx") (the right-hand side of a block, problem_rhs.c): parse
+   * the call from the cursor (at the '(' after the name at name_pos) and
+   * give the matrix; NULL: mm(...) is not allowed here */
+  lth_status (*mm)(void *ctx, size_t name_pos, struct lth_csc **out);
+  void *mm_ctx;
 } lth_plit_opts;
 
 /* Parse a value from the cursor to the end of the statement (or to '=').

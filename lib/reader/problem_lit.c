@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "problem_lit.h"
+#include "source/csc.h"
 
 #define ERR LTH_PLIT_ERR
 
@@ -102,6 +103,49 @@ static lth_status samples_term(lth_plp *p, lth_pval *out) {
   return st == LTH_OK ? lth_pval_samples(&p->x, b, src, out) : st;
 }
 
+/* mm("file.mtx") at the current name (a '(' follows): the matrix of a
+ * Matrix Market file, where the statement allows one. */
+static lth_status mm_term(lth_plp *p, lth_pval *out) {
+  size_t b = p->g.tok.start;
+  lth_csc *m = NULL;
+  if (!p->o->mm) {
+    return ERR(p, b,
+               "mm(\"file.mtx\") gives the matrix of a block: it may appear only on the "
+               "right-hand side of a block of a `problem dae` file (A(i,j), f(i), M(i), B(i), C, "
+               "D) or of an LQR matrix");
+  }
+  p->c->pos = p->g.tok.end;
+  lth_status st = p->o->mm(p->o->mm_ctx, b, &m);
+  if (st == LTH_OK) {
+    st = lth_gparser_seek(&p->g, p->c->pos);
+  }
+  if (st != LTH_OK) {
+    lth_csc_free(m);
+    return st;
+  }
+  return lth_pval_mm(&p->x, b, m, out);
+}
+
+/* 1 if the name at the current token is `mm` called with a string: mm("...
+ * (a string is no expression, so this reads no file written before mm(...)
+ * existed differently; a param, unknown or named function called mm keeps
+ * its meaning). */
+static int at_mm_call(const lth_plp *p, int call) {
+  const char *s = p->c->tx->buf;
+  size_t b = p->g.tok.start, i = p->g.tok.end;
+  if (!call || i - b != 2 || memcmp(s + b, "mm", 2) != 0) {
+    return 0;
+  }
+  while (i < p->c->st.e && (s[i] == ' ' || s[i] == '\t')) {
+    i++;
+  }
+  i += i < p->c->st.e && s[i] == '(';
+  while (i < p->c->st.e && (s[i] == ' ' || s[i] == '\t')) {
+    i++;
+  }
+  return i < p->c->st.e && s[i] == '"';
+}
+
 /* An unknown of the equation form at the current name, with its quotes. */
 static lth_status unknown(lth_plp *p, int var, int call, lth_pval *out) {
   const char *s = p->c->tx->buf + p->g.tok.start;
@@ -152,6 +196,10 @@ static int r_name(lth_gparser *g, int call, lth_gval *out, lth_status *st) {
     known = 1;
   }
   if (!known && lth_pfunc_name(p, call, &v, st)) {
+    known = 1;
+  }
+  if (!known && at_mm_call(p, call)) {
+    *st = mm_term(p, &v);
     known = 1;
   }
   if (known) {
@@ -302,8 +350,13 @@ static const lth_grammar READER_GRAMMAR = {.number = v_number,
 
 lth_status lth_plit_arg(lth_plp *p, const char *after, lth_pval *out) {
   lth_gval v;
+  size_t b = p->g.tok.start;
   lth_status st = lth_gparser_nested(&p->g, 0, after, &v);
-  *out = st == LTH_OK ? lth_plit_get(&v) : (lth_pval){0, 0, NULL, NULL};
+  *out = st == LTH_OK ? lth_plit_get(&v) : (lth_pval){0, 0, NULL, NULL, NULL};
+  if (st == LTH_OK && out->sp) {
+    lth_pval_free(out);
+    st = lth_pval_sparse_refuse(&p->x, b, "a matrix from mm(...) as an argument");
+  }
   return st;
 }
 

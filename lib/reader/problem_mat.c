@@ -280,11 +280,16 @@ static lth_status add_entry(lth_plp *p, rowacc *a) {
     a->row_pos = p->g.tok.start;
   }
   lth_gval slot;
+  size_t eb = p->g.tok.start;
   lth_status st = lth_gparser_expr(&p->g, NULL, &slot);
   if (st != LTH_OK) {
     return st;
   }
   lth_pval e = lth_plit_get(&slot);
+  if (e.sp) {
+    lth_pval_free(&e);
+    return lth_pval_sparse_refuse(&p->x, eb, "a matrix from mm(...) inside [ ... ]");
+  }
   a->count++;
   if (e.rows == 1 && e.cols == 1) {
     return run_append(p, a, &e);

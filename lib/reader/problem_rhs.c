@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Data files: right-hand sides of blocks -- matrix literals, `eye`,
- * samples("file.csv"), bare expressions -- and the sources they become.
+ * samples("file.csv"), bare expressions, mm("file.mtx") and its
+ * combinations -- and the sources they become.
  * lib/reader/problem_impl.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lth/samples.h"
+#include "mtx.h"
 #include "problem_impl.h"
 
 /* Budget against hostile sizes: the total of rows*cols over the blocks. */
@@ -111,6 +113,68 @@ lth_status lth_pp_samples_call(lth_pp *P, const char *label, int rows, int cols,
   return st;
 }
 
+/* mm("file.mtx"), the cursor at the '(' after the name: the matrix of the
+ * Matrix Market file (lib/reader/mtx.c), the path relative to the data
+ * file's folder.  An error inside the file is reported at the file name in
+ * the data file, its message naming the Matrix Market file's line and
+ * column. */
+static lth_status mm_call(void *ctx, size_t name_pos, lth_csc **out) {
+  lth_pp *P = ctx;
+  lth_pcur *c = &P->c;
+  (void)name_pos;
+  *out = NULL;
+  lth_status st = lth_pcur_expect(c, '(', "'(' after `mm`");
+  if (st == LTH_OK) {
+    st = lth_pcur_expect(c, '"', "a quoted file name: mm(\"file.mtx\")");
+  }
+  if (st != LTH_OK) {
+    return st;
+  }
+  size_t b = c->pos;
+  while (c->pos < c->st.e && c->tx->buf[c->pos] != '"' && c->tx->buf[c->pos] != '\n') {
+    c->pos++;
+  }
+  if (c->pos >= c->st.e || c->tx->buf[c->pos] != '"') {
+    return LTH_PERR(P, b - 1, LTH_EPARSE,
+                    "unterminated string: expected '\"' to end the file name");
+  }
+  if (c->pos == b) {
+    return LTH_PERR(P, b - 1, LTH_EPARSE, "empty file name in mm(\"\")");
+  }
+  size_t n = c->pos++ - b;
+  if ((st = lth_pcur_expect(c, ')', "')' after the file name")) != LTH_OK) {
+    return st;
+  }
+  char *path = join_path(P->basedir, c->tx->buf + b, n);
+  if (!path) {
+    return LTH_PERR(P, b, LTH_ENOMEM, "out of memory");
+  }
+  *out = lth_mtx_read(path, P->err);
+  free(path);
+  if (*out) {
+    return LTH_OK;
+  }
+  st = P->err ? P->err->status : LTH_EIO;
+  if (P->err && P->err->line > 0) {
+    lth_error_prefix(P->err, "mm(\"%.*s\"), line %d, column %d: ", (int)(n > 48 ? 48 : n),
+                     c->tx->buf + b, P->err->line, P->err->column);
+  } else {
+    lth_error_prefix(P->err, "mm(\"%.*s\"): ", (int)(n > 48 ? 48 : n), c->tx->buf + b);
+  }
+  return lth_pcur_locate(c, b, st);
+}
+
+/* A sparse value for a target of rows x cols: exactly its size. */
+static lth_status sparse_rhs(lth_pp *P, const char *label, int rows, int cols, size_t rhs,
+                             lth_pval *v, lth_source **out) {
+  if (v->rows != rows || v->cols != cols) {
+    return LTH_PERR(P, rhs, LTH_EDIM, "%s is %d x %d, but the matrix from mm(...) is %d x %d%s",
+                    label, rows, cols, v->rows, v->cols,
+                    v->rows == cols && v->cols == rows ? " (transpose it: mm(\"...\")')" : "");
+  }
+  return lth_pval_sparse_source(&P->c, rhs, v, out);
+}
+
 /* Fit a value to a target of rows x cols: exact shape, or a vector of the
  * right length given as a row for a column (or the reverse).  Messages name
  * the target and its size. */
@@ -151,10 +215,20 @@ lth_status lth_pp_parse_rhs(lth_pp *P, const char *label, int rows, int cols, lt
     return lth_pp_samples_call(P, label, rows, cols, out, path_b, path_n, 1);
   }
   c->pos = rhs;
-  lth_plit_opts o = {.eye_rows = rows, .eye_cols = cols, .label = label, .stop_at_eq = 0};
+  lth_plit_opts o = {.eye_rows = rows,
+                     .eye_cols = cols,
+                     .label = label,
+                     .stop_at_eq = 0,
+                     .mm = mm_call,
+                     .mm_ctx = P};
   lth_pval v;
   lth_status st = lth_plit_parse(c, &o, &v);
   if (st != LTH_OK) {
+    return st;
+  }
+  if (v.sp) {
+    st = sparse_rhs(P, label, rows, cols, rhs, &v, out);
+    lth_pval_free(&v);
     return st;
   }
   st = fit_shape(P, label, rows, cols, rhs, &v);

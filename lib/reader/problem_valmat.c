@@ -24,6 +24,7 @@ void lth_pval_free(lth_pval *v) {
   }
   free(v->ext);
   free(v->val);
+  lth_psparse_free(v->sp);
   memset(v, 0, sizeof *v);
 }
 
@@ -41,6 +42,10 @@ static const lth_plin *entry(const lth_pval *a, size_t k, lth_plin *tmp) {
 
 int lth_pval_entry_const(const lth_pval *a, size_t k, double *v) {
   lth_plin tmp;
+  if (a->sp) {
+    *v = 0.0;
+    return 0;
+  }
   const lth_plin *l = entry(a, k, &tmp);
   *v = l->c0.v;
   return lth_plin_const(l);
@@ -263,8 +268,11 @@ static lth_status lin_div_op(const lth_pvctx *x, size_t pos, int op, const lth_p
   return lth_plin_scale(x, pos, op, a, &b->c0, 0, out);
 }
 
-static lth_status binop_checked(const lth_pvctx *x, size_t pos, int op, const lth_pval *a,
-                                const lth_pval *b, lth_pval *out) {
+static lth_status binop_checked(const lth_pvctx *x, size_t pos, int op, lth_pval *a, lth_pval *b,
+                                lth_pval *out) {
+  if (a->sp || b->sp) {
+    return lth_pval_sparse_binop(x, pos, op, a, b, out);
+  }
   int sa = a->rows == 1 && a->cols == 1, sb = b->rows == 1 && b->cols == 1;
   char nm[80];
   lth_plin tmp;
@@ -313,7 +321,7 @@ static lth_status binop_checked(const lth_pvctx *x, size_t pos, int op, const lt
           lth_pvctx_subject(x), lth_plin_name(x, entry(a, 0, &tmp), nm, sizeof nm));
     }
     if (op == '^' && !lth_plin_pure(entry(a, 0, &tmp))) { /* x^1 */
-      lth_pval one = {1, 1, NULL, NULL};
+      lth_pval one = {1, 1, NULL, NULL, NULL};
       double v = 1.0;
       one.val = &v;
       return entrywise(x, pos, '*', lin_mul_op, a, &one, out);
@@ -332,6 +340,9 @@ lth_status lth_pval_binop(const lth_pvctx *x, size_t pos, int op, lth_pval *a, l
 }
 
 lth_status lth_pval_neg(const lth_pvctx *x, size_t pos, lth_pval *a) {
+  if (a->sp) {
+    return lth_pval_sparse_neg(x, pos, a);
+  }
   size_t n = (size_t)a->rows * (size_t)a->cols;
   for (size_t k = 0; k < n; k++) {
     a->val[k] = -a->val[k] + 0.0; /* no negative zeros */
@@ -352,6 +363,9 @@ lth_status lth_pval_neg(const lth_pvctx *x, size_t pos, lth_pval *a) {
 }
 
 lth_status lth_pval_transpose(const lth_pvctx *x, size_t pos, lth_pval *a) {
+  if (a->sp) {
+    return lth_pval_sparse_transpose(x, pos, a);
+  }
   int m = a->rows, n = a->cols;
   if (m <= 1 && n <= 1) {
     return LTH_OK;
@@ -384,6 +398,11 @@ lth_status lth_pval_transpose(const lth_pvctx *x, size_t pos, lth_pval *a) {
 lth_status lth_pval_func(const lth_pvctx *x, size_t pos, int fn, lth_pval *a) {
   char nm[80];
   lth_plin tmp, r = LTH_PLIN_ZERO;
+  if (a->sp) {
+    char what[32];
+    snprintf(what, sizeof what, "%s(mm(...))", lth_expr_func_name(fn));
+    return lth_pval_sparse_refuse(x, pos, what);
+  }
   if (a->rows != 1 || a->cols != 1) {
     return lth_pcur_error(x->c, pos, LTH_EDIM,
                           "%s of a %d x %d matrix: functions apply to scalars (entrywise "
@@ -408,6 +427,11 @@ lth_status lth_pval_func(const lth_pvctx *x, size_t pos, int fn, lth_pval *a) {
 /* Concatenation: place b's entries next to (hcat) or below (vcat) a's. */
 static lth_status concat(const lth_pvctx *x, size_t pos, lth_pval *a, lth_pval *b, int horiz) {
   lth_pval out;
+  if (a->sp || b->sp) {
+    lth_pval_free(a);
+    lth_pval_free(b);
+    return lth_pval_sparse_refuse(x, pos, "a matrix from mm(...) inside [ ... ]");
+  }
   int rows = horiz ? a->rows : a->rows + b->rows, cols = horiz ? a->cols + b->cols : a->cols;
   lth_status st = lth_pval_zeros(x, pos, rows, cols, &out);
   for (int part = 0; part < 2 && st == LTH_OK; part++) {
@@ -475,6 +499,9 @@ int lth_pval_has_unknowns(const lth_pval *a) {
 }
 
 int lth_pval_has_t(const lth_pval *a) {
+  if (a->sp) {
+    return lth_psparse_has_t(a->sp);
+  }
   size_t n = (size_t)a->rows * (size_t)a->cols;
   for (size_t k = 0; a->ext && k < n; k++) {
     const lth_plin *l = a->ext[k];
@@ -507,6 +534,10 @@ lth_status lth_pval_source(lth_pcur *c, size_t pos, const lth_pval *a, lth_sourc
   int m = a->rows, n = a->cols;
   size_t cnt = (size_t)m * (size_t)n;
   *out = NULL;
+  if (a->sp) {
+    lth_pvctx x = {.c = c};
+    return lth_pval_sparse_refuse(&x, pos, "a matrix from mm(...) here");
+  }
   if (!lth_pval_has_t(a)) {
     double *cm = lth_pval_colmajor(a);
     *out = cm ? lth_source_const(m, n, cm, m > 0 ? m : 1, c->err) : NULL;

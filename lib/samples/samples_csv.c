@@ -9,16 +9,8 @@
  * malformed first row ("-1.0.0, 9") is an error naming its line and column,
  * never a header silently dropped.
  *
- * Numbers: [+-]digits[.digits][(e|E)[+-]digits] (also "5." and ".5"),
- * converted exactly as strtod converts them (correctly rounded): the
- * significant digits (leading zeros dropped, wherever they are) and the
- * decimal exponent are handed to strtod as "DIGITS e EXP", without a
- * decimal point, so the locale does not matter.  A correctly rounded
- * conversion never needs more than 768 significant decimal digits plus the
- * knowledge whether any digit after them is nonzero, so beyond 780 digits
- * the rest is replaced by one sticky digit 1 when any of it is nonzero.
- * Values that overflow, inf and nan are "not a finite number"; values below
- * the smallest subnormal read as 0, as strtod reads them.
+ * Numbers: as lib/core/numparse.h reads them (locale-independent, correctly
+ * rounded); inf, nan and values that overflow are "not a finite number".
  */
 #include <errno.h>
 #include <math.h>
@@ -27,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/numparse.h"
 #include "samples_impl.h"
 
-#define CSV_MAX_BYTES   ((size_t)512 << 20)
-#define CSV_KEEP_DIGITS 780
+#define CSV_MAX_BYTES ((size_t)512 << 20)
 
 /* Read a whole file (NUL-terminated copy). */
 static lth_status read_file(const char *path, char **out, size_t *len, lth_error *err) {
@@ -116,86 +108,9 @@ static lth_status csv_error(csv_reader *r, int col, const char *fmt, ...) {
 static int is_blank(int c) { return c == ' ' || c == '\t' || c == '\r'; }
 static int is_digit(int c) { return c >= '0' && c <= '9'; }
 
-static int is_word(const char *s, size_t n, const char *w) {
-  return n == strlen(w) && strncmp(s, w, n) == 0;
-}
-
-/* Decimal exponent after 'e' at s[*i..n-1] (saturating); 0 if malformed. */
-static int parse_exponent(const char *s, size_t n, size_t *i, long long *ex) {
-  int neg = *i < n && s[*i] == '-';
-  *i += *i < n && (s[*i] == '-' || s[*i] == '+');
-  if (!(*i < n && is_digit(s[*i]))) {
-    return 0;
-  }
-  long long e = 0;
-  for (; *i < n && is_digit(s[*i]); (*i)++) {
-    e = e < 1000000000LL ? 10 * e + (s[*i] - '0') : e;
-  }
-  *ex = neg ? -e : e;
-  return 1;
-}
-
-/* Parse a number occupying all of s[0..n-1] (see the file comment).
- * Returns 0 not a number, 1 a finite number, 2 a number that is not finite. */
-static int parse_number(const char *s, size_t n, double *out) {
-  char buf[CSV_KEEP_DIGITS + 40];
-  size_t i = 0, nd = 0, seen = 0;
-  long long point = 0, ex = 0; /* value = 0.DIGITS x 10^(point + ex) */
-  int neg = 0, dot = 0, sticky = 0;
-  if (i < n && (s[i] == '+' || s[i] == '-')) {
-    neg = s[i++] == '-';
-  }
-  const char *w = s + i;
-  size_t rest = n - i;
-  if (is_word(w, rest, "inf") || is_word(w, rest, "Inf") || is_word(w, rest, "nan") ||
-      is_word(w, rest, "NaN") || is_word(w, rest, "Infinity")) {
-    return 2;
-  }
-  for (; i < n && (is_digit(s[i]) || (s[i] == '.' && !dot)); i++) {
-    if (s[i] == '.') {
-      dot = 1;
-      continue;
-    }
-    seen++;
-    if (nd == 0 && s[i] == '0') {
-      point -= dot; /* a leading zero: only its place counts */
-      continue;
-    }
-    point += !dot;
-    if (nd < CSV_KEEP_DIGITS) {
-      buf[nd++] = s[i];
-    } else {
-      sticky |= s[i] != '0';
-    }
-  }
-  if (seen == 0 ||
-      (i < n && (s[i] == 'e' || s[i] == 'E') && (++i, !parse_exponent(s, n, &i, &ex))) || i != n) {
-    return 0;
-  }
-  if (nd == 0) {
-    *out = neg ? -0.0 : 0.0;
-    return 1;
-  }
-  long long p = point + ex;
-  if (p > 400) {
-    return 2;
-  }
-  if (p < -400) {
-    *out = neg ? -0.0 : 0.0;
-    return 1;
-  }
-  if (sticky) {
-    buf[nd++] = '1';
-  }
-  snprintf(buf + nd, sizeof buf - nd, "e%lld", p - (long long)nd);
-  double v = strtod(buf, NULL);
-  *out = neg ? -v : v;
-  return isfinite(v) ? 1 : 2;
-}
-
 /* Split one line (comment already cut) into r->cells.  *ncells is the
  * number of cells found; *bad the 1-based index of the first cell that is
- * not a finite number (0: none), *bad_kind its parse_number result and
+ * not a finite number (0: none), *bad_kind its lth_parse_number result and
  * *bad_col its column; *numeric counts the cells that look like numbers. */
 static void split_cells(csv_reader *r, const char *s, size_t n, int *ncells, int *bad,
                         int *bad_kind, int *bad_col, int *numeric) {
@@ -216,7 +131,7 @@ static void split_cells(csv_reader *r, const char *s, size_t n, int *ncells, int
       ce--;
     }
     double v = 0.0;
-    int kind = parse_number(s + cb, ce - cb, &v);
+    int kind = lth_parse_number(s + cb, ce - cb, &v);
     if ((size_t)count < r->ncap) {
       r->cells[count] = v;
     }

@@ -86,10 +86,9 @@ static lth_status alloc_jets(lth_ss_jets *J, lth_error *err) {
   struct {
     lth_jet *jet;
     int rows, cols;
-  } list[] = {{&J->A, p, p},   {&J->B, p, nu},  {&J->g, p, 1},     {&J->C, ny, p},
-              {&J->D, ny, nu}, {&J->yf, ny, 1}, {&J->Z, s, p},     {&J->Dz, s, nu},
-              {&J->zf, s, 1},  {&J->Q, m, p},   {&v->F, m, p},     {&v->cj, ny, s},
-              {&v->dj, ny, nu}, {&v->y0j, ny, 1}};
+  } list[] = {{&J->A, p, p},   {&J->B, p, nu},  {&J->g, p, 1},    {&J->C, ny, p},  {&J->D, ny, nu},
+              {&J->yf, ny, 1}, {&J->Z, s, p},   {&J->Dz, s, nu},  {&J->zf, s, 1},  {&J->Q, m, p},
+              {&v->F, m, p},   {&v->cj, ny, s}, {&v->dj, ny, nu}, {&v->y0j, ny, 1}};
   for (size_t k = 0; k < sizeof list / sizeof list[0]; k++) {
     lth_status st = lth_jet_init(list[k].jet, list[k].rows, list[k].cols, K, err);
     if (st != LTH_OK) {
@@ -123,8 +122,8 @@ lth_ss_jets *lth_ss_jets_alloc(lth_ss *ss, int order, lth_error *err) {
   J->nu = ss->nu;
   J->ny = ss->ny;
   v->spt = lth_ss_point_alloc(ss, err);
-  v->ws = v->spt ? lth_decomp_ws_alloc_scaled(ss->sys, order, lth_decomp_ws_scale(ss->ws), err)
-                 : NULL;
+  v->ws =
+      v->spt ? lth_decomp_ws_alloc_scaled(ss->sys, order, lth_decomp_ws_scale(ss->ws), err) : NULL;
   v->dp = v->ws ? lth_point_alloc(ss->sys, order, err) : NULL;
   v->maps = v->dp ? lth_input_maps_alloc_order(ss->sys, order, err) : NULL;
   lth_status st = v->maps ? alloc_jets(J, err) : lth_error_status(err);

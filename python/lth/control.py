@@ -58,11 +58,48 @@ def _matrix(value, n, what):
     return np.asfortranarray(0.5 * (a + a.T))
 
 
+_SOURCE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_double, ctypes.c_int,
+                              ctypes.POINTER(ctypes.c_double), ctypes.c_int, ctypes.c_size_t)
+
+
+class _Intensity:
+    """W or V as a library source: a constant, or a function of t (values
+    only: the filter reads no derivative of them)."""
+
+    def __init__(self, value, n, what):
+        self.n, self.what, self.error, self.cfn = n, what, None, None
+        self.fn = value if callable(value) else None
+        self.const = None if self.fn else _matrix(value, n, what)
+
+    def _fill(self, _ctx, t, order, coef, ld, _stride):
+        try:
+            if order > 0:
+                raise errors.UsageError("%s(t) given as a function has values only" % self.what)
+            m = _matrix(self.fn(t), self.n, "%s(%g)" % (self.what, t))
+        except Exception as e:  # reported by kalman() after the library returns
+            self.error = self.error or e
+            return 1
+        for j in range(self.n):
+            for i in range(self.n):
+                coef[i + j * ld] = m[i, j]
+        return 0
+
+    def source(self, err):
+        n = self.n
+        if self.fn is None:
+            return ctypes.c_void_p(_lib.check_ptr(LIB.lth_source_const(
+                n, n, self.const.ctypes.data, n, ctypes.byref(err)), err))
+        self.cfn = _SOURCE_FN(self._fill)
+        return ctypes.c_void_p(_lib.check_ptr(LIB.lth_source_callback(
+            n, n, ctypes.cast(self.cfn, ctypes.c_void_p), None, ctypes.byref(err)), err))
+
+
 def kalman(problem, noise, V, W=1.0, Sigma0=None, times=None, *, grid=None):
     """The Kalman-Bucy filter of a plant with inputs and outputs: the inputs
     named in `noise` are white process noise of intensity `W` (a number: W
     times the identity), the outputs are measured with white noise of
-    intensity `V`, and `Sigma0` (nvars x nvars, the user's order; default 0)
+    intensity `V` (W and V may also be functions of t returning a number or
+    a matrix), and `Sigma0` (nvars x nvars, the user's order; default 0)
     is the covariance of the unknowns at t0 (its state part counts).  At
     `times` (default: the problem's grid) or `grid` uniform points; returns a
     :class:`KalmanResult`.  Refusals as the library's: V not positive
@@ -79,8 +116,8 @@ def kalman(problem, noise, V, W=1.0, Sigma0=None, times=None, *, grid=None):
                                     % (name, pb.name, ", ".join(pb.inputs)))
         idx.append(pb.inputs.index(name))
     ny, nw, s = len(pb.outputs), len(idx), pb.s
-    Vm = _matrix(V, ny, "V")
-    Wm = _matrix(W, nw, "W")
+    Vm = _Intensity(V, ny, "V")
+    Wm = _Intensity(W, nw, "W")
     if Sigma0 is None:
         S0 = np.zeros((s, s))
     else:
@@ -97,10 +134,8 @@ def kalman(problem, noise, V, W=1.0, Sigma0=None, times=None, *, grid=None):
     srcW = srcV = None
     res = ctypes.c_void_p()
     try:
-        srcW = ctypes.c_void_p(_lib.check_ptr(LIB.lth_source_const(nw, nw, Wm.ctypes.data, nw,
-                                                                   ctypes.byref(err)), err))
-        srcV = ctypes.c_void_p(_lib.check_ptr(LIB.lth_source_const(ny, ny, Vm.ctypes.data, ny,
-                                                                   ctypes.byref(err)), err))
+        srcW = Wm.source(err)
+        srcV = Vm.source(err)
         spec = S["lth_kalman_spec"]()
         spec.nw = nw
         spec.noise = ctypes.cast(noise_arr, ctypes.c_void_p).value
@@ -112,6 +147,9 @@ def kalman(problem, noise, V, W=1.0, Sigma0=None, times=None, *, grid=None):
                                             float(hi), ts.ctypes.data, len(ts), None,
                                             ctypes.byref(res), ctypes.byref(err)), err)
         except errors.Error as e:
+            inner = Wm.error or Vm.error
+            if inner is not None:
+                raise inner from e
             raise _name_inputs(e, pb)
         r = S["lth_kalman_result"].from_address(res.value)
         n, p = len(ts), r.p
@@ -156,7 +194,8 @@ class PlantLQRSolution:
     ``x`` are the optimum, ``cost_closed`` is J by quadrature along it, and
     ``K``, ``k``, ``Kx``, ``kx`` are None; ``impulse`` (nu) is the impulse of
     the inputs at t0 that jumps the state onto the singular arc (zero when
-    none; z[0] is after it)."""
+    none; z[0] is after it), ``impulse_t1`` the one at t1 that lowers the
+    final cost (z[-1] at t1 is before it)."""
     times: np.ndarray
     z: np.ndarray
     u: np.ndarray
@@ -174,6 +213,7 @@ class PlantLQRSolution:
     riccati_panels: int
     singular: int = 0
     impulse: np.ndarray = None
+    impulse_t1: np.ndarray = None
 
 
 def plant_lqr(pb, ts):
@@ -209,6 +249,7 @@ def plant_lqr(pb, ts):
         cost_v, closed, panels = float(r.cost), float(r.cost_closed), int(r.riccati_panels)
         singular, have_gain = int(r.singular), int(r.have_gain)
         impulse = _lib.doubles(r.impulse, nu).copy()
+        impulse_t1 = _lib.doubles(r.impulse_t1, nu).copy()
     finally:
         if res.value:
             LIB.lth_plqr_result_free(res)
@@ -228,4 +269,4 @@ def plant_lqr(pb, ts):
                             kx=gains[3], cost=cost_v, cost_closed=closed,
                             variables=list(pb.variables), inputs=list(pb.inputs),
                             outputs=list(pb.outputs), riccati_panels=panels, singular=singular,
-                            impulse=impulse)
+                            impulse=impulse, impulse_t1=impulse_t1)

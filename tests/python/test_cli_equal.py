@@ -18,12 +18,12 @@ import pytest
 import lth
 from conftest import DATA, data, run_tool
 
-DAE_FILES = ["carts_io", "chain_bvp", "circuit_io", "circuit_mna", "index2", "index5", "mass_varying", "pendulum", "pendulum_10s_bvp", "pendulum_bvp",
+DAE_FILES = ["carts_io", "chain_bvp", "chain_sparse", "circuit_io", "circuit_mna", "index2", "index5", "mass_varying", "pendulum", "pendulum_10s_bvp", "pendulum_bvp",
              "pendulum_equations", "pendulum_forced_bvp", "pendulum_natural", "rlc",
              "rlc_periodic", "rotating_rod", "sampled", "slope", "slope_equations", "stiff",
              "two_carts"]
 LQR_FILES = ["lqr_double_integrator", "lqr_timevarying"]
-Z0_FILES = ["carts_io", "circuit_io", "circuit_mna", "index5", "pendulum", "rotating_rod", "sampled", "slope", "stiff"]
+Z0_FILES = ["carts_io", "chain_sparse", "circuit_io", "circuit_mna", "index5", "pendulum", "rotating_rod", "sampled", "slope", "stiff"]
 
 
 def same(py, js, what):

@@ -149,3 +149,33 @@ def test_singular_plant_lqr_closed_form():
     np.testing.assert_allclose(sol.z[:, i1], a * np.exp(ts) - b * np.exp(-ts), atol=1e-9)
     np.testing.assert_allclose(sol.z[:, i2], x2, atol=1e-9)
     np.testing.assert_allclose(sol.u[:, 0], x2, atol=1e-9)
+
+
+def test_time_varying_intensities_against_scipy():
+    """W(t) and V(t) as functions: the covariance of the hand-reduced ODE
+    from Sigma(0) = 0 by SciPy's integration of the filter's Riccati ODE
+    Sigma' = A S + S A' + B W(t) B' - S C' V(t)^-1 C S (DOP853, rtol 1e-12);
+    a constant function gives exactly the constant's result."""
+    import scipy.integrate
+    pb = lth.parse(PLANT.replace("interval 0 30", "interval 0 3"))
+    Wf = lambda t: 1.0 + 0.5 * np.sin(t)
+    Vf = lambda t: np.array([[0.1 * (1.0 + t)]])
+    ts = [0.0, 1.0, 2.0, 3.0]
+    res = lth.kalman(pb, "w", V=Vf, W=Wf, times=ts)
+
+    def rhs(t, y):
+        S = y.reshape(2, 2)
+        d = A @ S + S @ A.T + B @ B.T * Wf(t) - S @ C.T @ C @ S / Vf(t)[0, 0]
+        return d.ravel()
+    ref = scipy.integrate.solve_ivp(rhs, (0.0, 3.0), np.zeros(4), method="DOP853", rtol=1e-12,
+                                    atol=1e-14, t_eval=ts)
+    i, j = pb.variables.index("x1"), pb.variables.index("v1")
+    for k in range(len(ts)):
+        Sz = res.Sigma_z[k]
+        got = np.array([[Sz[i, i], Sz[i, j]], [Sz[j, i], Sz[j, j]]])
+        np.testing.assert_allclose(got, ref.y[:, k].reshape(2, 2), rtol=1e-8, atol=1e-12)
+    same = lth.kalman(pb, "w", V=lambda t: V, W=lambda t: W, times=ts)
+    const = lth.kalman(pb, "w", V=V, W=W, times=ts)
+    np.testing.assert_allclose(same.Sigma_z, const.Sigma_z, rtol=1e-14, atol=1e-16)
+    with pytest.raises(lth.UsageError, match="V"):
+        lth.kalman(pb, "w", V=lambda t: np.ones((2, 2)), times=ts)

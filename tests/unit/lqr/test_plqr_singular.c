@@ -15,8 +15,8 @@
  * (3) the cost from the multiplier equals the cost by quadrature;
  * (4) an initial state off the singular arc: the impulse of u at t0 that
  *     jumps x1 onto it (-1 - tanh 1), then the arc of (1);
- * (5) refusals: a final cost that the free control could jump to (a
- *     terminal impulse), an R
+ * (5) the final cost x1^2 + x2^2, lowered by an impulse at t1 (closed form);
+ * (6) refusals: a final cost that falls without bound along u, an R
  *     that changes rank (R = t u^2 from t0 = 0, and (t - 1/2)^2 u^2), a cost
  *     indefinite in the state (-x1^2 + x2^2: a stationary point, no minimum). */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
@@ -106,8 +106,8 @@ START_TEST(test_totally_singular_closed_form) {
     const double *z = res->z + q * (size_t)res->s;
     worst = fmax(worst, fabs(z[ix1] - x1));
     worst = fmax(worst, fabs(z[ix2] - x2));
-    worst = fmax(worst, fabs(res->u[q] - x2));            /* u = x2 on the arc */
-    worst = fmax(worst, fabs(z[canon(pb, 3)] - x2));      /* mu = u */
+    worst = fmax(worst, fabs(res->u[q] - x2));           /* u = x2 on the arc */
+    worst = fmax(worst, fabs(z[canon(pb, 3)] - x2));     /* mu = u */
     worst = fmax(worst, fabs(z[canon(pb, 2)] - z[ix1])); /* the constraint */
   }
   ck_assert_msg(worst <= 1e-8, "trajectory error %.3e", worst);
@@ -156,11 +156,12 @@ START_TEST(test_partially_singular_sum) {
   for (size_t q = 0; q < res->n; q++) {
     worst = fmax(worst, fabs(res->u[2 * q + 1] - r3->u[q]));
     worst = fmax(worst, fabs(res->u[2 * q] - (a * exp(times[q]) + b * exp(-times[q]))));
-    worst = fmax(worst, fabs(res->z[q * (size_t)res->s + canon(pb, 4)] - r3->z[q * (size_t)r3->s + canon(p3, 0)]));
+    worst = fmax(worst, fabs(res->z[q * (size_t)res->s + canon(pb, 4)] -
+                             r3->z[q * (size_t)r3->s + canon(p3, 0)]));
   }
   ck_assert_msg(worst <= 1e-8, "controls and x3 differ by %.3e", worst);
-  fprintf(stderr, "partially singular: cost %.15g (expected %.15g), controls %.2e\n", res->cost,
-          J, worst);
+  fprintf(stderr, "partially singular: cost %.15g (expected %.15g), controls %.2e\n", res->cost, J,
+          worst);
   lth_plqr_result_free(res);
   lth_plqr_result_free(r3);
   lth_source_free(cd.Ws);
@@ -197,14 +198,44 @@ START_TEST(test_refusals) {
   ck_assert(fabs(res->z[ix1] + tanh(1.0)) <= 1e-9 && fabs(res->z[ix2] - 1.0) <= 1e-9);
   fprintf(stderr, "impulse %.15g (expected %.15g), cost %.15g\n", res->impulse[0], eta, res->cost);
   lth_plqr_result_free(res);
-  /* a final cost on x1, which u moves for free */
+  /* a final cost x1^2 + x2^2: u jumps x1 to 0 at t1 for free, so the arc sees
+   * x2(1)^2 alone: lambda2(1) = x2(1) = -x1(1), so x2 = e^-t = -x1 from
+   * z0 = (-1, 1), and J* = int 2 e^-2t + e^-2 = 1, the impulse at t1 +1/e */
   double F[25] = {0};
   F[ix1 + 5 * ix1] = 1.0;
+  F[ix2 + 5 * ix2] = 1.0;
   cd.c.F = F;
+  double zt[4] = {0};
+  zt[ix1] = -1.0;
+  zt[ix2] = 1.0;
+  zt[canon(pb, 2)] = -1.0;
+  double t2[2] = {0.0, 1.0};
   lth_error_clear(&err);
-  ck_assert_int_eq(lth_plqr_solve(sys, &cd.c, 0.0, 1.0, z0_of(pb), times, 1, NULL, &res, &err),
+  ck_assert_msg(lth_plqr_solve(sys, &cd.c, 0.0, 1.0, zt, t2, 2, NULL, &res, &err) == LTH_OK, "%s",
+                err.message);
+  ck_assert_msg(fabs(res->cost - 1.0) <= 1e-9 && fabs(res->cost_closed - 1.0) <= 1e-9,
+                "cost %.15g, quadrature %.15g, expected 1", res->cost, res->cost_closed);
+  ck_assert_msg(fabs(res->impulse_t1[0] - exp(-1.0)) <= 1e-9 && fabs(res->impulse[0]) <= 1e-9,
+                "impulses %.15g at t0, %.15g at t1 (expected 0, %.15g)", res->impulse[0],
+                res->impulse_t1[0], exp(-1.0));
+  ck_assert(fabs(res->z[(size_t)res->s + ix2] - exp(-1.0)) <= 1e-9);
+  fprintf(stderr, "terminal impulse %.15g (expected %.15g), cost %.15g\n", res->impulse_t1[0],
+          exp(-1.0), res->cost);
+  lth_plqr_result_free(res);
+  /* a final cost that falls without bound along u: -x1 + x2^2 */
+  memset(F, 0, sizeof F);
+  F[ix2 + 5 * ix2] = 1.0;
+  double fl[5] = {0};
+  fl[ix1] = -0.5;
+  cd.c.F = F;
+  cd.c.f = fl;
+  lth_error_clear(&err);
+  ck_assert_int_eq(lth_plqr_solve(sys, &cd.c, 0.0, 1.0, zt, times, 1, NULL, &res, &err),
                    LTH_ENOSOL);
-  ck_assert_msg(err.has_t && err.t == 1.0 && strstr(err.message, "impulse"), "%s", err.message);
+  ck_assert_msg(err.has_t && err.t == 1.0 && strstr(err.message, "without bound"), "%s",
+                err.message);
+  cd.c.f = NULL;
+  cd.c.F = NULL;
   lth_source_free(cd.Ws);
   /* an indefinite weight of the state (Aly-Chan): a stationary point only */
   wt[0] = -1.0;

@@ -62,8 +62,11 @@ static void harm_destroy(void *state) {
   free(state);
 }
 
-static const lth_source_type harm_type = {"harmonic", harm_fill, NULL, harm_domain, harm_destroy,
-                                          1,          NULL,      NULL, NULL};
+static const lth_source_type harm_type = {.name = "harmonic",
+                                          .fill = harm_fill,
+                                          .domain = harm_domain,
+                                          .destroy = harm_destroy,
+                                          .exact = 1};
 
 static harm_state *harm_random(int rows, int cols, double chain) {
   harm_state *hs = calloc(1, sizeof *hs);

@@ -466,6 +466,63 @@ START_TEST(test_refusals) {
 }
 END_TEST
 
+/* lth_ss_jets: order 0 equals lth_ss_at; the Taylor polynomial of order 4 of A,
+ * B, Z and Q at t against lth_ss_at at t + h, h = 0.08 and 0.04: the error
+ * falls like h^5 (a ratio above 16 of the expected 32) or is at rounding. */
+static double taylor_err(const lth_jet *J, double h, const double *val, int rows, int cols) {
+  double worst = 0.0;
+  for (int j = 0; j < cols; j++)
+    for (int i = 0; i < rows; i++) {
+      double sum = 0.0, hp = 1.0;
+      for (int c = 0; c <= J->order; c++, hp *= h) sum += LTH_JET_AT(J, c, i, j) * hp;
+      worst = fmax(worst, fabs(sum - val[i + (size_t)j * rows]));
+    }
+  return worst;
+}
+
+START_TEST(test_jets) {
+  static const int n[TS_MAXR] = {3, 2, 1};
+  plant pl;
+  plant_make(&pl, 3, n, 4242, 0x1);
+  lth_ss_opts o;
+  lth_ss_opts_init(&o);
+  o.t0 = 0.0;
+  lth_ss *ss = lth_ss_alloc(pl.sys, &o, NULL), *ss2 = lth_ss_alloc(pl.sys, &o, NULL);
+  lth_ss_point *a = lth_ss_point_alloc(ss2, NULL);
+  lth_ss_jets *J = lth_ss_jets_alloc(ss, 4, NULL);
+  ck_assert(ss && ss2 && a && J);
+  int p = J->p, m = J->m, s = J->s, nu = J->nu;
+  double worst0 = 0.0;
+  for (int k = 0; k < 3; k++) {
+    double t = 0.3 + 0.4 * k;
+    TU_ASSERT_OK(lth_ss_jets_at(J, t, NULL));
+    TU_ASSERT_OK(lth_ss_at(ss2, t, a, NULL));
+    worst0 = fmax(worst0, taylor_err(&J->A, 0.0, a->A, p, p));
+    worst0 = fmax(worst0, taylor_err(&J->B, 0.0, a->B, p, nu));
+    worst0 = fmax(worst0, taylor_err(&J->Z, 0.0, a->Z, s, p));
+    worst0 = fmax(worst0, taylor_err(&J->Q, 0.0, a->Q, m, p));
+    double e[2];
+    for (int q = 0; q < 2; q++) {
+      double h = q == 0 ? 0.08 : 0.04;
+      TU_ASSERT_OK(lth_ss_at(ss2, t + h, a, NULL));
+      e[q] = fmax(fmax(taylor_err(&J->A, h, a->A, p, p), taylor_err(&J->B, h, a->B, p, nu)),
+                  fmax(taylor_err(&J->Z, h, a->Z, s, p), taylor_err(&J->Q, h, a->Q, m, p)));
+    }
+    fprintf(stderr, "ss jets at t = %g: Taylor error %.3e (h = 0.08), %.3e (h = 0.04)\n", t, e[0],
+            e[1]);
+    ck_assert_msg(e[0] / e[1] > 16.0 || e[1] < 1e-11, "errors %.3e, %.3e do not fall like h^5",
+                  e[0], e[1]);
+    ck_assert_msg(e[1] < 1e-5, "Taylor error %.3e at h = 0.04", e[1]);
+  }
+  ck_assert_msg(worst0 <= 1e-12, "order 0 differs from lth_ss_at by %.3e", worst0);
+  lth_ss_jets_free(J);
+  lth_ss_point_free(a);
+  lth_ss_free(ss);
+  lth_ss_free(ss2);
+  plant_free(&pl);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("ss");
   TCase *tc = tcase_create("core");
@@ -474,6 +531,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_basis);
   tcase_add_test(tc, test_outputs_file);
   tcase_add_test(tc, test_table);
+  tcase_add_test(tc, test_jets);
   tcase_add_test(tc, test_refusals);
   suite_add_tcase(s, tc);
   return s;

@@ -123,8 +123,8 @@ static void dom_domain(const void *state, double *lo, double *hi) {
   *hi = ((const dom_state *)state)->hi;
 }
 
-static const lth_source_type dom_type = {"bounded", dom_fill, NULL, dom_domain, free,
-                                         1,         NULL,     NULL, NULL};
+static const lth_source_type dom_type = {
+    .name = "bounded", .fill = dom_fill, .domain = dom_domain, .destroy = free, .exact = 1};
 
 static lth_source *bounded(int rows, int cols, double value, double lo, double hi) {
   dom_state *d = malloc(sizeof *d);
