@@ -368,6 +368,36 @@ START_TEST(test_singular_pi_named) {
 }
 END_TEST
 
+/* opts.cond_max is the decomposition's threshold (lth_opdecomp_ws_set_cond_max):
+ * with 1e3, the solve refuses (LTH_ECOND) where Pi = 0.618 - t is within
+ * ~1e-3 of singular, before the sign change, as the point itself does. */
+START_TEST(test_cond_max) {
+  lth_opsys *os = singular_sys();
+  lth_opdecomp_ws *ws = lth_opdecomp_ws_alloc(os, 0, NULL);
+  lth_oppoint *pt = lth_oppoint_alloc(os, 0, 1, NULL);
+  ck_assert(ws && pt);
+  lth_opdecomp_ws_set_cond_max(ws, 1e3);
+  lth_error err;
+  TU_ASSERT_OK(lth_opdecomp_at(ws, 0.0, pt, NULL));
+  ck_assert_int_eq(lth_opdecomp_at(ws, 0.6180339 - 1e-5, pt, &err), LTH_ECOND);
+  double cond_refused = err.cond;
+  ck_assert(err.has_cond && cond_refused > 1e3);
+  double z0[3] = {0.0, 0.4, 0.0}, times[2] = {0.5, 1.0};
+  lth_opivp_opts o;
+  lth_opivp_opts_init(&o);
+  o.project = 1;
+  o.cond_max = 1e3;
+  lth_opivp_result *res = NULL;
+  lth_error_clear(&err);
+  ck_assert_int_eq(lth_opivp_solve(os, 0.0, z0, times, 2, &o, &res, &err), LTH_ECOND);
+  ck_assert_msg(res == NULL && err.has_t && err.has_cond && err.cond > 1e3, "%s", err.message);
+  ck_assert_msg(fabs(err.t - 0.6180339) <= 0.05, "t = %g: %s", err.t, err.message);
+  lth_oppoint_free(pt);
+  lth_opdecomp_ws_free(ws);
+  lth_opsys_free(os);
+}
+END_TEST
+
 /* CVODE giving up (one step allowed per output) is LTH_EINTEG naming t, and
  * CVODE's message reaches err, not stderr. */
 START_TEST(test_cvode_failure_silent) {
@@ -469,6 +499,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, test_against_dense);
     tcase_add_test(tc, test_sparse_chain_manufactured);
     tcase_add_test(tc, test_singular_pi_named);
+    tcase_add_test(tc, test_cond_max);
     tcase_add_test(tc, test_cvode_failure_silent);
     tcase_add_test(tc, test_bad_arguments);
   } else {
