@@ -10,9 +10,12 @@
  * (the constraint differentiated twice, 0 = G v' - g'' with v' replaced by
  * its right-hand side, so lambda is of index 1), a sparse Jacobian routine
  * and the KLU direct solver, consistent y0, y0' from the closed form.  lth
- * gets the Hessenberg DAE (blocks v, x, lambda) through C callbacks and
- * lth_ivp_solve, dense today (the sparse path is to come), run where it
- * fits (--lth-max, default s <= 1,000).
+ * gets the Hessenberg DAE (blocks v, x, lambda) through C callbacks twice:
+ * dense, through lth_ivp_solve, where it fits (--lth-max, default s <= 1,000:
+ * row "lth"), and in operator form at every size (row "lth-op": sparse blocks
+ * -- A11 diagonal, A12 tridiagonal, G and G' with two entries a link -- and
+ * lth_opivp_solve, CVODE BDF with matrix-free GMRES, nothing s x s formed;
+ * its drift column also holds max ||P v|| / max(1, ||v||) after the steps).
  *
  * Per size and tool, in a child process (so that its peak memory is its
  * own, wait4): CPU time of the whole solve on [0, 1] at rtol = atol = 1e-8
@@ -22,7 +25,7 @@
  *
  *   bench_scale [--sizes N1,N2,...] [--links M] [--lth-max S] [--rtol R] [--quick]
  *
- * --quick: n = 50, m = 2, both tools, errors below 1e-5 (the smoke test). */
+ * --quick: n = 50, m = 2, every tool, errors below 1e-5 (the smoke test). */
 #define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #include <ida/ida.h>
@@ -41,6 +44,8 @@
 
 #include "app_blas.h"
 #include "lth/ivp.h"
+#include "lth/opdecomp.h"
+#include "lth/opivp.h"
 #include "lth/system.h"
 
 #define NOUT 20
@@ -59,8 +64,12 @@ static double cpu_now(void) {
 /* The d-th derivatives of the exact solution and of the coefficients. */
 static double xs(int i, double t, int d) { return 0.1 * sin(t + 0.3 * i + d * M_PI / 2); }
 static double ls(int j, double t, int d) { return 0.5 * cos(t + j + d * M_PI / 2); }
-static double kappa(double t, int d) { return d == 0 ? 1.0 + 0.1 * sin(t) : 0.1 * sin(t + d * M_PI / 2); }
-static double delta(double t, int d) { return d == 0 ? 0.1 * (1.0 + 0.05 * cos(t)) : 0.005 * cos(t + d * M_PI / 2); }
+static double kappa(double t, int d) {
+  return d == 0 ? 1.0 + 0.1 * sin(t) : 0.1 * sin(t + d * M_PI / 2);
+}
+static double delta(double t, int d) {
+  return d == 0 ? 0.1 * (1.0 + 0.05 * cos(t)) : 0.005 * cos(t + d * M_PI / 2);
+}
 
 /* (K0 x)_i with K0 = 10 tridiag(-1, 2, -1). */
 static double k0x(const chain *C, const double *x, int i) {
@@ -172,8 +181,10 @@ static int ida_jac(double t, double cj, N_Vector yy, N_Vector yp, N_Vector rr, S
       for (int k = 0; k < m; k++) {
         int b = C->link[k];
         double s = 0.0; /* (G G')_{kj} */
-        if (b == a) s = 2.0;
-        else if (b == a + 1 || b + 1 == a) s = -1.0;
+        if (b == a)
+          s = 2.0;
+        else if (b == a + 1 || b + 1 == a)
+          s = -1.0;
         if (s != 0.0) ri[nz] = 2 * n + k, val[nz++] = s;
       }
     }
@@ -184,6 +195,9 @@ static int ida_jac(double t, double cj, N_Vector yy, N_Vector yp, N_Vector rr, S
 
 typedef struct result {
   double cpu, err, drift;
+  double pdrift; /* lth in operator form: max ||P v|| / max(1, ||v||) */
+  size_t steps, rhs, decomps;
+  double decomp_share; /* of the solve's wall clock */
   long rss_kb;
   int ok;
 } result;
@@ -193,8 +207,8 @@ static void exact(const chain *C, double t, double *x, double *v, double *lam) {
   for (int j = 0; j < C->m; j++) lam[j] = ls(j, t, 0);
 }
 
-static void account(const chain *C, double t, const double *x, const double *v,
-                    const double *lam, result *R) {
+static void account(const chain *C, double t, const double *x, const double *v, const double *lam,
+                    result *R) {
   int n = C->n, m = C->m;
   double *ex = malloc(sizeof(double) * (2 * (size_t)n + m));
   exact(C, t, ex, ex + n, ex + 2 * n);
@@ -269,11 +283,13 @@ static int fill(void *vp, double t, int order, double *coef, int ld, size_t stri
     case A12: /* -kappa K0 */
       for (int i = 0; i < n; i++)
         for (int l = i - 1; l <= i + 1; l++)
-          if (l >= 0 && l < n) c[i + (size_t)l * ld] = -kappa(t, k) / kf * 10.0 * (l == i ? 2.0 : -1.0);
+          if (l >= 0 && l < n)
+            c[i + (size_t)l * ld] = -kappa(t, k) / kf * 10.0 * (l == i ? 2.0 : -1.0);
       break;
     case A13: /* G' */
       if (k == 0)
-        for (int j = 0; j < m; j++) c[C->link[j] + (size_t)j * ld] = 1.0, c[C->link[j] + 1 + (size_t)j * ld] = -1.0;
+        for (int j = 0; j < m; j++)
+          c[C->link[j] + (size_t)j * ld] = 1.0, c[C->link[j] + 1 + (size_t)j * ld] = -1.0;
       break;
     case A21:
       if (k == 0)
@@ -281,7 +297,8 @@ static int fill(void *vp, double t, int order, double *coef, int ld, size_t stri
       break;
     case A32:
       if (k == 0)
-        for (int j = 0; j < m; j++) c[j + (size_t)C->link[j] * ld] = 1.0, c[j + (size_t)(C->link[j] + 1) * ld] = -1.0;
+        for (int j = 0; j < m; j++)
+          c[j + (size_t)C->link[j] * ld] = 1.0, c[j + (size_t)(C->link[j] + 1) * ld] = -1.0;
       break;
     case F1:
       for (int i = 0; i < n; i++) c[i] = force(C, i, t, k) / kf;
@@ -303,8 +320,10 @@ static void run_lth(const chain *C, double rtol, result *R) {
   for (int k = 0; k < 7; k++) {
     b[k] = (blk){C, k};
     lth_source *src = lth_source_callback(dims[k][0], dims[k][1], fill, &b[k], NULL);
-    if (at[k][1] > 0) lth_system_set_A(sys, at[k][0], at[k][1], src, NULL);
-    else lth_system_set_f(sys, at[k][0], src, NULL);
+    if (at[k][1] > 0)
+      lth_system_set_A(sys, at[k][0], at[k][1], src, NULL);
+    else
+      lth_system_set_f(sys, at[k][0], src, NULL);
   }
   double *z0 = malloc(sizeof(double) * s), times[NOUT];
   exact(C, 0.0, z0 + n, z0, z0 + 2 * n); /* z = (v, x, lambda) */
@@ -327,6 +346,131 @@ static void run_lth(const chain *C, double rtol, result *R) {
   free(z0);
 }
 
+/* ---- lth in operator form: sparse blocks, lth_opivp_solve (CVODE) ---- */
+
+typedef struct opblk {
+  const chain *C;
+  int which; /* A11, A12, F1, F3 */
+} opblk;
+
+static double fact(int k) {
+  double f = 1.0;
+  for (int i = 2; i <= k; i++) f *= i;
+  return f;
+}
+
+/* Values in pattern order: A11 diagonal, A12 tridiagonal (column by column),
+ * f_1 and f_3 dense. */
+static int opfill(void *vp, double t, int order, double *val, size_t stride) {
+  const opblk *b = vp;
+  const chain *C = b->C;
+  int n = C->n;
+  for (int k = 0; k <= order; k++) {
+    double *v = val + (size_t)k * stride, kf = fact(k);
+    switch (b->which) {
+    case A11:
+      for (int i = 0; i < n; i++) v[i] = -delta(t, k) / kf;
+      break;
+    case A12: {
+      int p = 0;
+      for (int col = 0; col < n; col++)
+        for (int row = col - 1; row <= col + 1; row++)
+          if (row >= 0 && row < n) v[p++] = -kappa(t, k) / kf * 10.0 * (row == col ? 2.0 : -1.0);
+      break;
+    }
+    case F1:
+      for (int i = 0; i < n; i++) v[i] = force(C, i, t, k) / kf;
+      break;
+    default:
+      for (int j = 0; j < C->m; j++) v[j] = -gcon(C, j, t, k) / kf;
+    }
+  }
+  return 0;
+}
+
+typedef struct oppat {
+  int *dp, *di, *tp, *ti, *gp, *gi, *hp, *hi; /* diagonal, tridiagonal, G', G */
+  double *one, *gv, *hv;
+} oppat;
+
+static void oppat_free(oppat *P) {
+  void *p[] = {P->dp, P->di, P->tp, P->ti, P->gp, P->gi, P->hp, P->hi, P->one, P->gv, P->hv};
+  for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) free(p[i]);
+}
+
+static lth_opsys *chain_opsys(const chain *C, oppat *P, opblk *b) {
+  int n = C->n, m = C->m, sizes[3] = {n, n, m};
+  P->dp = malloc(sizeof(int) * (n + 1)), P->di = malloc(sizeof(int) * n);
+  P->tp = malloc(sizeof(int) * (n + 1)), P->ti = malloc(sizeof(int) * 3 * n);
+  P->gp = malloc(sizeof(int) * (m + 1)), P->gi = malloc(sizeof(int) * 2 * m);
+  P->hp = malloc(sizeof(int) * (n + 1)), P->hi = malloc(sizeof(int) * 2 * m);
+  P->one = malloc(sizeof(double) * n), P->gv = malloc(sizeof(double) * 2 * m);
+  P->hv = malloc(sizeof(double) * 2 * m);
+  int p = 0, q = 0;
+  for (int col = 0; col < n; col++) {
+    P->dp[col] = col, P->di[col] = col, P->one[col] = 1.0;
+    P->tp[col] = p;
+    for (int row = col - 1; row <= col + 1; row++)
+      if (row >= 0 && row < n) P->ti[p++] = row;
+    P->hp[col] = q; /* G: the links whose rows touch mass col (links are sorted, disjoint) */
+    for (int j = 0; j < m; j++) {
+      if (C->link[j] == col) P->hi[q] = j, P->hv[q++] = 1.0;
+      if (C->link[j] + 1 == col) P->hi[q] = j, P->hv[q++] = -1.0;
+    }
+  }
+  P->dp[n] = n, P->tp[n] = p, P->hp[n] = q;
+  for (int j = 0; j < m; j++) { /* G' */
+    P->gp[j] = 2 * j;
+    P->gi[2 * j] = C->link[j], P->gv[2 * j] = 1.0;
+    P->gi[2 * j + 1] = C->link[j] + 1, P->gv[2 * j + 1] = -1.0;
+  }
+  P->gp[m] = 2 * m;
+  for (int k = 0; k < 4; k++) b[k] = (opblk){C, (int[]){A11, A12, F1, F3}[k]};
+  lth_opsys *sys = lth_opsys_alloc(3, sizes, NULL);
+  int ok = sys != NULL;
+  ok = ok && lth_opsys_set_A(sys, 1, 1, n, P->dp, P->di, opfill, &b[0], NULL) == LTH_OK;
+  ok = ok && lth_opsys_set_A(sys, 1, 2, p, P->tp, P->ti, opfill, &b[1], NULL) == LTH_OK;
+  ok = ok && lth_opsys_set_A_const(sys, 1, 3, 2 * m, P->gp, P->gi, P->gv, NULL) == LTH_OK;
+  ok = ok && lth_opsys_set_A_const(sys, 2, 1, n, P->dp, P->di, P->one, NULL) == LTH_OK;
+  ok = ok && lth_opsys_set_A_const(sys, 3, 2, q, P->hp, P->hi, P->hv, NULL) == LTH_OK;
+  ok = ok && lth_opsys_set_f(sys, 1, opfill, &b[2], NULL) == LTH_OK;
+  ok = ok && lth_opsys_set_f(sys, 3, opfill, &b[3], NULL) == LTH_OK;
+  if (!ok) lth_opsys_free(sys);
+  return ok ? sys : NULL;
+}
+
+static void run_lth_op(const chain *C, double rtol, result *R) {
+  int n = C->n, m = C->m, s = 2 * n + m;
+  oppat P = {0};
+  opblk b[4];
+  lth_opsys *sys = chain_opsys(C, &P, b);
+  double *z0 = malloc(sizeof(double) * s), times[NOUT];
+  exact(C, 0.0, z0 + n, z0, z0 + 2 * n); /* z = (v, x, lambda) */
+  for (int k = 0; k < NOUT; k++) times[k] = (double)(k + 1) / NOUT;
+  lth_opivp_opts o;
+  lth_opivp_opts_init(&o);
+  o.rtol = rtol;
+  o.atol = rtol;
+  lth_opivp_result *res = NULL;
+  lth_error err;
+  lth_error_clear(&err);
+  R->ok = sys && lth_opivp_solve(sys, 0.0, z0, times, NOUT, &o, &res, &err) == LTH_OK;
+  if (!R->ok) fprintf(stderr, "lth (operator form): %s\n", sys ? err.message : "no system");
+  for (int k = 0; R->ok && k < NOUT; k++) {
+    const double *z = res->z + (size_t)k * s;
+    account(C, times[k], z + n, z, z + 2 * n, R);
+  }
+  if (R->ok) {
+    R->steps = res->steps, R->rhs = res->rhs_evals, R->decomps = res->decomps;
+    R->pdrift = res->drift_rel;
+    R->decomp_share = res->seconds_decomp / fmax(res->seconds_total, 1e-12);
+  }
+  lth_opivp_result_free(res);
+  lth_opsys_free(sys);
+  oppat_free(&P);
+  free(z0);
+}
+
 /* One (size, tool) in a child: its CPU time, error, drift back through a pipe,
  * its peak memory from wait4. */
 static result measure(const chain *C, int tool, double rtol) {
@@ -338,8 +482,12 @@ static result measure(const chain *C, int tool, double rtol) {
     close(fd[0]);
     result r = {0};
     double t = cpu_now();
-    if (tool == 0) run_ida(C, rtol, &r);
-    else run_lth(C, rtol, &r);
+    if (tool == 0)
+      run_ida(C, rtol, &r);
+    else if (tool == 1)
+      run_lth(C, rtol, &r);
+    else
+      run_lth_op(C, rtol, &r);
     r.cpu = cpu_now() - t;
     if (write(fd[1], &r, sizeof r) != (ssize_t)sizeof r) _exit(1);
     _exit(0);
@@ -405,7 +553,19 @@ int main(int argc, char **argv) {
     } else {
       printf("%8d %6s %4d %10s (dense path: above --lth-max %d)\n", s, "lth", m, "-", lth_max);
     }
-    if (quick) bad = !(ida.ok && lth.ok && ida.err < 1e-5 && lth.err < 1e-5);
+    result op = {0};
+    if (lth_opivp_available()) {
+      op = measure(&C, 2, rtol);
+      printf("%8d %6s %4d %10.4f %10.1f %10.2e %10.2e %8.1f   steps %zu, rhs %zu, decomps %zu "
+             "(%.0f%% of the time), max |P v| %.1e\n",
+             s, "lth-op", m, op.cpu, op.rss_kb / 1024.0, op.err, op.drift,
+             op.cpu / fmax(ida.cpu, 1e-9), op.steps, op.rhs, op.decomps, 100 * op.decomp_share,
+             op.pdrift);
+    } else {
+      printf("%8d %6s %4d %10s (liblth built without CVODE)\n", s, "lth-op", m, "-");
+    }
+    if (quick)
+      bad = !(ida.ok && lth.ok && op.ok && ida.err < 1e-5 && lth.err < 1e-5 && op.err < 1e-5);
     free(C.link);
   }
   if (quick) printf(bad ? "bench_scale --quick: FAILED\n" : "bench_scale --quick: ok\n");

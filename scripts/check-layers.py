@@ -42,7 +42,7 @@ PUBLIC = {
     "sampling_error.h": "decomp", "opdecomp.h": "decomp",
     "table.h": "table",
     "ic.h": "ic",
-    "ivp.h": "ivp",
+    "ivp.h": "ivp", "opivp.h": "ivp",
     "ss.h": "ss",
     "bvp.h": "bvp",
     "lqr.h": "lqr",

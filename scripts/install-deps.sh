@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Install the Debian packages lth needs, if any are missing (uses sudo when not root).
 #   LTH_WITH_FUZZ=1  also install clang and its fuzzer runtime (for scripts/fuzz.sh)
-#   LTH_WITH_BENCH=1 also install what the benchmarks use: SUNDIALS IDA (bench_ida, the
-#                    peer comparison; never a dependency of the library) and hyperfine
-#                    (start-up timings in docs/performance.md)
+#   LTH_WITH_BENCH=1 also install what the benchmarks use: hyperfine (start-up timings in
+#                    docs/performance.md); SUNDIALS (IDA, the peer of bench_ida, bench_peer
+#                    and bench_scale) comes with the library's CVODE above
 set -euo pipefail
 pkgs=(gcc make cmake pkg-config libgsl-dev liblapacke-dev libopenblas-dev check
   python3 groff-base) # python3: man pages, completion, doc tests; groff: man page test
@@ -14,6 +14,9 @@ pkgs+=(python3-numpy python3-pytest python3-matplotlib gnuplot-nox)
 # the tests' independent references: reading it back and simulating it (scipy.io,
 # scipy.integrate), lth.ss's transfer functions (scipy.linalg)
 pkgs+=(libmatio-dev python3-scipy)
+# the integrator of large sparse systems (lth_opivp_solve: SUNDIALS CVODE; the library
+# builds without it and that solver then refuses), and the benchmarks' peer, IDA
+pkgs+=(libsundials-dev)
 # `pip install --no-build-isolation ./python` into a venv, offline
 # (scripts/check-python-install.sh): venv with its pip, setuptools, wheel
 pkgs+=(python3-venv python3-pip python3-setuptools python3-wheel)
@@ -21,7 +24,7 @@ if [ "${LTH_WITH_FUZZ:-0}" = 1 ]; then
   pkgs+=(clang libclang-rt-14-dev)
 fi
 if [ "${LTH_WITH_BENCH:-0}" = 1 ]; then
-  pkgs+=(libsundials-dev hyperfine)
+  pkgs+=(hyperfine)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -59,4 +59,8 @@
 #define LTH_DEFAULT_SS_ATOL      1e-13
 #define LTH_DEFAULT_SS_RANGE_TOL 1e-8
 
+/* The operator-form initial-value solver (lth_opivp_opts.max_steps): CVODE's
+ * steps per output interval before it gives up (LTH_EINTEG naming t). */
+#define LTH_DEFAULT_OPIVP_MAX_STEPS 1000000
+
 #endif

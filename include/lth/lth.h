@@ -30,6 +30,7 @@
 #include "lth/table.h"
 #include "lth/ic.h"
 #include "lth/ivp.h"
+#include "lth/opivp.h"
 #include "lth/bvp.h"
 #include "lth/lqr.h"
 #include "lth/ss.h"

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Initial-value problems of large sparse Hessenberg systems through the
+ * operator form of the decomposition (include/lth/opdecomp.h): nothing of
+ * size s x s is formed, so the cost per step is O(nnz(A) + s n_r).
+ *
+ * The state part v of z (its first m = s - n_r entries in Clark's
+ * coordinates) obeys the reduced ODE v' = Ahat(t) v + g(t) on range(I - P(t))
+ * (Clark's Theorem 1), started from v(t0) = (I - P(t0)) z0[0..m); the full
+ * solution is z = G v + q, G = (Nhat + Bhat)(I - P) (Corollary 3).  SUNDIALS
+ * CVODE integrates the reduced ODE; every right-hand side decomposes at its t
+ * (lth_opdecomp_at, one point cached by t, so that the Jacobian-vector
+ * products and the projection at the same t reuse it) and applies Ahat and g.
+ *
+ * Drift: Theorem 2 keeps v in range(I - P(t)) exactly; numerically the BDF
+ * method projects every step onto it (CVODE's projection, with I - P(t), its
+ * error estimate projected too), the Adams method at the output times (CVODE
+ * projects only BDF steps).  The result reports the drift max ||P v|| at the
+ * output times before any projection there.
+ *
+ * What is checked between the integrator's times: the decomposition refuses
+ * each t where Pi is singular or ill-conditioned; a sign change of det Pi
+ * between any two decomposed times is located by bisection and refused naming
+ * that t (Pi is continuous, so it was singular there).  A Pi that touches
+ * singularity between two decomposed times without changing sign and without
+ * raising the condition at either is not seen: the dense path's scan of Pi
+ * (include/lth/conditioning.h) has no operator form yet.
+ *
+ * The library is built with CVODE when it is found (CMake option LTH_CVODE);
+ * without it lth_opivp_solve refuses with LTH_EINVAL, and
+ * lth_opivp_available() says so up front.
+ */
+#ifndef LTH_OPIVP_H
+#define LTH_OPIVP_H
+
+#include <stddef.h>
+
+#include "lth/opdecomp.h"
+#include "lth/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum lth_opivp_method {
+  /* Default: variable-order BDF with a Newton iteration whose linear systems
+   * (I - gamma Ahat) x = b are solved by matrix-free GMRES (SPGMR), Ahat x
+   * applied at the cached point.  Systems at this size come from
+   * semi-discretisations whose spectra grow with the mesh: an explicit or
+   * Adams method is held to steps the largest eigenvalue allows, BDF is not,
+   * and on a non-stiff problem it costs a few Ahat applies per step more.  It
+   * is also the method CVODE projects every step. */
+  LTH_OPIVP_BDF = 0,
+  /* Variable-order Adams with functional (fixed-point) iteration: no linear
+   * solves, for problems known to be non-stiff; projected at the output
+   * times only. */
+  LTH_OPIVP_ADAMS = 1
+} lth_opivp_method;
+
+typedef struct lth_opivp_opts {
+  lth_opivp_method method; /* LTH_OPIVP_BDF (default) or LTH_OPIVP_ADAMS */
+  double rtol, atol;       /* CVODE's local error control of v (0: LTH_DEFAULT_RTOL, _ATOL) */
+  size_t max_steps;        /* per output interval (0: LTH_DEFAULT_OPIVP_MAX_STEPS) */
+  int krylov_dim;          /* BDF: the largest Krylov subspace of SPGMR (0: CVODE's, 5) */
+  double cond_max;         /* threshold of Pi's chain condition (0: LTH_DEFAULT_COND_MAX) */
+  int project;             /* 1: accept an inconsistent z0 (z0 != G v0 + q at t0) and start
+                              from v0 = (I - P(t0)) z0[0..m), reporting what changed;
+                              0 (default): refuse it (LTH_ECONSIST naming the residual) */
+} lth_opivp_opts;
+
+void lth_opivp_opts_init(lth_opivp_opts *opts);
+
+typedef struct lth_opivp_result {
+  size_t n;
+  int s, m;
+  double *times;      /* n output times */
+  double *z;          /* s x n: z(times[k]) = G v + q at z + k*s */
+  double *v;          /* m x n: the state part as integrated (before projection at output) */
+  double drift;       /* max_k ||P(t_k) v(t_k)||_2 */
+  double drift_rel;   /* the same relative to max(1, ||v(t_k)||_2) */
+  double z0_residual; /* ||z0 - (G v0 + q)(t0)||_2: how far z0 was from consistent */
+  int projected;      /* 1 if z0 was inconsistent and opts.project accepted it */
+  size_t steps, rhs_evals, decomps, jv_evals, lin_iters, projections;
+  double seconds_total, seconds_decomp; /* wall clock; decomp: the decompositions */
+} lth_opivp_result;
+
+/* 1 if the library was built with CVODE (lth_opivp_solve works), else 0. */
+int lth_opivp_available(void);
+
+/* Solve from z0 (s entries) at t0 and report at times[0..n-1] (finite,
+ * non-decreasing, >= t0; n >= 1).  opts may be NULL (the defaults).
+ * Refusals: bad arguments (LTH_EINVAL, LTH_EDIM), a library built without
+ * CVODE (LTH_EINVAL, saying so), an inconsistent z0 without opts.project
+ * (LTH_ECONSIST), the decomposition's at any t the integrator asks for
+ * (LTH_ESING, LTH_ECOND naming t and the condition; LTH_ECALLBACK), det Pi
+ * changing sign between two decomposed times (LTH_ESING naming where), and a
+ * CVODE failure (LTH_EINTEG naming t and CVODE's message).  CVODE's messages
+ * go into err, never to a stream. */
+lth_status lth_opivp_solve(const lth_opsys *sys, double t0, const double *z0, const double *times,
+                           size_t n, const lth_opivp_opts *opts, lth_opivp_result **out,
+                           lth_error *err);
+void lth_opivp_result_free(lth_opivp_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SUNDIALS CVODE under the operator-form initial-value solver (opivp_impl.h):
+ * the reduced ODE v' = Ahat(t) v + g(t) (Clark's Theorem 1), right-hand side,
+ * Jacobian-vector product Ahat(t) x and projection with I - P(t) all from the
+ * point cached by t.  CVODE's messages go into the error record (an error
+ * handler of our own), never to a stream.  Built only with LTH_HAVE_CVODE. */
+#ifdef LTH_HAVE_CVODE
+#include <cvode/cvode.h>
+#include <cvode/cvode_ls.h>
+#include <cvode/cvode_proj.h>
+#include <nvector/nvector_serial.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_spgmr.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
+
+#include "opivp_impl.h"
+
+typedef struct cv_run {
+  opivp_ctx *c;
+  char msg[256]; /* CVODE's last error message */
+  int has_msg;
+  double *tmp; /* m: the projected error estimate */
+} cv_run;
+
+/* CVODE reports through this instead of printing. */
+static void cv_errors(int code, const char *module, const char *function, char *msg, void *ud) {
+  cv_run *run = ud;
+  if (code >= 0) return; /* warnings (e.g. t + h = t) are not failures */
+  snprintf(run->msg, sizeof run->msg, "%s (%s, %s, code %d)", msg, function, module, code);
+  run->has_msg = 1;
+}
+
+/* A failed decomposition is unrecoverable (-1): it names t, and another step
+ * size would only move the refusal. */
+static int cv_rhs(double t, N_Vector y, N_Vector ydot, void *ud) {
+  cv_run *run = ud;
+  return opivp_rhs(run->c, t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot)) == LTH_OK ? 0 : -1;
+}
+
+/* Jv = Ahat(t) v: the Jacobian of the linear right-hand side, at the point the
+ * right-hand side at t has just decomposed. */
+static int cv_jtimes(N_Vector v, N_Vector Jv, double t, N_Vector y, N_Vector fy, void *ud,
+                     N_Vector tmp) {
+  (void)y, (void)fy, (void)tmp;
+  cv_run *run = ud;
+  return opivp_jv(run->c, t, N_VGetArrayPointer(v), N_VGetArrayPointer(Jv)) == LTH_OK ? 0 : -1;
+}
+
+/* Projection onto range(I - P(t)) (Theorem 2's invariant): corr = -P y, and
+ * the error estimate replaced by its (I - P) part. */
+static int cv_project(double t, N_Vector ycur, N_Vector corr, double eps, N_Vector err, void *ud) {
+  (void)eps;
+  cv_run *run = ud;
+  opivp_ctx *c = run->c;
+  double *cr = N_VGetArrayPointer(corr);
+  if (opivp_proj(c, t, 0, N_VGetArrayPointer(ycur), cr) != LTH_OK) return -1;
+  for (int i = 0; i < c->m; i++) cr[i] = -cr[i];
+  if (err) {
+    double *e = N_VGetArrayPointer(err);
+    if (opivp_proj(c, t, 1, e, run->tmp) != LTH_OK) return -1;
+    memcpy(e, run->tmp, (size_t)c->m * sizeof(double));
+  }
+  return 0;
+}
+
+/* The status of a failed CVode call: the decomposition's refusal if a
+ * callback recorded one, else CVODE's own message naming t. */
+static lth_status cv_failure(cv_run *run, void *mem, int flag, double tout, lth_error *err) {
+  if (run->c->failed) {
+    *err = run->c->fail;
+    return err->status;
+  }
+  double t = tout;
+  CVodeGetCurrentTime(mem, &t);
+  return lth_error_set_t(err, LTH_EINTEG, t, "CVODE failed at t = %.17g (flag %d): %s", t, flag,
+                         run->has_msg ? run->msg : "no message");
+}
+
+/* Add CVODE's counters since its last (re)start to res. */
+static void counters(void *mem, lth_opivp_result *res) {
+  long a = 0;
+  if (CVodeGetNumSteps(mem, &a) == CV_SUCCESS) res->steps += (size_t)a;
+  if (CVodeGetNumRhsEvals(mem, &a) == CV_SUCCESS) res->rhs_evals += (size_t)a;
+  if (CVodeGetNumProjEvals(mem, &a) == CV_SUCCESS) res->projections += (size_t)a;
+  a = 0; /* the linear solver's, when there is one */
+  if (CVodeGetNumJtimesEvals(mem, &a) == CV_SUCCESS) res->jv_evals += (size_t)a;
+  a = 0;
+  if (CVodeGetNumLinIters(mem, &a) == CV_SUCCESS) res->lin_iters += (size_t)a;
+}
+
+/* CVODE set up for the method: BDF with matrix-free SPGMR and the projection,
+ * or Adams with fixed-point iteration.  Returns a CVODE flag (< 0: failed). */
+static int cv_setup(void *mem, cv_run *run, double t0, N_Vector y, SUNContext sctx,
+                    SUNLinearSolver *LS, SUNNonlinearSolver *NLS) {
+  const lth_opivp_opts *o = &run->c->o;
+  int f = CVodeSetErrHandlerFn(mem, cv_errors, run);
+  if (f >= 0) f = CVodeInit(mem, cv_rhs, t0, y);
+  if (f >= 0) f = CVodeSetUserData(mem, run);
+  if (f >= 0) f = CVodeSStolerances(mem, o->rtol, o->atol);
+  if (f >= 0) f = CVodeSetMaxNumSteps(mem, (long)o->max_steps);
+  if (f < 0) return f;
+  if (o->method == LTH_OPIVP_BDF) {
+    *LS = SUNLinSol_SPGMR(y, SUN_PREC_NONE, o->krylov_dim, sctx);
+    if (!*LS) return -1;
+    f = CVodeSetLinearSolver(mem, *LS, NULL);
+    if (f >= 0) f = CVodeSetJacTimes(mem, NULL, cv_jtimes);
+    if (f >= 0) f = CVodeSetProjFn(mem, cv_project);
+  } else {
+    *NLS = SUNNonlinSol_FixedPoint(y, 0, sctx);
+    if (!*NLS) return -1;
+    f = CVodeSetNonlinearSolver(mem, *NLS);
+  }
+  return f;
+}
+
+lth_status opivp_integrate(opivp_ctx *c, double t0, const double *v0, const double *times, size_t n,
+                           opivp_out_fn out, lth_opivp_result *res, lth_error *err) {
+  cv_run run = {.c = c};
+  SUNContext sctx = NULL;
+  N_Vector y = NULL;
+  SUNLinearSolver LS = NULL;
+  SUNNonlinearSolver NLS = NULL;
+  void *mem = NULL;
+  lth_status st = LTH_OK;
+  run.tmp = malloc((size_t)c->m * sizeof(double));
+  if (!run.tmp || SUNContext_Create(NULL, &sctx) != 0 || !(y = N_VNew_Serial(c->m, sctx)) ||
+      !(mem = CVodeCreate(c->o.method == LTH_OPIVP_BDF ? CV_BDF : CV_ADAMS, sctx))) {
+    st = lth_error_set(err, LTH_ENOMEM, "lth_opivp_solve: out of memory setting up CVODE");
+    goto done;
+  }
+  double *Y = N_VGetArrayPointer(y);
+  memcpy(Y, v0, (size_t)c->m * sizeof(double));
+  int f = cv_setup(mem, &run, t0, y, sctx, &LS, &NLS);
+  if (f < 0) {
+    st = cv_failure(&run, mem, f, t0, err);
+    goto done;
+  }
+  double tcur = t0;
+  for (size_t k = 0; k < n && st == LTH_OK; k++) {
+    if (times[k] > tcur) {
+      /* stop at the output time, not past it: the output is then a step's
+       * projected end, not CVODE's interpolant (whose history is not
+       * projected: the drift there is of the order of the tolerance) */
+      f = CVodeSetStopTime(mem, times[k]);
+      if (f >= 0) f = CVode(mem, times[k], y, &tcur, CV_NORMAL);
+      if (f < 0) {
+        st = cv_failure(&run, mem, f, times[k], err);
+        break;
+      }
+      tcur = times[k];
+    }
+    st = out(c, k, Y, res, err);
+    if (st == LTH_OK && c->o.method == LTH_OPIVP_ADAMS && k + 1 < n) {
+      /* Adams is not projected per step (CVODE projects BDF only): project
+       * here and restart from the projected state */
+      if (opivp_proj(c, tcur, 1, Y, run.tmp) != LTH_OK) {
+        *err = c->fail;
+        st = err->status;
+      } else {
+        memcpy(Y, run.tmp, (size_t)c->m * sizeof(double));
+        counters(mem, res);
+        if (CVodeReInit(mem, tcur, y) < 0) st = cv_failure(&run, mem, -1, tcur, err);
+      }
+    }
+  }
+  counters(mem, res);
+done:
+  if (mem) CVodeFree(&mem);
+  if (LS) SUNLinSolFree(LS);
+  if (NLS) SUNNonlinSolFree(NLS);
+  if (y) N_VDestroy(y);
+  if (sctx) SUNContext_Free(&sctx);
+  free(run.tmp);
+  return st;
+}
+#else
+typedef int opivp_cvode_absent; /* a translation unit declares something */
+#endif

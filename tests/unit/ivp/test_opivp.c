@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The operator-form initial-value solver (include/lth/opivp.h):
+ *   - on small random systems (index 2 and 3, manufactured exact solutions)
+ *     through lth_opsys_from_system, it agrees with the dense lth_ivp_solve:
+ *     each solution's error against the exact one, and their difference, are
+ *     within a stated multiple of the sum of the two solves' tolerances, for
+ *     BDF and Adams;
+ *   - a sparse index-3 chain (s = 202, time-varying springs, dampers and
+ *     constraints: the projectors turn) with a manufactured exact solution
+ *     reaches the requested tolerance, with the drift at rounding level;
+ *   - a Pi that becomes singular inside the interval is refused naming t;
+ *     CVODE's own failure (too many steps) is refused naming t, and nothing
+ *     is written to stderr; bad arguments and an inconsistent z0 are refused. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "lth/ivp.h"
+#include "lth/opivp.h"
+#include "opchain.h"
+#include "testsys.h"
+#include "testutil.h"
+
+#define NOUT 10
+
+/* The global error of a solve at local tolerances rtol, atol is bounded by
+ * the reduced ODE's growth over the span times the output gain times the
+ * local tolerance; on these systems (span 1, growth and gain below ~10) the
+ * allowance is this multiple of the tolerance. */
+#define GLOBAL_FACTOR 50.0
+
+static lth_opivp_result *op_solve(const lth_opsys *os, double t0, const double *z0,
+                                  const double *times, size_t n, lth_opivp_method method,
+                                  double rtol) {
+  lth_opivp_opts o;
+  lth_opivp_opts_init(&o);
+  o.method = method;
+  o.rtol = rtol;
+  o.atol = rtol * 1e-2;
+  lth_opivp_result *res = NULL;
+  lth_error err;
+  lth_error_clear(&err);
+  lth_status st = lth_opivp_solve(os, t0, z0, times, n, &o, &res, &err);
+  ck_assert_msg(st == LTH_OK, "%s (t = %g)", err.message, err.t);
+  ck_assert(res && res->n == n && res->steps > 0 && res->decomps > 0);
+  return res;
+}
+
+/* max |a - b| over the outputs, relative to max(1, |z*|) (scale). */
+static double zdiff(const double *a, const double *b, size_t len, double scale) {
+  double d = 0.0;
+  for (size_t i = 0; i < len; i++) {
+    double x = fabs(a[i] - b[i]);
+    d = x > d || x != x ? x : d;
+  }
+  return d / scale;
+}
+
+static double exact_scale(const ts_sys *S, const double *times, size_t n) {
+  double scale = 1.0, z[TS_MAXS];
+  for (size_t k = 0; k < n; k++) {
+    ts_exact(S, times[k], z);
+    for (int i = 0; i < S->s; i++) scale = fmax(scale, fabs(z[i]));
+  }
+  return scale;
+}
+
+START_TEST(test_against_dense) {
+  int shapes[][3] = {{3, 1, 0}, {2, 3, 1}, {3, 3, 2}};
+  int rs[] = {2, 3, 3};
+  const double rtol_op = 1e-8, rtol_dense = 1e-10;
+  for (int c = 0; c < 3; c++) {
+    ts_sys *S = ts_new(rs[c], shapes[c], 9100 + c, 0.3, 1);
+    ck_assert(S != NULL);
+    lth_system *sys = ts_system(S);
+    lth_opsys *os = lth_opsys_from_system(sys, NULL);
+    ck_assert(sys && os);
+    const double t0 = 0.2;
+    double z0[TS_MAXS], times[NOUT];
+    ts_exact(S, t0, z0);
+    for (int k = 0; k < NOUT; k++) times[k] = t0 + 0.1 * (k + 1);
+    lth_ivp_opts o;
+    lth_ivp_opts_init(&o);
+    o.rtol = rtol_dense;
+    o.atol = rtol_dense * 1e-2;
+    o.error_estimate = 0;
+    lth_ivp_result *dres = NULL;
+    lth_error err;
+    ck_assert_msg(lth_ivp_solve(sys, t0, z0, times, NOUT, &o, &dres, &err) == LTH_OK, "%s",
+                  err.message);
+    double scale = exact_scale(S, times, NOUT);
+    double e_dense = ts_error(S, times, NOUT, dres->z, 0);
+    for (int method = 0; method <= 1; method++) {
+      lth_opivp_result *res = op_solve(os, t0, z0, times, NOUT, method, rtol_op);
+      double e_op = ts_error(S, times, NOUT, res->z, 0);
+      double d = zdiff(res->z, dres->z, (size_t)NOUT * S->s, scale);
+      double tol = GLOBAL_FACTOR * (rtol_op + rtol_dense);
+      if (getenv("OPIVP_VERBOSE"))
+        printf("case %d method %d: op %.2e dense %.2e diff %.2e drift %.2e\n", c, method, e_op,
+               e_dense, d, res->drift_rel);
+      /* both against the exact solution, and against each other */
+      ck_assert_msg(e_op <= tol && e_dense <= tol && d <= tol,
+                    "case %d method %d: errors op %.2e dense %.2e, difference %.2e, tol %.2e", c,
+                    method, e_op, e_dense, d, tol);
+      ck_assert_msg(res->drift_rel <= 1e3 * DBL_EPSILON + (method ? 10 * rtol_op : 0.0),
+                    "case %d method %d: drift %.2e", c, method, res->drift_rel);
+      ck_assert(res->z0_residual <= 1e-12 * scale && !res->projected);
+      lth_opivp_result_free(res);
+    }
+    lth_ivp_result_free(dres);
+    lth_opsys_free(os);
+    lth_system_free(sys);
+    ts_free(S);
+  }
+}
+END_TEST
+
+/* ---- the sparse chain with a manufactured exact solution ----
+ * z* = (x*', x*, lambda*), x*_i = a_i sin(b_i t + c_i), lambda*_k likewise;
+ * f_1 = v*' - A11 v* - A12 x* - A13 lambda*, f_3 = -A32 x* (Clark (2.2): the
+ * second block row x' = v has no forcing), as exact jets. */
+
+typedef struct mf_chain {
+  oc_chain *C;
+  double *amp, *fr, *ph; /* N + nc: x* then lambda* */
+  struct mf_ctx {
+    struct mf_chain *M;
+    int which; /* 0: f_1, 1: f_3 */
+  } ctx[2];
+} mf_chain;
+
+/* Taylor coefficient k of the d-th derivative of entry i of (x*, lambda*). */
+static double mf_coef(const mf_chain *M, int i, int d, double t, int k) {
+  double b = M->fr[i], c = 1.0;
+  for (int j = 1; j <= k; j++) c *= b / j;
+  return M->amp[i] * pow(b, d) * c * sin(b * t + M->ph[i] + (d + k) * M_PI / 2);
+}
+
+/* y_k += sum_{j<=k} A_j x_{k-j} for a sparse block (values val[p + j stride])
+ * and a dense jet x (coefficient k of entry l at x[l + k ldx]). */
+static void sp_cauchy(const int *cp, const int *ri, int cols, const double *val, size_t stride,
+                      const double *x, int ldx, double sign, int K, double *y, size_t ys) {
+  for (int k = 0; k <= K; k++)
+    for (int j = 0; j <= k; j++)
+      for (int col = 0; col < cols; col++)
+        for (int p = cp[col]; p < cp[col + 1]; p++)
+          y[ri[p] + (size_t)k * ys] +=
+              sign * val[p + (size_t)j * stride] * x[col + (size_t)(k - j) * ldx];
+}
+
+static int mf_fill(void *vctx, double t, int order, double *val, size_t stride) {
+  const struct mf_ctx *x = vctx;
+  const mf_chain *M = x->M;
+  const oc_chain *C = M->C;
+  int N = C->N, nc = C->nc, K = order;
+  size_t nt = (size_t)C->tri_nnz, ng = (size_t)nc * OC_NG;
+  double *A = calloc(2 * nt * (K + 1) + 2 * ng * (K + 1), sizeof(double));
+  double *zx = malloc(sizeof(double) * (size_t)(3 * N + nc) * (K + 2));
+  if (!A || !zx) return free(A), free(zx), 1;
+  double *A11 = A, *A12 = A + nt * (K + 1), *A13 = A + 2 * nt * (K + 1), *A32 = A13 + ng * (K + 1);
+  double *xs = zx, *vs = zx + (size_t)N * (K + 2), *ls = zx + (size_t)2 * N * (K + 2);
+  int ldl = nc;
+  for (int k = 0; k <= K + 1; k++) {
+    for (int i = 0; i < N; i++) {
+      xs[i + (size_t)k * N] = mf_coef(M, i, 0, t, k);
+      vs[i + (size_t)k * N] = mf_coef(M, i, 1, t, k);
+    }
+    for (int j = 0; j < nc; j++) ls[j + (size_t)k * ldl] = mf_coef(M, N + j, 0, t, k);
+  }
+  struct oc_ctx c0 = {C, 0}, c1 = {C, 1}, c2 = {C, 2}, c3 = {C, 3};
+  int rc = oc_fill(&c0, t, K, A11, nt) | oc_fill(&c1, t, K, A12, nt) | oc_fill(&c2, t, K, A13, ng) |
+           oc_fill(&c3, t, K, A32, ng);
+  for (int k = 0; k <= K; k++)
+    for (int i = 0; i < (x->which ? nc : N); i++) val[i + (size_t)k * stride] = 0.0;
+  if (x->which == 0) {
+    /* v*' coefficient k = (k + 1) v*_{k+1} */
+    for (int k = 0; k <= K; k++)
+      for (int i = 0; i < N; i++)
+        val[i + (size_t)k * stride] = (k + 1) * vs[i + (size_t)(k + 1) * N];
+    sp_cauchy(C->tri_p, C->tri_i, N, A11, nt, vs, N, -1.0, K, val, stride);
+    sp_cauchy(C->tri_p, C->tri_i, N, A12, nt, xs, N, -1.0, K, val, stride);
+    sp_cauchy(C->g13_p, C->g13_i, nc, A13, ng, ls, ldl, -1.0, K, val, stride);
+  } else {
+    sp_cauchy(C->g32_p, C->g32_i, N, A32, ng, xs, N, -1.0, K, val, stride);
+  }
+  free(A);
+  free(zx);
+  return rc;
+}
+
+static mf_chain *mf_make(int N, int nc, uint64_t seed) {
+  mf_chain *M = calloc(1, sizeof *M);
+  M->C = oc_make(N, nc, seed);
+  ck_assert(M->C != NULL);
+  int n = N + nc;
+  M->amp = malloc(sizeof(double) * n);
+  M->fr = malloc(sizeof(double) * n);
+  M->ph = malloc(sizeof(double) * n);
+  for (int i = 0; i < n; i++) {
+    M->amp[i] = rng_splitmix(&seed, 0.2, 1.3);
+    M->fr[i] = rng_splitmix(&seed, 0.7, 2.9);
+    M->ph[i] = rng_splitmix(&seed, 0.0, 6.2);
+  }
+  for (int w = 0; w < 2; w++) M->ctx[w] = (struct mf_ctx){M, w};
+  return M;
+}
+
+static void mf_free(mf_chain *M) {
+  oc_free(M->C);
+  free(M->amp);
+  free(M->fr);
+  free(M->ph);
+  free(M);
+}
+
+/* The chain's blocks with the manufactured forcing. */
+static lth_opsys *mf_opsys(mf_chain *M) {
+  oc_chain *C = M->C;
+  int n[3] = {C->N, C->N, C->nc}, N = C->N, nc = C->nc;
+  lth_opsys *sys = lth_opsys_alloc(3, n, NULL);
+  ck_assert(sys != NULL);
+  TU_ASSERT_OK(
+      lth_opsys_set_A(sys, 1, 1, C->tri_nnz, C->tri_p, C->tri_i, oc_fill, &C->ctx[0], NULL));
+  TU_ASSERT_OK(
+      lth_opsys_set_A(sys, 1, 2, C->tri_nnz, C->tri_p, C->tri_i, oc_fill, &C->ctx[1], NULL));
+  TU_ASSERT_OK(
+      lth_opsys_set_A(sys, 1, 3, nc * OC_NG, C->g13_p, C->g13_i, oc_fill, &C->ctx[2], NULL));
+  TU_ASSERT_OK(lth_opsys_set_A_const(sys, 2, 1, N, C->id_p, C->id_i, C->id_v, NULL));
+  TU_ASSERT_OK(
+      lth_opsys_set_A(sys, 3, 2, nc * OC_NG, C->g32_p, C->g32_i, oc_fill, &C->ctx[3], NULL));
+  TU_ASSERT_OK(lth_opsys_set_f(sys, 1, mf_fill, &M->ctx[0], NULL));
+  TU_ASSERT_OK(lth_opsys_set_f(sys, 3, mf_fill, &M->ctx[1], NULL));
+  return sys;
+}
+
+/* z*(t) = (v*, x*, lambda*). */
+static void mf_exact(const mf_chain *M, double t, double *z) {
+  int N = M->C->N, nc = M->C->nc;
+  for (int i = 0; i < N; i++) z[i] = mf_coef(M, i, 1, t, 0), z[N + i] = mf_coef(M, i, 0, t, 0);
+  for (int j = 0; j < nc; j++) z[2 * N + j] = mf_coef(M, N + j, 0, t, 0);
+}
+
+/* 1 + max over the times of ||A12(t)||_inf: how much larger than the state's
+ * error lambda's may be (lambda balances the spring forces A12 x). */
+static double chain_gain(const mf_chain *M, const double *times, int n) {
+  const oc_chain *C = M->C;
+  double g = 0.0, *val = malloc(sizeof(double) * C->tri_nnz), *row = malloc(sizeof(double) * C->N);
+  struct oc_ctx c1 = {C, 1};
+  for (int k = 0; k < n; k++) {
+    memset(val, 0, sizeof(double) * C->tri_nnz);
+    memset(row, 0, sizeof(double) * C->N);
+    oc_fill(&c1, times[k], 0, val, C->tri_nnz);
+    for (int j = 0; j < C->N; j++)
+      for (int p = C->tri_p[j]; p < C->tri_p[j + 1]; p++) row[C->tri_i[p]] += fabs(val[p]);
+    for (int i = 0; i < C->N; i++) g = fmax(g, row[i]);
+  }
+  free(val);
+  free(row);
+  return 1.0 + g;
+}
+
+START_TEST(test_sparse_chain_manufactured) {
+  const int N = 100, nc = 2, s = 2 * N + nc;
+  mf_chain *M = mf_make(N, nc, 31337);
+  lth_opsys *os = mf_opsys(M);
+  ck_assert_int_eq(lth_opsys_size(os), s);
+  double *z0 = malloc(sizeof(double) * s), *ze = malloc(sizeof(double) * s), times[NOUT];
+  const double t0 = 0.3;
+  mf_exact(M, t0, z0);
+  for (int k = 0; k < NOUT; k++) times[k] = t0 + 0.1 * (k + 1);
+  const double rtols[] = {1e-6, 1e-9};
+  double gain = chain_gain(M, times, NOUT);
+  for (int method = 0; method <= 1; method++) {
+    for (int q = 0; q < 2; q++) {
+      lth_opivp_result *res = op_solve(os, t0, z0, times, NOUT, method, rtols[q]);
+      /* the state's components (v, x) and lambda's, which the algebraic map
+       * z = G v + q gives with the gain of Bhat (index 3: lambda takes the
+       * springs' forces, ||A12||) */
+      double err = 0.0, elam = 0.0, scale = 1.0;
+      for (int k = 0; k < NOUT; k++) {
+        mf_exact(M, times[k], ze);
+        for (int i = 0; i < s; i++) {
+          double d = fabs(res->z[(size_t)k * s + i] - ze[i]);
+          if (i < 2 * N)
+            err = fmax(err, d);
+          else
+            elam = fmax(elam, d);
+          scale = fmax(scale, fabs(ze[i]));
+        }
+      }
+      err /= scale;
+      elam /= scale;
+      if (getenv("OPIVP_VERBOSE"))
+        printf("chain method %d rtol %g: error %.2e lambda %.2e (gain %.0f) drift %.2e steps %zu "
+               "rhs %zu jv %zu decomps %zu\n",
+               method, rtols[q], err, elam, gain, res->drift_rel, res->steps, res->rhs_evals,
+               res->jv_evals, res->decomps);
+      ck_assert_msg(err <= GLOBAL_FACTOR * rtols[q], "method %d rtol %g: error %.2e", method,
+                    rtols[q], err);
+      ck_assert_msg(elam <= GLOBAL_FACTOR * gain * rtols[q], "method %d rtol %g: lambda error %.2e",
+                    method, rtols[q], elam);
+      /* BDF projects every step: drift at rounding; Adams at the outputs only */
+      double dtol = method == LTH_OPIVP_BDF ? 1e3 * DBL_EPSILON : GLOBAL_FACTOR * rtols[q];
+      ck_assert_msg(res->drift_rel <= dtol, "method %d rtol %g: drift %.2e", method, rtols[q],
+                    res->drift_rel);
+      if (method == LTH_OPIVP_BDF) ck_assert(res->projections > 0 && res->jv_evals > 0);
+      lth_opivp_result_free(res);
+    }
+  }
+  free(z0);
+  free(ze);
+  lth_opsys_free(os);
+  mf_free(M);
+}
+END_TEST
+
+/* ---- refusals ---- */
+
+/* blocks (2, 1): A11 = -I, A12 = [1; 0], A21 = [c(t), 1], Pi = A21 A12 = c(t) =
+ * 0.6180339 - t: singular at t = 0.6180339 inside [0, 1]. */
+static int pi_fill(void *ctx, double t, int order, double *val, size_t stride) {
+  (void)ctx;
+  val[0] = 0.6180339 - t;
+  val[1] = 1.0;
+  if (order >= 1) val[stride] = -1.0, val[stride + 1] = 0.0;
+  for (int k = 2; k <= order; k++) val[k * stride] = val[k * stride + 1] = 0.0;
+  return 0;
+}
+
+static lth_opsys *singular_sys(void) {
+  int n[2] = {2, 1};
+  lth_opsys *os = lth_opsys_alloc(2, n, NULL);
+  int p11[] = {0, 1, 2}, i11[] = {0, 1}, p12[] = {0, 1}, i12[] = {0}, p21[] = {0, 1, 2},
+      i21[] = {0, 0};
+  double v11[] = {-1.0, -1.0}, v12[] = {1.0};
+  TU_ASSERT_OK(lth_opsys_set_A_const(os, 1, 1, 2, p11, i11, v11, NULL));
+  TU_ASSERT_OK(lth_opsys_set_A_const(os, 1, 2, 1, p12, i12, v12, NULL));
+  TU_ASSERT_OK(lth_opsys_set_A(os, 2, 1, 2, p21, i21, pi_fill, NULL, NULL));
+  return os;
+}
+
+START_TEST(test_singular_pi_named) {
+  lth_opsys *os = singular_sys();
+  /* consistent z0: z = (z1, z2, z3) with c z1 + z2 = 0; the state is z2 */
+  double z0[3] = {0.0, 0.4, 0.0}, times[4] = {0.25, 0.5, 0.75, 1.0};
+  z0[0] = 0.0;
+  for (int method = 0; method <= 1; method++) {
+    lth_opivp_opts o;
+    lth_opivp_opts_init(&o);
+    o.method = method;
+    o.project = 1;
+    lth_opivp_result *res = NULL;
+    lth_error err;
+    lth_error_clear(&err);
+    lth_status st = lth_opivp_solve(os, 0.0, z0, times, 4, &o, &res, &err);
+    ck_assert_msg(st == LTH_ESING || st == LTH_ECOND, "method %d: %s", method, lth_strerror(st));
+    ck_assert(res == NULL && err.has_t);
+    ck_assert_msg(fabs(err.t - 0.6180339) <= 1e-6, "method %d: t = %.17g: %s", method, err.t,
+                  err.message);
+    ck_assert(strstr(err.message, "Pi") != NULL);
+  }
+  lth_opsys_free(os);
+}
+END_TEST
+
+/* opts.cond_max is the decomposition's threshold (lth_opdecomp_ws_set_cond_max):
+ * with 1e3, the solve refuses (LTH_ECOND) where Pi = 0.618 - t is within
+ * ~1e-3 of singular, before the sign change, as the point itself does. */
+START_TEST(test_cond_max) {
+  lth_opsys *os = singular_sys();
+  lth_opdecomp_ws *ws = lth_opdecomp_ws_alloc(os, 0, NULL);
+  lth_oppoint *pt = lth_oppoint_alloc(os, 0, 1, NULL);
+  ck_assert(ws && pt);
+  lth_opdecomp_ws_set_cond_max(ws, 1e3);
+  lth_error err;
+  TU_ASSERT_OK(lth_opdecomp_at(ws, 0.0, pt, NULL));
+  ck_assert_int_eq(lth_opdecomp_at(ws, 0.6180339 - 1e-5, pt, &err), LTH_ECOND);
+  double cond_refused = err.cond;
+  ck_assert(err.has_cond && cond_refused > 1e3);
+  double z0[3] = {0.0, 0.4, 0.0}, times[2] = {0.5, 1.0};
+  lth_opivp_opts o;
+  lth_opivp_opts_init(&o);
+  o.project = 1;
+  o.cond_max = 1e3;
+  lth_opivp_result *res = NULL;
+  lth_error_clear(&err);
+  ck_assert_int_eq(lth_opivp_solve(os, 0.0, z0, times, 2, &o, &res, &err), LTH_ECOND);
+  ck_assert_msg(res == NULL && err.has_t && err.has_cond && err.cond > 1e3, "%s", err.message);
+  ck_assert_msg(fabs(err.t - 0.6180339) <= 0.05, "t = %g: %s", err.t, err.message);
+  lth_oppoint_free(pt);
+  lth_opdecomp_ws_free(ws);
+  lth_opsys_free(os);
+}
+END_TEST
+
+/* CVODE giving up (one step allowed per output) is LTH_EINTEG naming t, and
+ * CVODE's message reaches err, not stderr. */
+START_TEST(test_cvode_failure_silent) {
+  mf_chain *M = mf_make(20, 1, 99);
+  lth_opsys *os = mf_opsys(M);
+  int s = lth_opsys_size(os);
+  double *z0 = malloc(sizeof(double) * s), times[1] = {1.0};
+  mf_exact(M, 0.0, z0);
+  lth_opivp_opts o;
+  lth_opivp_opts_init(&o);
+  o.max_steps = 1;
+  fflush(stderr);
+  FILE *cap = tmpfile();
+  ck_assert(cap != NULL);
+  int saved = dup(2);
+  ck_assert(saved >= 0 && dup2(fileno(cap), 2) >= 0);
+  lth_opivp_result *res = NULL;
+  lth_error err;
+  lth_error_clear(&err);
+  lth_status st = lth_opivp_solve(os, 0.0, z0, times, 1, &o, &res, &err);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  long written = ftell(cap);
+  fseek(cap, 0, SEEK_END);
+  written = ftell(cap);
+  fclose(cap);
+  ck_assert_int_eq(st, LTH_EINTEG);
+  ck_assert(res == NULL && err.has_t && err.t > 0.0 && err.t < 1.0);
+  ck_assert_msg(strstr(err.message, "CVODE") != NULL, "%s", err.message);
+  ck_assert_msg(written == 0, "%ld bytes went to stderr", written);
+  free(z0);
+  lth_opsys_free(os);
+  mf_free(M);
+}
+END_TEST
+
+START_TEST(test_bad_arguments) {
+  mf_chain *M = mf_make(12, 1, 5);
+  lth_opsys *os = mf_opsys(M);
+  int s = lth_opsys_size(os);
+  double *z0 = malloc(sizeof(double) * s), good[2] = {0.5, 1.0}, back[2] = {0.5, 0.4};
+  mf_exact(M, 0.0, z0);
+  lth_opivp_result *res = (lth_opivp_result *)&res; /* must be reset to NULL */
+  lth_error err;
+  ck_assert_int_eq(lth_opivp_solve(os, 0.0, z0, back, 2, NULL, &res, &err), LTH_EINVAL);
+  ck_assert(res == NULL);
+  ck_assert_int_eq(lth_opivp_solve(os, 0.0, z0, good, 0, NULL, &res, &err), LTH_EINVAL);
+  ck_assert_int_eq(lth_opivp_solve(os, 0.6, z0, good, 2, NULL, &res, &err), LTH_EINVAL);
+  ck_assert_int_eq(lth_opivp_solve(NULL, 0.0, z0, good, 2, NULL, &res, &err), LTH_EINVAL);
+  lth_opivp_opts o;
+  lth_opivp_opts_init(&o);
+  o.method = (lth_opivp_method)7;
+  ck_assert_int_eq(lth_opivp_solve(os, 0.0, z0, good, 2, &o, &res, &err), LTH_EINVAL);
+  z0[1] = NAN;
+  ck_assert_int_eq(lth_opivp_solve(os, 0.0, z0, good, 2, NULL, &res, &err), LTH_EINVAL);
+  /* inconsistent: lambda off by 0.5 */
+  mf_exact(M, 0.0, z0);
+  z0[s - 1] += 0.5;
+  ck_assert_int_eq(lth_opivp_solve(os, 0.0, z0, good, 2, NULL, &res, &err), LTH_ECONSIST);
+  ck_assert(res == NULL && err.has_t && err.t == 0.0);
+  /* accepted with project: the outputs are the exact solution's (the state
+   * part of z0 was right), and the residual is reported */
+  o.method = LTH_OPIVP_BDF;
+  o.project = 1;
+  o.rtol = 1e-9;
+  o.atol = 1e-11;
+  TU_ASSERT_OK(lth_opivp_solve(os, 0.0, z0, good, 2, &o, &res, &err));
+  ck_assert(res->projected && fabs(res->z0_residual - 0.5) <= 1e-9);
+  double *ze = malloc(sizeof(double) * s);
+  mf_exact(M, 1.0, ze);
+  for (int i = 0; i < s; i++)
+    ck_assert(fabs(res->z[s + i] - ze[i]) <= 1e-6 * fmax(1.0, fabs(ze[i])));
+  lth_opivp_result_free(res);
+  free(ze);
+  free(z0);
+  lth_opsys_free(os);
+  mf_free(M);
+}
+END_TEST
+
+/* A library built without CVODE says so instead of solving. */
+START_TEST(test_without_cvode) {
+  lth_opsys *os = singular_sys();
+  double z0[3] = {0.0, 0.0, 0.0}, times[1] = {0.1};
+  lth_opivp_result *res = NULL;
+  lth_error err;
+  ck_assert_int_eq(lth_opivp_solve(os, 0.0, z0, times, 1, NULL, &res, &err), LTH_EINVAL);
+  ck_assert(res == NULL && strstr(err.message, "without SUNDIALS CVODE") != NULL);
+  lth_opsys_free(os);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("opivp");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 300);
+  if (lth_opivp_available()) {
+    tcase_add_test(tc, test_against_dense);
+    tcase_add_test(tc, test_sparse_chain_manufactured);
+    tcase_add_test(tc, test_singular_pi_named);
+    tcase_add_test(tc, test_cond_max);
+    tcase_add_test(tc, test_cvode_failure_silent);
+    tcase_add_test(tc, test_bad_arguments);
+  } else {
+    tcase_add_test(tc, test_without_cvode);
+  }
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+TU_MAIN(suite)
