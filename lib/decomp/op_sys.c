@@ -219,6 +219,10 @@ static lth_status full_block(lth_opsys *sys, int i, int j, const lth_source *src
 }
 
 lth_opsys *lth_opsys_from_system(const lth_system *dense, lth_error *err) {
+  if (!dense) {
+    lth_error_set(err, LTH_EINVAL, "lth_opsys_from_system: NULL system");
+    return NULL;
+  }
   if (lth_system_validate(dense, err) != LTH_OK) {
     return NULL;
   }

@@ -466,6 +466,9 @@ START_TEST(test_refusals) {
   int cp21[3] = {0, 1, 2}, ri21[2] = {0, 0};
   double v21[2] = {1.0, 0.5};
   lth_error err;
+  /* no system */
+  lth_error_clear(&err);
+  ck_assert(lth_opsys_from_system(NULL, &err) == NULL && err.status == LTH_EINVAL);
   /* a bad pattern, a block outside the pattern, a block set twice */
   int bad[2] = {0, 3};
   ck_assert_int_eq(lth_opsys_set_A(os, 1, 2, 2, cp12, bad, sing_A12, &scale, &err), LTH_EDIM);
