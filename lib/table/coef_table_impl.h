@@ -113,6 +113,8 @@ typedef struct tab_storage {
   tab_chunk *chunks; /* a merged stretch's chunks join the list as they are */
   size_t nchunks, chunk_cap;
   size_t stored;     /* doubles in use over all chunks (the memory budget counts these) */
+  size_t work;       /* bytes of the work arrays and the threads' workspaces (counted too) */
+  size_t work1;      /* the same for one thread (a stretch's table) */
   size_t chunk_hint; /* capacity of the first chunk (0: small; a stretch: its estimate) */
 } tab_storage;
 

@@ -457,13 +457,36 @@ START_TEST(test_bad_arguments) {
   /* no outputs, no derivative in this table */
   ck_assert_int_eq(lth_table_eval(tab, 0.5, 0, 1, pt, NULL, NULL), LTH_EINVAL);
   ck_assert_int_eq(lth_table_eval(tab, 0.5, 1, 0, pt, NULL, NULL), LTH_EINVAL);
-  /* a memory budget too small for one panel */
+  /* the memory budget counts the work arrays, checked before allocating:
+   * too small for them, the table is refused at once */
+  lth_table_info in;
+  lth_table_info_get(tab, &in);
+  size_t work = in.work_bytes;
+  ck_assert(work > 0 && work + in.bytes <= LTH_DEFAULT_TABLE_MAX_BYTES);
   lth_table_free(tab);
-  o.max_bytes = 64;
+  o.max_bytes = 1000;
+  lth_error_clear(&err);
+  ck_assert_ptr_null(lth_table_alloc(sys, 0.0, 2.0, &o, &err));
+  ck_assert_int_eq(err.status, LTH_ENOMEM);
+  ck_assert(strstr(err.message, "max_bytes") != NULL);
+  /* room for the work arrays of one thread but not for one panel's
+   * coefficients: the least budget the allocation takes, plus 64 bytes */
+  size_t lo = 1000, hi = work;
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    o.max_bytes = mid;
+    lth_table *t2 = lth_table_alloc(sys, 0.0, 2.0, &o, NULL);
+    *(t2 ? &hi : &lo) = mid;
+    lth_table_free(t2);
+  }
+  o.max_bytes = hi + 64;
   tab = lth_table_alloc(sys, 0.0, 2.0, &o, NULL);
+  ck_assert_ptr_nonnull(tab);
   lth_error_clear(&err);
   ck_assert_int_eq(lth_table_build(tab, 2.0, &err), LTH_ENOMEM);
   ck_assert(strstr(err.message, "max_bytes") != NULL);
+  lth_table_info_get(tab, &in);
+  ck_assert(in.bytes + in.work_bytes <= o.max_bytes);
   lth_table_free(tab);
   lth_point_free(pt);
   lth_system_free(sys);
