@@ -28,6 +28,10 @@
  * Data that are merely not smooth (a kink, noise above rounding) do not make
  * a table fail: the panel around them is marked direct (evaluations there need
  * a decomposition workspace, see lth_table_eval) and counted in the info.
+ * Where four panels in a row are given up that way (noise everywhere above
+ * what the tolerance allows, e.g. a large decomposition's own rounding against
+ * a tolerance near eps), the rest of the span is one direct panel: the table
+ * never chases a tolerance its data cannot reach.
  *
  * Building is lazy and left to right (lth_table_build covers [t_lo, t]), and
  * parallel over the nodes of each panel and over stretches of panels (lth's

@@ -117,6 +117,7 @@ static lth_status merge(lth_table *tab, lth_table *sub, lth_error *err) {
   tab->stats.nodes += sub->stats.nodes;
   tab->stats.decomps += sub->stats.decomps;
   tab->stats.direct_panels += sub->stats.direct_panels;
+  tab->stats.stalled += sub->stats.stalled;
   tab->stats.max_degree =
       sub->stats.max_degree > tab->stats.max_degree ? sub->stats.max_degree : tab->stats.max_degree;
   tab->stats.err_est = fmax(tab->stats.err_est, sub->stats.err_est);
@@ -129,6 +130,7 @@ static lth_status merge(lth_table *tab, lth_table *sub, lth_error *err) {
   tab->bld.noise_floor = sub->bld.noise_floor;
   tab->bld.left_known = sub->bld.left_known;
   tab->bld.left_sign = sub->bld.left_sign;
+  tab->bld.given_up = sub->bld.given_up;
   tab->cur.node[0] = sub->cur.node[0];
   memcpy(tab->cur.V, sub->cur.V, sizeof(double) * (size_t)(tab->lay.jet + 1) * tab->lay.E);
   return LTH_OK;
