@@ -135,7 +135,8 @@ typedef struct lth_ivp_result {
   double coef_error;  /* table, Hermite: largest estimated interpolation error (relative to
                          max(1, |field|)); 0 otherwise */
   double table_end;   /* table: end of the tabulated part -- the last output time, or where
-                         auto went over to direct decompositions; NAN otherwise */
+                         auto went over to direct decompositions (t0 with no panels: the
+                         table's work arrays exceed table_max_bytes); NAN otherwise */
   double output_gain; /* max over the output times of ||Nhat + Bhat||_inf, the map from the
                          state v to z = (Nhat + Bhat) v + q: the integrator controls the
                          errors of v, and z's (the algebraic components' above all) can be up
