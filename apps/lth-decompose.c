@@ -33,8 +33,11 @@ static const char help_text[] =
     "Output:\n"
     "  --fields F1,F2,...  write only these results of every point, in every\n"
     "                      format: cond_pi, P, Ahat, g, Bhat, q, G, cond_chain,\n"
-    "                      check (with --check); t is always written (default:\n"
-    "                      all).  E.g. --fields cond_pi,q for a long grid\n"
+    "                      check (with --check), and on request only the 1-norms\n"
+    "                      norm_P, norm_Ahat, norm_g, norm_Bhat, norm_q, norm_G\n"
+    "                      (norms: all six); t is always written (default: all\n"
+    "                      but the norms).  E.g. --fields cond_pi,norms for a\n"
+    "                      large system or a long grid\n"
     "  --order K           also output derivatives of order 1..K of every result\n"
     "                      (JSON key \"derivatives\"; default 0)\n"
     "  --check             verify every point: Clark's Theorem 3 residual, the\n"
@@ -68,7 +71,8 @@ static const char help_tail[] =
     "\"g\", \"Bhat\", \"q\", \"G\", \"cond_chain\", ...}], \"summary\", ...}; matrices are\n"
     "row-major nested arrays, numbers %.17g.  CSV columns: t, cond_pi, P[i,j],\n"
     "Ahat[i,j], g[i], Bhat[i,j], q[i], G[i,j] (1-based, row-major), cond_chain\n"
-    "(with --fields: t and the selected ones, in this order).\n"
+    "(with --fields: t and the selected ones, in this order, the norms after\n"
+    "cond_chain).\n"
     "\n"
     "Sampled data: derivatives of samples(...) blocks are estimated by local\n"
     "polynomial fits; the tool reports, per sampled block and derivative order\n"
@@ -87,7 +91,7 @@ static const char help_tail[] =
 static int validate(app_ctx *D, const app_run *run) {
   (void)run;
   int rc = 0;
-  D->fields = D->fields_opt ? dec_fields_parse(D->fields_opt, &rc) : DEC_ALL_FIELDS;
+  D->fields = D->fields_opt ? dec_fields_parse(D->fields_opt, &rc) : DEC_DEFAULT_FIELDS;
   if (rc == 0 && !D->check && D->fields_opt && dec_wants(D, DEC_CHECK)) {
     rc = app_usage_error("--fields check needs --check");
   }
@@ -144,6 +148,12 @@ static lth_status point_finite(app_ctx *D, const lth_point *pt, const lth_verify
     }
   }
   lth_status st = LTH_OK;
+  for (int k = 0; k < DEC_NRESULTS; k++) { /* (finite entries may sum past DBL_MAX) */
+    dec_field nf = dec_norm_field(rr[k].field);
+    if (dec_wants(D, nf)) {
+      st = app_check_value(st, err, dec_field_name(nf), pt->t, dec_norm1(rr[k].J));
+    }
+  }
   st = app_check_value(st, err, "the condition estimate cond_pi", pt->t, pt->cond_pi);
   st = app_check_value(st, err, "the condition estimate cond_chain", pt->t, pt->cond_chain);
   for (size_t k = 0; rep && k < DEC_NCHECK; k++) {

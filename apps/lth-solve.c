@@ -72,6 +72,10 @@ static const char help_text[] =
     "                      of Chebyshev interpolants built once, error-controlled\n"
     "                      to 1e-3 rtol, when it pays; docs/performance.md), table\n"
     "                      or direct (a decomposition per right-hand side)\n"
+    "  --table-memory MB   memory budget of the table, its work arrays included\n"
+    "                      (default 1 GiB = 1073.7 MB); auto decomposes directly where\n"
+    "                      the table would not fit (its work grows like s^2:\n"
+    "                      about 8 GB at s = 1000), table fails (exit 3)\n"
     "  --error-estimate on|off\n"
     "                      estimate the global error of z (default on): a second,\n"
     "                      more accurate solve (0.1 times rtol and atol, rk8pd\n"
@@ -117,6 +121,7 @@ static const char help_tail[] =
 struct app_ctx {
   app_list z0_opt;
   double rtol, atol, stabilize;
+  double table_memory; /* --table-memory MB (0: the library's default) */
   int method, project, reproject, coefficients;
   int error_off;    /* --error-estimate: 0 on (default), 1 off */
   const double *z0; /* the given initial value */
@@ -308,6 +313,7 @@ static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
     o.project = C->project;
     o.stabilize = C->stabilize;
     o.coefficients = (lth_ivp_coefficients)C->coefficients;
+    o.table_max_bytes = (size_t)(C->table_memory * 1e6);
     o.error_estimate = !C->error_off;
     app_ivp_setup(run, &o);
     solve_progress sp = {&run->progress, -INFINITY};
@@ -372,6 +378,12 @@ static lth_status check(const app_ctx *C, const app_run *run, lth_error *err) {
 /* ------------------------------------------------------------------------ */
 /* Output                                                                   */
 
+/* Auto went over to direct decompositions before the last output time (the
+ * table stopped paying, or did not fit its memory budget). */
+static int table_stopped(const lth_ivp_result *res) {
+  return isfinite(res->table_end) && res->n > 0 && res->table_end < res->times[res->n - 1];
+}
+
 static void json_stats(app_json *j, const lth_ivp_result *res) {
   app_json_key(j, "stats");
   app_json_begin_object(j);
@@ -384,6 +396,9 @@ static void json_stats(app_json *j, const lth_ivp_result *res) {
   app_json_put_string(j, "coefficients", lth_ivp_coefficients_name(res->coef_mode));
   if (res->coef_mode == LTH_COEF_TABLE) {
     app_json_put_int(j, "table_panels", (long long)res->table_panels);
+    if (table_stopped(res)) {
+      app_json_put_number(j, "table_end", res->table_end);
+    }
   }
   if (res->coef_mode == LTH_COEF_HERMITE) {
     app_json_put_int(j, "coef_order", res->coef_order);
@@ -550,6 +565,12 @@ static void write_text(const app_ctx *C, app_run *run) {
     fprintf(fp, "coefficients   table of %zu %s (%zu of them decomposed directly)\n",
             res->table_panels, app_plural((double)res->table_panels, "panel", "panels"),
             res->table_direct_panels);
+    if (table_stopped(res)) {
+      fprintf(fp,
+              "               direct decompositions from t = %.6g on (the table stopped paying "
+              "or\n               did not fit its memory budget)\n",
+              res->table_end);
+    }
   } else if (res->coef_mode == LTH_COEF_HERMITE) {
     fprintf(fp,
             "coefficients   Hermite interpolation of jets of order %d at %zu nodes placed for "
@@ -670,6 +691,7 @@ static app_ctx ctx = {
 static app_option opts[] = {
     APP_LIST("z0", &ctx.z0_opt),
     APP_CHOICE("coefficients", &ctx.coefficients, "auto|direct|table"),
+    APP_DOUBLE("table-memory", &ctx.table_memory, 1e-3, 1e9),
     APP_DOUBLE("rtol", &ctx.rtol, 1e-15, 1),
     APP_DOUBLE("atol", &ctx.atol, 1e-300, 1e300),
     APP_CHOICE("method", &ctx.method, "rk8pd|rkf45|msadams|msbdf|bsimp"),

@@ -3,6 +3,7 @@
 #include "app_blas.h"
 
 #include <cblas.h>
+#include <stdlib.h>
 
 /* OpenBLAS (pthreads build) starts its thread pool when it is loaded, and an
  * idle pool thread polls (sched_yield) for a long while before it sleeps: in a
@@ -38,8 +39,21 @@ void app_blas_setup(void) {
   }
 }
 
+/* lth runs one thread of its own: --threads 1 (the driver passes it on as
+ * LTH_NUM_THREADS) or LTH_NUM_THREADS=1. */
+static int lth_one_thread(void) {
+  const char *v = getenv("LTH_NUM_THREADS");
+  return v && strtol(v, NULL, 10) == 1;
+}
+
 void app_blas_for_size(int s) {
-  if (s <= APP_BLAS_SMALL || blas_default <= 1) {
+  /* Where lth runs threads of its own (grid points, table nodes: all cores
+   * by default) they already use the cores, and BLAS threads beside them
+   * mostly poll: lth-decompose --grid 200 --threads 2 --fields cond_pi on the
+   * chain of scripts/gen-chain.py 300 3 (s = 603) made 528637 sched_yield
+   * calls and took 8.3 s of CPU, with one BLAS thread 0 and 6.1 s, in the
+   * same wall time (docs/performance.md, "BLAS threads at size"). */
+  if (s <= APP_BLAS_SMALL || blas_default <= 1 || !lth_one_thread()) {
     return;
   }
   if (internals()) {

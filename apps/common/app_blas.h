@@ -17,7 +17,8 @@
  * threads). */
 void app_blas_setup(void);
 /* Once the system is known: a system of more than APP_BLAS_SMALL components
- * gets OpenBLAS's own thread count back. */
+ * gets OpenBLAS's own thread count back where lth runs one thread itself
+ * (--threads 1); with lth's threads on the cores BLAS keeps one. */
 void app_blas_for_size(int s);
 
 #endif

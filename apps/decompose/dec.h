@@ -26,15 +26,26 @@ typedef enum dec_field {
   DEC_G, /* "G" */
   DEC_COND_CHAIN,
   DEC_CHECK,
+  /* only on request (--fields): the 1-norms of the six results */
+  DEC_NORM_P,
+  DEC_NORM_AHAT,
+  DEC_NORM_G_VEC, /* "norm_g" */
+  DEC_NORM_BHAT,
+  DEC_NORM_Q,
+  DEC_NORM_G, /* "norm_G" */
   DEC_NFIELDS
 } dec_field;
 
-#define DEC_ALL_FIELDS ((1u << DEC_NFIELDS) - 1u)
+/* Without --fields: everything up to check (the output of the contract and
+ * its extensions, unchanged). */
+#define DEC_DEFAULT_FIELDS ((1u << (DEC_CHECK + 1)) - 1u)
+#define DEC_NORM_FIELDS    (((1u << DEC_NFIELDS) - 1u) & ~DEC_DEFAULT_FIELDS)
 
 /* The field's name as --fields and the JSON key spell it. */
 const char *dec_field_name(dec_field f);
-/* "P,q,cond_pi" -> bit set (1u << field); 0 and a usage error reported
- * (exit status in *rc) when an item is unknown. */
+/* "P,q,cond_pi" -> bit set (1u << field); "norms" stands for the six
+ * norm_ fields.  0 and a usage error reported (exit status in *rc) when an
+ * item is unknown. */
 unsigned dec_fields_parse(const char *list, int *rc);
 
 /* Largest value seen and where. */
@@ -65,6 +76,11 @@ typedef struct dec_result {
 } dec_result;
 #define DEC_NRESULTS 6
 void dec_point_results(const lth_point *pt, dec_result out[DEC_NRESULTS]);
+/* The field of the result's 1-norm (DEC_NORM_P for DEC_P, ...). */
+dec_field dec_norm_field(dec_field result);
+/* 1-norm of a result's value: the largest column sum of |entries| (for a
+ * vector the sum of |entries|), as cond_pi's norms. */
+double dec_norm1(const lth_jet *J);
 
 /* The tool's options and what a run accumulates while it streams. */
 struct app_ctx {

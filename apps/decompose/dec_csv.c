@@ -24,6 +24,11 @@ void dec_csv_header(app_ctx *D, app_run *run, const lth_point *pt) {
   if (dec_wants(D, DEC_COND_CHAIN)) {
     app_csv_name(c, "cond_chain");
   }
+  for (int k = 0; k < DEC_NRESULTS; k++) {
+    if (dec_wants(D, dec_norm_field(rr[k].field))) {
+      app_csv_name(c, "%s", dec_field_name(dec_norm_field(rr[k].field)));
+    }
+  }
   for (int d = 1; d <= D->print_order; d++) {
     for (int k = 0; k < DEC_NRESULTS; k++) {
       char name[32];
@@ -59,6 +64,11 @@ void dec_csv_point(app_ctx *D, app_run *run, const lth_point *pt, const lth_veri
   }
   if (dec_wants(D, DEC_COND_CHAIN)) {
     app_csv_number(c, pt->cond_chain);
+  }
+  for (int k = 0; k < DEC_NRESULTS; k++) {
+    if (dec_wants(D, dec_norm_field(rr[k].field))) {
+      app_csv_number(c, dec_norm1(rr[k].J));
+    }
   }
   for (int d = 1; d <= D->print_order; d++) {
     for (int k = 0; k < DEC_NRESULTS; k++) {

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lth-decompose: the fields a point writes, --fields, statistics (dec.h). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dec.h"
 
-static const char *const field_names[DEC_NFIELDS] = {"cond_pi", "P", "Ahat",       "g",    "Bhat",
-                                                     "q",       "G", "cond_chain", "check"};
+static const char *const field_names[DEC_NFIELDS] = {
+    "cond_pi", "P",      "Ahat",      "g",      "Bhat",      "q",      "G",     "cond_chain",
+    "check",   "norm_P", "norm_Ahat", "norm_g", "norm_Bhat", "norm_q", "norm_G"};
 
 const char *dec_field_name(dec_field f) { return field_names[f]; }
 
@@ -26,13 +28,18 @@ unsigned dec_fields_parse(const char *list, int *rc) {
   for (const char *c = list;; c++) {
     size_t len = strcspn(c, ",");
     int f = field_of(c, len);
-    if (f < 0) {
+    if (len == 5 && strncmp(c, "norms", 5) == 0) {
+      bits |= DEC_NORM_FIELDS;
+    } else if (f < 0) {
       *rc = app_usage_error("--fields: unknown field '%.*s' (the fields are cond_pi, P, Ahat, g, "
-                            "Bhat, q, G, cond_chain, check; t is always written)",
+                            "Bhat, q, G, cond_chain, check, norm_P, norm_Ahat, norm_g, "
+                            "norm_Bhat, norm_q, norm_G, and norms for all six norms; t is "
+                            "always written)",
                             (int)len, c);
       return 0;
+    } else {
+      bits |= 1u << f;
     }
-    bits |= 1u << f;
     c += len;
     if (!*c) {
       return bits;
@@ -78,6 +85,22 @@ void dec_point_results(const lth_point *pt, dec_result out[DEC_NRESULTS]) {
   out[3] = (dec_result){DEC_BHAT, &pt->Bhat, 0};
   out[4] = (dec_result){DEC_Q, &pt->q, 1};
   out[5] = (dec_result){DEC_G, &pt->G, 0};
+}
+
+dec_field dec_norm_field(dec_field result) {
+  return (dec_field)(DEC_NORM_P + ((int)result - (int)DEC_P));
+}
+
+double dec_norm1(const lth_jet *J) {
+  double mx = 0.0;
+  for (int j = 0; j < J->cols; j++) {
+    double c = 0.0;
+    for (int i = 0; i < J->rows; i++) {
+      c += fabs(LTH_JET_AT(J, 0, i, j));
+    }
+    mx = c > mx ? c : mx;
+  }
+  return mx;
 }
 
 /* d! times Taylor coefficient d. */

@@ -103,6 +103,12 @@ void dec_json_point(app_ctx *D, app_run *run, const lth_point *pt, const lth_ver
     }
   }
   json_scalar(D, j, DEC_COND_CHAIN, pt->cond_chain);
+  for (int k = 0; k < DEC_NRESULTS; k++) {
+    dec_field nf = dec_norm_field(rr[k].field);
+    if (dec_wants(D, nf)) {
+      json_scalar(D, j, nf, dec_norm1(rr[k].J));
+    }
+  }
   if (D->print_order > 0 && matrices > 0) {
     json_derivatives(D, j, rr);
   }

@@ -28,6 +28,15 @@ void dec_text_point(app_ctx *R, const app_run *run, const lth_point *pt,
   dec_point_results(pt, rr);
   fprintf(fp, "\nAt t = %s:  cond(Pi) = %.3g,  cond_chain = %.3g\n",
           app_fmt_exact(bt, sizeof bt, pt->t), pt->cond_pi, pt->cond_chain);
+  if (R->fields & DEC_NORM_FIELDS) {
+    fprintf(fp, "  1-norms:");
+    for (int k = 0; k < DEC_NRESULTS; k++) {
+      if (dec_wants(R, dec_norm_field(rr[k].field))) {
+        fprintf(fp, "  %s %.6g", dec_field_name(rr[k].field), dec_norm1(rr[k].J));
+      }
+    }
+    fprintf(fp, "\n");
+  }
   for (int k = 0; k < DEC_NRESULTS; k++) {
     if (dec_wants(R, rr[k].field)) {
       text_result(fp, &rr[k], LTH_JET_COEF(rr[k].J, 0), rr[k].J->ld, "");

@@ -75,6 +75,9 @@ typedef struct lth_ivp_opts {
   lth_ivp_coefficients coefficients; /* LTH_COEF_AUTO (default), _DIRECT or _TABLE */
   double table_tol;           /* interpolation error of the table, relative to max(1, |field|)
                                  (0: auto, 1e-3 rtol, in [3e-15, 1e-6]) */
+  size_t table_max_bytes;     /* the table's memory budget, work arrays included
+                                 (lth_table_opts.max_bytes; 0: its default, 1 GiB).  Auto
+                                 decomposes directly where the table would exceed it */
   int pi_scan;                /* points of the scan of Pi on the interval before integrating
                                  (include/lth/conditioning.h: a Pi that is singular or nearly so
                                  between the integrator's times is refused, naming t and
@@ -132,7 +135,8 @@ typedef struct lth_ivp_result {
   double coef_error;  /* table, Hermite: largest estimated interpolation error (relative to
                          max(1, |field|)); 0 otherwise */
   double table_end;   /* table: end of the tabulated part -- the last output time, or where
-                         auto went over to direct decompositions; NAN otherwise */
+                         auto went over to direct decompositions (t0 with no panels: the
+                         table's work arrays exceed table_max_bytes); NAN otherwise */
   double output_gain; /* max over the output times of ||Nhat + Bhat||_inf, the map from the
                          state v to z = (Nhat + Bhat) v + q: the integrator controls the
                          errors of v, and z's (the algebraic components' above all) can be up

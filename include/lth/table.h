@@ -28,6 +28,10 @@
  * Data that are merely not smooth (a kink, noise above rounding) do not make
  * a table fail: the panel around them is marked direct (evaluations there need
  * a decomposition workspace, see lth_table_eval) and counted in the info.
+ * Where four panels in a row are given up that way (noise everywhere above
+ * what the tolerance allows, e.g. a large decomposition's own rounding against
+ * a tolerance near eps), the rest of the span is one direct panel: the table
+ * never chases a tolerance its data cannot reach.
  *
  * Building is lazy and left to right (lth_table_build covers [t_lo, t]), and
  * parallel over the nodes of each panel and over stretches of panels (lth's
@@ -60,8 +64,12 @@ typedef struct lth_table_opts {
   int target_degree;  /* degree the width control aims at (0: LTH_DEFAULT_TABLE_DEGREE) */
   int jet_order;      /* derivatives per node: 0 values only (Chebyshev), 1 values and first
                          derivatives (Chebyshev-Hermite), 2; -1: LTH_DEFAULT_TABLE_JET (1) */
-  size_t max_bytes;   /* memory for the coefficients (0: LTH_DEFAULT_TABLE_MAX_BYTES, 1 GiB);
-                         LTH_ENOMEM beyond */
+  size_t max_bytes;   /* memory for everything the table allocates: its work arrays, a
+                         decomposition workspace per thread and the coefficients (0:
+                         LTH_DEFAULT_TABLE_MAX_BYTES, 1 GiB).  Checked before allocating:
+                         lth_table_alloc fails with LTH_ENOMEM when the work arrays alone
+                         do not fit (they grow like s^2: see lth_table_info.work_bytes), a
+                         build when the coefficients would not */
   double chain_scale; /* scale of cond_interval (lth_decomp_ws_alloc_scaled; 0: computed once
                          by lth_table_alloc, a scan of the system's interval) */
 } lth_table_opts;
@@ -127,6 +135,8 @@ typedef struct lth_table_info {
   size_t nodes;         /* decompositions kept in accepted panels */
   size_t decomps;       /* all decompositions, rejected panel attempts and bisections too */
   size_t bytes;         /* memory of the coefficients */
+  size_t work_bytes;    /* memory of the work arrays and of the workspaces of the threads
+                           it may use (counted in max_bytes with bytes) */
   int max_degree;       /* highest degree kept on a panel */
   double err_est;       /* largest estimated interpolation error (relative) */
   double cond_chain;    /* largest chain condition at a node */

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decomp_bytes.h"
 #include "decomp_impl.h"
 #include "system/pi_text.h"
 #include "system/system_parts.h"
@@ -87,6 +88,24 @@ static size_t work_size(lth_decomp_ws *ws, const lth_system *sys, int K) {
     mx = w > mx ? w : mx;
   }
   return mx;
+}
+
+/* The doubles of ws_jets' lists and of the perturbed recomputation's point
+ * and scratch (lth_decomp_perturb_alloc); the sources' scratch and the LU of
+ * Pi are left out (of the size of one block of data, not of s^2). */
+size_t lth_decomp_ws_bytes(const lth_system *sys, int out_order) {
+  size_t r = (size_t)lth_system_index(sys), s = (size_t)lth_system_size(sys);
+  size_t m = (size_t)lth_system_state_dim(sys), nr = (size_t)lth_system_block_size(sys, (int)r);
+  size_t K1 = (size_t)out_order + r, W = m + 1, nmax = 0, per = 0;
+  for (size_t i = 1; i <= r; i++) {
+    size_t ni = (size_t)lth_system_block_size(sys, (int)i);
+    nmax = ni > nmax ? ni : nmax;
+    per += i < r ? 2 * ni * nr + 3 * ni * ni : 0; /* L, R, S, P, dP */
+  }
+  size_t nu = (size_t)lth_system_ninputs(sys);
+  size_t jets = s * s + s + nr * nr + s * W + m * W + 2 * nmax * W + nr * W + s * nmax + s * nu;
+  size_t perturb = 2 * (s + m) * W;
+  return ((jets + per) * K1 + perturb) * sizeof(double) + lth_point_bytes(sys, 0);
 }
 
 lth_decomp_ws *lth_decomp_ws_alloc(const lth_system *sys, int out_order, lth_error *err) {

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "decomp_bytes.h"
 #include "decomp_impl.h"
 
 static int imin(int a, int b) { return a < b ? a : b; }
@@ -25,6 +26,18 @@ static lth_status point_jets(lth_point *pt, const lth_system *sys, int order, lt
     st = lth_jet_init(&pt->Q[i - 1], rows, lth_system_block_size(sys, i), order, err);
   }
   return st;
+}
+
+/* The doubles of point_jets' list, for memory budgets (lth_point_bytes). */
+size_t lth_point_bytes(const lth_system *sys, int order) {
+  size_t r = (size_t)lth_system_index(sys), s = (size_t)lth_system_size(sys);
+  size_t m = (size_t)lth_system_state_dim(sys), nr = (size_t)lth_system_block_size(sys, (int)r);
+  size_t n = nr * nr + 2 * m * m + m + 2 * s * m + s;
+  for (size_t i = 1; i < r; i++) {
+    size_t rows = i == 1 ? nr : (size_t)lth_system_block_size(sys, (int)i - 1);
+    n += rows * (size_t)lth_system_block_size(sys, (int)i);
+  }
+  return (n * (size_t)(order + 1) + r) * sizeof(double) + sizeof(lth_point);
 }
 
 lth_point *lth_point_alloc(const lth_system *sys, int order, lth_error *err) {

@@ -13,7 +13,8 @@
  * three panels exist and the integrator took fewer than AUTO_RATIO right-hand
  * sides per table decomposition so far, the rest of the span is served by
  * direct decompositions (same results up to table_tol).  A table that would
- * exceed its memory budget also falls back; a refusal (Pi singular between
+ * exceed its memory budget also falls back -- from the start when its work
+ * arrays alone do not fit (table_end = t_lo, no panels); a refusal (Pi singular between
  * nodes, no convergence while Pi's condition grows) is an error as in the
  * direct path.
  * Direct mode: the decomposition at t (Taylor jets of the data).
@@ -108,8 +109,22 @@ static lth_status table_setup(lth_coef *c, const lth_ivp_opts *o, lth_error *err
   to.outputs = !c->outputs_direct;
   to.cond_max = o->cond_max;
   to.chain_scale = c->chain_scale;
-  c->tab = lth_table_alloc(c->sys, c->t_lo, c->t_hi, &to, err);
-  c->tp = c->tab ? lth_point_alloc(c->sys, c->deriv, err) : NULL;
+  to.max_bytes = o->table_max_bytes;
+  lth_error local;
+  lth_error_clear(&local);
+  c->tab = lth_table_alloc(c->sys, c->t_lo, c->t_hi, &to, &local);
+  if (!c->tab && local.status == LTH_ENOMEM && c->auto_table) {
+    /* its work arrays alone exceed the table's memory budget (they grow like
+     * s^2, lth_table_opts.max_bytes): the whole span is served directly */
+    c->fell_back = 1;
+    c->t_switch = c->t_lo;
+    return LTH_OK;
+  }
+  if (!c->tab) {
+    if (err) *err = local;
+    return local.status != LTH_OK ? local.status : LTH_ENOMEM;
+  }
+  c->tp = lth_point_alloc(c->sys, c->deriv, err);
   return c->tp ? LTH_OK : (lth_error_status(err));
 }
 
@@ -200,6 +215,9 @@ void lth_coef_report(const lth_coef *c, lth_ivp_result *res) {
   res->table_direct_panels = 0;
   res->coef_error = c->mode == LTH_COEF_HERMITE ? c->herr : 0.0;
   res->table_end = NAN;
+  if (c->mode == LTH_COEF_TABLE && !c->tab) { /* over the memory budget from the start */
+    res->table_end = c->t_switch;
+  }
   if (c->tab) {
     lth_table_info info;
     lth_table_info_get(c->tab, &info);
@@ -243,7 +261,7 @@ static void fall_back(lth_coef *c) {
  * LTH_ERANGE without touching err when t must be served directly instead. */
 static lth_status table_eval(lth_coef *c, double t, int order, int full, double gamma,
                              const lth_point **pt, lth_error *err) {
-  if (c->fell_back ? t > c->t_switch : !(t >= c->t_lo && t <= c->t_hi)) {
+  if (!c->tab || (c->fell_back ? t > c->t_switch : !(t >= c->t_lo && t <= c->t_hi))) {
     return LTH_ERANGE;
   }
   if (t > lth_table_covered(c->tab) || lth_table_covered(c->tab) == c->t_lo) {

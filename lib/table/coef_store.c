@@ -80,14 +80,23 @@ static lth_status new_chunk(lth_table *tab, size_t nc, size_t nd, lth_error *err
   return LTH_OK;
 }
 
+/* Doubles of coefficients the budget leaves beside the work arrays. */
+static size_t coef_limit(const lth_table *tab) {
+  size_t work = tab->store.work;
+  return work < tab->o.max_bytes ? (tab->o.max_bytes - work) / sizeof(double) : 0;
+}
+
+static lth_status over_budget(const lth_table *tab, lth_error *err) {
+  return lth_error_set(err, LTH_ENOMEM,
+                       "the coefficient table would exceed its memory budget of %zu bytes "
+                       "(lth_table_opts.max_bytes; %zu of them work arrays)",
+                       tab->o.max_bytes, tab->store.work);
+}
+
 lth_status tab_store_claim(lth_table *tab, size_t nc, size_t nd, tab_panel *p, double **c,
                            double **d, lth_error *err) {
-  size_t limit = tab->o.max_bytes / sizeof(double);
-  if (tab->store.stored + nc + nd > limit) {
-    return lth_error_set(err, LTH_ENOMEM,
-                         "the coefficient table would exceed its memory budget of %zu bytes "
-                         "(lth_table_opts.max_bytes)",
-                         tab->o.max_bytes);
+  if (tab->store.stored + nc + nd > coef_limit(tab)) {
+    return over_budget(tab, err);
   }
   tab_chunk *k = tab->store.nchunks ? &tab->store.chunks[tab->store.nchunks - 1] : NULL;
   if (!k || k->cn + nc > k->ccap || k->dn + nd > k->dcap) {
@@ -109,11 +118,8 @@ lth_status tab_store_claim(lth_table *tab, size_t nc, size_t nd, tab_panel *p, d
 }
 
 lth_status tab_store_adopt(lth_table *tab, lth_table *sub, int *first, lth_error *err) {
-  if ((tab->store.stored + sub->store.stored) * sizeof(double) > tab->o.max_bytes) {
-    return lth_error_set(err, LTH_ENOMEM,
-                         "the coefficient table would exceed its memory budget of %zu bytes "
-                         "(lth_table_opts.max_bytes)",
-                         tab->o.max_bytes);
+  if (tab->store.stored + sub->store.stored > coef_limit(tab)) {
+    return over_budget(tab, err);
   }
   size_t need = tab->store.nchunks + sub->store.nchunks;
   if (need > tab->store.chunk_cap) {

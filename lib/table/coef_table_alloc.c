@@ -12,6 +12,7 @@
 #include "lth/defaults.h"
 #include "lth/conditioning.h"
 #include "core/errors.h"
+#include "decomp/decomp_bytes.h"
 
 #define TAB_MIN_TOL 1e-15 /* below it the panels chase rounding */
 
@@ -32,6 +33,46 @@ static void set_fields(lth_table *tab) {
     if (f == TAB_P) tab->lay.E_rhs = off;
   }
   tab->lay.E = off;
+}
+
+/* Bytes of the builder's own arrays (alloc_work: V, F, C, the magnitudes),
+ * without the threads' workspaces. */
+static size_t builder_bytes(const lth_table *tab) {
+  size_t E = (size_t)tab->lay.E, nd = (size_t)tab_dmax(tab) + 1;
+  size_t doubles = E * (size_t)(tab->lay.jet + 1) * (TAB_NMAX + 1) + 2 * E * nd + 2 * nd;
+  return doubles * sizeof(double) + (TAB_NMAX + 1) * sizeof(int);
+}
+
+/* Bytes of one thread: its decomposition workspace and point. */
+static size_t thread_bytes(const lth_table *tab) {
+  return lth_decomp_ws_bytes(tab->sys, tab->lay.jet) + lth_point_bytes(tab->sys, tab->lay.jet);
+}
+
+/* The memory budget counts everything the table allocates, and is checked
+ * before anything large is: a table whose work arrays alone exceed it is
+ * refused here (LTH_ENOMEM; auto integration decomposes directly instead,
+ * lib/ivp/ivp_coef.c).  The work arrays grow like s^2 times the nodes of a
+ * panel (the index-3 chain with s = 1003: 8 GB), so at that size a table
+ * cannot be had within 1 GiB at all.  Room is kept for as many threads'
+ * workspaces as fit in half the budget (at most TAB_NMAX / 2), from the sizes
+ * alone: the coefficients get the rest whatever the thread count, so one and
+ * several threads build the same table and run out at the same place. */
+static lth_status fit_budget(lth_table *tab, lth_error *err) {
+  size_t base = builder_bytes(tab), per = thread_bytes(tab), max = tab->o.max_bytes;
+  tab->store.work1 = base + per;
+  if (tab->store.work1 >= max) {
+    return lth_error_set(
+        err, LTH_ENOMEM,
+        "a coefficient table of this system (s = %d, state dimension %d) needs "
+        "%.1f MB of work space, more than its memory budget of %.1f MB "
+        "(lth_table_opts.max_bytes, lth-solve --table-memory): decompose directly instead",
+        tab->lay.s, tab->lay.m, 1e-6 * (double)tab->store.work1, 1e-6 * (double)max);
+  }
+  size_t room = base < max / 2 ? (max / 2 - base) / per : 0;
+  int cap = room < 1 ? 1 : (room > TAB_NMAX / 2 ? TAB_NMAX / 2 : (int)room);
+  if (tab->thr.nthreads > cap) tab->thr.nthreads = cap;
+  tab->store.work = base + (size_t)cap * per;
+  return LTH_OK;
 }
 
 static lth_status alloc_work(lth_table *tab, lth_error *err) {
@@ -119,6 +160,10 @@ lth_table *lth_table_alloc(const lth_system *sys, double t_lo, double t_hi,
   pthread_mutex_init(&tab->thr.mu, NULL);
   pthread_cond_init(&tab->thr.done_cv, NULL);
   set_fields(tab);
+  if (fit_budget(tab, err) != LTH_OK) {
+    lth_table_free(tab);
+    return NULL;
+  }
   tab->bld.out_density = o->outputs ? INFINITY : 0.0;
   tab->cur.outs_now = o->outputs;
   tab->cur.rows_now = tab->lay.E;

@@ -586,6 +586,7 @@ void lth_table_info_get(const lth_table *tab, lth_table_info *info) {
   info->nodes = tab->stats.nodes;
   info->decomps = tab->stats.decomps;
   info->bytes = tab->store.stored * sizeof(double);
+  info->work_bytes = tab->store.work;
   info->max_degree = tab->stats.max_degree;
   info->err_est = tab->stats.err_est;
   info->cond_chain = tab->stats.cond_chain;

@@ -80,6 +80,7 @@ typedef struct tab_builder {
   double noise_seen;     /* the largest noise plateau confirmed so far */
   int left_known;        /* node 0 (= covered) already decomposed */
   int left_sign;         /* sign of det Pi at the left end of the last direct panel */
+  int given_up;          /* panels given up since the last tabulated one (give_up_panel) */
   lth_enclose *enc;      /* the data's enclosures: a panel's width is capped where they show
                             more than its nodes can see (NULL or unknown: no cap) */
   double enc_lo, enc_hi; /* a stretch on which they found the data resolved */
@@ -113,6 +114,8 @@ typedef struct tab_storage {
   tab_chunk *chunks; /* a merged stretch's chunks join the list as they are */
   size_t nchunks, chunk_cap;
   size_t stored;     /* doubles in use over all chunks (the memory budget counts these) */
+  size_t work;       /* bytes of the work arrays and the threads' workspaces (counted too) */
+  size_t work1;      /* the same for one thread (a stretch's table) */
   size_t chunk_hint; /* capacity of the first chunk (0: small; a stretch: its estimate) */
 } tab_storage;
 
@@ -146,6 +149,8 @@ typedef struct tab_stats {
   size_t nodes, decomps, direct_panels;
   size_t stretches;  /* stretches built concurrently and merged (lib/table/coef_table_split.c) */
   size_t enc_capped; /* panels whose width the enclosures cut */
+  size_t stalled;    /* builds that left the rest of their span direct: panel after panel
+                        given up (give_up_panel) */
   int max_degree;
   double err_est, cond_chain, seconds;
 } tab_stats;

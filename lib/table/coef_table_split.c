@@ -30,7 +30,13 @@ int tab_split_count(const lth_table *tab, double goal) {
     return 1;
   }
   double k = (goal - tab->bld.covered) / (TAB_SPLIT_PANELS * tab->bld.w_ref);
-  return k < 2 ? 1 : (k >= TAB_SPLIT_MAX ? TAB_SPLIT_MAX : (int)k);
+  int n = k < 2 ? 1 : (k >= TAB_SPLIT_MAX ? TAB_SPLIT_MAX : (int)k);
+  /* every stretch but the first is a table with work arrays of its own, all
+   * alive until merged: they may take half of what the budget has left */
+  size_t used = tab->store.work + tab->store.stored * sizeof(double);
+  size_t left = used < tab->o.max_bytes ? tab->o.max_bytes - used : 0;
+  while (n > 1 && (size_t)(n - 1) * tab->store.work1 > left / 2) n--;
+  return n;
 }
 
 typedef struct split_run {
@@ -67,6 +73,7 @@ static void build_stretch(split_run *r, int j) {
     r->st[j] = r->err[j].status != LTH_OK ? r->err[j].status : LTH_ENOMEM;
     return;
   }
+  sub->store.work = sub->store.work1; /* one thread: room for its workspace only */
   sub->lay.span = tab->lay.span; /* the direct-panel threshold is relative to the whole table */
   sub->bld.no_split = 1;
   sub->bld.out_density = tab->bld.out_density;
@@ -110,6 +117,7 @@ static lth_status merge(lth_table *tab, lth_table *sub, lth_error *err) {
   tab->stats.nodes += sub->stats.nodes;
   tab->stats.decomps += sub->stats.decomps;
   tab->stats.direct_panels += sub->stats.direct_panels;
+  tab->stats.stalled += sub->stats.stalled;
   tab->stats.max_degree =
       sub->stats.max_degree > tab->stats.max_degree ? sub->stats.max_degree : tab->stats.max_degree;
   tab->stats.err_est = fmax(tab->stats.err_est, sub->stats.err_est);
@@ -122,6 +130,7 @@ static lth_status merge(lth_table *tab, lth_table *sub, lth_error *err) {
   tab->bld.noise_floor = sub->bld.noise_floor;
   tab->bld.left_known = sub->bld.left_known;
   tab->bld.left_sign = sub->bld.left_sign;
+  tab->bld.given_up = sub->bld.given_up;
   tab->cur.node[0] = sub->cur.node[0];
   memcpy(tab->cur.V, sub->cur.V, sizeof(double) * (size_t)(tab->lay.jet + 1) * tab->lay.E);
   return LTH_OK;
@@ -163,19 +172,21 @@ lth_status tab_build_split(lth_table *tab, double goal, int k, lth_error *err) {
   r.noise_seen0 = tab->bld.noise_seen;
   /* the stretches share what is left of the budget (each its own table until
    * merged: with the whole budget each, k of them could hold k times it) */
-  size_t used = tab->store.stored * sizeof(double);
-  r.share = used < tab->o.max_bytes ? (tab->o.max_bytes - used) / (size_t)k : 0;
-  if (r.share == 0) r.share = 1; /* 0 would mean the default budget */
+  size_t used = tab->store.work + tab->store.stored * sizeof(double);
+  size_t others = (size_t)(k - 1) * tab->store.work1; /* the stretches' work (tab_split_count) */
+  size_t left = used + others < tab->o.max_bytes ? tab->o.max_bytes - used - others : 0;
+  r.share = tab->store.work1 + left / (size_t)k;
   /* a budget of decompositions is shared the same way */
   if (tab->bld.budget > 0) {
-    size_t left = tab->bld.budget > tab->stats.decomps ? tab->bld.budget - tab->stats.decomps : 0;
-    r.budget = left / (size_t)k > 0 ? left / (size_t)k : 1;
+    size_t dleft = tab->bld.budget > tab->stats.decomps ? tab->bld.budget - tab->stats.decomps : 0;
+    r.budget = dleft / (size_t)k > 0 ? dleft / (size_t)k : 1;
   }
   /* a quarter more than the panels so far predict, so that most stretches
    * fill one chunk (and one or two huge pages, lib/table/coef_store.c) */
   double per_panel = tab->store.np ? (double)tab->store.stored / (double)tab->store.np : 0.0;
   double panels = (r.edge[1] - r.edge[0]) / r.w0;
-  r.chunk_hint = (size_t)fmin(1.25 * per_panel * panels, (double)r.share / sizeof(double));
+  r.chunk_hint =
+      (size_t)fmin(1.25 * per_panel * panels, (double)(left / (size_t)k) / sizeof(double));
   pthread_mutex_init(&r.mu, NULL);
   int tasks = task_count(tab, k);
   for (int i = 0; i < tasks; i++) {

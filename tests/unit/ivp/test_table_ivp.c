@@ -167,6 +167,55 @@ START_TEST(test_auto_falls_back_where_the_table_does_not_pay) {
 }
 END_TEST
 
+/* A table whose work arrays exceed its memory budget (table_max_bytes,
+ * counted before allocating): auto serves the whole span by direct
+ * decompositions and says so (table_end = t0, no panels), with the direct
+ * path's solution; the table mode refuses (LTH_ENOMEM naming the budget). */
+START_TEST(test_auto_direct_when_the_table_does_not_fit) {
+  int n[] = {3, 3, 1};
+  ts_sys *S = ts_new(3, n, 931, 0.2, 1);
+  lth_system *sys = ts_system(S);
+  double z0[64], times[5] = {0.5, 1.0, 1.5, 2.0, 2.5};
+  ts_z_coef(S, 0.0, 0, z0);
+  lth_ivp_result *res[2] = {NULL, NULL};
+  for (int k = 0; k < 2; k++) {
+    lth_ivp_opts o;
+    lth_ivp_opts_init(&o);
+    o.coefficients = k == 0 ? LTH_COEF_AUTO : LTH_COEF_DIRECT;
+    o.table_max_bytes = 1000;
+    lth_error err;
+    lth_error_clear(&err);
+    ck_assert_msg(lth_ivp_solve(sys, 0.0, z0, times, 5, &o, &res[k], &err) == LTH_OK, "%s",
+                  err.message);
+  }
+  ck_assert_int_eq(res[0]->coef_mode, LTH_COEF_TABLE);
+  ck_assert_msg(res[0]->table_panels == 0 && res[0]->table_end == 0.0, "%zu panels, end %g",
+                res[0]->table_panels, res[0]->table_end);
+  ck_assert_int_eq(res[0]->decomps, res[1]->decomps);
+  double d = 0.0, scale = 1.0;
+  for (size_t i = 0; i < 5 * (size_t)S->s; i++) {
+    d = fmax(d, fabs(res[0]->z[i] - res[1]->z[i]));
+    scale = fmax(scale, fabs(res[1]->z[i]));
+  }
+  ck_assert_msg(d <= 1e-13 * scale, "auto and direct differ by %.3e", d);
+  ck_assert_msg(solution_error(S, res[0]) < 1e-8, "error %.3e", solution_error(S, res[0]));
+  lth_ivp_result_free(res[0]);
+  lth_ivp_result_free(res[1]);
+  lth_ivp_opts o;
+  lth_ivp_opts_init(&o);
+  o.coefficients = LTH_COEF_TABLE;
+  o.table_max_bytes = 1000;
+  lth_ivp_result *r = NULL;
+  lth_error err;
+  lth_error_clear(&err);
+  ck_assert_int_eq(lth_ivp_solve(sys, 0.0, z0, times, 5, &o, &r, &err), LTH_ENOMEM);
+  ck_assert_msg(strstr(err.message, "memory budget") != NULL, "%s", err.message);
+  lth_ivp_result_free(r);
+  lth_system_free(sys);
+  ts_free(S);
+}
+END_TEST
+
 /* Stiff: index 3 with -1e6 added on the state diagonal of A_11, A_22 (the
  * chain blocks constant and diagonal, so the reduced ODE has eigenvalues near
  * -1e6 and the constraints do not see them); the manufactured solution stays
@@ -427,6 +476,7 @@ static Suite *table_ivp_suite(void) {
   tcase_add_test(tc, test_default_is_table_and_matches_direct);
   tcase_add_test(tc, test_singular_pi_refused);
   tcase_add_test(tc, test_auto_falls_back_where_the_table_does_not_pay);
+  tcase_add_test(tc, test_auto_direct_when_the_table_does_not_fit);
   tcase_add_test(tc, test_stiff_with_table_jacobian);
   tcase_add_test(tc, test_sampled_hermite_order_and_accuracy);
   tcase_add_test(tc, test_output_times_sparse_and_dense);

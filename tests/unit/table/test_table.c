@@ -269,7 +269,7 @@ END_TEST
 /* ---- data that are not smooth ----
  * The manufactured index-3 system with A(1,1)[0][0] replaced by
  * 0.3 |t - 1.2345| (kind 0, a kink) or by its value plus deterministic noise
- * of relative size 1e-11 (kind 1). */
+ * of relative size 1e-11 (kind 1) or 1e-6 (kind 2). */
 typedef struct rough {
   ts_sys *S;
   struct ts_blk blk;
@@ -287,7 +287,7 @@ static int rough_a11(void *ctx, double t, int order, double *coef, int ld, size_
     uint64_t h;
     memcpy(&h, &t, sizeof h);
     h *= 0x9e3779b97f4a7c15ULL;
-    coef[0] *= 1.0 + 1e-11 * ((double)(h >> 11) * 0x1.0p-53 - 0.5);
+    coef[0] *= 1.0 + (R->kind == 1 ? 1e-11 : 1e-6) * ((double)(h >> 11) * 0x1.0p-53 - 0.5);
   }
   return rc;
 }
@@ -433,6 +433,47 @@ START_TEST(test_noise_accepted_and_reported) {
 }
 END_TEST
 
+/* Noise far above the tolerance (1e-6 in the data, tol 1e-12: like the
+ * rounding of a large decomposition against a tolerance near eps) cannot be
+ * interpolated away, however narrow the panels: the table stops refining
+ * and leaves the span to direct decompositions, after a bounded number of
+ * them, instead of narrowing panel after panel.  Before, the build over
+ * [0, 5] did not end within the test's timeout (5 minutes); now it leaves
+ * the span direct after 484 decompositions (three panels given up, then the rest). */
+START_TEST(test_noise_above_tolerance_left_direct) {
+  int n[] = {3, 3, 1};
+  rough R = {ts_new(3, n, 941, 0.2, 0), {0}, 2};
+  lth_system *sys = rough_system(&R);
+  lth_table *tab = build(sys, 0.0, 5.0, 1e-12, 1, 0, 0);
+  lth_table_info info;
+  lth_table_info_get(tab, &info);
+  ck_assert_msg(info.covered == 5.0, "covered %.17g", info.covered);
+  ck_assert_msg(info.direct_panels >= 1, "%zu direct panels, %zu panels, %zu decomps, err_est %.2e",
+                info.direct_panels, info.panels, info.decomps, info.err_est);
+  ck_assert_msg(info.decomps <= 1000, "%zu decompositions, %zu panels (%zu direct)", info.decomps,
+                info.panels, info.direct_panels);
+  /* evaluations are the decomposition's (direct panels, through the
+   * workspace) or within the noise of the data */
+  lth_decomp_ws *ws = lth_decomp_ws_alloc(sys, 0, NULL);
+  lth_point *pe = lth_point_alloc(sys, 0, NULL), *pt = lth_point_alloc(sys, 0, NULL);
+  double e = 0.0;
+  for (int k = 0; k <= 500; k++) {
+    double t = 0.01 * k;
+    ck_assert_int_eq(lth_table_eval(tab, t, 0, 1, pt, ws, NULL), LTH_OK);
+    ck_assert_int_eq(lth_decomp_at(ws, t, pe, NULL), LTH_OK);
+    e = fmax(e, field_err(&pt->Ahat, &pe->Ahat, 0) / field_max(&pe->Ahat));
+    e = fmax(e, field_err(&pt->q, &pe->q, 0) / field_max(&pe->q));
+  }
+  ck_assert_msg(e < 1e-6, "error %.2e", e);
+  lth_point_free(pe);
+  lth_point_free(pt);
+  lth_decomp_ws_free(ws);
+  lth_table_free(tab);
+  lth_system_free(sys);
+  ts_free(R.S);
+}
+END_TEST
+
 START_TEST(test_bad_arguments) {
   int n[] = {3, 1};
   ts_sys *S = ts_new(2, n, 951, 0.2, 1);
@@ -457,13 +498,36 @@ START_TEST(test_bad_arguments) {
   /* no outputs, no derivative in this table */
   ck_assert_int_eq(lth_table_eval(tab, 0.5, 0, 1, pt, NULL, NULL), LTH_EINVAL);
   ck_assert_int_eq(lth_table_eval(tab, 0.5, 1, 0, pt, NULL, NULL), LTH_EINVAL);
-  /* a memory budget too small for one panel */
+  /* the memory budget counts the work arrays, checked before allocating:
+   * too small for them, the table is refused at once */
+  lth_table_info in;
+  lth_table_info_get(tab, &in);
+  size_t work = in.work_bytes;
+  ck_assert(work > 0 && work + in.bytes <= LTH_DEFAULT_TABLE_MAX_BYTES);
   lth_table_free(tab);
-  o.max_bytes = 64;
+  o.max_bytes = 1000;
+  lth_error_clear(&err);
+  ck_assert_ptr_null(lth_table_alloc(sys, 0.0, 2.0, &o, &err));
+  ck_assert_int_eq(err.status, LTH_ENOMEM);
+  ck_assert(strstr(err.message, "max_bytes") != NULL);
+  /* room for the work arrays of one thread but not for one panel's
+   * coefficients: the least budget the allocation takes, plus 64 bytes */
+  size_t lo = 1000, hi = work;
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    o.max_bytes = mid;
+    lth_table *t2 = lth_table_alloc(sys, 0.0, 2.0, &o, NULL);
+    *(t2 ? &hi : &lo) = mid;
+    lth_table_free(t2);
+  }
+  o.max_bytes = hi + 64;
   tab = lth_table_alloc(sys, 0.0, 2.0, &o, NULL);
+  ck_assert_ptr_nonnull(tab);
   lth_error_clear(&err);
   ck_assert_int_eq(lth_table_build(tab, 2.0, &err), LTH_ENOMEM);
   ck_assert(strstr(err.message, "max_bytes") != NULL);
+  lth_table_info_get(tab, &in);
+  ck_assert(in.bytes + in.work_bytes <= o.max_bytes);
   lth_table_free(tab);
   lth_point_free(pt);
   lth_system_free(sys);
@@ -483,6 +547,7 @@ static Suite *table_suite(void) {
   tcase_add_test(tc, test_kink_left_to_direct_panels);
   tcase_add_test(tc, test_kink_anywhere);
   tcase_add_test(tc, test_noise_accepted_and_reported);
+  tcase_add_test(tc, test_noise_above_tolerance_left_direct);
   tcase_add_test(tc, test_bad_arguments);
   suite_add_tcase(s, tc);
   return s;
