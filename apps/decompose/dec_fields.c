@@ -92,15 +92,7 @@ dec_field dec_norm_field(dec_field result) {
 }
 
 double dec_norm1(const lth_jet *J) {
-  double mx = 0.0;
-  for (int j = 0; j < J->cols; j++) {
-    double c = 0.0;
-    for (int i = 0; i < J->rows; i++) {
-      c += fabs(LTH_JET_AT(J, 0, i, j));
-    }
-    mx = c > mx ? c : mx;
-  }
-  return mx;
+  return lth_jet_norm1(J, 0);
 }
 
 /* d! times Taylor coefficient d. */

@@ -92,6 +92,8 @@ void lth_jet_eval(const lth_jet *J, double h, double *out, int ldout);
 
 /* Largest absolute entry over coefficients 0..order (a scale for tolerances). */
 double lth_jet_maxabs(const lth_jet *J, int order);
+/* The 1-norm (largest column sum of absolute values) of coefficient k. */
+double lth_jet_norm1(const lth_jet *J, int k);
 
 /* ---- Solves: one LU of M_0, then X_m = M_0^{-1}(N_m - sum_{j=1}^m M_j X_{m-j}) ---- */
 

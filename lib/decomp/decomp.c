@@ -219,19 +219,6 @@ static lth_jet Ablk(const lth_decomp_ws *ws, int i, int j) {
   return sub(&ws->A, ws->off[i - 1], ws->off[j - 1], ws->n[i - 1], ws->n[j - 1], ws->K);
 }
 
-/* 1-norm of coefficient 0. */
-static double norm1_0(const lth_jet *J) {
-  double mx = 0.0;
-  for (int j = 0; j < J->cols; j++) {
-    double c = 0.0;
-    for (int i = 0; i < J->rows; i++) {
-      c += fabs(LTH_JET_AT(J, 0, i, j));
-    }
-    mx = c > mx ? c : mx;
-  }
-  return mx;
-}
-
 static int has_A(const lth_decomp_ws *ws, int i, int j) {
   return lth_system_A(ws->sys, i, j) != NULL;
 }
@@ -243,10 +230,10 @@ static int has_A(const lth_decomp_ws *ws, int i, int j) {
 static lth_status chain_measure(lth_decomp_ws *ws, double t, lth_error *err) {
   int r = ws->r;
   lth_jet a = Ablk(ws, 1, r);
-  double chain = norm1_0(&a);
+  double chain = lth_jet_norm1(&a, 0);
   for (int i = 2; i <= r; i++) {
     a = Ablk(ws, i, i - 1);
-    chain *= norm1_0(&a);
+    chain *= lth_jet_norm1(&a, 0);
   }
   ws->chain_norm = chain;
   ws->cond_interval = ws->pi_inv_norm * fmax(chain, ws->scale);
@@ -259,6 +246,20 @@ static lth_status chain_measure(lth_decomp_ws *ws, double t, lth_error *err) {
   }
   return lth_decomp_interval_error(err, t, r, ws->pi_inv_norm, fmax(chain, ws->scale),
                                    ws->cond_max);
+}
+
+lth_status lth_decomp_chain_error(lth_error *err, double t, int r, double cond_pi,
+                                  double cond_chain, double cond_max) {
+  char pi[LTH_PI_TEXT_MAX];
+  lth_error_set_t(err, LTH_ECOND, t,
+                  "Pi = %s is ill-conditioned: cond(Pi) = %.3e, ||Pi^-1|| max ||L_i|| max "
+                  "||R_j|| = %.3e exceeds %.3e (opts.cond_max)",
+                  lth_pi_text(r, 0, pi, sizeof pi), cond_pi, cond_chain, cond_max);
+  if (err) {
+    err->has_cond = 1;
+    err->cond = cond_chain;
+  }
+  return LTH_ECOND;
 }
 
 lth_status lth_decomp_interval_error(lth_error *err, double t, int r, double pi_inv, double scale,
@@ -326,10 +327,10 @@ static lth_status chains(lth_decomp_ws *ws, double t, int judge, lth_error *err)
    * so the threshold applies to ||Pi^{-1}|| max_i ||L_i|| max_j ||R_j||, which
    * bounds all of them and is >= cond(Pi) (Pi = R_i L_i).  A merely badly
    * scaled block (A_1r = [eps; 0]) leaves it O(1). */
-  double npi = norm1_0(&ws->Pi), lmax = 0.0, rmax = 0.0;
+  double npi = lth_jet_norm1(&ws->Pi, 0), lmax = 0.0, rmax = 0.0;
   for (int i = 1; i < r; i++) {
-    lmax = fmax(lmax, norm1_0(&ws->L[i - 1]));
-    rmax = fmax(rmax, norm1_0(&ws->R[i - 1]));
+    lmax = fmax(lmax, lth_jet_norm1(&ws->L[i - 1], 0));
+    rmax = fmax(rmax, lth_jet_norm1(&ws->R[i - 1], 0));
   }
   ws->pi_inv_norm = npi > 0 ? ws->cond_pi / npi : INFINITY;
   ws->cond_chain = lmax * rmax * ws->pi_inv_norm;
@@ -337,16 +338,7 @@ static lth_status chains(lth_decomp_ws *ws, double t, int judge, lth_error *err)
     ws->cond_chain = ws->cond_pi; /* rounding in the estimates */
   }
   if (judge && !(ws->cond_chain <= ws->cond_max)) {
-    char pi[LTH_PI_TEXT_MAX];
-    lth_error_set_t(err, LTH_ECOND, t,
-                    "Pi = %s is ill-conditioned: cond(Pi) = %.3e, ||Pi^-1|| max ||L_i|| max "
-                    "||R_j|| = %.3e exceeds %.3e (opts.cond_max)",
-                    lth_pi_text(r, 0, pi, sizeof pi), ws->cond_pi, ws->cond_chain, ws->cond_max);
-    if (err) {
-      err->has_cond = 1;
-      err->cond = ws->cond_chain;
-    }
-    return LTH_ECOND;
+    return lth_decomp_chain_error(err, t, r, ws->cond_pi, ws->cond_chain, ws->cond_max);
   }
   st = judge ? chain_measure(ws, t, err) : LTH_OK;
   for (int i = 1; i < r && st == LTH_OK; i++) {

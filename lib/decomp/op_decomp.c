@@ -242,39 +242,20 @@ void lth_opdecomp_ws_set_scale(lth_opdecomp_ws *ws, double scale) {
 
 /* ---- chains and conditioning ---- */
 
-static double norm1_0(const lth_jet *J) {
-  double mx = 0.0;
-  for (int j = 0; j < J->cols; j++) {
-    double c = 0.0;
-    for (int i = 0; i < J->rows; i++) c += fabs(LTH_JET_AT(J, 0, i, j));
-    mx = c > mx ? c : mx;
-  }
-  return mx;
-}
-
 /* The thresholds of lth_decomp_at (lib/decomp/decomp.c, chains and
  * chain_measure), with the same messages: cond_chain, then cond_interval. */
 static lth_status judge(lth_opdecomp_ws *ws, lth_oppoint *pt, double t, lth_error *err) {
   int r = ws->sys->r;
   lth_opinfo *in = &pt->info;
-  double npi = norm1_0(&pt->Pi), lmax = 0.0, rmax = 0.0;
+  double npi = lth_jet_norm1(&pt->Pi, 0), lmax = 0.0, rmax = 0.0;
   for (int i = 1; i < r; i++) {
-    lmax = fmax(lmax, norm1_0(&pt->L[i - 1]));
-    rmax = fmax(rmax, norm1_0(&ws->R[i - 1]));
+    lmax = fmax(lmax, lth_jet_norm1(&pt->L[i - 1], 0));
+    rmax = fmax(rmax, lth_jet_norm1(&ws->R[i - 1], 0));
   }
   in->pi_inv_norm = npi > 0 ? in->cond_pi / npi : INFINITY;
   in->cond_chain = fmax(lmax * rmax * in->pi_inv_norm, in->cond_pi);
-  char pi[LTH_PI_TEXT_MAX];
   if (!(in->cond_chain <= ws->cond_max)) {
-    lth_error_set_t(err, LTH_ECOND, t,
-                    "Pi = %s is ill-conditioned: cond(Pi) = %.3e, ||Pi^-1|| max ||L_i|| max "
-                    "||R_j|| = %.3e exceeds %.3e (opts.cond_max)",
-                    lth_pi_text(r, 0, pi, sizeof pi), in->cond_pi, in->cond_chain, ws->cond_max);
-    if (err) {
-      err->has_cond = 1;
-      err->cond = in->cond_chain;
-    }
-    return LTH_ECOND;
+    return lth_decomp_chain_error(err, t, r, in->cond_pi, in->cond_chain, ws->cond_max);
   }
   double chain = op_csc_norm1(op_A(pt, 1, r));
   for (int i = 2; i <= r; i++) chain *= op_csc_norm1(op_A(pt, i, i - 1));
@@ -286,6 +267,7 @@ static lth_status judge(lth_opdecomp_ws *ws, lth_oppoint *pt, double t, lth_erro
                                      ws->cond_max);
   }
   if (in->amplification > LTH_AMPLIFICATION_MEASURE) {
+    char pi[LTH_PI_TEXT_MAX];
     lth_error_set_t(err, LTH_ECOND, t,
                     "Pi = %s: the a priori error amplification cond_interval^%d = %.3e exceeds "
                     "%.3e, above which the dense decomposition measures it; the operator form "

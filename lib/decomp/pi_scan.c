@@ -109,16 +109,6 @@ static lth_status eval_alloc(chain_eval *ev, const lth_system *sys, lth_error *e
   return st;
 }
 
-static double norm1(const lth_jet *J) {
-  double mx = 0.0;
-  for (int j = 0; j < J->cols; j++) {
-    double c = 0.0;
-    for (int i = 0; i < J->rows; i++) c += fabs(LTH_JET_AT(J, 0, i, j));
-    mx = c > mx ? c : mx;
-  }
-  return mx;
-}
-
 /* Chain blocks at t: chain_norm, Pi = A(r,r-1) (... (A(2,1) A(1,r))), ||Pi^-1||, sign det Pi. */
 static void eval_at(chain_eval *ev, double t, sample *sm) {
   memset(sm, 0, sizeof *sm);
@@ -129,7 +119,7 @@ static void eval_at(chain_eval *ev, double t, sample *sm) {
     if (lth_source_fill(chain_source(ev->sys, k), t, 0, &ev->blk[k], ev->work, NULL) != LTH_OK) {
       return;
     }
-    chain *= norm1(&ev->blk[k]);
+    chain *= lth_jet_norm1(&ev->blk[k], 0);
   }
   int nr = ev->nr, rows = ev->blk[0].rows;
   for (int j = 0; j < nr; j++) {
@@ -150,7 +140,7 @@ static void eval_at(chain_eval *ev, double t, sample *sm) {
     }
   }
   ev->Pi.order = 0;
-  double npi = norm1(&ev->Pi), cond = 0.0;
+  double npi = lth_jet_norm1(&ev->Pi, 0), cond = 0.0;
   if (!isfinite(npi) || !isfinite(chain)) return;
   sm->chain = chain;
   sm->ok = 1;

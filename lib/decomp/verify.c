@@ -75,17 +75,6 @@ static lth_jet sub0(const lth_jet *J, int r0, int c0, int rows, int cols) {
   return V;
 }
 
-/* 1-norm (max column sum) of coefficient 0. */
-static double norm1(const lth_jet *J) {
-  double mx = 0.0;
-  for (int j = 0; j < J->cols; j++) {
-    double s = 0.0;
-    for (int i = 0; i < J->rows; i++) s += fabs(LTH_JET_AT(J, 0, i, j));
-    mx = s > mx ? s : mx;
-  }
-  return mx;
-}
-
 static double ratio(double num, double den) {
   return num == 0.0 ? 0.0 : num / (den > DBL_MIN ? den : DBL_MIN);
 }
@@ -97,7 +86,7 @@ static double gemm0(double alpha, const lth_jet *A, const lth_jet *B, double bet
   b.order = 0;
   C->order = 0;
   lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, alpha, &a, &b, beta, C, NULL);
-  return norm1(C);
+  return lth_jet_norm1(C, 0);
 }
 
 /* Singular values of coefficient 0 of J (rows x cols) into sv (min(rows, cols)). */
@@ -146,11 +135,11 @@ static lth_status theorem3(lth_verify_ws *vw, const lth_decomp_ws *ws, const lth
    * ||E D[Z]|| + ||A Z|| + ||f||, so the ratio is a multiple of the roundoff. */
   lth_jet Zm0 = sub0(&vw->Zm, 0, 0, s, W), AZ = sub0(&vw->T1, 0, 0, s, W);
   lth_jet A0 = sub0(&ws->A, 0, 0, s, s), f0 = sub0(&ws->f, 0, 0, s, 1);
-  double scale = nDZ + gemm0(1.0, &A0, &Zm0, 0.0, &AZ) + norm1(&f0);
+  double scale = nDZ + gemm0(1.0, &A0, &Zm0, 0.0, &AZ) + lth_jet_norm1(&f0, 0);
   lth_jet_axpy(-1.0, &AZ, &vw->R, NULL);
   for (int i = 0; i < s; i++) LTH_JET_AT(&vw->R, 0, i, m) -= LTH_JET_AT(&ws->f, 0, i, 0);
   lth_jet c = sub0(&vw->R, 0, m, s, 1), M = sub0(&vw->R, 0, 0, s, m);
-  rep->theorem3_affine = ratio(norm1(&c), scale);
+  rep->theorem3_affine = ratio(lth_jet_norm1(&c, 0), scale);
   /* M (I - P) = M - M P */
   lth_jet MP = sub0(&vw->T1, 0, 0, s, m), P0 = sub0(&pt->P, 0, 0, m, m);
   lth_jet_copy(&MP, &M, NULL);
@@ -169,7 +158,7 @@ static void projector_identities(lth_verify_ws *vw, const lth_decomp_ws *ws, con
     int oi = ws->off[i - 1], ni = ws->n[i - 1];
     lth_jet Pi_ = sub0(&pt->P, oi, oi, ni, ni), T = sub0(&vw->T1, 0, 0, ni, ni);
     lth_jet_copy(&T, &Pi_, NULL);
-    double e = ratio(gemm0(1.0, &Pi_, &Pi_, -1.0, &T), norm1(&Pi_));
+    double e = ratio(gemm0(1.0, &Pi_, &Pi_, -1.0, &T), lth_jet_norm1(&Pi_, 0));
     rep->idempotent = e > rep->idempotent ? e : rep->idempotent;
     double sv[ni > 0 ? ni : 1];
     int k = singular_values(vw, &Pi_, sv);
@@ -179,13 +168,13 @@ static void projector_identities(lth_verify_ws *vw, const lth_decomp_ws *ws, con
     int cj = i == 1 ? r : i - 1;
     lth_jet a = sub0(&ws->A, oi, ws->off[cj - 1], ni, ws->n[cj - 1]);
     lth_jet L = sub0(&vw->T1, 0, 0, ni, a.cols);
-    double scale = norm1(&Pi_) * norm1(&a);
+    double scale = lth_jet_norm1(&Pi_, 0) * lth_jet_norm1(&a, 0);
     if (i == 1) {
       lth_jet_copy(&L, &a, NULL);
     } else {
       lth_jet Pp = sub0(&pt->P, ws->off[i - 2], ws->off[i - 2], ws->n[i - 2], ws->n[i - 2]);
       gemm0(1.0, &a, &Pp, 0.0, &L);
-      scale += norm1(&a) * norm1(&Pp);
+      scale += lth_jet_norm1(&a, 0) * lth_jet_norm1(&Pp, 0);
     }
     e = ratio(gemm0(1.0, &Pi_, &a, -1.0, &L), scale);
     rep->commute = e > rep->commute ? e : rep->commute;
@@ -195,7 +184,7 @@ static void projector_identities(lth_verify_ws *vw, const lth_decomp_ws *ws, con
   lth_jet a = sub0(&ws->A, ws->off[r - 1], o, ws->nr, n);
   lth_jet Pl = sub0(&pt->P, o, o, n, n), L = sub0(&vw->T1, 0, 0, ws->nr, n);
   lth_jet_copy(&L, &a, NULL);
-  double e = ratio(gemm0(1.0, &a, &Pl, -1.0, &L), norm1(&a) * norm1(&Pl) + norm1(&a));
+  double e = ratio(gemm0(1.0, &a, &Pl, -1.0, &L), lth_jet_norm1(&a, 0) * lth_jet_norm1(&Pl, 0) + lth_jet_norm1(&a, 0));
   rep->commute = e > rep->commute ? e : rep->commute;
 }
 
@@ -216,9 +205,9 @@ static lth_status structure(lth_verify_ws *vw, const lth_decomp_ws *ws, const lt
   lth_jet q0 = sub0(&pt->q, 0, 0, s, 1), q1 = lth_jet_view(&pt->q, 0, 0, s, 1);
   double dq = 0.0;
   for (int i = 0; i < s; i++) dq += fabs(LTH_JET_AT(&q1, 1, i, 0));
-  double nA = norm1(&Ain), nP = norm1(&P0);
-  double scale = norm1(&vw->dP) + nP * (norm1(&A0) + nA);
-  double scale_g = nP * (norm1(&g0) + nA * norm1(&q0) + norm1(&fin) + dq);
+  double nA = lth_jet_norm1(&Ain, 0), nP = lth_jet_norm1(&P0, 0);
+  double scale = lth_jet_norm1(&vw->dP, 0) + nP * (lth_jet_norm1(&A0, 0) + nA);
+  double scale_g = nP * (lth_jet_norm1(&g0, 0) + nA * lth_jet_norm1(&q0, 0) + lth_jet_norm1(&fin, 0) + dq);
   lth_jet_copy(&S, &vw->dP, NULL);
   gemm0(1.0, &P0, &A0, 1.0, &S); /* S = P' + P Ahat */
   lth_jet_copy(&T, &S, NULL);

@@ -290,6 +290,18 @@ void lth_jet_eval(const lth_jet *J, double h, double *out, int ldout) {
   }
 }
 
+double lth_jet_norm1(const lth_jet *J, int k) {
+  double mx = 0.0;
+  for (int j = 0; j < J->cols; j++) {
+    double c = 0.0;
+    for (int i = 0; i < J->rows; i++) {
+      c += fabs(LTH_JET_AT(J, k, i, j));
+    }
+    mx = c > mx ? c : mx;
+  }
+  return mx;
+}
+
 double lth_jet_maxabs(const lth_jet *J, int order) {
   double mx = 0.0;
   int K = imin(order, J->order);
