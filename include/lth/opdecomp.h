@@ -69,9 +69,11 @@ lth_status lth_opsys_set_A_const(lth_opsys *sys, int i, int j, int nnz, const in
 /* f_i (n_i entries, dense); a block row without f_i has zero forcing. */
 lth_status lth_opsys_set_f(lth_opsys *sys, int i, lth_op_fill_fn fn, void *ctx, lth_error *err);
 
-/* The operator form of a dense system (its blocks with full patterns, filled
- * through lth_source_fill; its forcing, B u + f with inputs): for checking
- * one path against the other on small systems.  sys must outlive the result. */
+/* The operator form of an lth_system: its sparse blocks (CSC sources,
+ * lth_source_csc_callback, and a data file's mm() blocks) with their own
+ * patterns, filled through lth_source_fill_csc; its other blocks with full
+ * patterns (for checking one path against the other on small systems); its
+ * forcing, B u + f with inputs.  sys must outlive the result. */
 lth_opsys *lth_opsys_from_system(const lth_system *sys, lth_error *err);
 
 int lth_opsys_index(const lth_opsys *sys);

@@ -41,7 +41,8 @@ typedef struct op_block {
   lth_op_fill_fn fn; /* values from a callback, */
   void *ctx;
   double *cval;          /* or constant values, */
-  const lth_source *src; /* or a dense source (full pattern, lth_opsys_from_system) */
+  const lth_source *src; /* or a source of lth_opsys_from_system: */
+  int src_sparse;        /* 1: its own pattern (lth_source_fill_csc), 0: the full one */
 } op_block;
 
 typedef struct op_fblock {

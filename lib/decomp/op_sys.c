@@ -218,6 +218,24 @@ static lth_status full_block(lth_opsys *sys, int i, int j, const lth_source *src
   return st;
 }
 
+/* A sparse source's own pattern (lth_source_csc_pattern): its values come
+ * from lth_source_fill_csc, nothing rows x cols is stored or filled. */
+static lth_status sparse_block(lth_opsys *sys, int i, int j, const lth_source *src,
+                               lth_error *err) {
+  int nnz = 0;
+  const int *cp = NULL, *ri = NULL;
+  lth_status st = lth_source_csc_pattern(src, &nnz, &cp, &ri, err);
+  op_block b = {0};
+  st = st == LTH_OK ? add_block(sys, i, j, nnz, cp, ri, &b, err) : st;
+  if (st == LTH_OK) {
+    b.src = src;
+    b.src_sparse = 1;
+    b.set = 1;
+    sys->A[(i - 1) + sys->r * (j - 1)] = b;
+  }
+  return st;
+}
+
 lth_opsys *lth_opsys_from_system(const lth_system *dense, lth_error *err) {
   if (!dense) {
     lth_error_set(err, LTH_EINVAL, "lth_opsys_from_system: NULL system");
@@ -240,7 +258,10 @@ lth_opsys *lth_opsys_from_system(const lth_system *dense, lth_error *err) {
   for (int i = 1; i <= r && st == LTH_OK; i++) {
     for (int j = 1; j <= r && st == LTH_OK; j++) {
       const lth_source *src = lth_system_A(dense, i, j);
-      st = src ? full_block(sys, i, j, src, err) : LTH_OK;
+      if (src) {
+        st = lth_source_is_sparse(src) ? sparse_block(sys, i, j, src, err)
+                                       : full_block(sys, i, j, src, err);
+      }
     }
     sys->f[i - 1].src = lth_system_forcing(dense, i);
   }
@@ -276,17 +297,21 @@ size_t op_work_size(const lth_opsys *sys, int K) {
   if (!sys->has_src) {
     return 0;
   }
-  size_t mx = 0;
+  size_t mx = 0, full = 0; /* full: the largest dense block's jet */
   for (int k = 0; k < sys->r * sys->r; k++) {
-    const lth_source *src = sys->A[k].src;
-    size_t w = src ? lth_source_work_size(src, K) : 0;
+    const op_block *b = &sys->A[k];
+    size_t w = b->src ? lth_source_work_size(b->src, K) : 0;
     mx = w > mx ? w : mx;
+    if (b->src && !b->src_sparse) {
+      size_t rc = (size_t)b->rows * (size_t)b->cols;
+      full = rc > full ? rc : full;
+    }
   }
   for (int i = 0; i < sys->r; i++) {
     size_t w = sys->f[i].src ? lth_source_work_size(sys->f[i].src, K) : 0;
     mx = w > mx ? w : mx;
   }
-  return mx + (size_t)sys->nmax * (size_t)sys->nmax * (size_t)(K + 1);
+  return mx + full * (size_t)(K + 1);
 }
 
 static lth_status callback_error(lth_error *err, double t, const char *what, int i, int j) {
@@ -334,6 +359,9 @@ static lth_status eval_block(const op_block *b, int i, int j, double t, int K, o
   if (b->cval) {
     memcpy(A->val, b->cval, nz * sizeof(double));
     return LTH_OK;
+  }
+  if (b->src && b->src_sparse) {
+    return lth_source_fill_csc(b->src, t, K, A->val, A->stride, work, err);
   }
   if (b->src) {
     return fill_src(b->src, t, K, A->val, A->stride, work, err);

@@ -22,6 +22,7 @@
 
 #include "lth/ivp.h"
 #include "lth/opivp.h"
+#include "lth/problem.h"
 #include "opchain.h"
 #include "testsys.h"
 #include "testutil.h"
@@ -491,6 +492,49 @@ START_TEST(test_without_cvode) {
 }
 END_TEST
 
+/* data/chain_sparse.lth (mm() blocks: their own patterns in the operator
+ * form) by the operator path and by lth_ivp_solve from the file's z0 on
+ * [0, 2]: the two agree within the tolerances' allowance. */
+START_TEST(test_data_file_sparse_blocks) {
+  const char *dir = getenv("LTH_DATA_DIR");
+  ck_assert(dir != NULL);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/chain_sparse.lth", dir);
+  lth_problem *pb = NULL;
+  lth_error err;
+  ck_assert_msg(lth_problem_read(path, &pb, &err) == LTH_OK, "%s", err.message);
+  const lth_system *sys = lth_problem_system(pb);
+  const double *z0 = NULL;
+  ck_assert(lth_problem_z0(pb, &z0) && z0);
+  lth_opsys *os = lth_opsys_from_system(sys, NULL);
+  ck_assert(os);
+  double times[NOUT];
+  for (int k = 0; k < NOUT; k++) times[k] = 0.2 * (k + 1);
+  lth_ivp_opts o;
+  lth_ivp_opts_init(&o);
+  o.rtol = 1e-10;
+  o.atol = 1e-12;
+  o.error_estimate = 0;
+  lth_ivp_result *dres = NULL;
+  ck_assert_msg(lth_ivp_solve(sys, 0.0, z0, times, NOUT, &o, &dres, &err) == LTH_OK, "%s",
+                err.message);
+  int s = lth_system_size(sys);
+  double scale = 1.0;
+  for (size_t k = 0; k < (size_t)NOUT * s; k++) scale = fmax(scale, fabs(dres->z[k]));
+  for (int method = 0; method <= 1; method++) {
+    lth_opivp_result *res = op_solve(os, 0.0, z0, times, NOUT, method, 1e-8);
+    double d = zdiff(res->z, dres->z, (size_t)NOUT * s, scale);
+    fprintf(stderr, "chain_sparse.lth, method %d: difference %.2e, drift %.2e\n", method, d,
+            res->drift_rel);
+    ck_assert_msg(d <= GLOBAL_FACTOR * (1e-8 + 1e-10), "method %d: difference %.2e", method, d);
+    lth_opivp_result_free(res);
+  }
+  lth_ivp_result_free(dres);
+  lth_opsys_free(os);
+  lth_problem_free(pb);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("opivp");
   TCase *tc = tcase_create("core");
@@ -498,6 +542,7 @@ static Suite *suite(void) {
   if (lth_opivp_available()) {
     tcase_add_test(tc, test_against_dense);
     tcase_add_test(tc, test_sparse_chain_manufactured);
+    tcase_add_test(tc, test_data_file_sparse_blocks);
     tcase_add_test(tc, test_singular_pi_named);
     tcase_add_test(tc, test_cond_max);
     tcase_add_test(tc, test_cvode_failure_silent);
