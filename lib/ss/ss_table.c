@@ -50,7 +50,9 @@ static void pack(lth_ss_point *pt, double *v) {
   size_t cnt[NFIELD];
   fields(pt, ptr, cnt);
   for (int k = 0; k < NFIELD; k++) {
-    memcpy(v, ptr[k], cnt[k] * sizeof(double));
+    if (cnt[k] > 0) { /* (a field the plant lacks, C and D without outputs, is NULL) */
+      memcpy(v, ptr[k], cnt[k] * sizeof(double));
+    }
     v += cnt[k];
   }
 }
