@@ -341,6 +341,49 @@ START_TEST(test_reference_fails) {
 }
 END_TEST
 
+/* A coefficient table at its smallest tolerance (rtol 1e-12, 1e-13): the
+ * reference solve cannot have a table ten times as accurate, and with the
+ * solve's own it was blind to the table's error (Ascher and Petzold's index-2
+ * example, alpha = 50, x1 = x2 = e^t, y = -e^t/(2 - t): true error 6.5e-10,
+ * estimate 1.0e-10 at rtol 1e-12; 1.1e-10 against 3.8e-12 at 1e-13).  The
+ * reference then takes exact coefficients: the estimate is within a factor 3
+ * of the true error. */
+START_TEST(test_table_at_its_floor) {
+  static const char text[] = "lth 1\nproblem dae\nblocks 2 1\ninterval 0 1\nparam a = 50\n"
+                             "A(1,1) = [a - 1/(2-t), 0; (1-a)/(t-2), -1]\n"
+                             "A(1,2) = [(2-t)*a; a-1]\n"
+                             "A(2,1) = [t+2, t^2-4]\n"
+                             "f(1) = [(3-t)/(2-t)*exp(t); 2*exp(t)]\n"
+                             "f(2) = -(t^2+t-2)*exp(t)\n";
+  lth_problem *pb = NULL;
+  lth_error err;
+  ck_assert_msg(lth_problem_parse(text, sizeof text - 1, "ap.lth", NULL, &pb, &err) == LTH_OK, "%s",
+                err.message);
+  const lth_system *sys = lth_problem_system(pb);
+  double z0[3] = {1.0, 1.0, -0.5}, times[4] = {0.25, 0.5, 0.75, 1.0};
+  double rtols[2] = {1e-12, 1e-13};
+  for (int q = 0; q < 2; q++) {
+    lth_ivp_opts o;
+    lth_ivp_opts_init(&o);
+    o.rtol = rtols[q];
+    lth_ivp_result *res = NULL;
+    ck_assert_msg(lth_ivp_solve(sys, 0.0, z0, times, 4, &o, &res, &err) == LTH_OK, "%s",
+                  err.message);
+    double tr = 0.0;
+    for (int k = 0; k < 4; k++) {
+      double t = times[k], e = exp(t), ex[3] = {e, e, -e / (2 - t)};
+      for (int i = 0; i < 3; i++) tr = fmax(tr, fabs(res->z[3 * k + i] - ex[i]));
+    }
+    fprintf(stderr, "table at its floor, rtol %g (%s): true error %.2e, estimate %.2e\n",
+            rtols[q], lth_ivp_coefficients_name(res->coef_mode), tr, res->error_estimate);
+    ck_assert_msg(tr <= 3.0 * res->error_estimate,
+                  "rtol %g: true error %.3e, estimate %.3e", rtols[q], tr, res->error_estimate);
+    lth_ivp_result_free(res);
+  }
+  lth_problem_free(pb);
+}
+END_TEST
+
 static Suite *suite(void) {
   verbose = getenv("LTH_TEST_VERBOSE") != NULL;
   long_run = getenv("LTH_TEST_LONG") != NULL;
@@ -350,6 +393,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_two_masses_msbdf);
   tcase_add_test(tc, test_off);
   tcase_add_test(tc, test_reference_fails);
+  tcase_add_test(tc, test_table_at_its_floor);
   tcase_add_test(tc, test_random_family_every_method);
   suite_add_tcase(s, tc);
   return s;
