@@ -248,6 +248,13 @@ static lth_status chain_measure(lth_decomp_ws *ws, double t, lth_error *err) {
                                    ws->cond_max);
 }
 
+lth_status lth_decomp_singular_error(lth_error *err, double t, int r) {
+  char pi[LTH_PI_TEXT_MAX];
+  return lth_error_set_t(err, LTH_ESING, t,
+                         "Pi = %s is singular: the system is not Hessenberg of index %d here",
+                         lth_pi_text(r, 0, pi, sizeof pi), r);
+}
+
 lth_status lth_decomp_chain_error(lth_error *err, double t, int r, double cond_pi,
                                   double cond_chain, double cond_max) {
   char pi[LTH_PI_TEXT_MAX];
@@ -313,10 +320,7 @@ static lth_status chains(lth_decomp_ws *ws, double t, int judge, lth_error *err)
   /* Only an exactly singular Pi fails here; conditioning is judged below. */
   st = lth_jet_lu_factor(ws->lu, &ws->Pi, 0.0, &ws->cond_pi, err);
   if (st == LTH_ESING) {
-    char pi[LTH_PI_TEXT_MAX];
-    return lth_error_set_t(err, st, t,
-                           "Pi = %s is singular: the system is not Hessenberg of index %d here",
-                           lth_pi_text(r, 0, pi, sizeof pi), r);
+    return lth_decomp_singular_error(err, t, r);
   }
   if (st != LTH_OK) {
     return st;

@@ -318,10 +318,7 @@ static lth_status chains(lth_opdecomp_ws *ws, lth_oppoint *pt, double t, lth_err
     st = lth_jet_lu_factor(ws->lu, &pt->Pi, 0.0, &pt->info.cond_pi, err);
   }
   if (st == LTH_ESING) {
-    char pi[LTH_PI_TEXT_MAX];
-    return lth_error_set_t(err, st, t,
-                           "Pi = %s is singular: the system is not Hessenberg of index %d here",
-                           lth_pi_text(r, 0, pi, sizeof pi), r);
+    return lth_decomp_singular_error(err, t, r);
   }
   if (st != LTH_OK) {
     return st;

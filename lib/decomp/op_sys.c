@@ -8,21 +8,7 @@
 #include <string.h>
 
 #include "op_impl.h"
-
-/* Clark (2.2): row 1 all blocks; rows 2..r-1 from the subdiagonal to r-1;
- * row r the subdiagonal only. */
-static int in_pattern(int r, int i, int j) {
-  if (i < 1 || i > r || j < 1 || j > r) {
-    return 0;
-  }
-  if (i == 1) {
-    return 1;
-  }
-  if (i == r) {
-    return j == r - 1;
-  }
-  return j >= i - 1 && j <= r - 1;
-}
+#include "system/system_parts.h"
 
 lth_opsys *lth_opsys_alloc(int r, const int *n, lth_error *err) {
   if (r < 2 || !n) {
@@ -79,7 +65,7 @@ void lth_opsys_free(lth_opsys *sys) {
 
 static lth_status check_block(const lth_opsys *sys, int i, int j, int nnz, const int *colptr,
                               const int *rowind, lth_error *err) {
-  if (!in_pattern(sys->r, i, j)) {
+  if (!lth_system_in_pattern(sys->r, i, j)) {
     return lth_error_set(err, LTH_ESTRUCT, "A(%d,%d) is outside the Hessenberg pattern of index %d",
                          i, j, sys->r);
   }

@@ -13,6 +13,9 @@
 lth_status lth_decomp_interval_error(lth_error *err, double t, int r, double pi_inv, double scale,
                                      double cond_max);
 
+/* The LTH_ESING record of an exactly singular Pi at t, index r. */
+lth_status lth_decomp_singular_error(lth_error *err, double t, int r);
+
 /* The LTH_ECOND record of a chain condition ||Pi^-1|| max ||L_i|| max ||R_j||
  * above cond_max at t (the dense and the operator decomposition). */
 lth_status lth_decomp_chain_error(lth_error *err, double t, int r, double cond_pi,

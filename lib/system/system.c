@@ -84,7 +84,7 @@ void lth_system_free(lth_system *sys) {
 }
 
 /* Clark (2.2): row 1 is full; rows 2..r-1 hold columns i-1..r-1; row r holds r-1 only. */
-static int in_pattern(int r, int i, int j) {
+int lth_system_in_pattern(int r, int i, int j) {
   if (i < 1 || i > r || j < 1 || j > r) {
     return 0;
   }
@@ -102,7 +102,7 @@ lth_status lth_system_set_A(lth_system *sys, int i, int j, lth_source *src, lth_
   if (!src) {
     return lth_error_set(err, LTH_EINVAL, "A(%d,%d): no source", i, j);
   }
-  if (!in_pattern(sys->r, i, j)) {
+  if (!lth_system_in_pattern(sys->r, i, j)) {
     st = lth_error_set(err, LTH_ESTRUCT,
                        "A(%d,%d) is outside the Hessenberg pattern of index %d (Clark (2.2): "
                        "row %d may hold %s)",
@@ -291,8 +291,6 @@ size_t lth_system_work_needed(const lth_system *sys, int order) {
   }
   return mx;
 }
-
-
 
 /* A and the forcing (with_inputs: f + B u, else f alone) at t. */
 static lth_status eval(const lth_system *sys, double t, int order, int with_inputs, lth_jet *A,

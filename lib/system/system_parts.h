@@ -8,6 +8,9 @@
 
 #include "lth/system.h"
 
+/* 1 if block (i, j) (1-based) lies in Clark's Hessenberg pattern (2.2) of index r. */
+int lth_system_in_pattern(int r, int i, int j);
+
 /* As lth_system_eval, with f alone (without B u): free inputs allowed. */
 lth_status lth_system_eval_unforced(const lth_system *sys, double t, int order, lth_jet *A,
                                     lth_jet *f, double *work, lth_error *err);

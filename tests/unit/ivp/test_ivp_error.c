@@ -375,10 +375,10 @@ START_TEST(test_table_at_its_floor) {
       double t = times[k], e = exp(t), ex[3] = {e, e, -e / (2 - t)};
       for (int i = 0; i < 3; i++) tr = fmax(tr, fabs(res->z[3 * k + i] - ex[i]));
     }
-    fprintf(stderr, "table at its floor, rtol %g (%s): true error %.2e, estimate %.2e\n",
-            rtols[q], lth_ivp_coefficients_name(res->coef_mode), tr, res->error_estimate);
-    ck_assert_msg(tr <= 3.0 * res->error_estimate,
-                  "rtol %g: true error %.3e, estimate %.3e", rtols[q], tr, res->error_estimate);
+    fprintf(stderr, "table at its floor, rtol %g (%s): true error %.2e, estimate %.2e\n", rtols[q],
+            lth_ivp_coefficients_name(res->coef_mode), tr, res->error_estimate);
+    ck_assert_msg(tr <= 3.0 * res->error_estimate, "rtol %g: true error %.3e, estimate %.3e",
+                  rtols[q], tr, res->error_estimate);
     lth_ivp_result_free(res);
   }
   lth_problem_free(pb);
