@@ -15,7 +15,9 @@
  *    most half the solve's mean step when the method is the same
  *    (reference_hmax): a tighter tolerance alone would repeat the solve's
  *    steps and their errors;
- *  - a coefficient table ERROR_TABLE_TIGHTEN (0.1) times as accurate.
+ *  - a coefficient table ERROR_TABLE_TIGHTEN (1e-3) times the solve's
+ *    table tolerance, or direct decompositions where the solve's table is
+ *    at its floor.
  * Then z - z_ref is the solve's error to within the reference's, mostly 1 to
  * 30 % of it (measured, above the rounding floor: estimate / true error 0.75
  * to 1.14 over the random systems of tests/test_ivp_error.c, 0.87 to 1.03 over
