@@ -49,6 +49,14 @@ struct lth_enclose {
   int max_degree;
   lth_interval *coef, *work;
   size_t evals;
+  int fail_leaf; /* the source that failed the last width search's check */
+  /* the last check's question and answer: a width search that failed ahead
+   * starts again at the same interval (coef_table.c enclosure_cap) */
+  struct {
+    int valid, K, predict;
+    double a, b, tol, worst;
+    char what[64];
+  } last;
 };
 
 static int add_leaf(lth_enclose *enc, const lth_source *src, const char *what) {
@@ -282,7 +290,7 @@ static lth_status leaf_ladder(lth_enclose *enc, const leaf *l, double a, double 
      * when it is well below K (its cost grows like its square) */
     if (rate < 0.0) {
       double dstar = d2 + (log(tol / PREDICT_MARGIN) - log(r2)) / rate;
-      if (dstar < 0.7 * K) {
+      if (dstar < 0.9 * K) {
         int ds = (int)ceil(dstar);
         if ((st = leaf_bound(enc, l, a, b, ds, lam, worst, at)) == LTH_OK && *worst <= tol) {
           return LTH_OK;
@@ -304,17 +312,26 @@ static lth_status leaf_ladder(lth_enclose *enc, const leaf *l, double a, double 
  * tol > 0: a bound at most tol may come from a lower degree (leaf_ladder);
  * a bound above it is degree K's, or with predict (a width search) may be
  * a prediction of it. */
-static lth_status check_one(lth_enclose *enc, double a, double b, int K, double tol,
-                            int predict, double *worst, char *what, size_t wsize,
-                            lth_error *err) {
+static lth_status check_leaves(lth_enclose *enc, double a, double b, int K, double tol,
+                               int predict, double *worst, char *what, size_t wsize,
+                               lth_error *err) {
   *worst = 0.0;
-  for (int k = 0; k < enc->n; k++) {
+  for (int q = 0; q < enc->n; q++) {
+    /* a width search needs only "fails": it starts with the source that
+     * failed last, and stops at the first failure (its bound sets the next
+     * width; the others are checked at a width that passes) */
+    int k = predict ? (enc->fail_leaf + q) % enc->n : q;
     const leaf *l = &enc->leaves[k];
     double w;
     size_t e;
     lth_status st = leaf_ladder(enc, l, a, b, K, tol, predict, &w, &e, err);
     if (st != LTH_OK) {
       return st;
+    }
+    if (predict && w > tol) {
+      *worst = fmax(*worst, w);
+      enc->fail_leaf = k;
+      break;
     }
     if (w > *worst) {
       *worst = w;
@@ -332,6 +349,36 @@ static lth_status check_one(lth_enclose *enc, double a, double b, int K, double 
     }
   }
   return LTH_OK;
+}
+
+static lth_status check_one(lth_enclose *enc, double a, double b, int K, double tol,
+                            int predict, double *worst, char *what, size_t wsize,
+                            lth_error *err) {
+  if (enc->last.valid && enc->last.a == a && enc->last.b == b && enc->last.K == K &&
+      enc->last.tol == tol && enc->last.predict == predict) {
+    *worst = enc->last.worst;
+    if (what) {
+      snprintf(what, wsize, "%s", enc->last.what);
+    }
+    return LTH_OK;
+  }
+  enc->last.valid = 0;
+  enc->last.what[0] = '\0';
+  lth_status st = check_leaves(enc, a, b, K, tol, predict, worst, enc->last.what,
+                               sizeof enc->last.what, err);
+  if (what) {
+    snprintf(what, wsize, "%s", enc->last.what);
+  }
+  if (st == LTH_OK) {
+    enc->last.valid = 1;
+    enc->last.a = a;
+    enc->last.b = b;
+    enc->last.K = K;
+    enc->last.tol = tol;
+    enc->last.predict = predict;
+    enc->last.worst = *worst;
+  }
+  return st;
 }
 
 lth_status lth_enclose_check(lth_enclose *enc, double a, double b, int degree, double tol,
