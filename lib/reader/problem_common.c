@@ -164,6 +164,16 @@ lth_status lth_pp_charge_entries(lth_pp *P, size_t kw, int rows, int cols) {
   return LTH_OK;
 }
 
+lth_status lth_pp_charge_source(lth_pp *P, size_t kw, const lth_source *src) {
+  int nnz = 0;
+  const int *cp, *ri;
+  if (lth_source_is_sparse(src) && lth_source_csc_pattern(src, &nnz, &cp, &ri, NULL) == LTH_OK) {
+    P->entries += (double)nnz;
+    return P->entries > LTH_P_MAX_ENTRIES ? lth_pp_charge_entries(P, kw, 0, 0) : LTH_OK;
+  }
+  return lth_pp_charge_entries(P, kw, lth_source_rows(src), lth_source_cols(src));
+}
+
 /* ------------------------------------------------------------------------ */
 /* Statements every kind shares                                             */
 

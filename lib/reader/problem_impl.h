@@ -375,7 +375,7 @@ lth_status lth_plit_parse_equation(lth_pcur *c, lth_plit_opts *o, const lth_pvct
 
 #define LTH_P_MAX_BLOCKS         64
 #define LTH_P_MAX_BLOCK_SIZE     100000L
-#define LTH_P_MAX_ENTRIES        50000000.0 /* sum of rows*cols over the given blocks */
+#define LTH_P_MAX_ENTRIES        50000000.0 /* stored entries over the given blocks */
 #define LTH_P_MAX_GRID           10000000L
 #define LTH_P_MAX_SAMPLING_ORDER 20
 
@@ -462,7 +462,7 @@ typedef struct lth_pp {
   lth_source **blk;   /* the blocks given, indexed as at_block, until the end */
   lth_spos *at_mass;  /* M(i) at i-1 */
   int r, nx, nu;
-  double entries; /* sum of rows*cols over the given blocks */
+  double entries; /* rows*cols of the dense blocks given, nnz of the sparse ones */
   size_t ndep;
   long grid_n;      /* uniform grid (0: explicit points or default) */
   double *grid_pts; /* explicit grid */
@@ -536,6 +536,12 @@ lth_status lth_pp_mass_error(lth_pp *P, lth_spos at, lth_status st);
  * literal, `eye`, samples("file.csv") or a bare expression (1 x 1).  For
  * sampled data *path_b, *path_n locate the file name in the text (*path_n = 0
  * otherwise). */
+/* 1 if the right-hand side at the cursor may read as a sparse block (a bare
+ * `eye`, or mm( in its text): such a block is charged by its stored entries
+ * once read (lth_pp_charge_source), every other one by rows x cols before. */
+int lth_pp_rhs_sparse_text(lth_pp *P);
+/* Charge a block read as src: its stored entries if sparse, else rows x cols. */
+lth_status lth_pp_charge_source(lth_pp *P, size_t kw, const lth_source *src);
 lth_status lth_pp_parse_rhs(lth_pp *P, const char *label, int rows, int cols, lth_source **out,
                             size_t *path_b, size_t *path_n);
 /* samples("file.csv") from the '(' after the name: reads the CSV (rows x

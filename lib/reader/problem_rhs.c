@@ -3,6 +3,7 @@
  * samples("file.csv"), bare expressions, mm("file.mtx") and its
  * combinations -- and the sources they become.
  * lib/reader/problem_impl.h. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,38 @@ static lth_status fit_shape(lth_pp *P, const char *label, int rows, int cols, si
                   cols, v->rows, v->cols);
 }
 
+/* 1 if the right-hand side at the cursor is a bare `eye` and nothing else
+ * (the cursor stays put). */
+static int bare_eye(lth_pcur *c) {
+  size_t at = c->pos, b;
+  size_t n = lth_pcur_name(c, &b);
+  int eye = n && lth_pcur_name_is(c, b, n, "eye") && lth_pcur_peek(c) < 0;
+  c->pos = at;
+  return eye;
+}
+
+int lth_pp_rhs_sparse_text(lth_pp *P) {
+  lth_pcur *c = &P->c;
+  lth_pcur_skip_ws(c);
+  if (bare_eye(c)) {
+    return 1;
+  }
+  const char *s = c->tx->buf;
+  for (size_t i = c->pos; i + 2 < c->st.e; i++) { /* a name mm followed by '(' */
+    if (s[i] == 'm' && s[i + 1] == 'm' && (i == c->pos || !(isalnum((unsigned char)s[i - 1]) ||
+                                                            s[i - 1] == '_'))) {
+      size_t k = i + 2;
+      while (k < c->st.e && (s[k] == ' ' || s[k] == '\t')) {
+        k++;
+      }
+      if (k < c->st.e && s[k] == '(') {
+        return 1;
+      }
+    }
+  }
+  return 0;
+}
+
 lth_status lth_pp_parse_rhs(lth_pp *P, const char *label, int rows, int cols, lth_source **out,
                             size_t *path_b, size_t *path_n) {
   lth_pcur *c = &P->c;
@@ -203,6 +236,13 @@ lth_status lth_pp_parse_rhs(lth_pp *P, const char *label, int rows, int cols, lt
   size_t b;
   lth_pcur_skip_ws(c);
   size_t rhs = c->pos;
+  if (rows == cols && rows > 0 && bare_eye(c)) {
+    /* the identity as a sparse source of n entries, nothing n x n (a
+     * non-square target keeps the literal parser's message) */
+    c->pos = c->st.e;
+    *out = lth_source_identity(rows, cols, P->err);
+    return *out ? LTH_OK : lth_pcur_locate(c, rhs, LTH_ENOMEM);
+  }
   size_t n = lth_pcur_name(c, &b);
   if (n && lth_pcur_name_is(c, b, n, "samples") && lth_pcur_peek(c) == '(') {
     if (!P->first_samples_line) {
