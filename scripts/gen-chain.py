@@ -96,7 +96,7 @@ def write_mm(w, n, m, out_path):
     w("A(2,1) = eye\n")
     w("A(3,2) = mm(\"%s_C.mtx\")\n" % base)
     w("f(1) = [" + " ".join("sin(3*t)" if i == n // 2 else "0" for i in range(n)) + "]\n")
-    w("z0 = zeros(%d, 1)\n" % (2 * n + m))
+    w("z0 = [zeros(%d, 1); zeros(%d, 1); zeros(%d, 1)]\n" % (n, n, m))
 
 
 def write_equations(w, n, m):
@@ -126,7 +126,7 @@ def write_equations(w, n, m):
         w("v%d' = %s\n" % (i, rhs))
     for j, a in enumerate(anchors(n, m)):
         w("0 = 2.385*x%d - x%d\n" % (a + 1, a + 2))
-    w("z0 = zeros(%d, 1)\n" % (2 * n + m))
+    w("z0 = [zeros(%d, 1); zeros(%d, 1); zeros(%d, 1)]\n" % (n, n, m))
 
 
 def main():

@@ -35,7 +35,7 @@
 
 #define LTH_P_MAX_FILE ((size_t)64 << 20) /* bytes in a data file */
 #define LTH_P_MAX_LINE ((size_t)1 << 20)  /* bytes in one line */
-#define LTH_P_MAX_DEP  250000             /* t-dependent matrix entries per file */
+#define LTH_P_MAX_DEP  1000000            /* t-dependent matrix entries per file */
 #define LTH_P_MAX_OPS  2e8                /* entry operations per file (lth_pval_charge) */
 /* Entry operations per expression node built or compiled: a node holds 32
  * bytes while the file is read and a compiled one runs at every t, so that
