@@ -536,12 +536,17 @@ lth_status lth_pp_mass_error(lth_pp *P, lth_spos at, lth_status st);
  * literal, `eye`, samples("file.csv") or a bare expression (1 x 1).  For
  * sampled data *path_b, *path_n locate the file name in the text (*path_n = 0
  * otherwise). */
-/* 1 if the right-hand side at the cursor may read as a sparse block (a bare
- * `eye`, or mm( in its text): such a block is charged by its stored entries
- * once read (lth_pp_charge_source), every other one by rows x cols before. */
+/* 1 if the right-hand side at the cursor may read as a sparse block (mm( or
+ * eye in its text): such a block is charged by its stored entries once read
+ * (lth_pp_charge_source), every other one by rows x cols before. */
 int lth_pp_rhs_sparse_text(lth_pp *P);
 /* Charge a block read as src: its stored entries if sparse, else rows x cols. */
 lth_status lth_pp_charge_source(lth_pp *P, size_t kw, const lth_source *src);
+/* The right-hand side of a block of rows x cols (lth_pp_parse_rhs), charged
+ * to the file's entries: rows x cols before it is read, or what it stores
+ * after (a sparse text, lth_pp_rhs_sparse_text); errors at kw. */
+lth_status lth_pp_parse_block(lth_pp *P, size_t kw, const char *label, int rows, int cols,
+                              lth_source **out, size_t *path_b, size_t *path_n);
 lth_status lth_pp_parse_rhs(lth_pp *P, const char *label, int rows, int cols, lth_source **out,
                             size_t *path_b, size_t *path_n);
 /* samples("file.csv") from the '(' after the name: reads the CSV (rows x

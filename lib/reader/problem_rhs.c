@@ -206,23 +206,30 @@ static int bare_eye(lth_pcur *c) {
   return eye;
 }
 
+/* 1 if the name w (len n) starts at i of the statement (not inside a longer
+ * name) and, if call, a '(' follows it. */
+static int name_at(const lth_pcur *c, size_t i, const char *w, size_t n, int call) {
+  const char *s = c->tx->buf;
+  if (i + n > c->st.e || memcmp(s + i, w, n) != 0 ||
+      (i > c->st.b && (isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_'))) {
+    return 0;
+  }
+  size_t k = i + n;
+  if (k < c->st.e && (isalnum((unsigned char)s[k]) || s[k] == '_')) {
+    return 0;
+  }
+  while (call && k < c->st.e && (s[k] == ' ' || s[k] == '\t')) {
+    k++;
+  }
+  return !call || (k < c->st.e && s[k] == '(');
+}
+
 int lth_pp_rhs_sparse_text(lth_pp *P) {
   lth_pcur *c = &P->c;
   lth_pcur_skip_ws(c);
-  if (bare_eye(c)) {
-    return 1;
-  }
-  const char *s = c->tx->buf;
-  for (size_t i = c->pos; i + 2 < c->st.e; i++) { /* a name mm followed by '(' */
-    if (s[i] == 'm' && s[i + 1] == 'm' && (i == c->pos || !(isalnum((unsigned char)s[i - 1]) ||
-                                                            s[i - 1] == '_'))) {
-      size_t k = i + 2;
-      while (k < c->st.e && (s[k] == ' ' || s[k] == '\t')) {
-        k++;
-      }
-      if (k < c->st.e && s[k] == '(') {
-        return 1;
-      }
+  for (size_t i = c->pos; i < c->st.e; i++) { /* mm(...), or eye (sparse at size) */
+    if (name_at(c, i, "mm", 2, 1) || name_at(c, i, "eye", 3, 0)) {
+      return 1;
     }
   }
   return 0;

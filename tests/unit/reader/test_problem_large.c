@@ -5,7 +5,9 @@
  *   - n = 8000 masses with mm() blocks (s = 16003): a block of 8000 x 8000
  *     is 6.4e7 > 5e7 entries as rows x cols, but it stores 3n - 2: the file
  *     is read (charged by what it stores), eye is a sparse source of n
- *     entries, and the operator form stores exactly the chain's entries;
+ *     entries (alone, and in -c(t) K - 0.01 eye, where a dense eye would
+ *     be 6.4e7 entries), and the operator form stores exactly the chain's
+ *     entries;
  *   - the same chain as equations (n = 3000): the model's blocks keep their
  *     patterns, the same count of entries;
  *   - on a small chain (n = 6) of both forms, the operator decomposition
@@ -73,7 +75,7 @@ static void write_blocks(const char *name, int n) {
   ck_assert_ptr_nonnull(fp);
   fprintf(fp,
           "blocks %d %d %d\ninterval 0 2\nk(t) = 2 + 0.3*sin(t)\nc(t) = 0.05 + 0.01*cos(2*t)\n"
-          "A(1,1) = -c(t)*mm(\"K.mtx\")\nA(1,2) = -k(t)*mm(\"K.mtx\")\nA(1,3) = mm(\"C.mtx\")'\n"
+          "A(1,1) = -c(t)*mm(\"K.mtx\") - 0.01*eye\nA(1,2) = -k(t)*mm(\"K.mtx\")\nA(1,3) = mm(\"C.mtx\")'\n"
           "A(2,1) = eye\nA(3,2) = mm(\"C.mtx\")\nf(1) = [",
           n, n, NC);
   for (int i = 0; i < n; i++) fprintf(fp, i == n / 2 ? " sin(3*t)" : " 0");
