@@ -626,8 +626,8 @@ static lth_status block_times(const lth_system *sys, int i, int j, double t, con
   }
   int nnz = 0;
   const int *cp = NULL, *ri = NULL;
-  int sparse = lth_source_is_sparse(src) &&
-               lth_source_csc_pattern(src, &nnz, &cp, &ri, NULL) == LTH_OK;
+  int sparse =
+      lth_source_is_sparse(src) && lth_source_csc_pattern(src, &nnz, &cp, &ri, NULL) == LTH_OK;
   size_t nv = sparse ? (size_t)nnz : (size_t)rows * (size_t)cols;
   size_t nw = lth_source_work_size(src, 0);
   double *v = malloc((nv + nw + 1) * sizeof *v);

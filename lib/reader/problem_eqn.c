@@ -28,8 +28,8 @@
 #include "problem_impl.h"
 #include "core/names_hash.h"
 
-#define MAX_ORDER          20    /* highest derivative of an unknown */
-#define EQN_SAMPLING_ORDER 6     /* default degree of sampled fits in the equation form */
+#define MAX_ORDER          20 /* highest derivative of an unknown */
+#define EQN_SAMPLING_ORDER 6  /* default degree of sampled fits in the equation form */
 /* unknowns with the velocities x': each costs O(1), what the equations store
  * is bounded by LTH_P_MAX_OPS and LTH_P_MAX_DEP, and the blocks of the
  * system are sparse (lib/model/model_system.c) */

@@ -130,7 +130,8 @@ lth_status lth_plit_builder(lth_plp *p, const char *fn, int call, lth_pval *out)
     /* where sparse values are allowed (a block's right-hand side), an
      * identity too large to be dense is a sparse value of its diagonal */
     lth_csc *eye = lth_csc_identity((int)m, (int)n, NULL);
-    return eye ? lth_pval_mm(&p->x, b, eye, out) : lth_pcur_error(p->c, b, LTH_ENOMEM, "out of memory");
+    return eye ? lth_pval_mm(&p->x, b, eye, out)
+               : lth_pcur_error(p->c, b, LTH_ENOMEM, "out of memory");
   }
   st = lth_pval_zeros(&p->x, b, m, n, out);
   for (long i = 0; st == LTH_OK && i < m; i++) {

@@ -75,7 +75,8 @@ static void write_blocks(const char *name, int n) {
   ck_assert_ptr_nonnull(fp);
   fprintf(fp,
           "blocks %d %d %d\ninterval 0 2\nk(t) = 2 + 0.3*sin(t)\nc(t) = 0.05 + 0.01*cos(2*t)\n"
-          "A(1,1) = -c(t)*mm(\"K.mtx\") - 0.01*eye\nA(1,2) = -k(t)*mm(\"K.mtx\")\nA(1,3) = mm(\"C.mtx\")'\n"
+          "A(1,1) = -c(t)*mm(\"K.mtx\") - 0.01*eye\nA(1,2) = -k(t)*mm(\"K.mtx\")\nA(1,3) = "
+          "mm(\"C.mtx\")'\n"
           "A(2,1) = eye\nA(3,2) = mm(\"C.mtx\")\nf(1) = [",
           n, n, NC);
   for (int i = 0; i < n; i++) fprintf(fp, i == n / 2 ? " sin(3*t)" : " 0");
