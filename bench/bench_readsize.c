@@ -3,7 +3,9 @@
  * (docs/performance.md, "Large data files"): the time of lth_problem_read,
  * of lth_opsys_from_system and of one lth_opdecomp_at, and the process's
  * peak memory, for a file written by scripts/gen-chain.py --mm or
- * --equations.  Usage: bench_readsize FILE [T] */
+ * --equations.  Times are CPU seconds of the process (the wall clock of a
+ * shared machine says more about the other jobs).  Usage: bench_readsize
+ * FILE [T] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -14,7 +16,7 @@
 
 static double now(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -50,7 +52,7 @@ int main(int argc, char **argv) {
   if (st != LTH_OK) {
     fprintf(stderr, "operator form: %s\n", err.message);
   }
-  printf("s %d  nnz %zu\nread %.3f s (peak %.0f MB)\nlth_opsys_from_system %.4f s\n"
+  printf("s %d  nnz %zu  (CPU times)\nread %.3f s (peak %.0f MB)\nlth_opsys_from_system %.4f s\n"
          "workspace %.4f s\nlth_opdecomp_at %.4f s (cond_pi %.3g)\npeak memory %.0f MB\n",
          lth_system_size(lth_problem_system(pb)), os ? lth_opsys_nnz(os) : 0, t1 - t0,
          (double)kb_read / 1024.0, t2 - t1, t3 - t2, t4 - t3,

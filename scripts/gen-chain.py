@@ -18,6 +18,8 @@ mass; z0 = 0 (at rest) is consistent, hidden constraints included.
 Usage: gen-chain.py [--mm | --equations] N M [OUT]   (OUT default: standard output)
 e.g.   python3 scripts/gen-chain.py 500 3 /tmp/chain1003.lth    (s = 1003)
 
+--masses gives mass i the value 1 + (i mod 3)/2 (the equation form writes m_i v_i' = ...,
+the block forms M(1) = diag(m)); without it every mass is 1.
 --mm writes the matrices as Matrix Market files beside OUT (OUT_K.mtx, OUT_D.mtx,
 OUT_C.mtx; docs/format.md, "Sparse blocks") and the blocks as mm(...) of them, so the
 file is linear in n; --equations writes the same system as equations (docs/equations.md),
@@ -95,8 +97,19 @@ def write_mm(w, n, m, out_path):
     w("A(1,3) = mm(\"%s_C.mtx\")'\n" % base)
     w("A(2,1) = eye\n")
     w("A(3,2) = mm(\"%s_C.mtx\")\n" % base)
+    if MASSES:
+        mtx(stem + "_M.mtx", n, n, [(i, i, "%g" % mass(i)) for i in range(1, n + 1)])
+        w("M(1) = mm(\"%s_M.mtx\")\n" % base)
     w("f(1) = [" + " ".join("sin(3*t)" if i == n // 2 else "0" for i in range(n)) + "]\n")
     w("z0 = [zeros(%d, 1); zeros(%d, 1); zeros(%d, 1)]\n" % (n, n, m))
+
+
+MASSES = "--masses" in sys.argv
+
+
+def mass(i):
+    """Mass i (1-based) with --masses."""
+    return 1 + ((i - 1) % 3) / 2
 
 
 def write_equations(w, n, m):
@@ -123,7 +136,7 @@ def write_equations(w, n, m):
             rhs += " + " + fj if not fj.startswith("-") else " - " + fj[1:]
         if i - 1 == n // 2:
             rhs += " + sin(3*t)"
-        w("v%d' = %s\n" % (i, rhs))
+        w("%sv%d' = %s\n" % ("%g*" % mass(i) if MASSES else "", i, rhs))
     for j, a in enumerate(anchors(n, m)):
         w("0 = 2.385*x%d - x%d\n" % (a + 1, a + 2))
     w("z0 = [zeros(%d, 1); zeros(%d, 1); zeros(%d, 1)]\n" % (n, n, m))

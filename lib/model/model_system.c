@@ -467,6 +467,26 @@ static lth_mass_kind group_kind(const lth_model *m, const lth_mgroup *g) {
   return kind;
 }
 
+/* 1 if the group is one unknown whose E coefficient is a constant (*c),
+ * nonzero: its mass matrix is that 1 x 1 constant. */
+static int const_scalar(const lth_model *m, const lth_mgroup *g, double *c) {
+  if (g->pub.nvars != 1) {
+    return 0;
+  }
+  int q = g->pub.eqs[0], found = 0;
+  for (int j = m->estart[q]; j < m->estart[q + 1]; j++) {
+    const lth_mentry *e = &m->ent[m->eidx[j]];
+    if (e->nz && e->part == LTH_MODEL_E) {
+      if (e->c.kind != MCOEF_CONST || found) {
+        return 0;
+      }
+      *c = e->c.v;
+      found = 1;
+    }
+  }
+  return found && *c != 0.0 && isfinite(*c);
+}
+
 /* Relabel a mass matrix failure as a structure error at the group's first
  * equation, keeping t and the condition estimate. */
 static lth_status mass_error(const lth_model *m, const lth_mgroup *g, lth_status st,
@@ -496,6 +516,14 @@ lth_status lth_model_masses(lth_model *m, const double *times, size_t n, lth_err
     g->pub.kind = group_kind(m, g);
     if (g->pub.kind == LTH_MASS_IDENTITY) {
       g->pub.size = 1.0;
+      continue;
+    }
+    double c1;
+    if (g->pub.kind == LTH_MASS_CONSTANT && const_scalar(m, g, &c1)) {
+      /* a constant m x' (c1 != 0, a structural nonzero): the scan would find
+       * size |c1| and condition 1 at every time */
+      g->pub.size = fabs(c1);
+      m->mscale[g->pub.block - 1] = fmax(m->mscale[g->pub.block - 1], g->pub.size);
       continue;
     }
     char label[600];

@@ -10,6 +10,8 @@
  *     entries;
  *   - the same chain as equations (n = 3000): the model's blocks keep their
  *     patterns, the same count of entries;
+ *   - both with masses (M(1) a diagonal mm() file, m_i v_i' = ... in the
+ *     equations): M^{-1} A keeps A's pattern;
  *   - on a small chain (n = 6) of both forms, the operator decomposition
  *     agrees with the dense one (cond_pi, G x) to the rounding of the
  *     point;
@@ -44,7 +46,11 @@ static void path_of(char *buf, size_t size, const char *name) {
 /* Constraint j ties mass a_j to mass a_j + 1 (0-based), as gen-chain.py. */
 static int anchor(int n, int j) { return j * (n - 1) / NC; }
 
-/* K.mtx (tridiagonal 2, -1) and C.mtx (NC x n) for n masses. */
+/* Mass i (0-based) with masses, as gen-chain.py --masses. */
+static double mass(int i) { return 1.0 + (i % 3) / 2.0; }
+
+/* K.mtx (tridiagonal 2, -1), C.mtx (NC x n) and M.mtx (the masses, diagonal)
+ * for n masses. */
 static void write_mtx(int n) {
   char p[512];
   path_of(p, sizeof p, "K.mtx");
@@ -65,9 +71,15 @@ static void write_mtx(int n) {
     fprintf(fp, "%d %d 2.385\n%d %d -1\n", j + 1, anchor(n, j) + 1, j + 1, anchor(n, j) + 2);
   }
   fclose(fp);
+  path_of(p, sizeof p, "M.mtx");
+  fp = fopen(p, "w");
+  ck_assert_ptr_nonnull(fp);
+  fprintf(fp, "%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n", n, n, n);
+  for (int i = 0; i < n; i++) fprintf(fp, "%d %d %g\n", i + 1, i + 1, mass(i));
+  fclose(fp);
 }
 
-static void write_blocks(const char *name, int n) {
+static void write_blocks(const char *name, int n, int masses) {
   char p[512];
   write_mtx(n);
   path_of(p, sizeof p, name);
@@ -80,11 +92,11 @@ static void write_blocks(const char *name, int n) {
           "A(2,1) = eye\nA(3,2) = mm(\"C.mtx\")\nf(1) = [",
           n, n, NC);
   for (int i = 0; i < n; i++) fprintf(fp, i == n / 2 ? " sin(3*t)" : " 0");
-  fprintf(fp, "]\n");
+  fprintf(fp, "]\n%s", masses ? "M(1) = mm(\"M.mtx\")\n" : "");
   fclose(fp);
 }
 
-static void write_equations(const char *name, int n) {
+static void write_equations(const char *name, int n, int masses) {
   char p[512];
   path_of(p, sizeof p, name);
   FILE *fp = fopen(p, "w");
@@ -95,6 +107,7 @@ static void write_equations(const char *name, int n) {
   fprintf(fp, "\ninterval 0 2\nk(t) = 2 + 0.3*sin(t)\nc(t) = 0.05 + 0.01*cos(2*t)\n");
   for (int i = 1; i <= n; i++) fprintf(fp, "x%d' = v%d\n", i, i);
   for (int i = 1; i <= n; i++) {
+    if (masses) fprintf(fp, "%g*", mass(i - 1));
     fprintf(fp, "v%d' = -c(t)*(2*v%d", i, i);
     if (i > 1) fprintf(fp, " - v%d", i - 1);
     if (i < n) fprintf(fp, " - v%d", i + 1);
@@ -149,7 +162,7 @@ static void check_large(const lth_problem *pb, int n) {
 
 START_TEST(test_blocks_large) {
   int n = 8000; /* n x n = 6.4e7 > the 5e7 entries of a file, as rows x cols */
-  write_blocks("chain.lth", n);
+  write_blocks("chain.lth", n, 1);
   lth_problem *pb = read_file("chain.lth");
   const lth_source *eye = lth_system_A(lth_problem_system(pb), 2, 1);
   ck_assert(lth_source_is_sparse(eye));
@@ -164,7 +177,7 @@ END_TEST
 
 START_TEST(test_equations_large) {
   int n = 3000;
-  write_equations("chain.lth", n);
+  write_equations("chain.lth", n, 1);
   lth_problem *pb = read_file("chain.lth");
   check_large(pb, n);
   lth_problem_free(pb);
@@ -214,14 +227,16 @@ static void agree(const lth_problem *pb, double t) {
 }
 
 START_TEST(test_small_agrees) {
-  write_blocks("small.lth", 6);
-  lth_problem *pb = read_file("small.lth");
-  agree(pb, 0.7);
-  lth_problem_free(pb);
-  write_equations("small.lth", 6);
-  pb = read_file("small.lth");
-  agree(pb, 0.7);
-  lth_problem_free(pb);
+  for (int masses = 0; masses <= 1; masses++) {
+    write_blocks("small.lth", 6, masses);
+    lth_problem *pb = read_file("small.lth");
+    agree(pb, 0.7);
+    lth_problem_free(pb);
+    write_equations("small.lth", 6, masses);
+    pb = read_file("small.lth");
+    agree(pb, 0.7);
+    lth_problem_free(pb);
+  }
 }
 END_TEST
 
@@ -318,6 +333,8 @@ static void teardown(void) {
   path_of(p, sizeof p, "K.mtx");
   unlink(p);
   path_of(p, sizeof p, "C.mtx");
+  unlink(p);
+  path_of(p, sizeof p, "M.mtx");
   unlink(p);
   rmdir(dir);
 }
