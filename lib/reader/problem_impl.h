@@ -532,10 +532,6 @@ lth_status lth_pp_check_times(lth_pp *P, double **times, size_t *n);
 lth_status lth_pp_mass_error(lth_pp *P, lth_spos at, lth_status st);
 
 /* ---- right-hand sides (problem_rhs.c) ---- */
-/* The right-hand side of a block `label` of size rows x cols: a matrix
- * literal, `eye`, samples("file.csv") or a bare expression (1 x 1).  For
- * sampled data *path_b, *path_n locate the file name in the text (*path_n = 0
- * otherwise). */
 /* 1 if the right-hand side at the cursor may read as a sparse block (mm( or
  * eye in its text): such a block is charged by its stored entries once read
  * (lth_pp_charge_source), every other one by rows x cols before. */
@@ -547,6 +543,11 @@ lth_status lth_pp_charge_source(lth_pp *P, size_t kw, const lth_source *src);
  * after (a sparse text, lth_pp_rhs_sparse_text); errors at kw. */
 lth_status lth_pp_parse_block(lth_pp *P, size_t kw, const char *label, int rows, int cols,
                               lth_source **out, size_t *path_b, size_t *path_n);
+/* The right-hand side of a block `label` of size rows x cols: a matrix
+ * literal, `eye` (alone: the sparse lth_source_identity), mm("file.mtx")
+ * combinations, samples("file.csv") or a bare expression (1 x 1).  For
+ * sampled data *path_b, *path_n locate the file name in the text (*path_n = 0
+ * otherwise). */
 lth_status lth_pp_parse_rhs(lth_pp *P, const char *label, int rows, int cols, lth_source **out,
                             size_t *path_b, size_t *path_n);
 /* samples("file.csv") from the '(' after the name: reads the CSV (rows x
