@@ -15,8 +15,15 @@ Hessenberg form with blocks n, n, m:
 so Pi = C C' (m x m, constant), s = 2n + m.  The forcing f = sin(3t) pushes the middle
 mass; z0 = 0 (at rest) is consistent, hidden constraints included.
 
-Usage: gen-chain.py N M [OUT]   (OUT default: standard output)
+Usage: gen-chain.py [--mm | --equations] N M [OUT]   (OUT default: standard output)
 e.g.   python3 scripts/gen-chain.py 500 3 /tmp/chain1003.lth    (s = 1003)
+
+--masses gives mass i the value 1 + (i mod 3)/2 (the equation form writes m_i v_i' = ...,
+the block forms M(1) = diag(m)); without it every mass is 1.
+--mm writes the matrices as Matrix Market files beside OUT (OUT_K.mtx, OUT_D.mtx,
+OUT_C.mtx; docs/format.md, "Sparse blocks") and the blocks as mm(...) of them, so the
+file is linear in n; --equations writes the same system as equations (docs/equations.md),
+positions x1..xn, velocities v1..vn, multipliers lam1..lamm, one equation a line.
 """
 import sys
 
@@ -48,20 +55,122 @@ def constraints(n, m):
     return rows
 
 
+def mtx(path, n_rows, n_cols, entries):
+    """A Matrix Market coordinate file of (i, j, value) entries, 1-based."""
+    with open(path, "w") as f:
+        f.write("%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n"
+                % (n_rows, n_cols, len(entries)))
+        for i, j, v in entries:
+            f.write("%d %d %s\n" % (i, j, v))
+
+
+def tri_entries(n):
+    """The tridiagonal (2, -1) of a chain between two walls."""
+    e = []
+    for i in range(1, n + 1):
+        if i > 1:
+            e.append((i, i - 1, "-1"))
+        e.append((i, i, "2"))
+        if i < n:
+            e.append((i, i + 1, "-1"))
+    return e
+
+
+def anchors(n, m):
+    """Constraint j ties mass a_j to mass a_j + 1 (0-based a_j), as constraints()."""
+    return [(j * (n - 1)) // max(m, 1) for j in range(m)]
+
+
+def write_mm(w, n, m, out_path):
+    import os
+    if not out_path:
+        sys.exit("--mm needs OUT (the Matrix Market files go beside it)")
+    stem = os.path.splitext(out_path)[0]
+    base = os.path.basename(stem)
+    mtx(stem + "_K.mtx", n, n, tri_entries(n))
+    c = []
+    for j, a in enumerate(anchors(n, m)):
+        c += [(j + 1, a + 1, "2.385"), (j + 1, a + 2, "-1")]
+    mtx(stem + "_C.mtx", m, n, sorted(c, key=lambda e: (e[1], e[0])))
+    w("A(1,1) = -c(t)*mm(\"%s_K.mtx\")\n" % base)
+    w("A(1,2) = -k(t)*mm(\"%s_K.mtx\")\n" % base)
+    w("A(1,3) = mm(\"%s_C.mtx\")'\n" % base)
+    w("A(2,1) = eye\n")
+    w("A(3,2) = mm(\"%s_C.mtx\")\n" % base)
+    if MASSES:
+        mtx(stem + "_M.mtx", n, n, [(i, i, "%g" % mass(i)) for i in range(1, n + 1)])
+        w("M(1) = mm(\"%s_M.mtx\")\n" % base)
+    w("f(1) = [" + " ".join("sin(3*t)" if i == n // 2 else "0" for i in range(n)) + "]\n")
+    w("z0 = [zeros(%d, 1); zeros(%d, 1); zeros(%d, 1)]\n" % (n, n, m))
+
+
+MASSES = "--masses" in sys.argv
+
+
+def mass(i):
+    """Mass i (1-based) with --masses."""
+    return 1 + ((i - 1) % 3) / 2
+
+
+def write_equations(w, n, m):
+    w("problem equations\n")
+    w("variables " + " ".join("x%d" % i for i in range(1, n + 1)) + "\n")
+    w("variables " + " ".join("v%d" % i for i in range(1, n + 1)) + "\n")
+    w("variables " + " ".join("lam%d" % j for j in range(1, m + 1)) + "\n")
+    w("interval 0 2\ngrid 5\n")
+    w("k(t) = 2 + 0.3*sin(t)\nc(t) = 0.05 + 0.01*cos(2*t)\n")
+    force = {}
+    for j, a in enumerate(anchors(n, m)):
+        force.setdefault(a, []).append("2.385*lam%d" % (j + 1))
+        force.setdefault(a + 1, []).append("-lam%d" % (j + 1))
+    for i in range(1, n + 1):
+        w("x%d' = v%d\n" % (i, i))
+    for i in range(1, n + 1):
+        def tri(u):
+            t = "2*%s%d" % (u, i)
+            t += " - %s%d" % (u, i - 1) if i > 1 else ""
+            t += " - %s%d" % (u, i + 1) if i < n else ""
+            return t
+        rhs = "-c(t)*(%s) - k(t)*(%s)" % (tri("v"), tri("x"))
+        for fj in force.get(i - 1, []):
+            rhs += " + " + fj if not fj.startswith("-") else " - " + fj[1:]
+        if i - 1 == n // 2:
+            rhs += " + sin(3*t)"
+        w("%sv%d' = %s\n" % ("%g*" % mass(i) if MASSES else "", i, rhs))
+    for j, a in enumerate(anchors(n, m)):
+        w("0 = 2.385*x%d - x%d\n" % (a + 1, a + 2))
+    w("z0 = [zeros(%d, 1); zeros(%d, 1); zeros(%d, 1)]\n" % (n, n, m))
+
+
 def main():
-    if len(sys.argv) < 3:
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    form = "mm" if "--mm" in sys.argv else "equations" if "--equations" in sys.argv else ""
+    if len(args) < 2:
         sys.exit(__doc__)
-    n, m = int(sys.argv[1]), int(sys.argv[2])
+    n, m = int(args[0]), int(args[1])
     if not (n >= 2 and 1 <= m <= n // 2):
         sys.exit("need N >= 2 and 1 <= M <= N/2")
-    out = open(sys.argv[3], "w") if len(sys.argv) > 3 else sys.stdout
-    C = constraints(n, m)
+    out_path = args[2] if len(args) > 2 else None
+    out = open(out_path, "w") if out_path else sys.stdout
     w = out.write
     w("# The index-3 mechanical chain, n = %d masses, m = %d constraints, s = %d\n"
       % (n, m, 2 * n + m))
     w("# (written by scripts/gen-chain.py)\n")
-    w("blocks %d %d %d\ninterval 0 2\ngrid 5\n" % (n, n, m))
-    w("k(t) = 2 + 0.3*sin(t)\nc(t) = 0.05 + 0.01*cos(2*t)\n")
+    if form == "equations":
+        write_equations(w, n, m)
+    else:
+        w("blocks %d %d %d\ninterval 0 2\ngrid 5\n" % (n, n, m))
+        w("k(t) = 2 + 0.3*sin(t)\nc(t) = 0.05 + 0.01*cos(2*t)\n")
+    if form == "mm":
+        write_mm(w, n, m, out_path)
+    elif not form:
+        write_dense(w, n, m)
+    if out is not sys.stdout:
+        out.close()
+
+
+def write_dense(w, n, m):
+    C = constraints(n, m)
     # stiffness: spring i joins masses i and i+1 (and the ends to the walls)
     w("A(1,1) = -" + tridiag(n, lambda i: "2*c(t)", lambda i: "-c(t)") + "\n")
     w("A(1,2) = -" + tridiag(n, lambda i: "2*k(t)", lambda i: "-k(t)") + "\n")
@@ -74,8 +183,6 @@ def main():
     w("f(1) = [" + "; ".join(f) + "]\n")
     # at rest, unforced at t = 0 (sin 0 = 0): consistent, lambda = 0 included
     w("z0 = [" + "; ".join(["0"] * (2 * n + m)) + "]\n")
-    if out is not sys.stdout:
-        out.close()
 
 
 if __name__ == "__main__":

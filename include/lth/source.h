@@ -72,7 +72,8 @@ void lth_source_free(lth_source *src);
 
 /* Constant matrix (column-major, leading dimension lda; copied). */
 lth_source *lth_source_const(int rows, int cols, const double *a, int lda, lth_error *err);
-/* Constant "eye": ones on the main diagonal (rows and cols may differ). */
+/* Constant "eye": ones on the main diagonal (rows and cols may differ), a
+ * sparse source (lth_source_is_sparse) of min(rows, cols) entries. */
 lth_source *lth_source_identity(int rows, int cols, lth_error *err);
 
 /* User callback: fill the Taylor coefficients M_m = M^{(m)}(t)/m! (NOT the

@@ -31,6 +31,10 @@ typedef struct mblock {
    * (nnz, unused ones zero) and the replacements it owns (nnz, or NULL) */
   lth_mcoef *own;
   lth_source **own_src;
+  /* the pattern (compressed sparse column, lth_source_csc_pattern): entry k
+   * of the triplets sits at pos[k]; an entry given twice sits once (the
+   * last coefficient wins, as in the dense fill) */
+  int *colptr, *rowind, *pos, npat;
 } mblock;
 
 static void mblock_destroy(void *state) {
@@ -44,8 +48,113 @@ static void mblock_destroy(void *state) {
     free(b->ii);
     free(b->jj);
     free(b->c);
+    free(b->colptr);
+    free(b->rowind);
+    free(b->pos);
     free(b);
   }
+}
+
+/* The pattern of the triplets (b->colptr, rowind, pos, npat) by a counting
+ * sort on the columns, the rows kept in order within each column: O(nnz +
+ * cols + rows). */
+static lth_status mblock_pattern(mblock *b, lth_error *err) {
+  size_t n = (size_t)b->nnz;
+  int *cnt = calloc((size_t)b->cols + 1, sizeof *cnt), *byrow = malloc((n + 1) * sizeof *byrow);
+  int *last = malloc(((size_t)b->rows + 1) * sizeof *last);
+  b->colptr = calloc((size_t)b->cols + 1, sizeof *b->colptr);
+  b->rowind = malloc((n + 1) * sizeof *b->rowind);
+  b->pos = malloc((n + 1) * sizeof *b->pos);
+  int *order = malloc((n + 1) * sizeof *order);
+  lth_status st = LTH_OK;
+  if (!cnt || !byrow || !last || !b->colptr || !b->rowind || !b->pos || !order) {
+    st = lth_error_set(err, LTH_ENOMEM, "out of memory building the pattern of a block");
+  }
+  if (st == LTH_OK) {
+    /* the triplets by row (a counting sort on ii), then by column (stable):
+     * rows increase within each column */
+    int *rc = calloc((size_t)b->rows + 1, sizeof *rc);
+    if (!rc) {
+      st = lth_error_set(err, LTH_ENOMEM, "out of memory building the pattern of a block");
+    } else {
+      for (size_t k = 0; k < n; k++) {
+        rc[b->ii[k] + 1]++;
+      }
+      for (int i = 0; i < b->rows; i++) {
+        rc[i + 1] += rc[i];
+      }
+      for (size_t k = 0; k < n; k++) {
+        byrow[rc[b->ii[k]]++] = (int)k;
+      }
+      free(rc);
+      for (size_t k = 0; k < n; k++) {
+        cnt[b->jj[k] + 1]++;
+      }
+      for (int j = 0; j < b->cols; j++) {
+        cnt[j + 1] += cnt[j];
+      }
+      for (size_t q = 0; q < n; q++) {
+        int k = byrow[q];
+        order[cnt[b->jj[k]]++] = k;
+      }
+      /* order: by column, then row; merge repeated (row, column) */
+      for (int i = 0; i < b->rows; i++) {
+        last[i] = -1;
+      }
+      int np = 0, col = 0;
+      for (size_t q = 0; q < n; q++) {
+        int k = order[q];
+        while (col < b->jj[k]) {
+          b->colptr[++col] = np;
+        }
+        int i = b->ii[k];
+        if (last[i] >= 0 && last[i] >= b->colptr[col]) {
+          b->pos[k] = last[i]; /* the same entry again */
+          continue;
+        }
+        b->rowind[np] = i;
+        last[i] = np;
+        b->pos[k] = np++;
+      }
+      while (col < b->cols) {
+        b->colptr[++col] = np;
+      }
+      b->npat = np;
+    }
+  }
+  free(cnt);
+  free(byrow);
+  free(last);
+  free(order);
+  return st;
+}
+
+static int mblock_csc_pattern(const void *state, const int **colptr, const int **rowind) {
+  const mblock *b = state;
+  *colptr = b->colptr;
+  *rowind = b->rowind;
+  return b->npat;
+}
+
+/* The values on the pattern: entry k's coefficients at pos[k] (the same
+ * order as mblock_fill, so a repeated entry keeps its last coefficient). */
+static lth_status mblock_fill_csc(const void *state, double t, int order, double *values,
+                                  size_t stride, double *work, lth_error *err) {
+  const mblock *b = state;
+  double *y = work, *w = work + order + 1;
+  for (int m = 0; m <= order; m++) {
+    memset(values + (size_t)m * stride, 0, (size_t)b->npat * sizeof *values);
+  }
+  for (int k = 0; k < b->nnz; k++) {
+    lth_status st = lth_mcoef_taylor(b->c[k], t, order, y, w, err);
+    if (st != LTH_OK) {
+      return st;
+    }
+    for (int m = 0; m <= order; m++) {
+      values[(size_t)m * stride + (size_t)b->pos[k]] = y[m];
+    }
+  }
+  return LTH_OK;
 }
 
 static size_t mblock_work(const void *state, int order) {
@@ -133,7 +242,9 @@ static const lth_source_type mblock_types[2][2] = {
       .work_size = mblock_work,
       .domain = mblock_domain,
       .destroy = mblock_destroy,
-      .exact = 0},
+      .exact = 0,
+      .csc_pattern = mblock_csc_pattern,
+      .fill_csc = mblock_fill_csc},
      {.name = "equations",
       .fill = mblock_fill,
       .work_size = mblock_work,
@@ -141,13 +252,17 @@ static const lth_source_type mblock_types[2][2] = {
       .destroy = mblock_destroy,
       .exact = 0,
       .enclose = mblock_enclose,
-      .enclose_work_size = mblock_enclose_work}},
+      .enclose_work_size = mblock_enclose_work,
+      .csc_pattern = mblock_csc_pattern,
+      .fill_csc = mblock_fill_csc}},
     {{.name = "equations",
       .fill = mblock_fill,
       .work_size = mblock_work,
       .domain = mblock_domain,
       .destroy = mblock_destroy,
-      .exact = 1},
+      .exact = 1,
+      .csc_pattern = mblock_csc_pattern,
+      .fill_csc = mblock_fill_csc},
      {.name = "equations",
       .fill = mblock_fill,
       .work_size = mblock_work,
@@ -155,13 +270,19 @@ static const lth_source_type mblock_types[2][2] = {
       .destroy = mblock_destroy,
       .exact = 1,
       .enclose = mblock_enclose,
-      .enclose_work_size = mblock_enclose_work}},
+      .enclose_work_size = mblock_enclose_work,
+      .csc_pattern = mblock_csc_pattern,
+      .fill_csc = mblock_fill_csc}},
 };
 
 static lth_status mblock_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
                                 lth_error *err);
 
 static lth_source *mblock_new(mblock *b, int exact, int enclosable, lth_error *err) {
+  if (mblock_pattern(b, err) != LTH_OK) {
+    mblock_destroy(b);
+    return NULL;
+  }
   lth_source *src = lth_source_new(&mblock_types[exact][enclosable], b, b->rows, b->cols, err);
   lth_source_set_rebind(src, mblock_rebind);
   return src;
@@ -346,6 +467,26 @@ static lth_mass_kind group_kind(const lth_model *m, const lth_mgroup *g) {
   return kind;
 }
 
+/* 1 if the group is one unknown whose E coefficient is a constant (*c),
+ * nonzero: its mass matrix is that 1 x 1 constant. */
+static int const_scalar(const lth_model *m, const lth_mgroup *g, double *c) {
+  if (g->pub.nvars != 1) {
+    return 0;
+  }
+  int q = g->pub.eqs[0], found = 0;
+  for (int j = m->estart[q]; j < m->estart[q + 1]; j++) {
+    const lth_mentry *e = &m->ent[m->eidx[j]];
+    if (e->nz && e->part == LTH_MODEL_E) {
+      if (e->c.kind != MCOEF_CONST || found) {
+        return 0;
+      }
+      *c = e->c.v;
+      found = 1;
+    }
+  }
+  return found && *c != 0.0 && isfinite(*c);
+}
+
 /* Relabel a mass matrix failure as a structure error at the group's first
  * equation, keeping t and the condition estimate. */
 static lth_status mass_error(const lth_model *m, const lth_mgroup *g, lth_status st,
@@ -375,6 +516,14 @@ lth_status lth_model_masses(lth_model *m, const double *times, size_t n, lth_err
     g->pub.kind = group_kind(m, g);
     if (g->pub.kind == LTH_MASS_IDENTITY) {
       g->pub.size = 1.0;
+      continue;
+    }
+    double c1;
+    if (g->pub.kind == LTH_MASS_CONSTANT && const_scalar(m, g, &c1)) {
+      /* a constant m x' (c1 != 0, a structural nonzero): the scan would find
+       * size |c1| and condition 1 at every time */
+      g->pub.size = fabs(c1);
+      m->mscale[g->pub.block - 1] = fmax(m->mscale[g->pub.block - 1], g->pub.size);
       continue;
     }
     char label[600];
@@ -490,42 +639,80 @@ lth_status lth_model_system(const lth_model *m, lth_system **out, lth_error *err
 
 /* ---- Pi on the whole interval ---- */
 
-/* ||Pi^{-1}|| times the product of the 1-norms of its factors, with
- * Pi = A(r,r-1) ... A(2,1) A(1,r) from the assembled A (order 0); INFINITY
- * if singular.  w holds 2 max(n_i) n_r doubles. */
-static double pi_rel_cond(const lth_model *m, const lth_jet *A, double *w) {
-  int r = m->r, nr = m->n[r - 1], rows = m->n[0], c0 = block_start(m, r);
-  double scale = 0.0, *L = w, *N = w + (size_t)m->s * nr;
-  for (int b = 0; b < nr; b++) {
-    double cs = 0.0;
-    for (int a = 0; a < rows; a++) {
-      L[a + b * rows] = LTH_JET_AT(A, 0, a, c0 + b);
-      cs += fabs(L[a + b * rows]);
-    }
-    scale = fmax(scale, cs);
+/* Y = B X and *nrm = ||B||_1 for block B = A(i,j) of sys at t (order 0;
+ * none: Y = 0), X cols x nr, Y rows x nr (column-major): a sparse block on
+ * its pattern, a dense one through its jet.  The sums run over the columns
+ * of B in order, as a dense product would. */
+static lth_status block_times(const lth_system *sys, int i, int j, double t, const double *X,
+                              int nr, double *Y, double *nrm, lth_error *err) {
+  const lth_source *src = lth_system_A(sys, i, j);
+  int rows = lth_system_block_size(sys, i), cols = lth_system_block_size(sys, j);
+  memset(Y, 0, (size_t)rows * (size_t)nr * sizeof *Y);
+  *nrm = 0.0;
+  if (!src) {
+    return LTH_OK;
   }
-  for (int i = 2; i <= r; i++) {
-    int r0 = block_start(m, i), k0 = block_start(m, i - 1), ni = m->n[i - 1];
+  int nnz = 0;
+  const int *cp = NULL, *ri = NULL;
+  int sparse =
+      lth_source_is_sparse(src) && lth_source_csc_pattern(src, &nnz, &cp, &ri, NULL) == LTH_OK;
+  size_t nv = sparse ? (size_t)nnz : (size_t)rows * (size_t)cols;
+  size_t nw = lth_source_work_size(src, 0);
+  double *v = malloc((nv + nw + 1) * sizeof *v);
+  if (!v) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  lth_status st;
+  if (sparse) {
+    st = lth_source_fill_csc(src, t, 0, v, nv, v + nv, err);
+  } else {
+    lth_jet J = lth_jet_wrap(v, rows, cols, rows > 0 ? rows : 1, nv, 0);
+    st = lth_source_fill(src, t, 0, &J, v + nv, err);
+  }
+  for (int q = 0; q < cols && st == LTH_OK; q++) {
+    int p0 = sparse ? cp[q] : 0, p1 = sparse ? cp[q + 1] : rows;
+    double cs = 0.0;
+    for (int p = p0; p < p1; p++) {
+      int a = sparse ? ri[p] : p;
+      double bq = v[sparse ? (size_t)p : (size_t)a + (size_t)q * rows];
+      cs += fabs(bq);
+      for (int c = 0; c < nr; c++) {
+        Y[a + (size_t)c * rows] += bq * X[q + (size_t)c * cols];
+      }
+    }
+    *nrm = fmax(*nrm, cs);
+  }
+  free(v);
+  return st;
+}
+
+/* ||Pi^{-1}|| times the product of the 1-norms of its factors, with
+ * Pi = A(r,r-1) ... A(2,1) A(1,r) at t (order 0), block by block: nothing
+ * s x s, O(nnz + s n_r) for sparse blocks; INFINITY if singular.  w holds
+ * 2 max(n_i) n_r doubles. */
+static double pi_rel_cond(const lth_model *m, const lth_system *sys, double t, double *w,
+                          lth_status *st) {
+  int r = m->r, nr = m->n[r - 1];
+  double scale = 0.0, *L = w, *N = w + (size_t)m->s * nr;
+  /* L = A(1,r) (the product with the identity), its norm the scale */
+  double *I = calloc((size_t)nr * nr + 1, sizeof *I);
+  if (!I) {
+    *st = LTH_ENOMEM;
+    return INFINITY;
+  }
+  for (int b = 0; b < nr; b++) {
+    I[b + (size_t)b * nr] = 1.0;
+  }
+  *st = block_times(sys, 1, r, t, I, nr, L, &scale, NULL);
+  free(I);
+  for (int i = 2; i <= r && *st == LTH_OK; i++) {
     double nrm = 0.0;
-    for (int q = 0; q < rows; q++) {
-      double cs = 0.0;
-      for (int a = 0; a < ni; a++) {
-        cs += fabs(LTH_JET_AT(A, 0, r0 + a, k0 + q));
-      }
-      nrm = fmax(nrm, cs);
-    }
-    for (int b = 0; b < nr; b++) {
-      for (int a = 0; a < ni; a++) {
-        double sum = 0.0;
-        for (int q = 0; q < rows; q++) {
-          sum += LTH_JET_AT(A, 0, r0 + a, k0 + q) * L[q + b * rows];
-        }
-        N[a + b * ni] = sum;
-      }
-    }
-    memcpy(L, N, (size_t)ni * nr * sizeof *L);
+    *st = block_times(sys, i, i - 1, t, L, nr, N, &nrm, NULL);
+    memcpy(L, N, (size_t)m->n[i - 1] * nr * sizeof *L);
     scale *= nrm;
-    rows = ni;
+  }
+  if (*st != LTH_OK) {
+    return INFINITY;
   }
   lth_jet P = lth_jet_wrap(L, nr, nr, nr, (size_t)nr * nr, 0);
   double cond = INFINITY, pnorm = 0.0;
@@ -591,23 +778,24 @@ lth_status lth_model_check_pi(const lth_model *m, lth_error *err) {
   if (st != LTH_OK) {
     return st;
   }
-  int s = lth_system_size(sys), nr = m->n[m->r - 1], evaluated = 0, regular = 0;
-  lth_jet *A = lth_jet_alloc(s, s, 0, err), *f = lth_jet_alloc(s, 1, 0, err);
-  size_t wn = lth_system_work_needed(sys, 0); /* freed below */
-  double *work = malloc((wn + 2 * (size_t)m->s * nr + 1) * sizeof *work);
-  if (!A || !f || !work) {
+  int nr = m->n[m->r - 1], evaluated = 0, regular = 0;
+  double *work = malloc((2 * (size_t)m->s * nr + 1) * sizeof *work);
+  if (!work) {
     st = lth_error_set(err, LTH_ENOMEM, "out of memory");
   }
   for (int k = 0; k < 7 && st == LTH_OK && !regular; k++) {
     double t = m->t0 + (m->t1 - m->t0) * FRAC[k];
-    if (lth_system_eval(sys, t, 0, A, f, work, NULL) != LTH_OK) {
+    lth_status se = LTH_OK;
+    double rc = pi_rel_cond(m, sys, t, work, &se);
+    if (se == LTH_ENOMEM) {
+      st = lth_error_set(err, LTH_ENOMEM, "out of memory");
+    }
+    if (se != LTH_OK) {
       continue; /* the tools report such failures with their t */
     }
     evaluated++;
-    regular = pi_rel_cond(m, A, work + wn) <= PI_SINGULAR;
+    regular = rc <= PI_SINGULAR;
   }
-  lth_jet_free(A);
-  lth_jet_free(f);
   free(work);
   lth_system_free(sys);
   if (st == LTH_OK && evaluated && !regular) {

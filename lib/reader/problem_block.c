@@ -128,12 +128,9 @@ static lth_status dae_block(lth_pp *P, size_t kw, long i, long j) {
   }
   *seen = lth_pp_here(P, kw);
   int rows = lth_system_block_size(sys, (int)i), cols = j ? lth_system_block_size(sys, (int)j) : 1;
-  if ((st = lth_pp_charge_entries(P, kw, rows, cols)) != LTH_OK) {
-    return st;
-  }
   lth_source *src;
   size_t pb_, pn;
-  if ((st = lth_pp_parse_rhs(P, label, rows, cols, &src, &pb_, &pn)) != LTH_OK) {
+  if ((st = lth_pp_parse_block(P, kw, label, rows, cols, &src, &pb_, &pn)) != LTH_OK) {
     return st;
   }
   int sampled = lth_source_is_samples(src);
@@ -167,12 +164,9 @@ lth_status lth_pp_st_M(lth_pp *P, size_t kw) {
   }
   P->at_mass[i - 1] = lth_pp_here(P, kw);
   int n = lth_system_block_size(P->pb->sys, (int)i);
-  if ((st = lth_pp_charge_entries(P, kw, n, n)) != LTH_OK) {
-    return st;
-  }
   size_t pb_, pn;
   lth_source *src;
-  if ((st = lth_pp_parse_rhs(P, label, n, n, &src, &pb_, &pn)) != LTH_OK) {
+  if ((st = lth_pp_parse_block(P, kw, label, n, n, &src, &pb_, &pn)) != LTH_OK) {
     return st;
   }
   P->pb->mass[i - 1] = src;

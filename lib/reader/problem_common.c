@@ -164,6 +164,31 @@ lth_status lth_pp_charge_entries(lth_pp *P, size_t kw, int rows, int cols) {
   return LTH_OK;
 }
 
+lth_status lth_pp_parse_block(lth_pp *P, size_t kw, const char *label, int rows, int cols,
+                              lth_source **out, size_t *path_b, size_t *path_n) {
+  int sparse = lth_pp_rhs_sparse_text(P); /* charged by what it stores, once read */
+  lth_status st = sparse ? LTH_OK : lth_pp_charge_entries(P, kw, rows, cols);
+  *out = NULL;
+  if (st == LTH_OK) {
+    st = lth_pp_parse_rhs(P, label, rows, cols, out, path_b, path_n);
+  }
+  if (st == LTH_OK && sparse && (st = lth_pp_charge_source(P, kw, *out)) != LTH_OK) {
+    lth_source_free(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
+lth_status lth_pp_charge_source(lth_pp *P, size_t kw, const lth_source *src) {
+  int nnz = 0;
+  const int *cp, *ri;
+  if (lth_source_is_sparse(src) && lth_source_csc_pattern(src, &nnz, &cp, &ri, NULL) == LTH_OK) {
+    P->entries += (double)nnz;
+    return P->entries > LTH_P_MAX_ENTRIES ? lth_pp_charge_entries(P, kw, 0, 0) : LTH_OK;
+  }
+  return lth_pp_charge_entries(P, kw, lth_source_rows(src), lth_source_cols(src));
+}
+
 /* ------------------------------------------------------------------------ */
 /* Statements every kind shares                                             */
 

@@ -28,9 +28,12 @@
 #include "problem_impl.h"
 #include "core/names_hash.h"
 
-#define MAX_ORDER          20    /* highest derivative of an unknown */
-#define EQN_SAMPLING_ORDER 6     /* default degree of sampled fits in the equation form */
-#define MAX_UNKNOWNS       20000 /* with the velocities x' (the decomposition is dense) */
+#define MAX_ORDER          20 /* highest derivative of an unknown */
+#define EQN_SAMPLING_ORDER 6  /* default degree of sampled fits in the equation form */
+/* unknowns with the velocities x': each costs O(1), what the equations store
+ * is bounded by LTH_P_MAX_OPS and LTH_P_MAX_DEP, and the blocks of the
+ * system are sparse (lib/model/model_system.c) */
+#define MAX_UNKNOWNS 1000000
 
 typedef struct evar {
   char *name;
@@ -182,12 +185,28 @@ int lth_pp_eqn_is_equation(lth_pp *P, size_t b, size_t n) {
   return !is_keyword(s, n);
 }
 
+/* The position of pos >= from, given that of from (*at): the names of a
+ * long `variables` line are placed in one pass over it, not each from the
+ * statement's start (quadratic in the line's length). */
+static lth_spos advance_pos(const lth_ptext *tx, size_t from, lth_spos at, size_t pos) {
+  for (size_t i = from; i < pos; i++) {
+    if (tx->buf[i] == '\n') {
+      at.line++;
+      at.col = 1;
+    } else {
+      at.col += ((unsigned char)tx->orig[i] & 0xc0) != 0x80;
+    }
+  }
+  return at;
+}
+
 /* variables NAME [,] NAME ... */
 lth_status lth_pp_st_variables(lth_pp *P, size_t kw) {
   lth_pcur *c = &P->c;
   struct lth_peqn *E = P->eqn;
   int count = 0;
-  (void)kw;
+  size_t here = kw;
+  lth_spos here_at = lth_pp_here(P, kw);
   for (;;) {
     if (count > 0 && lth_pcur_peek(c) == ',') {
       c->pos++;
@@ -248,7 +267,9 @@ lth_status lth_pp_st_variables(lth_pp *P, size_t kw) {
     }
     memcpy(name, s, n);
     name[n] = '\0';
-    E->v[E->nv] = (evar){.name = name, .len = n, .at = lth_pp_here(P, b), .maxo = 0, .ato = {0, 0}};
+    here_at = advance_pos(c->tx, here, here_at, b);
+    here = b;
+    E->v[E->nv] = (evar){.name = name, .len = n, .at = here_at, .maxo = 0, .ato = {0, 0}};
     if (!hash_add(E, E->nv)) {
       free(name);
       return LTH_PERR(P, b, LTH_ENOMEM, "out of memory");

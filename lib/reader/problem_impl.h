@@ -35,7 +35,7 @@
 
 #define LTH_P_MAX_FILE ((size_t)64 << 20) /* bytes in a data file */
 #define LTH_P_MAX_LINE ((size_t)1 << 20)  /* bytes in one line */
-#define LTH_P_MAX_DEP  250000             /* t-dependent matrix entries per file */
+#define LTH_P_MAX_DEP  1000000            /* t-dependent matrix entries per file */
 #define LTH_P_MAX_OPS  2e8                /* entry operations per file (lth_pval_charge) */
 /* Entry operations per expression node built or compiled: a node holds 32
  * bytes while the file is read and a compiled one runs at every t, so that
@@ -375,7 +375,7 @@ lth_status lth_plit_parse_equation(lth_pcur *c, lth_plit_opts *o, const lth_pvct
 
 #define LTH_P_MAX_BLOCKS         64
 #define LTH_P_MAX_BLOCK_SIZE     100000L
-#define LTH_P_MAX_ENTRIES        50000000.0 /* sum of rows*cols over the given blocks */
+#define LTH_P_MAX_ENTRIES        50000000.0 /* stored entries over the given blocks */
 #define LTH_P_MAX_GRID           10000000L
 #define LTH_P_MAX_SAMPLING_ORDER 20
 
@@ -462,7 +462,7 @@ typedef struct lth_pp {
   lth_source **blk;   /* the blocks given, indexed as at_block, until the end */
   lth_spos *at_mass;  /* M(i) at i-1 */
   int r, nx, nu;
-  double entries; /* sum of rows*cols over the given blocks */
+  double entries; /* rows*cols of the dense blocks given, nnz of the sparse ones */
   size_t ndep;
   long grid_n;      /* uniform grid (0: explicit points or default) */
   double *grid_pts; /* explicit grid */
@@ -532,8 +532,20 @@ lth_status lth_pp_check_times(lth_pp *P, double **times, size_t *n);
 lth_status lth_pp_mass_error(lth_pp *P, lth_spos at, lth_status st);
 
 /* ---- right-hand sides (problem_rhs.c) ---- */
+/* 1 if the right-hand side at the cursor may read as a sparse block (mm( or
+ * eye in its text): such a block is charged by its stored entries once read
+ * (lth_pp_charge_source), every other one by rows x cols before. */
+int lth_pp_rhs_sparse_text(lth_pp *P);
+/* Charge a block read as src: its stored entries if sparse, else rows x cols. */
+lth_status lth_pp_charge_source(lth_pp *P, size_t kw, const lth_source *src);
+/* The right-hand side of a block of rows x cols (lth_pp_parse_rhs), charged
+ * to the file's entries: rows x cols before it is read, or what it stores
+ * after (a sparse text, lth_pp_rhs_sparse_text); errors at kw. */
+lth_status lth_pp_parse_block(lth_pp *P, size_t kw, const char *label, int rows, int cols,
+                              lth_source **out, size_t *path_b, size_t *path_n);
 /* The right-hand side of a block `label` of size rows x cols: a matrix
- * literal, `eye`, samples("file.csv") or a bare expression (1 x 1).  For
+ * literal, `eye` (alone: the sparse lth_source_identity), mm("file.mtx")
+ * combinations, samples("file.csv") or a bare expression (1 x 1).  For
  * sampled data *path_b, *path_n locate the file name in the text (*path_n = 0
  * otherwise). */
 lth_status lth_pp_parse_rhs(lth_pp *P, const char *label, int rows, int cols, lth_source **out,

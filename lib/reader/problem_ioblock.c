@@ -114,12 +114,9 @@ lth_status lth_pp_iob_B(lth_pp *P, size_t kw) {
                     Q->at_B[i - 1].line);
   }
   int rows = lth_system_block_size(P->pb->sys, (int)i), cols = lth_pp_io_ninputs(P);
-  if ((st = lth_pp_charge_entries(P, kw, rows, cols)) != LTH_OK) {
-    return st;
-  }
   size_t pb_, pn;
   lth_source *src;
-  if ((st = lth_pp_parse_rhs(P, label, rows, cols, &src, &pb_, &pn)) != LTH_OK) {
+  if ((st = lth_pp_parse_block(P, kw, label, rows, cols, &src, &pb_, &pn)) != LTH_OK) {
     return st;
   }
   Q->B[i - 1] = src;
@@ -138,8 +135,7 @@ static lth_status output_rhs(lth_pp *P, size_t kw, const char *label, int cols, 
   size_t pb_, pn;
   lth_status st;
   if (rows > 0) {
-    st = lth_pp_charge_entries(P, kw, rows, cols);
-    st = st == LTH_OK ? lth_pp_parse_rhs(P, label, rows, cols, out, &pb_, &pn) : st;
+    st = lth_pp_parse_block(P, kw, label, rows, cols, out, &pb_, &pn);
     st = st == LTH_OK ? keep(P, label, *out, pb_, pn) : st;
     Q->ny = st == LTH_OK ? rows : Q->ny;
     return st;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "problem_lit.h"
+#include "source/csc.h"
 
 #define ERR LTH_PLIT_ERR
 
@@ -124,6 +125,13 @@ lth_status lth_plit_builder(lth_plp *p, const char *fn, int call, lth_pval *out)
     if ((st = sizes(p, fn, &m, &n)) != LTH_OK) {
       return st;
     }
+  }
+  if (fn[0] == 'e' && p->o->mm && (double)m * (double)n > LTH_P_MAX_ENTRIES) {
+    /* where sparse values are allowed (a block's right-hand side), an
+     * identity too large to be dense is a sparse value of its diagonal */
+    lth_csc *eye = lth_csc_identity((int)m, (int)n, NULL);
+    return eye ? lth_pval_mm(&p->x, b, eye, out)
+               : lth_pcur_error(p->c, b, LTH_ENOMEM, "out of memory");
   }
   st = lth_pval_zeros(&p->x, b, m, n, out);
   for (long i = 0; st == LTH_OK && i < m; i++) {

@@ -3,6 +3,7 @@
  * samples("file.csv"), bare expressions, mm("file.mtx") and its
  * combinations -- and the sources they become.
  * lib/reader/problem_impl.h. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,45 @@ static lth_status fit_shape(lth_pp *P, const char *label, int rows, int cols, si
                   cols, v->rows, v->cols);
 }
 
+/* 1 if the right-hand side at the cursor is a bare `eye` and nothing else
+ * (the cursor stays put). */
+static int bare_eye(lth_pcur *c) {
+  size_t at = c->pos, b;
+  size_t n = lth_pcur_name(c, &b);
+  int eye = n && lth_pcur_name_is(c, b, n, "eye") && lth_pcur_peek(c) < 0;
+  c->pos = at;
+  return eye;
+}
+
+/* 1 if the name w (len n) starts at i of the statement (not inside a longer
+ * name) and, if call, a '(' follows it. */
+static int name_at(const lth_pcur *c, size_t i, const char *w, size_t n, int call) {
+  const char *s = c->tx->buf;
+  if (i + n > c->st.e || memcmp(s + i, w, n) != 0 ||
+      (i > c->st.b && (isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_'))) {
+    return 0;
+  }
+  size_t k = i + n;
+  if (k < c->st.e && (isalnum((unsigned char)s[k]) || s[k] == '_')) {
+    return 0;
+  }
+  while (call && k < c->st.e && (s[k] == ' ' || s[k] == '\t')) {
+    k++;
+  }
+  return !call || (k < c->st.e && s[k] == '(');
+}
+
+int lth_pp_rhs_sparse_text(lth_pp *P) {
+  lth_pcur *c = &P->c;
+  lth_pcur_skip_ws(c);
+  for (size_t i = c->pos; i < c->st.e; i++) { /* mm(...), or eye (sparse at size) */
+    if (name_at(c, i, "mm", 2, 1) || name_at(c, i, "eye", 3, 0)) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
 lth_status lth_pp_parse_rhs(lth_pp *P, const char *label, int rows, int cols, lth_source **out,
                             size_t *path_b, size_t *path_n) {
   lth_pcur *c = &P->c;
@@ -203,6 +243,13 @@ lth_status lth_pp_parse_rhs(lth_pp *P, const char *label, int rows, int cols, lt
   size_t b;
   lth_pcur_skip_ws(c);
   size_t rhs = c->pos;
+  if (rows == cols && rows > 0 && bare_eye(c)) {
+    /* the identity as a sparse source of n entries, nothing n x n (a
+     * non-square target keeps the literal parser's message) */
+    c->pos = c->st.e;
+    *out = lth_source_identity(rows, cols, P->err);
+    return *out ? LTH_OK : lth_pcur_locate(c, rhs, LTH_ENOMEM);
+  }
   size_t n = lth_pcur_name(c, &b);
   if (n && lth_pcur_name_is(c, b, n, "samples") && lth_pcur_peek(c) == '(') {
     if (!P->first_samples_line) {

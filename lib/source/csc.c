@@ -30,6 +30,19 @@ lth_csc *lth_csc_alloc(int rows, int cols, int nnz, int pattern_only, lth_error 
   return m;
 }
 
+lth_csc *lth_csc_identity(int rows, int cols, lth_error *err) {
+  int d = rows < cols ? rows : cols;
+  lth_csc *m = lth_csc_alloc(rows, cols, d > 0 ? d : 0, 0, err);
+  for (int j = 0; m && j < cols; j++) {
+    m->colptr[j + 1] = j < d ? j + 1 : d;
+    if (j < d) {
+      m->rowind[j] = j;
+      m->val[j] = 1.0;
+    }
+  }
+  return m;
+}
+
 void lth_csc_free(lth_csc *m) {
   if (m) {
     free(m->colptr);

@@ -27,6 +27,10 @@ typedef struct lth_csc {
 lth_csc *lth_csc_alloc(int rows, int cols, int nnz, int pattern_only, lth_error *err);
 void lth_csc_free(lth_csc *m);
 
+/* The rows x cols identity: ones on the main diagonal, min(rows, cols)
+ * entries. */
+lth_csc *lth_csc_identity(int rows, int cols, lth_error *err);
+
 /* Check a pattern: colptr[0] = 0, nondecreasing, rows in [0, rows) and
  * strictly increasing within each column (LTH_EINVAL naming the entry). */
 lth_status lth_csc_check(int rows, int cols, const int *colptr, const int *rowind, lth_error *err);

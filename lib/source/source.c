@@ -186,17 +186,6 @@ lth_source *lth_source_const(int rows, int cols, const double *a, int lda, lth_e
   return lth_source_new(&const_type, cs, rows, cols, err);
 }
 
-lth_source *lth_source_identity(int rows, int cols, lth_error *err) {
-  const_state *cs = const_state_alloc(rows, cols, err);
-  if (!cs) {
-    return NULL;
-  }
-  for (int i = 0; i < rows && i < cols; i++) {
-    cs->a[i + (size_t)i * rows] = 1.0;
-  }
-  return lth_source_new(&const_type, cs, rows, cols, err);
-}
-
 /* ---- callbacks ---- */
 
 typedef struct {

@@ -12,6 +12,14 @@
  * exceeds cond_max is an error naming t, so a mass matrix that shrinks
  * towards singularity (M = (1 - t) I near t = 1) cannot slip through on the
  * grounds that cond(M(t)) itself is 1.
+ *
+ * A diagonal M (a sparse source whose pattern is its diagonal, as the
+ * equation form's masses m x'' and a data file's diagonal mm() mass are) of
+ * more than DIAG_MIN rows is solved entry by entry, the same recurrence
+ * with M_0^{-1} a division: O(nnz(X) order^2), nothing n x n; M^{-1} X then
+ * keeps X's pattern (a sparse source when X is one).  Smaller ones keep the
+ * LAPACK path (their results stay those of before; the two agree to
+ * rounding).
  */
 #include <cblas.h>
 #include <lapacke.h>
@@ -23,7 +31,8 @@
 #include "lth/source.h"
 #include "source_rebind.h"
 
-#define SMALL 4096 /* n*n*k below this: level-2 BLAS (see lib/jet/jet.c's SMALL_PRODUCT) */
+#define SMALL    4096 /* n*n*k below this: level-2 BLAS (see lib/jet/jet.c's SMALL_PRODUCT) */
+#define DIAG_MIN 64   /* a diagonal M of more rows is solved entry by entry */
 
 typedef struct solve_state {
   const lth_source *M; /* n x n, shared (owned when M_own, see solve_rebind) */
@@ -178,6 +187,116 @@ static lth_status solve_fill(const void *state, double t, int order, lth_jet *ou
   return LTH_OK;
 }
 
+/* ---- a diagonal M ---- */
+
+/* 1 if M is a sparse source of more than DIAG_MIN rows whose pattern is its
+ * diagonal (entry j in column j, row j). */
+static int is_diagonal(const lth_source *M) {
+  int n = lth_source_rows(M), nnz = 0;
+  const int *cp, *ri;
+  if (n <= DIAG_MIN || n != lth_source_cols(M) || !lth_source_is_sparse(M) ||
+      lth_source_csc_pattern(M, &nnz, &cp, &ri, NULL) != LTH_OK || nnz != n) {
+    return 0;
+  }
+  for (int j = 0; j < n; j++) {
+    if (cp[j] != j || ri[j] != j) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* ||M_0||_1 and ||M_0^{-1}||_1 (INFINITY if a zero is on the diagonal) and
+ * the sign of det M_0, from d (n diagonal entries). */
+static void diag_norms(const double *d, int n, double *anorm, double *inv_norm, int *sign) {
+  *anorm = 0.0;
+  *inv_norm = 0.0;
+  *sign = 1;
+  for (int i = 0; i < n; i++) {
+    *anorm = fmax(*anorm, fabs(d[i]));
+    *inv_norm = d[i] == 0.0 ? INFINITY : fmax(*inv_norm, 1.0 / fabs(d[i]));
+    *sign = d[i] < 0.0 ? -*sign : *sign;
+  }
+}
+
+/* Doubles: M's diagonal (n per order), then the sources' scratch. */
+static size_t diag_work_size(const void *state, int order) {
+  const solve_state *ss = state;
+  size_t sub = max_sz(lth_source_work_size(ss->M, order), lth_source_work_size(ss->X, order));
+  return (size_t)ss->n * (size_t)(order + 1) + sub + 1;
+}
+
+/* M's diagonal at t, orders 0..order, into d (stride n), checked. */
+static lth_status diag_fill_m(const solve_state *ss, double t, int order, double *d, double *sub,
+                              lth_error *err) {
+  lth_status st = lth_source_fill_csc(ss->M, t, order, d, (size_t)ss->n, sub, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  double anorm, inv_norm;
+  int sign;
+  diag_norms(d, ss->n, &anorm, &inv_norm, &sign);
+  double scale = ss->mscale > 0.0 ? ss->mscale : anorm;
+  if (!(scale * inv_norm <= ss->cond_max)) {
+    return cond_error(ss->label, t, inv_norm, ss->mscale, anorm, ss->cond_max, err);
+  }
+  return LTH_OK;
+}
+
+/* y_m <- (y_m - sum_{j=1}^m d_j y_{m-j}) / d_0 for one entry whose
+ * coefficients are y[m*stride], on row i of d (stride n). */
+static void diag_recur(const double *d, size_t n, int i, int order, double *y, size_t stride) {
+  for (int m = 0; m <= order; m++) {
+    double v = y[(size_t)m * stride];
+    for (int j = 1; j <= m; j++) {
+      v -= d[(size_t)j * n + (size_t)i] * y[(size_t)(m - j) * stride];
+    }
+    y[(size_t)m * stride] = v / d[i];
+  }
+}
+
+static lth_status diag_fill(const void *state, double t, int order, lth_jet *out, double *work,
+                            lth_error *err) {
+  const solve_state *ss = state;
+  double *d = work, *sub = work + (size_t)ss->n * (size_t)(order + 1);
+  lth_status st = diag_fill_m(ss, t, order, d, sub, err);
+  if (st == LTH_OK) {
+    st = lth_source_fill(ss->X, t, order, out, sub, err);
+  }
+  for (int c = 0; c < ss->k && st == LTH_OK; c++) {
+    for (int i = 0; i < ss->n; i++) {
+      diag_recur(d, (size_t)ss->n, i, order, &LTH_JET_AT(out, 0, i, c), out->stride);
+    }
+  }
+  return st;
+}
+
+static int diag_pattern(const void *state, const int **colptr, const int **rowind) {
+  const solve_state *ss = state;
+  int nnz = 0;
+  lth_source_csc_pattern(ss->X, &nnz, colptr, rowind, NULL);
+  return nnz;
+}
+
+static lth_status diag_fill_csc(const void *state, double t, int order, double *values,
+                                size_t stride, double *work, lth_error *err) {
+  const solve_state *ss = state;
+  double *d = work, *sub = work + (size_t)ss->n * (size_t)(order + 1);
+  lth_status st = diag_fill_m(ss, t, order, d, sub, err);
+  if (st == LTH_OK) {
+    st = lth_source_fill_csc(ss->X, t, order, values, stride, sub, err);
+  }
+  int nnz = 0;
+  const int *cp, *ri;
+  if (st == LTH_OK) {
+    nnz = diag_pattern(state, &cp, &ri);
+  }
+  for (int p = 0; p < nnz && st == LTH_OK; p++) {
+    diag_recur(d, (size_t)ss->n, ri[p], order, values + p, stride);
+  }
+  return st;
+}
+
 /* M^{-1} X is resolved where M and X are (M's conditioning is checked
  * apart, lth_source_solve_scan). */
 static int solve_parts(const void *state, const lth_source **parts) {
@@ -204,6 +323,16 @@ static const lth_source_type solve_types[2] = {
      .parts = solve_parts},
 };
 
+/* [X sparse][exact]: a diagonal M */
+#define DIAG_TYPE(sparse, ex)                                                                      \
+  {                                                                                                \
+    .name = "mass-matrix solve", .fill = diag_fill, .work_size = diag_work_size,                   \
+    .domain = solve_domain, .destroy = solve_destroy, .exact = ex, .parts = solve_parts,           \
+    .csc_pattern = sparse ? diag_pattern : NULL, .fill_csc = sparse ? diag_fill_csc : NULL         \
+  }
+static const lth_source_type diag_types[2][2] = {{DIAG_TYPE(0, 0), DIAG_TYPE(0, 1)},
+                                                 {DIAG_TYPE(1, 0), DIAG_TYPE(1, 1)}};
+
 static lth_status solve_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
                                lth_error *err);
 
@@ -229,7 +358,9 @@ static lth_source *solve_new(const lth_source *M, const lth_source *X, lth_sourc
   ss->cond_max = cond_max > 0.0 ? cond_max : LTH_SOURCE_SOLVE_COND_MAX;
   snprintf(ss->label, sizeof ss->label, "%s", label ? label : "M");
   int exact = lth_source_is_exact(M) && lth_source_is_exact(X);
-  lth_source *src = lth_source_new(&solve_types[exact ? 0 : 1], ss, ss->n, ss->k, err);
+  const lth_source_type *ty =
+      is_diagonal(M) ? &diag_types[lth_source_is_sparse(X)][exact] : &solve_types[exact ? 0 : 1];
+  lth_source *src = lth_source_new(ty, ss, ss->n, ss->k, err);
   lth_source_set_rebind(src, solve_rebind);
   return src;
 }
@@ -264,9 +395,53 @@ lth_source *lth_source_solve(const lth_source *M, lth_source *X, double mscale, 
   return solve_new(M, X, NULL, X, mscale, cond_max, label, err);
 }
 
+/* lth_source_solve_scan for a diagonal M: the same checks on its diagonal. */
+static lth_status diag_scan(const lth_source *M, const double *times, size_t n, double cond_max,
+                            const char *label, double *mscale, lth_error *err) {
+  int m = lth_source_rows(M);
+  size_t wn = lth_source_work_size(M, 0);
+  double *d = malloc(((size_t)m + wn + 1) * sizeof *d);
+  if (!d) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory checking a mass matrix");
+  }
+  lth_status st = LTH_OK;
+  double scale = 0.0;
+  for (int pass = 0; pass < 2 && st == LTH_OK; pass++) {
+    int prev_sign = 0;
+    for (size_t i = 0; i < n && st == LTH_OK; i++) {
+      if ((st = lth_source_fill_csc(M, times[i], 0, d, (size_t)m, d + m, err)) != LTH_OK) {
+        break;
+      }
+      double anorm, inv_norm;
+      int sign;
+      diag_norms(d, m, &anorm, &inv_norm, &sign);
+      if (pass == 0) {
+        scale = anorm > scale ? anorm : scale;
+      } else if (!(scale * inv_norm <= cond_max)) {
+        st = cond_error(label, times[i], inv_norm, scale, anorm, cond_max, err);
+      } else if (prev_sign && sign != prev_sign) {
+        st = lth_error_set_t(err, LTH_ESING, times[i],
+                             "the mass matrix %s is singular between t = %.10g and t = %.10g "
+                             "(its determinant changes sign)",
+                             label, times[i - 1], times[i]);
+      }
+      prev_sign = sign;
+    }
+  }
+  free(d);
+  if (mscale) {
+    *mscale = scale;
+  }
+  return st;
+}
+
 lth_status lth_source_solve_scan(const lth_source *M, const double *times, size_t n,
                                  double cond_max, const char *label, double *mscale,
                                  lth_error *err) {
+  if (is_diagonal(M)) {
+    return diag_scan(M, times, n, cond_max > 0.0 ? cond_max : LTH_SOURCE_SOLVE_COND_MAX, label,
+                     mscale, err);
+  }
   int m = lth_source_rows(M);
   size_t nn = (size_t)m * (size_t)m, wn = lth_source_work_size(M, 0);
   double *w = malloc((2 * nn + 8 * (size_t)m + wn + 1) * sizeof *w);

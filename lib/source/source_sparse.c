@@ -184,6 +184,17 @@ lth_source *lth_source_csc_callback(int rows, int cols, const int *colptr, const
 
 /* ---- sums of phi_k(t) M_k ---- */
 
+lth_source *lth_source_identity(int rows, int cols, lth_error *err) {
+  if (rows < 0 || cols < 0) {
+    lth_error_set(err, LTH_EINVAL, "invalid identity size %d x %d", rows, cols);
+    return NULL;
+  }
+  lth_expr *phi = NULL;
+  double one = 1.0;
+  lth_csc *eye = lth_csc_identity(rows, cols, err);
+  return eye ? lth_source_sparse_sum(rows, cols, 1, &phi, &one, &eye, err) : NULL;
+}
+
 typedef struct {
   lth_expr *phi; /* NULL: the constant c */
   double c;
@@ -301,13 +312,20 @@ static lth_status sum_fill(const void *state, double t, int order, lth_jet *out,
 static double iv_dn(double x) { return x - (fabs(x) * 0x1p-52 + DBL_TRUE_MIN); }
 static double iv_up(double x) { return x + (fabs(x) * 0x1p-52 + DBL_TRUE_MIN); }
 
+/* c y, exact when fma shows no rounding error (c = 1 times a constant, the
+ * identity's ones): an exact product stays a point. */
+static int iv_exact(double c, double y, double p) { return isfinite(p) && fma(c, y, -p) == 0.0; }
+
 /* acc + c y, y an interval, c a double. */
 static lth_interval iv_axpy(lth_interval acc, double c, lth_interval y) {
   if (c == 0.0 || (y.lo == 0.0 && y.hi == 0.0)) {
     return acc;
   }
   double p1 = c * y.lo, p2 = c * y.hi;
-  lth_interval p = {iv_dn(fmin(p1, p2)), iv_up(fmax(p1, p2))};
+  lth_interval p = {fmin(p1, p2), fmax(p1, p2)};
+  if (!(iv_exact(c, y.lo, p1) && iv_exact(c, y.hi, p2))) {
+    p = (lth_interval){iv_dn(p.lo), iv_up(p.hi)};
+  }
   if (isnan(p.lo) || isnan(p.hi)) { /* 0 * inf cannot happen (c, y.lo != 0): inf - inf */
     p = (lth_interval){-INFINITY, INFINITY};
   }
