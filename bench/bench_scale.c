@@ -311,15 +311,18 @@ static int fill(void *vp, double t, int order, double *coef, int ld, size_t stri
     double kf = 1.0;
     for (int i = 2; i <= k; i++) kf *= i;
     switch (b->which) {
-    case A11: /* -delta I */
-      for (int i = 0; i < n; i++) c[i + (size_t)i * ld] = -delta(t, k) / kf;
+    case A11: { /* -delta I */
+      double de = -delta(t, k) / kf;
+      for (int i = 0; i < n; i++) c[i + (size_t)i * ld] = de;
       break;
-    case A12: /* -kappa K0 */
+    }
+    case A12: { /* -kappa K0 */
+      double ka = -kappa(t, k) / kf * 10.0;
       for (int i = 0; i < n; i++)
         for (int l = i - 1; l <= i + 1; l++)
-          if (l >= 0 && l < n)
-            c[i + (size_t)l * ld] = -kappa(t, k) / kf * 10.0 * (l == i ? 2.0 : -1.0);
+          if (l >= 0 && l < n) c[i + (size_t)l * ld] = ka * (l == i ? 2.0 : -1.0);
       break;
+    }
     case A13: /* G' */
       if (k == 0)
         for (int j = 0; j < m; j++)
@@ -403,14 +406,17 @@ static int opfill(void *vp, double t, int order, double *val, size_t stride) {
   for (int k = 0; k <= order; k++) {
     double *v = val + (size_t)k * stride, kf = fact(k);
     switch (b->which) {
-    case A11:
-      for (int i = 0; i < n; i++) v[i] = -delta(t, k) / kf;
+    case A11: {
+      double de = -delta(t, k) / kf;
+      for (int i = 0; i < n; i++) v[i] = de;
       break;
+    }
     case A12: {
       int p = 0;
+      double ka = -kappa(t, k) / kf * 10.0;
       for (int col = 0; col < n; col++)
         for (int row = col - 1; row <= col + 1; row++)
-          if (row >= 0 && row < n) v[p++] = -kappa(t, k) / kf * 10.0 * (row == col ? 2.0 : -1.0);
+          if (row >= 0 && row < n) v[p++] = ka * (row == col ? 2.0 : -1.0);
       break;
     }
     case F1:
