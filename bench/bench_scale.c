@@ -57,7 +57,7 @@
 #define TRIG_D 8
 typedef struct trig {
   double t;
-  double *s, *c;             /* n */
+  double *s, *c;                 /* n */
   double ka[TRIG_D], de[TRIG_D]; /* kappa, delta and their derivatives */
 } trig;
 
@@ -122,7 +122,8 @@ static double force(const chain *C, int i, double t, int d) {
   double s = xt(C, i, d + 2);
   double binom = 1.0;
   for (int a = 0; a <= d; a++) {
-    double ka = a < TRIG_D ? C->tr->ka[a] : kappa(t, a), de = a < TRIG_D ? C->tr->de[a] : delta(t, a);
+    double ka = a < TRIG_D ? C->tr->ka[a] : kappa(t, a),
+           de = a < TRIG_D ? C->tr->de[a] : delta(t, a);
     s += binom * (ka * k0xs(C, i, d - a) + de * xt(C, i, d - a + 1));
     binom = binom * (d - a) / (a + 1);
   }
@@ -583,8 +584,8 @@ int main(int argc, char **argv) {
          "drift", "lth/ida");
   int bad = 0;
   for (int k = 0; k < ns; k++) {
-    trig tr = {.t = NAN, .s = malloc(sizeof(double) * sizes[k]),
-               .c = malloc(sizeof(double) * sizes[k])};
+    trig tr = {
+        .t = NAN, .s = malloc(sizeof(double) * sizes[k]), .c = malloc(sizeof(double) * sizes[k])};
     chain C = {sizes[k], m, malloc(sizeof(int) * (size_t)m), &tr};
     for (int j = 0; j < m; j++) C.link[j] = (int)((long)(j + 1) * C.n / (m + 1)) - 1;
     int s = 2 * C.n + m;
@@ -605,8 +606,7 @@ int main(int argc, char **argv) {
              "(%.0f%% of the time), Jv %zu, GMRES iterations %zu, max |P v| %.1e\n",
              s, "lth-op", m, op.cpu, op.rss_kb / 1024.0, op.err, op.drift,
              op.cpu / fmax(ida.cpu, 1e-9), op.steps, op.rhs, op.decomps, 100 * op.decomp_share,
-             op.jv, op.lin,
-             op.pdrift);
+             op.jv, op.lin, op.pdrift);
     } else {
       printf("%8d %6s %4d %10s (liblth built without CVODE)\n", s, "lth-op", m, "-");
     }

@@ -23,6 +23,14 @@ struct lth_opdecomp_ws {
   lth_jet E;      /* n_r x W: E_i = D[C_i] */
   lth_jet sm;     /* n_r x n_r */
   double *work;   /* dense sources' scratch (op_work_size) */
+  /* The columns of R_i that its pattern allows to be nonzero (so those of
+   * S_i = Pi^{-1} R_i and T_i; the others are exact zeros at every t):
+   * act[i-1][0..nact[i-1]), or NULL when that is every column.  With few
+   * constraints acting locally these are a handful, and the products with
+   * S_i run on them alone (Rc, Sc, Tc: n_r x nact; Fc: nact x n_r rows of
+   * the n_i x n_r factor S_i multiplies). */
+  int **act, *nact;
+  lth_jet *Rc, *Sc, *Tc, Fc;
 };
 
 static int imin(int a, int b) { return a < b ? a : b; }
@@ -176,6 +184,87 @@ static lth_status check_chain(const lth_opsys *sys, lth_error *err) {
   return LTH_OK;
 }
 
+/* ---- the structure of R_i ---- */
+
+/* act(R_{r-1}) = the nonempty columns of A_{r,r-1}; act(R_i) = the columns of
+ * A_{i+1,i} with an entry in a row of act(R_{i+1}) (R_i = R_{i+1} A_{i+1,i}).
+ * A superset of the nonzero columns at any t: entries outside a pattern are
+ * exact zeros.  act[i-1] stays NULL where every column is in. */
+static lth_status active_columns(lth_opdecomp_ws *ws, lth_error *err) {
+  const lth_opsys *sys = ws->sys;
+  int r = sys->r;
+  char *in = calloc((size_t)sys->nmax + 1, 1), *next = calloc((size_t)sys->nmax + 1, 1);
+  lth_status st = in && next ? LTH_OK : LTH_ENOMEM;
+  for (int i = r - 1; i >= 1 && st == LTH_OK; i--) {
+    const op_block *a = &sys->A[i + r * (i - 1)]; /* A_{i+1,i} */
+    int ni = sys->n[i - 1], na = 0;
+    for (int jj = 0; jj < ni; jj++) {
+      next[jj] = 0;
+      for (int p = a->colptr[jj]; p < a->colptr[jj + 1] && !next[jj]; p++) {
+        next[jj] = i == r - 1 || in[a->rowind[p]];
+      }
+      na += next[jj];
+    }
+    memcpy(in, next, (size_t)ni);
+    ws->nact[i - 1] = na;
+    if (na == 0 || na == ni) {
+      continue; /* every column (or none: Pi = 0, refused as singular) */
+    }
+    ws->act[i - 1] = malloc((size_t)na * sizeof(int));
+    st = ws->act[i - 1] ? LTH_OK : LTH_ENOMEM;
+    for (int jj = 0, k = 0; jj < ni && st == LTH_OK; jj++) {
+      if (in[jj]) ws->act[i - 1][k++] = jj;
+    }
+    int nr = sys->nr, K = ws->K;
+    if (st == LTH_OK) st = lth_jet_init(&ws->Rc[i - 1], nr, na, K, err);
+    if (st == LTH_OK) st = lth_jet_init(&ws->Sc[i - 1], nr, na, K, err);
+    if (st == LTH_OK) st = lth_jet_init(&ws->Tc[i - 1], nr, na, K, err);
+    if (st == LTH_OK && na > ws->Fc.rows) {
+      lth_jet_release(&ws->Fc);
+      st = lth_jet_init(&ws->Fc, na, nr, K, err);
+    }
+  }
+  free(in);
+  free(next);
+  return st;
+}
+
+/* Columns idx[0..na) of J into Jc (back = 0), or Jc into those columns of J
+ * (back = 1), orders 0..the source's; the target takes the source's order. */
+static void move_cols(lth_jet *J, const int *idx, int na, lth_jet *Jc, int back) {
+  const lth_jet *src = back ? Jc : J;
+  lth_jet *dst = back ? J : Jc;
+  size_t bytes = (size_t)J->rows * sizeof(double);
+  for (int k = 0; k <= src->order; k++) {
+    for (int c = 0; c < na; c++) {
+      double *pj = LTH_JET_COEF(J, k) + (size_t)idx[c] * J->ld;
+      double *pc = LTH_JET_COEF(Jc, k) + (size_t)c * Jc->ld;
+      memcpy(back ? pj : pc, back ? pc : pj, bytes);
+    }
+  }
+  dst->order = src->order;
+}
+
+/* out = S_i F (F n_i x n_r): over act(S_i) alone where it is smaller. */
+static lth_status s_times(lth_opdecomp_ws *ws, const lth_oppoint *pt, int i, const lth_jet *F,
+                          lth_jet *out, lth_error *err) {
+  const int *idx = ws->act[i - 1];
+  if (!idx) {
+    return lth_jet_mul(&pt->S[i - 1], F, out, err);
+  }
+  int na = ws->nact[i - 1];
+  lth_jet Fc = lth_jet_view(&ws->Fc, 0, 0, na, F->cols);
+  for (int k = 0; k <= F->order; k++) {
+    for (int c = 0; c < F->cols; c++) {
+      const double *f = LTH_JET_COEF(F, k) + (size_t)c * F->ld;
+      double *g = LTH_JET_COEF(&Fc, k) + (size_t)c * Fc.ld;
+      for (int a = 0; a < na; a++) g[a] = f[idx[a]];
+    }
+  }
+  Fc.order = F->order;
+  return lth_jet_mul(&ws->Sc[i - 1], &Fc, out, err);
+}
+
 lth_opdecomp_ws *lth_opdecomp_ws_alloc(const lth_opsys *sys, int out_order, lth_error *err) {
   if (out_order < 0) {
     lth_error_set(err, LTH_EINVAL, "output order %d must be >= 0", out_order);
@@ -192,11 +281,14 @@ lth_opdecomp_ws *lth_opdecomp_ws_alloc(const lth_opsys *sys, int out_order, lth_
     ws->out_order = out_order;
     ws->K = K;
     ws->cond_max = LTH_DEFAULT_COND_MAX;
-    lth_jet **per[] = {&ws->R, &ws->T};
-    for (int k = 0; k < 2; k++) {
+    lth_jet **per[] = {&ws->R, &ws->T, &ws->Rc, &ws->Sc, &ws->Tc};
+    for (int k = 0; k < 5; k++) {
       *per[k] = calloc((size_t)r, sizeof(lth_jet));
       ok = ok && *per[k];
     }
+    ws->act = calloc((size_t)r, sizeof(int *));
+    ws->nact = calloc((size_t)r, sizeof(int));
+    ok = ok && ws->act && ws->nact;
     ws->work = malloc((op_work_size(sys, K) + 1) * sizeof(double));
     ws->lu = lth_jet_lu_alloc(nr, err);
     ok = ok && ws->work && ws->lu;
@@ -210,6 +302,7 @@ lth_opdecomp_ws *lth_opdecomp_ws_alloc(const lth_opsys *sys, int out_order, lth_
     st = lth_jet_init(&ws->R[i - 1], nr, ni, K, err);
     if (st == LTH_OK) st = lth_jet_init(&ws->T[i - 1], nr, ni, K, err);
   }
+  if (st == LTH_OK) st = active_columns(ws, err);
   if (st != LTH_OK) {
     lth_opdecomp_ws_free(ws);
     lth_error_set(err, LTH_ENOMEM, "out of memory allocating an operator-form workspace");
@@ -222,11 +315,15 @@ void lth_opdecomp_ws_free(lth_opdecomp_ws *ws) {
   if (!ws) {
     return;
   }
-  lth_jet *per[] = {ws->R, ws->T};
-  for (int k = 0; k < 2; k++) {
+  lth_jet *per[] = {ws->R, ws->T, ws->Rc, ws->Sc, ws->Tc};
+  for (int k = 0; k < 5; k++) {
     for (int i = 0; per[k] && i < ws->sys->r; i++) lth_jet_release(&per[k][i]);
     free(per[k]);
   }
+  for (int i = 0; ws->act && i < ws->sys->r; i++) free(ws->act[i]);
+  free(ws->act);
+  free(ws->nact);
+  lth_jet_release(&ws->Fc);
   lth_jet_release(&ws->E);
   lth_jet_release(&ws->sm);
   lth_jet_release(&ws->Pinv);
@@ -327,9 +424,20 @@ static lth_status chains(lth_opdecomp_ws *ws, lth_oppoint *pt, double t, lth_err
   st = judge(ws, pt, t, err);
   if (st == LTH_OK) st = lth_jet_lu_inverse(ws->lu, &ws->Pinv, err);
   for (int i = 1; i < r && st == LTH_OK; i++) {
-    lth_jet Si = capped(&pt->S[i - 1], step_order(pt, i) + 1);
-    st = lth_jet_mul(&ws->Pinv, &ws->R[i - 1], &Si, err);
-    pt->S[i - 1].order = Si.order;
+    const int *idx = ws->act[i - 1];
+    int na = ws->nact[i - 1];
+    if (!idx) {
+      lth_jet Si = capped(&pt->S[i - 1], step_order(pt, i) + 1);
+      st = lth_jet_mul(&ws->Pinv, &ws->R[i - 1], &Si, err);
+      pt->S[i - 1].order = Si.order;
+      continue;
+    }
+    /* on act(R_i): S_i's other columns are zero from the allocation on */
+    lth_jet Sc = capped(&ws->Sc[i - 1], step_order(pt, i) + 1);
+    move_cols(&ws->R[i - 1], idx, na, &ws->Rc[i - 1], 0);
+    st = lth_jet_mul(&ws->Pinv, &ws->Rc[i - 1], &Sc, err);
+    ws->Sc[i - 1].order = Sc.order;
+    move_cols(&pt->S[i - 1], idx, na, &ws->Sc[i - 1], 1);
   }
   return st;
 }
@@ -343,11 +451,17 @@ static lth_status thin_pieces(lth_opdecomp_ws *ws, lth_oppoint *pt, lth_error *e
   for (int i = 1; i < r && st == LTH_OK; i++) {
     int o = step_order(pt, i);
     lth_jet T = capped(&ws->T[i - 1], o), Fii = capped(&pt->F[(i - 1) + r * (i - 1)], o);
-    st = lth_jet_deriv(&T, &pt->S[i - 1], err);                            /* S_i' */
-    if (st == LTH_OK) st = lth_jet_deriv(&Fii, &pt->L[i - 1], err);        /* L_i' */
-    if (st == LTH_OK) st = lth_jet_mul(&pt->S[i - 1], &Fii, &ws->sm, err); /* S_i L_i' */
-    if (st == LTH_OK) {
+    st = lth_jet_deriv(&T, &pt->S[i - 1], err);                     /* S_i' */
+    if (st == LTH_OK) st = lth_jet_deriv(&Fii, &pt->L[i - 1], err); /* L_i' */
+    if (st == LTH_OK) st = s_times(ws, pt, i, &Fii, &ws->sm, err);  /* S_i L_i' */
+    const int *idx = ws->act[i - 1];
+    if (st == LTH_OK && !idx) {
       st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &ws->sm, &pt->S[i - 1], 1.0, &T, err);
+    } else if (st == LTH_OK) { /* T_i's columns outside act(S_i) are those of S_i' = 0 */
+      lth_jet Tc = capped(&ws->Tc[i - 1], o);
+      move_cols(&T, idx, ws->nact[i - 1], &Tc, 0);
+      st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &ws->sm, &ws->Sc[i - 1], 1.0, &Tc, err);
+      move_cols(&T, idx, ws->nact[i - 1], &Tc, 1);
     }
     ws->T[i - 1].order = T.order;
     lth_jet_scale(&Fii, -1.0);
@@ -445,7 +559,7 @@ static lth_status reduce_row(lth_opdecomp_ws *ws, lth_oppoint *pt, int i, lth_er
       int cs = c_start(sys, j);
       lth_jet Cs = from_col(&pt->C[j], cs), Cd = from_col(&pt->C[i - 1], cs);
       Cd.order = Cn.order;
-      st = lth_jet_mul(Si, F, &ws->sm, err);
+      st = s_times(ws, pt, i, F, &ws->sm, err);
       if (st == LTH_OK)
         st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, -1.0, &ws->sm, &Cs, 1.0, &Cd, err);
       lower(&Cn, Cd.order);
