@@ -281,13 +281,11 @@ static void move_cols(lth_jet *J, const int *idx, int na, lth_jet *Jc, int back)
   dst->order = src->order;
 }
 
-/* out = S_i F (F n_i x n_r): over act(S_i) alone where it is smaller. */
-static lth_status s_times(lth_opdecomp_ws *ws, const lth_oppoint *pt, int i, const lth_jet *F,
-                          lth_jet *out, lth_error *err) {
+/* out = Xc F(act(R_i), :) for Xc holding columns act(R_i) of an
+ * n_r x n_i factor (F n_i x n_r). */
+static lth_status act_times(lth_opdecomp_ws *ws, int i, const lth_jet *Xc, const lth_jet *F,
+                            lth_jet *out, lth_error *err) {
   const int *idx = ws->act[i - 1];
-  if (!idx) {
-    return lth_jet_mul(&pt->S[i - 1], F, out, err);
-  }
   int na = ws->nact[i - 1];
   lth_jet Fc = lth_jet_view(&ws->Fc, 0, 0, na, F->cols);
   for (int k = 0; k <= F->order; k++) {
@@ -298,7 +296,32 @@ static lth_status s_times(lth_opdecomp_ws *ws, const lth_oppoint *pt, int i, con
     }
   }
   Fc.order = F->order;
-  return lth_jet_mul(&ws->Sc[i - 1], &Fc, out, err);
+  return lth_jet_mul(Xc, &Fc, out, err);
+}
+
+/* out = S_i F (F n_i x n_r): over act(S_i) alone where it is smaller. */
+static lth_status s_times(lth_opdecomp_ws *ws, const lth_oppoint *pt, int i, const lth_jet *F,
+                          lth_jet *out, lth_error *err) {
+  if (!ws->act[i - 1]) {
+    return lth_jet_mul(&pt->S[i - 1], F, out, err);
+  }
+  return act_times(ws, i, &ws->Sc[i - 1], F, out, err);
+}
+
+/* Zero J's columns act(R_i) (orders 0..J's maxorder), J's order that: the
+ * other columns of R_i stay zero from the allocation on. */
+static void zero_act(lth_opdecomp_ws *ws, int i, lth_jet *J) {
+  const int *idx = ws->act[i - 1];
+  if (!idx) {
+    lth_jet_set_zero(J, J->maxorder);
+    return;
+  }
+  for (int k = 0; k <= J->maxorder; k++) {
+    for (int a = 0; a < ws->nact[i - 1]; a++) {
+      memset(LTH_JET_COEF(J, k) + (size_t)idx[a] * J->ld, 0, (size_t)J->rows * sizeof(double));
+    }
+  }
+  J->order = J->maxorder;
 }
 
 lth_opdecomp_ws *lth_opdecomp_ws_alloc(const lth_opsys *sys, int out_order, lth_error *err) {
@@ -446,11 +469,17 @@ static lth_status chains(lth_opdecomp_ws *ws, lth_oppoint *pt, double t, lth_err
   op_csc_dense(op_A(pt, r, r - 1), &ws->R[r - 2]);
   for (int i = r - 2; i >= 1; i--) {
     lth_jet Ri = capped(&ws->R[i - 1], step_order(pt, i) + 1);
-    lth_jet_set_zero(&Ri, Ri.maxorder);
+    zero_act(ws, i, &Ri);
     op_csc_right(1.0, &ws->R[i], op_A(pt, i + 1, i), &Ri);
     ws->R[i - 1].order = Ri.order;
   }
-  lth_status st = lth_jet_mul(&ws->R[r - 2], &pt->L[r - 2], &pt->Pi, err);
+  lth_status st;
+  if (ws->act[r - 2]) { /* Pi over act(R_{r-1}) */
+    move_cols(&ws->R[r - 2], ws->act[r - 2], ws->nact[r - 2], &ws->Rc[r - 2], 0);
+    st = act_times(ws, r - 1, &ws->Rc[r - 2], &pt->L[r - 2], &pt->Pi, err);
+  } else {
+    st = lth_jet_mul(&ws->R[r - 2], &pt->L[r - 2], &pt->Pi, err);
+  }
   if (st == LTH_OK) {
     st = lth_jet_lu_factor(ws->lu, &pt->Pi, 0.0, &pt->info.cond_pi, err);
   }

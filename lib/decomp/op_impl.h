@@ -104,7 +104,9 @@ void op_csc_right(double alpha, const lth_jet *X, const op_csc *A, lth_jet *Y);
  * is the identity. */
 void op_csc_right_map(double alpha, const lth_jet *X, const int *xmap, const op_csc *A, lth_jet *Y,
                       const int *ymap);
-/* Y = A (dense rows x cols), order A's. */
+/* Y = A (dense rows x cols), order A's, for a Y that is zero outside A's
+ * pattern (a zeroed allocation, or the last call's result on the same
+ * pattern): only the pattern's entries are written. */
 void op_csc_dense(const op_csc *A, lth_jet *Y);
 /* ||A_0||_1 (the value at t). */
 double op_csc_norm1(const op_csc *A);

@@ -95,9 +95,18 @@ void op_csc_right_map(double alpha, const lth_jet *X, const int *xmap, const op_
 
 void op_csc_dense(const op_csc *A, lth_jet *Y) {
   int K = imin(A->order, Y->maxorder);
-  lth_jet_set_zero(Y, K);
   if (!A->val) {
+    lth_jet_set_zero(Y, K);
     return;
+  }
+  /* Y is zero outside A's pattern (op_impl.h): clear the pattern, then sum
+   * into it (a pattern may name an entry twice) */
+  for (int c = 0; c <= K; c++) {
+    for (int jj = 0; jj < A->cols; jj++) {
+      for (int p = A->colptr[jj]; p < A->colptr[jj + 1]; p++) {
+        LTH_JET_AT(Y, c, A->rowind[p], jj) = 0.0;
+      }
+    }
   }
   for (int c = 0; c <= K; c++) {
     const double *v = A->val + (size_t)c * A->stride;
@@ -107,6 +116,7 @@ void op_csc_dense(const op_csc *A, lth_jet *Y) {
       }
     }
   }
+  Y->order = K;
 }
 
 double op_csc_norm1(const op_csc *A) {
