@@ -16,6 +16,8 @@
  * -- A11 diagonal, A12 tridiagonal, G and G' with two entries a link -- and
  * lth_opivp_solve, CVODE BDF with matrix-free GMRES, nothing s x s formed;
  * its drift column also holds max ||P v|| / max(1, ||v||) after the steps).
+ * Row "ida-fv": IDA again with the vector kernels lth_opivp_solve gives CVODE
+ * in place of the serial N_Vector's (the comparison without that difference).
  *
  * Per size and tool, in a child process (so that its peak memory is its
  * own, wait4): CPU time of the whole solve on [0, 1] at rtol = atol = 1e-8
