@@ -16,6 +16,8 @@
  * -- A11 diagonal, A12 tridiagonal, G and G' with two entries a link -- and
  * lth_opivp_solve, CVODE BDF with matrix-free GMRES, nothing s x s formed;
  * its drift column also holds max ||P v|| / max(1, ||v||) after the steps).
+ * Row "ida-fv": IDA again with the vector kernels lth_opivp_solve gives CVODE
+ * in place of the serial N_Vector's (the comparison without that difference).
  *
  * Per size and tool, in a child process (so that its peak memory is its
  * own, wait4): CPU time of the whole solve on [0, 1] at rtol = atol = 1e-8
@@ -50,9 +52,21 @@
 
 #define NOUT 20
 
+/* sin and cos of t + 0.3 i for every mass at the last t asked for: every
+ * derivative of x*_i is one of +-0.1 sin, +-0.1 cos of that angle, so each
+ * tool's forcing at t costs one sin and one cos a mass (IDA's residual and
+ * lth's Taylor coefficients alike). */
+#define TRIG_D 8
+typedef struct trig {
+  double t;
+  double *s, *c;                 /* n */
+  double ka[TRIG_D], de[TRIG_D]; /* kappa, delta and their derivatives */
+} trig;
+
 typedef struct chain {
   int n, m;
   int *link; /* m: G row j is e_link[j] - e_link[j]+1 */
+  trig *tr;  /* the forcing's table, refilled when t changes */
 } chain;
 
 static double cpu_now(void) {
@@ -71,6 +85,25 @@ static double delta(double t, int d) {
   return d == 0 ? 0.1 * (1.0 + 0.05 * cos(t)) : 0.005 * cos(t + d * M_PI / 2);
 }
 
+/* The table at t (for the forcing; the exact solution at the outputs uses xs). */
+static void trig_at(const chain *C, double t) {
+  trig *T = C->tr;
+  if (T->t == t) return;
+  for (int i = 0; i < C->n; i++) {
+    double a = t + 0.3 * i;
+    T->s[i] = sin(a), T->c[i] = cos(a);
+  }
+  for (int d = 0; d < TRIG_D; d++) T->ka[d] = kappa(t, d), T->de[d] = delta(t, d);
+  T->t = t;
+}
+
+/* xs(i, t, d) from the table at t: sin(a + d pi/2) is s, c, -s, -c. */
+static double xt(const chain *C, int i, int d) {
+  const trig *T = C->tr;
+  double v = (d & 1) ? T->c[i] : T->s[i];
+  return 0.1 * ((d & 2) ? -v : v);
+}
+
 /* (K0 x)_i with K0 = 10 tridiag(-1, 2, -1). */
 static double k0x(const chain *C, const double *x, int i) {
   double s = 2.0 * x[i];
@@ -78,19 +111,22 @@ static double k0x(const chain *C, const double *x, int i) {
   if (i < C->n - 1) s -= x[i + 1];
   return 10.0 * s;
 }
-static double k0xs(const chain *C, int i, double t, int d) {
-  double s = 2.0 * xs(i, t, d);
-  if (i > 0) s -= xs(i - 1, t, d);
-  if (i < C->n - 1) s -= xs(i + 1, t, d);
+static double k0xs(const chain *C, int i, int d) {
+  double s = 2.0 * xt(C, i, d);
+  if (i > 0) s -= xt(C, i - 1, d);
+  if (i < C->n - 1) s -= xt(C, i + 1, d);
   return 10.0 * s;
 }
 
-/* The d-th derivative of f_i = x*'' + kappa K0 x* + delta x*' - (G' lambda*)_i. */
+/* The d-th derivative of f_i = x*'' + kappa K0 x* + delta x*' - (G' lambda*)_i
+ * (the table at t: trig_at). */
 static double force(const chain *C, int i, double t, int d) {
-  double s = xs(i, t, d + 2);
+  double s = xt(C, i, d + 2);
   double binom = 1.0;
   for (int a = 0; a <= d; a++) {
-    s += binom * (kappa(t, a) * k0xs(C, i, t, d - a) + delta(t, a) * xs(i, t, d - a + 1));
+    double ka = a < TRIG_D ? C->tr->ka[a] : kappa(t, a),
+           de = a < TRIG_D ? C->tr->de[a] : delta(t, a);
+    s += binom * (ka * k0xs(C, i, d - a) + de * xt(C, i, d - a + 1));
     binom = binom * (d - a) / (a + 1);
   }
   for (int j = 0; j < C->m; j++) {
@@ -123,6 +159,7 @@ static int ida_res(double t, N_Vector yy, N_Vector yp, N_Vector rr, void *ud) {
     c->glam[C->link[j]] += lam[j];
     c->glam[C->link[j] + 1] -= lam[j];
   }
+  trig_at(C, t);
   for (int i = 0; i < n; i++) {
     c->kx[i] = -ka * k0x(C, x, i) - de * v[i] + c->glam[i] + force(C, i, t, 0); /* v' */
     r[i] = d[i] - v[i];
@@ -196,7 +233,7 @@ static int ida_jac(double t, double cj, N_Vector yy, N_Vector yp, N_Vector rr, S
 typedef struct result {
   double cpu, err, drift;
   double pdrift; /* lth in operator form: max ||P v|| / max(1, ||v||) */
-  size_t steps, rhs, decomps;
+  size_t steps, rhs, decomps, jv, lin;
   double decomp_share; /* of the solve's wall clock */
   long rss_kb;
   int ok;
@@ -224,11 +261,64 @@ static void account(const chain *C, double t, const double *x, const double *v, 
   free(ex);
 }
 
-static void run_ida(const chain *C, double rtol, result *R) {
+/* ---- the vector kernels lth_opivp_solve gives CVODE (lib/ivp/opivp_cvode.c),
+ * for the row "ida-fv": IDA with the same plain loops in place of the serial
+ * N_Vector's (Debian's takes ~20 us for a linear sum of 10^4 entries, these
+ * 2-4 us), so that the comparison can also be read without that difference. */
+static void fv_linearsum(sunrealtype a, N_Vector x, sunrealtype b, N_Vector y, N_Vector z) {
+  const double *xd = NV_DATA_S(x), *yd = NV_DATA_S(y);
+  double *zd = NV_DATA_S(z);
+  for (sunindextype i = 0; i < NV_LENGTH_S(z); i++) zd[i] = a * xd[i] + b * yd[i];
+}
+static void fv_scale(sunrealtype c, N_Vector x, N_Vector z) {
+  const double *xd = NV_DATA_S(x);
+  double *zd = NV_DATA_S(z);
+  for (sunindextype i = 0; i < NV_LENGTH_S(z); i++) zd[i] = c * xd[i];
+}
+static sunrealtype fv_dotprod(N_Vector x, N_Vector y) {
+  const double *xd = NV_DATA_S(x), *yd = NV_DATA_S(y);
+  double sum = 0.0;
+  for (sunindextype i = 0; i < NV_LENGTH_S(x); i++) sum += xd[i] * yd[i];
+  return sum;
+}
+static sunrealtype fv_wrmsnorm(N_Vector x, N_Vector w) {
+  const double *xd = NV_DATA_S(x), *wd = NV_DATA_S(w);
+  double sum = 0.0;
+  for (sunindextype i = 0; i < NV_LENGTH_S(x); i++) sum += (xd[i] * wd[i]) * (xd[i] * wd[i]);
+  return sqrt(sum / (double)NV_LENGTH_S(x));
+}
+static int fv_linearcombination(int nvec, sunrealtype *c, N_Vector *X, N_Vector z) {
+  double *zd = NV_DATA_S(z);
+  for (sunindextype i = 0; i < NV_LENGTH_S(z); i++) {
+    double acc = c[0] * NV_DATA_S(X[0])[i];
+    for (int j = 1; j < nvec; j++) acc += c[j] * NV_DATA_S(X[j])[i];
+    zd[i] = acc;
+  }
+  return 0;
+}
+static int fv_scaleaddmulti(int nvec, sunrealtype *a, N_Vector x, N_Vector *Y, N_Vector *Z) {
+  for (int j = 0; j < nvec; j++) {
+    for (sunindextype i = 0; i < NV_LENGTH_S(x); i++)
+      NV_DATA_S(Z[j])[i] = a[j] * NV_DATA_S(x)[i] + NV_DATA_S(Y[j])[i];
+  }
+  return 0;
+}
+static void fv_setup(N_Vector y) {
+  N_VEnableFusedOps_Serial(y, SUNTRUE);
+  y->ops->nvlinearsum = fv_linearsum;
+  y->ops->nvscale = fv_scale;
+  y->ops->nvdotprod = fv_dotprod;
+  y->ops->nvwrmsnorm = fv_wrmsnorm;
+  y->ops->nvlinearcombination = fv_linearcombination;
+  y->ops->nvscaleaddmulti = fv_scaleaddmulti;
+}
+
+static void run_ida(const chain *C, double rtol, int fast_vectors, result *R) {
   int n = C->n, m = C->m, s = 2 * n + m;
   SUNContext ctx;
   SUNContext_Create(NULL, &ctx);
   N_Vector y = N_VNew_Serial(s, ctx), yp = N_VNew_Serial(s, ctx);
+  if (fast_vectors) fv_setup(y), fv_setup(yp);
   double *Y = N_VGetArrayPointer(y), *YP = N_VGetArrayPointer(yp);
   exact(C, 0.0, Y, Y + n, Y + 2 * n);
   for (int i = 0; i < n; i++) YP[i] = xs(i, 0.0, 1), YP[n + i] = xs(i, 0.0, 2);
@@ -277,15 +367,18 @@ static int fill(void *vp, double t, int order, double *coef, int ld, size_t stri
     double kf = 1.0;
     for (int i = 2; i <= k; i++) kf *= i;
     switch (b->which) {
-    case A11: /* -delta I */
-      for (int i = 0; i < n; i++) c[i + (size_t)i * ld] = -delta(t, k) / kf;
+    case A11: { /* -delta I */
+      double de = -delta(t, k) / kf;
+      for (int i = 0; i < n; i++) c[i + (size_t)i * ld] = de;
       break;
-    case A12: /* -kappa K0 */
+    }
+    case A12: { /* -kappa K0 */
+      double ka = -kappa(t, k) / kf * 10.0;
       for (int i = 0; i < n; i++)
         for (int l = i - 1; l <= i + 1; l++)
-          if (l >= 0 && l < n)
-            c[i + (size_t)l * ld] = -kappa(t, k) / kf * 10.0 * (l == i ? 2.0 : -1.0);
+          if (l >= 0 && l < n) c[i + (size_t)l * ld] = ka * (l == i ? 2.0 : -1.0);
       break;
+    }
     case A13: /* G' */
       if (k == 0)
         for (int j = 0; j < m; j++)
@@ -301,6 +394,7 @@ static int fill(void *vp, double t, int order, double *coef, int ld, size_t stri
           c[j + (size_t)C->link[j] * ld] = 1.0, c[j + (size_t)(C->link[j] + 1) * ld] = -1.0;
       break;
     case F1:
+      trig_at(C, t);
       for (int i = 0; i < n; i++) c[i] = force(C, i, t, k) / kf;
       break;
     case F3:
@@ -368,17 +462,21 @@ static int opfill(void *vp, double t, int order, double *val, size_t stride) {
   for (int k = 0; k <= order; k++) {
     double *v = val + (size_t)k * stride, kf = fact(k);
     switch (b->which) {
-    case A11:
-      for (int i = 0; i < n; i++) v[i] = -delta(t, k) / kf;
+    case A11: {
+      double de = -delta(t, k) / kf;
+      for (int i = 0; i < n; i++) v[i] = de;
       break;
+    }
     case A12: {
       int p = 0;
+      double ka = -kappa(t, k) / kf * 10.0;
       for (int col = 0; col < n; col++)
         for (int row = col - 1; row <= col + 1; row++)
-          if (row >= 0 && row < n) v[p++] = -kappa(t, k) / kf * 10.0 * (row == col ? 2.0 : -1.0);
+          if (row >= 0 && row < n) v[p++] = ka * (row == col ? 2.0 : -1.0);
       break;
     }
     case F1:
+      trig_at(C, t);
       for (int i = 0; i < n; i++) v[i] = force(C, i, t, k) / kf;
       break;
     default:
@@ -462,6 +560,7 @@ static void run_lth_op(const chain *C, double rtol, result *R) {
   }
   if (R->ok) {
     R->steps = res->steps, R->rhs = res->rhs_evals, R->decomps = res->decomps;
+    R->jv = res->jv_evals, R->lin = res->lin_iters;
     R->pdrift = res->drift_rel;
     R->decomp_share = res->seconds_decomp / fmax(res->seconds_total, 1e-12);
   }
@@ -482,8 +581,8 @@ static result measure(const chain *C, int tool, double rtol) {
     close(fd[0]);
     result r = {0};
     double t = cpu_now();
-    if (tool == 0)
-      run_ida(C, rtol, &r);
+    if (tool == 0 || tool == 3)
+      run_ida(C, rtol, tool == 3, &r);
     else if (tool == 1)
       run_lth(C, rtol, &r);
     else
@@ -540,12 +639,17 @@ int main(int argc, char **argv) {
          "drift", "lth/ida");
   int bad = 0;
   for (int k = 0; k < ns; k++) {
-    chain C = {sizes[k], m, malloc(sizeof(int) * (size_t)m)};
+    trig tr = {
+        .t = NAN, .s = malloc(sizeof(double) * sizes[k]), .c = malloc(sizeof(double) * sizes[k])};
+    chain C = {sizes[k], m, malloc(sizeof(int) * (size_t)m), &tr};
     for (int j = 0; j < m; j++) C.link[j] = (int)((long)(j + 1) * C.n / (m + 1)) - 1;
     int s = 2 * C.n + m;
     result ida = measure(&C, 0, rtol), lth = {0};
     printf("%8d %6s %4d %10.4f %10.1f %10.2e %10.2e %8s\n", s, "ida", m, ida.cpu,
            ida.rss_kb / 1024.0, ida.err, ida.drift, "");
+    result idafv = measure(&C, 3, rtol);
+    printf("%8d %6s %4d %10.4f %10.1f %10.2e %10.2e %8s\n", s, "ida-fv", m, idafv.cpu,
+           idafv.rss_kb / 1024.0, idafv.err, idafv.drift, "");
     if (s <= lth_max) {
       lth = measure(&C, 1, rtol);
       printf("%8d %6s %4d %10.4f %10.1f %10.2e %10.2e %8.1f\n", s, "lth", m, lth.cpu,
@@ -557,16 +661,20 @@ int main(int argc, char **argv) {
     if (lth_opivp_available()) {
       op = measure(&C, 2, rtol);
       printf("%8d %6s %4d %10.4f %10.1f %10.2e %10.2e %8.1f   steps %zu, rhs %zu, decomps %zu "
-             "(%.0f%% of the time), max |P v| %.1e\n",
+             "(%.0f%% of the time), Jv %zu, GMRES iterations %zu, max |P v| %.1e; "
+             "lth-op / ida-fv %.1f\n",
              s, "lth-op", m, op.cpu, op.rss_kb / 1024.0, op.err, op.drift,
              op.cpu / fmax(ida.cpu, 1e-9), op.steps, op.rhs, op.decomps, 100 * op.decomp_share,
-             op.pdrift);
+             op.jv, op.lin, op.pdrift, op.cpu / fmax(idafv.cpu, 1e-9));
     } else {
       printf("%8d %6s %4d %10s (liblth built without CVODE)\n", s, "lth-op", m, "-");
     }
     if (quick)
-      bad = !(ida.ok && lth.ok && op.ok && ida.err < 1e-5 && lth.err < 1e-5 && op.err < 1e-5);
+      bad = !(ida.ok && idafv.ok && lth.ok && op.ok && ida.err < 1e-5 && idafv.err < 1e-5 &&
+              lth.err < 1e-5 && op.err < 1e-5);
     free(C.link);
+    free(tr.s);
+    free(tr.c);
   }
   if (quick) printf(bad ? "bench_scale --quick: FAILED\n" : "bench_scale --quick: ok\n");
   return bad;

@@ -11,7 +11,9 @@
  * gives the formulas):
  *   the sparse value jets of A and the jets of f        O(nnz(A) K + s K)
  *   L_i, S_i, and n_r x (m + 1) jets C_i, D_i, F_ij     O(s n_r K)
- * with K = out_order + r - 1, and applies P, I - P, Ahat, Bhat and
+ * with K = out_order + r - 1 (C_i and D_i keep only the columns that the
+ * blocks' patterns let be nonzero: a few dozen when the constraints act
+ * locally), and applies P, I - P, Ahat, Bhat and
  * G = (Nhat + Bhat)(I - P) to vectors and thin matrices in O(nnz + s n_r)
  * per column and Taylor product.  The results are those of lth_decomp_at
  * (include/lth/decomp.h) to rounding; as there, Ahat and Bhat are unique only

@@ -24,15 +24,38 @@ static lth_jet rows_of(const lth_jet *J, const lth_opsys *sys, int i) {
   return lth_jet_view(J, sys->off[i - 1], 0, sys->n[i - 1], J->cols);
 }
 
+/* x's rows at the columns C_i, D_i hold (lib/decomp/op_columns.c), the
+ * affine one left out: x itself when they hold every column, else gathered
+ * into the point's xg. */
+static lth_jet x_rows(const lth_oppoint *pt, const lth_jet *x) {
+  if (!pt->compact) {
+    return *x;
+  }
+  int nu = pt->Wc - 1;
+  lth_jet X = lth_jet_view(pt->xg, 0, 0, nu, x->cols);
+  for (int k = 0; k <= x->order; k++) {
+    for (int c = 0; c < x->cols; c++) {
+      const double *f = LTH_JET_COEF(x, k) + (size_t)c * x->ld;
+      double *g = LTH_JET_COEF(&X, k) + (size_t)c * X.ld;
+      for (int a = 0; a < nu; a++) g[a] = f[pt->ucol[a]];
+    }
+  }
+  X.order = x->order;
+  return X;
+}
+
 /* c = C_i(:, linear columns) x, only over the columns where C_i can be
- * nonzero: blocks i+1.. (C_0: all); D_i from block i. */
-static lth_status thin_times(const lth_jet *Cfac, int c0, const lth_jet *x, lth_jet *c,
+ * nonzero: blocks i+1.. (C_0: all); D_i from block i.  xu: x_rows. */
+static lth_status thin_times(const lth_jet *Cfac, int c0, const lth_jet *xu, lth_jet *c,
                              lth_error *err) {
-  int m = x->rows;
-  lth_jet Cv = lth_jet_view(Cfac, 0, c0, Cfac->rows, m - c0);
-  lth_jet xv = lth_jet_view(x, c0, 0, m - c0, x->cols);
+  int nu = xu->rows;
+  lth_jet Cv = lth_jet_view(Cfac, 0, c0, Cfac->rows, nu - c0);
+  lth_jet xv = lth_jet_view(xu, c0, 0, nu - c0, xu->cols);
   return lth_jet_mul(&Cv, &xv, c, err);
 }
+
+/* First column of C_i's part in thin_times: block i+1's (C_0: 0). */
+static int c_start(const lth_oppoint *pt, int i) { return i == 0 ? 0 : pt->cb[i + 1]; }
 
 typedef lth_status (*chunk_fn)(const lth_oppoint *pt, const lth_jet *x, lth_jet *y, lth_error *err);
 
@@ -104,10 +127,11 @@ static lth_status Ahat_chunk(const lth_oppoint *pt, const lth_jet *x, lth_jet *y
   const lth_opsys *sys = pt->sys;
   int r = sys->r, k = x->cols;
   lth_status st = LTH_OK;
+  lth_jet xu = x_rows(pt, x);
   for (int j = 1; j < r && st == LTH_OK; j++) {
     lth_jet cj = scratch(pt, j, k), dj = scratch(pt, r + j, k);
-    st = thin_times(&pt->C[j], j < r - 1 ? sys->off[j] : sys->m, x, &cj, err);
-    if (st == LTH_OK) st = thin_times(&pt->D[j - 1], sys->off[j - 1], x, &dj, err);
+    st = thin_times(&pt->C[j], c_start(pt, j), &xu, &cj, err);
+    if (st == LTH_OK) st = thin_times(&pt->D[j - 1], pt->cb[j], &xu, &dj, err);
   }
   for (int i = 1; i < r && st == LTH_OK; i++) {
     lth_jet yi = rows_of(y, sys, i);
@@ -142,10 +166,10 @@ static lth_status B_into(const lth_oppoint *pt, const lth_jet *x, lth_jet *y, lt
   const lth_opsys *sys = pt->sys;
   int r = sys->r, k = x->cols;
   lth_status st = LTH_OK;
+  lth_jet xu = x_rows(pt, x);
   for (int i = 0; i < r && st == LTH_OK; i++) {
     lth_jet ci = scratch(pt, i, k);
-    int c0 = i == 0 ? 0 : (i < r - 1 ? sys->off[i] : sys->m);
-    st = thin_times(&pt->C[i], c0, x, &ci, err);
+    st = thin_times(&pt->C[i], c_start(pt, i), &xu, &ci, err);
   }
   for (int i = 1; i < r && st == LTH_OK; i++) {
     lth_jet yi = rows_of(y, sys, i), ci = scratch(pt, i, k);

@@ -23,6 +23,16 @@ struct lth_opdecomp_ws {
   lth_jet E;      /* n_r x W: E_i = D[C_i] */
   lth_jet sm;     /* n_r x n_r */
   double *work;   /* dense sources' scratch (op_work_size) */
+  /* The columns of R_i that its pattern allows to be nonzero (so those of
+   * S_i = Pi^{-1} R_i and T_i; the others are exact zeros at every t):
+   * act[i-1][0..nact[i-1]), or NULL when that is every column.  With few
+   * constraints acting locally these are a handful, and the products with
+   * S_i run on them alone (Rc, Sc, Tc: n_r x nact; Fc: nact x n_r rows of
+   * the n_i x n_r factor S_i multiplies). */
+  int **act, *nact, **spos;
+  lth_jet *Rc, *Sc, *Tc, Fc;
+  int Wc;     /* the columns of C_i (op_columns.c): E is n_r x Wc */
+  lth_jet Gc; /* rows of a block factor at C_i's columns in that block */
 };
 
 static int imin(int a, int b) { return a < b ? a : b; }
@@ -41,7 +51,7 @@ static lth_jet cols_of(const lth_jet *J, int c0, int cols) {
 /* ---- the point ---- */
 
 static size_t jet_bytes(const lth_jet *J) {
-  return J->c ? (size_t)(J->maxorder + 1) * J->stride * sizeof(double) : 0;
+  return J && J->c ? (size_t)(J->maxorder + 1) * J->stride * sizeof(double) : 0;
 }
 
 static lth_status point_jets(lth_oppoint *pt, lth_error *err) {
@@ -74,6 +84,10 @@ static lth_status point_jets(lth_oppoint *pt, lth_error *err) {
   for (int i = 0; i < r && st == LTH_OK; i++) {
     st = lth_jet_init(&pt->C[i], nr, W, K, err);
   }
+  if (st == LTH_OK && pt->compact) {
+    pt->xg = lth_jet_alloc(W, pt->max_cols, K, err);
+    st = pt->xg ? LTH_OK : LTH_ENOMEM;
+  }
   for (int i = 1; i < r && st == LTH_OK; i++) {
     int ni = sys->n[i - 1];
     st = lth_jet_init(&pt->L[i - 1], ni, nr, K, err);
@@ -92,9 +106,33 @@ static lth_status point_jets(lth_oppoint *pt, lth_error *err) {
   return st;
 }
 
+/* The columns of C_i and D_i (op_columns.c) and their maps; pt->W becomes
+ * their number. */
+static lth_status point_columns(lth_oppoint *pt) {
+  const lth_opsys *sys = pt->sys;
+  char *act = NULL;
+  int wc = 0;
+  lth_status st = op_structure(sys, &act, &pt->ucol, &wc);
+  free(act);
+  pt->cb = malloc((size_t)(sys->r + 1) * sizeof(int));
+  pt->upos = malloc((size_t)(sys->m + 1) * sizeof(int));
+  if (st != LTH_OK || !pt->cb || !pt->upos) {
+    return LTH_ENOMEM;
+  }
+  for (int w = 0; w <= sys->m; w++) pt->upos[w] = -1;
+  for (int c = 0; c < wc; c++) pt->upos[pt->ucol[c]] = c;
+  for (int k = 1, c = 0; k <= sys->r; k++) {
+    while (c < wc && pt->ucol[c] < sys->off[k - 1]) c++;
+    pt->cb[k] = c; /* cb[r]: the affine column m, the last */
+  }
+  pt->compact = wc < pt->W;
+  pt->W = pt->Wc = wc;
+  return LTH_OK;
+}
+
 static void point_bytes(lth_oppoint *pt) {
   int r = pt->sys->r;
-  const lth_jet *one[] = {&pt->f, &pt->Pi, &pt->g, &pt->q, pt->work};
+  const lth_jet *one[] = {&pt->f, &pt->Pi, &pt->g, &pt->q, pt->work, pt->xg};
   for (size_t k = 0; k < sizeof one / sizeof one[0]; k++) pt->info.bytes += jet_bytes(one[k]);
   for (int i = 0; i < r; i++) pt->info.bytes += jet_bytes(&pt->C[i]);
   for (int i = 0; i + 1 < r; i++) {
@@ -130,7 +168,7 @@ lth_oppoint *lth_oppoint_alloc(const lth_opsys *sys, int order, int max_cols, lt
   pt->max_cols = max_cols;
   pt->info =
       (lth_opinfo){.t = NAN, .order = order, .r = r, .s = sys->s, .m = sys->m, .nr = sys->nr};
-  if (point_jets(pt, err) != LTH_OK) {
+  if (point_columns(pt) != LTH_OK || point_jets(pt, err) != LTH_OK) {
     lth_oppoint_free(pt);
     lth_error_set(err, LTH_ENOMEM, "out of memory allocating an operator-form result");
     return NULL;
@@ -154,6 +192,10 @@ void lth_oppoint_free(lth_oppoint *pt) {
   lth_jet *one[] = {&pt->f, &pt->Pi, &pt->g, &pt->q};
   for (int k = 0; k < 4; k++) lth_jet_release(one[k]);
   lth_jet_free(pt->work);
+  lth_jet_free(pt->xg);
+  free(pt->cb);
+  free(pt->ucol);
+  free(pt->upos);
   free(pt->A);
   free(pt->F);
   free(pt);
@@ -176,6 +218,112 @@ static lth_status check_chain(const lth_opsys *sys, lth_error *err) {
   return LTH_OK;
 }
 
+/* ---- the structure of R_i and of C_i (op_columns.c) ---- */
+
+/* act(R_i) as index lists (NULL where every column is in, or none: Pi = 0,
+ * refused as singular), spos[i-1][jj] = jj's place in it or -1, the compact
+ * jets, and Gc for the rows of a block factor at the columns of C_i. */
+static lth_status active_columns(lth_opdecomp_ws *ws, lth_error *err) {
+  const lth_opsys *sys = ws->sys;
+  int r = sys->r, nr = sys->nr, K = ws->K;
+  char *act = NULL;
+  int *ucol = NULL, wc = 0;
+  lth_status st = op_structure(sys, &act, &ucol, &wc);
+  ws->Wc = wc;
+  int gmax = 1; /* the most columns of C_i in one block */
+  for (int k = 1, c = 0; k < r && st == LTH_OK; k++) {
+    int c0 = c;
+    while (c < wc && ucol[c] < sys->off[k]) c++;
+    gmax = c - c0 > gmax ? c - c0 : gmax;
+  }
+  if (st == LTH_OK) st = lth_jet_init(&ws->Gc, gmax, nr, K, err);
+  for (int i = r - 1; i >= 1 && st == LTH_OK; i--) {
+    int ni = sys->n[i - 1], na = 0;
+    const char *in = act + sys->off[i - 1];
+    for (int jj = 0; jj < ni; jj++) na += in[jj];
+    ws->nact[i - 1] = na;
+    if (na == 0 || na == ni) {
+      continue;
+    }
+    ws->act[i - 1] = malloc((size_t)na * sizeof(int));
+    ws->spos[i - 1] = malloc((size_t)ni * sizeof(int));
+    st = ws->act[i - 1] && ws->spos[i - 1] ? LTH_OK : LTH_ENOMEM;
+    for (int jj = 0, k = 0; jj < ni && st == LTH_OK; jj++) {
+      ws->spos[i - 1][jj] = in[jj] ? k : -1;
+      if (in[jj]) ws->act[i - 1][k++] = jj;
+    }
+    if (st == LTH_OK) st = lth_jet_init(&ws->Rc[i - 1], nr, na, K, err);
+    if (st == LTH_OK) st = lth_jet_init(&ws->Sc[i - 1], nr, na, K, err);
+    if (st == LTH_OK) st = lth_jet_init(&ws->Tc[i - 1], nr, na, K, err);
+    if (st == LTH_OK && na > ws->Fc.rows) {
+      lth_jet_release(&ws->Fc);
+      st = lth_jet_init(&ws->Fc, na, nr, K, err);
+    }
+  }
+  free(act);
+  free(ucol);
+  return st;
+}
+
+/* Columns idx[0..na) of J into Jc (back = 0), or Jc into those columns of J
+ * (back = 1), orders 0..the source's; the target takes the source's order. */
+static void move_cols(lth_jet *J, const int *idx, int na, lth_jet *Jc, int back) {
+  const lth_jet *src = back ? Jc : J;
+  lth_jet *dst = back ? J : Jc;
+  size_t bytes = (size_t)J->rows * sizeof(double);
+  for (int k = 0; k <= src->order; k++) {
+    for (int c = 0; c < na; c++) {
+      double *pj = LTH_JET_COEF(J, k) + (size_t)idx[c] * J->ld;
+      double *pc = LTH_JET_COEF(Jc, k) + (size_t)c * Jc->ld;
+      memcpy(back ? pj : pc, back ? pc : pj, bytes);
+    }
+  }
+  dst->order = src->order;
+}
+
+/* out = Xc F(act(R_i), :) for Xc holding columns act(R_i) of an
+ * n_r x n_i factor (F n_i x n_r). */
+static lth_status act_times(lth_opdecomp_ws *ws, int i, const lth_jet *Xc, const lth_jet *F,
+                            lth_jet *out, lth_error *err) {
+  const int *idx = ws->act[i - 1];
+  int na = ws->nact[i - 1];
+  lth_jet Fc = lth_jet_view(&ws->Fc, 0, 0, na, F->cols);
+  for (int k = 0; k <= F->order; k++) {
+    for (int c = 0; c < F->cols; c++) {
+      const double *f = LTH_JET_COEF(F, k) + (size_t)c * F->ld;
+      double *g = LTH_JET_COEF(&Fc, k) + (size_t)c * Fc.ld;
+      for (int a = 0; a < na; a++) g[a] = f[idx[a]];
+    }
+  }
+  Fc.order = F->order;
+  return lth_jet_mul(Xc, &Fc, out, err);
+}
+
+/* out = S_i F (F n_i x n_r): over act(S_i) alone where it is smaller. */
+static lth_status s_times(lth_opdecomp_ws *ws, const lth_oppoint *pt, int i, const lth_jet *F,
+                          lth_jet *out, lth_error *err) {
+  if (!ws->act[i - 1]) {
+    return lth_jet_mul(&pt->S[i - 1], F, out, err);
+  }
+  return act_times(ws, i, &ws->Sc[i - 1], F, out, err);
+}
+
+/* Zero J's columns act(R_i) (orders 0..J's maxorder), J's order that: the
+ * other columns of R_i stay zero from the allocation on. */
+static void zero_act(lth_opdecomp_ws *ws, int i, lth_jet *J) {
+  const int *idx = ws->act[i - 1];
+  if (!idx) {
+    lth_jet_set_zero(J, J->maxorder);
+    return;
+  }
+  for (int k = 0; k <= J->maxorder; k++) {
+    for (int a = 0; a < ws->nact[i - 1]; a++) {
+      memset(LTH_JET_COEF(J, k) + (size_t)idx[a] * J->ld, 0, (size_t)J->rows * sizeof(double));
+    }
+  }
+  J->order = J->maxorder;
+}
+
 lth_opdecomp_ws *lth_opdecomp_ws_alloc(const lth_opsys *sys, int out_order, lth_error *err) {
   if (out_order < 0) {
     lth_error_set(err, LTH_EINVAL, "output order %d must be >= 0", out_order);
@@ -192,17 +340,22 @@ lth_opdecomp_ws *lth_opdecomp_ws_alloc(const lth_opsys *sys, int out_order, lth_
     ws->out_order = out_order;
     ws->K = K;
     ws->cond_max = LTH_DEFAULT_COND_MAX;
-    lth_jet **per[] = {&ws->R, &ws->T};
-    for (int k = 0; k < 2; k++) {
+    lth_jet **per[] = {&ws->R, &ws->T, &ws->Rc, &ws->Sc, &ws->Tc};
+    for (int k = 0; k < 5; k++) {
       *per[k] = calloc((size_t)r, sizeof(lth_jet));
       ok = ok && *per[k];
     }
+    ws->act = calloc((size_t)r, sizeof(int *));
+    ws->spos = calloc((size_t)r, sizeof(int *));
+    ws->nact = calloc((size_t)r, sizeof(int));
+    ok = ok && ws->act && ws->spos && ws->nact;
     ws->work = malloc((op_work_size(sys, K) + 1) * sizeof(double));
     ws->lu = lth_jet_lu_alloc(nr, err);
     ok = ok && ws->work && ws->lu;
   }
   lth_status st = ok ? LTH_OK : LTH_ENOMEM;
-  if (st == LTH_OK) st = lth_jet_init(&ws->E, nr, sys->m + 1, K, err);
+  if (st == LTH_OK) st = active_columns(ws, err);
+  if (st == LTH_OK) st = lth_jet_init(&ws->E, nr, ws->Wc, K, err);
   if (st == LTH_OK) st = lth_jet_init(&ws->sm, nr, nr, K, err);
   if (st == LTH_OK) st = lth_jet_init(&ws->Pinv, nr, nr, K, err);
   for (int i = 1; i < r && st == LTH_OK; i++) {
@@ -222,11 +375,18 @@ void lth_opdecomp_ws_free(lth_opdecomp_ws *ws) {
   if (!ws) {
     return;
   }
-  lth_jet *per[] = {ws->R, ws->T};
-  for (int k = 0; k < 2; k++) {
+  lth_jet *per[] = {ws->R, ws->T, ws->Rc, ws->Sc, ws->Tc};
+  for (int k = 0; k < 5; k++) {
     for (int i = 0; per[k] && i < ws->sys->r; i++) lth_jet_release(&per[k][i]);
     free(per[k]);
   }
+  for (int i = 0; ws->act && i < ws->sys->r; i++) free(ws->act[i]);
+  for (int i = 0; ws->spos && i < ws->sys->r; i++) free(ws->spos[i]);
+  free(ws->act);
+  free(ws->spos);
+  free(ws->nact);
+  lth_jet_release(&ws->Fc);
+  lth_jet_release(&ws->Gc);
   lth_jet_release(&ws->E);
   lth_jet_release(&ws->sm);
   lth_jet_release(&ws->Pinv);
@@ -309,11 +469,17 @@ static lth_status chains(lth_opdecomp_ws *ws, lth_oppoint *pt, double t, lth_err
   op_csc_dense(op_A(pt, r, r - 1), &ws->R[r - 2]);
   for (int i = r - 2; i >= 1; i--) {
     lth_jet Ri = capped(&ws->R[i - 1], step_order(pt, i) + 1);
-    lth_jet_set_zero(&Ri, Ri.maxorder);
+    zero_act(ws, i, &Ri);
     op_csc_right(1.0, &ws->R[i], op_A(pt, i + 1, i), &Ri);
     ws->R[i - 1].order = Ri.order;
   }
-  lth_status st = lth_jet_mul(&ws->R[r - 2], &pt->L[r - 2], &pt->Pi, err);
+  lth_status st;
+  if (ws->act[r - 2]) { /* Pi over act(R_{r-1}) */
+    move_cols(&ws->R[r - 2], ws->act[r - 2], ws->nact[r - 2], &ws->Rc[r - 2], 0);
+    st = act_times(ws, r - 1, &ws->Rc[r - 2], &pt->L[r - 2], &pt->Pi, err);
+  } else {
+    st = lth_jet_mul(&ws->R[r - 2], &pt->L[r - 2], &pt->Pi, err);
+  }
   if (st == LTH_OK) {
     st = lth_jet_lu_factor(ws->lu, &pt->Pi, 0.0, &pt->info.cond_pi, err);
   }
@@ -327,9 +493,20 @@ static lth_status chains(lth_opdecomp_ws *ws, lth_oppoint *pt, double t, lth_err
   st = judge(ws, pt, t, err);
   if (st == LTH_OK) st = lth_jet_lu_inverse(ws->lu, &ws->Pinv, err);
   for (int i = 1; i < r && st == LTH_OK; i++) {
-    lth_jet Si = capped(&pt->S[i - 1], step_order(pt, i) + 1);
-    st = lth_jet_mul(&ws->Pinv, &ws->R[i - 1], &Si, err);
-    pt->S[i - 1].order = Si.order;
+    const int *idx = ws->act[i - 1];
+    int na = ws->nact[i - 1];
+    if (!idx) {
+      lth_jet Si = capped(&pt->S[i - 1], step_order(pt, i) + 1);
+      st = lth_jet_mul(&ws->Pinv, &ws->R[i - 1], &Si, err);
+      pt->S[i - 1].order = Si.order;
+      continue;
+    }
+    /* on act(R_i): S_i's other columns are zero from the allocation on */
+    lth_jet Sc = capped(&ws->Sc[i - 1], step_order(pt, i) + 1);
+    move_cols(&ws->R[i - 1], idx, na, &ws->Rc[i - 1], 0);
+    st = lth_jet_mul(&ws->Pinv, &ws->Rc[i - 1], &Sc, err);
+    ws->Sc[i - 1].order = Sc.order;
+    move_cols(&pt->S[i - 1], idx, na, &ws->Sc[i - 1], 1);
   }
   return st;
 }
@@ -343,11 +520,17 @@ static lth_status thin_pieces(lth_opdecomp_ws *ws, lth_oppoint *pt, lth_error *e
   for (int i = 1; i < r && st == LTH_OK; i++) {
     int o = step_order(pt, i);
     lth_jet T = capped(&ws->T[i - 1], o), Fii = capped(&pt->F[(i - 1) + r * (i - 1)], o);
-    st = lth_jet_deriv(&T, &pt->S[i - 1], err);                            /* S_i' */
-    if (st == LTH_OK) st = lth_jet_deriv(&Fii, &pt->L[i - 1], err);        /* L_i' */
-    if (st == LTH_OK) st = lth_jet_mul(&pt->S[i - 1], &Fii, &ws->sm, err); /* S_i L_i' */
-    if (st == LTH_OK) {
+    st = lth_jet_deriv(&T, &pt->S[i - 1], err);                     /* S_i' */
+    if (st == LTH_OK) st = lth_jet_deriv(&Fii, &pt->L[i - 1], err); /* L_i' */
+    if (st == LTH_OK) st = s_times(ws, pt, i, &Fii, &ws->sm, err);  /* S_i L_i' */
+    const int *idx = ws->act[i - 1];
+    if (st == LTH_OK && !idx) {
       st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &ws->sm, &pt->S[i - 1], 1.0, &T, err);
+    } else if (st == LTH_OK) { /* T_i's columns outside act(S_i) are those of S_i' = 0 */
+      lth_jet Tc = capped(&ws->Tc[i - 1], o);
+      move_cols(&T, idx, ws->nact[i - 1], &Tc, 0);
+      st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &ws->sm, &ws->Sc[i - 1], 1.0, &Tc, err);
+      move_cols(&T, idx, ws->nact[i - 1], &Tc, 1);
     }
     ws->T[i - 1].order = T.order;
     lth_jet_scale(&Fii, -1.0);
@@ -367,57 +550,127 @@ static lth_status thin_pieces(lth_opdecomp_ws *ws, lth_oppoint *pt, lth_error *e
 }
 
 /* ---- the steps ----
- * Columns: C_i can be nonzero only from block i+1 on (C_0: everywhere, C_{r-1}:
- * the affine column alone), D_i and E_i from block i on (op_impl.h).  Every
- * product works on those columns only; the columns left of them are never
- * written after the zeroed allocation, and never read. */
+ * Columns: C_i, D_i and E hold the columns of [v | 1] op_columns.c finds
+ * (all of them for dense blocks), block k's at cb[k] .. cb[k+1]-1, the
+ * affine one last.  C_i can be nonzero only from block i+1 on (C_0:
+ * everywhere, C_{r-1}: the affine column alone), D_i and E_i from block i on
+ * (op_impl.h).  Every product works on those columns only; the columns left
+ * of them are never written after the zeroed allocation, and never read. */
 
-/* First column where C_i (i = 0..r-1) can be nonzero: off_i (off_{r-1} = m). */
-static int c_start(const lth_opsys *sys, int i) { return i == 0 ? 0 : sys->off[i]; }
+/* First column where C_i (i = 0..r-1) can be nonzero: block i+1's first
+ * (C_{r-1}: the affine one). */
+static int c_start(const lth_oppoint *pt, int i) { return i == 0 ? 0 : pt->cb[i + 1]; }
 
-/* Columns c0 .. W-1 of J. */
+/* The affine column of C_i, D_i and E. */
+static int c_aff(const lth_oppoint *pt) { return pt->Wc - 1; }
+
+/* Columns c0 .. of J. */
 static lth_jet from_col(const lth_jet *J, int c0) { return cols_of(J, c0, J->cols - c0); }
 
-/* E_i = D[C_i] = C_i' + C_i Y on columns off_{i-1} .., the second term through
+/* C's columns in block j (1..r-1): the n_r x nu_j left factor C^(j). */
+static lth_jet c_block(const lth_oppoint *pt, const lth_jet *C, int j) {
+  return cols_of(C, pt->cb[j], pt->cb[j + 1] - pt->cb[j]);
+}
+
+/* The rows of J (a factor with block j's rows) that C^(j) multiplies: those
+ * at C's columns in block j, gathered into ws->Gc; J itself when C holds
+ * every column. */
+static lth_jet c_rows(lth_opdecomp_ws *ws, const lth_oppoint *pt, int j, const lth_jet *J) {
+  if (!pt->compact) {
+    return *J;
+  }
+  int c0 = pt->cb[j], nu = pt->cb[j + 1] - c0, o = ws->sys->off[j - 1];
+  lth_jet G = lth_jet_view(&ws->Gc, 0, 0, nu, J->cols);
+  for (int k = 0; k <= J->order; k++) {
+    for (int c = 0; c < J->cols; c++) {
+      const double *f = LTH_JET_COEF(J, k) + (size_t)c * J->ld;
+      double *g = LTH_JET_COEF(&G, k) + (size_t)c * G.ld;
+      for (int a = 0; a < nu; a++) g[a] = f[pt->ucol[c0 + a] - o];
+    }
+  }
+  G.order = J->order;
+  return G;
+}
+
+/* Y(:, block j's columns) -= S_i A_ij (A_ij sparse), over act(S_i) where
+ * it is smaller (op_csc_right_map: Y is all of C_{i-1}, mapped). */
+static void s_right(lth_opdecomp_ws *ws, const lth_oppoint *pt, int i, int j, lth_jet *Y) {
+  const int *ymap = pt->upos + ws->sys->off[j - 1];
+  if (ws->act[i - 1]) {
+    op_csc_right_map(-1.0, &ws->Sc[i - 1], ws->spos[i - 1], op_A(pt, i, j), Y, ymap);
+  } else {
+    op_csc_right_map(-1.0, &pt->S[i - 1], NULL, op_A(pt, i, j), Y, ymap);
+  }
+}
+
+/* C_{i-1}(:, block i) -= T_i (orders 0..min(T's, order)); returns the order
+ * kept.  T_i is zero outside act(S_i), whose columns C holds. */
+static int t_sub(lth_opdecomp_ws *ws, const lth_oppoint *pt, int i, lth_jet *C, int order,
+                 lth_error *err, lth_status *st) {
+  const lth_jet *T = &ws->T[i - 1];
+  const int *idx = ws->act[i - 1];
+  if (!pt->compact || !idx) { /* block i whole and contiguous */
+    lth_jet Ci = c_block(pt, C, i);
+    Ci.order = order;
+    *st = lth_jet_axpy(-1.0, T, &Ci, err);
+    return Ci.order;
+  }
+  int o = imin(order, T->order), off = ws->sys->off[i - 1];
+  for (int k = 0; k <= o; k++) {
+    for (int a = 0; a < ws->nact[i - 1]; a++) {
+      const double *tc = LTH_JET_COEF(T, k) + (size_t)idx[a] * T->ld;
+      double *cc = LTH_JET_COEF(C, k) + (size_t)pt->upos[off + idx[a]] * C->ld;
+      for (int rr = 0; rr < C->rows; rr++) cc[rr] -= tc[rr];
+    }
+  }
+  *st = LTH_OK;
+  return o;
+}
+
+/* E_i = D[C_i] = C_i' + C_i Y on columns cb[i] .., the second term through
  * the rows j > i of Y (C_i vanishes left of block i+1):
  *   C_i^(j) Y_j = sum_k C_i^(j) A_jk V_k + sum_k (C_i^(j) F_jk) C_k + (C_i^(j) L_j) D_j
  *                 + [0 | C_i^(j) f_j]. */
 static lth_status flow_derivative(lth_opdecomp_ws *ws, lth_oppoint *pt, int i, lth_error *err) {
   const lth_opsys *sys = ws->sys;
-  int r = sys->r, nr = sys->nr, m = sys->m, e0 = sys->off[i - 1], cs = c_start(sys, i);
+  int r = sys->r, e0 = pt->cb[i], cs = c_start(pt, i);
   lth_jet E = from_col(&ws->E, e0), Ed = from_col(&ws->E, cs), Ez = cols_of(&ws->E, e0, cs - e0);
   lth_jet Ci = from_col(&pt->C[i], cs);
   lth_jet_set_zero(&Ez, pt->K);
   lth_status st = lth_jet_deriv(&Ed, &Ci, err);
   E.order = Ed.order;
   for (int j = i + 1; j < r && st == LTH_OK; j++) {
-    lth_jet Cb = lth_jet_view(&pt->C[i], 0, sys->off[j - 1], nr, sys->n[j - 1]);
+    lth_jet Cb = c_block(pt, &pt->C[i], j);
     for (int k = j - 1; k < r; k++) {
-      lth_jet Ek = cols_of(&ws->E, sys->off[k - 1], sys->n[k - 1]);
+      lth_jet Ek = ws->E; /* written at block k's columns alone */
       Ek.order = E.order;
-      op_csc_right(1.0, &Cb, op_A(pt, j, k), &Ek);
+      op_csc_right_map(1.0, &pt->C[i], pt->upos + sys->off[j - 1], op_A(pt, j, k), &Ek,
+                       pt->upos + sys->off[k - 1]);
       lower(&E, Ek.order);
     }
     for (int k = j; k < r && st == LTH_OK; k++) {
       const lth_jet *F = &pt->F[(j - 1) + r * (k - 1)];
-      lth_jet Ck = from_col(&pt->C[k], c_start(sys, k)), Ek = from_col(&ws->E, c_start(sys, k));
+      lth_jet Ck = from_col(&pt->C[k], c_start(pt, k)), Ek = from_col(&ws->E, c_start(pt, k));
       Ek.order = E.order;
       if (F->c) {
-        st = lth_jet_mul(&Cb, F, &ws->sm, err);
+        lth_jet Fu = c_rows(ws, pt, j, F);
+        st = lth_jet_mul(&Cb, &Fu, &ws->sm, err);
         if (st == LTH_OK)
           st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &ws->sm, &Ck, 1.0, &Ek, err);
         lower(&E, Ek.order);
       }
     }
-    lth_jet Dj = from_col(&pt->D[j - 1], sys->off[j - 1]), Ej = from_col(&ws->E, sys->off[j - 1]);
+    lth_jet Dj = from_col(&pt->D[j - 1], pt->cb[j]), Ej = from_col(&ws->E, pt->cb[j]);
     Ej.order = E.order;
-    if (st == LTH_OK) st = lth_jet_mul(&Cb, &pt->L[j - 1], &ws->sm, err);
+    lth_jet Lu = c_rows(ws, pt, j, &pt->L[j - 1]);
+    if (st == LTH_OK) st = lth_jet_mul(&Cb, &Lu, &ws->sm, err);
     if (st == LTH_OK) st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &ws->sm, &Dj, 1.0, &Ej, err);
     lower(&E, Ej.order);
     lth_jet fj = lth_jet_view(&pt->f, sys->off[j - 1], 0, sys->n[j - 1], 1);
-    lth_jet Ew = cols_of(&ws->E, m, 1);
+    lth_jet fu = c_rows(ws, pt, j, &fj);
+    lth_jet Ew = cols_of(&ws->E, c_aff(pt), 1);
     Ew.order = E.order;
-    if (st == LTH_OK) st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &Cb, &fj, 1.0, &Ew, err);
+    if (st == LTH_OK) st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &Cb, &fu, 1.0, &Ew, err);
     lower(&E, Ew.order);
   }
   ws->E.order = E.order;
@@ -426,39 +679,39 @@ static lth_status flow_derivative(lth_opdecomp_ws *ws, lth_oppoint *pt, int i, l
 
 /* Step i (Clark (3.6), (3.7), op_impl.h): C_{i-1} = E_i - S_i Ut_i - T_i V_i,
  * D_i = C_{i-1} - E_i, and the affine column of Y_i,
- * g_i = f_i + sum_j F_ij C_j(:, W) + L_i D_i(:, W); all on columns off_{i-1} .. */
+ * g_i = f_i + sum_j F_ij C_j(:, W) + L_i D_i(:, W); all on columns cb[i] .. */
 static lth_status reduce_row(lth_opdecomp_ws *ws, lth_oppoint *pt, int i, lth_error *err) {
   const lth_opsys *sys = ws->sys;
-  int r = sys->r, m = sys->m, oi = sys->off[i - 1], ni = sys->n[i - 1];
+  int r = sys->r, oi = sys->off[i - 1], ni = sys->n[i - 1], ci = pt->cb[i], aff = c_aff(pt);
   lth_jet *Si = &pt->S[i - 1];
   lth_status st = flow_derivative(ws, pt, i, err);
-  lth_jet Cn = from_col(&pt->C[i - 1], oi), E = from_col(&ws->E, oi);
+  lth_jet Cn = from_col(&pt->C[i - 1], ci), E = from_col(&ws->E, ci);
   E.order = ws->E.order;
   if (st == LTH_OK) st = lth_jet_copy(&Cn, &E, err);
   for (int j = i; j < r && st == LTH_OK; j++) {
-    lth_jet Cj = lth_jet_view(&pt->C[i - 1], 0, sys->off[j - 1], sys->nr, sys->n[j - 1]);
-    Cj.order = Cn.order;
-    op_csc_right(-1.0, Si, op_A(pt, i, j), &Cj);
-    lower(&Cn, Cj.order);
+    lth_jet Call = pt->C[i - 1]; /* written at block j's columns alone */
+    Call.order = Cn.order;
+    s_right(ws, pt, i, j, &Call);
+    lower(&Cn, Call.order);
     const lth_jet *F = &pt->F[(i - 1) + r * (j - 1)];
     if (F->c) {
-      int cs = c_start(sys, j);
+      int cs = c_start(pt, j);
       lth_jet Cs = from_col(&pt->C[j], cs), Cd = from_col(&pt->C[i - 1], cs);
       Cd.order = Cn.order;
-      st = lth_jet_mul(Si, F, &ws->sm, err);
+      st = s_times(ws, pt, i, F, &ws->sm, err);
       if (st == LTH_OK)
         st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, -1.0, &ws->sm, &Cs, 1.0, &Cd, err);
       lower(&Cn, Cd.order);
     }
   }
   lth_jet fi = lth_jet_view(&pt->f, oi, 0, ni, 1);
-  lth_jet Cw = cols_of(&pt->C[i - 1], m, 1), Ci = cols_of(&pt->C[i - 1], oi, ni);
-  Cw.order = Ci.order = Cn.order;
+  lth_jet Cw = cols_of(&pt->C[i - 1], aff, 1);
+  Cw.order = Cn.order;
   if (st == LTH_OK) st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, -1.0, Si, &fi, 1.0, &Cw, err);
-  if (st == LTH_OK) st = lth_jet_axpy(-1.0, &ws->T[i - 1], &Ci, err);
-  lower(&Cn, imin(Cw.order, Ci.order));
+  int to = st == LTH_OK ? t_sub(ws, pt, i, &pt->C[i - 1], Cn.order, err, &st) : Cn.order;
+  lower(&Cn, imin(Cw.order, to));
   pt->C[i - 1].order = Cn.order;
-  lth_jet Di = from_col(&pt->D[i - 1], oi);
+  lth_jet Di = from_col(&pt->D[i - 1], ci);
   if (st == LTH_OK) st = lth_jet_copy(&Di, &Cn, err);
   if (st == LTH_OK) st = lth_jet_axpy(-1.0, &E, &Di, err);
   pt->D[i - 1].order = Di.order;
@@ -467,10 +720,10 @@ static lth_status reduce_row(lth_opdecomp_ws *ws, lth_oppoint *pt, int i, lth_er
   if (st == LTH_OK) st = lth_jet_copy(&gi, &fi, err);
   for (int j = i; j < r && st == LTH_OK; j++) {
     const lth_jet *F = &pt->F[(i - 1) + r * (j - 1)];
-    lth_jet cw = cols_of(&pt->C[j], m, 1);
+    lth_jet cw = cols_of(&pt->C[j], aff, 1);
     if (F->c) st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, F, &cw, 1.0, &gi, err);
   }
-  lth_jet dw = cols_of(&pt->D[i - 1], m, 1);
+  lth_jet dw = cols_of(&pt->D[i - 1], aff, 1);
   if (st == LTH_OK)
     st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &pt->L[i - 1], &dw, 1.0, &gi, err);
   lower(&pt->g, gi.order);
@@ -482,7 +735,7 @@ static lth_status start(lth_opdecomp_ws *ws, lth_oppoint *pt, lth_error *err) {
   const lth_opsys *sys = ws->sys;
   lth_jet *C = &pt->C[sys->r - 1];
   lth_jet fr = lth_jet_view(&pt->f, sys->off[sys->r - 1], 0, sys->nr, 1);
-  lth_jet cw = cols_of(C, sys->m, 1);
+  lth_jet cw = cols_of(C, c_aff(pt), 1);
   lth_status st = lth_jet_lu_solve(ws->lu, &fr, &cw, err);
   lth_jet_scale(&cw, -1.0);
   C->order = cw.order;
@@ -492,16 +745,16 @@ static lth_status start(lth_opdecomp_ws *ws, lth_oppoint *pt, lth_error *err) {
 /* q_i = L_i C_i(:, W), q_u = C_0(:, W). */
 static lth_status affine_q(lth_oppoint *pt, lth_error *err) {
   const lth_opsys *sys = pt->sys;
-  int r = sys->r, m = sys->m;
+  int r = sys->r, aff = c_aff(pt);
   lth_status st = LTH_OK;
   pt->q.order = pt->K;
   for (int i = 1; i < r && st == LTH_OK; i++) {
     lth_jet qi = lth_jet_view(&pt->q, sys->off[i - 1], 0, sys->n[i - 1], 1);
-    lth_jet cw = cols_of(&pt->C[i], m, 1);
+    lth_jet cw = cols_of(&pt->C[i], aff, 1);
     st = lth_jet_mul(&pt->L[i - 1], &cw, &qi, err);
     lower(&pt->q, qi.order);
   }
-  lth_jet qu = lth_jet_view(&pt->q, m, 0, sys->nr, 1), cw = cols_of(&pt->C[0], m, 1);
+  lth_jet qu = lth_jet_view(&pt->q, sys->m, 0, sys->nr, 1), cw = cols_of(&pt->C[0], aff, 1);
   if (st == LTH_OK) st = lth_jet_copy(&qu, &cw, err);
   lower(&pt->q, qu.order);
   return st;
@@ -522,10 +775,9 @@ static int jet_finite(const lth_jet *J, int c0) {
 
 static lth_status check_results(lth_oppoint *pt, double t, lth_error *err) {
   int r = pt->sys->r;
-  const lth_opsys *sys = pt->sys;
   int ok = jet_finite(&pt->g, 0) && jet_finite(&pt->q, 0);
-  for (int i = 0; i < r && ok; i++) ok = jet_finite(&pt->C[i], c_start(sys, i));
-  for (int i = 1; i < r && ok; i++) ok = jet_finite(&pt->D[i - 1], sys->off[i - 1]);
+  for (int i = 0; i < r && ok; i++) ok = jet_finite(&pt->C[i], c_start(pt, i));
+  for (int i = 1; i < r && ok; i++) ok = jet_finite(&pt->D[i - 1], pt->cb[i]);
   if (!ok) {
     return lth_error_set_t(err, LTH_ENOTFINITE, t,
                            "the thin factors of Ahat, Bhat, g or q are not finite (overflow in "
@@ -541,7 +793,7 @@ static lth_status check_results(lth_oppoint *pt, double t, lth_error *err) {
 }
 
 lth_status lth_opdecomp_at(lth_opdecomp_ws *ws, double t, lth_oppoint *pt, lth_error *err) {
-  if (pt->sys != ws->sys || pt->info.order > ws->out_order) {
+  if (pt->sys != ws->sys || pt->info.order > ws->out_order || pt->Wc != ws->Wc) {
     return lth_error_set(err, LTH_EORDER,
                          "result of order %d from a workspace of output order %d (or of "
                          "another system)",

@@ -83,6 +83,14 @@ struct lth_oppoint {
   lth_jet *F;    /* F[(i-1) + r (j-1)] = F_ij, n_i x n_r (j >= i; rows 0 where absent) */
   lth_jet g, q;  /* m x 1, s x 1 */
   lth_jet *work; /* n_r x (2 r max_cols) scratch of the applies */
+  /* The columns of [v | 1] that C_i, D_i can have nonzero (op_columns.c):
+   * C_i, D_i (and the workspace's E) hold those Wc <= W alone, in order, so
+   * that block k's part is columns cb[k] .. cb[k+1]-1 (k = 1..r-1) and the
+   * affine one is cb[r] = Wc - 1.  ucol[c]: the column of [v | 1] that
+   * column c holds; upos[w]: the column holding w, or -1 (a zero column). */
+  int Wc, compact; /* compact: Wc < W */
+  int *cb, *ucol, *upos;
+  lth_jet *xg; /* Wc x max_cols: an apply's argument at the rows ucol */
 };
 
 /* ---- sparse jet kernels (lib/decomp/op_sparse.c) ----
@@ -91,7 +99,14 @@ struct lth_oppoint {
 void op_csc_left(double alpha, const op_csc *A, const lth_jet *X, lth_jet *Y);
 /* Y += alpha X A (X k x rows, Y k x cols). */
 void op_csc_right(double alpha, const lth_jet *X, const op_csc *A, lth_jet *Y);
-/* Y = A (dense rows x cols), order A's. */
+/* The same with maps: Y(:, ymap[jj]) += alpha sum_p X(:, xmap[rowind p]) val_p,
+ * skipping entries whose map is < 0 (columns known to be zero); a NULL map
+ * is the identity. */
+void op_csc_right_map(double alpha, const lth_jet *X, const int *xmap, const op_csc *A, lth_jet *Y,
+                      const int *ymap);
+/* Y = A (dense rows x cols), order A's, for a Y that is zero outside A's
+ * pattern (a zeroed allocation, or the last call's result on the same
+ * pattern): only the pattern's entries are written. */
 void op_csc_dense(const op_csc *A, lth_jet *Y);
 /* ||A_0||_1 (the value at t). */
 double op_csc_norm1(const op_csc *A);
@@ -106,5 +121,12 @@ static inline const op_csc *op_A(const lth_oppoint *pt, int i, int j) {
 lth_status op_eval(const lth_opsys *sys, double t, int K, lth_oppoint *pt, double *work,
                    lth_error *err);
 size_t op_work_size(const lth_opsys *sys, int K);
+
+/* The structure of the thin factors (lib/decomp/op_columns.c): act[w] = 1
+ * for the columns of R_i (block i's part of [v | 1]) its pattern allows to
+ * be nonzero, and ucol[0..*wc) the columns C_i, D_i can have nonzero
+ * (ascending, the affine column m last).  Both malloc'd (the caller frees);
+ * LTH_ENOMEM. */
+lth_status op_structure(const lth_opsys *sys, char **act, int **ucol, int *wc);
 
 #endif

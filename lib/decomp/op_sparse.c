@@ -64,11 +64,49 @@ void op_csc_right(double alpha, const lth_jet *X, const op_csc *A, lth_jet *Y) {
   }
 }
 
+void op_csc_right_map(double alpha, const lth_jet *X, const int *xmap, const op_csc *A, lth_jet *Y,
+                      const int *ymap) {
+  if (!A->val || alpha == 0.0) {
+    return;
+  }
+  int K = imin(imin(A->order, X->order), imin(Y->order, Y->maxorder));
+  Y->order = K;
+  int k = X->rows;
+  for (int jj = 0; jj < A->cols; jj++) {
+    int yc = ymap ? ymap[jj] : jj;
+    for (int p = A->colptr[jj]; yc >= 0 && p < A->colptr[jj + 1]; p++) {
+      int xc = xmap ? xmap[A->rowind[p]] : A->rowind[p];
+      if (xc < 0) {
+        continue;
+      }
+      for (int c = 0; c <= K; c++) {
+        double *yj = LTH_JET_COEF(Y, c) + (size_t)yc * Y->ld;
+        for (int a = 0; a <= c; a++) {
+          double w = alpha * A->val[p + (size_t)a * A->stride];
+          const double *xr = LTH_JET_COEF(X, c - a) + (size_t)xc * X->ld;
+          for (int rr = 0; rr < k; rr++) {
+            yj[rr] += w * xr[rr];
+          }
+        }
+      }
+    }
+  }
+}
+
 void op_csc_dense(const op_csc *A, lth_jet *Y) {
   int K = imin(A->order, Y->maxorder);
-  lth_jet_set_zero(Y, K);
   if (!A->val) {
+    lth_jet_set_zero(Y, K);
     return;
+  }
+  /* Y is zero outside A's pattern (op_impl.h): clear the pattern, then sum
+   * into it (a pattern may name an entry twice) */
+  for (int c = 0; c <= K; c++) {
+    for (int jj = 0; jj < A->cols; jj++) {
+      for (int p = A->colptr[jj]; p < A->colptr[jj + 1]; p++) {
+        LTH_JET_AT(Y, c, A->rowind[p], jj) = 0.0;
+      }
+    }
   }
   for (int c = 0; c <= K; c++) {
     const double *v = A->val + (size_t)c * A->stride;
@@ -78,6 +116,7 @@ void op_csc_dense(const op_csc *A, lth_jet *Y) {
       }
     }
   }
+  Y->order = K;
 }
 
 double op_csc_norm1(const op_csc *A) {
