@@ -16,8 +16,13 @@ so Pi = C C' (m x m, constant), s = 2n + m.  The forcing f = sin(3t) pushes the 
 mass; z0 = 0 (at rest) is consistent, hidden constraints included.
 
 Usage: gen-chain.py N M [OUT]   (OUT default: standard output)
+       gen-chain.py --mm N M OUT  (the matrices as Matrix Market files beside OUT:
+                                    OUT-T.mtx, OUT-I.mtx, OUT-C.mtx; the data file
+                                    is then linear in N, the form for large N)
 e.g.   python3 scripts/gen-chain.py 500 3 /tmp/chain1003.lth    (s = 1003)
+       python3 scripts/gen-chain.py --mm 1500 3 /tmp/chain3003.lth
 """
+import os
 import sys
 
 
@@ -48,7 +53,52 @@ def constraints(n, m):
     return rows
 
 
+def write_mm(n, m, out):
+    """The same chain with K(t) = k(t) T, D(t) = c(t) T (T = tridiag(-1, 2, -1)),
+    the identity and C as Matrix Market files named after OUT."""
+    base = os.path.splitext(out)[0]
+    names = {w: base + "-" + w + ".mtx" for w in ("T", "I", "C")}
+    with open(names["T"], "w") as f:
+        f.write("%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n"
+                % (n, n, 2 * n - 1))
+        for i in range(1, n + 1):
+            f.write("%d %d 2\n" % (i, i))
+            if i < n:
+                f.write("%d %d -1\n" % (i + 1, i))
+    with open(names["I"], "w") as f:
+        f.write("%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n" % (n, n, n))
+        for i in range(1, n + 1):
+            f.write("%d %d 1\n" % (i, i))
+    with open(names["C"], "w") as f:
+        f.write("%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n" % (m, n, 2 * m))
+        for j in range(m):
+            a = (j * (n - 1)) // max(m, 1)
+            f.write("%d %d 2.385\n%d %d -1\n" % (j + 1, a + 1, j + 1, a + 2))
+    rel = {w: os.path.basename(p) for w, p in names.items()}
+    with open(out, "w") as f:
+        w = f.write
+        w("# The index-3 mechanical chain, n = %d masses, m = %d constraints, s = %d\n"
+          % (n, m, 2 * n + m))
+        w("# (written by scripts/gen-chain.py --mm)\n")
+        w("blocks %d %d %d\ninterval 0 2\ngrid 5\n" % (n, n, m))
+        w("A(1,1) = -(0.1 + 0.02*cos(2*t)) * mm(\"%s\")\n" % rel["T"])
+        w("A(1,2) = -(2 + 0.3*sin(t)) * mm(\"%s\")\n" % rel["T"])
+        w("A(1,3) = mm(\"%s\")'\n" % rel["C"])
+        w("A(2,1) = mm(\"%s\")\n" % rel["I"])
+        w("A(3,2) = mm(\"%s\")\n" % rel["C"])
+        fv = ["0"] * n
+        fv[n // 2] = "sin(3*t)"
+        w("f(1) = [" + "; ".join(fv) + "]\n")
+        w("z0 = [" + "; ".join(["0"] * (2 * n + m)) + "]\n")
+
+
 def main():
+    if len(sys.argv) == 5 and sys.argv[1] == "--mm":
+        n, m = int(sys.argv[2]), int(sys.argv[3])
+        if not (n >= 2 and 1 <= m <= n // 2):
+            sys.exit("need N >= 2 and 1 <= M <= N/2")
+        write_mm(n, m, sys.argv[4])
+        return
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     n, m = int(sys.argv[1]), int(sys.argv[2])

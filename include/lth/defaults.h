@@ -63,4 +63,14 @@
  * steps per output interval before it gives up (LTH_EINTEG naming t). */
 #define LTH_DEFAULT_OPIVP_MAX_STEPS 1000000
 
+/* The tools' automatic choice between the dense path (lth_decomp_at,
+ * lth_ivp_solve: s x s matrices) and the operator path (lth_opdecomp_at,
+ * lth_opivp_solve: O(nnz(A) + s n_r) per point): the operator path from this
+ * size s on, when A's stored entries (lth_opsys_nnz; dense blocks count
+ * rows x cols) are at most this fraction of s^2.  Below the size the dense
+ * path's fixed costs are small and it has what the operator path lacks (the
+ * scan of Pi, coefficient tables, every output field). */
+#define LTH_DEFAULT_OPERATOR_MIN_SIZE   500
+#define LTH_DEFAULT_OPERATOR_MAX_DENSITY 0.05
+
 #endif
