@@ -133,9 +133,9 @@ struct app_ctx {
   double *z_error; /* its estimated error, the same way (NULL: none) */
   lth_ivp_result *res;
   app_sampling smp;
-  double sampling_error; /* the data's contribution to z's error (NaN: exact data) */
-  int path_opt;          /* --path: APP_PATH_AUTO, _DENSE, _OPERATOR */
-  app_path path;         /* the path taken */
+  double sampling_error;  /* the data's contribution to z's error (NaN: exact data) */
+  int path_opt;           /* --path: APP_PATH_AUTO, _DENSE, _OPERATOR */
+  app_path path;          /* the path taken */
   solve_op_stats opstats; /* the operator path's Krylov and projection counts */
 };
 
@@ -591,9 +591,10 @@ static void text_header(FILE *fp, const app_ctx *C, const app_run *run) {
             res->z0_change, run->names.full[w], app_fmt_exact(b, sizeof b, C->z0[res->z0_worst]),
             app_fmt_exact(b2, sizeof b2, res->z0_used[res->z0_worst]));
   }
-  fprintf(fp, "path           %s (%s)\n", app_path_name(&C->path), C->path.why);
-  if (C->path.op) {
-    fprintf(fp, "integrator     %s (SUNDIALS CVODE%s), rtol %.3g, atol %.3g, projected onto\n"
+  if (C->path.op) { /* the dense path is the default's report: no line */
+    fprintf(fp, "path           operator (%s)\n", C->path.why);
+    fprintf(fp,
+            "integrator     %s (SUNDIALS CVODE%s), rtol %.3g, atol %.3g, projected onto\n"
             "               range(I - P) %s\n",
             lth_ivp_method_name((lth_ivp_method)C->method),
             C->method == LTH_IVP_MSADAMS ? " Adams" : " BDF, GMRES", C->rtol, C->atol,

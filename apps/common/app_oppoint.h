@@ -29,11 +29,9 @@ lth_status app_oppoint_at(app_oppoint *a, const lth_opsys *sys, double t, int or
                           double cond_max, lth_error *err);
 void app_oppoint_free(app_oppoint *a);
 /* z = G x(1:m) + q (x, z: s entries; distinct). */
-lth_status app_oppoint_consistent(const app_oppoint *a, const double *x, double *z,
-                                  lth_error *err);
+lth_status app_oppoint_consistent(const app_oppoint *a, const double *x, double *z, lth_error *err);
 /* *res = ||x - (G x(1:m) + q)||_2. */
-lth_status app_oppoint_residual(const app_oppoint *a, const double *x, double *res,
-                                lth_error *err);
+lth_status app_oppoint_residual(const app_oppoint *a, const double *x, double *res, lth_error *err);
 /* The residual below which x counts as consistent: 1e-10 max(1, ||x||, ||q||)
  * plus the rounding of the point, 64 eps times its error amplification
  * (the tolerance lth_opivp_solve judges z0 with). */

@@ -14,8 +14,7 @@ void app_path_free(app_path *p) {
 }
 
 /* What keeps this run off the operator path (NULL: nothing). */
-static const char *operator_obstacle(const app_run *run, const char *dense_only,
-                                     int needs_cvode) {
+static const char *operator_obstacle(const app_run *run, const char *dense_only, int needs_cvode) {
   if (!lth_system_is_exact(run->sys)) {
     return "sampled data (samples(...) blocks: their derivatives are fitted and checked on the "
            "dense path only)";
@@ -71,8 +70,8 @@ int app_path_choose(app_path *p, const app_run *run, int opt, const char *dense_
   }
   p->op = 1;
   if (opt == APP_PATH_OPERATOR) {
-    snprintf(p->why, sizeof p->why, "--path operator; A stores %zu entries, %.3g%% of s^2",
-             p->nnz, 100 * p->density);
+    snprintf(p->why, sizeof p->why, "--path operator; A stores %zu entries, %.3g%% of s^2", p->nnz,
+             100 * p->density);
   } else {
     snprintf(p->why, sizeof p->why, "s = %d >= %d, A stores %zu entries, %.3g%% of s^2", s,
              LTH_DEFAULT_OPERATOR_MIN_SIZE, p->nnz, 100 * p->density);

@@ -93,6 +93,9 @@ static void text_header(const app_ctx *R, const app_run *run) {
   }
   fprintf(fp, "   (s = %d, state dimension m = s - n_r = %d)\n", run->s, run->m);
   fprintf(fp, "manifold       p = %d\n", run->p);
+  if (R->path.op) { /* the dense path is the default's report: no line */
+    fprintf(fp, "path           operator (%s)\n", R->path.why);
+  }
   if (lth_problem_ninputs(run->pb) > 0) { /* g and q are those of F = B u + f */
     fprintf(fp, "inputs        ");
     for (int k = 0; k < lth_problem_ninputs(run->pb); k++) {
