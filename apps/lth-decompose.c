@@ -46,7 +46,15 @@ static const char help_text[] =
     "                      exceeds X (default 1e-8) or rank G differs from p\n"
     "  --sample-tol X      warn when the estimated error of a sampled block's\n"
     "                      derivative exceeds X relative to the data (default 1e-6;\n"
-    "                      see below)\n";
+    "                      see below)\n"
+    "  --path P            auto (default), dense or operator.  The operator path\n"
+    "                      (large sparse systems: nothing s x s is formed) writes\n"
+    "                      cond_pi, g, q, cond_chain, norm_g and norm_q; without\n"
+    "                      --fields the default is cut to these (a warning says\n"
+    "                      so), other fields are refused naming their size.  Auto\n"
+    "                      takes it from s = 500 on when A stores at most 5% of\n"
+    "                      s^2 entries; sampled data and --check keep auto on the\n"
+    "                      dense path and refuse --path operator\n";
 
 static const char help_tail[] =
     "Data file (one statement per line, '#' starts a comment; a sliding mass on\n"

@@ -59,7 +59,14 @@ static const char help_text[] =
     "Output:\n"
     "  --conditions        also print the s - p consistency conditions M0 z0 = b0\n"
     "                      (Clark section 4.1: M0 has orthonormal rows spanning\n"
-    "                      N(G^T), b0 = M0 q)\n";
+    "                      N(G^T), b0 = M0 q)\n"
+    "  --path P            auto (default), dense or operator.  The operator path\n"
+    "                      (large sparse systems) computes z0 = G guess + q\n"
+    "                      without s x s matrices; residual is then\n"
+    "                      ||z0 - (G z0 + q)||.  Auto takes it from s = 500 on\n"
+    "                      when A stores at most 5% of s^2 entries; sampled data,\n"
+    "                      --nearest, --fix and --conditions keep auto on the\n"
+    "                      dense path and refuse --path operator\n";
 
 static const char help_tail[] =
     "Example (the linearised pendulum: z = (dx', dy', dx, dy, d lambda); the\n"

@@ -87,7 +87,21 @@ static const char help_text[] =
     "                      times.  Reported with the solution; a warning when it\n"
     "                      exceeds what --rtol and --atol ask (local error\n"
     "                      control does not bound the global error).  Costs 0.6\n"
-    "                      to 1.6 times the solve again; off: no second solve\n";
+    "                      to 1.6 times the solve again; off: no second solve\n"
+    "  --path P            auto (default), dense or operator.  The operator path\n"
+    "                      (large sparse systems: nothing s x s is formed) solves\n"
+    "                      with SUNDIALS CVODE, --method msbdf (its default: BDF,\n"
+    "                      GMRES, projected onto range(I - P) every step) or\n"
+    "                      msadams; auto takes it from s = 500 on when A stores\n"
+    "                      at most 5% of s^2 entries.  Sampled data, --method\n"
+    "                      rk8pd, rkf45 or bsimp, --stabilize, --coefficients\n"
+    "                      table and --table-memory keep auto on the dense path\n"
+    "                      (a warning says so) and refuse --path operator.  On the\n"
+    "                      operator path output_gain and stats.gamma are null,\n"
+    "                      z0_residual is ||z0 - (G z0 + q)||, there is no\n"
+    "                      progress line, and Pi is checked where the integrator\n"
+    "                      decomposes (a sign change of det Pi between two such\n"
+    "                      times is refused), not scanned in between\n";
 
 static const char help_tail[] =
     "Example (the linearised pendulum; z = (dx', dy', dx, dy, d lambda)):\n"
