@@ -185,7 +185,9 @@ void dec_text_report(const app_ctx *R, app_run *run) {
   }
   fprintf(fp, "elapsed        %.3g s (%.3g points/s, threads: ", elapsed,
           elapsed > 0 ? (double)R->done / elapsed : 0.0);
-  if (run->opt->threads > 0) {
+  if (R->path.op) { /* one point after the other (compute_op) */
+    fprintf(fp, "1, the operator path)\n");
+  } else if (run->opt->threads > 0) {
     fprintf(fp, "%ld)\n", run->opt->threads);
   } else {
     fprintf(fp, "all cores)\n");

@@ -15,7 +15,10 @@ CHECK="/usr/bin/python3 $TESTS/cli/oppath_check.py"
 [ -x /usr/bin/python3 ] || CHECK="python3 $TESTS/cli/oppath_check.py"
 
 # ---- shipped examples, both paths ----
-for ex in chain_sparse pendulum two_carts slope index5 mass_varying; do
+# (inputs and outputs: carts_io, circuit_mna; index-1 unknowns of the
+# equation form: pendulum_equations; mass matrices: mass_varying)
+for ex in chain_sparse pendulum two_carts slope index5 mass_varying carts_io circuit_mna \
+  pendulum_equations; do
   f="$DATA/$ex.lth"
   for p in operator dense; do
     run 0 "$ex: lth-solve --path $p" "$APPS/lth-solve" "$f" --path $p --rtol 1e-8 --atol 1e-10 \
@@ -23,7 +26,7 @@ for ex in chain_sparse pendulum two_carts slope index5 mass_varying; do
     run 0 "$ex: lth-ic --path $p" "$APPS/lth-ic" "$f" --path $p --format json \
       -o "$TMP/$ex.$p.ic.json"
     run 0 "$ex: lth-decompose --path $p" "$APPS/lth-decompose" "$f" --path $p --at 0.3,0.9 \
-      --fields cond_pi,g,q,cond_chain --format json -o "$TMP/$ex.$p.dec.json"
+      --order 2 --fields cond_pi,g,q,cond_chain --format json -o "$TMP/$ex.$p.dec.json"
   done
   $CHECK solve "$TMP/$ex.operator.sol.json" "$TMP/$ex.dense.sol.json" || fail "$ex: lth-solve differs"
   $CHECK ic "$TMP/$ex.operator.ic.json" "$TMP/$ex.dense.ic.json" || fail "$ex: lth-ic differs"

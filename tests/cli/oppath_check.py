@@ -60,6 +60,14 @@ def decompose(op, dn):
                 print("decompose: %s at t = %g differs by %.3g > %.3g"
                       % (key, pa["t"], np.abs(va - vb).max(), tol))
                 ok = False
+        for key in ("g", "q"):  # --order: the derivatives
+            if "derivatives" in pb:
+                va = np.array(pa["derivatives"][key], dtype=float)
+                vb = np.array(pb["derivatives"][key], dtype=float)
+                tol = 1e-9 * max(1.0, np.abs(vb).max())
+                if va.shape != vb.shape or np.abs(va - vb).max() > tol:
+                    print("decompose: derivatives of %s at t = %g differ" % (key, pa["t"]))
+                    ok = False
         for key in ("cond_pi", "cond_chain"):  # estimates: agree within 10 %
             if abs(pa[key] - pb[key]) > 0.1 * pb[key]:
                 print("decompose: %s at t = %g: %g vs %g" % (key, pa["t"], pa[key], pb[key]))
