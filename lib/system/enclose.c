@@ -49,6 +49,14 @@ struct lth_enclose {
   int max_degree;
   lth_interval *coef, *work;
   size_t evals;
+  int fail_leaf; /* the source that failed the last width search's check */
+  /* the last check's question and answer: a width search that failed ahead
+   * starts again at the same interval (coef_table.c enclosure_cap) */
+  struct {
+    int valid, K, predict;
+    double a, b, tol, worst;
+    char what[64];
+  } last;
 };
 
 static int add_leaf(lth_enclose *enc, const lth_source *src, const char *what) {
@@ -209,38 +217,168 @@ static double remainder_rel(lth_interval fk1, lth_interval f0, double h, int K) 
   return exp(lg) * (1.0 + 1e-12); /* the logs' own rounding */
 }
 
-/* One interval: the largest relative bound over all entries, and which. */
-static lth_status check_one(lth_enclose *enc, double a, double b, int K, double *worst, char *what,
-                            size_t wsize, lth_error *err) {
+/* The bound of one source at degree K, and its worst entry. */
+static lth_status leaf_bound(lth_enclose *enc, const leaf *l, double a, double b, int K,
+                             double scale, double *worst, size_t *at) {
   double h = 0.5 * (b - a);
+  size_t sz = (size_t)l->rows * (size_t)l->cols;
+  lth_status st = lth_source_enclose(l->src, a, b, K + 1, enc->coef, enc->work, NULL);
+  enc->evals++;
   *worst = 0.0;
-  for (int k = 0; k < enc->n; k++) {
-    const leaf *l = &enc->leaves[k];
-    size_t sz = (size_t)l->rows * (size_t)l->cols;
-    lth_status st = lth_source_enclose(l->src, a, b, K + 1, enc->coef, enc->work, err);
-    enc->evals++;
-    if (st != LTH_OK) {
-      return st;
+  *at = 0;
+  if (st != LTH_OK) {
+    return st;
+  }
+  for (size_t e = 0; e < sz; e++) {
+    double rel = scale * remainder_rel(enc->coef[(size_t)(K + 1) * sz + e], enc->coef[e], h, K);
+    if (rel > *worst || (isnan(rel) && !isnan(*worst))) {
+      *worst = isnan(rel) ? INFINITY : rel;
+      *at = e;
     }
-    for (size_t e = 0; e < sz; e++) {
-      double rel = remainder_rel(enc->coef[(size_t)(K + 1) * sz + e], enc->coef[e], h, K);
-      if (rel > *worst || (isnan(rel) && !isnan(*worst))) {
-        *worst = isnan(rel) ? INFINITY : rel;
-        if (what) {
-          int i = (int)(e % (size_t)(l->rows ? l->rows : 1)) + 1;
-          int j = (int)(e / (size_t)(l->rows ? l->rows : 1)) + 1;
-          char ent[32];
-          if (l->cols == 1) {
-            snprintf(ent, sizeof ent, " entry %d", i % 1000000);
-          } else {
-            snprintf(ent, sizeof ent, " entry (%d,%d)", i % 1000000, j % 1000000);
-          }
-          snprintf(what, wsize, "%.39s%.24s", l->what, ent);
+  }
+  return LTH_OK;
+}
+
+/* Lower degrees first.  The interpolation-remainder bound r_d of a degree
+ * d < K bounds the best approximation error of degree d, hence of degree K,
+ * and the Chebyshev interpolant of degree K is within 1 + Lambda_K of the
+ * best (Lambda_K <= (2/pi) ln(K + 1) + 1 for K + 1 Chebyshev points:
+ * Rivlin, An Introduction to the Approximation of Functions, Theorem 1.2):
+ *     max |f - p_K| <= (2 + (2/pi) ln(K + 1)) r_d.
+ * So a source resolved to tol by that bound at a low degree is resolved by
+ * degree K, and the costly high orders of its interval Taylor series (each
+ * product or quotient O(K^2)) are needed only where the low ones fail: with
+ * K = 65..98 on rational coefficients these were most of a coefficient
+ * table's build.  Where every lower degree fails, the answer is degree K's
+ * own, except with `predict`: a width search (lth_enclose_width) only needs
+ * to know that degree K fails, and where the bounds of degrees d1 < d2 fail
+ * and grow geometrically towards degree K (the data's nearest singularity
+ * is within reach of [a, b]) to PREDICT_MARGIN times tol or more, degree
+ * K's is not computed: the search shrinks on the prediction.  A wrong
+ * prediction only makes the accepted width smaller than it could be: every
+ * width accepted is accepted on a bound. */
+#define LADDER_FIRST   7  /* the rungs: 7, 15 (measured against 15, 31 .. and 3, 7 ..:
+                              the fewest instructions on rational coefficients) */
+#define LADDER_LAST    15
+#define PREDICT_MARGIN 10.0
+static lth_status leaf_ladder(lth_enclose *enc, const leaf *l, double a, double b, int K,
+                              double tol, int predict, double *worst, size_t *at,
+                              lth_error *err) {
+  double lam = 2.0 + 0.63661977236758134308 * log(K + 1.0);
+  double r[2] = {0.0, 0.0};
+  int d[2] = {0, 0}, nr = 0;
+  lth_status st = LTH_OK;
+  for (int dd = LADDER_FIRST; tol > 0 && dd < K / 2 && dd <= LADDER_LAST && st == LTH_OK; dd = 2 * dd + 1) {
+    if ((st = leaf_bound(enc, l, a, b, dd, lam, worst, at)) == LTH_OK && *worst <= tol) {
+      return LTH_OK;
+    }
+    r[nr % 2] = *worst;
+    d[nr % 2] = dd;
+    nr++;
+  }
+  if (st == LTH_OK && nr >= 2) {
+    /* the bounds' geometric rate per degree, and degree K's on it */
+    double r1 = r[(nr - 2) % 2], r2 = r[(nr - 1) % 2];
+    int d1 = d[(nr - 2) % 2], d2 = d[(nr - 1) % 2];
+    double rate = r1 > 0.0 && r2 > 0.0 && isfinite(r2) ? (log(r2) - log(r1)) / (d2 - d1) : NAN;
+    double lgk = isnan(rate) ? INFINITY : log(r2) + rate * (K - d2);
+    if (predict && (isinf(r2) || (rate > 0.0 || lgk > log(PREDICT_MARGIN * tol)))) {
+      *worst = exp(lgk);
+      return LTH_OK;
+    }
+    /* the lowest degree the rate says resolves to tol / PREDICT_MARGIN,
+     * when it is well below K (its cost grows like its square) */
+    if (rate < 0.0) {
+      double dstar = d2 + (log(tol / PREDICT_MARGIN) - log(r2)) / rate;
+      if (dstar < 0.9 * K) {
+        int ds = (int)ceil(dstar);
+        if ((st = leaf_bound(enc, l, a, b, ds, lam, worst, at)) == LTH_OK && *worst <= tol) {
+          return LTH_OK;
         }
       }
     }
   }
+  if (st == LTH_OK) {
+    st = leaf_bound(enc, l, a, b, K, 1.0, worst, at);
+  }
+  if (st != LTH_OK) {
+    /* again, for the message */
+    return lth_source_enclose(l->src, a, b, K + 1, enc->coef, enc->work, err);
+  }
   return LTH_OK;
+}
+
+/* One interval: the largest relative bound over all entries, and which.
+ * tol > 0: a bound at most tol may come from a lower degree (leaf_ladder);
+ * a bound above it is degree K's, or with predict (a width search) may be
+ * a prediction of it. */
+static lth_status check_leaves(lth_enclose *enc, double a, double b, int K, double tol,
+                               int predict, double *worst, char *what, size_t wsize,
+                               lth_error *err) {
+  *worst = 0.0;
+  for (int q = 0; q < enc->n; q++) {
+    /* a width search needs only "fails": it starts with the source that
+     * failed last, and stops at the first failure (its bound sets the next
+     * width; the others are checked at a width that passes) */
+    int k = predict ? (enc->fail_leaf + q) % enc->n : q;
+    const leaf *l = &enc->leaves[k];
+    double w;
+    size_t e;
+    lth_status st = leaf_ladder(enc, l, a, b, K, tol, predict, &w, &e, err);
+    if (st != LTH_OK) {
+      return st;
+    }
+    if (predict && w > tol) {
+      *worst = fmax(*worst, w);
+      enc->fail_leaf = k;
+      break;
+    }
+    if (w > *worst) {
+      *worst = w;
+      if (what) {
+        int i = (int)(e % (size_t)(l->rows ? l->rows : 1)) + 1;
+        int j = (int)(e / (size_t)(l->rows ? l->rows : 1)) + 1;
+        char ent[32];
+        if (l->cols == 1) {
+          snprintf(ent, sizeof ent, " entry %d", i % 1000000);
+        } else {
+          snprintf(ent, sizeof ent, " entry (%d,%d)", i % 1000000, j % 1000000);
+        }
+        snprintf(what, wsize, "%.39s%.24s", l->what, ent);
+      }
+    }
+  }
+  return LTH_OK;
+}
+
+static lth_status check_one(lth_enclose *enc, double a, double b, int K, double tol,
+                            int predict, double *worst, char *what, size_t wsize,
+                            lth_error *err) {
+  if (enc->last.valid && enc->last.a == a && enc->last.b == b && enc->last.K == K &&
+      enc->last.tol == tol && enc->last.predict == predict) {
+    *worst = enc->last.worst;
+    if (what) {
+      snprintf(what, wsize, "%s", enc->last.what);
+    }
+    return LTH_OK;
+  }
+  enc->last.valid = 0;
+  enc->last.what[0] = '\0';
+  lth_status st = check_leaves(enc, a, b, K, tol, predict, worst, enc->last.what,
+                               sizeof enc->last.what, err);
+  if (what) {
+    snprintf(what, wsize, "%s", enc->last.what);
+  }
+  if (st == LTH_OK) {
+    enc->last.valid = 1;
+    enc->last.a = a;
+    enc->last.b = b;
+    enc->last.K = K;
+    enc->last.tol = tol;
+    enc->last.predict = predict;
+    enc->last.worst = *worst;
+  }
+  return st;
 }
 
 lth_status lth_enclose_check(lth_enclose *enc, double a, double b, int degree, double tol,
@@ -257,7 +395,7 @@ lth_status lth_enclose_check(lth_enclose *enc, double a, double b, int degree, d
     v->answer = LTH_ENCLOSE_UNKNOWN;
     return LTH_OK;
   }
-  lth_status st = check_one(enc, a, b, degree, &v->bound, v->what, sizeof v->what, err);
+  lth_status st = check_one(enc, a, b, degree, tol, 0, &v->bound, v->what, sizeof v->what, err);
   if (st != LTH_OK || v->bound <= tol) {
     v->answer = LTH_ENCLOSE_RESOLVED;
     return st;
@@ -271,8 +409,8 @@ lth_status lth_enclose_check(lth_enclose *enc, double a, double b, int degree, d
     if (!(mid > lo && mid < hi)) {
       break;
     }
-    if ((st = check_one(enc, lo, mid, degree, &wl, wl_what, sizeof wl_what, err)) != LTH_OK ||
-        (st = check_one(enc, mid, hi, degree, &wr, wr_what, sizeof wr_what, err)) != LTH_OK) {
+    if ((st = check_one(enc, lo, mid, degree, tol, 0, &wl, wl_what, sizeof wl_what, err)) != LTH_OK ||
+        (st = check_one(enc, mid, hi, degree, tol, 0, &wr, wr_what, sizeof wr_what, err)) != LTH_OK) {
       break;
     }
     if (wl <= tol && wr <= tol) {
@@ -307,7 +445,7 @@ lth_status lth_enclose_width(lth_enclose *enc, double a, double wmax, double wmi
   double x = wmax;
   for (;;) {
     double worst;
-    lth_status st = check_one(enc, fmin(a, a + x), fmax(a, a + x), degree, &worst, NULL, 0, err);
+    lth_status st = check_one(enc, fmin(a, a + x), fmax(a, a + x), degree, tol, 1, &worst, NULL, 0, err);
     if (st != LTH_OK) {
       return st;
     }

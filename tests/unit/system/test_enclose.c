@@ -212,6 +212,90 @@ START_TEST(test_pulse_found) {
 }
 END_TEST
 
+/* The largest error of the degree-K interpolant at the K + 1 Chebyshev points
+ * of [a, b] (barycentric form), over 2001 points, relative to max(1, |f|). */
+static double interp_error(const lth_expr *e, double a, double b, int K) {
+  double x[128], f[128], w[128], fmax_ = 1.0;
+  for (int j = 0; j <= K; j++) {
+    double th = (2 * j + 1) * 3.14159265358979323846 / (2.0 * (K + 1));
+    x[j] = 0.5 * (a + b) + 0.5 * (b - a) * cos(th);
+    w[j] = (j % 2 ? -1.0 : 1.0) * sin(th);
+    ck_assert_int_eq(lth_expr_eval(e, x[j], &f[j], NULL), LTH_OK);
+  }
+  double worst = 0.0;
+  for (int k = 0; k <= 2000; k++) {
+    double t = a + (b - a) * k / 2000.0, num = 0.0, den = 0.0, p = NAN, ft;
+    ck_assert_int_eq(lth_expr_eval(e, t, &ft, NULL), LTH_OK);
+    for (int j = 0; j <= K; j++) {
+      if (t == x[j]) {
+        p = f[j];
+        break;
+      }
+      num += w[j] * f[j] / (t - x[j]);
+      den += w[j] / (t - x[j]);
+    }
+    p = isnan(p) ? num / den : p;
+    fmax_ = fmax(fmax_, fabs(ft));
+    worst = fmax(worst, fabs(p - ft));
+  }
+  return worst / fmax_;
+}
+
+/* A width accepted is resolved: the degree-K Chebyshev interpolant on it is
+ * within tol, measured on 2001 points, whichever degree's bound accepted it
+ * (the check takes low degrees' bounds times 1 + Lambda_K where they
+ * suffice, lib/system/enclose.c).  Rational and entire data, the degrees
+ * of coefficient tables, tolerances down to 1e-11 (the measurement's own
+ * rounding, about Lambda_K 1e-16, stays far below). */
+START_TEST(test_width_is_resolved) {
+  static const char *const SMOOTH[] = {
+      "1/(1+t^2)", "t/(1+t^2) + 2/(2+t)", "1/(1+t) * cos(2*t)", "exp(-t) * sin(5*t)",
+      "1/(0.05 + (t-0.3)^2)", "tanh(8*t - 2)", "(1-t^2)/(1+t^2)^2 - 1/((1+t)*(1+t^2))",
+  };
+  static const int DEG[] = {16, 24, 40, 65, 98};
+  static const double TOL[] = {1e-6, 1e-9, 1e-11};
+  int checked = 0;
+  for (size_t i = 0; i < sizeof SMOOTH / sizeof SMOOTH[0]; i++) {
+    lth_expr *e = parse(SMOOTH[i]);
+    lth_source *src = expr_source(SMOOTH[i]);
+    const lth_source *set[1] = {src};
+    lth_enclose *enc = lth_enclose_alloc_sources(set, 1, 98, NULL);
+    ck_assert_ptr_nonnull(enc);
+    for (size_t k = 0; k < 5; k++) {
+      for (size_t m = 0; m < 3; m++) {
+        double a = -0.5 + 2.0 * urand(), w;
+        int res;
+        ck_assert_int_eq(lth_enclose_width(enc, a, 10.0, 1e-6, DEG[k], TOL[m], &w, &res, NULL),
+                         LTH_OK);
+        if (res != 1) {
+          continue;
+        }
+        double err = interp_error(e, a, a + w, DEG[k]);
+        ck_assert_msg(err <= TOL[m], "%s on [%g, %g] degree %d: error %.3g > tol %.3g",
+                      SMOOTH[i], a, a + w, DEG[k], err, TOL[m]);
+        checked++;
+        /* and every width check answers "resolved" only where it is */
+        for (double x = 8.0; x > 1e-3; x *= 0.6) {
+          lth_enclose_verdict v;
+          ck_assert_int_eq(lth_enclose_check(enc, a, a + x, DEG[k], TOL[m], 1e-3, &v, NULL),
+                           LTH_OK);
+          if (v.answer == LTH_ENCLOSE_RESOLVED) {
+            err = interp_error(e, a, a + x, DEG[k]);
+            ck_assert_msg(err <= TOL[m], "%s on [%g, %g] degree %d: error %.3g > tol %.3g",
+                          SMOOTH[i], a, a + x, DEG[k], err, TOL[m]);
+            checked++;
+          }
+        }
+      }
+    }
+    lth_enclose_free(enc);
+    lth_source_free(src);
+    lth_expr_free(e);
+  }
+  ck_assert_int_ge(checked, 200);
+}
+END_TEST
+
 /* A kink is never resolved by degree >= 1: the check names its t. */
 START_TEST(test_kink_found) {
   lth_source *src = expr_source("abs(t-0.6180339887) + t");
@@ -294,6 +378,7 @@ static Suite *enclose_suite(void) {
   tcase_add_test(tc, test_structural_zero);
   tcase_add_test(tc, test_pulse_found);
   tcase_add_test(tc, test_kink_found);
+  tcase_add_test(tc, test_width_is_resolved);
   tcase_add_test(tc, test_callback_unknown);
   tcase_add_test(tc, test_equation_form_and_masses);
   suite_add_tcase(s, tc);
