@@ -52,7 +52,7 @@ static const char help_text[] =
     "                      cond_pi, g, q, cond_chain, norm_g and norm_q; without\n"
     "                      --fields the default is cut to these (a warning says\n"
     "                      so), other fields are refused naming their size.  Auto\n"
-    "                      takes it from s = 500 on when A stores at most 5% of\n"
+    "                      takes it from s = 500 on when A stores at most 50% of\n"
     "                      s^2 entries; sampled data and --check keep auto on the\n"
     "                      dense path and refuse --path operator\n";
 

@@ -64,7 +64,7 @@ static const char help_text[] =
     "                      (large sparse systems) computes z0 = G guess + q\n"
     "                      without s x s matrices; residual is then\n"
     "                      ||z0 - (G z0 + q)||.  Auto takes it from s = 500 on\n"
-    "                      when A stores at most 5% of s^2 entries; sampled data,\n"
+    "                      when A stores at most 50% of s^2 entries; sampled data,\n"
     "                      --nearest, --fix and --conditions keep auto on the\n"
     "                      dense path and refuse --path operator\n";
 

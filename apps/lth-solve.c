@@ -95,7 +95,7 @@ static const char help_text[] =
     "                      with SUNDIALS CVODE, --method msbdf (its default: BDF,\n"
     "                      GMRES, projected onto range(I - P) every step) or\n"
     "                      msadams; auto takes it from s = 500 on when A stores\n"
-    "                      at most 5% of s^2 entries.  Sampled data, --method\n"
+    "                      at most 50% of s^2 entries.  Sampled data, --method\n"
     "                      rk8pd, rkf45 or bsimp, --stabilize, --coefficients\n"
     "                      table and --table-memory keep auto on the dense path\n"
     "                      (a warning says so) and refuse --path operator.  On the\n"

@@ -59,6 +59,16 @@ err_has "the operator path writes t, cond_pi, g, q and cond_chain" "chain: lth-d
 "$JT" get "$TMP/chain.dec.json" path | grep -q operator || fail "chain: lth-decompose path"
 [ "$(wc -c <"$TMP/chain.dec.json")" -lt 400000 ] || fail "chain: lth-decompose wrote a large file"
 
+# a block that is not sparse (eye: 25 % of s^2 stored at s = 503) does not keep
+# auto on the dense path (12 s there against 1 s, include/lth/defaults.h)
+/usr/bin/python3 "$ROOT/scripts/gen-chain.py" --mm 250 3 "$TMP/c503.lth" || fail "gen-chain.py --mm"
+sed -i 's/^A(2,1) = mm(.*/A(2,1) = eye/' "$TMP/c503.lth"
+run 0 "s = 503 with eye: lth-ic" "$APPS/lth-ic" "$TMP/c503.lth" --format json -o "$TMP/c503.json"
+"$JT" get "$TMP/c503.json" path | grep -q operator || fail "s = 503 with eye: not the operator path"
+# and below the size auto stays dense
+run 0 "chain_sparse: auto" "$APPS/lth-ic" "$DATA/chain_sparse.lth" --format json -o "$TMP/small.json"
+"$JT" get "$TMP/small.json" path | grep -q dense || fail "s = 9: not the dense path"
+
 # ---- refusals ----
 run 1 "chain: --fields P" "$APPS/lth-decompose" "$TMP/chain.lth" --at 0.5 --fields g,P &&
   err_has "--fields P: at s = 2003" "--fields P" && err_has "2000 x 2000" "--fields P"
