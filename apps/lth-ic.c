@@ -63,8 +63,9 @@ static const char help_text[] =
     "  --path P            auto (default), dense or operator.  The operator path\n"
     "                      (large sparse systems) computes z0 = G guess + q\n"
     "                      without s x s matrices; residual is then\n"
-    "                      ||z0 - (G z0 + q)||.  Auto takes it from s = 500 on\n"
-    "                      when A stores at most 50% of s^2 entries; sampled data,\n"
+    "                      ||z0 - (G z0 + q)||, an upper bound of ||M0 z0 - b0||.\n"
+    "                      Auto takes it from s = 500 on when A stores at most\n"
+    "                      50% of s^2 entries; sampled data,\n"
     "                      --nearest, --fix and --conditions keep auto on the\n"
     "                      dense path and refuse --path operator\n";
 

@@ -4,7 +4,9 @@
  * z0 = G(t) x(1:m) + q(t), G = (Nhat + Bhat)(I - P), and how far a value is
  * from consistent, ||x - (G x(1:m) + q)||_2 -- zero exactly when x is
  * consistent (x = G v + q for some v gives G x(1:m) = G v, as (I - P)
- * x(1:m) = (I - P) v) -- without forming anything s x s.
+ * x(1:m) = (I - P) v) and bounds ||M0 x - b0||_2 from above (M0 (x - q) is
+ * the part of x - q orthogonal to range G, no longer than x - q - G x(1:m))
+ * -- without forming anything s x s.
  */
 #ifndef LTH_APP_OPPOINT_H
 #define LTH_APP_OPPOINT_H
