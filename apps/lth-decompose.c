@@ -46,7 +46,15 @@ static const char help_text[] =
     "                      exceeds X (default 1e-8) or rank G differs from p\n"
     "  --sample-tol X      warn when the estimated error of a sampled block's\n"
     "                      derivative exceeds X relative to the data (default 1e-6;\n"
-    "                      see below)\n";
+    "                      see below)\n"
+    "  --path P            auto (default), dense or operator.  The operator path\n"
+    "                      (large sparse systems: nothing s x s is formed) writes\n"
+    "                      cond_pi, g, q, cond_chain, norm_g and norm_q; without\n"
+    "                      --fields the default is cut to these (a warning says\n"
+    "                      so), other fields are refused naming their size.  Auto\n"
+    "                      takes it from s = 500 on when A stores at most 50% of\n"
+    "                      s^2 entries; sampled data and --check keep auto on the\n"
+    "                      dense path and refuse --path operator\n";
 
 static const char help_tail[] =
     "Data file (one statement per line, '#' starts a comment; a sliding mass on\n"
@@ -98,12 +106,55 @@ static int validate(app_ctx *D, const app_run *run) {
   return rc;
 }
 
+/* The fields the operator path writes: nothing s x s or m x m. */
+#define DEC_OP_FIELDS                                                                              \
+  ((1u << DEC_COND_PI) | (1u << DEC_G_VEC) | (1u << DEC_Q) | (1u << DEC_COND_CHAIN) |              \
+   (1u << DEC_NORM_G_VEC) | (1u << DEC_NORM_Q))
+
+/* On the operator path: the fields asked for must be among DEC_OP_FIELDS
+ * (a refusal names the first that is not, and its size); without --fields
+ * the default is cut to them, and said so. */
+static int op_fields(app_ctx *D, const app_run *run) {
+  unsigned extra = D->fields & ~DEC_OP_FIELDS;
+  if (!extra) {
+    return 0;
+  }
+  if (!D->fields_opt) {
+    D->fields &= DEC_OP_FIELDS;
+    app_warn("s = %d: the operator path writes t, cond_pi, g, q and cond_chain (P, Ahat, Bhat "
+             "and G are %d x %d and larger, never formed); --fields P,... --path dense forms them",
+             run->s, run->m, run->m);
+    return 0;
+  }
+  int f = 0;
+  while (!((extra >> f) & 1u)) {
+    f++;
+  }
+  int rows = f == DEC_BHAT || f == DEC_G || f == DEC_NORM_BHAT || f == DEC_NORM_G ? run->s : run->m;
+  return app_usage_error(
+      "--fields %s: at s = %d the operator path forms nothing of size s x s, and %s%s is %d x %d "
+      "(%.3g MB per point); it writes cond_pi, g, q, cond_chain, norm_g and norm_q.  --path dense "
+      "forms the matrices anyway",
+      dec_field_name((dec_field)f), run->s, f >= DEC_NORM_P ? "the norm of " : "",
+      f >= DEC_NORM_P ? dec_field_name((dec_field)(f - DEC_NORM_P + DEC_P))
+                      : dec_field_name((dec_field)f),
+      rows, run->m, 8e-6 * rows * (double)run->m);
+}
+
 static int prepare(app_ctx *D, app_run *run) {
   lth_error err;
   lth_error_clear(&err);
   D->print_order = (int)D->order;
   D->decomp_order = D->print_order > 0 || !D->check ? D->print_order : 1;
-  D->scratch = malloc(((size_t)run->s * (size_t)(run->m + 1) + 1) * sizeof *D->scratch);
+  int rc = app_path_choose(&D->path, run, D->path_opt,
+                           D->check ? "--check (it verifies the s x s results)" : NULL, 0);
+  rc = rc == 0 && D->path.op ? op_fields(D, run) : rc;
+  if (rc) {
+    return rc;
+  }
+  /* a derivative of a result: s x (m + 1) on the dense path, s on the operator path */
+  size_t cols = D->path.op ? 1 : (size_t)(run->m + 1);
+  D->scratch = malloc(((size_t)run->s * cols + 1) * sizeof *D->scratch);
   if (!D->scratch) {
     return app_failf(APP_EXIT_NUMERIC, "out of memory");
   }
@@ -216,10 +267,79 @@ static int consume(void *ctx, size_t k, const lth_point *pt, const lth_verify_re
   return 0;
 }
 
+/* The operator path's point as an lth_point for the writers: t, the
+ * condition figures, g and q (jets of order decomp_order over buf); P,
+ * Ahat, Bhat and G empty (0 x 0: op_fields keeps them out of the output). */
+static lth_status op_point(app_ctx *D, const lth_oppoint *opt, double *buf, lth_point *pt,
+                           lth_error *err) {
+  const lth_opinfo *in = lth_oppoint_info(opt);
+  const app_run *run = D->run;
+  int K = D->decomp_order;
+  size_t s = (size_t)run->s;
+  memset(pt, 0, sizeof *pt);
+  *pt = (lth_point){.t = in->t,
+                    .order = K,
+                    .cond_pi = in->cond_pi,
+                    .cond_chain = in->cond_chain,
+                    .pi_sign = in->pi_sign,
+                    .pi_inv_norm = in->pi_inv_norm,
+                    .chain_norm = in->chain_norm,
+                    .cond_interval = in->cond_interval,
+                    .amplification = in->amplification,
+                    .r = run->r,
+                    .s = run->s,
+                    .m = run->m,
+                    .p = run->p};
+  pt->g = lth_jet_wrap(buf, run->m, 1, run->m, s, K);
+  pt->q = lth_jet_wrap(buf + s * (size_t)(K + 1), run->s, 1, run->s, s, K);
+  pt->g.maxorder = pt->q.maxorder = K;
+  lth_jet empty = lth_jet_wrap(buf, 0, 0, 1, 0, K);
+  pt->P = pt->Ahat = pt->Bhat = pt->G = pt->Pi = empty;
+  lth_status st = lth_oppoint_g(opt, &pt->g, err);
+  return st == LTH_OK ? lth_oppoint_q(opt, &pt->q, err) : st;
+}
+
+/* The operator path: lth_opdecomp_at at every time, in order, the points
+ * through the dense path's consumer. */
+static lth_status compute_op(app_ctx *D, app_run *run, lth_error *err) {
+  int K = D->decomp_order;
+  size_t s = (size_t)run->s;
+  lth_opdecomp_ws *ws = lth_opdecomp_ws_alloc(D->path.sys, K, err);
+  lth_oppoint *opt = ws ? lth_oppoint_alloc(D->path.sys, K, 1, err) : NULL;
+  double *buf = malloc(2 * s * (size_t)(K + 1) * sizeof *buf);
+  lth_status st = opt && buf ? LTH_OK : lth_error_set(err, LTH_ENOMEM, "out of memory");
+  if (st == LTH_OK && run->opt->cond_max > 0) {
+    lth_opdecomp_ws_set_cond_max(ws, run->opt->cond_max);
+  }
+  for (size_t k = 0; st == LTH_OK && k < run->tm.n; k++) {
+    lth_point pt;
+    st = lth_opdecomp_at(ws, run->tm.t[k], opt, err);
+    st = st == LTH_OK ? op_point(D, opt, buf, &pt, err) : st;
+    if (st == LTH_OK && consume(D, k, &pt, NULL) != 0) {
+      *err = D->err;
+      st = D->err.status;
+    }
+    app_progress_update(&run->progress, k + 1, run->tm.n);
+  }
+  free(buf);
+  lth_oppoint_free(opt);
+  lth_opdecomp_ws_free(ws);
+  return st;
+}
+
 /* Decompose at every time, streaming to the consumer. */
 static lth_status compute(app_ctx *D, app_run *run, lth_error *err) {
   D->run = run;
   lth_error_clear(&D->err);
+  if (D->path.op) {
+    if (run->opt->format == APP_FMT_JSON) {
+      dec_json_begin(D, run);
+    }
+    double start = app_seconds();
+    lth_status st = compute_op(D, run, err);
+    D->elapsed = app_seconds() - start;
+    return st;
+  }
   lth_grid_opts go;
   lth_grid_opts_init(&go);
   go.threads = (int)run->opt->threads;
@@ -283,6 +403,7 @@ static lth_status after(app_ctx *D, const app_run *run, lth_error *err) {
 }
 
 static void cleanup(app_ctx *D) {
+  app_path_free(&D->path);
   app_sampling_free(&D->smp);
   app_outerr_free(&D->oe);
   free(D->scratch);
@@ -299,6 +420,7 @@ static app_option opts[] = {
     APP_DOUBLE("check-tol", &ctx.check_tol, 0, 1e300),
     APP_INT("order", &ctx.order, 0, 20),
     APP_DOUBLE("sample-tol", &ctx.sample_tol, 0, 1e300),
+    APP_CHOICE("path", &ctx.path_opt, APP_PATH_CHOICES),
 };
 static const app_tool tool = {
     .name = "lth-decompose",

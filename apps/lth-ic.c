@@ -19,6 +19,8 @@
 #include "app.h"
 #include "app_check.h"
 #include "app_driver.h"
+#include "app_oppoint.h"
+#include "app_path.h"
 #include "app_samplerr.h"
 #include "app_table.h"
 #include "lth/decomp.h"
@@ -57,7 +59,15 @@ static const char help_text[] =
     "Output:\n"
     "  --conditions        also print the s - p consistency conditions M0 z0 = b0\n"
     "                      (Clark section 4.1: M0 has orthonormal rows spanning\n"
-    "                      N(G^T), b0 = M0 q)\n";
+    "                      N(G^T), b0 = M0 q)\n"
+    "  --path P            auto (default), dense or operator.  The operator path\n"
+    "                      (large sparse systems) computes z0 = G guess + q\n"
+    "                      without s x s matrices; residual is then\n"
+    "                      ||z0 - (G z0 + q)||, an upper bound of ||M0 z0 - b0||.\n"
+    "                      Auto takes it from s = 500 on when A stores at most\n"
+    "                      50% of s^2 entries; sampled data,\n"
+    "                      --nearest, --fix and --conditions keep auto on the\n"
+    "                      dense path and refuse --path operator\n";
 
 static const char help_tail[] =
     "Example (the linearised pendulum: z = (dx', dy', dx, dy, d lambda); the\n"
@@ -112,6 +122,9 @@ struct app_ctx {
   int nchanged;
   int *changed; /* 0-based indices of moved components */
   lth_ic *ic;
+  int path_opt;    /* --path: APP_PATH_AUTO, _DENSE, _OPERATOR */
+  app_path path;   /* the path taken */
+  app_oppoint opt; /* the operator path's point at t */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -234,7 +247,13 @@ static int prepare(app_ctx *R, app_run *run) {
     rc = parse_fix(R->fix, run->s, &run->names, R);
     rc = rc == APP_CONTINUE ? 0 : rc;
   }
-  return rc;
+  const char *dense_only = R->method == METHOD_NEAREST ? "--nearest (an orthogonal projection "
+                                                         "onto the s x s consistency conditions)"
+                           : R->method == METHOD_FIX   ? "--fix (a least-squares fit on the s x s "
+                                                         "consistency conditions)"
+                           : R->conditions ? "--conditions (M0 has s - p rows of s entries)"
+                                           : NULL;
+  return rc ? rc : app_path_choose(&R->path, run, R->path_opt, dense_only, 0);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -310,14 +329,34 @@ static lth_status resolve_ic(void *ctx, const lth_system *variant, double *z, lt
   return st;
 }
 
-static lth_status compute(app_ctx *R, app_run *run, lth_error *err) {
+/* The operator path: z0 = G guess(1:m) + q at t (Corollary 3) from
+ * lth_opdecomp_at, its residual ||z0 - (G z0(1:m) + q)|| (app_oppoint.h). */
+/* What `residual` measures on each path. */
+static const char *resid_name(const app_ctx *R) {
+  return R->path.op ? "||z0 - (G z0 + q)||" : "||M0 z0 - b0||";
+}
+
+static lth_status compute_op(app_ctx *R, lth_error *err) {
+  lth_status st = app_oppoint_at(&R->opt, R->path.sys, R->t, 0, R->cond_max, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  R->cond_chain = lth_oppoint_info(R->opt.pt)->cond_chain;
+  st = app_oppoint_consistent(&R->opt, R->guess, R->z0, err);
+  st = st == LTH_OK ? app_oppoint_residual(&R->opt, R->z0, &R->residual, err) : st;
+  st = st == LTH_OK ? app_oppoint_residual(&R->opt, R->guess, &R->guess_residual, err) : st;
+  R->tolerance = app_oppoint_tolerance(&R->opt, R->z0);
+  R->guess_tolerance = app_oppoint_tolerance(&R->opt, R->guess);
+  return st;
+}
+
+/* The dense path: lth_ic (include/lth/ic.h). */
+static lth_status compute_dense(app_ctx *R, const app_run *run, lth_error *err) {
   int s = run->s;
-  R->t = run->tm.t[0];
   R->ic = lth_ic_alloc(run->sys, err);
   if (!R->ic) {
     return err->status;
   }
-  R->cond_max = run->opt->cond_max;
   lth_ic_set_cond_max(R->ic, R->cond_max);
   lth_status st = lth_ic_setup(R->ic, R->t, err);
   if (st != LTH_OK) {
@@ -330,6 +369,20 @@ static lth_status compute(app_ctx *R, app_run *run, lth_error *err) {
       err->has_t = 1;
       err->t = R->t;
     }
+    return st;
+  }
+  R->residual = residual_of(R, R->z0, s);
+  R->guess_residual = residual_of(R, R->guess, s);
+  R->tolerance = tolerance_of(R, R->z0, s);
+  R->guess_tolerance = tolerance_of(R, R->guess, s);
+  return LTH_OK;
+}
+
+static lth_status compute(app_ctx *R, app_run *run, lth_error *err) {
+  R->t = run->tm.t[0];
+  R->cond_max = run->opt->cond_max;
+  lth_status st = R->path.op ? compute_op(R, err) : compute_dense(R, run, err);
+  if (st != LTH_OK) {
     return st;
   }
   if (run->vals) { /* the index-1 unknowns of z0 follow from z */
@@ -350,16 +403,12 @@ static lth_status compute(app_ctx *R, app_run *run, lth_error *err) {
   if (st != LTH_OK) {
     return st;
   }
-  R->residual = residual_of(R, R->z0, s);
-  R->guess_residual = residual_of(R, R->guess, s);
-  R->tolerance = tolerance_of(R, R->z0, s);
-  R->guess_tolerance = tolerance_of(R, R->guess, s);
   /* a value that misses the conditions would be silently wrong: refuse it */
   if (!(R->residual <= R->tolerance)) {
     return lth_error_set_t(err, LTH_EVERIFY, R->t,
-                           "the computed z0 misses the consistency conditions: ||M0 z0 - b0|| "
-                           "= %.3e exceeds %.3e (cond_chain %.3e)",
-                           R->residual, R->tolerance, R->cond_chain);
+                           "the computed z0 misses the consistency conditions: %s = %.3e "
+                           "exceeds %.3e (cond_chain %.3e)",
+                           resid_name(R), R->residual, R->tolerance, R->cond_chain);
   }
   for (int i = 0; i < run->nout; i++) {
     /* "changed": beyond the rounding of a consistent value (the index-1
@@ -448,6 +497,7 @@ static void write_json(const app_ctx *R, app_run *run) {
     app_json_put_vector(j, "y", run->y, (size_t)run->ny);
   }
   app_json_put_string(j, "method", method_key(R->method));
+  app_json_put_string(j, "path", app_path_name(&R->path));
   app_json_put_int(j, "index", run->r);
   app_json_put_int(j, "s", run->s);
   /* the names of z's positions; for an equation-form file also the
@@ -549,10 +599,13 @@ static void write_text(const app_ctx *R, app_run *run) {
   app_index1_line(fp, run);
   fprintf(fp, "time           t = %s\n", app_fmt_exact(b, sizeof b, R->t));
   fprintf(fp, "method         %s\n", method_text(R->method));
-  fprintf(fp, "guess          %s; ||M0 guess - b0|| = %.3g (%s)\n", R->guess_source,
-          R->guess_residual,
+  if (R->path.op) { /* the dense path is the default's report: no line */
+    fprintf(fp, "path           operator (%s)\n", R->path.why);
+  }
+  fprintf(fp, "guess          %s; %s = %.3g (%s)\n", R->guess_source,
+          R->path.op ? "||guess - (G guess + q)||" : "||M0 guess - b0||", R->guess_residual,
           R->guess_residual <= R->guess_tolerance ? "consistent" : "inconsistent");
-  fprintf(fp, "result         ||M0 z0 - b0|| = %s (tolerance %s): consistent\n",
+  fprintf(fp, "result         %s = %s (tolerance %s): consistent\n", resid_name(R),
           app_fmt_g(b, sizeof b, R->residual, 3), app_fmt_g(b2, sizeof b2, R->tolerance, 3));
   if (R->nchanged == 0) {
     fprintf(fp, "change         none: the guess is returned unchanged\n");
@@ -592,6 +645,8 @@ static void write_text(const app_ctx *R, app_run *run) {
 
 static void cleanup(app_ctx *R) {
   lth_ic_free(R->ic);
+  app_oppoint_free(&R->opt);
+  app_path_free(&R->path);
   free(R->guess);
   free(R->z0);
   free(R->scratch);
@@ -607,6 +662,7 @@ static app_option opts[] = {
     APP_FLAG("nearest", &ctx.nearest),
     APP_STRING("fix", &ctx.fix),
     APP_FLAG("conditions", &ctx.conditions),
+    APP_CHOICE("path", &ctx.path_opt, APP_PATH_CHOICES),
 };
 static const app_tool tool = {
     .name = "lth-ic",

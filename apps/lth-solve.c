@@ -22,12 +22,14 @@
 #include "app_check.h"
 #include "app_driver.h"
 #include "app_ivp.h"
+#include "app_path.h"
 #include "app_samplerr.h"
 #include "app_table.h"
 #include "lth/defaults.h"
 #include "lth/decomp.h"
 #include "lth/ivp.h"
 #include "lth/problem.h"
+#include "solve_op.h"
 
 static const char help_text[] =
     "Usage: lth-solve FILE [OPTIONS]\n"
@@ -87,7 +89,21 @@ static const char help_text[] =
     "                      times.  Reported with the solution; a warning when it\n"
     "                      exceeds what --rtol and --atol ask (local error\n"
     "                      control does not bound the global error).  Costs 0.6\n"
-    "                      to 1.6 times the solve again; off: no second solve\n";
+    "                      to 1.6 times the solve again; off: no second solve\n"
+    "  --path P            auto (default), dense or operator.  The operator path\n"
+    "                      (large sparse systems: nothing s x s is formed) solves\n"
+    "                      with SUNDIALS CVODE, --method msbdf (its default: BDF,\n"
+    "                      GMRES, projected onto range(I - P) every step) or\n"
+    "                      msadams; auto takes it from s = 500 on when A stores\n"
+    "                      at most 50% of s^2 entries.  Sampled data, --method\n"
+    "                      rk8pd, rkf45 or bsimp, --stabilize, --coefficients\n"
+    "                      table and --table-memory keep auto on the dense path\n"
+    "                      (a warning says so) and refuse --path operator.  On the\n"
+    "                      operator path output_gain and stats.gamma are null,\n"
+    "                      z0_residual is ||z0 - (G z0 + q)||, there is no\n"
+    "                      progress line, and Pi is checked where the integrator\n"
+    "                      decomposes (a sign change of det Pi between two such\n"
+    "                      times is refused), not scanned in between\n";
 
 static const char help_tail[] =
     "Example (the linearised pendulum; z = (dx', dy', dx, dy, d lambda)):\n"
@@ -133,7 +149,10 @@ struct app_ctx {
   double *z_error; /* its estimated error, the same way (NULL: none) */
   lth_ivp_result *res;
   app_sampling smp;
-  double sampling_error; /* the data's contribution to z's error (NaN: exact data) */
+  double sampling_error;  /* the data's contribution to z's error (NaN: exact data) */
+  int path_opt;           /* --path: APP_PATH_AUTO, _DENSE, _OPERATOR */
+  app_path path;          /* the path taken */
+  solve_op_stats opstats; /* the operator path's Krylov and projection counts */
 };
 
 /* app_sampling_error's extra solve: the same run on a variant system,
@@ -190,7 +209,39 @@ static int index1_z0(const app_ctx *C, const app_run *run) {
   return app_fail(&err);
 }
 
+/* What this run asks that only the dense path does (NULL: nothing). */
+static const char *dense_only(const app_ctx *C) {
+  if (C->method == LTH_IVP_RK8PD || C->method == LTH_IVP_RKF45 || C->method == LTH_IVP_BSIMP) {
+    return C->method == LTH_IVP_BSIMP ? "--method bsimp (its methods are msbdf and msadams)"
+                                      : "an explicit --method (its methods are msbdf and msadams)";
+  }
+  if (C->stabilize >= 0) {
+    return "--stabilize (it projects onto the state space instead)";
+  }
+  if (C->coefficients == LTH_COEF_TABLE || C->table_memory > 0) {
+    return "a coefficient table (--coefficients table, --table-memory)";
+  }
+  return NULL;
+}
+
+/* The path, and the method left to the default: rk8pd on the dense path,
+ * msbdf (CVODE's BDF) on the operator path. */
+static int choose_path(app_ctx *C, app_run *run) {
+  int rc = app_path_choose(&C->path, run, C->path_opt, dense_only(C), 1);
+  if (C->method < 0) {
+    C->method = C->path.op ? LTH_IVP_MSBDF : LTH_IVP_RK8PD;
+  }
+  return rc;
+}
+
+static int prepare_z0(app_ctx *C, app_run *run);
+
 static int prepare(app_ctx *C, app_run *run) {
+  int rc = prepare_z0(C, run);
+  return rc ? rc : choose_path(C, run);
+}
+
+static int prepare_z0(app_ctx *C, app_run *run) {
   if (C->z0_opt.n > 0) {
     if (C->z0_opt.n != (size_t)run->nout) {
       return app_usage_error("--z0 has %zu %s; %s has %s = %d components", C->z0_opt.n,
@@ -300,6 +351,18 @@ static lth_status unsort(app_ctx *C, const app_run *run, const size_t *rank, lth
   return LTH_OK;
 }
 
+/* The operator path: lth_opivp_solve (solve_op.h). */
+static lth_status compute_op(app_ctx *C, app_run *run, lth_error *err) {
+  solve_op_opts so = {.adams = C->method == LTH_IVP_MSADAMS,
+                      .rtol = C->rtol,
+                      .atol = C->atol,
+                      .cond_max = run->opt->cond_max,
+                      .project = C->project,
+                      .error_estimate = !C->error_off};
+  return solve_op(C->path.sys, run->t0, C->z0, C->sorted, run->tm.n, &so, &C->res, &C->opstats,
+                  err);
+}
+
 static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
   size_t n = run->tm.n;
   size_t *rank = malloc((n ? n : 1) * sizeof *rank);
@@ -308,6 +371,10 @@ static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
   if (st == LTH_OK) {
     lth_ivp_opts o;
     lth_ivp_opts_init(&o);
+    if (C->path.op) {
+      st = compute_op(C, run, err);
+      goto sorted;
+    }
     o.method = (lth_ivp_method)C->method;
     o.rtol = C->rtol;
     o.atol = C->atol;
@@ -331,6 +398,7 @@ static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
       }
     }
   }
+sorted:
   if (st == LTH_OK) {
     st = unsort(C, run, rank, err);
   }
@@ -386,7 +454,18 @@ static int table_stopped(const lth_ivp_result *res) {
   return isfinite(res->table_end) && res->n > 0 && res->table_end < res->times[res->n - 1];
 }
 
-static void json_stats(app_json *j, const lth_ivp_result *res) {
+/* A number that has no meaning on the operator path (NaN there) is null. */
+static void put_number_or_null(app_json *j, const char *key, double x) {
+  if (isnan(x)) {
+    app_json_key(j, key);
+    app_json_null(j);
+  } else {
+    app_json_put_number(j, key, x);
+  }
+}
+
+static void json_stats(app_json *j, const app_ctx *C) {
+  const lth_ivp_result *res = C->res;
   app_json_key(j, "stats");
   app_json_begin_object(j);
   app_json_put_int(j, "steps", (long long)res->steps);
@@ -394,8 +473,13 @@ static void json_stats(app_json *j, const lth_ivp_result *res) {
   app_json_put_int(j, "decomps", (long long)res->decomps);
   app_json_put_number(j, "seconds", res->seconds_total);
   app_json_put_number(j, "seconds_decomp", res->seconds_decomp);
-  app_json_put_number(j, "gamma", res->gamma);
+  put_number_or_null(j, "gamma", res->gamma);
   app_json_put_string(j, "coefficients", lth_ivp_coefficients_name(res->coef_mode));
+  if (C->path.op) {
+    app_json_put_int(j, "jv_evals", (long long)C->opstats.jv_evals);
+    app_json_put_int(j, "lin_iters", (long long)C->opstats.lin_iters);
+    app_json_put_int(j, "projections", (long long)C->opstats.projections);
+  }
   if (res->coef_mode == LTH_COEF_TABLE) {
     app_json_put_int(j, "table_panels", (long long)res->table_panels);
     if (table_stopped(res)) {
@@ -480,7 +564,7 @@ static void write_json(const app_ctx *C, app_run *run) {
   app_json_outputs(j, run, run->tm.n);
   app_json_put_number(j, "drift", res->drift);
   app_json_put_number(j, "drift_rel", res->drift_rel);
-  app_json_put_number(j, "output_gain", res->output_gain);
+  put_number_or_null(j, "output_gain", res->output_gain);
   json_error(j, C, run);
   json_initial(j, C, run);
   app_json_put_number(j, "t0", run->t0);
@@ -489,7 +573,8 @@ static void write_json(const app_ctx *C, app_run *run) {
   app_json_put_number(j, "rtol", C->rtol);
   app_json_put_number(j, "atol", C->atol);
   app_json_put_bool(j, "reprojected", C->reproject);
-  json_stats(j, res);
+  app_json_put_string(j, "path", app_path_name(&C->path));
+  json_stats(j, C);
   if (C->smp.n > 0) {
     app_json_key(j, "sampling");
     app_sampling_json(&C->smp, j);
@@ -511,8 +596,9 @@ static void text_header(FILE *fp, const app_ctx *C, const app_run *run) {
   fprintf(fp, "index          r = %d, s = %d components, manifold p = %d\n", run->r, run->s,
           run->p);
   app_index1_line(fp, run);
-  fprintf(fp, "initial value  %s at t0 = %s, ||M0 z0 - b0|| = %.3g\n", C->z0_source,
-          app_fmt_exact(b, sizeof b, run->t0), res->z0_residual);
+  fprintf(fp, "initial value  %s at t0 = %s, %s = %.3g\n", C->z0_source,
+          app_fmt_exact(b, sizeof b, run->t0),
+          C->path.op ? "||z0 - (G z0 + q)||" : "||M0 z0 - b0||", res->z0_residual);
   if (res->projected) {
     int w = res->z0_worst >= 0 ? res->z0_worst : 0;
     fprintf(fp,
@@ -520,6 +606,16 @@ static void text_header(FILE *fp, const app_ctx *C, const app_run *run) {
             "%s: %s -> %s\n",
             res->z0_change, run->names.full[w], app_fmt_exact(b, sizeof b, C->z0[res->z0_worst]),
             app_fmt_exact(b2, sizeof b2, res->z0_used[res->z0_worst]));
+  }
+  if (C->path.op) { /* the dense path is the default's report: no line */
+    fprintf(fp, "path           operator (%s)\n", C->path.why);
+    fprintf(fp,
+            "integrator     %s (SUNDIALS CVODE%s), rtol %.3g, atol %.3g, projected onto\n"
+            "               range(I - P) %s\n",
+            lth_ivp_method_name((lth_ivp_method)C->method),
+            C->method == LTH_IVP_MSADAMS ? " Adams" : " BDF, GMRES", C->rtol, C->atol,
+            C->method == LTH_IVP_MSADAMS ? "at the output times" : "every step");
+    return;
   }
   fprintf(fp, "integrator     %s, rtol %.3g, atol %.3g, drift damping gamma = %.3g%s\n",
           lth_ivp_method_name((lth_ivp_method)C->method), C->rtol, C->atol, res->gamma,
@@ -579,6 +675,11 @@ static void write_text(const app_ctx *C, app_run *run) {
             "the\n               sampled data (interpolation error %.1e, checked between "
             "nodes)\n",
             res->coef_order, res->table_panels + 1, res->coef_error);
+  } else if (C->path.op) {
+    fprintf(fp,
+            "coefficients   a decomposition per right-hand side (operator form: %zu Krylov\n"
+            "               iterations, %zu products Ahat x, %zu projections)\n",
+            C->opstats.lin_iters, C->opstats.jv_evals, C->opstats.projections);
   } else {
     fprintf(fp, "coefficients   a decomposition per right-hand side\n");
   }
@@ -606,6 +707,9 @@ static double max_abs(const double *x, size_t n) {
  * 1e-10).  Judged relative to the sizes of v and z, so that units alone
  * (u = 1e6 x) warn of nothing. */
 static void warn_gain(const lth_ivp_result *res) {
+  if (isnan(res->output_gain)) { /* the operator path does not form Nhat + Bhat */
+    return;
+  }
   double rel = res->output_gain * max_abs(res->v, res->n * (size_t)res->m) /
                fmax(max_abs(res->z, res->n * (size_t)res->s), DBL_MIN);
   if (rel >= 100) {
@@ -680,7 +784,12 @@ static lth_status after(app_ctx *C, const app_run *run, lth_error *err) {
 /* The tool                                                                 */
 
 static void cleanup(app_ctx *C) {
-  lth_ivp_result_free(C->res);
+  if (C->path.op) {
+    solve_op_free(C->res);
+  } else {
+    lth_ivp_result_free(C->res);
+  }
+  app_path_free(&C->path);
   app_sampling_free(&C->smp);
   free(C->sorted);
   free(C->z);
@@ -689,7 +798,12 @@ static void cleanup(app_ctx *C) {
 
 /* The tool's options (with their defaults) and its description for the driver. */
 static app_ctx ctx = {
-    .rtol = LTH_DEFAULT_RTOL, .atol = LTH_DEFAULT_ATOL, .stabilize = -1.0, .sampling_error = NAN};
+    .rtol = LTH_DEFAULT_RTOL,
+    .atol = LTH_DEFAULT_ATOL,
+    .stabilize = -1.0,
+    .sampling_error = NAN,
+    .method = -1, /* not given: rk8pd on the dense path, msbdf on the operator path */
+};
 static app_option opts[] = {
     APP_LIST("z0", &ctx.z0_opt),
     APP_CHOICE("coefficients", &ctx.coefficients, "auto|direct|table"),
@@ -701,6 +815,7 @@ static app_option opts[] = {
     APP_FLAG("reproject", &ctx.reproject),
     APP_DOUBLE("stabilize", &ctx.stabilize, 0, 1e300),
     APP_CHOICE("error-estimate", &ctx.error_off, "on|off"),
+    APP_CHOICE("path", &ctx.path_opt, APP_PATH_CHOICES),
 };
 static const app_tool tool = {
     .name = "lth-solve",

@@ -11,6 +11,7 @@
 
 #include "app_driver.h"
 #include "app_outerr.h"
+#include "app_path.h"
 #include "lth/decomp.h"
 #include "lth/verify.h"
 
@@ -90,6 +91,8 @@ struct app_ctx {
   long order;
   double sample_tol;
   const char *fields_opt;
+  int path_opt;  /* --path: APP_PATH_AUTO, _DENSE, _OPERATOR */
+  app_path path; /* the path taken */
   /* the run */
   app_run *run;
   unsigned fields;  /* selected dec_field bits */

@@ -6,7 +6,6 @@
 #include "dec.h"
 
 void dec_json_begin(app_ctx *D, app_run *run) {
-  (void)D;
   app_json *j = &run->json;
   app_json_begin_object(j);
   app_json_put_int(j, "index", run->r);
@@ -19,6 +18,7 @@ void dec_json_begin(app_ctx *D, app_run *run) {
   app_json_put_int(j, "p", run->p);
   app_json_put_string(j, "kind", app_problem_kind_name(run->pb));
   app_json_put_int(j, "s", run->s);
+  app_json_put_string(j, "path", app_path_name(&D->path));
   if (lth_problem_ninputs(run->pb) > 0) { /* g and q are those of F = B u + f */
     app_json_key(j, "inputs");
     app_json_begin_array(j);

@@ -93,6 +93,9 @@ static void text_header(const app_ctx *R, const app_run *run) {
   }
   fprintf(fp, "   (s = %d, state dimension m = s - n_r = %d)\n", run->s, run->m);
   fprintf(fp, "manifold       p = %d\n", run->p);
+  if (R->path.op) { /* the dense path is the default's report: no line */
+    fprintf(fp, "path           operator (%s)\n", R->path.why);
+  }
   if (lth_problem_ninputs(run->pb) > 0) { /* g and q are those of F = B u + f */
     fprintf(fp, "inputs        ");
     for (int k = 0; k < lth_problem_ninputs(run->pb); k++) {
@@ -182,7 +185,9 @@ void dec_text_report(const app_ctx *R, app_run *run) {
   }
   fprintf(fp, "elapsed        %.3g s (%.3g points/s, threads: ", elapsed,
           elapsed > 0 ? (double)R->done / elapsed : 0.0);
-  if (run->opt->threads > 0) {
+  if (R->path.op) { /* one point after the other (compute_op) */
+    fprintf(fp, "1, the operator path)\n");
+  } else if (run->opt->threads > 0) {
     fprintf(fp, "%ld)\n", run->opt->threads);
   } else {
     fprintf(fp, "all cores)\n");

@@ -63,4 +63,19 @@
  * steps per output interval before it gives up (LTH_EINTEG naming t). */
 #define LTH_DEFAULT_OPIVP_MAX_STEPS 1000000
 
+/* The tools' automatic choice between the dense path (lth_decomp_at,
+ * lth_ivp_solve: s x s matrices) and the operator path (lth_opdecomp_at,
+ * lth_opivp_solve: O(nnz(A) + s n_r) per point): the operator path from this
+ * size s on, when A's stored entries (lth_opsys_nnz; a block that is not
+ * sparse counts rows x cols) are at most this fraction of s^2.  Below the
+ * size the dense path costs seconds at most and has what the operator path
+ * lacks (the scan of Pi, coefficient tables, every output field).  Measured
+ * with lth-solve on the chain of scripts/gen-chain.py --mm (rtol 1e-8): s =
+ * 503, 0.27 s and 6 MB against 16.6 s and 116 MB dense; with A(2,1) = eye, a
+ * dense block (25 % of s^2 stored), 1.0 s against 12.5 s; at s = 3003 with
+ * eye, 46 s against more than 12 minutes and 3.8 GB (stopped).  Only a
+ * nearly full A keeps the dense path above the size. */
+#define LTH_DEFAULT_OPERATOR_MIN_SIZE    500
+#define LTH_DEFAULT_OPERATOR_MAX_DENSITY 0.5
+
 #endif
