@@ -91,7 +91,7 @@ def chain_reference(n, m, times):
 
     def parts(t, y):
         v, x = y[:n], y[n:]
-        c, k = 0.1 + 0.02 * np.cos(2 * t), 2 + 0.3 * np.sin(t)
+        c, k = 0.05 + 0.01 * np.cos(2 * t), 2 + 0.3 * np.sin(t)
         f = np.zeros(n)
         f[n // 2] = np.sin(3 * t)
         rest = c * (T @ v) + k * (T @ x) - f
