@@ -100,10 +100,10 @@ static const char help_text[] =
     "                      table and --table-memory keep auto on the dense path\n"
     "                      (a warning says so) and refuse --path operator.  On the\n"
     "                      operator path output_gain and stats.gamma are null,\n"
-    "                      z0_residual is ||z0 - (G z0 + q)||, there is no\n"
-    "                      progress line, and Pi is checked where the integrator\n"
-    "                      decomposes (a sign change of det Pi between two such\n"
-    "                      times is refused), not scanned in between\n";
+    "                      z0_residual is ||z0 - (G z0 + q)||, and Pi is checked\n"
+    "                      where the integrator decomposes (a sign change of\n"
+    "                      det Pi between two such times is refused), not\n"
+    "                      scanned in between\n";
 
 static const char help_tail[] =
     "Example (the linearised pendulum; z = (dx', dy', dx, dy, d lambda)):\n"
@@ -359,6 +359,9 @@ static lth_status compute_op(app_ctx *C, app_run *run, lth_error *err) {
                       .cond_max = run->opt->cond_max,
                       .project = C->project,
                       .error_estimate = !C->error_off};
+  solve_progress sp = {&run->progress, -INFINITY};
+  so.progress = progress_solve;
+  so.progress_ctx = &sp;
   return solve_op(C->path.sys, run->t0, C->z0, C->sorted, run->tm.n, &so, &C->res, &C->opstats,
                   err);
 }

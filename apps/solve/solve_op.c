@@ -100,6 +100,8 @@ static void opts_of(const solve_op_opts *o, double rtol, double atol, lth_opivp_
   c->atol = atol;
   c->cond_max = o->cond_max;
   c->project = o->project;
+  c->progress = o->progress;
+  c->progress_ctx = o->progress_ctx;
 }
 
 /* error_tol: |z_error_ik| in units of atol + rtol max_k |z_ik| (the dense

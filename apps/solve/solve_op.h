@@ -26,6 +26,10 @@ typedef struct solve_op_opts {
   int adams; /* 1: CVODE's Adams method, 0: BDF with SPGMR */
   double rtol, atol, cond_max;
   int project, error_estimate;
+  /* at each output time of the solve and of the error estimate's second solve
+   * (which starts over from t0): lth_opivp_opts.progress */
+  void (*progress)(void *ctx, double t, double t_end);
+  void *progress_ctx;
 } solve_op_opts;
 
 /* What lth_opivp_result says beyond lth_ivp_result. */

@@ -65,6 +65,11 @@ typedef struct lth_opivp_opts {
   int project;             /* 1: accept an inconsistent z0 (z0 != G v0 + q at t0) and start
                               from v0 = (I - P(t0)) z0[0..m), reporting what changed;
                               0 (default): refuse it (LTH_ECONSIST naming the residual) */
+  /* optional (NULL: none): called from the calling thread each time the
+   * integrator reaches an output time t, t_end the last output time (as
+   * lth_ivp_opts.progress) */
+  void (*progress)(void *ctx, double t, double t_end);
+  void *progress_ctx;
 } lth_opivp_opts;
 
 void lth_opivp_opts_init(lth_opivp_opts *opts);

@@ -233,6 +233,9 @@ lth_status opivp_integrate(opivp_ctx *c, double t0, const double *v0, const doub
       tcur = times[k];
     }
     st = out(c, k, Y, res, err);
+    if (st == LTH_OK && c->o.progress) {
+      c->o.progress(c->o.progress_ctx, times[k], times[n - 1]);
+    }
     if (st == LTH_OK && c->o.method == LTH_OPIVP_ADAMS && k + 1 < n) {
       /* Adams is not projected per step (CVODE projects BDF only): project
        * here and restart from the projected state */

@@ -320,6 +320,50 @@ START_TEST(test_sparse_chain_manufactured) {
 }
 END_TEST
 
+/* The progress callback: once at each output time, in order, with the last
+ * output time as the end; the solution is the one without it. */
+typedef struct prog_log {
+  int calls;
+  double t[NOUT], t_end;
+} prog_log;
+static void prog_cb(void *ctx, double t, double t_end) {
+  prog_log *L = ctx;
+  if (L->calls < NOUT) L->t[L->calls] = t;
+  L->calls++;
+  L->t_end = t_end;
+}
+
+START_TEST(test_progress) {
+  const int N = 20, nc = 2, s = 2 * N + nc;
+  mf_chain *M = mf_make(N, nc, 4242);
+  lth_opsys *os = mf_opsys(M);
+  double z0[2 * 20 + 2], times[NOUT];
+  const double t0 = 0.3;
+  mf_exact(M, t0, z0);
+  for (int k = 0; k < NOUT; k++) times[k] = t0 + 0.1 * (k + 1);
+  lth_opivp_opts o;
+  lth_opivp_opts_init(&o);
+  o.rtol = 1e-8;
+  o.atol = 1e-10;
+  prog_log L = {0};
+  o.progress = prog_cb;
+  o.progress_ctx = &L;
+  lth_opivp_result *a = NULL, *b = NULL;
+  lth_error err;
+  TU_ASSERT_OK(lth_opivp_solve(os, t0, z0, times, NOUT, &o, &a, &err));
+  ck_assert_int_eq(L.calls, NOUT);
+  for (int k = 0; k < NOUT; k++) ck_assert(L.t[k] == times[k]);
+  ck_assert(L.t_end == times[NOUT - 1]);
+  o.progress = NULL;
+  TU_ASSERT_OK(lth_opivp_solve(os, t0, z0, times, NOUT, &o, &b, &err));
+  for (int i = 0; i < s * NOUT; i++) ck_assert(a->z[i] == b->z[i]);
+  lth_opivp_result_free(a);
+  lth_opivp_result_free(b);
+  lth_opsys_free(os);
+  mf_free(M);
+}
+END_TEST
+
 /* ---- refusals ---- */
 
 /* blocks (2, 1): A11 = -I, A12 = [1; 0], A21 = [c(t), 1], Pi = A21 A12 = c(t) =
@@ -542,6 +586,7 @@ static Suite *suite(void) {
   if (lth_opivp_available()) {
     tcase_add_test(tc, test_against_dense);
     tcase_add_test(tc, test_sparse_chain_manufactured);
+    tcase_add_test(tc, test_progress);
     tcase_add_test(tc, test_data_file_sparse_blocks);
     tcase_add_test(tc, test_singular_pi_named);
     tcase_add_test(tc, test_cond_max);
