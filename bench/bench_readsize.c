@@ -6,6 +6,7 @@
  * --equations.  Times are CPU seconds of the process (the wall clock of a
  * shared machine says more about the other jobs).  Usage: bench_readsize
  * FILE [T] */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_PROCESS_CPUTIME_ID */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
