@@ -15,6 +15,11 @@
  * refuses the point (LTH_ECOND). */
 #define LTH_DEFAULT_COND_MAX 1e12
 
+/* The operator form of index 2 (include/lth/opdecomp.h, lth_opsys_set_pi_factor,
+ * LTH_OP_PI_AUTO) factors Pi sparsely (SuiteSparse KLU, no thin dense factors)
+ * from this n_r on, densely below it. */
+#define LTH_DEFAULT_OP_SPARSE_PI_NR 64
+
 /* Local error tolerances of the reduced ODE's integrator (lth_ivp_opts,
  * lth_bvp_opts.ivp, lth_lqr_opts.ivp): relative and absolute. */
 #define LTH_DEFAULT_RTOL 1e-10

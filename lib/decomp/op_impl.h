@@ -57,6 +57,7 @@ struct lth_opsys {
   op_block *A;  /* A[(i-1) + r (j-1)] */
   op_fblock *f; /* f[i-1] */
   int has_src;  /* some block or f is a dense source */
+  lth_op_pi_factor pi_factor; /* lth_opsys_set_pi_factor (op_sparsepi.c) */
 };
 
 /* The value jets of one sparse block at a point: coefficient k of entry p
@@ -83,6 +84,7 @@ struct lth_oppoint {
   lth_jet *F;    /* F[(i-1) + r (j-1)] = F_ij, n_i x n_r (j >= i; rows 0 where absent) */
   lth_jet g, q;  /* m x 1, s x 1 */
   lth_jet *work; /* n_r x (2 r max_cols) scratch of the applies */
+  struct op_sparsepi *sp; /* the sparse-Pi path (op_sparsepi.h), else NULL */
 };
 
 /* ---- sparse jet kernels (lib/decomp/op_sparse.c) ----
