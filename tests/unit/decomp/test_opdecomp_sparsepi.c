@@ -313,7 +313,7 @@ static outs dense_outs(const lth_point *dp, const lth_jet *x, int order) {
 }
 
 START_TEST(test_stokes_against_dense) {
-  int sizes[3] = {4, 6, 8};
+  int sizes[3] = {4, 6, 8}; /* s = 56, 120, 208 */
   double worst_d = 0.0, worst_t = 0.0, amp_max = 0.0;
   for (int c = 0; c < 3; c++) {
     stokes *S = st_new(sizes[c], 0, 0);
@@ -572,8 +572,9 @@ START_TEST(test_refusals) {
 END_TEST
 
 START_TEST(test_automatic_choice) {
-  /* N = 7: n_r = 49 below the threshold; N = 8: n_r = 64 at it */
-  for (int N = 7; N <= 8; N++) {
+  /* the grids just below and at (or above) the threshold n_r = N^2 */
+  int lo = (int)floor(sqrt(LTH_DEFAULT_OP_SPARSE_PI_NR - 1.0));
+  for (int N = lo; N <= lo + 1; N++) {
     stokes *S = st_new(N, 0, 0);
     lth_system *sys = st_system(S);
     lth_opsys *os = lth_opsys_from_system(sys, NULL);
