@@ -24,13 +24,13 @@
  * max |G x - g| (the index-1 form does not keep the position constraint).
  *
  *   bench_scale [--sizes N1,N2,...] [--links M] [--lth-max S] [--rtol R] [--quick]
- *   bench_scale --stokes G1,G2,... [--lth-max S] [--rtol R] [--cpu-max SEC]
+ *   bench_scale --stokes G1,G2,... [--lth-max S] [--ida-max S] [--rtol R] [--cpu-max SEC]
  *
  * --stokes: instead of the chain, the Stokes-type case of index 2 with
  * n_r ~ s/3 on grids of G x G cells (bench/scale_stokes.c; s = 2 G (G + 1)
  * + G^2), the operator form with the sparse factorization of Pi, and with
- * the dense one up to --lth-max; each tool stopped after --cpu-max seconds of
- * CPU (default 600).
+ * the dense one up to --lth-max, IDA up to --ida-max (default: every size);
+ * each tool stopped after --cpu-max seconds of CPU (default 600).
  * --quick: n = 50, m = 2, every tool, errors below 1e-5 (the smoke test),
  * then the Stokes case on an 8 x 8 grid the same way. */
 #define _DEFAULT_SOURCE
@@ -520,6 +520,7 @@ int main(int argc, char **argv) {
   int sizes[16] = {500, 5000, 50000}, ns = 3, m = 5, lth_max = 1000, quick = 0;
   int grids[16], ng = 0;
   double cpu_max = 600;
+  int ida_max = 1 << 30;
   double rtol = 1e-8;
   for (int a = 1; a < argc; a++) {
     if (!strcmp(argv[a], "--quick")) {
@@ -535,6 +536,8 @@ int main(int argc, char **argv) {
         grids[ng++] = (int)strtol(p, &p, 10);
         if (*p == ',') p++;
       }
+    } else if (!strcmp(argv[a], "--ida-max") && a + 1 < argc) {
+      ida_max = atoi(argv[++a]);
     } else if (!strcmp(argv[a], "--cpu-max") && a + 1 < argc) {
       cpu_max = atof(argv[++a]);
     } else if (!strcmp(argv[a], "--sizes") && a + 1 < argc) {
@@ -546,11 +549,11 @@ int main(int argc, char **argv) {
     } else {
       fprintf(stderr, "usage: bench_scale [--sizes N1,N2,...] [--links M] [--lth-max S] "
                       "[--rtol R] [--quick]\n       bench_scale --stokes G1,G2,... "
-                      "[--lth-max S] [--rtol R] [--cpu-max SEC]\n");
+                      "[--lth-max S] [--ida-max S] [--rtol R] [--cpu-max SEC]\n");
       return 2;
     }
   }
-  if (ng > 0 && !quick) return stokes_bench(grids, ng, rtol, lth_max, cpu_max, 0);
+  if (ng > 0 && !quick) return stokes_bench(grids, ng, rtol, lth_max, ida_max, cpu_max, 0);
   if (quick) sizes[0] = 50, ns = 1, m = 2;
   printf("# index-3 chain on [0, 1], rtol = atol = %g, one core; error max over %d times, "
          "drift max |G x - g|\n",
@@ -589,7 +592,7 @@ int main(int argc, char **argv) {
   }
   if (quick) {
     int eight = 8;
-    bad = stokes_bench(&eight, 1, rtol, lth_max, 60, 1) || bad;
+    bad = stokes_bench(&eight, 1, rtol, lth_max, 1 << 30, 60, 1) || bad;
     printf(bad ? "bench_scale --quick: FAILED\n" : "bench_scale --quick: ok\n");
   }
   return bad;

@@ -5,10 +5,11 @@
 
 /* Grids of N x N cells (s = 2 N (N + 1) + N^2, n_r = N^2): IDA + KLU on the
  * index-1 form against lth_opivp_solve with the sparse factorization of Pi
- * (and with the dense one where s <= dense_max), each stopped after cpu_max
+ * (and with the dense one where s <= dense_max; IDA where s <= ida_max),
+ * each stopped after cpu_max
  * seconds of CPU.  quick: returns nonzero if a
  * tool fails or misses 1e-5. */
-int stokes_bench(const int *grids, int ng, double rtol, int dense_max, double cpu_max,
-                 int quick);
+int stokes_bench(const int *grids, int ng, double rtol, int dense_max, int ida_max,
+                 double cpu_max, int quick);
 
 #endif
