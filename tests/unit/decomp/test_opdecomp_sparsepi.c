@@ -599,10 +599,44 @@ START_TEST(test_automatic_choice) {
 }
 END_TEST
 
+/* A library built without KLU refuses the sparse factorization, saying so,
+ * and keeps the dense one automatically. */
+START_TEST(test_without_klu) {
+  stokes *S = st_new(8, 0, 0);
+  lth_system *sys = st_system(S);
+  lth_opsys *os = lth_opsys_from_system(sys, NULL);
+  lth_error err;
+  lth_error_clear(&err);
+  ck_assert_int_eq(lth_opsys_set_pi_factor(os, LTH_OP_PI_SPARSE, &err), LTH_EINVAL);
+  ck_assert_msg(strstr(err.message, "KLU") != NULL, "%s", err.message);
+  lth_oppoint *pt = lth_oppoint_alloc(os, 0, 1, NULL);
+  ck_assert(pt && lth_oppoint_info(pt)->sparse_pi == 0);
+  lth_oppoint_free(pt);
+  lth_opsys_free(os);
+  lth_system_free(sys);
+  st_free(S);
+}
+END_TEST
+
+/* 1 if the library has the sparse factorization of Pi. */
+static int have_klu(void) {
+  int n[2] = {2, 1};
+  lth_opsys *os = lth_opsys_alloc(2, n, NULL);
+  int ok = lth_opsys_set_pi_factor(os, LTH_OP_PI_SPARSE, NULL) == LTH_OK;
+  lth_opsys_free(os);
+  return ok;
+}
+
 static Suite *suite(void) {
   Suite *s = suite_create("opdecomp_sparsepi");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 300);
+  if (!have_klu()) {
+    fprintf(stderr, "liblth without SuiteSparse KLU: only its refusal is tested\n");
+    tcase_add_test(tc, test_without_klu);
+    suite_add_tcase(s, tc);
+    return s;
+  }
   tcase_add_test(tc, test_stokes_against_dense);
   tcase_add_test(tc, test_stokes_theorem3);
   tcase_add_test(tc, test_refusals);
