@@ -4,11 +4,12 @@
  * Stokes-type systems: a 2-D staggered (MAC) grid of N x N cells, velocities
  * on the faces (all faces free, so that Pi is nonsingular), pressures in the
  * cells, s = 2 N (N + 1) + N^2, n_r = N^2 ~ s/3:
- *   u' = -nu(t) K u - M(t) B^T p + f1,   0 = B W(t) u + f2,
+ *   u' = -nu(t) K u - (M(t) .* B^T) p + f1,   0 = B W(t) u + f2,
  * K the 5-point Laplacian of each velocity grid, B the divergence, W(t) a
- * and M(t) positive diagonal weights of the faces (a flux with a
- * time-varying density: P = M B^T (B W M B^T)^{-1} B W moves with t, so
- * L', R', P' and the derivatives of Pi^{-1} enter Ahat, Bhat, g, q).
+ * and M(t) positive weights of the entries of B^T (a flux with a
+ * time-varying density and a perturbed gradient: P moves with t, so L', R',
+ * P' and the derivatives of Pi^{-1} enter Ahat, Bhat, g, q, and Pi is
+ * unsymmetric).
  * Checked:
  *   - P x, (I - P) x, Ahat (I - P) x, G x, g and q against the dense
  *     decomposition (lth_decomp_at) and against the thin-factor operator path
@@ -109,7 +110,7 @@ static stokes *st_new(int N, int closed, int sing) {
     S->cp11[e + 1] = nz;
   }
   /* B: (B u)_c = (u(i+1,j) - u(i,j) + v(i,j+1) - v(i,j)) / h for cell c = i + N j.
-   * A12 = -M B^T (m x nr, column c: the faces of cell c), A21 = B W (nr x m,
+   * A12 = -M .* B^T (m x nr, column c: the faces of cell c), A21 = B W (nr x m,
    * column e: the cells of face e). */
   S->cp12 = calloc(nr + 1, sizeof(int)), S->ri12 = malloc(4 * nr * sizeof(int));
   S->b12 = malloc(4 * nr * sizeof(double));
@@ -164,15 +165,16 @@ static int fill11(void *ctx, double t, int order, double *val, size_t stride) {
   }
   return 0;
 }
-/* A12 = -M(t) B^T, M(t)_e = 1 + 0.2 cos(t + 0.3 e): L = A12 moves too */
+/* A12 = -(M(t) .* B^T), M(t)_ec = 1 + 0.2 cos(t + 0.3 e + 0.5 c): L = A12 moves
+ * too, and Pi = A21 A12 is unsymmetric */
 static int fill12(void *ctx, double t, int order, double *val, size_t stride) {
   const stokes *S = ctx;
-  int nz = S->cp12[S->nr];
   for (int k = 0; k <= order; k++)
-    for (int p = 0; p < nz; p++) {
-      double mu = (k == 0 ? 1.0 : 0.0) + sinj(t, k, 0.2, 1.0, 0.3 * S->ri12[p] + M_PI / 2);
-      val[p + k * stride] = S->b12[p] * mu;
-    }
+    for (int c = 0; c < S->nr; c++)
+      for (int p = S->cp12[c]; p < S->cp12[c + 1]; p++) {
+        double ph = 0.3 * S->ri12[p] + 0.5 * c + M_PI / 2;
+        val[p + k * stride] = S->b12[p] * ((k == 0 ? 1.0 : 0.0) + sinj(t, k, 0.2, 1.0, ph));
+      }
   return 0;
 }
 /* W(t)_e = 1 + 0.3 sin(t + 0.7 e), and (t - 1.25) on row 0 when sing */
