@@ -93,8 +93,8 @@ static int face(int N, int dir, int i, int j) {
 }
 
 static void stokes_free(stokes *S) {
-  void *p[] = {S->xe, S->ye, S->xc, S->yc, S->cpk, S->rik, S->vk, S->cpg,
-               S->rig, S->vg, S->cpd, S->rid, S->cold, S->vd};
+  void *p[] = {S->xe,  S->ye,  S->xc, S->yc,  S->cpk, S->rik,  S->vk,
+               S->cpg, S->rig, S->vg, S->cpd, S->rid, S->cold, S->vd};
   for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) free(p[k]);
 }
 
@@ -319,12 +319,12 @@ static int ida_res(double t, N_Vector yy, N_Vector yp, N_Vector rr, void *ud) {
   forcing(S, t, 0, f1, f2, tmp);
   double nu = nu_k(t, 0);
   for (int e = 0; e < m; e++) r[e] = d[e] - f1[e];
-  csc_mv(S->cpk, S->rik, S->vk, m, nu, y, r);           /* + nu K u */
-  csc_mv(S->cpg, S->rig, S->vg, nr, -1.0, y + m, r);    /* - A12 p */
-  forcing(S, t, 1, f1, f2, tmp);                        /* f2' = coefficient 1 */
+  csc_mv(S->cpk, S->rik, S->vk, m, nu, y, r);        /* + nu K u */
+  csc_mv(S->cpg, S->rig, S->vg, nr, -1.0, y + m, r); /* - A12 p */
+  forcing(S, t, 1, f1, f2, tmp);                     /* f2' = coefficient 1 */
   for (int c = 0; c < nr; c++) r[m + c] = f2[c];
   for (int e = 0; e < m; e++) tmp[e] = w_k(S, e, t, 1) * y[e] + w_k(S, e, t, 0) * d[e];
-  csc_mv(S->cpd, S->rid, S->vd, m, 1.0, tmp, r + m);    /* B W' u + B W u' */
+  csc_mv(S->cpd, S->rid, S->vd, m, 1.0, tmp, r + m); /* B W' u + B W u' */
   free(f1), free(f2), free(tmp);
   return 0;
 }
@@ -342,7 +342,8 @@ static int ida_jac(double t, double cj, N_Vector yy, N_Vector yp, N_Vector rr, S
     for (int p = S->cpk[e]; p < S->cpk[e + 1]; p++)
       ri[nz] = S->rik[p], val[nz++] = nu * S->vk[p] + (S->rik[p] == e ? cj : 0.0);
     double wd = w_k(S, e, t, 1) + cj * w_k(S, e, t, 0);
-    for (int p = S->cpd[e]; p < S->cpd[e + 1]; p++) ri[nz] = m + S->rid[p], val[nz++] = S->vd[p] * wd;
+    for (int p = S->cpd[e]; p < S->cpd[e + 1]; p++)
+      ri[nz] = m + S->rid[p], val[nz++] = S->vd[p] * wd;
   }
   for (int c = 0; c < S->nr; c++) { /* p_c: -A12 = B^T */
     cp[m + c] = nz;
@@ -452,15 +453,14 @@ static void row(int s, int nr, const char *tool, const sres *R, double ida_cpu) 
   if (ida_cpu != 0)
     printf("  steps %zu, rhs %zu (decompositions %.0f%%), one point %.2f ms %.1f MB "
            "(LU of Pi: %zu entries), max |P v|/|v| %.1e\n",
-           R->steps, R->rhs, 100 * R->decomp_share, R->pt_ms, R->pt_mb,
-           R->lu_nnz, R->pdrift);
+           R->steps, R->rhs, 100 * R->decomp_share, R->pt_ms, R->pt_mb, R->lu_nnz, R->pdrift);
   else
     printf(" %7s  steps %zu\n", "", R->steps);
   fflush(stdout);
 }
 
-int stokes_bench(const int *grids, int ng, double rtol, int dense_max, int ida_max,
-                 double cpu_max, int quick) {
+int stokes_bench(const int *grids, int ng, double rtol, int dense_max, int ida_max, double cpu_max,
+                 int quick) {
   printf("# Stokes-type index 2 (MAC grid N x N, n_r = N^2) on [0, 1], rtol = atol = %g, one "
          "core;\n# error max over %d times, drift max |B W u + f2|\n",
          rtol, NOUT);

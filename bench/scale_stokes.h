@@ -9,7 +9,7 @@
  * each stopped after cpu_max
  * seconds of CPU.  quick: returns nonzero if a
  * tool fails or misses 1e-5. */
-int stokes_bench(const int *grids, int ng, double rtol, int dense_max, int ida_max,
-                 double cpu_max, int quick);
+int stokes_bench(const int *grids, int ng, double rtol, int dense_max, int ida_max, double cpu_max,
+                 int quick);
 
 #endif

@@ -96,8 +96,7 @@ lth_status lth_oppoint_apply_P(const lth_oppoint *pt, int minus, const lth_jet *
                                lth_error *err) {
   int m = pt->sys->m;
   chunk_fn f = pt->sp ? (minus ? op_sparsepi_IP : op_sparsepi_P) : (minus ? P_minus : P_plus);
-  return by_chunks(pt, x, y, m, m, pt->info.order, f,
-                   minus ? "(I - P) x" : "P x", err);
+  return by_chunks(pt, x, y, m, m, pt->info.order, f, minus ? "(I - P) x" : "P x", err);
 }
 
 /* ---- Ahat: Y_i x = sum_{k>=i-1} A_ik x_k + sum_{j>=i} F_ij (C_j x) + L_i (D_i x) ---- */
@@ -133,8 +132,8 @@ static lth_status Ahat_chunk(const lth_oppoint *pt, const lth_jet *x, lth_jet *y
 lth_status lth_oppoint_apply_Ahat(const lth_oppoint *pt, const lth_jet *x, lth_jet *y,
                                   lth_error *err) {
   int m = pt->sys->m;
-  return by_chunks(pt, x, y, m, m, pt->info.order, pt->sp ? op_sparsepi_Ahat : Ahat_chunk,
-                   "Ahat x", err);
+  return by_chunks(pt, x, y, m, m, pt->info.order, pt->sp ? op_sparsepi_Ahat : Ahat_chunk, "Ahat x",
+                   err);
 }
 
 /* ---- Bhat and G: w_i = L_i (C_i v), u = C_0 v ---- */

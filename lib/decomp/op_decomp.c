@@ -561,8 +561,9 @@ lth_status lth_opdecomp_at(lth_opdecomp_ws *ws, double t, lth_oppoint *pt, lth_e
                          pt->info.order, ws->out_order);
   }
   if (!pt->sp && ws->Pinv.rows != ws->sys->nr) {
-    return lth_error_set(err, LTH_EINVAL, "a point with a dense Pi from a workspace for a sparse "
-                                          "one (lth_opsys_set_pi_factor between the two)");
+    return lth_error_set(err, LTH_EINVAL,
+                         "a point with a dense Pi from a workspace for a sparse "
+                         "one (lth_opsys_set_pi_factor between the two)");
   }
   pt->info.t = NAN;
   lth_status st = op_eval(ws->sys, t, pt->K, pt, ws->work, err);

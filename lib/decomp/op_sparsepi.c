@@ -142,8 +142,8 @@ struct op_sparsepi {
   lth_jet vr[2];    /* n_r x max_cols scratch, orders 0..K */
   lth_jet vm[2];    /* m x max_cols scratch */
   lth_jet c, h;     /* n_r x 1 and m x 1: the start and f1 + F_11 c */
-  size_t bytes; /* what op_sparsepi_alloc allocated */
-  size_t base;  /* the point's bytes without KLU's factors */
+  size_t bytes;     /* what op_sparsepi_alloc allocated */
+  size_t base;      /* the point's bytes without KLU's factors */
 };
 
 static const op_csc *blk(const lth_oppoint *pt, int i, int j) { return op_A(pt, i, j); }
@@ -390,8 +390,7 @@ static lth_status judge(const lth_oppoint *pt, lth_opinfo *in, double t, double 
                     "Pi = %s: the a priori error amplification cond_interval = %.3e exceeds "
                     "%.3e, above which the dense decomposition measures it; the operator form "
                     "does not, so it refuses the point",
-                    lth_pi_text(2, 0, pi, sizeof pi), in->amplification,
-                    LTH_AMPLIFICATION_MEASURE);
+                    lth_pi_text(2, 0, pi, sizeof pi), in->amplification, LTH_AMPLIFICATION_MEASURE);
     if (err) {
       err->has_cond = 1;
       err->cond = in->cond_interval;
@@ -423,9 +422,7 @@ static lth_status factor(lth_oppoint *pt, double t, lth_error *err) {
   return LTH_OK;
 }
 
-static lth_jet rows(const lth_jet *J, int r0, int n) {
-  return lth_jet_view(J, r0, 0, n, J->cols);
-}
+static lth_jet rows(const lth_jet *J, int r0, int n) { return lth_jet_view(J, r0, 0, n, J->cols); }
 
 /* c = -Pi^{-1} f2 (Clark (3.4)), h = A11 L c - L' c + f1; q = (L c;
  * c' - Pi^{-1} R h), g = h - L Pi^{-1} R h = (I - P) h. */

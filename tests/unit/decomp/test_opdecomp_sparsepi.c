@@ -47,11 +47,11 @@ typedef struct stokes {
   int nu, nv, m, nr;
   int *fi, *fj, *fdir; /* face e: grid indices and direction (0: u, 1: v) */
   int *cp11, *ri11, *cp12, *ri12, *cp21, *ri21;
-  double *b12;   /* values of A12 = -B^T on its pattern */
-  double *b21;   /* values of B on A21's pattern */
-  int *row21;    /* the cell of each entry of A21 */
-  int *col21;    /* the face of each entry of A21 */
-  double *k11;   /* values of K on A11's pattern */
+  double *b12; /* values of A12 = -B^T on its pattern */
+  double *b21; /* values of B on A21's pattern */
+  int *row21;  /* the cell of each entry of A21 */
+  int *col21;  /* the face of each entry of A21 */
+  double *k11; /* values of K on A11's pattern */
   double h;
 } stokes;
 
@@ -79,7 +79,8 @@ static stokes *st_new(int N, int closed, int sing) {
   int nf = closed ? N - 1 : N + 1;
   S->nu = nf * N, S->nv = N * nf, S->m = S->nu + S->nv, S->nr = N * N;
   int m = S->m, nr = S->nr;
-  S->fi = malloc(m * sizeof(int)), S->fj = malloc(m * sizeof(int)), S->fdir = malloc(m * sizeof(int));
+  S->fi = malloc(m * sizeof(int)), S->fj = malloc(m * sizeof(int)),
+  S->fdir = malloc(m * sizeof(int));
   for (int dir = 0; dir < 2; dir++)
     for (int i = 0; i <= N; i++)
       for (int j = 0; j <= N; j++) {
@@ -150,8 +151,8 @@ static stokes *st_new(int N, int closed, int sing) {
 
 static void st_free(stokes *S) {
   if (!S) return;
-  void *p[] = {S->fi,  S->fj,   S->fdir, S->cp11, S->ri11,  S->cp12,  S->ri12, S->cp21,
-               S->ri21, S->b12, S->b21,  S->row21, S->col21, S->k11};
+  void *p[] = {S->fi,   S->fj,   S->fdir, S->cp11, S->ri11,  S->cp12,  S->ri12,
+               S->cp21, S->ri21, S->b12,  S->b21,  S->row21, S->col21, S->k11};
   for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) free(p[k]);
   free(S);
 }
@@ -184,8 +185,7 @@ static int fill21(void *ctx, double t, int order, double *val, size_t stride) {
   for (int p = 0; p < nz; p++) {
     int e = S->col21[p];
     double w[8];
-    for (int k = 0; k <= order; k++)
-      w[k] = (k == 0 ? 1.0 : 0.0) + sinj(t, k, 0.3, 1.0, 0.7 * e);
+    for (int k = 0; k <= order; k++) w[k] = (k == 0 ? 1.0 : 0.0) + sinj(t, k, 0.3, 1.0, 0.7 * e);
     for (int k = 0; k <= order; k++) {
       double v = w[k];
       if (S->sing && S->row21[p] == 0) v = w[k] * (t - 1.25) + (k > 0 ? w[k - 1] : 0.0);
@@ -213,8 +213,7 @@ static lth_system *st_system(stokes *S) {
   int n[2] = {S->m, S->nr};
   lth_system *sys = lth_system_alloc(2, n, NULL);
   ck_assert(sys);
-  lth_source *a11 =
-      lth_source_csc_callback(S->m, S->m, S->cp11, S->ri11, fill11, S, NULL);
+  lth_source *a11 = lth_source_csc_callback(S->m, S->m, S->cp11, S->ri11, fill11, S, NULL);
   lth_source *a12 = lth_source_csc_callback(S->m, S->nr, S->cp12, S->ri12, fill12, S, NULL);
   lth_source *a21 = lth_source_csc_callback(S->nr, S->m, S->cp21, S->ri21, fill21, S, NULL);
   lth_source *f1 = lth_source_callback(S->m, 1, fillf1, S, NULL);
@@ -293,7 +292,8 @@ static double compare(const outs *a, const outs *b, const lth_point *dp, double 
   w = fmax(w, diff(a->ipx, b->ipx, fmax(1.0, maxabs(&dp->P) * nx)));
   w = fmax(w, diff(a->ax, b->ax, fmax(1.0, maxabs(&dp->Ahat) * nx)));
   w = fmax(w, diff(a->gx, b->gx, fmax(1.0, maxabs(&dp->G) * nx)));
-  w = fmax(w, diff(a->g, b->g, fmax(1.0, fmax(maxabs(&dp->Ahat) * maxabs(&dp->q), maxabs(&dp->g)))));
+  w = fmax(w,
+           diff(a->g, b->g, fmax(1.0, fmax(maxabs(&dp->Ahat) * maxabs(&dp->q), maxabs(&dp->g)))));
   w = fmax(w, diff(a->q, b->q, fmax(1.0, maxabs(&dp->q))));
   return w / tol;
 }
@@ -353,7 +353,8 @@ START_TEST(test_stokes_against_dense) {
         lth_jet *x = jet_new(m, 3, order);
         tu_random_jet(x, order);
         double nx = maxabs(x) * m;
-        outs a = apply_all(psp, x, order), b = apply_all(pdn, x, order), d = dense_outs(dp, x, order);
+        outs a = apply_all(psp, x, order), b = apply_all(pdn, x, order),
+             d = dense_outs(dp, x, order);
         double wd = compare(&a, &d, dp, nx, tol), wt = compare(&a, &b, dp, nx, tol);
         ck_assert_msg(wd <= 1.0, "N %d order %d t %g: sparse vs dense %.3g x tolerance", S->N,
                       order, t, wd);
@@ -435,8 +436,8 @@ static double theorem3(const lth_oppoint *op, int k) {
                         : 0.0;
       double rr = dz - LTH_JET_AT(az, 0, i, c) - LTH_JET_AT(f, 0, i, 0);
       res = fmax(res, fabs(rr));
-      size = fmax(size, fmax(fabs(dz), fmax(fabs(LTH_JET_AT(az, 0, i, c)),
-                                            fabs(LTH_JET_AT(f, 0, i, 0)))));
+      size = fmax(
+          size, fmax(fabs(dz), fmax(fabs(LTH_JET_AT(az, 0, i, c)), fabs(LTH_JET_AT(f, 0, i, 0)))));
     }
     worst = fmax(worst, res / fmax(size, 1.0));
   }
@@ -472,8 +473,8 @@ static double projectors(const lth_oppoint *op) {
   TU_ASSERT_OK(lth_oppoint_apply_A(op, zx, az, NULL));
   lth_jet ar = lth_jet_view(az, m, 0, nr, 2);
   ar.order = 0;
-  worst = fmax(worst, maxabs(&ar) / fmax(1.0, maxabs(zx) * maxabs(az)) / DBL_EPSILON /
-                          in->cond_chain);
+  worst =
+      fmax(worst, maxabs(&ar) / fmax(1.0, maxabs(zx) * maxabs(az)) / DBL_EPSILON / in->cond_chain);
   lth_jet *l[] = {x, p1, p2, zx, az};
   for (int i = 0; i < 5; i++) lth_jet_free(l[i]);
   return worst;
@@ -494,8 +495,8 @@ START_TEST(test_stokes_theorem3) {
       ck_assert_msg(lth_opdecomp_at(ws, t, op, &err) == LTH_OK, "%s", err.message);
       tu_seed(100 + (uint64_t)(N * 3 + k));
       double r3 = theorem3(op, 4), rp = projectors(op);
-      ck_assert_msg(r3 <= 1e3, "N %d t %g: Theorem 1 or 3 residual %.3g eps x amplification", N,
-                    t, r3);
+      ck_assert_msg(r3 <= 1e3, "N %d t %g: Theorem 1 or 3 residual %.3g eps x amplification", N, t,
+                    r3);
       ck_assert_msg(rp <= 1e3, "N %d t %g: projector identity off by %.3g eps", N, t, rp);
       w3 = fmax(w3, r3), wp = fmax(wp, rp);
     }
@@ -505,8 +506,10 @@ START_TEST(test_stokes_theorem3) {
     lth_system_free(sys);
     st_free(S);
   }
-  fprintf(stderr, "Stokes, sparse Pi: Theorems 1 and 3 <= %.3g eps x amplification, "
-                  "projectors <= %.3g eps\n", w3, wp);
+  fprintf(stderr,
+          "Stokes, sparse Pi: Theorems 1 and 3 <= %.3g eps x amplification, "
+          "projectors <= %.3g eps\n",
+          w3, wp);
 }
 END_TEST
 
