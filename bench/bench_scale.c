@@ -26,8 +26,15 @@
  * max |G x - g| (the index-1 form does not keep the position constraint).
  *
  *   bench_scale [--sizes N1,N2,...] [--links M] [--lth-max S] [--rtol R] [--quick]
+ *   bench_scale --stokes G1,G2,... [--lth-max S] [--ida-max S] [--rtol R] [--cpu-max SEC]
  *
- * --quick: n = 50, m = 2, every tool, errors below 1e-5 (the smoke test). */
+ * --stokes: instead of the chain, the Stokes-type case of index 2 with
+ * n_r ~ s/3 on grids of G x G cells (bench/scale_stokes.c; s = 2 G (G + 1)
+ * + G^2), the operator form with the sparse factorization of Pi, and with
+ * the dense one up to --lth-max, IDA up to --ida-max (default: every size);
+ * each tool stopped after --cpu-max seconds of CPU (default 600).
+ * --quick: n = 50, m = 2, every tool, errors below 1e-5 (the smoke test),
+ * then the Stokes case on an 8 x 8 grid the same way. */
 #define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #include <ida/ida.h>
@@ -49,6 +56,7 @@
 #include "lth/opdecomp.h"
 #include "lth/opivp.h"
 #include "lth/system.h"
+#include "scale_stokes.h"
 
 #define NOUT 20
 
@@ -609,6 +617,9 @@ int main(int argc, char **argv) {
   setenv("OPENBLAS_NUM_THREADS", "1", 1);
   app_blas_setup(); /* one BLAS thread whatever the size: the comparison is on one core */
   int sizes[16] = {500, 5000, 50000}, ns = 3, m = 5, lth_max = 1000, quick = 0;
+  int grids[16], ng = 0;
+  double cpu_max = 600;
+  int ida_max = 1 << 30;
   double rtol = 1e-8;
   for (int a = 1; a < argc; a++) {
     if (!strcmp(argv[a], "--quick")) {
@@ -619,6 +630,15 @@ int main(int argc, char **argv) {
       lth_max = atoi(argv[++a]);
     } else if (!strcmp(argv[a], "--rtol") && a + 1 < argc) {
       rtol = atof(argv[++a]);
+    } else if (!strcmp(argv[a], "--stokes") && a + 1 < argc) {
+      for (char *p = argv[++a]; *p && ng < 16;) {
+        grids[ng++] = (int)strtol(p, &p, 10);
+        if (*p == ',') p++;
+      }
+    } else if (!strcmp(argv[a], "--ida-max") && a + 1 < argc) {
+      ida_max = atoi(argv[++a]);
+    } else if (!strcmp(argv[a], "--cpu-max") && a + 1 < argc) {
+      cpu_max = atof(argv[++a]);
     } else if (!strcmp(argv[a], "--sizes") && a + 1 < argc) {
       ns = 0;
       for (char *p = argv[++a]; *p && ns < 16;) {
@@ -627,10 +647,12 @@ int main(int argc, char **argv) {
       }
     } else {
       fprintf(stderr, "usage: bench_scale [--sizes N1,N2,...] [--links M] [--lth-max S] "
-                      "[--rtol R] [--quick]\n");
+                      "[--rtol R] [--quick]\n       bench_scale --stokes G1,G2,... "
+                      "[--lth-max S] [--ida-max S] [--rtol R] [--cpu-max SEC]\n");
       return 2;
     }
   }
+  if (ng > 0 && !quick) return stokes_bench(grids, ng, rtol, lth_max, ida_max, cpu_max, 0);
   if (quick) sizes[0] = 50, ns = 1, m = 2;
   printf("# index-3 chain on [0, 1], rtol = atol = %g, one core; error max over %d times, "
          "drift max |G x - g|\n",
@@ -676,6 +698,10 @@ int main(int argc, char **argv) {
     free(tr.s);
     free(tr.c);
   }
-  if (quick) printf(bad ? "bench_scale --quick: FAILED\n" : "bench_scale --quick: ok\n");
+  if (quick) {
+    int eight = 8;
+    bad = stokes_bench(&eight, 1, rtol, lth_max, 1 << 30, 60, 1) || bad;
+    printf(bad ? "bench_scale --quick: FAILED\n" : "bench_scale --quick: ok\n");
+  }
   return bad;
 }

@@ -16,6 +16,9 @@ set(LTH_PC_RPATH AUTO CACHE STRING
 set_property(CACHE LTH_PC_RPATH PROPERTY STRINGS AUTO ON OFF)
 
 set(_lth_pc_libs -lgsl ${LTH_LAPACKE_STATIC_LDFLAGS} ${LTH_OPENBLAS_STATIC_LDFLAGS})
+if(LTH_HAVE_KLU) # the operator form's sparse Pi (SuiteSparse KLU and its orderings)
+  list(INSERT _lth_pc_libs 0 -lklu -lamd -lcolamd -lbtf -lsuitesparseconfig)
+endif()
 if(LTH_HAVE_CVODE) # lth_opivp_solve (libsundials_cvode.a is self-contained)
   list(INSERT _lth_pc_libs 0 -lsundials_cvode)
 endif()

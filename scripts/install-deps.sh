@@ -17,6 +17,9 @@ pkgs+=(libmatio-dev python3-scipy)
 # the integrator of large sparse systems (lth_opivp_solve: SUNDIALS CVODE; the library
 # builds without it and that solver then refuses), and the benchmarks' peer, IDA
 pkgs+=(libsundials-dev)
+# the sparse factorization of a large Pi in the operator form (SuiteSparse KLU; the
+# library builds without it and then factors Pi densely)
+pkgs+=(libsuitesparse-dev)
 # `pip install --no-build-isolation ./python` into a venv, offline
 # (scripts/check-python-install.sh): venv with its pip, setuptools, wheel
 pkgs+=(python3-venv python3-pip python3-setuptools python3-wheel)

@@ -15,6 +15,13 @@
  * refuses the point (LTH_ECOND). */
 #define LTH_DEFAULT_COND_MAX 1e12
 
+/* The operator form of index 2 (include/lth/opdecomp.h, lth_opsys_set_pi_factor,
+ * LTH_OP_PI_AUTO) factors Pi sparsely (SuiteSparse KLU, no thin dense factors)
+ * from this n_r on, densely below it.  On bench_scale's Stokes-type grids one
+ * decomposition with KLU is 4x faster at n_r = 16 and 100x at n_r = 324
+ * (docs/performance.md); below 16 the thin factors cost little either way. */
+#define LTH_DEFAULT_OP_SPARSE_PI_NR 16
+
 /* Local error tolerances of the reduced ODE's integrator (lth_ivp_opts,
  * lth_bvp_opts.ivp, lth_lqr_opts.ivp): relative and absolute. */
 #define LTH_DEFAULT_RTOL 1e-10

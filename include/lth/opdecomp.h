@@ -20,8 +20,9 @@
  * on the state space, so compare Ahat (I - P) and G, not Ahat and Bhat.
  *
  * Pi (n_r x n_r) is factored densely by LAPACK: the path is for n_r up to a
- * few hundred.  (A sparse factorization of Pi for large n_r, e.g. through
- * SuiteSparse, is not here yet.)
+ * few hundred.  For index 2 with large n_r (a discretised Stokes problem,
+ * n_r ~ s/3) Pi is factored sparsely instead and the thin factors become
+ * operators (lth_opsys_set_pi_factor): memory O(nnz(A) K + nnz(LU of Pi)).
  *
  * Vectors and thin matrices are lth_jet (column-major with a leading
  * dimension; a plain vector is a jet of order 0 with one column).  Every
@@ -78,6 +79,24 @@ lth_status lth_opsys_set_f(lth_opsys *sys, int i, lth_op_fill_fn fn, void *ctx, 
  * forcing, B u + f with inputs.  sys must outlive the result. */
 lth_opsys *lth_opsys_from_system(const lth_system *sys, lth_error *err);
 
+/* How the points of sys factor Pi (n_r x n_r).  LTH_OP_PI_DENSE: LAPACK, with
+ * the thin dense factors L_i, S_i (s x n_r per order): for n_r up to a few
+ * hundred.  LTH_OP_PI_SPARSE: index 2 only, SuiteSparse KLU on the sparse
+ * pattern of Pi = A_21 A_12, with L = A_12 and S = Pi^{-1} A_21 applied as
+ * operators (nothing s x n_r or n_r x n_r dense; memory O(nnz(A) K +
+ * nnz(LU of Pi))).  LTH_OP_PI_AUTO (the default): sparse for index 2 when
+ * n_r >= LTH_DEFAULT_OP_SPARSE_PI_NR and the library has KLU, else dense.
+ * Both give the same results to rounding.  LTH_EINVAL for LTH_OP_PI_SPARSE
+ * at an index other than 2 or in a library built without KLU (CMake option
+ * LTH_SUITESPARSE).  Set it before allocating points and workspaces: each keeps the
+ * choice it was allocated with. */
+typedef enum lth_op_pi_factor {
+  LTH_OP_PI_AUTO = 0,
+  LTH_OP_PI_DENSE = 1,
+  LTH_OP_PI_SPARSE = 2
+} lth_op_pi_factor;
+lth_status lth_opsys_set_pi_factor(lth_opsys *sys, lth_op_pi_factor how, lth_error *err);
+
 int lth_opsys_index(const lth_opsys *sys);
 int lth_opsys_size(const lth_opsys *sys);      /* s */
 int lth_opsys_state_dim(const lth_opsys *sys); /* m = s - n_r */
@@ -97,7 +116,9 @@ typedef struct lth_opinfo {
   double cond_pi, cond_chain, pi_inv_norm, chain_norm, cond_interval;
   int pi_sign;
   double amplification; /* a priori cond_interval^(r-1) (see lth_opdecomp_at) */
-  size_t bytes;         /* memory of the point's jets */
+  size_t bytes;         /* memory of the point's jets (and of Pi's sparse LU at t) */
+  int sparse_pi;        /* 1: Pi factored sparsely (lth_opsys_set_pi_factor) */
+  size_t pi_factor_nnz; /* the sparse LU's entries at t (0 on the dense path) */
 } lth_opinfo;
 
 typedef struct lth_oppoint lth_oppoint;

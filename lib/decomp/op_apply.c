@@ -5,6 +5,7 @@
 #include "lth/opdecomp.h"
 
 #include "op_impl.h"
+#include "op_sparsepi.h"
 
 static int imin(int a, int b) { return a < b ? a : b; }
 
@@ -117,8 +118,8 @@ static lth_status P_minus(const lth_oppoint *pt, const lth_jet *x, lth_jet *y, l
 lth_status lth_oppoint_apply_P(const lth_oppoint *pt, int minus, const lth_jet *x, lth_jet *y,
                                lth_error *err) {
   int m = pt->sys->m;
-  return by_chunks(pt, x, y, m, m, pt->info.order, minus ? P_minus : P_plus,
-                   minus ? "(I - P) x" : "P x", err);
+  chunk_fn f = pt->sp ? (minus ? op_sparsepi_IP : op_sparsepi_P) : (minus ? P_minus : P_plus);
+  return by_chunks(pt, x, y, m, m, pt->info.order, f, minus ? "(I - P) x" : "P x", err);
 }
 
 /* ---- Ahat: Y_i x = sum_{k>=i-1} A_ik x_k + sum_{j>=i} F_ij (C_j x) + L_i (D_i x) ---- */
@@ -155,7 +156,8 @@ static lth_status Ahat_chunk(const lth_oppoint *pt, const lth_jet *x, lth_jet *y
 lth_status lth_oppoint_apply_Ahat(const lth_oppoint *pt, const lth_jet *x, lth_jet *y,
                                   lth_error *err) {
   int m = pt->sys->m;
-  return by_chunks(pt, x, y, m, m, pt->info.order, Ahat_chunk, "Ahat x", err);
+  return by_chunks(pt, x, y, m, m, pt->info.order, pt->sp ? op_sparsepi_Ahat : Ahat_chunk, "Ahat x",
+                   err);
 }
 
 /* ---- Bhat and G: w_i = L_i (C_i v), u = C_0 v ---- */
@@ -197,12 +199,14 @@ static lth_status G_chunk(const lth_oppoint *pt, const lth_jet *x, lth_jet *y, l
 
 lth_status lth_oppoint_apply_Bhat(const lth_oppoint *pt, const lth_jet *x, lth_jet *y,
                                   lth_error *err) {
-  return by_chunks(pt, x, y, pt->sys->m, pt->sys->s, pt->info.order, Bhat_chunk, "Bhat x", err);
+  return by_chunks(pt, x, y, pt->sys->m, pt->sys->s, pt->info.order,
+                   pt->sp ? op_sparsepi_Bhat : Bhat_chunk, "Bhat x", err);
 }
 
 lth_status lth_oppoint_apply_G(const lth_oppoint *pt, const lth_jet *x, lth_jet *y,
                                lth_error *err) {
-  return by_chunks(pt, x, y, pt->sys->m, pt->sys->s, pt->info.order, G_chunk, "G x", err);
+  return by_chunks(pt, x, y, pt->sys->m, pt->sys->s, pt->info.order,
+                   pt->sp ? op_sparsepi_G : G_chunk, "G x", err);
 }
 
 /* ---- A itself ---- */

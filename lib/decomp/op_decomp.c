@@ -10,6 +10,7 @@
 #include "lth/conditioning.h"
 #include "lth/defaults.h"
 #include "op_impl.h"
+#include "op_sparsepi.h"
 #include "refusal.h"
 #include "system/pi_text.h"
 
@@ -56,7 +57,8 @@ static size_t jet_bytes(const lth_jet *J) {
 
 static lth_status point_jets(lth_oppoint *pt, lth_error *err) {
   const lth_opsys *sys = pt->sys;
-  int r = sys->r, nr = sys->nr, K = pt->K, W = pt->W;
+  /* the sparse-Pi path (op_sparsepi.h) uses no thin factor: one row each */
+  int r = sys->r, nr = op_sparsepi_on(sys) ? 1 : sys->nr, K = pt->K, W = pt->W;
   lth_status st = LTH_OK;
   for (int k = 0; k < r * r && st == LTH_OK; k++) {
     const op_block *b = &sys->A[k];
@@ -174,6 +176,15 @@ lth_oppoint *lth_oppoint_alloc(const lth_opsys *sys, int order, int max_cols, lt
     return NULL;
   }
   point_bytes(pt);
+  if (op_sparsepi_on(sys)) {
+    pt->sp = op_sparsepi_alloc(pt, err);
+    if (!pt->sp) {
+      lth_oppoint_free(pt);
+      return NULL;
+    }
+    pt->info.bytes += op_sparsepi_bytes(pt->sp);
+    pt->info.sparse_pi = 1;
+  }
   return pt;
 }
 
@@ -196,6 +207,7 @@ void lth_oppoint_free(lth_oppoint *pt) {
   free(pt->cb);
   free(pt->ucol);
   free(pt->upos);
+  op_sparsepi_free(pt->sp);
   free(pt->A);
   free(pt->F);
   free(pt);
@@ -332,7 +344,8 @@ lth_opdecomp_ws *lth_opdecomp_ws_alloc(const lth_opsys *sys, int out_order, lth_
   if (check_chain(sys, err) != LTH_OK) {
     return NULL;
   }
-  int r = sys->r, nr = sys->nr, K = out_order + r - 1;
+  /* the sparse-Pi path (op_sparsepi.h) uses only the scratch of op_eval */
+  int r = sys->r, nr = op_sparsepi_on(sys) ? 1 : sys->nr, K = out_order + r - 1;
   lth_opdecomp_ws *ws = calloc(1, sizeof *ws);
   int ok = ws != NULL;
   if (ok) {
@@ -799,8 +812,16 @@ lth_status lth_opdecomp_at(lth_opdecomp_ws *ws, double t, lth_oppoint *pt, lth_e
                          "another system)",
                          pt->info.order, ws->out_order);
   }
+  if (!pt->sp && ws->Pinv.rows != ws->sys->nr) {
+    return lth_error_set(err, LTH_EINVAL,
+                         "a point with a dense Pi from a workspace for a sparse "
+                         "one (lth_opsys_set_pi_factor between the two)");
+  }
   pt->info.t = NAN;
   lth_status st = op_eval(ws->sys, t, pt->K, pt, ws->work, err);
+  if (pt->sp) {
+    return op_sparsepi_at(pt, t, st, ws->cond_max, ws->scale, err);
+  }
   if (st == LTH_OK) st = chains(ws, pt, t, err);
   if (st == LTH_OK) st = thin_pieces(ws, pt, err);
   if (st == LTH_OK) st = start(ws, pt, err);

@@ -57,6 +57,7 @@ struct lth_opsys {
   op_block *A;  /* A[(i-1) + r (j-1)] */
   op_fblock *f; /* f[i-1] */
   int has_src;  /* some block or f is a dense source */
+  lth_op_pi_factor pi_factor; /* lth_opsys_set_pi_factor (op_sparsepi.c) */
 };
 
 /* The value jets of one sparse block at a point: coefficient k of entry p
@@ -91,6 +92,7 @@ struct lth_oppoint {
   int Wc, compact; /* compact: Wc < W */
   int *cb, *ucol, *upos;
   lth_jet *xg; /* Wc x max_cols: an apply's argument at the rows ucol */
+  struct op_sparsepi *sp; /* the sparse-Pi path (op_sparsepi.h), else NULL */
 };
 
 /* ---- sparse jet kernels (lib/decomp/op_sparse.c) ----
