@@ -557,6 +557,9 @@ static void run_lth_op(const chain *C, double rtol, result *R) {
   lth_opivp_opts_init(&o);
   o.rtol = rtol;
   o.atol = rtol;
+  /* BENCH_SCALE_PREC=0|1: the preconditioner forced off or on (default: lth's choice) */
+  const char *pe = getenv("BENCH_SCALE_PREC");
+  if (pe && *pe) o.precondition = atoi(pe) ? LTH_OPIVP_PREC_ON : LTH_OPIVP_PREC_OFF;
   lth_opivp_result *res = NULL;
   lth_error err;
   lth_error_clear(&err);

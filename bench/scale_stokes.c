@@ -231,7 +231,7 @@ static lth_opsys *stokes_opsys(const stokes *S, sblk *b, lth_op_pi_factor how) {
 
 typedef struct sres {
   double cpu, err, drift, pdrift, decomp_share;
-  size_t steps, rhs, decomps;
+  size_t steps, rhs, decomps, lin, psetups;
   long rss_kb;
   int ok;
   double pt_ms, pt_mb; /* one decomposition: time, the point's memory */
@@ -293,12 +293,16 @@ static void run_lth_op(const stokes *S, double rtol, lth_op_pi_factor how, sres 
   lth_opivp_opts_init(&o);
   o.rtol = rtol;
   o.atol = rtol;
+  /* BENCH_SCALE_PREC=0|1: the preconditioner forced off or on (default: lth's choice) */
+  const char *pe = getenv("BENCH_SCALE_PREC");
+  if (pe && *pe) o.precondition = atoi(pe) ? LTH_OPIVP_PREC_ON : LTH_OPIVP_PREC_OFF;
   lth_opivp_result *res = NULL;
   R->ok = R->ok && lth_opivp_solve(sys, 0.0, z0, times, NOUT, &o, &res, &err) == LTH_OK;
   if (!R->ok) fprintf(stderr, "lth (operator form): %s\n", sys ? err.message : "no system");
   for (int k = 0; R->ok && k < NOUT; k++) account(S, times[k], res->z + (size_t)k * S->s, R);
   if (R->ok) {
     R->steps = res->steps, R->rhs = res->rhs_evals, R->decomps = res->decomps;
+    R->lin = res->lin_iters, R->psetups = res->preconditioned ? res->prec_setups : 0;
     R->pdrift = res->drift_rel;
     R->decomp_share = res->seconds_decomp / fmax(res->seconds_total, 1e-12);
   }
@@ -451,9 +455,11 @@ static void row(int s, int nr, const char *tool, const sres *R, double ida_cpu) 
   else if (ida_cpu < 0)
     printf(" %7s", "-");
   if (ida_cpu != 0)
-    printf("  steps %zu, rhs %zu (decompositions %.0f%%), one point %.2f ms %.1f MB "
+    printf("  steps %zu, rhs %zu (decompositions %.0f%%), GMRES iterations %zu, "
+           "preconditioner factorizations %zu, one point %.2f ms %.1f MB "
            "(LU of Pi: %zu entries), max |P v|/|v| %.1e\n",
-           R->steps, R->rhs, 100 * R->decomp_share, R->pt_ms, R->pt_mb, R->lu_nnz, R->pdrift);
+           R->steps, R->rhs, 100 * R->decomp_share, R->lin, R->psetups, R->pt_ms, R->pt_mb,
+           R->lu_nnz, R->pdrift);
   else
     printf(" %7s  steps %zu\n", "", R->steps);
   fflush(stdout);

@@ -70,6 +70,10 @@
  * steps per output interval before it gives up (LTH_EINTEG naming t). */
 #define LTH_DEFAULT_OPIVP_MAX_STEPS 1000000
 
+/* lth_opivp_solve preconditions BDF's GMRES (LTH_OPIVP_PREC_AUTO, a library
+ * with SuiteSparse KLU) from this state dimension m on.  PLACEHOLDER */
+#define LTH_DEFAULT_OPIVP_PREC_M 200
+
 /* The tools' automatic choice between the dense path (lth_decomp_at,
  * lth_ivp_solve: s x s matrices) and the operator path (lth_opdecomp_at,
  * lth_opivp_solve: O(nnz(A) + s n_r) per point): the operator path from this

@@ -172,6 +172,21 @@ lth_status lth_oppoint_apply_Bhat(const lth_oppoint *pt, const lth_jet *x, lth_j
 lth_status lth_oppoint_apply_G(const lth_oppoint *pt, const lth_jet *x, lth_jet *y, lth_error *err);
 /* y = A(t) x (x, y s x k), the system's own matrix at t (for residuals). */
 lth_status lth_oppoint_apply_A(const lth_oppoint *pt, const lth_jet *x, lth_jet *y, lth_error *err);
+/* Block A_ij (1-based) of the system at the point's t, as stored: its
+ * pattern (the one the system was given: rows x cols, colptr[0..cols],
+ * rowind[0..nnz-1]) and the values at t, entry p at val[p] (the Taylor
+ * coefficient 0).  An absent block is rows x cols with nnz = 0 and NULL
+ * pointers.  The pointers are the point's, valid until its next
+ * decomposition.  LTH_EINVAL for i, j outside 1..r or a point without a
+ * decomposition.  (For building sparse approximations of Ahat, such as a
+ * preconditioner from A(t); lib/decomp/op_blocks.c.) */
+typedef struct lth_opblock {
+  int rows, cols, nnz;
+  const int *colptr, *rowind;
+  const double *val;
+} lth_opblock;
+lth_status lth_oppoint_block(const lth_oppoint *pt, int i, int j, lth_opblock *out,
+                             lth_error *err);
 /* g (m x 1), q (s x 1) and the forcing f (s x 1) at t into y (orders
  * min(pt's order, y's maxorder); f to the input order out_order + r - 1). */
 lth_status lth_oppoint_g(const lth_oppoint *pt, lth_jet *y, lth_error *err);

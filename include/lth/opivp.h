@@ -56,6 +56,21 @@ typedef enum lth_opivp_method {
   LTH_OPIVP_ADAMS = 1
 } lth_opivp_method;
 
+/* The preconditioner of BDF's Newton systems (I - gamma Ahat) x = b:
+ * M = I - gamma A_v(t), A_v the m x m leading part of A(t) (the blocks A_ij
+ * with i, j < r; for index 2 the block A_11), sparse, factored by SuiteSparse
+ * KLU at the set-ups CVODE asks for (lib/ivp/opivp_prec.c).  It keeps the
+ * GMRES iterations, and with them the steps, from growing with the mesh of a
+ * semi-discretisation (docs/performance.md, "At size: a Stokes-type case").
+ * AUTO (the default): on for BDF when m >= LTH_DEFAULT_OPIVP_PREC_M.  ON: on
+ * for BDF at any m.  Without KLU (CMake option LTH_SUITESPARSE) it is off
+ * whatever is asked (lth_opivp_result.preconditioned says which). */
+typedef enum lth_opivp_precond {
+  LTH_OPIVP_PREC_AUTO = 0,
+  LTH_OPIVP_PREC_OFF = 1,
+  LTH_OPIVP_PREC_ON = 2
+} lth_opivp_precond;
+
 typedef struct lth_opivp_opts {
   lth_opivp_method method; /* LTH_OPIVP_BDF (default) or LTH_OPIVP_ADAMS */
   double rtol, atol;       /* CVODE's local error control of v (0: LTH_DEFAULT_RTOL, _ATOL) */
@@ -70,6 +85,7 @@ typedef struct lth_opivp_opts {
    * lth_ivp_opts.progress) */
   void (*progress)(void *ctx, double t, double t_end);
   void *progress_ctx;
+  lth_opivp_precond precondition; /* BDF: LTH_OPIVP_PREC_AUTO (default), _OFF, _ON */
 } lth_opivp_opts;
 
 void lth_opivp_opts_init(lth_opivp_opts *opts);
@@ -86,6 +102,8 @@ typedef struct lth_opivp_result {
   int projected;      /* 1 if z0 was inconsistent and opts.project accepted it */
   size_t steps, rhs_evals, decomps, jv_evals, lin_iters, projections;
   double seconds_total, seconds_decomp; /* wall clock; decomp: the decompositions */
+  int preconditioned;   /* 1 if GMRES was preconditioned (lth_opivp_precond) */
+  size_t prec_setups;   /* factorizations of the preconditioner */
 } lth_opivp_result;
 
 /* 1 if the library was built with CVODE (lth_opivp_solve works), else 0. */

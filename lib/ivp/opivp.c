@@ -207,6 +207,11 @@ static lth_status check_args(const lth_opsys *sys, double t0, const double *z0, 
   if (o->method != LTH_OPIVP_BDF && o->method != LTH_OPIVP_ADAMS) {
     return lth_error_set(err, LTH_EINVAL, "lth_opivp_solve: unknown method %d", (int)o->method);
   }
+  if (o->precondition != LTH_OPIVP_PREC_AUTO && o->precondition != LTH_OPIVP_PREC_OFF &&
+      o->precondition != LTH_OPIVP_PREC_ON) {
+    return lth_error_set(err, LTH_EINVAL, "lth_opivp_solve: unknown precondition %d",
+                         (int)o->precondition);
+  }
   if (!(o->rtol >= 0) || !(o->atol >= 0) || o->krylov_dim < 0 || !(o->cond_max >= 0)) {
     return lth_error_set(err, LTH_EINVAL,
                          "lth_opivp_solve: rtol, atol, krylov_dim and cond_max must be >= 0");

@@ -18,12 +18,14 @@
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 #include "opivp_impl.h"
+#include "opivp_prec.h"
 
 typedef struct cv_run {
   opivp_ctx *c;
   char msg[256]; /* CVODE's last error message */
   int has_msg;
   double *tmp; /* m: the projected error estimate */
+  opivp_prec *prec; /* BDF's preconditioner (opivp_prec.h), or NULL */
 } cv_run;
 
 /* ---- vector kernels ----
@@ -142,6 +144,25 @@ static int cv_project(double t, N_Vector ycur, N_Vector corr, double eps, N_Vect
   return 0;
 }
 
+/* The preconditioner's set-up and solve (opivp_prec.h), applied on the right:
+ * SPGMR's test stays on the Newton system's own residual. */
+static int cv_psetup(double t, N_Vector y, N_Vector fy, sunbooleantype jok, sunbooleantype *jcur,
+                     double gamma, void *ud) {
+  (void)y, (void)fy;
+  cv_run *run = ud;
+  int taken = 0;
+  int f = opivp_prec_setup(run->prec, run->c, t, jok, gamma, &taken);
+  *jcur = taken ? SUNTRUE : SUNFALSE;
+  return f;
+}
+
+static int cv_psolve(double t, N_Vector y, N_Vector fy, N_Vector r, N_Vector z, double gamma,
+                     double delta, int lr, void *ud) {
+  (void)y, (void)fy, (void)gamma, (void)delta, (void)lr;
+  cv_run *run = ud;
+  return opivp_prec_solve(run->prec, run->c, t, N_VGetArrayPointer(r), N_VGetArrayPointer(z));
+}
+
 /* The status of a failed CVode call: the decomposition's refusal if a
  * callback recorded one, else CVODE's own message naming t. */
 static lth_status cv_failure(cv_run *run, void *mem, int flag, double tout, lth_error *err) {
@@ -179,10 +200,15 @@ static int cv_setup(void *mem, cv_run *run, double t0, N_Vector y, SUNContext sc
   if (f >= 0) f = CVodeSetMaxNumSteps(mem, (long)o->max_steps);
   if (f < 0) return f;
   if (o->method == LTH_OPIVP_BDF) {
-    *LS = SUNLinSol_SPGMR(y, SUN_PREC_NONE, o->krylov_dim, sctx);
+    if (opivp_prec_wanted(run->c)) {
+      /* its pattern is the point's: decompose at t0 (cached) first */
+      if (opivp_at(run->c, t0) != LTH_OK || !(run->prec = opivp_prec_alloc(run->c))) return -1;
+    }
+    *LS = SUNLinSol_SPGMR(y, run->prec ? SUN_PREC_RIGHT : SUN_PREC_NONE, o->krylov_dim, sctx);
     if (!*LS) return -1;
     f = CVodeSetLinearSolver(mem, *LS, NULL);
     if (f >= 0) f = CVodeSetJacTimes(mem, NULL, cv_jtimes);
+    if (f >= 0 && run->prec) f = CVodeSetPreconditioner(mem, cv_psetup, cv_psolve);
     if (f >= 0) f = CVodeSetProjFn(mem, cv_project);
   } else {
     *NLS = SUNNonlinSol_FixedPoint(y, 0, sctx);
@@ -250,6 +276,8 @@ lth_status opivp_integrate(opivp_ctx *c, double t0, const double *v0, const doub
     }
   }
   counters(mem, res);
+  res->preconditioned = run.prec != NULL;
+  res->prec_setups = opivp_prec_setups(run.prec);
 done:
   if (mem) CVodeFree(&mem);
   if (LS) SUNLinSolFree(LS);
@@ -257,6 +285,7 @@ done:
   if (y) N_VDestroy(y);
   if (sctx) SUNContext_Free(&sctx);
   free(run.tmp);
+  opivp_prec_free(run.prec);
   return st;
 }
 #else
