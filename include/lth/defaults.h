@@ -71,8 +71,12 @@
 #define LTH_DEFAULT_OPIVP_MAX_STEPS 1000000
 
 /* lth_opivp_solve preconditions BDF's GMRES (LTH_OPIVP_PREC_AUTO, a library
- * with SuiteSparse KLU) from this state dimension m on.  PLACEHOLDER */
-#define LTH_DEFAULT_OPIVP_PREC_M 200
+ * with SuiteSparse KLU) when the interval is stiff: ||A_v(t0)||_1 |t_end - t0|
+ * at least this, A_v the m x m leading part of A (the block A_11 at index 2).
+ * On bench_scale's Stokes case (||A_11||_1 = 8 nu N^2) it pays from N ~ 12
+ * (1.2e3; at N = 8, 5e2, it is even) and gives 5x at N = 48; on its index-3
+ * chain (about 40) it would cost a third more (docs/performance.md). */
+#define LTH_DEFAULT_OPIVP_PREC_STIFF 1e3
 
 /* The tools' automatic choice between the dense path (lth_decomp_at,
  * lth_ivp_solve: s x s matrices) and the operator path (lth_opdecomp_at,

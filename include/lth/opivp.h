@@ -62,8 +62,12 @@ typedef enum lth_opivp_method {
  * KLU at the set-ups CVODE asks for (lib/ivp/opivp_prec.c).  It keeps the
  * GMRES iterations, and with them the steps, from growing with the mesh of a
  * semi-discretisation (docs/performance.md, "At size: a Stokes-type case").
- * AUTO (the default): on for BDF when m >= LTH_DEFAULT_OPIVP_PREC_M.  ON: on
- * for BDF at any m.  Without KLU (CMake option LTH_SUITESPARSE) it is off
+ * AUTO (the default): on for BDF when the interval is stiff,
+ * ||A_v(t0)||_1 |t_end - t0| >= LTH_DEFAULT_OPIVP_PREC_STIFF (include/lth/
+ * defaults.h; where it is below, GMRES converges in about one iteration
+ * without it and the factorizations would cost more than they save).  ON: on
+ * for BDF whatever the norm.  The choice is one of speed: the answer is to
+ * the tolerance either way (GMRES's test is on the Newton system's residual).  Without KLU (CMake option LTH_SUITESPARSE) it is off
  * whatever is asked (lth_opivp_result.preconditioned says which). */
 typedef enum lth_opivp_precond {
   LTH_OPIVP_PREC_AUTO = 0,

@@ -190,7 +190,7 @@ static void counters(void *mem, lth_opivp_result *res) {
 
 /* CVODE set up for the method: BDF with matrix-free SPGMR and the projection,
  * or Adams with fixed-point iteration.  Returns a CVODE flag (< 0: failed). */
-static int cv_setup(void *mem, cv_run *run, double t0, N_Vector y, SUNContext sctx,
+static int cv_setup(void *mem, cv_run *run, double t0, double t_end, N_Vector y, SUNContext sctx,
                     SUNLinearSolver *LS, SUNNonlinearSolver *NLS) {
   const lth_opivp_opts *o = &run->c->o;
   int f = CVodeSetErrHandlerFn(mem, cv_errors, run);
@@ -200,7 +200,7 @@ static int cv_setup(void *mem, cv_run *run, double t0, N_Vector y, SUNContext sc
   if (f >= 0) f = CVodeSetMaxNumSteps(mem, (long)o->max_steps);
   if (f < 0) return f;
   if (o->method == LTH_OPIVP_BDF) {
-    if (opivp_prec_wanted(run->c)) {
+    if (opivp_prec_wanted(run->c, t0, t_end)) {
       /* its pattern is the point's: decompose at t0 (cached) first */
       if (opivp_at(run->c, t0) != LTH_OK || !(run->prec = opivp_prec_alloc(run->c))) return -1;
     }
@@ -239,7 +239,7 @@ lth_status opivp_integrate(opivp_ctx *c, double t0, const double *v0, const doub
   }
   double *Y = N_VGetArrayPointer(y);
   memcpy(Y, v0, (size_t)c->m * sizeof(double));
-  int f = cv_setup(mem, &run, t0, y, sctx, &LS, &NLS);
+  int f = cv_setup(mem, &run, t0, times[n - 1], y, sctx, &LS, &NLS);
   if (f < 0) {
     st = cv_failure(&run, mem, f, t0, err);
     goto done;

@@ -36,6 +36,7 @@
  * opivp_prec_wanted says 0. */
 #include "opivp_prec.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,9 +64,34 @@ struct opivp_prec {
   size_t setups;
 };
 
-int opivp_prec_wanted(const opivp_ctx *c) {
+/* ||A_v(t)||_1 from the cached point's blocks. */
+static double av_norm1(const opivp_ctx *c) {
+  int r = lth_opsys_index(c->sys);
+  double *col = calloc((size_t)c->m, sizeof(double)), nrm = 0.0;
+  if (!col) return 0.0;
+  for (int i = 1; i < r; i++) {
+    for (int j = 1; j < r; j++) {
+      lth_opblock b;
+      if (lth_oppoint_block(c->pt, i, j, &b, NULL) != LTH_OK || b.nnz == 0) continue;
+      int j0 = lth_opsys_block_offset(c->sys, j);
+      for (int jj = 0; jj < b.cols; jj++) {
+        for (int q = b.colptr[jj]; q < b.colptr[jj + 1]; q++) col[j0 + jj] += fabs(b.val[q]);
+      }
+    }
+  }
+  for (int k = 0; k < c->m; k++) nrm = fmax(nrm, col[k]);
+  free(col);
+  return nrm;
+}
+
+int opivp_prec_wanted(opivp_ctx *c, double t0, double t_end) {
   if (c->o.method != LTH_OPIVP_BDF || c->o.precondition == LTH_OPIVP_PREC_OFF) return 0;
-  return c->o.precondition == LTH_OPIVP_PREC_ON || c->m >= LTH_DEFAULT_OPIVP_PREC_M;
+  if (c->o.precondition == LTH_OPIVP_PREC_ON) return 1;
+  /* AUTO: stiff on the interval, ||A_v(t0)||_1 |t_end - t0| at least the
+   * threshold (a choice of speed only: either way the answer is to the
+   * tolerance) */
+  if (opivp_at(c, t0) != LTH_OK) return 0;
+  return av_norm1(c) * fabs(t_end - t0) >= LTH_DEFAULT_OPIVP_PREC_STIFF;
 }
 
 void opivp_prec_free(opivp_prec *p) {
@@ -254,8 +280,8 @@ size_t opivp_prec_setups(const opivp_prec *p) { return p ? p->setups : 0; }
 
 #else
 /* Without KLU (or CVODE) there is no preconditioner. */
-int opivp_prec_wanted(const opivp_ctx *c) {
-  (void)c;
+int opivp_prec_wanted(opivp_ctx *c, double t0, double t_end) {
+  (void)c, (void)t0, (void)t_end;
   return 0;
 }
 opivp_prec *opivp_prec_alloc(opivp_ctx *c) {

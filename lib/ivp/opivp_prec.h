@@ -9,9 +9,10 @@
 typedef struct opivp_prec opivp_prec;
 
 /* 1 if c's options and the library call for the preconditioner: BDF, a
- * library with KLU, and opts.precondition ON, or AUTO with m at least
- * LTH_DEFAULT_OPIVP_PREC_M. */
-int opivp_prec_wanted(const opivp_ctx *c);
+ * library with KLU, and opts.precondition ON, or AUTO on a stiff interval:
+ * ||A_v(t0)||_1 |t_end - t0| >= LTH_DEFAULT_OPIVP_PREC_STIFF (A_v below;
+ * decomposes at t0, cached).  A refusal there is left to the solve. */
+int opivp_prec_wanted(opivp_ctx *c, double t0, double t_end);
 /* The pattern of M = I - gamma A_v (A_v: the m x m leading part of A, blocks
  * i, j < r) and KLU's analysis of it, once.  NULL with c->fail set. */
 opivp_prec *opivp_prec_alloc(opivp_ctx *c);
