@@ -26,11 +26,13 @@
  * Why it cannot change the answer: with right preconditioning SPGMR's
  * stopping test is on the residual of the Newton system itself,
  * ||b - (I - gamma Ahat) x||, whatever T is, and CVODE's Newton and local
- * error tests are unchanged.  T is nonsingular when M and A_{r,r-1} M A_v's
- * constraint part are (Q M^{-1} x in range(P) for x in range(Q) means
- * A21 M A12 p = 0 at index 2; at gamma = 0 that is Pi); were it singular
- * GMRES would stall and CVODE retry with a smaller step, where T tends to
- * I.  A singular M is a recoverable set-up failure: CVODE changes the step.
+ * error tests are unchanged: T decides how fast GMRES gets there, not where.
+ * T is nonsingular when M and A21 M A12 are (at index 2: Q M^{-1} x in
+ * range(P) = range(A12) for some x in range(Q) = null(A21) means
+ * A21 M A12 p = 0; at gamma = 0 that matrix is Pi); a singular or poor T
+ * only makes GMRES fail to converge, and CVODE then retries with a smaller
+ * step, where T tends to I.  A singular M is a recoverable set-up failure
+ * (CVODE changes the step).
  *
  * Without KLU (CMake option LTH_SUITESPARSE) there is no preconditioner and
  * opivp_prec_wanted says 0. */

@@ -851,6 +851,38 @@ START_TEST(test_precond_chain) {
 }
 END_TEST
 
+/* lth_oppoint_block, which the preconditioner reads A(t) through: the
+ * values at t are the fill callback's, an absent block is empty, and it
+ * refuses indices outside 1..r and a point without a decomposition. */
+START_TEST(test_oppoint_block) {
+  pstokes S;
+  ps_build(&S);
+  lth_opsys *os = ps_opsys(&S);
+  lth_opdecomp_ws *ws = lth_opdecomp_ws_alloc(os, 0, NULL);
+  lth_oppoint *pt = lth_oppoint_alloc(os, 0, 1, NULL);
+  ck_assert(ws && pt);
+  lth_opblock b;
+  lth_error err;
+  ck_assert_int_eq(lth_oppoint_block(pt, 1, 1, &b, &err), LTH_EINVAL); /* not decomposed */
+  const double t = 0.7;
+  ck_assert_int_eq(lth_opdecomp_at(ws, t, pt, &err), LTH_OK);
+  ck_assert_int_eq(lth_oppoint_block(pt, 1, 1, &b, &err), LTH_OK);
+  ck_assert(b.rows == PS_N && b.cols == PS_N && b.nnz == S.cp11[PS_N]);
+  for (int p = 0; p < b.nnz; p++) {
+    ck_assert_int_eq(b.rowind[p], S.ri11[p]);
+    ck_assert_double_eq_tol(b.val[p], -ps_nu(t, 0) * S.k11[p], 1e-15 * fabs(S.k11[p]));
+  }
+  for (int e = 0; e <= PS_N; e++) ck_assert_int_eq(b.colptr[e], S.cp11[e]);
+  ck_assert_int_eq(lth_oppoint_block(pt, 2, 2, &b, &err), LTH_OK);
+  ck_assert(b.rows == PS_NR && b.cols == PS_NR && b.nnz == 0 && !b.val && !b.colptr);
+  ck_assert_int_eq(lth_oppoint_block(pt, 3, 1, &b, &err), LTH_EINVAL);
+  ck_assert_int_eq(lth_oppoint_block(pt, 1, 0, &b, &err), LTH_EINVAL);
+  lth_oppoint_free(pt);
+  lth_opdecomp_ws_free(ws);
+  lth_opsys_free(os);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("opivp");
   TCase *tc = tcase_create("core");
@@ -866,6 +898,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, test_bad_arguments);
     tcase_add_test(tc, test_precond_stokes);
     tcase_add_test(tc, test_precond_chain);
+    tcase_add_test(tc, test_oppoint_block);
   } else {
     tcase_add_test(tc, test_without_cvode);
   }
