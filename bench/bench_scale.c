@@ -34,7 +34,9 @@
  * the dense one up to --lth-max, IDA up to --ida-max (default: every size);
  * each tool stopped after --cpu-max seconds of CPU (default 600).
  * --quick: n = 50, m = 2, every tool, errors below 1e-5 (the smoke test),
- * then the Stokes case on an 8 x 8 grid the same way. */
+ * then the Stokes case on an 8 x 8 grid the same way.
+ * BENCH_SCALE_PREC=0|1 forces lth_opivp_solve's preconditioner off or on
+ * (lth_opivp_opts.precondition; default: its automatic choice). */
 #define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #include <ida/ida.h>

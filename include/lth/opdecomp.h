@@ -185,8 +185,7 @@ typedef struct lth_opblock {
   const int *colptr, *rowind;
   const double *val;
 } lth_opblock;
-lth_status lth_oppoint_block(const lth_oppoint *pt, int i, int j, lth_opblock *out,
-                             lth_error *err);
+lth_status lth_oppoint_block(const lth_oppoint *pt, int i, int j, lth_opblock *out, lth_error *err);
 /* g (m x 1), q (s x 1) and the forcing f (s x 1) at t into y (orders
  * min(pt's order, y's maxorder); f to the input order out_order + r - 1). */
 lth_status lth_oppoint_g(const lth_oppoint *pt, lth_jet *y, lth_error *err);

@@ -67,8 +67,9 @@ typedef enum lth_opivp_method {
  * defaults.h; where it is below, GMRES converges in about one iteration
  * without it and the factorizations would cost more than they save).  ON: on
  * for BDF whatever the norm.  The choice is one of speed: the answer is to
- * the tolerance either way (GMRES's test is on the Newton system's residual).  Without KLU (CMake option LTH_SUITESPARSE) it is off
- * whatever is asked (lth_opivp_result.preconditioned says which). */
+ * the tolerance either way (GMRES's test is on the Newton system's residual).  Without KLU (CMake
+ * option LTH_SUITESPARSE) it is off whatever is asked (lth_opivp_result.preconditioned says which).
+ */
 typedef enum lth_opivp_precond {
   LTH_OPIVP_PREC_AUTO = 0,
   LTH_OPIVP_PREC_OFF = 1,
@@ -106,8 +107,8 @@ typedef struct lth_opivp_result {
   int projected;      /* 1 if z0 was inconsistent and opts.project accepted it */
   size_t steps, rhs_evals, decomps, jv_evals, lin_iters, projections;
   double seconds_total, seconds_decomp; /* wall clock; decomp: the decompositions */
-  int preconditioned;   /* 1 if GMRES was preconditioned (lth_opivp_precond) */
-  size_t prec_setups;   /* factorizations of the preconditioner */
+  int preconditioned;                   /* 1 if GMRES was preconditioned (lth_opivp_precond) */
+  size_t prec_setups;                   /* factorizations of the preconditioner */
 } lth_opivp_result;
 
 /* 1 if the library was built with CVODE (lth_opivp_solve works), else 0. */

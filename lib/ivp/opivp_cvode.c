@@ -24,7 +24,7 @@ typedef struct cv_run {
   opivp_ctx *c;
   char msg[256]; /* CVODE's last error message */
   int has_msg;
-  double *tmp; /* m: the projected error estimate */
+  double *tmp;      /* m: the projected error estimate */
   opivp_prec *prec; /* BDF's preconditioner (opivp_prec.h), or NULL */
 } cv_run;
 

@@ -48,17 +48,17 @@
 #include <klu.h>
 
 struct opivp_prec {
-  int m, nnz;      /* M: m x m, nnz entries (A_v's pattern and the diagonal) */
-  int *colptr;     /* m + 1 */
-  int *rowind;     /* nnz, ascending in each column */
-  int *diag;       /* m: the position of M(j, j) */
-  int nblk;        /* the blocks of A_v that are set */
-  int *bi, *bj;    /* their indices (1-based) */
-  int *bstart;     /* nblk + 1: block k's entries at av[bstart[k] ..] */
-  int *map;        /* entry p of block k -> its position in M */
-  double *av;      /* A_v's values as last taken */
-  double *val;     /* M's values */
-  double *w, *pr;  /* m: scratch of the solve */
+  int m, nnz;     /* M: m x m, nnz entries (A_v's pattern and the diagonal) */
+  int *colptr;    /* m + 1 */
+  int *rowind;    /* nnz, ascending in each column */
+  int *diag;      /* m: the position of M(j, j) */
+  int nblk;       /* the blocks of A_v that are set */
+  int *bi, *bj;   /* their indices (1-based) */
+  int *bstart;    /* nblk + 1: block k's entries at av[bstart[k] ..] */
+  int *map;       /* entry p of block k -> its position in M */
+  double *av;     /* A_v's values as last taken */
+  double *val;    /* M's values */
+  double *w, *pr; /* m: scratch of the solve */
   int have_av;
   klu_common kc;
   klu_symbolic *ks;

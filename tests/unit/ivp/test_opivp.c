@@ -661,7 +661,8 @@ static int ps_fill11(void *ctx, double t, int order, double *val, size_t stride)
 static int ps_fill21(void *ctx, double t, int order, double *val, size_t stride) {
   const pstokes *S = ctx;
   for (int k = 0; k <= order && k < PS_K; k++)
-    for (int p = 0; p < S->cp21[PS_N]; p++) val[p + k * stride] = S->b21[p] * ps_w(S->col21[p], t, k);
+    for (int p = 0; p < S->cp21[PS_N]; p++)
+      val[p + k * stride] = S->b21[p] * ps_w(S->col21[p], t, k);
   return 0;
 }
 
@@ -771,10 +772,11 @@ START_TEST(test_precond_stokes) {
         ep = fmax(ep, zdiff(r[v]->z + (size_t)k * s + PS_N, ze + PS_N, PS_NR, scale));
       }
       if (getenv("OPIVP_VERBOSE"))
-        printf("stokes-type rtol %g precondition %d: error u %.2e p %.2e drift %.2e steps %zu lin %zu "
-               "setups %zu\n",
-               rtols[q], (int)how[v], err, ep, r[v]->drift_rel, r[v]->steps, r[v]->lin_iters,
-               r[v]->prec_setups);
+        printf(
+            "stokes-type rtol %g precondition %d: error u %.2e p %.2e drift %.2e steps %zu lin %zu "
+            "setups %zu\n",
+            rtols[q], (int)how[v], err, ep, r[v]->drift_rel, r[v]->steps, r[v]->lin_iters,
+            r[v]->prec_setups);
       ck_assert_msg(err <= GLOBAL_FACTOR * rtols[q], "rtol %g precondition %d: error %.2e",
                     rtols[q], (int)how[v], err);
       ck_assert_msg(ep <= GLOBAL_FACTOR * gain * rtols[q],
@@ -794,8 +796,8 @@ START_TEST(test_precond_stokes) {
     for (int v = 0; v < 3; v++) lth_opivp_result_free(r[v]);
   }
   if (klu) {
-    ck_assert_msg(2 * lin_on <= lin_off, "GMRES iterations %zu preconditioned, %zu without",
-                  lin_on, lin_off);
+    ck_assert_msg(2 * lin_on <= lin_off, "GMRES iterations %zu preconditioned, %zu without", lin_on,
+                  lin_off);
   }
   lth_opsys_free(os);
 }
@@ -835,8 +837,8 @@ START_TEST(test_precond_chain) {
       for (int i = 0; i < 2 * N; i++)
         d = fmax(d, fabs(on->z[(size_t)k * s + i] - off->z[(size_t)k * s + i]) / scale);
     if (getenv("OPIVP_VERBOSE"))
-      printf("chain rtol %g: preconditioned error %.2e, difference %.2e, lin %zu / %zu\n",
-             rtols[q], err, d, on->lin_iters, off->lin_iters);
+      printf("chain rtol %g: preconditioned error %.2e, difference %.2e, lin %zu / %zu\n", rtols[q],
+             err, d, on->lin_iters, off->lin_iters);
     ck_assert_msg(err <= GLOBAL_FACTOR * rtols[q], "rtol %g: error %.2e", rtols[q], err);
     ck_assert_msg(d <= 2 * GLOBAL_FACTOR * rtols[q], "rtol %g: difference %.2e", rtols[q], d);
     ck_assert_msg(on->drift_rel <= 1e3 * DBL_EPSILON, "drift %.2e", on->drift_rel);
