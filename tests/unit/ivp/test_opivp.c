@@ -822,6 +822,15 @@ START_TEST(test_precond_chain) {
     lth_opivp_result *au = prec_solve(os, t0, z0, times, rtols[q], LTH_OPIVP_PREC_AUTO);
     ck_assert_int_eq(on->preconditioned, have_klu());
     ck_assert_int_eq(au->preconditioned, 0);
+    if (q == 0) { /* an unknown choice is refused, naming it */
+      lth_opivp_opts o;
+      lth_opivp_opts_init(&o);
+      o.precondition = (lth_opivp_precond)7;
+      lth_opivp_result *bad = NULL;
+      lth_error err;
+      ck_assert_int_eq(lth_opivp_solve(os, t0, z0, times, NOUT, &o, &bad, &err), LTH_EINVAL);
+      ck_assert(!bad && strstr(err.message, "precondition 7"));
+    }
     double err = 0.0, scale = 1.0;
     for (int k = 0; k < NOUT; k++) {
       mf_exact(M, times[k], ze);
