@@ -42,6 +42,16 @@
  * decompositions solve the whole interval in 1.4 s) is cut short. */
 #define AUTO_BUILD_GROWTH 4
 #define AUTO_BUILD_MIN    256
+/* Auto: the share of rtol the table's interpolation errors may add to the
+ * solution (lth_table_rhs_error) before the span from where they pass it is
+ * served by direct decompositions.  The table's tolerance is relative to
+ * max(1, |F|), and an interpolant's error is a bias the integration
+ * accumulates over the span: on Ascher and Petzold's index-2 example
+ * (alpha = 50, ||Ahat|| = 2600, gamma = 970) a table within 4e-14 of the
+ * decompositions -- their own rounding noise, which the nodes freeze into the
+ * interpolant -- erred 4.7e-10 at rtol 1e-10 (1.45e-9 in lth-solve), direct
+ * decompositions, whose rounding averages out over the steps, 3.5e-10. */
+#define TABLE_BIAS_SHARE 0.25
 
 static const char *const coef_names[] = {"auto", "direct", "table", "hermite"};
 
@@ -110,6 +120,10 @@ static lth_status table_setup(lth_coef *c, const lth_ivp_opts *o, lth_error *err
   to.cond_max = o->cond_max;
   to.chain_scale = c->chain_scale;
   to.max_bytes = o->table_max_bytes;
+  c->bias_limit = c->auto_table ? TABLE_BIAS_SHARE * (o->rtol > 0 ? o->rtol : LTH_DEFAULT_RTOL)
+                                : INFINITY;
+  c->bias_cover = NAN;
+  c->t_served = -INFINITY;
   lth_error local;
   lth_error_clear(&local);
   c->tab = lth_table_alloc(c->sys, c->t_lo, c->t_hi, &to, &local);
@@ -225,7 +239,7 @@ void lth_coef_report(const lth_coef *c, lth_ivp_result *res) {
     res->table_panels = info.panels;
     res->table_direct_panels = info.direct_panels;
     res->coef_error = info.err_est;
-    res->table_end = c->fell_back ? c->t_switch : info.covered;
+    res->table_end = c->fell_back ? fmax(c->t_switch, c->t_lo) : info.covered;
   }
 }
 
@@ -255,6 +269,28 @@ static int table_pays(const lth_coef *c) {
 static void fall_back(lth_coef *c) {
   c->fell_back = 1;
   c->t_switch = lth_table_covered(c->tab);
+}
+
+/* Auto: do the panels' errors add more than bias_limit to the solution (with
+ * damping rate gamma, the largest met so far)?  Then the span from the panel
+ * where they pass it (or from the last time served, what is served is kept)
+ * goes to direct decompositions: 1. */
+static int table_biased(lth_coef *c, double gamma) {
+  double covered = lth_table_covered(c->tab);
+  if (!c->auto_table || c->fell_back || (covered == c->bias_cover && gamma <= c->bias_gamma)) {
+    return 0;
+  }
+  c->bias_cover = covered;
+  c->bias_gamma = fmax(c->bias_gamma, gamma);
+  double t_pass;
+  lth_table_rhs_error(c->tab, c->bias_gamma, c->bias_limit, &t_pass);
+  if (!isfinite(t_pass)) {
+    return 0;
+  }
+  c->fell_back = 1;
+  /* (nothing served yet: not even t_lo) */
+  c->t_switch = c->t_served > -INFINITY ? fmin(covered, fmax(t_pass, c->t_served)) : -INFINITY;
+  return 1;
 }
 
 /* The table at t (extending it when t is beyond the covered part).  Returns
@@ -298,6 +334,9 @@ static lth_status table_eval(lth_coef *c, double t, int order, int full, double 
       return st;
     }
   }
+  if (table_biased(c, gamma) && t > c->t_switch) {
+    return LTH_ERANGE;
+  }
   /* direct panels (data not smooth there) come back as LTH_ERANGE; the damped
    * right-hand side's Ahat - gamma P in one pass (lth_coef_eval_damped) */
   lth_status st = gamma > 0
@@ -305,6 +344,7 @@ static lth_status table_eval(lth_coef *c, double t, int order, int full, double 
                       : lth_table_eval_hint(c->tab, t, order, full, c->tp, NULL, &c->hint, NULL);
   if (st == LTH_OK) {
     c->served++;
+    c->t_served = fmax(c->t_served, t);
     *pt = c->tp;
   } else if (st != LTH_ERANGE) {
     st = lth_table_eval(c->tab, t, order, full, c->tp, NULL, err);
