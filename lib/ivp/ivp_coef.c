@@ -51,7 +51,7 @@
  * decompositions -- their own rounding noise, which the nodes freeze into the
  * interpolant -- erred 4.7e-10 at rtol 1e-10 (1.45e-9 in lth-solve), direct
  * decompositions, whose rounding averages out over the steps, 3.5e-10. */
-#define TABLE_BIAS_SHARE 0.25
+#define TABLE_BIAS_SHARE 1.0
 
 static const char *const coef_names[] = {"auto", "direct", "table", "hermite"};
 
@@ -273,8 +273,9 @@ static void fall_back(lth_coef *c) {
 
 /* Auto: do the panels' errors add more than bias_limit to the solution (with
  * damping rate gamma, the largest met so far)?  Then the span from the panel
- * where they pass it (or from the last time served, what is served is kept)
- * goes to direct decompositions: 1. */
+ * where they pass it (or from the last right-hand side served, what is
+ * served is kept) goes to direct decompositions: 1.  Judged when the
+ * integrator asks for a right-hand side, with the damping it uses. */
 static int table_biased(lth_coef *c, double gamma) {
   double covered = lth_table_covered(c->tab);
   if (!c->auto_table || c->fell_back || (covered == c->bias_cover && gamma <= c->bias_gamma)) {
@@ -295,7 +296,7 @@ static int table_biased(lth_coef *c, double gamma) {
 
 /* The table at t (extending it when t is beyond the covered part).  Returns
  * LTH_ERANGE without touching err when t must be served directly instead. */
-static lth_status table_eval(lth_coef *c, double t, int order, int full, double gamma,
+static lth_status table_eval(lth_coef *c, double t, int order, int full, double gamma, int rhs,
                              const lth_point **pt, lth_error *err) {
   if (!c->tab || (c->fell_back ? t > c->t_switch : !(t >= c->t_lo && t <= c->t_hi))) {
     return LTH_ERANGE;
@@ -323,18 +324,18 @@ static lth_status table_eval(lth_coef *c, double t, int order, int full, double 
     } while (st == LTH_ERANGE && table_pays(c));
     if (st == LTH_ERANGE) { /* the budget ran out and the table does not pay */
       fall_back(c);
-      return t > c->t_switch ? LTH_ERANGE : table_eval(c, t, order, full, gamma, pt, err);
+      return t > c->t_switch ? LTH_ERANGE : table_eval(c, t, order, full, gamma, rhs, pt, err);
     }
     if (st == LTH_ENOMEM && c->auto_table) {
       fall_back(c);
-      return t > c->t_switch ? LTH_ERANGE : table_eval(c, t, order, full, gamma, pt, err);
+      return t > c->t_switch ? LTH_ERANGE : table_eval(c, t, order, full, gamma, rhs, pt, err);
     }
     if (st != LTH_OK) {
       if (err) *err = local;
       return st;
     }
   }
-  if (table_biased(c, gamma) && t > c->t_switch) {
+  if (rhs && table_biased(c, gamma) && t > c->t_switch) {
     return LTH_ERANGE;
   }
   /* direct panels (data not smooth there) come back as LTH_ERANGE; the damped
@@ -344,7 +345,7 @@ static lth_status table_eval(lth_coef *c, double t, int order, int full, double 
                       : lth_table_eval_hint(c->tab, t, order, full, c->tp, NULL, &c->hint, NULL);
   if (st == LTH_OK) {
     c->served++;
-    c->t_served = fmax(c->t_served, t);
+    c->t_served = rhs ? fmax(c->t_served, t) : c->t_served;
     *pt = c->tp;
   } else if (st != LTH_ERANGE) {
     st = lth_table_eval(c->tab, t, order, full, c->tp, NULL, err);
@@ -360,7 +361,7 @@ lth_status lth_coef_eval(lth_coef *c, double t, int order, const lth_point **pt,
     return lth_coef_hermite_eval(c, t, order, 0, pt, err);
   }
   if (c->mode == LTH_COEF_TABLE) {
-    lth_status st = table_eval(c, t, order, 0, 0.0, pt, err);
+    lth_status st = table_eval(c, t, order, 0, 0.0, 0, pt, err);
     if (st != LTH_ERANGE) {
       return st;
     }
@@ -371,10 +372,10 @@ lth_status lth_coef_eval(lth_coef *c, double t, int order, const lth_point **pt,
 lth_status lth_coef_eval_damped(lth_coef *c, double t, double gamma, const lth_point **pt,
                                 int *damped, lth_error *err) {
   *damped = 0;
-  if (c->mode == LTH_COEF_TABLE && gamma > 0) {
-    lth_status st = table_eval(c, t, 0, 0, gamma, pt, err);
+  if (c->mode == LTH_COEF_TABLE) {
+    lth_status st = table_eval(c, t, 0, 0, gamma, 1, pt, err);
     if (st != LTH_ERANGE) {
-      *damped = st == LTH_OK;
+      *damped = st == LTH_OK && gamma > 0;
       return st;
     }
   }
@@ -386,7 +387,7 @@ lth_status lth_coef_eval_full(lth_coef *c, double t, const lth_point **pt, lth_e
     return lth_coef_hermite_eval(c, t, 0, 1, pt, err);
   }
   if (c->mode == LTH_COEF_TABLE && !c->outputs_direct) {
-    lth_status st = table_eval(c, t, 0, 1, 0.0, pt, err);
+    lth_status st = table_eval(c, t, 0, 1, 0.0, 0, pt, err);
     if (st != LTH_ERANGE) {
       return st;
     }

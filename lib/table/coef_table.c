@@ -551,26 +551,3 @@ lth_status lth_table_build(lth_table *tab, double t, lth_error *err) {
   return lth_table_build_budget(tab, t, 0, err);
 }
 
-/* A panel's interpolants are smooth: their error, unlike the rounding of
- * direct decompositions (independent at every evaluation, averaging out
- * over the steps), is a bias that an integration accumulates over the whole
- * panel.  On [a, b] the errors dA, dP, dg of Ahat, P, g (err_est times the
- * field's scale: the error estimate is relative to max(1, |F|)) change the
- * solution of v' = (Ahat - gamma P) v + g by at most
- * (b - a) (dA + gamma dP + dg) max(1, |v|) before the growth of the flow. */
-double lth_table_rhs_error(const lth_table *tab, double gamma, double limit, double *t_pass) {
-  double sum = 0.0;
-  *t_pass = INFINITY;
-  for (size_t k = 0; k < tab->store.np; k++) {
-    const tab_panel *p = &tab->store.panels[k];
-    if (p->direct) {
-      continue;
-    }
-    double e = p->err_est * (p->fscale[0] + gamma * p->fscale[2] + p->fscale[1]);
-    sum += (p->b - p->a) * e;
-    if (sum > limit && !isfinite(*t_pass)) {
-      *t_pass = p->a;
-    }
-  }
-  return sum;
-}

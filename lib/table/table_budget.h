@@ -15,13 +15,14 @@
 lth_status lth_table_build_budget(lth_table *tab, double t, size_t max_decomps, lth_error *err);
 
 /* What the tabulated panels' interpolation errors can add to a solution of
- * v' = (Ahat - gamma P) v + g integrated over the covered part, relative to
- * max(1, |v|) and before the growth of the flow: the sum over the panels of
- * width times (dA + gamma dP + dg), the absolute errors the panel's estimate
- * allows for Ahat, P and g.  The IVP compares it with its tolerance: an
- * interpolant's error is a bias that accumulates over the span, where the
- * rounding of direct decompositions averages out.  *t_pass: the left end of
- * the panel where the sum first exceeds limit (INFINITY if it never does). */
-double lth_table_rhs_error(const lth_table *tab, double gamma, double limit, double *t_pass);
+ * v' = (Ahat - gamma P) v + g over the covered part, relative to max(1, |v|):
+ * the errors the panels' estimates allow for Ahat, P and g, accumulated over
+ * the panels' widths, forgotten where Ahat - gamma P contracts (its
+ * logarithmic norm; lib/table/coef_table_bias.c).  The IVP compares it with
+ * its tolerance: an interpolant's error is a bias that accumulates over the
+ * span, where the rounding of direct decompositions averages out.  Returns
+ * the largest value over the covered part; *t_pass: the left end of the
+ * panel where it first exceeds limit (INFINITY if it never does). */
+double lth_table_rhs_error(lth_table *tab, double gamma, double limit, double *t_pass);
 
 #endif
