@@ -12,7 +12,8 @@
  * cause obeys s' <= mu s + e (Dahlquist), mu the logarithmic norm of
  * M = Ahat - gamma P, the largest eigenvalue of (M + M^T) / 2: where mu < 0
  * the flow contracts and forgets the bias within 1 / |mu| (data/stiff.lth:
- * mu = -3800, e about 1e-9, an error of 3e-13), elsewhere it is taken to
+ * mu = -3960, e = 9.4e-11 over [0, 10]: 9.4e-10 accumulated, 2.4e-14
+ * forgotten), elsewhere it is taken to
  * accumulate over the width (the growth of the flow left out, as in the
  * integrator's own error).  mu is taken at the panel's ends and middle, the
  * largest of the three: between them it is sampled, not bounded; a system

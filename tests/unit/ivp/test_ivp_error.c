@@ -462,7 +462,8 @@ END_TEST
 /* The other side of test_table_bias_within_rtol: where Ahat - gamma P
  * contracts, a bias is forgotten within 1 / |mu| and the table stays.  The
  * stiff index-2 DAE of data/stiff.lth (Ahat = [0 k; 0 -k], k = 1e4, gamma =
- * k/2: the bias bound without the contraction is 1e-9, with it 3e-13): auto
+ * k/2, mu = -3960: the bias bound without the contraction is 9.4e-10, with
+ * it 2.4e-14): auto
  * keeps its table over the whole span (it went direct from t0 when the bias
  * was judged without the flow), and its solution is as accurate as the direct
  * decompositions' (x = 2 - cos t, y = cos t; u carries the gain k). */
