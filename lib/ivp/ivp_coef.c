@@ -12,7 +12,9 @@
  * Auto keeps the table while it pays: before each new panel, if at least
  * three panels exist and the integrator took fewer than AUTO_RATIO right-hand
  * sides per table decomposition so far, the rest of the span is served by
- * direct decompositions (same results up to table_tol).  A table that would
+ * direct decompositions (same results up to table_tol).  So is the span from
+ * where the table's interpolation errors could cost the solution more than
+ * rtol (table_biased, lth_table_rhs_error).  A table that would
  * exceed its memory budget also falls back -- from the start when its work
  * arrays alone do not fit (table_end = t_lo, no panels); a refusal (Pi singular between
  * nodes, no convergence while Pi's condition grows) is an error as in the
