@@ -791,11 +791,7 @@ static lth_status after(app_ctx *C, const app_run *run, lth_error *err) {
 /* The tool                                                                 */
 
 static void cleanup(app_ctx *C) {
-  if (C->path.op) {
-    solve_op_free(C->res);
-  } else {
-    lth_ivp_result_free(C->res);
-  }
+  lth_ivp_result_free(C->res);
   app_path_free(&C->path);
   app_sampling_free(&C->smp);
   free(C->sorted);
