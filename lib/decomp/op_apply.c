@@ -101,11 +101,7 @@ static lth_status P_chunk(const lth_oppoint *pt, const lth_jet *x, lth_jet *y, i
     lth_jet xi = rows_of(x, sys, i), yi = rows_of(y, sys, i);
     lth_jet_set_zero(&c, c.maxorder);
     op_gather_mul(1.0, &pt->S[i - 1], pt->sa[i - 1].idx, NULL, &xi, &c);
-    if (minus) {
-      st = lth_jet_copy(&yi, &xi, err);
-    } else {
-      lth_jet_set_zero(&yi, yi.maxorder);
-    }
+    if (minus) st = lth_jet_copy(&yi, &xi, err); /* else y is zero (by_chunks) */
     op_scatter_mul(minus ? -1.0 : 1.0, &pt->L[i - 1], pt->lr[i - 1].idx, &c, &yi);
     lower(y, yi.order);
   }

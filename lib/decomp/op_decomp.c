@@ -498,11 +498,21 @@ static void c_rows_mul(double alpha, const lth_oppoint *pt, const lth_jet *Cb, i
   op_gather_mul(alpha, Cb, pt->uloc + pt->cb[j], jr ? jr->pos : NULL, J, Y);
 }
 
-/* Y(:, block j's columns) -= S_i A_ij (A_ij sparse; S_i at act(S_i);
- * op_csc_right_map: Y is all of C_{i-1}, mapped). */
+/* Y's columns in block k (1..r-1): the view and the columns of block k
+ * they hold (Y holding C_i's columns). */
+static lth_jet k_cols(const lth_oppoint *pt, const lth_jet *Y, int k) {
+  lth_jet V = cols_of(Y, pt->cb[k], pt->cb[k + 1] - pt->cb[k]);
+  V.order = Y->order;
+  return V;
+}
+
+/* Y(:, block j's columns) -= S_i A_ij (A_ij sparse; S_i at act(S_i); Y
+ * holds C_{i-1}'s columns, and only those of block j are computed). */
 static void s_right(const lth_oppoint *pt, int i, int j, lth_jet *Y) {
-  const int *ymap = pt->upos + pt->sys->off[j - 1];
-  op_csc_right_map(-1.0, &pt->S[i - 1], pt->sa[i - 1].pos, op_A(pt, i, j), Y, ymap);
+  lth_jet V = k_cols(pt, Y, j);
+  op_csc_right_cols(-1.0, &pt->S[i - 1], pt->sa[i - 1].pos, op_A(pt, i, j), &V,
+                    pt->uloc + pt->cb[j]);
+  Y->order = V.order;
 }
 
 /* ws->sm = S_i F (F at its rows fr, n_i x n_r in full): over act(S_i). */
@@ -545,8 +555,9 @@ static lth_status flow_derivative(lth_opdecomp_ws *ws, lth_oppoint *pt, int i, l
     for (int k = j - 1; k < r; k++) {
       lth_jet Ek = ws->E; /* written at block k's columns alone */
       Ek.order = E.order;
-      op_csc_right_map(1.0, &pt->C[i], pt->upos + sys->off[j - 1], op_A(pt, j, k), &Ek,
-                       pt->upos + sys->off[k - 1]);
+      Ek = k_cols(pt, &Ek, k);
+      op_csc_right_cols(1.0, &pt->C[i], pt->upos + sys->off[j - 1], op_A(pt, j, k), &Ek,
+                        pt->uloc + pt->cb[k]);
       lower(&E, Ek.order);
     }
     for (int k = j; k < r && st == LTH_OK; k++) {
@@ -658,16 +669,21 @@ static lth_status affine_q(lth_oppoint *pt, lth_error *err) {
 }
 
 /* 1 if every coefficient of J's columns c0.. is finite: x * 0 is 0 for a
- * finite x and NaN otherwise, and the sum stays 0 only if all are. */
+ * finite x and NaN otherwise, and a sum stays 0 only if all are (four sums,
+ * independent, so that the additions need not wait on each other). */
 static int jet_finite(const lth_jet *J, int c0) {
-  double acc = 0.0;
+  double acc[4] = {0.0, 0.0, 0.0, 0.0};
   for (int k = 0; k <= J->order; k++) {
     for (int j = c0; j < J->cols; j++) {
       const double *x = LTH_JET_COEF(J, k) + (size_t)j * J->ld;
-      for (int i = 0; i < J->rows; i++) acc += x[i] * 0.0;
+      int i = 0;
+      for (; i + 4 <= J->rows; i += 4) {
+        for (int u = 0; u < 4; u++) acc[u] += x[i + u] * 0.0;
+      }
+      for (; i < J->rows; i++) acc[0] += x[i] * 0.0;
     }
   }
-  return acc == 0.0;
+  return acc[0] + acc[1] + acc[2] + acc[3] == 0.0;
 }
 
 static lth_status check_results(lth_oppoint *pt, double t, lth_error *err) {

@@ -108,17 +108,6 @@ struct lth_oppoint {
  * Truncated Cauchy products; Y's order becomes min(Y's, A's, X's). */
 /* Y += alpha A X (A sparse rows x cols, X cols x k, Y rows x k). */
 void op_csc_left(double alpha, const op_csc *A, const lth_jet *X, lth_jet *Y);
-/* Y += alpha X A (X k x rows, Y k x cols). */
-void op_csc_right(double alpha, const lth_jet *X, const op_csc *A, lth_jet *Y);
-/* The same with maps: Y(:, ymap[jj]) += alpha sum_p X(:, xmap[rowind p]) val_p,
- * skipping entries whose map is < 0 (columns known to be zero); a NULL map
- * is the identity. */
-void op_csc_right_map(double alpha, const lth_jet *X, const int *xmap, const op_csc *A, lth_jet *Y,
-                      const int *ymap);
-/* Y = A (dense rows x cols), order A's, for a Y that is zero outside A's
- * pattern (a zeroed allocation, or the last call's result on the same
- * pattern): only the pattern's entries are written. */
-void op_csc_dense(const op_csc *A, lth_jet *Y);
 /* Y(ypos[row], :) += alpha A X(q, :) over the rows q of X, X's row q being
  * A's column xr->idx[q] (xr NULL: X has all of A's columns); rows with
  * ypos < 0 are skipped (NULL: the identity).  Orders as op_csc_left. */

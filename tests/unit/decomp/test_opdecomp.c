@@ -462,7 +462,7 @@ END_TEST
  * sources with patterns chosen so that R_3 = A_43, R_2 = R_3 A_32 and
  * R_1 = R_2 A_21 each have two nonzero columns (0, 2 of 5; 1, 3 of 6; 0, 4
  * of 6), reached through two levels of products: the operator form works on
- * those columns alone (lib/decomp/op_decomp.c, active_columns), and must
+ * those columns alone (lib/decomp/op_columns.c, op_thin_sets), and must
  * still agree with the dense decomposition.  The other blocks are dense and
  * every value is c0 + c1 sin(w t + phi), different per entry. */
 
