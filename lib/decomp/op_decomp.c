@@ -65,6 +65,7 @@ static lth_status point_jets(lth_oppoint *pt, lth_error *err) {
                   .colptr = b->colptr,
                   .rowind = b->rowind,
                   .order = -1,
+                  .nrm = -1.0,
                   .stride = b->nnz > 0 ? (size_t)b->nnz : 1};
     if (b->set) {
       a->val = calloc(a->stride * (size_t)(K + 1), sizeof(double));
@@ -658,8 +659,12 @@ static lth_status affine_q(lth_oppoint *pt, lth_error *err) {
   for (int i = 1; i < r && st == LTH_OK; i++) {
     lth_jet qi = lth_jet_view(&pt->q, sys->off[i - 1], 0, sys->n[i - 1], 1);
     lth_jet cw = cols_of(&pt->C[i], aff, 1);
-    lth_jet_set_zero(&qi, qi.maxorder);
-    op_scatter_mul(1.0, &pt->L[i - 1], pt->lr[i - 1].idx, &cw, &qi);
+    const op_rows *lr = &pt->lr[i - 1]; /* q_i's other rows: zero from the allocation on */
+    for (int k = 0; k <= qi.maxorder; k++) {
+      for (int p = 0; p < lr->n; p++) LTH_JET_AT(&qi, k, lr->idx[p], 0) = 0.0;
+    }
+    qi.order = qi.maxorder;
+    op_scatter_mul(1.0, &pt->L[i - 1], lr->idx, &cw, &qi);
     lower(&pt->q, qi.order);
   }
   lth_jet qu = lth_jet_view(&pt->q, sys->m, 0, sys->nr, 1), cw = cols_of(&pt->C[0], aff, 1);
@@ -717,7 +722,7 @@ lth_status lth_opdecomp_at(lth_opdecomp_ws *ws, double t, lth_oppoint *pt, lth_e
   if (st == LTH_OK) st = chains(ws, pt, t, err);
   if (st == LTH_OK) st = thin_pieces(ws, pt, err);
   if (st == LTH_OK) st = start(ws, pt, err);
-  if (st == LTH_OK) lth_jet_set_zero(&pt->g, pt->K);
+  pt->g.order = pt->K; /* every g_i is written whole (reduce_row) */
   for (int i = ws->sys->r - 1; i >= 1 && st == LTH_OK; i--) {
     st = reduce_row(ws, pt, i, err);
   }

@@ -67,6 +67,8 @@ typedef struct op_csc {
   int order;
   size_t stride;
   double *val; /* NULL: the block is absent (zero) */
+  int fixed;   /* constant values, already in val (op_eval fills them once) */
+  double nrm;  /* ||A_0||_1 of a fixed block once known, else -1 */
 } op_csc;
 
 /* The entries of a thin factor's rows (or columns) that its pattern lets be

@@ -38,6 +38,9 @@ void op_csc_left(double alpha, const op_csc *A, const lth_jet *X, lth_jet *Y) {
 }
 
 double op_csc_norm1(const op_csc *A) {
+  if (A->fixed && A->nrm >= 0.0) {
+    return A->nrm;
+  }
   double mx = 0.0;
   for (int jj = 0; A->val && jj < A->cols; jj++) {
     double s = 0.0;

@@ -356,9 +356,14 @@ static lth_status eval_block(const op_block *b, int i, int j, double t, int K, o
                              double *work, lth_error *err) {
   A->order = K;
   size_t nz = (size_t)b->nnz;
+  if (b->cval && A->fixed) {
+    return LTH_OK; /* the same values at every t: filled at the first */
+  }
   memset(A->val, 0, nz * (size_t)(K + 1) * sizeof(double));
   if (b->cval) {
     memcpy(A->val, b->cval, nz * sizeof(double));
+    A->fixed = 1;
+    A->nrm = op_csc_norm1(A);
     return LTH_OK;
   }
   if (b->src && b->src_sparse) {
