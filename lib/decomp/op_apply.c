@@ -100,9 +100,9 @@ static lth_status P_chunk(const lth_oppoint *pt, const lth_jet *x, lth_jet *y, i
   for (int i = 1; i < sys->r && st == LTH_OK; i++) {
     lth_jet xi = rows_of(x, sys, i), yi = rows_of(y, sys, i);
     lth_jet_set_zero(&c, c.maxorder);
-    op_gather_mul(1.0, &pt->S[i - 1], pt->sa[i - 1].idx, NULL, &xi, &c);
+    op_gather_mul(1.0, &pt->S[i - 1], op_idx(&pt->sa[i - 1]), NULL, &xi, &c);
     if (minus) st = lth_jet_copy(&yi, &xi, err); /* else y is zero (by_chunks) */
-    op_scatter_mul(minus ? -1.0 : 1.0, &pt->L[i - 1], pt->lr[i - 1].idx, &c, &yi);
+    op_scatter_mul(minus ? -1.0 : 1.0, &pt->L[i - 1], op_idx(&pt->lr[i - 1]), &c, &yi);
     lower(y, yi.order);
   }
   return st;
@@ -142,10 +142,10 @@ static lth_status Ahat_chunk(const lth_oppoint *pt, const lth_jet *x, lth_jet *y
     for (int j = i; j < r && st == LTH_OK; j++) {
       const lth_jet *F = &pt->F[(i - 1) + r * (j - 1)];
       lth_jet cj = scratch(pt, j, k);
-      if (F->c) op_scatter_mul(1.0, F, pt->fr[(i - 1) + r * (j - 1)].idx, &cj, &yi);
+      if (F->c) op_scatter_mul(1.0, F, op_idx(&pt->fr[(i - 1) + r * (j - 1)]), &cj, &yi);
     }
     lth_jet di = scratch(pt, r + i, k);
-    op_scatter_mul(1.0, &pt->L[i - 1], pt->lr[i - 1].idx, &di, &yi);
+    op_scatter_mul(1.0, &pt->L[i - 1], op_idx(&pt->lr[i - 1]), &di, &yi);
     lower(y, yi.order);
   }
   return st;
@@ -172,7 +172,7 @@ static lth_status B_into(const lth_oppoint *pt, const lth_jet *x, lth_jet *y, lt
   }
   for (int i = 1; i < r && st == LTH_OK; i++) {
     lth_jet yi = rows_of(y, sys, i), ci = scratch(pt, i, k);
-    op_scatter_mul(1.0, &pt->L[i - 1], pt->lr[i - 1].idx, &ci, &yi);
+    op_scatter_mul(1.0, &pt->L[i - 1], op_idx(&pt->lr[i - 1]), &ci, &yi);
     lower(y, yi.order);
   }
   lth_jet yu = rows_of(y, sys, r), c0 = scratch(pt, 0, k);

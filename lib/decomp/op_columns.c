@@ -130,6 +130,7 @@ lth_status op_rows_from_mask(const char *mask, int u, op_rows *out) {
   int keep0 = n == 0; /* an empty set keeps entry 0 (then an exact zero) */
   n += keep0;
   out->n = n;
+  out->u = u;
   out->idx = malloc((size_t)n * sizeof(int));
   out->pos = malloc((size_t)u * sizeof(int));
   if (!out->idx || !out->pos) {

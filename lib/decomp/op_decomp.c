@@ -404,7 +404,8 @@ static lth_status chains(lth_opdecomp_ws *ws, lth_oppoint *pt, double t, lth_err
   }
   /* Pi = R_{r-1} L_{r-1} over act(R_{r-1}), L_{r-1}'s rows there */
   lth_jet_set_zero(&pt->Pi, K);
-  op_gather_mul(1.0, &ws->R[r - 2], ws->sa[r - 2].idx, pt->lr[r - 2].pos, &pt->L[r - 2], &pt->Pi);
+  op_gather_mul(1.0, &ws->R[r - 2], op_idx(&ws->sa[r - 2]), op_pos(&pt->lr[r - 2]), &pt->L[r - 2],
+                &pt->Pi);
   lth_status st = lth_jet_lu_factor(ws->lu, &pt->Pi, 0.0, &pt->info.cond_pi, err);
   if (st == LTH_ESING) {
     return lth_decomp_singular_error(err, t, r);
@@ -439,7 +440,7 @@ static lth_status thin_pieces(lth_opdecomp_ws *ws, lth_oppoint *pt, lth_error *e
     if (st == LTH_OK) st = lth_jet_deriv(&Ld, &pt->L[i - 1], err); /* L_i' */
     if (st == LTH_OK) {                                            /* S_i L_i' */
       lth_jet_set_zero(&ws->sm, ws->sm.maxorder);
-      op_gather_mul(1.0, &pt->S[i - 1], pt->sa[i - 1].idx, lr->pos, &Ld, &ws->sm);
+      op_gather_mul(1.0, &pt->S[i - 1], op_idx(&pt->sa[i - 1]), op_pos(lr), &Ld, &ws->sm);
       st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &ws->sm, &pt->S[i - 1], 1.0, &T, err);
     }
     ws->T[i - 1].order = T.order;
@@ -496,7 +497,7 @@ static lth_jet c_block(const lth_oppoint *pt, const lth_jet *C, int j) {
  * with block j's rows, stored at its rows jr (NULL: all of them). */
 static void c_rows_mul(double alpha, const lth_oppoint *pt, const lth_jet *Cb, int j,
                        const lth_jet *J, const op_rows *jr, lth_jet *Y) {
-  op_gather_mul(alpha, Cb, pt->uloc + pt->cb[j], jr ? jr->pos : NULL, J, Y);
+  op_gather_mul(alpha, Cb, pt->compact ? pt->uloc + pt->cb[j] : NULL, jr ? op_pos(jr) : NULL, J, Y);
 }
 
 /* Y's columns in block k (1..r-1): the view and the columns of block k
@@ -520,7 +521,7 @@ static void s_right(const lth_oppoint *pt, int i, int j, lth_jet *Y) {
 static void s_times(lth_opdecomp_ws *ws, const lth_oppoint *pt, int i, const lth_jet *F,
                     const op_rows *fr) {
   lth_jet_set_zero(&ws->sm, ws->sm.maxorder);
-  op_gather_mul(1.0, &pt->S[i - 1], pt->sa[i - 1].idx, fr->pos, F, &ws->sm);
+  op_gather_mul(1.0, &pt->S[i - 1], op_idx(&pt->sa[i - 1]), op_pos(fr), F, &ws->sm);
 }
 
 /* C_{i-1}(:, block i) -= T_i (orders 0..min(T's, order)); returns the order
@@ -616,7 +617,7 @@ static lth_status reduce_row(lth_opdecomp_ws *ws, lth_oppoint *pt, int i, lth_er
   lth_jet fi = lth_jet_view(&pt->f, oi, 0, ni, 1);
   lth_jet Cw = cols_of(&pt->C[i - 1], aff, 1);
   Cw.order = Cn.order;
-  op_gather_mul(-1.0, &pt->S[i - 1], pt->sa[i - 1].idx, NULL, &fi, &Cw);
+  op_gather_mul(-1.0, &pt->S[i - 1], op_idx(&pt->sa[i - 1]), NULL, &fi, &Cw);
   int to = t_sub(ws, pt, i, &pt->C[i - 1], Cn.order);
   lower(&Cn, imin(Cw.order, to));
   pt->C[i - 1].order = Cn.order;
@@ -630,10 +631,10 @@ static lth_status reduce_row(lth_opdecomp_ws *ws, lth_oppoint *pt, int i, lth_er
   for (int j = i; j < r && st == LTH_OK; j++) {
     const lth_jet *F = &pt->F[(i - 1) + r * (j - 1)];
     lth_jet cw = cols_of(&pt->C[j], aff, 1);
-    if (F->c) op_scatter_mul(1.0, F, pt->fr[(i - 1) + r * (j - 1)].idx, &cw, &gi);
+    if (F->c) op_scatter_mul(1.0, F, op_idx(&pt->fr[(i - 1) + r * (j - 1)]), &cw, &gi);
   }
   lth_jet dw = cols_of(&pt->D[i - 1], aff, 1);
-  op_scatter_mul(1.0, &pt->L[i - 1], pt->lr[i - 1].idx, &dw, &gi);
+  op_scatter_mul(1.0, &pt->L[i - 1], op_idx(&pt->lr[i - 1]), &dw, &gi);
   lower(&pt->g, gi.order);
   return st;
 }
@@ -664,7 +665,7 @@ static lth_status affine_q(lth_oppoint *pt, lth_error *err) {
       for (int p = 0; p < lr->n; p++) LTH_JET_AT(&qi, k, lr->idx[p], 0) = 0.0;
     }
     qi.order = qi.maxorder;
-    op_scatter_mul(1.0, &pt->L[i - 1], lr->idx, &cw, &qi);
+    op_scatter_mul(1.0, &pt->L[i - 1], op_idx(lr), &cw, &qi);
     lower(&pt->q, qi.order);
   }
   lth_jet qu = lth_jet_view(&pt->q, sys->m, 0, sys->nr, 1), cw = cols_of(&pt->C[0], aff, 1);

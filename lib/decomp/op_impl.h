@@ -75,9 +75,14 @@ typedef struct op_csc {
  * nonzero, of u in all (lib/decomp/op_columns.c): idx[0..n) ascending,
  * pos[0..u) the place of each in idx, or -1 (an exact zero at every t). */
 typedef struct op_rows {
-  int n;
+  int n, u;
   int *idx, *pos;
 } op_rows;
+
+/* idx and pos as maps for the kernels below: NULL (the identity, and dense
+ * BLAS products) when the set is every entry. */
+static inline const int *op_idx(const op_rows *rs) { return rs->n == rs->u ? NULL : rs->idx; }
+static inline const int *op_pos(const op_rows *rs) { return rs->n == rs->u ? NULL : rs->pos; }
 
 struct lth_oppoint {
   const lth_opsys *sys;
@@ -126,8 +131,9 @@ void op_csc_dense_map(const op_csc *A, const int *ypos, const int *ycols, lth_je
  * rows of another that it meets.  Order min(X's, B's, Y's, Y's maxorder). */
 void op_gather_mul(double alpha, const lth_jet *X, const int *m1, const int *m2, const lth_jet *B,
                    lth_jet *Y);
-/* Y(rows[p], :) += alpha X(p, :) B (p < X->rows): a row-compact factor's
- * product into the full rows.  Order as op_gather_mul. */
+/* Y(rows[p], :) += alpha X(p, :) B (p < X->rows; rows NULL: the identity):
+ * a row-compact factor's product into the full rows.  Order as
+ * op_gather_mul.  With the identity maps both are lth_jet_gemm. */
 void op_scatter_mul(double alpha, const lth_jet *X, const int *rows, const lth_jet *B, lth_jet *Y);
 /* ||A_0||_1 (the value at t). */
 double op_csc_norm1(const op_csc *A);

@@ -124,6 +124,11 @@ void op_csc_dense_map(const op_csc *A, const int *ypos, const int *ycols, lth_je
 
 void op_gather_mul(double alpha, const lth_jet *X, const int *m1, const int *m2, const lth_jet *B,
                    lth_jet *Y) {
+  if (!m1 && !m2) { /* every row of B's first X->cols: a dense product */
+    lth_jet Bv = lth_jet_view(B, 0, 0, X->cols, B->cols);
+    (void)lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, alpha, X, &Bv, 1.0, Y, NULL);
+    return;
+  }
   int K = imin(imin(X->order, B->order), imin(Y->order, Y->maxorder));
   Y->order = K;
   for (int c = 0; c <= K; c++) {
@@ -148,6 +153,10 @@ void op_gather_mul(double alpha, const lth_jet *X, const int *m1, const int *m2,
 }
 
 void op_scatter_mul(double alpha, const lth_jet *X, const int *rows, const lth_jet *B, lth_jet *Y) {
+  if (!rows) { /* every row */
+    (void)lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, alpha, X, B, 1.0, Y, NULL);
+    return;
+  }
   int K = imin(imin(X->order, B->order), imin(Y->order, Y->maxorder));
   Y->order = K;
   for (int c = 0; c <= K; c++) {
