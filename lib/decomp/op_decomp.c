@@ -436,7 +436,7 @@ static lth_status thin_pieces(lth_opdecomp_ws *ws, lth_oppoint *pt, lth_error *e
     lth_jet T = capped(&ws->T[i - 1], o), Fii = capped(&pt->F[ii], o);
     lth_jet Ld = capped(&ws->Ld, o);
     Ld.rows = lr->n;
-    st = lth_jet_deriv(&T, &pt->S[i - 1], err);                   /* S_i' */
+    st = lth_jet_deriv(&T, &pt->S[i - 1], err);                    /* S_i' */
     if (st == LTH_OK) st = lth_jet_deriv(&Ld, &pt->L[i - 1], err); /* L_i' */
     if (st == LTH_OK) {                                            /* S_i L_i' */
       lth_jet_set_zero(&ws->sm, ws->sm.maxorder);

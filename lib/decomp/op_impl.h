@@ -88,16 +88,17 @@ struct lth_oppoint {
   const lth_opsys *sys;
   lth_opinfo info;
   int K, W, max_cols;
-  op_csc *A;     /* A[(i-1) + r (j-1)] */
-  lth_jet f;     /* s x 1 */
-  lth_jet Pi;    /* n_r x n_r */
-  lth_jet *L;    /* L[i-1] = L_i at its rows lr[i-1]: lr.n x n_r */
-  lth_jet *S;    /* S[i-1] = S_i at its columns sa[i-1]: n_r x sa.n */
-  lth_jet *C;    /* C[i] = C_i, n_r x W, i = 0..r-1 */
-  lth_jet *D;    /* D[i-1] = D_i, n_r x W */
-  lth_jet *F;    /* F[(i-1) + r (j-1)] = F_ij at its rows fr[same]: fr.n x n_r
-                  * (j = i, and j > i where A_ij is set; else no storage) */
-  op_rows *lr, *sa, *fr; /* the rows of L_i, columns of S_i, rows of F_ij */
+  op_csc *A;  /* A[(i-1) + r (j-1)] */
+  lth_jet f;  /* s x 1 */
+  lth_jet Pi; /* n_r x n_r */
+  lth_jet *L; /* L[i-1] = L_i at its rows lr[i-1]: lr.n x n_r */
+  lth_jet *S; /* S[i-1] = S_i at its columns sa[i-1]: n_r x sa.n */
+  lth_jet *C; /* C[i] = C_i, n_r x W, i = 0..r-1 */
+  lth_jet *D; /* D[i-1] = D_i, n_r x W */
+  lth_jet *F; /* F[(i-1) + r (j-1)] = F_ij at its rows fr[same]: fr.n x n_r
+               * (j = i, and j > i where A_ij is set; else no storage) */
+  /* the rows of L_i, columns of S_i, rows of F_ij (op_thin_sets) */
+  op_rows *lr, *sa, *fr;
   lth_jet g, q;  /* m x 1, s x 1 */
   lth_jet *work; /* n_r x (2 r max_cols) scratch of the applies */
   /* The columns of [v | 1] that C_i, D_i can have nonzero (op_columns.c):
@@ -107,7 +108,7 @@ struct lth_oppoint {
    * column c holds; upos[w]: the column holding w, or -1 (a zero column). */
   int Wc, compact; /* compact: Wc < W */
   int *cb, *ucol, *upos;
-  int *uloc; /* uloc[c]: ucol[c]'s row within its block (c < Wc - 1) */
+  int *uloc;   /* uloc[c]: ucol[c]'s row within its block (c < Wc - 1) */
   lth_jet *xg; /* Wc x max_cols: an apply's argument at the rows ucol */
 };
 
@@ -122,8 +123,8 @@ void op_csc_left_rows(double alpha, const op_csc *A, const lth_jet *X, const op_
                       lth_jet *Y, const int *ypos);
 /* Y(:, q) += alpha sum_p X(:, xpos[rowind p]) val_p over column q of Y,
  * A's column ycols[q] (q < Y->cols); entries with xpos < 0 are skipped. */
-void op_csc_right_cols(double alpha, const lth_jet *X, const int *xpos, const op_csc *A,
-                       lth_jet *Y, const int *ycols);
+void op_csc_right_cols(double alpha, const lth_jet *X, const int *xpos, const op_csc *A, lth_jet *Y,
+                       const int *ycols);
 /* Y = A(ypos rows, ycols columns) (either NULL: all), order A's. */
 void op_csc_dense_map(const op_csc *A, const int *ypos, const int *ycols, lth_jet *Y);
 /* Y += alpha sum_p X(:, p) B(row p, :) (p < X->cols), row p = m2[m1[p]]

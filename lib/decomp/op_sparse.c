@@ -82,8 +82,8 @@ void op_csc_left_rows(double alpha, const op_csc *A, const lth_jet *X, const op_
   }
 }
 
-void op_csc_right_cols(double alpha, const lth_jet *X, const int *xpos, const op_csc *A,
-                       lth_jet *Y, const int *ycols) {
+void op_csc_right_cols(double alpha, const lth_jet *X, const int *xpos, const op_csc *A, lth_jet *Y,
+                       const int *ycols) {
   if (!A->val || alpha == 0.0) {
     return;
   }

@@ -656,8 +656,10 @@ START_TEST(test_random_patterns) {
     lth_system_free(sys);
   }
   ck_assert_msg(compared >= draws / 2, "only %d of %d draws compared", compared, draws);
-  fprintf(stderr, "random patterns: %d of %d draws compared, largest difference %.3g of the "
-                  "tolerance\n", compared, draws, worst);
+  fprintf(stderr,
+          "random patterns: %d of %d draws compared, largest difference %.3g of the "
+          "tolerance\n",
+          compared, draws, worst);
 }
 END_TEST
 
