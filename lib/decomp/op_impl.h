@@ -23,6 +23,13 @@
  * sum_j F_ij (C_j x) + L_i (D_i x), and C_i Y in E_i is taken the same way
  * from the rows of Y already computed.  Orders as the dense code: with
  * input order K, C_i has order K - (r-1-i), D_i and Y_i order K - r + i.
+ *
+ * Storage (lib/decomp/op_columns.c): entries outside the blocks' patterns
+ * are exact zeros at every t, so most rows of L_i and F_ij, most columns of
+ * R_i, S_i, T_i and of C_i, D_i are zero at every point when the
+ * constraints act locally.  Each factor is stored and multiplied at the
+ * rows or columns its pattern allows alone (op_rows); with dense blocks
+ * those are all of them.
  */
 #ifndef LTH_OP_IMPL_H
 #define LTH_OP_IMPL_H
