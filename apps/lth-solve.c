@@ -72,8 +72,10 @@ static const char help_text[] =
     "  --reproject         also set v <- (I - P) v at every output time\n"
     "  --coefficients C    where Ahat, g, G, q come from: auto (default: a table\n"
     "                      of Chebyshev interpolants built once, error-controlled\n"
-    "                      to 1e-3 rtol, when it pays; docs/performance.md), table\n"
-    "                      or direct (a decomposition per right-hand side)\n"
+    "                      to 1e-3 rtol, when it pays and while a bound of what\n"
+    "                      its errors add to the solution stays below rtol;\n"
+    "                      docs/performance.md), table or direct (a\n"
+    "                      decomposition per right-hand side)\n"
     "  --table-memory MB   memory budget of the table, its work arrays included\n"
     "                      (default 1 GiB = 1073.7 MB); auto decomposes directly where\n"
     "                      the table would not fit (its work grows like s^2:\n"
@@ -452,7 +454,8 @@ static lth_status check(const app_ctx *C, const app_run *run, lth_error *err) {
 /* Output                                                                   */
 
 /* Auto went over to direct decompositions before the last output time (the
- * table stopped paying, or did not fit its memory budget). */
+ * table stopped paying, did not fit its memory budget, or its errors could
+ * cost the solution more than rtol: lth_table_rhs_error). */
 static int table_stopped(const lth_ivp_result *res) {
   return isfinite(res->table_end) && res->n > 0 && res->table_end < res->times[res->n - 1];
 }
@@ -668,8 +671,9 @@ static void write_text(const app_ctx *C, app_run *run) {
             res->table_direct_panels);
     if (table_stopped(res)) {
       fprintf(fp,
-              "               direct decompositions from t = %.6g on (the table stopped paying "
-              "or\n               did not fit its memory budget)\n",
+              "               direct decompositions from t = %.6g on (the table stopped paying,\n"
+              "               did not fit its memory budget, or its errors could cost more than\n"
+              "               --rtol)\n",
               res->table_end);
     }
   } else if (res->coef_mode == LTH_COEF_HERMITE) {
@@ -787,11 +791,7 @@ static lth_status after(app_ctx *C, const app_run *run, lth_error *err) {
 /* The tool                                                                 */
 
 static void cleanup(app_ctx *C) {
-  if (C->path.op) {
-    solve_op_free(C->res);
-  } else {
-    lth_ivp_result_free(C->res);
-  }
+  lth_ivp_result_free(C->res);
   app_path_free(&C->path);
   app_sampling_free(&C->smp);
   free(C->sorted);

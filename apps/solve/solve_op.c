@@ -13,18 +13,6 @@
  * the unit roundoff). */
 #define SOLVE_OP_RTOL_FLOOR 1e-15
 
-void solve_op_free(lth_ivp_result *res) {
-  if (!res) {
-    return;
-  }
-  free(res->times);
-  free(res->z);
-  free(res->v);
-  free(res->z0_used);
-  free(res->z_error);
-  free(res);
-}
-
 static lth_ivp_result *result_alloc(const lth_opivp_result *r) {
   lth_ivp_result *res = calloc(1, sizeof *res);
   if (!res) {
@@ -39,7 +27,7 @@ static lth_ivp_result *result_alloc(const lth_opivp_result *r) {
   res->v = malloc((n * m + 1) * sizeof(double));
   res->z0_used = malloc((s + 1) * sizeof(double));
   if (!res->times || !res->z || !res->v || !res->z0_used) {
-    solve_op_free(res);
+    lth_ivp_result_free(res);
     return NULL;
   }
   memcpy(res->times, r->times, n * sizeof(double));
@@ -195,7 +183,7 @@ lth_status solve_op(const lth_opsys *sys, double t0, const double *z0, const dou
     st = estimate_error(sys, t0, times, n, o, res, err);
   }
   if (st != LTH_OK) {
-    solve_op_free(res);
+    lth_ivp_result_free(res);
     return st;
   }
   *out = res;

@@ -8,7 +8,7 @@
  * needs the s x s conditions.  The global error estimate is the dense path's
  * (lth_ivp_result.error_*): a second solve from the same z0 with the same
  * method at SOLVE_OP_ERROR_FACTOR times rtol and atol, its difference from z
- * at the output times.
+ * at the output times.  lth_ivp_result_free frees what solve_op returns.
  */
 #ifndef LTH_SOLVE_OP_H
 #define LTH_SOLVE_OP_H
@@ -40,7 +40,5 @@ typedef struct solve_op_stats {
 lth_status solve_op(const lth_opsys *sys, double t0, const double *z0, const double *times,
                     size_t n, const solve_op_opts *o, lth_ivp_result **out, solve_op_stats *stats,
                     lth_error *err);
-/* Frees what solve_op returned. */
-void solve_op_free(lth_ivp_result *res);
 
 #endif

@@ -47,7 +47,10 @@ const char *lth_ivp_method_name(lth_ivp_method method);
 typedef enum lth_ivp_coefficients {
   LTH_COEF_AUTO = 0, /* default: the table for exact data while it pays (right-hand sides
                         served >= 2 x its decompositions, judged panel by panel, else
-                        direct from there on); the Hermite grid for sampled data */
+                        direct from there on) and while its interpolation errors cannot
+                        cost the solution more than rtol (docs/performance.md, "bias":
+                        else direct from the panel where they could); the Hermite grid
+                        for sampled data */
   LTH_COEF_DIRECT,   /* a decomposition at every t asked for */
   LTH_COEF_TABLE,    /* the coefficient table (sampled data: the Hermite grid) */
   LTH_COEF_HERMITE   /* (reported in lth_ivp_result.coef_mode) Hermite interpolation on a grid */

@@ -96,6 +96,8 @@ typedef enum lth_op_pi_factor {
   LTH_OP_PI_SPARSE = 2
 } lth_op_pi_factor;
 lth_status lth_opsys_set_pi_factor(lth_opsys *sys, lth_op_pi_factor how, lth_error *err);
+/* 1 if the library was built with KLU (LTH_OP_PI_SPARSE works), else 0. */
+int lth_op_sparse_pi_available(void);
 
 int lth_opsys_index(const lth_opsys *sys);
 int lth_opsys_size(const lth_opsys *sys);      /* s */

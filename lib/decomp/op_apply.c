@@ -89,7 +89,9 @@ static lth_status by_chunks(const lth_oppoint *pt, const lth_jet *x, lth_jet *y,
   return st;
 }
 
-/* ---- P and I - P: P_i x_i = L_i (S_i x_i) ---- */
+/* ---- P and I - P: P_i x_i = L_i (S_i x_i) ----
+ * S_i at its columns act(S_i), L_i and F_ij at their rows (op_impl.h): the
+ * products gather x's rows there and scatter into y's. */
 
 static lth_status P_chunk(const lth_oppoint *pt, const lth_jet *x, lth_jet *y, int minus,
                           lth_error *err) {
@@ -98,12 +100,10 @@ static lth_status P_chunk(const lth_oppoint *pt, const lth_jet *x, lth_jet *y, i
   lth_jet c = scratch(pt, 0, x->cols);
   for (int i = 1; i < sys->r && st == LTH_OK; i++) {
     lth_jet xi = rows_of(x, sys, i), yi = rows_of(y, sys, i);
-    st = lth_jet_mul(&pt->S[i - 1], &xi, &c, err);
-    if (st == LTH_OK && minus) st = lth_jet_copy(&yi, &xi, err);
-    if (st == LTH_OK) {
-      st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, minus ? -1.0 : 1.0, &pt->L[i - 1], &c,
-                        minus ? 1.0 : 0.0, &yi, err);
-    }
+    lth_jet_set_zero(&c, c.maxorder);
+    op_gather_mul(1.0, &pt->S[i - 1], op_idx(&pt->sa[i - 1]), NULL, &xi, &c);
+    if (minus) st = lth_jet_copy(&yi, &xi, err); /* else y is zero (by_chunks) */
+    op_scatter_mul(minus ? -1.0 : 1.0, &pt->L[i - 1], op_idx(&pt->lr[i - 1]), &c, &yi);
     lower(y, yi.order);
   }
   return st;
@@ -143,11 +143,10 @@ static lth_status Ahat_chunk(const lth_oppoint *pt, const lth_jet *x, lth_jet *y
     for (int j = i; j < r && st == LTH_OK; j++) {
       const lth_jet *F = &pt->F[(i - 1) + r * (j - 1)];
       lth_jet cj = scratch(pt, j, k);
-      if (F->c) st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, F, &cj, 1.0, &yi, err);
+      if (F->c) op_scatter_mul(1.0, F, op_idx(&pt->fr[(i - 1) + r * (j - 1)]), &cj, &yi);
     }
     lth_jet di = scratch(pt, r + i, k);
-    if (st == LTH_OK)
-      st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &pt->L[i - 1], &di, 1.0, &yi, err);
+    op_scatter_mul(1.0, &pt->L[i - 1], op_idx(&pt->lr[i - 1]), &di, &yi);
     lower(y, yi.order);
   }
   return st;
@@ -175,7 +174,7 @@ static lth_status B_into(const lth_oppoint *pt, const lth_jet *x, lth_jet *y, lt
   }
   for (int i = 1; i < r && st == LTH_OK; i++) {
     lth_jet yi = rows_of(y, sys, i), ci = scratch(pt, i, k);
-    st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &pt->L[i - 1], &ci, 1.0, &yi, err);
+    op_scatter_mul(1.0, &pt->L[i - 1], op_idx(&pt->lr[i - 1]), &ci, &yi);
     lower(y, yi.order);
   }
   lth_jet yu = rows_of(y, sys, r), c0 = scratch(pt, 0, k);

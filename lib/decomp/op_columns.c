@@ -115,3 +115,79 @@ lth_status op_structure(const lth_opsys *sys, char **act_out, int **ucol_out, in
   *ucol_out = ucol;
   return st;
 }
+
+/* ---- the rows of L_i and F_ij, the columns of R_i, S_i, T_i ----
+ * L_1 = A_1r, L_i = A_{i,i-1} L_{i-1} (Clark (2.3)): a row of L_i can be
+ * nonzero only where A_{i,i-1} has an entry in a column that is a row of
+ * L_{i-1} can be; F_ij = A_ij L_j has the rows A_ij reaches from L_j's, and
+ * F_ii = A_ii L_i - L_i' L_i's rows too.  The other rows are exact zeros at
+ * every t, as are the columns of R_i outside act(R_i) (and so of
+ * S_i = Pi^{-1} R_i, T_i = S_i' + S_i L_i' S_i). */
+
+lth_status op_rows_from_mask(const char *mask, int u, op_rows *out) {
+  int n = 0;
+  for (int k = 0; k < u; k++) n += mask[k] != 0;
+  int keep0 = n == 0; /* an empty set keeps entry 0 (then an exact zero) */
+  n += keep0;
+  out->n = n;
+  out->u = u;
+  out->idx = malloc((size_t)n * sizeof(int));
+  out->pos = malloc((size_t)u * sizeof(int));
+  if (!out->idx || !out->pos) {
+    return LTH_ENOMEM;
+  }
+  for (int k = 0, c = 0; k < u; k++) {
+    int in = mask[k] != 0 || (keep0 && k == 0);
+    out->pos[k] = in ? c : -1;
+    if (in) out->idx[c++] = k;
+  }
+  return LTH_OK;
+}
+
+void op_rows_release(op_rows *rs) {
+  if (rs) {
+    free(rs->idx);
+    free(rs->pos);
+    *rs = (op_rows){0};
+  }
+}
+
+/* out[row] = 1 for the rows of a with an entry in a column in (NULL: every
+ * column). */
+static void reach(const op_block *a, const char *in, char *out) {
+  for (int jj = 0; a && jj < a->cols; jj++) {
+    for (int p = a->colptr[jj]; (!in || in[jj]) && p < a->colptr[jj + 1]; p++) {
+      out[a->rowind[p]] = 1;
+    }
+  }
+}
+
+lth_status op_thin_sets(const lth_opsys *sys, op_rows *lr, op_rows *fr, op_rows *sa) {
+  int r = sys->r, w = sys->m + 1;
+  char *lm = calloc((size_t)w, 1), *fm = calloc((size_t)sys->nmax + 1, 1), *act = NULL;
+  int *ucol = NULL, wc = 0;
+  lth_status st = lm && fm ? op_structure(sys, &act, &ucol, &wc) : LTH_ENOMEM;
+  for (int i = 1; i < r && st == LTH_OK; i++) { /* L_i's rows into lm[off_{i-1} ..] */
+    reach(blk(sys, i, i == 1 ? r : i - 1), i == 1 ? NULL : lm + sys->off[i - 2],
+          lm + sys->off[i - 1]);
+  }
+  for (int i = 1; i < r && st == LTH_OK; i++) {
+    int ni = sys->n[i - 1];
+    st = op_rows_from_mask(lm + sys->off[i - 1], ni, &lr[i - 1]);
+    if (st == LTH_OK) st = op_rows_from_mask(act + sys->off[i - 1], ni, &sa[i - 1]);
+    for (int j = i; j < r && st == LTH_OK; j++) {
+      if (j != i && !blk(sys, i, j)) {
+        continue;
+      }
+      memset(fm, 0, (size_t)ni);
+      reach(blk(sys, i, j), lm + sys->off[j - 1], fm);
+      if (j == i) unite(fm, lm + sys->off[i - 1], ni);
+      st = op_rows_from_mask(fm, ni, &fr[(i - 1) + r * (j - 1)]);
+    }
+  }
+  free(lm);
+  free(fm);
+  free(act);
+  free(ucol);
+  return st;
+}

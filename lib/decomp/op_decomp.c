@@ -19,21 +19,19 @@ struct lth_opdecomp_ws {
   int out_order, K;
   double cond_max, scale;
   lth_jet_lu *lu;
-  lth_jet *R, *T; /* index i-1: R_i, T_i */
+  lth_jet *R, *T; /* index i-1: R_i, T_i at their columns sa[i-1] (n_r x sa.n) */
   lth_jet Pinv;   /* n_r x n_r: the jet of Pi^{-1} */
   lth_jet E;      /* n_r x W: E_i = D[C_i] */
   lth_jet sm;     /* n_r x n_r */
   double *work;   /* dense sources' scratch (op_work_size) */
   /* The columns of R_i that its pattern allows to be nonzero (so those of
-   * S_i = Pi^{-1} R_i and T_i; the others are exact zeros at every t):
-   * act[i-1][0..nact[i-1]), or NULL when that is every column.  With few
-   * constraints acting locally these are a handful, and the products with
-   * S_i run on them alone (Rc, Sc, Tc: n_r x nact; Fc: nact x n_r rows of
-   * the n_i x n_r factor S_i multiplies). */
-  int **act, *nact, **spos;
-  lth_jet *Rc, *Sc, *Tc, Fc;
+   * S_i = Pi^{-1} R_i and T_i; the others are exact zeros at every t), and
+   * the rows of L_i, F_ij (op_columns.c, op_thin_sets): with few
+   * constraints acting locally these are a few dozen, and the thin factors
+   * are stored and multiplied at those alone; for dense blocks, all. */
+  op_rows *sa, *lr, *fr;
+  lth_jet Ld; /* L_i' at L_i's rows */
   int Wc;     /* the columns of C_i (op_columns.c): E is n_r x Wc */
-  lth_jet Gc; /* rows of a block factor at C_i's columns in that block */
 };
 
 static int imin(int a, int b) { return a < b ? a : b; }
@@ -69,6 +67,7 @@ static lth_status point_jets(lth_oppoint *pt, lth_error *err) {
                   .colptr = b->colptr,
                   .rowind = b->rowind,
                   .order = -1,
+                  .nrm = -1.0,
                   .stride = b->nnz > 0 ? (size_t)b->nnz : 1};
     if (b->set) {
       a->val = calloc(a->stride * (size_t)(K + 1), sizeof(double));
@@ -91,14 +90,12 @@ static lth_status point_jets(lth_oppoint *pt, lth_error *err) {
     st = pt->xg ? LTH_OK : LTH_ENOMEM;
   }
   for (int i = 1; i < r && st == LTH_OK; i++) {
-    int ni = sys->n[i - 1];
-    st = lth_jet_init(&pt->L[i - 1], ni, nr, K, err);
-    if (st == LTH_OK) st = lth_jet_init(&pt->S[i - 1], nr, ni, K, err);
+    st = lth_jet_init(&pt->L[i - 1], pt->lr[i - 1].n, nr, K, err);
+    if (st == LTH_OK) st = lth_jet_init(&pt->S[i - 1], nr, pt->sa[i - 1].n, K, err);
     if (st == LTH_OK) st = lth_jet_init(&pt->D[i - 1], nr, W, K, err);
     for (int j = i; j < r && st == LTH_OK; j++) {
-      if (j == i || sys->A[(i - 1) + r * (j - 1)].set) {
-        st = lth_jet_init(&pt->F[(i - 1) + r * (j - 1)], ni, nr, K, err);
-      }
+      int ij = (i - 1) + r * (j - 1);
+      if (j == i || sys->A[ij].set) st = lth_jet_init(&pt->F[ij], pt->fr[ij].n, nr, K, err);
     }
   }
   if (st == LTH_OK) {
@@ -129,7 +126,15 @@ static lth_status point_columns(lth_oppoint *pt) {
   }
   pt->compact = wc < pt->W;
   pt->W = pt->Wc = wc;
-  return LTH_OK;
+  pt->uloc = malloc((size_t)wc * sizeof(int));
+  if (!pt->uloc) {
+    return LTH_ENOMEM;
+  }
+  for (int k = 1; k < sys->r; k++) {
+    for (int c = pt->cb[k]; c < pt->cb[k + 1]; c++) pt->uloc[c] = pt->ucol[c] - sys->off[k - 1];
+  }
+  pt->uloc[wc - 1] = -1; /* the affine column */
+  return op_thin_sets(sys, pt->lr, pt->fr, pt->sa);
 }
 
 static void point_bytes(lth_oppoint *pt) {
@@ -158,8 +163,12 @@ lth_oppoint *lth_oppoint_alloc(const lth_opsys *sys, int order, int max_cols, lt
     pt->S = calloc((size_t)r, sizeof *pt->S);
     pt->C = calloc((size_t)r, sizeof *pt->C);
     pt->D = calloc((size_t)r, sizeof *pt->D);
+    pt->lr = calloc((size_t)r, sizeof *pt->lr);
+    pt->sa = calloc((size_t)r, sizeof *pt->sa);
+    pt->fr = calloc((size_t)r * (size_t)r, sizeof *pt->fr);
   }
-  if (!pt || !pt->A || !pt->F || !pt->L || !pt->S || !pt->C || !pt->D) {
+  if (!pt || !pt->A || !pt->F || !pt->L || !pt->S || !pt->C || !pt->D || !pt->lr || !pt->sa ||
+      !pt->fr) {
     lth_oppoint_free(pt);
     lth_error_set(err, LTH_ENOMEM, "out of memory allocating an operator-form result");
     return NULL;
@@ -204,10 +213,19 @@ void lth_oppoint_free(lth_oppoint *pt) {
   for (int k = 0; k < 4; k++) lth_jet_release(one[k]);
   lth_jet_free(pt->work);
   lth_jet_free(pt->xg);
+  for (int k = 0; k < r; k++) {
+    if (pt->lr) op_rows_release(&pt->lr[k]);
+    if (pt->sa) op_rows_release(&pt->sa[k]);
+  }
+  for (int k = 0; pt->fr && k < r * r; k++) op_rows_release(&pt->fr[k]);
+  free(pt->lr);
+  free(pt->sa);
+  free(pt->fr);
   free(pt->cb);
   free(pt->ucol);
   free(pt->upos);
   op_sparsepi_free(pt->sp);
+  free(pt->uloc);
   free(pt->A);
   free(pt->F);
   free(pt);
@@ -230,110 +248,27 @@ static lth_status check_chain(const lth_opsys *sys, lth_error *err) {
   return LTH_OK;
 }
 
-/* ---- the structure of R_i and of C_i (op_columns.c) ---- */
+/* ---- the structure of R_i, L_i, F_ij and C_i (op_columns.c) ---- */
 
-/* act(R_i) as index lists (NULL where every column is in, or none: Pi = 0,
- * refused as singular), spos[i-1][jj] = jj's place in it or -1, the compact
- * jets, and Gc for the rows of a block factor at the columns of C_i. */
-static lth_status active_columns(lth_opdecomp_ws *ws, lth_error *err) {
+/* The sets of the thin factors (every point of the system has the same) and
+ * the jets at their sizes. */
+static lth_status thin_structure(lth_opdecomp_ws *ws, lth_error *err) {
   const lth_opsys *sys = ws->sys;
   int r = sys->r, nr = sys->nr, K = ws->K;
   char *act = NULL;
-  int *ucol = NULL, wc = 0;
-  lth_status st = op_structure(sys, &act, &ucol, &wc);
-  ws->Wc = wc;
-  int gmax = 1; /* the most columns of C_i in one block */
-  for (int k = 1, c = 0; k < r && st == LTH_OK; k++) {
-    int c0 = c;
-    while (c < wc && ucol[c] < sys->off[k]) c++;
-    gmax = c - c0 > gmax ? c - c0 : gmax;
-  }
-  if (st == LTH_OK) st = lth_jet_init(&ws->Gc, gmax, nr, K, err);
-  for (int i = r - 1; i >= 1 && st == LTH_OK; i--) {
-    int ni = sys->n[i - 1], na = 0;
-    const char *in = act + sys->off[i - 1];
-    for (int jj = 0; jj < ni; jj++) na += in[jj];
-    ws->nact[i - 1] = na;
-    if (na == 0 || na == ni) {
-      continue;
-    }
-    ws->act[i - 1] = malloc((size_t)na * sizeof(int));
-    ws->spos[i - 1] = malloc((size_t)ni * sizeof(int));
-    st = ws->act[i - 1] && ws->spos[i - 1] ? LTH_OK : LTH_ENOMEM;
-    for (int jj = 0, k = 0; jj < ni && st == LTH_OK; jj++) {
-      ws->spos[i - 1][jj] = in[jj] ? k : -1;
-      if (in[jj]) ws->act[i - 1][k++] = jj;
-    }
-    if (st == LTH_OK) st = lth_jet_init(&ws->Rc[i - 1], nr, na, K, err);
-    if (st == LTH_OK) st = lth_jet_init(&ws->Sc[i - 1], nr, na, K, err);
-    if (st == LTH_OK) st = lth_jet_init(&ws->Tc[i - 1], nr, na, K, err);
-    if (st == LTH_OK && na > ws->Fc.rows) {
-      lth_jet_release(&ws->Fc);
-      st = lth_jet_init(&ws->Fc, na, nr, K, err);
-    }
-  }
+  int *ucol = NULL;
+  lth_status st = op_structure(sys, &act, &ucol, &ws->Wc);
   free(act);
   free(ucol);
+  if (st == LTH_OK) st = op_thin_sets(sys, ws->lr, ws->fr, ws->sa);
+  int lmax = 1;
+  for (int i = 1; i < r && st == LTH_OK; i++) {
+    lmax = ws->lr[i - 1].n > lmax ? ws->lr[i - 1].n : lmax;
+    st = lth_jet_init(&ws->R[i - 1], nr, ws->sa[i - 1].n, K, err);
+    if (st == LTH_OK) st = lth_jet_init(&ws->T[i - 1], nr, ws->sa[i - 1].n, K, err);
+  }
+  if (st == LTH_OK) st = lth_jet_init(&ws->Ld, lmax, nr, K, err);
   return st;
-}
-
-/* Columns idx[0..na) of J into Jc (back = 0), or Jc into those columns of J
- * (back = 1), orders 0..the source's; the target takes the source's order. */
-static void move_cols(lth_jet *J, const int *idx, int na, lth_jet *Jc, int back) {
-  const lth_jet *src = back ? Jc : J;
-  lth_jet *dst = back ? J : Jc;
-  size_t bytes = (size_t)J->rows * sizeof(double);
-  for (int k = 0; k <= src->order; k++) {
-    for (int c = 0; c < na; c++) {
-      double *pj = LTH_JET_COEF(J, k) + (size_t)idx[c] * J->ld;
-      double *pc = LTH_JET_COEF(Jc, k) + (size_t)c * Jc->ld;
-      memcpy(back ? pj : pc, back ? pc : pj, bytes);
-    }
-  }
-  dst->order = src->order;
-}
-
-/* out = Xc F(act(R_i), :) for Xc holding columns act(R_i) of an
- * n_r x n_i factor (F n_i x n_r). */
-static lth_status act_times(lth_opdecomp_ws *ws, int i, const lth_jet *Xc, const lth_jet *F,
-                            lth_jet *out, lth_error *err) {
-  const int *idx = ws->act[i - 1];
-  int na = ws->nact[i - 1];
-  lth_jet Fc = lth_jet_view(&ws->Fc, 0, 0, na, F->cols);
-  for (int k = 0; k <= F->order; k++) {
-    for (int c = 0; c < F->cols; c++) {
-      const double *f = LTH_JET_COEF(F, k) + (size_t)c * F->ld;
-      double *g = LTH_JET_COEF(&Fc, k) + (size_t)c * Fc.ld;
-      for (int a = 0; a < na; a++) g[a] = f[idx[a]];
-    }
-  }
-  Fc.order = F->order;
-  return lth_jet_mul(Xc, &Fc, out, err);
-}
-
-/* out = S_i F (F n_i x n_r): over act(S_i) alone where it is smaller. */
-static lth_status s_times(lth_opdecomp_ws *ws, const lth_oppoint *pt, int i, const lth_jet *F,
-                          lth_jet *out, lth_error *err) {
-  if (!ws->act[i - 1]) {
-    return lth_jet_mul(&pt->S[i - 1], F, out, err);
-  }
-  return act_times(ws, i, &ws->Sc[i - 1], F, out, err);
-}
-
-/* Zero J's columns act(R_i) (orders 0..J's maxorder), J's order that: the
- * other columns of R_i stay zero from the allocation on. */
-static void zero_act(lth_opdecomp_ws *ws, int i, lth_jet *J) {
-  const int *idx = ws->act[i - 1];
-  if (!idx) {
-    lth_jet_set_zero(J, J->maxorder);
-    return;
-  }
-  for (int k = 0; k <= J->maxorder; k++) {
-    for (int a = 0; a < ws->nact[i - 1]; a++) {
-      memset(LTH_JET_COEF(J, k) + (size_t)idx[a] * J->ld, 0, (size_t)J->rows * sizeof(double));
-    }
-  }
-  J->order = J->maxorder;
 }
 
 lth_opdecomp_ws *lth_opdecomp_ws_alloc(const lth_opsys *sys, int out_order, lth_error *err) {
@@ -353,29 +288,20 @@ lth_opdecomp_ws *lth_opdecomp_ws_alloc(const lth_opsys *sys, int out_order, lth_
     ws->out_order = out_order;
     ws->K = K;
     ws->cond_max = LTH_DEFAULT_COND_MAX;
-    lth_jet **per[] = {&ws->R, &ws->T, &ws->Rc, &ws->Sc, &ws->Tc};
-    for (int k = 0; k < 5; k++) {
-      *per[k] = calloc((size_t)r, sizeof(lth_jet));
-      ok = ok && *per[k];
-    }
-    ws->act = calloc((size_t)r, sizeof(int *));
-    ws->spos = calloc((size_t)r, sizeof(int *));
-    ws->nact = calloc((size_t)r, sizeof(int));
-    ok = ok && ws->act && ws->spos && ws->nact;
+    ws->R = calloc((size_t)r, sizeof(lth_jet));
+    ws->T = calloc((size_t)r, sizeof(lth_jet));
+    ws->sa = calloc((size_t)r, sizeof(op_rows));
+    ws->lr = calloc((size_t)r, sizeof(op_rows));
+    ws->fr = calloc((size_t)r * (size_t)r, sizeof(op_rows));
     ws->work = malloc((op_work_size(sys, K) + 1) * sizeof(double));
     ws->lu = lth_jet_lu_alloc(nr, err);
-    ok = ok && ws->work && ws->lu;
+    ok = ws->R && ws->T && ws->sa && ws->lr && ws->fr && ws->work && ws->lu;
   }
   lth_status st = ok ? LTH_OK : LTH_ENOMEM;
-  if (st == LTH_OK) st = active_columns(ws, err);
+  if (st == LTH_OK) st = thin_structure(ws, err);
   if (st == LTH_OK) st = lth_jet_init(&ws->E, nr, ws->Wc, K, err);
   if (st == LTH_OK) st = lth_jet_init(&ws->sm, nr, nr, K, err);
   if (st == LTH_OK) st = lth_jet_init(&ws->Pinv, nr, nr, K, err);
-  for (int i = 1; i < r && st == LTH_OK; i++) {
-    int ni = sys->n[i - 1];
-    st = lth_jet_init(&ws->R[i - 1], nr, ni, K, err);
-    if (st == LTH_OK) st = lth_jet_init(&ws->T[i - 1], nr, ni, K, err);
-  }
   if (st != LTH_OK) {
     lth_opdecomp_ws_free(ws);
     lth_error_set(err, LTH_ENOMEM, "out of memory allocating an operator-form workspace");
@@ -388,18 +314,20 @@ void lth_opdecomp_ws_free(lth_opdecomp_ws *ws) {
   if (!ws) {
     return;
   }
-  lth_jet *per[] = {ws->R, ws->T, ws->Rc, ws->Sc, ws->Tc};
-  for (int k = 0; k < 5; k++) {
-    for (int i = 0; per[k] && i < ws->sys->r; i++) lth_jet_release(&per[k][i]);
-    free(per[k]);
+  int r = ws->sys->r;
+  for (int i = 0; i < r; i++) {
+    if (ws->R) lth_jet_release(&ws->R[i]);
+    if (ws->T) lth_jet_release(&ws->T[i]);
+    if (ws->sa) op_rows_release(&ws->sa[i]);
+    if (ws->lr) op_rows_release(&ws->lr[i]);
   }
-  for (int i = 0; ws->act && i < ws->sys->r; i++) free(ws->act[i]);
-  for (int i = 0; ws->spos && i < ws->sys->r; i++) free(ws->spos[i]);
-  free(ws->act);
-  free(ws->spos);
-  free(ws->nact);
-  lth_jet_release(&ws->Fc);
-  lth_jet_release(&ws->Gc);
+  for (int k = 0; ws->fr && k < r * r; k++) op_rows_release(&ws->fr[k]);
+  free(ws->R);
+  free(ws->T);
+  free(ws->sa);
+  free(ws->lr);
+  free(ws->fr);
+  lth_jet_release(&ws->Ld);
   lth_jet_release(&ws->E);
   lth_jet_release(&ws->sm);
   lth_jet_release(&ws->Pinv);
@@ -474,28 +402,24 @@ static int step_order(const lth_oppoint *pt, int i) { return pt->K - pt->sys->r 
  * either loses about eps cond(Pi).  Sparse times thin only. */
 static lth_status chains(lth_opdecomp_ws *ws, lth_oppoint *pt, double t, lth_error *err) {
   int r = ws->sys->r, K = pt->K;
-  op_csc_dense(op_A(pt, 1, r), &pt->L[0]);
+  op_csc_dense_map(op_A(pt, 1, r), pt->lr[0].pos, NULL, &pt->L[0]);
   for (int i = 2; i < r; i++) {
     lth_jet_set_zero(&pt->L[i - 1], K);
-    op_csc_left(1.0, op_A(pt, i, i - 1), &pt->L[i - 2], &pt->L[i - 1]);
+    op_csc_left_rows(1.0, op_A(pt, i, i - 1), &pt->L[i - 2], &pt->lr[i - 2], &pt->L[i - 1],
+                     pt->lr[i - 1].pos);
   }
-  op_csc_dense(op_A(pt, r, r - 1), &ws->R[r - 2]);
+  op_csc_dense_map(op_A(pt, r, r - 1), NULL, ws->sa[r - 2].idx, &ws->R[r - 2]);
   for (int i = r - 2; i >= 1; i--) {
     lth_jet Ri = capped(&ws->R[i - 1], step_order(pt, i) + 1);
-    zero_act(ws, i, &Ri);
-    op_csc_right(1.0, &ws->R[i], op_A(pt, i + 1, i), &Ri);
+    lth_jet_set_zero(&Ri, Ri.maxorder);
+    op_csc_right_cols(1.0, &ws->R[i], ws->sa[i].pos, op_A(pt, i + 1, i), &Ri, ws->sa[i - 1].idx);
     ws->R[i - 1].order = Ri.order;
   }
-  lth_status st;
-  if (ws->act[r - 2]) { /* Pi over act(R_{r-1}) */
-    move_cols(&ws->R[r - 2], ws->act[r - 2], ws->nact[r - 2], &ws->Rc[r - 2], 0);
-    st = act_times(ws, r - 1, &ws->Rc[r - 2], &pt->L[r - 2], &pt->Pi, err);
-  } else {
-    st = lth_jet_mul(&ws->R[r - 2], &pt->L[r - 2], &pt->Pi, err);
-  }
-  if (st == LTH_OK) {
-    st = lth_jet_lu_factor(ws->lu, &pt->Pi, 0.0, &pt->info.cond_pi, err);
-  }
+  /* Pi = R_{r-1} L_{r-1} over act(R_{r-1}), L_{r-1}'s rows there */
+  lth_jet_set_zero(&pt->Pi, K);
+  op_gather_mul(1.0, &ws->R[r - 2], op_idx(&ws->sa[r - 2]), op_pos(&pt->lr[r - 2]), &pt->L[r - 2],
+                &pt->Pi);
+  lth_status st = lth_jet_lu_factor(ws->lu, &pt->Pi, 0.0, &pt->info.cond_pi, err);
   if (st == LTH_ESING) {
     return lth_decomp_singular_error(err, t, r);
   }
@@ -505,57 +429,54 @@ static lth_status chains(lth_opdecomp_ws *ws, lth_oppoint *pt, double t, lth_err
   pt->info.pi_sign = lth_jet_lu_det_sign(ws->lu);
   st = judge(ws, pt, t, err);
   if (st == LTH_OK) st = lth_jet_lu_inverse(ws->lu, &ws->Pinv, err);
-  for (int i = 1; i < r && st == LTH_OK; i++) {
-    const int *idx = ws->act[i - 1];
-    int na = ws->nact[i - 1];
-    if (!idx) {
-      lth_jet Si = capped(&pt->S[i - 1], step_order(pt, i) + 1);
-      st = lth_jet_mul(&ws->Pinv, &ws->R[i - 1], &Si, err);
-      pt->S[i - 1].order = Si.order;
-      continue;
-    }
-    /* on act(R_i): S_i's other columns are zero from the allocation on */
-    lth_jet Sc = capped(&ws->Sc[i - 1], step_order(pt, i) + 1);
-    move_cols(&ws->R[i - 1], idx, na, &ws->Rc[i - 1], 0);
-    st = lth_jet_mul(&ws->Pinv, &ws->Rc[i - 1], &Sc, err);
-    ws->Sc[i - 1].order = Sc.order;
-    move_cols(&pt->S[i - 1], idx, na, &ws->Sc[i - 1], 1);
+  for (int i = 1; i < r && st == LTH_OK; i++) { /* S_i on act(R_i) */
+    lth_jet Si = capped(&pt->S[i - 1], step_order(pt, i) + 1);
+    st = lth_jet_mul(&ws->Pinv, &ws->R[i - 1], &Si, err);
+    pt->S[i - 1].order = Si.order;
   }
   return st;
 }
 
 /* T_i = S_i P_i' = S_i L_i' S_i + S_i' (with S_i L_i = I), and F_ii = A_ii L_i -
  * L_i', F_ij = A_ij L_j (j > i): the thin pieces of step i (op_impl.h), to the
- * order step i needs. */
+ * order step i needs, each at its rows or columns (op_thin_sets). */
 static lth_status thin_pieces(lth_opdecomp_ws *ws, lth_oppoint *pt, lth_error *err) {
   int r = ws->sys->r;
   lth_status st = LTH_OK;
   for (int i = 1; i < r && st == LTH_OK; i++) {
-    int o = step_order(pt, i);
-    lth_jet T = capped(&ws->T[i - 1], o), Fii = capped(&pt->F[(i - 1) + r * (i - 1)], o);
-    st = lth_jet_deriv(&T, &pt->S[i - 1], err);                     /* S_i' */
-    if (st == LTH_OK) st = lth_jet_deriv(&Fii, &pt->L[i - 1], err); /* L_i' */
-    if (st == LTH_OK) st = s_times(ws, pt, i, &Fii, &ws->sm, err);  /* S_i L_i' */
-    const int *idx = ws->act[i - 1];
-    if (st == LTH_OK && !idx) {
+    int o = step_order(pt, i), ii = (i - 1) + r * (i - 1);
+    const op_rows *lr = &pt->lr[i - 1], *fr = &pt->fr[ii];
+    lth_jet T = capped(&ws->T[i - 1], o), Fii = capped(&pt->F[ii], o);
+    lth_jet Ld = capped(&ws->Ld, o);
+    Ld.rows = lr->n;
+    st = lth_jet_deriv(&T, &pt->S[i - 1], err);                    /* S_i' */
+    if (st == LTH_OK) st = lth_jet_deriv(&Ld, &pt->L[i - 1], err); /* L_i' */
+    if (st == LTH_OK) {                                            /* S_i L_i' */
+      lth_jet_set_zero(&ws->sm, ws->sm.maxorder);
+      op_gather_mul(1.0, &pt->S[i - 1], op_idx(&pt->sa[i - 1]), op_pos(lr), &Ld, &ws->sm);
       st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &ws->sm, &pt->S[i - 1], 1.0, &T, err);
-    } else if (st == LTH_OK) { /* T_i's columns outside act(S_i) are those of S_i' = 0 */
-      lth_jet Tc = capped(&ws->Tc[i - 1], o);
-      move_cols(&T, idx, ws->nact[i - 1], &Tc, 0);
-      st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &ws->sm, &ws->Sc[i - 1], 1.0, &Tc, err);
-      move_cols(&T, idx, ws->nact[i - 1], &Tc, 1);
     }
     ws->T[i - 1].order = T.order;
-    lth_jet_scale(&Fii, -1.0);
-    op_csc_left(1.0, op_A(pt, i, i), &pt->L[i - 1], &Fii);
-    pt->F[(i - 1) + r * (i - 1)].order = Fii.order;
+    /* F_ii = -L_i' (at L_i's rows, among F_ii's) + A_ii L_i */
+    lth_jet_set_zero(&Fii, o);
+    Fii.order = Ld.order < o ? Ld.order : o;
+    for (int k = 0; k <= Fii.order; k++) {
+      for (int c = 0; c < Fii.cols; c++) {
+        for (int q = 0; q < lr->n; q++) {
+          LTH_JET_AT(&Fii, k, fr->pos[lr->idx[q]], c) = -LTH_JET_AT(&Ld, k, q, c);
+        }
+      }
+    }
+    op_csc_left_rows(1.0, op_A(pt, i, i), &pt->L[i - 1], lr, &Fii, fr->pos);
+    pt->F[ii].order = Fii.order;
     for (int j = i + 1; j < r; j++) {
       const op_csc *a = op_A(pt, i, j);
-      lth_jet Fij = capped(&pt->F[(i - 1) + r * (j - 1)], o);
+      int ij = (i - 1) + r * (j - 1);
+      lth_jet Fij = capped(&pt->F[ij], o);
       if (a->val) {
         lth_jet_set_zero(&Fij, o);
-        op_csc_left(1.0, a, &pt->L[j - 1], &Fij);
-        pt->F[(i - 1) + r * (j - 1)].order = Fij.order;
+        op_csc_left_rows(1.0, a, &pt->L[j - 1], &pt->lr[j - 1], &Fij, pt->fr[ij].pos);
+        pt->F[ij].order = Fij.order;
       }
     }
   }
@@ -585,58 +506,50 @@ static lth_jet c_block(const lth_oppoint *pt, const lth_jet *C, int j) {
   return cols_of(C, pt->cb[j], pt->cb[j + 1] - pt->cb[j]);
 }
 
-/* The rows of J (a factor with block j's rows) that C^(j) multiplies: those
- * at C's columns in block j, gathered into ws->Gc; J itself when C holds
- * every column. */
-static lth_jet c_rows(lth_opdecomp_ws *ws, const lth_oppoint *pt, int j, const lth_jet *J) {
-  if (!pt->compact) {
-    return *J;
-  }
-  int c0 = pt->cb[j], nu = pt->cb[j + 1] - c0, o = ws->sys->off[j - 1];
-  lth_jet G = lth_jet_view(&ws->Gc, 0, 0, nu, J->cols);
-  for (int k = 0; k <= J->order; k++) {
-    for (int c = 0; c < J->cols; c++) {
-      const double *f = LTH_JET_COEF(J, k) + (size_t)c * J->ld;
-      double *g = LTH_JET_COEF(&G, k) + (size_t)c * G.ld;
-      for (int a = 0; a < nu; a++) g[a] = f[pt->ucol[c0 + a] - o];
-    }
-  }
-  G.order = J->order;
-  return G;
+/* Y += alpha C^(j) J(rows at C's columns in block j, :) for J a factor
+ * with block j's rows, stored at its rows jr (NULL: all of them). */
+static void c_rows_mul(double alpha, const lth_oppoint *pt, const lth_jet *Cb, int j,
+                       const lth_jet *J, const op_rows *jr, lth_jet *Y) {
+  op_gather_mul(alpha, Cb, pt->compact ? pt->uloc + pt->cb[j] : NULL, jr ? op_pos(jr) : NULL, J, Y);
 }
 
-/* Y(:, block j's columns) -= S_i A_ij (A_ij sparse), over act(S_i) where
- * it is smaller (op_csc_right_map: Y is all of C_{i-1}, mapped). */
-static void s_right(lth_opdecomp_ws *ws, const lth_oppoint *pt, int i, int j, lth_jet *Y) {
-  const int *ymap = pt->upos + ws->sys->off[j - 1];
-  if (ws->act[i - 1]) {
-    op_csc_right_map(-1.0, &ws->Sc[i - 1], ws->spos[i - 1], op_A(pt, i, j), Y, ymap);
-  } else {
-    op_csc_right_map(-1.0, &pt->S[i - 1], NULL, op_A(pt, i, j), Y, ymap);
-  }
+/* Y's columns in block k (1..r-1): the view and the columns of block k
+ * they hold (Y holding C_i's columns). */
+static lth_jet k_cols(const lth_oppoint *pt, const lth_jet *Y, int k) {
+  lth_jet V = cols_of(Y, pt->cb[k], pt->cb[k + 1] - pt->cb[k]);
+  V.order = Y->order;
+  return V;
+}
+
+/* Y(:, block j's columns) -= S_i A_ij (A_ij sparse; S_i at act(S_i); Y
+ * holds C_{i-1}'s columns, and only those of block j are computed). */
+static void s_right(const lth_oppoint *pt, int i, int j, lth_jet *Y) {
+  lth_jet V = k_cols(pt, Y, j);
+  op_csc_right_cols(-1.0, &pt->S[i - 1], pt->sa[i - 1].pos, op_A(pt, i, j), &V,
+                    pt->uloc + pt->cb[j]);
+  Y->order = V.order;
+}
+
+/* ws->sm = S_i F (F at its rows fr, n_i x n_r in full): over act(S_i). */
+static void s_times(lth_opdecomp_ws *ws, const lth_oppoint *pt, int i, const lth_jet *F,
+                    const op_rows *fr) {
+  lth_jet_set_zero(&ws->sm, ws->sm.maxorder);
+  op_gather_mul(1.0, &pt->S[i - 1], op_idx(&pt->sa[i - 1]), op_pos(fr), F, &ws->sm);
 }
 
 /* C_{i-1}(:, block i) -= T_i (orders 0..min(T's, order)); returns the order
  * kept.  T_i is zero outside act(S_i), whose columns C holds. */
-static int t_sub(lth_opdecomp_ws *ws, const lth_oppoint *pt, int i, lth_jet *C, int order,
-                 lth_error *err, lth_status *st) {
+static int t_sub(lth_opdecomp_ws *ws, const lth_oppoint *pt, int i, lth_jet *C, int order) {
   const lth_jet *T = &ws->T[i - 1];
-  const int *idx = ws->act[i - 1];
-  if (!pt->compact || !idx) { /* block i whole and contiguous */
-    lth_jet Ci = c_block(pt, C, i);
-    Ci.order = order;
-    *st = lth_jet_axpy(-1.0, T, &Ci, err);
-    return Ci.order;
-  }
+  const op_rows *sa = &pt->sa[i - 1];
   int o = imin(order, T->order), off = ws->sys->off[i - 1];
   for (int k = 0; k <= o; k++) {
-    for (int a = 0; a < ws->nact[i - 1]; a++) {
-      const double *tc = LTH_JET_COEF(T, k) + (size_t)idx[a] * T->ld;
-      double *cc = LTH_JET_COEF(C, k) + (size_t)pt->upos[off + idx[a]] * C->ld;
+    for (int a = 0; a < sa->n; a++) {
+      const double *tc = LTH_JET_COEF(T, k) + (size_t)a * T->ld;
+      double *cc = LTH_JET_COEF(C, k) + (size_t)pt->upos[off + sa->idx[a]] * C->ld;
       for (int rr = 0; rr < C->rows; rr++) cc[rr] -= tc[rr];
     }
   }
-  *st = LTH_OK;
   return o;
 }
 
@@ -657,8 +570,9 @@ static lth_status flow_derivative(lth_opdecomp_ws *ws, lth_oppoint *pt, int i, l
     for (int k = j - 1; k < r; k++) {
       lth_jet Ek = ws->E; /* written at block k's columns alone */
       Ek.order = E.order;
-      op_csc_right_map(1.0, &pt->C[i], pt->upos + sys->off[j - 1], op_A(pt, j, k), &Ek,
-                       pt->upos + sys->off[k - 1]);
+      Ek = k_cols(pt, &Ek, k);
+      op_csc_right_cols(1.0, &pt->C[i], pt->upos + sys->off[j - 1], op_A(pt, j, k), &Ek,
+                        pt->uloc + pt->cb[k]);
       lower(&E, Ek.order);
     }
     for (int k = j; k < r && st == LTH_OK; k++) {
@@ -666,24 +580,22 @@ static lth_status flow_derivative(lth_opdecomp_ws *ws, lth_oppoint *pt, int i, l
       lth_jet Ck = from_col(&pt->C[k], c_start(pt, k)), Ek = from_col(&ws->E, c_start(pt, k));
       Ek.order = E.order;
       if (F->c) {
-        lth_jet Fu = c_rows(ws, pt, j, F);
-        st = lth_jet_mul(&Cb, &Fu, &ws->sm, err);
-        if (st == LTH_OK)
-          st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &ws->sm, &Ck, 1.0, &Ek, err);
+        lth_jet_set_zero(&ws->sm, ws->sm.maxorder);
+        c_rows_mul(1.0, pt, &Cb, j, F, &pt->fr[(j - 1) + r * (k - 1)], &ws->sm);
+        st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &ws->sm, &Ck, 1.0, &Ek, err);
         lower(&E, Ek.order);
       }
     }
     lth_jet Dj = from_col(&pt->D[j - 1], pt->cb[j]), Ej = from_col(&ws->E, pt->cb[j]);
     Ej.order = E.order;
-    lth_jet Lu = c_rows(ws, pt, j, &pt->L[j - 1]);
-    if (st == LTH_OK) st = lth_jet_mul(&Cb, &Lu, &ws->sm, err);
+    lth_jet_set_zero(&ws->sm, ws->sm.maxorder);
+    c_rows_mul(1.0, pt, &Cb, j, &pt->L[j - 1], &pt->lr[j - 1], &ws->sm);
     if (st == LTH_OK) st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &ws->sm, &Dj, 1.0, &Ej, err);
     lower(&E, Ej.order);
     lth_jet fj = lth_jet_view(&pt->f, sys->off[j - 1], 0, sys->n[j - 1], 1);
-    lth_jet fu = c_rows(ws, pt, j, &fj);
     lth_jet Ew = cols_of(&ws->E, c_aff(pt), 1);
     Ew.order = E.order;
-    if (st == LTH_OK) st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &Cb, &fu, 1.0, &Ew, err);
+    c_rows_mul(1.0, pt, &Cb, j, &fj, NULL, &Ew);
     lower(&E, Ew.order);
   }
   ws->E.order = E.order;
@@ -696,7 +608,6 @@ static lth_status flow_derivative(lth_opdecomp_ws *ws, lth_oppoint *pt, int i, l
 static lth_status reduce_row(lth_opdecomp_ws *ws, lth_oppoint *pt, int i, lth_error *err) {
   const lth_opsys *sys = ws->sys;
   int r = sys->r, oi = sys->off[i - 1], ni = sys->n[i - 1], ci = pt->cb[i], aff = c_aff(pt);
-  lth_jet *Si = &pt->S[i - 1];
   lth_status st = flow_derivative(ws, pt, i, err);
   lth_jet Cn = from_col(&pt->C[i - 1], ci), E = from_col(&ws->E, ci);
   E.order = ws->E.order;
@@ -704,24 +615,23 @@ static lth_status reduce_row(lth_opdecomp_ws *ws, lth_oppoint *pt, int i, lth_er
   for (int j = i; j < r && st == LTH_OK; j++) {
     lth_jet Call = pt->C[i - 1]; /* written at block j's columns alone */
     Call.order = Cn.order;
-    s_right(ws, pt, i, j, &Call);
+    s_right(pt, i, j, &Call);
     lower(&Cn, Call.order);
     const lth_jet *F = &pt->F[(i - 1) + r * (j - 1)];
     if (F->c) {
       int cs = c_start(pt, j);
       lth_jet Cs = from_col(&pt->C[j], cs), Cd = from_col(&pt->C[i - 1], cs);
       Cd.order = Cn.order;
-      st = s_times(ws, pt, i, F, &ws->sm, err);
-      if (st == LTH_OK)
-        st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, -1.0, &ws->sm, &Cs, 1.0, &Cd, err);
+      s_times(ws, pt, i, F, &pt->fr[(i - 1) + r * (j - 1)]);
+      st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, -1.0, &ws->sm, &Cs, 1.0, &Cd, err);
       lower(&Cn, Cd.order);
     }
   }
   lth_jet fi = lth_jet_view(&pt->f, oi, 0, ni, 1);
   lth_jet Cw = cols_of(&pt->C[i - 1], aff, 1);
   Cw.order = Cn.order;
-  if (st == LTH_OK) st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, -1.0, Si, &fi, 1.0, &Cw, err);
-  int to = st == LTH_OK ? t_sub(ws, pt, i, &pt->C[i - 1], Cn.order, err, &st) : Cn.order;
+  op_gather_mul(-1.0, &pt->S[i - 1], op_idx(&pt->sa[i - 1]), NULL, &fi, &Cw);
+  int to = t_sub(ws, pt, i, &pt->C[i - 1], Cn.order);
   lower(&Cn, imin(Cw.order, to));
   pt->C[i - 1].order = Cn.order;
   lth_jet Di = from_col(&pt->D[i - 1], ci);
@@ -734,11 +644,10 @@ static lth_status reduce_row(lth_opdecomp_ws *ws, lth_oppoint *pt, int i, lth_er
   for (int j = i; j < r && st == LTH_OK; j++) {
     const lth_jet *F = &pt->F[(i - 1) + r * (j - 1)];
     lth_jet cw = cols_of(&pt->C[j], aff, 1);
-    if (F->c) st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, F, &cw, 1.0, &gi, err);
+    if (F->c) op_scatter_mul(1.0, F, op_idx(&pt->fr[(i - 1) + r * (j - 1)]), &cw, &gi);
   }
   lth_jet dw = cols_of(&pt->D[i - 1], aff, 1);
-  if (st == LTH_OK)
-    st = lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, 1.0, &pt->L[i - 1], &dw, 1.0, &gi, err);
+  op_scatter_mul(1.0, &pt->L[i - 1], op_idx(&pt->lr[i - 1]), &dw, &gi);
   lower(&pt->g, gi.order);
   return st;
 }
@@ -764,7 +673,12 @@ static lth_status affine_q(lth_oppoint *pt, lth_error *err) {
   for (int i = 1; i < r && st == LTH_OK; i++) {
     lth_jet qi = lth_jet_view(&pt->q, sys->off[i - 1], 0, sys->n[i - 1], 1);
     lth_jet cw = cols_of(&pt->C[i], aff, 1);
-    st = lth_jet_mul(&pt->L[i - 1], &cw, &qi, err);
+    const op_rows *lr = &pt->lr[i - 1]; /* q_i's other rows: zero from the allocation on */
+    for (int k = 0; k <= qi.maxorder; k++) {
+      for (int p = 0; p < lr->n; p++) LTH_JET_AT(&qi, k, lr->idx[p], 0) = 0.0;
+    }
+    qi.order = qi.maxorder;
+    op_scatter_mul(1.0, &pt->L[i - 1], op_idx(lr), &cw, &qi);
     lower(&pt->q, qi.order);
   }
   lth_jet qu = lth_jet_view(&pt->q, sys->m, 0, sys->nr, 1), cw = cols_of(&pt->C[0], aff, 1);
@@ -774,16 +688,21 @@ static lth_status affine_q(lth_oppoint *pt, lth_error *err) {
 }
 
 /* 1 if every coefficient of J's columns c0.. is finite: x * 0 is 0 for a
- * finite x and NaN otherwise, and the sum stays 0 only if all are. */
+ * finite x and NaN otherwise, and a sum stays 0 only if all are (four sums,
+ * independent, so that the additions need not wait on each other). */
 static int jet_finite(const lth_jet *J, int c0) {
-  double acc = 0.0;
+  double acc[4] = {0.0, 0.0, 0.0, 0.0};
   for (int k = 0; k <= J->order; k++) {
     for (int j = c0; j < J->cols; j++) {
       const double *x = LTH_JET_COEF(J, k) + (size_t)j * J->ld;
-      for (int i = 0; i < J->rows; i++) acc += x[i] * 0.0;
+      int i = 0;
+      for (; i + 4 <= J->rows; i += 4) {
+        for (int u = 0; u < 4; u++) acc[u] += x[i + u] * 0.0;
+      }
+      for (; i < J->rows; i++) acc[0] += x[i] * 0.0;
     }
   }
-  return acc == 0.0;
+  return acc[0] + acc[1] + acc[2] + acc[3] == 0.0;
 }
 
 static lth_status check_results(lth_oppoint *pt, double t, lth_error *err) {
@@ -825,7 +744,7 @@ lth_status lth_opdecomp_at(lth_opdecomp_ws *ws, double t, lth_oppoint *pt, lth_e
   if (st == LTH_OK) st = chains(ws, pt, t, err);
   if (st == LTH_OK) st = thin_pieces(ws, pt, err);
   if (st == LTH_OK) st = start(ws, pt, err);
-  if (st == LTH_OK) lth_jet_set_zero(&pt->g, pt->K);
+  pt->g.order = pt->K; /* every g_i is written whole (reduce_row) */
   for (int i = ws->sys->r - 1; i >= 1 && st == LTH_OK; i--) {
     st = reduce_row(ws, pt, i, err);
   }

@@ -23,6 +23,13 @@
  * sum_j F_ij (C_j x) + L_i (D_i x), and C_i Y in E_i is taken the same way
  * from the rows of Y already computed.  Orders as the dense code: with
  * input order K, C_i has order K - (r-1-i), D_i and Y_i order K - r + i.
+ *
+ * Storage (lib/decomp/op_columns.c): entries outside the blocks' patterns
+ * are exact zeros at every t, so most rows of L_i and F_ij, most columns of
+ * R_i, S_i, T_i and of C_i, D_i are zero at every point when the
+ * constraints act locally.  Each factor is stored and multiplied at the
+ * rows or columns its pattern allows alone (op_rows); with dense blocks
+ * those are all of them.
  */
 #ifndef LTH_OP_IMPL_H
 #define LTH_OP_IMPL_H
@@ -68,20 +75,38 @@ typedef struct op_csc {
   int order;
   size_t stride;
   double *val; /* NULL: the block is absent (zero) */
+  int fixed;   /* constant values, already in val (op_eval fills them once) */
+  double nrm;  /* ||A_0||_1 of a fixed block once known, else -1 */
 } op_csc;
+
+/* The entries of a thin factor's rows (or columns) that its pattern lets be
+ * nonzero, of u in all (lib/decomp/op_columns.c): idx[0..n) ascending,
+ * pos[0..u) the place of each in idx, or -1 (an exact zero at every t). */
+typedef struct op_rows {
+  int n, u;
+  int *idx, *pos;
+} op_rows;
+
+/* idx and pos as maps for the kernels below: NULL (the identity, and dense
+ * BLAS products) when the set is every entry. */
+static inline const int *op_idx(const op_rows *rs) { return rs->n == rs->u ? NULL : rs->idx; }
+static inline const int *op_pos(const op_rows *rs) { return rs->n == rs->u ? NULL : rs->pos; }
 
 struct lth_oppoint {
   const lth_opsys *sys;
   lth_opinfo info;
   int K, W, max_cols;
-  op_csc *A;     /* A[(i-1) + r (j-1)] */
-  lth_jet f;     /* s x 1 */
-  lth_jet Pi;    /* n_r x n_r */
-  lth_jet *L;    /* L[i-1] = L_i, n_i x n_r */
-  lth_jet *S;    /* S[i-1] = S_i, n_r x n_i */
-  lth_jet *C;    /* C[i] = C_i, n_r x W, i = 0..r-1 */
-  lth_jet *D;    /* D[i-1] = D_i, n_r x W */
-  lth_jet *F;    /* F[(i-1) + r (j-1)] = F_ij, n_i x n_r (j >= i; rows 0 where absent) */
+  op_csc *A;  /* A[(i-1) + r (j-1)] */
+  lth_jet f;  /* s x 1 */
+  lth_jet Pi; /* n_r x n_r */
+  lth_jet *L; /* L[i-1] = L_i at its rows lr[i-1]: lr.n x n_r */
+  lth_jet *S; /* S[i-1] = S_i at its columns sa[i-1]: n_r x sa.n */
+  lth_jet *C; /* C[i] = C_i, n_r x W, i = 0..r-1 */
+  lth_jet *D; /* D[i-1] = D_i, n_r x W */
+  lth_jet *F; /* F[(i-1) + r (j-1)] = F_ij at its rows fr[same]: fr.n x n_r
+               * (j = i, and j > i where A_ij is set; else no storage) */
+  /* the rows of L_i, columns of S_i, rows of F_ij (op_thin_sets) */
+  op_rows *lr, *sa, *fr;
   lth_jet g, q;  /* m x 1, s x 1 */
   lth_jet *work; /* n_r x (2 r max_cols) scratch of the applies */
   /* The columns of [v | 1] that C_i, D_i can have nonzero (op_columns.c):
@@ -91,6 +116,7 @@ struct lth_oppoint {
    * column c holds; upos[w]: the column holding w, or -1 (a zero column). */
   int Wc, compact; /* compact: Wc < W */
   int *cb, *ucol, *upos;
+  int *uloc;   /* uloc[c]: ucol[c]'s row within its block (c < Wc - 1) */
   lth_jet *xg; /* Wc x max_cols: an apply's argument at the rows ucol */
   struct op_sparsepi *sp; /* the sparse-Pi path (op_sparsepi.h), else NULL */
 };
@@ -99,17 +125,26 @@ struct lth_oppoint {
  * Truncated Cauchy products; Y's order becomes min(Y's, A's, X's). */
 /* Y += alpha A X (A sparse rows x cols, X cols x k, Y rows x k). */
 void op_csc_left(double alpha, const op_csc *A, const lth_jet *X, lth_jet *Y);
-/* Y += alpha X A (X k x rows, Y k x cols). */
-void op_csc_right(double alpha, const lth_jet *X, const op_csc *A, lth_jet *Y);
-/* The same with maps: Y(:, ymap[jj]) += alpha sum_p X(:, xmap[rowind p]) val_p,
- * skipping entries whose map is < 0 (columns known to be zero); a NULL map
- * is the identity. */
-void op_csc_right_map(double alpha, const lth_jet *X, const int *xmap, const op_csc *A, lth_jet *Y,
-                      const int *ymap);
-/* Y = A (dense rows x cols), order A's, for a Y that is zero outside A's
- * pattern (a zeroed allocation, or the last call's result on the same
- * pattern): only the pattern's entries are written. */
-void op_csc_dense(const op_csc *A, lth_jet *Y);
+/* Y(ypos[row], :) += alpha A X(q, :) over the rows q of X, X's row q being
+ * A's column xr->idx[q] (xr NULL: X has all of A's columns); rows with
+ * ypos < 0 are skipped (NULL: the identity).  Orders as op_csc_left. */
+void op_csc_left_rows(double alpha, const op_csc *A, const lth_jet *X, const op_rows *xr,
+                      lth_jet *Y, const int *ypos);
+/* Y(:, q) += alpha sum_p X(:, xpos[rowind p]) val_p over column q of Y,
+ * A's column ycols[q] (q < Y->cols); entries with xpos < 0 are skipped. */
+void op_csc_right_cols(double alpha, const lth_jet *X, const int *xpos, const op_csc *A, lth_jet *Y,
+                       const int *ycols);
+/* Y = A(ypos rows, ycols columns) (either NULL: all), order A's. */
+void op_csc_dense_map(const op_csc *A, const int *ypos, const int *ycols, lth_jet *Y);
+/* Y += alpha sum_p X(:, p) B(row p, :) (p < X->cols), row p = m2[m1[p]]
+ * (m1 or m2 NULL: the identity), skipping rows < 0: a thin factor times the
+ * rows of another that it meets.  Order min(X's, B's, Y's, Y's maxorder). */
+void op_gather_mul(double alpha, const lth_jet *X, const int *m1, const int *m2, const lth_jet *B,
+                   lth_jet *Y);
+/* Y(rows[p], :) += alpha X(p, :) B (p < X->rows; rows NULL: the identity):
+ * a row-compact factor's product into the full rows.  Order as
+ * op_gather_mul.  With the identity maps both are lth_jet_gemm. */
+void op_scatter_mul(double alpha, const lth_jet *X, const int *rows, const lth_jet *B, lth_jet *Y);
 /* ||A_0||_1 (the value at t). */
 double op_csc_norm1(const op_csc *A);
 
@@ -130,5 +165,12 @@ size_t op_work_size(const lth_opsys *sys, int K);
  * (ascending, the affine column m last).  Both malloc'd (the caller frees);
  * LTH_ENOMEM. */
 lth_status op_structure(const lth_opsys *sys, char **act, int **ucol, int *wc);
+/* The rows of L_i into lr[i-1], the columns act(R_i) (of R_i, S_i, T_i)
+ * into sa[i-1] (i = 1..r-1), the rows of F_ij into fr[(i-1) + r (j-1)]
+ * (j = i, and j > i where A_ij is set); every set keeps one entry at least.
+ * LTH_ENOMEM (op_rows_release what was made). */
+lth_status op_thin_sets(const lth_opsys *sys, op_rows *lr, op_rows *fr, op_rows *sa);
+lth_status op_rows_from_mask(const char *mask, int u, op_rows *out);
+void op_rows_release(op_rows *rs);
 
 #endif

@@ -37,89 +37,10 @@ void op_csc_left(double alpha, const op_csc *A, const lth_jet *X, lth_jet *Y) {
   }
 }
 
-/* Y_c(:, jj) += alpha sum_p X_b(:, rowind p) val_a p over a + b = c <= K. */
-void op_csc_right(double alpha, const lth_jet *X, const op_csc *A, lth_jet *Y) {
-  if (!A->val || alpha == 0.0) {
-    return; /* an absent block is an exact zero: no order lost */
-  }
-  int K = imin(imin(A->order, X->order), imin(Y->order, Y->maxorder));
-  Y->order = K;
-  int k = X->rows;
-  for (int c = 0; c <= K; c++) {
-    double *y = LTH_JET_COEF(Y, c);
-    for (int a = 0; a <= c; a++) {
-      const double *v = A->val + (size_t)a * A->stride;
-      const double *x = LTH_JET_COEF(X, c - a);
-      for (int jj = 0; jj < A->cols; jj++) {
-        double *yj = y + (size_t)jj * Y->ld;
-        for (int p = A->colptr[jj]; p < A->colptr[jj + 1]; p++) {
-          double w = alpha * v[p];
-          const double *xr = x + (size_t)A->rowind[p] * X->ld;
-          for (int rr = 0; rr < k; rr++) {
-            yj[rr] += w * xr[rr];
-          }
-        }
-      }
-    }
-  }
-}
-
-void op_csc_right_map(double alpha, const lth_jet *X, const int *xmap, const op_csc *A, lth_jet *Y,
-                      const int *ymap) {
-  if (!A->val || alpha == 0.0) {
-    return;
-  }
-  int K = imin(imin(A->order, X->order), imin(Y->order, Y->maxorder));
-  Y->order = K;
-  int k = X->rows;
-  for (int jj = 0; jj < A->cols; jj++) {
-    int yc = ymap ? ymap[jj] : jj;
-    for (int p = A->colptr[jj]; yc >= 0 && p < A->colptr[jj + 1]; p++) {
-      int xc = xmap ? xmap[A->rowind[p]] : A->rowind[p];
-      if (xc < 0) {
-        continue;
-      }
-      for (int c = 0; c <= K; c++) {
-        double *yj = LTH_JET_COEF(Y, c) + (size_t)yc * Y->ld;
-        for (int a = 0; a <= c; a++) {
-          double w = alpha * A->val[p + (size_t)a * A->stride];
-          const double *xr = LTH_JET_COEF(X, c - a) + (size_t)xc * X->ld;
-          for (int rr = 0; rr < k; rr++) {
-            yj[rr] += w * xr[rr];
-          }
-        }
-      }
-    }
-  }
-}
-
-void op_csc_dense(const op_csc *A, lth_jet *Y) {
-  int K = imin(A->order, Y->maxorder);
-  if (!A->val) {
-    lth_jet_set_zero(Y, K);
-    return;
-  }
-  /* Y is zero outside A's pattern (op_impl.h): clear the pattern, then sum
-   * into it (a pattern may name an entry twice) */
-  for (int c = 0; c <= K; c++) {
-    for (int jj = 0; jj < A->cols; jj++) {
-      for (int p = A->colptr[jj]; p < A->colptr[jj + 1]; p++) {
-        LTH_JET_AT(Y, c, A->rowind[p], jj) = 0.0;
-      }
-    }
-  }
-  for (int c = 0; c <= K; c++) {
-    const double *v = A->val + (size_t)c * A->stride;
-    for (int jj = 0; jj < A->cols; jj++) {
-      for (int p = A->colptr[jj]; p < A->colptr[jj + 1]; p++) {
-        LTH_JET_AT(Y, c, A->rowind[p], jj) += v[p];
-      }
-    }
-  }
-  Y->order = K;
-}
-
 double op_csc_norm1(const op_csc *A) {
+  if (A->fixed && A->nrm >= 0.0) {
+    return A->nrm;
+  }
   double mx = 0.0;
   for (int jj = 0; A->val && jj < A->cols; jj++) {
     double s = 0.0;
@@ -129,4 +50,127 @@ double op_csc_norm1(const op_csc *A) {
     mx = s > mx ? s : mx;
   }
   return mx;
+}
+
+/* ---- products with row- or column-compact thin factors ---- */
+
+void op_csc_left_rows(double alpha, const op_csc *A, const lth_jet *X, const op_rows *xr,
+                      lth_jet *Y, const int *ypos) {
+  if (!A->val || alpha == 0.0) {
+    return;
+  }
+  int K = imin(imin(A->order, X->order), imin(Y->order, Y->maxorder));
+  Y->order = K;
+  for (int c = 0; c <= K; c++) {
+    double *y = LTH_JET_COEF(Y, c);
+    for (int a = 0; a <= c; a++) {
+      const double *v = A->val + (size_t)a * A->stride;
+      const double *x = LTH_JET_COEF(X, c - a);
+      for (int k = 0; k < X->cols; k++) {
+        const double *xk = x + (size_t)k * X->ld;
+        double *yk = y + (size_t)k * Y->ld;
+        for (int q = 0; q < X->rows; q++) {
+          int jj = xr ? xr->idx[q] : q;
+          double xj = alpha * xk[q];
+          for (int p = A->colptr[jj]; xj != 0.0 && p < A->colptr[jj + 1]; p++) {
+            int yr = ypos ? ypos[A->rowind[p]] : A->rowind[p];
+            if (yr >= 0) yk[yr] += v[p] * xj;
+          }
+        }
+      }
+    }
+  }
+}
+
+void op_csc_right_cols(double alpha, const lth_jet *X, const int *xpos, const op_csc *A, lth_jet *Y,
+                       const int *ycols) {
+  if (!A->val || alpha == 0.0) {
+    return;
+  }
+  int K = imin(imin(A->order, X->order), imin(Y->order, Y->maxorder));
+  Y->order = K;
+  int k = X->rows;
+  for (int q = 0; q < Y->cols; q++) {
+    int jj = ycols[q];
+    for (int p = A->colptr[jj]; p < A->colptr[jj + 1]; p++) {
+      int xc = xpos ? xpos[A->rowind[p]] : A->rowind[p];
+      for (int c = 0; xc >= 0 && c <= K; c++) {
+        double *yq = LTH_JET_COEF(Y, c) + (size_t)q * Y->ld;
+        for (int a = 0; a <= c; a++) {
+          double w = alpha * A->val[p + (size_t)a * A->stride];
+          const double *xr = LTH_JET_COEF(X, c - a) + (size_t)xc * X->ld;
+          for (int rr = 0; rr < k; rr++) yq[rr] += w * xr[rr];
+        }
+      }
+    }
+  }
+}
+
+void op_csc_dense_map(const op_csc *A, const int *ypos, const int *ycols, lth_jet *Y) {
+  int K = imin(A->order, Y->maxorder);
+  lth_jet_set_zero(Y, K < 0 ? 0 : K);
+  Y->order = K;
+  for (int c = 0; c <= K && A->val; c++) {
+    const double *v = A->val + (size_t)c * A->stride;
+    for (int q = 0; q < Y->cols; q++) {
+      int jj = ycols ? ycols[q] : q;
+      for (int p = A->colptr[jj]; p < A->colptr[jj + 1]; p++) {
+        int yr = ypos ? ypos[A->rowind[p]] : A->rowind[p];
+        if (yr >= 0) LTH_JET_AT(Y, c, yr, q) += v[p]; /* a pattern may name an entry twice */
+      }
+    }
+  }
+}
+
+void op_gather_mul(double alpha, const lth_jet *X, const int *m1, const int *m2, const lth_jet *B,
+                   lth_jet *Y) {
+  if (!m1 && !m2) { /* every row of B's first X->cols: a dense product */
+    lth_jet Bv = lth_jet_view(B, 0, 0, X->cols, B->cols);
+    (void)lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, alpha, X, &Bv, 1.0, Y, NULL);
+    return;
+  }
+  int K = imin(imin(X->order, B->order), imin(Y->order, Y->maxorder));
+  Y->order = K;
+  for (int c = 0; c <= K; c++) {
+    double *y = LTH_JET_COEF(Y, c);
+    for (int a = 0; a <= c; a++) {
+      const double *x = LTH_JET_COEF(X, a), *b = LTH_JET_COEF(B, c - a);
+      for (int p = 0; p < X->cols; p++) {
+        int row = m1 ? m1[p] : p;
+        row = m2 && row >= 0 ? m2[row] : row;
+        if (row < 0) {
+          continue;
+        }
+        const double *xp = x + (size_t)p * X->ld;
+        for (int k = 0; k < Y->cols; k++) {
+          double w = alpha * b[row + (size_t)k * B->ld];
+          double *yk = y + (size_t)k * Y->ld;
+          for (int i = 0; w != 0.0 && i < Y->rows; i++) yk[i] += w * xp[i];
+        }
+      }
+    }
+  }
+}
+
+void op_scatter_mul(double alpha, const lth_jet *X, const int *rows, const lth_jet *B, lth_jet *Y) {
+  if (!rows) { /* every row */
+    (void)lth_jet_gemm(LTH_NOTRANS, LTH_NOTRANS, alpha, X, B, 1.0, Y, NULL);
+    return;
+  }
+  int K = imin(imin(X->order, B->order), imin(Y->order, Y->maxorder));
+  Y->order = K;
+  for (int c = 0; c <= K; c++) {
+    double *y = LTH_JET_COEF(Y, c);
+    for (int a = 0; a <= c; a++) {
+      const double *x = LTH_JET_COEF(X, a), *b = LTH_JET_COEF(B, c - a);
+      for (int k = 0; k < Y->cols; k++) {
+        double *yk = y + (size_t)k * Y->ld;
+        for (int q = 0; q < X->cols; q++) {
+          double w = alpha * b[q + (size_t)k * B->ld];
+          const double *xq = x + (size_t)q * X->ld;
+          for (int p = 0; w != 0.0 && p < X->rows; p++) yk[rows[p]] += w * xq[p];
+        }
+      }
+    }
+  }
 }

@@ -60,7 +60,7 @@
 #include <klu.h>
 #endif
 
-static int imin(int a, int b) { return a < b ? a : b; }
+static inline int imin(int a, int b) { return a < b ? a : b; }
 
 /* ---- selection (lth_opsys_set_pi_factor) ---- */
 
@@ -69,6 +69,8 @@ static int imin(int a, int b) { return a < b ? a : b; }
 #else
 #define HAVE_KLU 0
 #endif
+
+int lth_op_sparse_pi_available(void) { return HAVE_KLU; }
 
 int op_sparsepi_on(const lth_opsys *sys) {
   switch (sys->pi_factor) {

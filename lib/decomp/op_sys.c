@@ -307,9 +307,24 @@ static lth_status callback_error(lth_error *err, double t, const char *what, int
   return lth_error_set_t(err, LTH_ECALLBACK, t, "the values of %s_%d failed", what, i);
 }
 
+/* 1 if v[0..count) are all finite: x * 0 is 0 for a finite x and NaN
+ * otherwise (four independent sums, so that the additions need not wait on
+ * each other). */
+static int all_finite(const double *v, size_t count) {
+  double acc[4] = {0.0, 0.0, 0.0, 0.0};
+  size_t p = 0;
+  for (; p + 4 <= count; p += 4) {
+    for (int u = 0; u < 4; u++) acc[u] += v[p + (size_t)u] * 0.0;
+  }
+  for (; p < count; p++) acc[0] += v[p] * 0.0;
+  return acc[0] + acc[1] + acc[2] + acc[3] == 0.0;
+}
+
 static lth_status check_finite(const double *v, size_t count, size_t stride, int K, double t,
                                const char *what, int i, int j, lth_error *err) {
-  for (int k = 0; k <= K; k++) {
+  int ok = 1;
+  for (int k = 0; k <= K && ok; k++) ok = all_finite(v + (size_t)k * stride, count);
+  for (int k = 0; k <= K && !ok; k++) { /* name the first non-finite entry */
     for (size_t p = 0; p < count; p++) {
       if (!isfinite(v[p + (size_t)k * stride])) {
         return lth_error_set_t(err, LTH_ENOTFINITE, t,
@@ -341,9 +356,14 @@ static lth_status eval_block(const op_block *b, int i, int j, double t, int K, o
                              double *work, lth_error *err) {
   A->order = K;
   size_t nz = (size_t)b->nnz;
+  if (b->cval && A->fixed) {
+    return LTH_OK; /* the same values at every t: filled at the first */
+  }
   memset(A->val, 0, nz * (size_t)(K + 1) * sizeof(double));
   if (b->cval) {
     memcpy(A->val, b->cval, nz * sizeof(double));
+    A->fixed = 1;
+    A->nrm = op_csc_norm1(A);
     return LTH_OK;
   }
   if (b->src && b->src_sparse) {

@@ -12,7 +12,9 @@
  * Auto keeps the table while it pays: before each new panel, if at least
  * three panels exist and the integrator took fewer than AUTO_RATIO right-hand
  * sides per table decomposition so far, the rest of the span is served by
- * direct decompositions (same results up to table_tol).  A table that would
+ * direct decompositions (same results up to table_tol).  So is the span from
+ * where the table's interpolation errors could cost the solution more than
+ * rtol (table_biased, lth_table_rhs_error).  A table that would
  * exceed its memory budget also falls back -- from the start when its work
  * arrays alone do not fit (table_end = t_lo, no panels); a refusal (Pi singular between
  * nodes, no convergence while Pi's condition grows) is an error as in the
@@ -42,6 +44,16 @@
  * decompositions solve the whole interval in 1.4 s) is cut short. */
 #define AUTO_BUILD_GROWTH 4
 #define AUTO_BUILD_MIN    256
+/* Auto: the share of rtol the table's interpolation errors may add to the
+ * solution (lth_table_rhs_error) before the span from where they pass it is
+ * served by direct decompositions.  The table's tolerance is relative to
+ * max(1, |F|), and an interpolant's error is a bias the integration
+ * accumulates over the span: on Ascher and Petzold's index-2 example
+ * (alpha = 50, ||Ahat|| = 2600, gamma = 970) a table within 4e-14 of the
+ * decompositions -- their own rounding noise, which the nodes freeze into the
+ * interpolant -- erred 4.7e-10 at rtol 1e-10 (1.45e-9 in lth-solve), direct
+ * decompositions, whose rounding averages out over the steps, 3.5e-10. */
+#define TABLE_BIAS_SHARE 1.0
 
 static const char *const coef_names[] = {"auto", "direct", "table", "hermite"};
 
@@ -110,6 +122,10 @@ static lth_status table_setup(lth_coef *c, const lth_ivp_opts *o, lth_error *err
   to.cond_max = o->cond_max;
   to.chain_scale = c->chain_scale;
   to.max_bytes = o->table_max_bytes;
+  c->bias_limit = c->auto_table ? TABLE_BIAS_SHARE * (o->rtol > 0 ? o->rtol : LTH_DEFAULT_RTOL)
+                                : INFINITY;
+  c->bias_cover = NAN;
+  c->t_served = -INFINITY;
   lth_error local;
   lth_error_clear(&local);
   c->tab = lth_table_alloc(c->sys, c->t_lo, c->t_hi, &to, &local);
@@ -225,7 +241,7 @@ void lth_coef_report(const lth_coef *c, lth_ivp_result *res) {
     res->table_panels = info.panels;
     res->table_direct_panels = info.direct_panels;
     res->coef_error = info.err_est;
-    res->table_end = c->fell_back ? c->t_switch : info.covered;
+    res->table_end = c->fell_back ? fmax(c->t_switch, c->t_lo) : info.covered;
   }
 }
 
@@ -257,9 +273,32 @@ static void fall_back(lth_coef *c) {
   c->t_switch = lth_table_covered(c->tab);
 }
 
+/* Auto: do the panels' errors add more than bias_limit to the solution (with
+ * damping rate gamma, the largest met so far)?  Then the span from the panel
+ * where they pass it (or from the last right-hand side served, what is
+ * served is kept) goes to direct decompositions: 1.  Judged when the
+ * integrator asks for a right-hand side, with the damping it uses. */
+static int table_biased(lth_coef *c, double gamma) {
+  double covered = lth_table_covered(c->tab);
+  if (!c->auto_table || c->fell_back || (covered == c->bias_cover && gamma <= c->bias_gamma)) {
+    return 0;
+  }
+  c->bias_cover = covered;
+  c->bias_gamma = fmax(c->bias_gamma, gamma);
+  double t_pass;
+  lth_table_rhs_error(c->tab, c->bias_gamma, c->bias_limit, &t_pass);
+  if (!isfinite(t_pass)) {
+    return 0;
+  }
+  c->fell_back = 1;
+  /* (nothing served yet: not even t_lo) */
+  c->t_switch = c->t_served > -INFINITY ? fmin(covered, fmax(t_pass, c->t_served)) : -INFINITY;
+  return 1;
+}
+
 /* The table at t (extending it when t is beyond the covered part).  Returns
  * LTH_ERANGE without touching err when t must be served directly instead. */
-static lth_status table_eval(lth_coef *c, double t, int order, int full, double gamma,
+static lth_status table_eval(lth_coef *c, double t, int order, int full, double gamma, int rhs,
                              const lth_point **pt, lth_error *err) {
   if (!c->tab || (c->fell_back ? t > c->t_switch : !(t >= c->t_lo && t <= c->t_hi))) {
     return LTH_ERANGE;
@@ -287,16 +326,19 @@ static lth_status table_eval(lth_coef *c, double t, int order, int full, double 
     } while (st == LTH_ERANGE && table_pays(c));
     if (st == LTH_ERANGE) { /* the budget ran out and the table does not pay */
       fall_back(c);
-      return t > c->t_switch ? LTH_ERANGE : table_eval(c, t, order, full, gamma, pt, err);
+      return t > c->t_switch ? LTH_ERANGE : table_eval(c, t, order, full, gamma, rhs, pt, err);
     }
     if (st == LTH_ENOMEM && c->auto_table) {
       fall_back(c);
-      return t > c->t_switch ? LTH_ERANGE : table_eval(c, t, order, full, gamma, pt, err);
+      return t > c->t_switch ? LTH_ERANGE : table_eval(c, t, order, full, gamma, rhs, pt, err);
     }
     if (st != LTH_OK) {
       if (err) *err = local;
       return st;
     }
+  }
+  if (rhs && table_biased(c, gamma) && t > c->t_switch) {
+    return LTH_ERANGE;
   }
   /* direct panels (data not smooth there) come back as LTH_ERANGE; the damped
    * right-hand side's Ahat - gamma P in one pass (lth_coef_eval_damped) */
@@ -305,6 +347,7 @@ static lth_status table_eval(lth_coef *c, double t, int order, int full, double 
                       : lth_table_eval_hint(c->tab, t, order, full, c->tp, NULL, &c->hint, NULL);
   if (st == LTH_OK) {
     c->served++;
+    c->t_served = rhs ? fmax(c->t_served, t) : c->t_served;
     *pt = c->tp;
   } else if (st != LTH_ERANGE) {
     st = lth_table_eval(c->tab, t, order, full, c->tp, NULL, err);
@@ -320,7 +363,7 @@ lth_status lth_coef_eval(lth_coef *c, double t, int order, const lth_point **pt,
     return lth_coef_hermite_eval(c, t, order, 0, pt, err);
   }
   if (c->mode == LTH_COEF_TABLE) {
-    lth_status st = table_eval(c, t, order, 0, 0.0, pt, err);
+    lth_status st = table_eval(c, t, order, 0, 0.0, 0, pt, err);
     if (st != LTH_ERANGE) {
       return st;
     }
@@ -331,10 +374,10 @@ lth_status lth_coef_eval(lth_coef *c, double t, int order, const lth_point **pt,
 lth_status lth_coef_eval_damped(lth_coef *c, double t, double gamma, const lth_point **pt,
                                 int *damped, lth_error *err) {
   *damped = 0;
-  if (c->mode == LTH_COEF_TABLE && gamma > 0) {
-    lth_status st = table_eval(c, t, 0, 0, gamma, pt, err);
+  if (c->mode == LTH_COEF_TABLE) {
+    lth_status st = table_eval(c, t, 0, 0, gamma, 1, pt, err);
     if (st != LTH_ERANGE) {
-      *damped = st == LTH_OK;
+      *damped = st == LTH_OK && gamma > 0;
       return st;
     }
   }
@@ -346,7 +389,7 @@ lth_status lth_coef_eval_full(lth_coef *c, double t, const lth_point **pt, lth_e
     return lth_coef_hermite_eval(c, t, 0, 1, pt, err);
   }
   if (c->mode == LTH_COEF_TABLE && !c->outputs_direct) {
-    lth_status st = table_eval(c, t, 0, 1, 0.0, pt, err);
+    lth_status st = table_eval(c, t, 0, 1, 0.0, 0, pt, err);
     if (st != LTH_ERANGE) {
       return st;
     }

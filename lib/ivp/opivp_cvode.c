@@ -65,6 +65,19 @@ static sunrealtype nv_wrmsnorm(N_Vector x, N_Vector w) {
   return sqrt(sum / (double)n);
 }
 
+/* z = x y and z = x / y (GMRES's scaling by the error weights). */
+static void nv_prod(N_Vector x, N_Vector y, N_Vector z) {
+  const double *xd = NV_DATA_S(x), *yd = NV_DATA_S(y);
+  double *zd = NV_DATA_S(z);
+  for (sunindextype i = 0; i < NV_LENGTH_S(z); i++) zd[i] = xd[i] * yd[i];
+}
+
+static void nv_div(N_Vector x, N_Vector y, N_Vector z) {
+  const double *xd = NV_DATA_S(x), *yd = NV_DATA_S(y);
+  double *zd = NV_DATA_S(z);
+  for (sunindextype i = 0; i < NV_LENGTH_S(z); i++) zd[i] = xd[i] / yd[i];
+}
+
 /* z = sum_j c_j X_j (z may be X_0), term by term in j as SUNDIALS sums. */
 static int nv_linearcombination(int nvec, sunrealtype *c, N_Vector *X, N_Vector z) {
   double *zd = NV_DATA_S(z);
@@ -96,6 +109,8 @@ static int nv_setup(N_Vector y) {
   }
   y->ops->nvlinearsum = nv_linearsum;
   y->ops->nvscale = nv_scale;
+  y->ops->nvprod = nv_prod;
+  y->ops->nvdiv = nv_div;
   y->ops->nvdotprod = nv_dotprod;
   y->ops->nvwrmsnorm = nv_wrmsnorm;
   y->ops->nvlinearcombination = nv_linearcombination;

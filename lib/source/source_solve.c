@@ -395,6 +395,23 @@ lth_source *lth_source_solve(const lth_source *M, lth_source *X, double mscale, 
   return solve_new(M, X, NULL, X, mscale, cond_max, label, err);
 }
 
+/* The judgement of one scan point of a mass matrix: its condition against
+ * cond_max, and a sign change of its determinant since the point before. */
+static lth_status scan_point(const char *label, const double *times, size_t i, double inv_norm,
+                             double scale, double anorm, double cond_max, int sign,
+                             int prev_sign, lth_error *err) {
+  if (!(scale * inv_norm <= cond_max)) {
+    return cond_error(label, times[i], inv_norm, scale, anorm, cond_max, err);
+  }
+  if (prev_sign && sign != prev_sign) {
+    return lth_error_set_t(err, LTH_ESING, times[i],
+                           "the mass matrix %s is singular between t = %.10g and t = %.10g "
+                           "(its determinant changes sign)",
+                           label, times[i - 1], times[i]);
+  }
+  return LTH_OK;
+}
+
 /* lth_source_solve_scan for a diagonal M: the same checks on its diagonal. */
 static lth_status diag_scan(const lth_source *M, const double *times, size_t n, double cond_max,
                             const char *label, double *mscale, lth_error *err) {
@@ -417,13 +434,8 @@ static lth_status diag_scan(const lth_source *M, const double *times, size_t n, 
       diag_norms(d, m, &anorm, &inv_norm, &sign);
       if (pass == 0) {
         scale = anorm > scale ? anorm : scale;
-      } else if (!(scale * inv_norm <= cond_max)) {
-        st = cond_error(label, times[i], inv_norm, scale, anorm, cond_max, err);
-      } else if (prev_sign && sign != prev_sign) {
-        st = lth_error_set_t(err, LTH_ESING, times[i],
-                             "the mass matrix %s is singular between t = %.10g and t = %.10g "
-                             "(its determinant changes sign)",
-                             label, times[i - 1], times[i]);
+      } else {
+        st = scan_point(label, times, i, inv_norm, scale, anorm, cond_max, sign, prev_sign, err);
       }
       prev_sign = sign;
     }
@@ -467,14 +479,7 @@ lth_status lth_source_solve_scan(const lth_source *M, const double *times, size_
       }
       int sign;
       factor(mc, m, m, lu, ipiv, cw, iw, &inv_norm, &sign);
-      if (!(scale * inv_norm <= cond_max)) {
-        st = cond_error(label, times[i], inv_norm, scale, anorm, cond_max, err);
-      } else if (prev_sign && sign != prev_sign) {
-        st = lth_error_set_t(err, LTH_ESING, times[i],
-                             "the mass matrix %s is singular between t = %.10g and t = %.10g "
-                             "(its determinant changes sign)",
-                             label, times[i - 1], times[i]);
-      }
+      st = scan_point(label, times, i, inv_norm, scale, anorm, cond_max, sign, prev_sign, err);
       prev_sign = sign;
     }
   }

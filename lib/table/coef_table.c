@@ -550,3 +550,4 @@ lth_status lth_table_build_budget(lth_table *tab, double t, size_t max_decomps, 
 lth_status lth_table_build(lth_table *tab, double t, lth_error *err) {
   return lth_table_build_budget(tab, t, 0, err);
 }
+

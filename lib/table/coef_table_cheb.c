@@ -296,6 +296,7 @@ lth_status tab_store(lth_table *tab, double a, double b, const tab_verdict *v, l
   p->deg = v->deg;
   p->deg_rhs = v->deg_rhs;
   p->err_est = v->err_est;
+  for (int f = 0; f < 3; f++) p->fscale[f] = tab->cur.scale[TAB_AHAT + f];
   p->outs = tab->cur.outs_now;
   p->ld = R;
   if (R == E) {

@@ -37,6 +37,10 @@ typedef struct tab_panel {
   int deg_rhs; /* degree needed by the Ahat, g, P entries (<= deg) */
   int pi_sign;
   double cond_pi, cond_chain, err_est;
+  double fscale[3]; /* max(1, max |F|) of Ahat, g, P on the panel: err_est * fscale[f] bounds
+                       the absolute error of F (lth_table_rhs_error) */
+  int mu_known;     /* mu: the log-norm of Ahat - mu_gamma P on the panel (lib/table/coef_table_bias.c) */
+  double mu, mu_gamma;
   int outs;    /* 1: Bhat, q, G tabulated too (else evaluated directly) */
   int ld;      /* entries per coefficient: E with the output maps, E_rhs without */
   int chunk;   /* where the coefficients are: chunks[chunk] */

@@ -4,8 +4,9 @@
  *   - P x, (I - P) x, Ahat (I - P) x, G x, g and q agree with the dense
  *     point's to eps times its error amplification (the canonical forms:
  *     Ahat and Bhat are unique only on the state space), on random systems
- *     of index 2, 3 and 4, on every shipped example, and on a sparse chain
- *     given as compressed columns;
+ *     of index 2, 3 and 4, on every shipped example, on a sparse chain
+ *     given as compressed columns, and on random sparse patterns (the thin
+ *     factors kept at the rows and columns the patterns allow);
  *   - Clark's Theorems 1 and 3 on vectors, from the operator form alone: for a
  *     state v = (I - P) x, z = (Nhat + Bhat) v + q with z' = (Nhat + Bhat)' v
  *     + (Nhat + Bhat)(Ahat v + g) + q' leaves E z' - A z - f = 0;
@@ -461,7 +462,7 @@ END_TEST
  * sources with patterns chosen so that R_3 = A_43, R_2 = R_3 A_32 and
  * R_1 = R_2 A_21 each have two nonzero columns (0, 2 of 5; 1, 3 of 6; 0, 4
  * of 6), reached through two levels of products: the operator form works on
- * those columns alone (lib/decomp/op_decomp.c, active_columns), and must
+ * those columns alone (lib/decomp/op_columns.c, op_thin_sets), and must
  * still agree with the dense decomposition.  The other blocks are dense and
  * every value is c0 + c1 sin(w t + phi), different per entry. */
 
@@ -567,6 +568,101 @@ START_TEST(test_sparse_columns) {
 }
 END_TEST
 
+/* ---- random sparse patterns ----
+ * Every block of Clark's pattern (2.2) as a CSC source with a random
+ * pattern: the chain blocks A_1r and A_{i,i-1} hold the entries (k, k),
+ * k < n_r (Pi structurally nonsingular) and each other entry with
+ * probability 0.25; the other blocks are present with probability 0.6, each
+ * entry with probability 0.25.  Over the draws the rows of L_i and F_ij and
+ * the columns of R_i, S_i, T_i that the operator form keeps
+ * (lib/decomp/op_columns.c, op_thin_sets) and the columns of C_i, D_i are
+ * strict subsets in many different ways, and a row or column wrongly left
+ * out shows up against the dense decomposition (a deliberately dropped row
+ * of L_i, F_ij or column of S_i fails here). */
+
+typedef struct rp_sys {
+  sp_blk blk[24];
+  int cp[24][8], ri[24][49];
+} rp_sys;
+
+static lth_system *random_pattern_system(rp_sys *R, uint64_t seed) {
+  tu_seed(seed);
+  int r = 2 + (int)tu_uniform(0.0, 2.999), n[4];
+  n[r - 1] = 1 + (int)tu_uniform(0.0, 1.999);
+  for (int i = 0; i + 1 < r; i++) n[i] = n[r - 1] + (int)tu_uniform(0.0, 4.999);
+  lth_system *sys = lth_system_alloc(r, n, NULL);
+  ck_assert(sys != NULL);
+  int nb = 0;
+  for (int i = 1; i <= r; i++) {
+    for (int j = (i > 1 ? i - 1 : 1); j <= r; j++) {
+      int chain = (i == 1 && j == r) || j == i - 1;
+      int in = i == 1 || (i == r ? j == r - 1 : j <= r - 1); /* Clark (2.2) */
+      if (!in) continue;
+      if (!chain && tu_uniform(0.0, 1.0) > 0.6) continue;
+      int rows = n[i - 1], cols = n[j - 1], nnz = 0;
+      int *cp = R->cp[nb], *ri = R->ri[nb];
+      cp[0] = 0;
+      for (int jj = 0; jj < cols; jj++) {
+        for (int ii = 0; ii < rows; ii++) {
+          if ((chain && ii == jj && ii < n[r - 1]) || tu_uniform(0.0, 1.0) < 0.25) ri[nnz++] = ii;
+        }
+        cp[jj + 1] = nnz;
+      }
+      R->blk[nb] = (sp_blk){40 + nb, nnz, 0};
+      lth_source *src = lth_source_csc_callback(rows, cols, cp, ri, sp_csc, &R->blk[nb], NULL);
+      ck_assert(src != NULL);
+      TU_ASSERT_OK(lth_system_set_A(sys, i, j, src, NULL));
+      nb++;
+    }
+  }
+  for (int i = 1; i <= r; i++) {
+    R->blk[nb] = (sp_blk){40 + nb, n[i - 1], 1};
+    lth_source *src = lth_source_callback(n[i - 1], 1, sp_dense, &R->blk[nb], NULL);
+    ck_assert(src != NULL);
+    TU_ASSERT_OK(lth_system_set_f(sys, i, src, NULL));
+    nb++;
+  }
+  return sys;
+}
+
+/* 1 if the dense decomposition accepts the system at t (random patterns
+ * can leave Pi ill-conditioned there: nothing to compare). */
+static int dense_accepts(const lth_system *sys, double t) {
+  lth_decomp_ws *dws = lth_decomp_ws_alloc(sys, 0, NULL);
+  lth_point *dp = lth_point_alloc(sys, 0, NULL);
+  ck_assert(dws && dp);
+  lth_decomp_ws_set_scale(dws, 0.0);
+  int ok = lth_decomp_at(dws, t, dp, NULL) == LTH_OK;
+  lth_point_free(dp);
+  lth_decomp_ws_free(dws);
+  return ok;
+}
+
+START_TEST(test_random_patterns) {
+  static rp_sys R;
+  int draws = 60, compared = 0;
+  double worst = 0.0;
+  for (int d = 0; d < draws; d++) {
+    lth_system *sys = random_pattern_system(&R, 9001 + (uint64_t)d);
+    double t = 0.4 + 0.05 * d;
+    if (dense_accepts(sys, t)) {
+      tu_seed(31 + (uint64_t)d);
+      cmp_result rs = compare_at(sys, d % 2, t, 3);
+      ck_assert_msg(rs.worst <= 1.0, "draw %d (index %d) t %g: difference %.3g x tolerance", d,
+                    lth_system_index(sys), t, rs.worst);
+      worst = fmax(worst, rs.worst);
+      compared += !rs.op_refused;
+    }
+    lth_system_free(sys);
+  }
+  ck_assert_msg(compared >= draws / 2, "only %d of %d draws compared", compared, draws);
+  fprintf(stderr,
+          "random patterns: %d of %d draws compared, largest difference %.3g of the "
+          "tolerance\n",
+          compared, draws, worst);
+}
+END_TEST
+
 /* ---- refusals ---- */
 
 /* Index 2, n = (2, 1): A_12 = (t - 1.25, 0)^T scaled, A_21 = (1, 0.5): Pi = t - 1.25. */
@@ -663,6 +759,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_shipped_examples);
   tcase_add_test(tc, test_sparse_chain);
   tcase_add_test(tc, test_sparse_columns);
+  tcase_add_test(tc, test_random_patterns);
   tcase_add_test(tc, test_refusals);
   suite_add_tcase(s, tc);
   return s;
