@@ -251,10 +251,11 @@ static lth_status check_chain(const lth_opsys *sys, lth_error *err) {
 /* ---- the structure of R_i, L_i, F_ij and C_i (op_columns.c) ---- */
 
 /* The sets of the thin factors (every point of the system has the same) and
- * the jets at their sizes. */
-static lth_status thin_structure(lth_opdecomp_ws *ws, lth_error *err) {
+ * the jets at their sizes, with nr rows (1 on the sparse-Pi path, which
+ * keeps no thin factor: n_r rows there would be s x n_r dense). */
+static lth_status thin_structure(lth_opdecomp_ws *ws, int nr, lth_error *err) {
   const lth_opsys *sys = ws->sys;
-  int r = sys->r, nr = sys->nr, K = ws->K;
+  int r = sys->r, K = ws->K;
   char *act = NULL;
   int *ucol = NULL;
   lth_status st = op_structure(sys, &act, &ucol, &ws->Wc);
@@ -298,7 +299,7 @@ lth_opdecomp_ws *lth_opdecomp_ws_alloc(const lth_opsys *sys, int out_order, lth_
     ok = ws->R && ws->T && ws->sa && ws->lr && ws->fr && ws->work && ws->lu;
   }
   lth_status st = ok ? LTH_OK : LTH_ENOMEM;
-  if (st == LTH_OK) st = thin_structure(ws, err);
+  if (st == LTH_OK) st = thin_structure(ws, nr, err);
   if (st == LTH_OK) st = lth_jet_init(&ws->E, nr, ws->Wc, K, err);
   if (st == LTH_OK) st = lth_jet_init(&ws->sm, nr, nr, K, err);
   if (st == LTH_OK) st = lth_jet_init(&ws->Pinv, nr, nr, K, err);

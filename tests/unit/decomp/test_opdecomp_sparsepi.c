@@ -604,6 +604,34 @@ START_TEST(test_automatic_choice) {
 }
 END_TEST
 
+/* At size the sparse path allocates nothing with n_r rows and s columns: on a
+ * 300 x 300 grid (s = 270,600, n_r = 90,000) such a jet would take about
+ * 260 GB, and the workspace was refused for memory when the thin factors'
+ * structure was sized with n_r rows on this path too.  The workspace and a
+ * point are allocated, one decomposition runs, and the point's memory stays
+ * below 1 GB. */
+START_TEST(test_workspace_at_size) {
+  stokes *S = st_new(300, 0, 0);
+  lth_system *sys = st_system(S);
+  lth_opsys *os = st_opsys(sys, LTH_OP_PI_AUTO);
+  lth_error err;
+  lth_error_clear(&err);
+  lth_opdecomp_ws *ws = lth_opdecomp_ws_alloc(os, 0, &err);
+  ck_assert_msg(ws != NULL, "%s", err.message);
+  lth_oppoint *pt = lth_oppoint_alloc(os, 0, 1, &err);
+  ck_assert_msg(pt != NULL, "%s", err.message);
+  ck_assert_int_eq(lth_oppoint_info(pt)->sparse_pi, 1);
+  TU_ASSERT_OK(lth_opdecomp_at(ws, 0.5, pt, &err));
+  ck_assert_msg(lth_oppoint_info(pt)->bytes < ((size_t)1 << 30), "%zu bytes",
+                lth_oppoint_info(pt)->bytes);
+  lth_oppoint_free(pt);
+  lth_opdecomp_ws_free(ws);
+  lth_opsys_free(os);
+  lth_system_free(sys);
+  st_free(S);
+}
+END_TEST
+
 /* A library built without KLU refuses the sparse factorization, saying so,
  * and keeps the dense one automatically. */
 START_TEST(test_without_klu) {
@@ -646,6 +674,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_stokes_theorem3);
   tcase_add_test(tc, test_refusals);
   tcase_add_test(tc, test_automatic_choice);
+  tcase_add_test(tc, test_workspace_at_size);
   suite_add_tcase(s, tc);
   return s;
 }
