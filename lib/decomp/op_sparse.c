@@ -8,33 +8,10 @@
 
 static int imin(int a, int b) { return a < b ? a : b; }
 
-/* Y_c += alpha A_a X_b over a + b = c <= K. */
+/* Y_c += alpha A_a X_b over a + b = c <= K: the identity maps of
+ * op_csc_left_rows (the same loops and order of summation). */
 void op_csc_left(double alpha, const op_csc *A, const lth_jet *X, lth_jet *Y) {
-  if (!A->val || alpha == 0.0) {
-    return; /* an absent block is an exact zero: no order lost */
-  }
-  int K = imin(imin(A->order, X->order), imin(Y->order, Y->maxorder));
-  Y->order = K;
-  for (int c = 0; c <= K; c++) {
-    double *y = LTH_JET_COEF(Y, c);
-    for (int a = 0; a <= c; a++) {
-      const double *v = A->val + (size_t)a * A->stride;
-      const double *x = LTH_JET_COEF(X, c - a);
-      for (int k = 0; k < X->cols; k++) {
-        const double *xk = x + (size_t)k * X->ld;
-        double *yk = y + (size_t)k * Y->ld;
-        for (int jj = 0; jj < A->cols; jj++) {
-          double xj = alpha * xk[jj];
-          if (xj == 0.0) {
-            continue;
-          }
-          for (int p = A->colptr[jj]; p < A->colptr[jj + 1]; p++) {
-            yk[A->rowind[p]] += v[p] * xj;
-          }
-        }
-      }
-    }
-  }
+  op_csc_left_rows(alpha, A, X, NULL, Y, NULL);
 }
 
 double op_csc_norm1(const op_csc *A) {
@@ -69,7 +46,7 @@ void op_csc_left_rows(double alpha, const op_csc *A, const lth_jet *X, const op_
       for (int k = 0; k < X->cols; k++) {
         const double *xk = x + (size_t)k * X->ld;
         double *yk = y + (size_t)k * Y->ld;
-        for (int q = 0; q < X->rows; q++) {
+        for (int q = 0, nq = xr ? X->rows : A->cols; q < nq; q++) {
           int jj = xr ? xr->idx[q] : q;
           double xj = alpha * xk[q];
           for (int p = A->colptr[jj]; xj != 0.0 && p < A->colptr[jj + 1]; p++) {
