@@ -24,7 +24,6 @@
 #include "app_ivp.h"
 #include "app_path.h"
 #include "app_samplerr.h"
-#include "app_table.h"
 #include "lth/defaults.h"
 #include "lth/decomp.h"
 #include "lth/ivp.h"
