@@ -227,7 +227,7 @@ def _op_fields(pb, fields):
     if fields is None:
         warnings.warn("s = %d: the operator path gives t, cond_pi, g, q and cond_chain (P, Ahat, "
                       "Bhat and G are %d x %d and larger, never formed); path='dense' forms "
-                      "them" % (pb.s, pb.m, pb.m), errors.PathWarning, stacklevel=4)
+                      "them" % (pb.s, pb.m, pb.m), errors.PathWarning, stacklevel=3)
         return
     for f in fields:
         base = f[5:] if f.startswith("norm_") else f

@@ -36,8 +36,12 @@ class Path:
         self.mode = path
         self._c = S["lth_path_choice"]()
         err = _lib.new_error()
+        # kept: the choice's obstacle may point into it
+        self._dense_only = ctypes.create_string_buffer(dense_only.encode()) if dense_only \
+            else None
         st = LIB.lth_path_choose(pb._system(), _MODES[path], INTEGRATES if integrates else 0,
-                                 dense_only.encode() if dense_only else None,
+                                 ctypes.cast(self._dense_only, ctypes.c_char_p)
+                                 if dense_only else None,
                                  ctypes.byref(self._c), ctypes.byref(err))
         obstacle = ctypes.string_at(self._c.obstacle).decode() if self._c.obstacle else None
         if st != 0:
