@@ -21,8 +21,8 @@ int app_path_choose(app_path *p, const app_run *run, int opt, const char *dense_
   lth_path_choice c;
   lth_error err;
   lth_error_clear(&err);
-  lth_status st = lth_path_choose(run->sys, mode, needs_cvode ? LTH_PATH_INTEGRATES : 0,
-                                  dense_only, &c, &err);
+  lth_status st =
+      lth_path_choose(run->sys, mode, needs_cvode ? LTH_PATH_INTEGRATES : 0, dense_only, &c, &err);
   if (st != LTH_OK && c.obstacle && mode == LTH_PATH_OPERATOR) {
     return app_usage_error("--path operator: the operator path does not take %s; use --path "
                            "dense (or auto)",

@@ -29,10 +29,10 @@ enum { APP_PATH_AUTO = 0, APP_PATH_DENSE = 1, APP_PATH_OPERATOR = 2 };
 #define APP_PATH_CHOICES "auto|dense|operator"
 
 typedef struct app_path {
-  int op;         /* 1: the operator path */
-  lth_opsys *sys; /* its system (op = 1), from lth_opsys_from_system(run->sys) */
-  size_t nnz;     /* stored entries of A (0: not counted, s below the threshold) */
-  double density; /* nnz / s^2 */
+  int op;                          /* 1: the operator path */
+  lth_opsys *sys;                  /* its system (op = 1), from lth_opsys_from_system(run->sys) */
+  size_t nnz;                      /* stored entries of A (0: not counted, s below the threshold) */
+  double density;                  /* nnz / s^2 */
   char why[LTH_PATH_WHY_MAX + 32]; /* why this path, for the text report ("s = 3003 >= 500, ...") */
 } app_path;
 

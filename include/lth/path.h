@@ -41,13 +41,13 @@ typedef enum lth_path_mode {
 #define LTH_PATH_WHY_MAX 200
 
 typedef struct lth_path_choice {
-  int op;               /* 1: the operator path */
-  lth_opsys *sys;       /* op = 1: the system's operator form (lth_opsys_from_system; the
-                           system must outlive it), freed by lth_path_choice_free */
-  size_t nnz;           /* stored entries of A (0: not counted, the size decided) */
-  double density;       /* nnz / s^2 */
-  const char *obstacle; /* what keeps this request off the operator path at size (NULL:
-                           nothing): dense_only, or a static string of the library */
+  int op;                     /* 1: the operator path */
+  lth_opsys *sys;             /* op = 1: the system's operator form (lth_opsys_from_system; the
+                                 system must outlive it), freed by lth_path_choice_free */
+  size_t nnz;                 /* stored entries of A (0: not counted, the size decided) */
+  double density;             /* nnz / s^2 */
+  const char *obstacle;       /* what keeps this request off the operator path at size (NULL:
+                                 nothing): dense_only, or a static string of the library */
   char why[LTH_PATH_WHY_MAX]; /* why this path ("s = 3003 >= 500, A stores ...").  With
                                  LTH_PATH_OPERATOR: "A stores ..." (the caller names its
                                  option); LTH_PATH_DENSE: "" */

@@ -96,7 +96,8 @@ lth_status lth_opic_residual(const lth_opic *h, const double *x, double *res, lt
 }
 
 double lth_opic_tolerance(const lth_opic *h, const double *x) {
-  double scale = fmax(1.0, fmax(lth_dist2(x, NULL, (size_t)h->s), lth_dist2(h->q, NULL, (size_t)h->s)));
+  double scale =
+      fmax(1.0, fmax(lth_dist2(x, NULL, (size_t)h->s), lth_dist2(h->q, NULL, (size_t)h->s)));
   double amp = fmax(1.0, lth_oppoint_info(h->pt)->amplification);
   return (OPIC_CONSIST_TOL + OPIC_ROUNDING * DBL_EPSILON * amp) * scale;
 }
