@@ -188,3 +188,17 @@ def test_auto_at_size_with_a_dense_option_warns_and_stays_dense(tmp_path):
     with pytest.warns(lth.PathWarning, match="the dense path .s x s matrices. is used"):
         iv = lth.ic(pb, method="nearest")
     assert iv.path == "dense" and iv.M0 is not None
+
+
+def test_plot_of_an_operator_solution():
+    """lth.plot.solution draws an operator-path solution without forming P
+    (the drift panel is the dense path's)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import lth.plot
+    pb = lth.load(data("pendulum.lth"))
+    op = lth.solve(pb, times=TIMES, path="operator")
+    dn = lth.solve(pb, times=TIMES, path="dense")
+    fig_op = lth.plot.solution(op, pb)
+    fig_dn = lth.plot.solution(dn, pb)
+    assert len(fig_dn.axes) == len(fig_op.axes) + 1  # the drift panel
