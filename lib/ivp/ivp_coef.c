@@ -22,6 +22,7 @@
  * Direct mode: the decomposition at t (Taylor jets of the data).
  * Hermite mode (sampled data): lib/ivp/ivp_coef_hermite.c. */
 #define _POSIX_C_SOURCE 200809L
+#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,4 +396,124 @@ lth_status lth_coef_eval_full(lth_coef *c, double t, const lth_point **pt, lth_e
     }
   }
   return exact_eval(c, t, pt, err);
+}
+
+/* ---- the drift's scales (for the automatic drift damping, lib/ivp/ivp.c) ---- */
+
+/* Above this state dimension the scales are not computed (dense QR and
+ * eigenvalues of m x m matrices, as the bias check's TAB_BIAS_MMAX). */
+#define DRIFT_SCALES_MMAX 64
+
+/* mu, rho of one point with jets of order >= 1 (see lth_coef_drift_scales);
+ * W holds 4 m^2 + 4 m doubles. */
+static int drift_scales_of(const lth_point *pt, double *W, double *mu, double *rho) {
+  int m = pt->m, k = pt->m - pt->p; /* k = rank P, the drift's dimension */
+  double *K = W, *Q = K + (size_t)m * m, *IP = Q + (size_t)m * m, *M = IP + (size_t)m * m;
+  double *tau = M + (size_t)m * m, *wr = tau + m, *wi = wr + m;
+  lapack_int *jpvt = (lapack_int *)(wi + m);
+  /* K = P' + P Ahat: the drift y = P v obeys y' = (K - gamma) y (Clark,
+   * Theorem 1: (P' + P Ahat)(I - P) = 0, P g = 0) */
+  for (int j = 0; j < m; j++) {
+    for (int i = 0; i < m; i++) {
+      double s = LTH_JET_AT(&pt->P, 1, i, j);
+      for (int l = 0; l < m; l++) {
+        s += LTH_JET_AT(&pt->P, 0, i, l) * LTH_JET_AT(&pt->Ahat, 0, l, j);
+      }
+      K[i + (size_t)j * m] = s;
+      Q[i + (size_t)j * m] = LTH_JET_AT(&pt->P, 0, i, j);
+      IP[i + (size_t)j * m] = (i == j) - LTH_JET_AT(&pt->P, 0, i, j);
+      jpvt[j] = 0;
+    }
+  }
+  *mu = -INFINITY;
+  if (k > 0) {
+    /* Q's first k columns: an orthonormal basis of range P (pivoted QR) */
+    if (LAPACKE_dgeqp3(LAPACK_COL_MAJOR, m, m, Q, m, jpvt, tau) != 0 ||
+        LAPACKE_dorgqr(LAPACK_COL_MAJOR, m, k, k, Q, m, tau) != 0) {
+      return 0;
+    }
+    /* H = sym(Q^T K Q) (k x k in M); its largest eigenvalue bounds
+     * d/dt ||y||_2 / ||y||_2 over y in range P */
+    for (int b = 0; b < k; b++) {
+      for (int i = 0; i < m; i++) {
+        double s = 0.0;
+        for (int l = 0; l < m; l++) s += K[i + (size_t)l * m] * Q[l + (size_t)b * m];
+        IP[i + (size_t)b * m] = s; /* K Q (IP reused below) */
+      }
+    }
+    for (int b = 0; b < k; b++) {
+      for (int a = 0; a < k; a++) {
+        double s = 0.0;
+        for (int i = 0; i < m; i++) s += Q[i + (size_t)a * m] * IP[i + (size_t)b * m];
+        M[a + (size_t)b * k] = s;
+      }
+    }
+    for (int b = 0; b < k; b++) {
+      for (int a = 0; a < b; a++) {
+        double s = 0.5 * (M[a + (size_t)b * k] + M[b + (size_t)a * k]);
+        M[a + (size_t)b * k] = M[b + (size_t)a * k] = s;
+      }
+    }
+    if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'U', k, M, k, wr) != 0) {
+      return 0;
+    }
+    *mu = wr[k - 1];
+    for (int j = 0; j < m; j++) {
+      for (int i = 0; i < m; i++) IP[i + (size_t)j * m] = (i == j) - LTH_JET_AT(&pt->P, 0, i, j);
+    }
+  }
+  /* rho: the spectral radius of (I - P) Ahat (I - P), Ahat on the state space */
+  for (int j = 0; j < m; j++) {
+    for (int i = 0; i < m; i++) {
+      double s = 0.0;
+      for (int l = 0; l < m; l++) s += LTH_JET_AT(&pt->Ahat, 0, i, l) * IP[l + (size_t)j * m];
+      K[i + (size_t)j * m] = s;
+    }
+  }
+  for (int j = 0; j < m; j++) {
+    for (int i = 0; i < m; i++) {
+      double s = 0.0;
+      for (int l = 0; l < m; l++) s += IP[i + (size_t)l * m] * K[l + (size_t)j * m];
+      M[i + (size_t)j * m] = s;
+    }
+  }
+  if (LAPACKE_dgeev(LAPACK_COL_MAJOR, 'N', 'N', m, M, m, wr, wi, NULL, 1, NULL, 1) != 0) {
+    return 0;
+  }
+  *rho = 0.0;
+  for (int i = 0; i < m; i++) *rho = fmax(*rho, hypot(wr[i], wi[i]));
+  return isfinite(*rho) && !isnan(*mu);
+}
+
+int lth_coef_drift_scales(lth_coef *c, double t, double *mu, double *rho) {
+  int m = lth_system_state_dim(c->sys);
+  if (c->mode == LTH_COEF_HERMITE || m < 1 || m > DRIFT_SCALES_MMAX) {
+    return 0;
+  }
+  int own = c->deriv < 1; /* a workspace with first derivatives of its own */
+  lth_decomp_ws *ws = own ? lth_decomp_ws_alloc_scaled(c->sys, 1, c->chain_scale, NULL) : c->ws;
+  lth_point *pt = own ? lth_point_alloc(c->sys, 1, NULL) : c->pt;
+  size_t nw = 4 * (size_t)m * m + 4 * (size_t)m; /* lapack_int pivots fit in m doubles */
+  double *W = malloc(sizeof(double) * nw);
+  /* at t and at the span's end: between them (and beyond t if the span's
+   * end is before it) the rates are sampled, not bounded */
+  double ts[2] = {t, c->t_hi > t ? c->t_hi : t};
+  int ok = ws && pt && W;
+  *mu = -INFINITY;
+  *rho = 0.0;
+  for (int k = 0; ok && k < 2; k++) {
+    double mk = -INFINITY, rk = 0.0;
+    ok = lth_decomp_at(ws, ts[k], pt, NULL) == LTH_OK && drift_scales_of(pt, W, &mk, &rk);
+    *mu = fmax(*mu, mk);
+    *rho = fmax(*rho, rk);
+  }
+  if (!own) {
+    c->t_cached = NAN;
+  }
+  free(W);
+  if (own) {
+    lth_point_free(pt);
+    lth_decomp_ws_free(ws);
+  }
+  return ok;
 }
