@@ -34,6 +34,8 @@ struct lth_coef {
   double bias_cover;  /* covered part and largest damping rate last checked */
   double bias_gamma;
   double t_served;    /* the latest time the table has served */
+  lth_table_opts tab_opts; /* the table's options (tol lowered by retable) */
+  int retabled;            /* the table was rebuilt once to a tighter tolerance */
   /* Hermite mode */
   lth_grid_result *grid; /* the nodes */
   int k;                 /* order of the stored jets */

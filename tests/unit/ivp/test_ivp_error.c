@@ -549,6 +549,32 @@ START_TEST(test_damping_from_the_drift) {
 }
 END_TEST
 
+/* Where the bias bound fails before the table has served the integrator,
+ * auto rebuilds the table once to the tolerance that passes it (retable in
+ * lib/ivp/ivp_coef.c) instead of decomposing directly: on the example at
+ * a = 30..80 at rtol 1e-8 and a = 30, 50 at 1e-9 the solution stays within rtol of the
+ * direct decompositions' error, from a table (fewer than 200 decompositions
+ * where direct ones take thousands; before the rebuild: over 1000). */
+START_TEST(test_retabled_within_rtol) {
+  double rtols[2] = {1e-8, 1e-9}, as[3] = {30.0, 50.0, 80.0};
+  for (int q = 0; q < 2; q++) {
+    for (int k = 0; k < 3 - q; k++) { /* (a = 80 at 1e-9 needs a table below its floor) */
+      double ea, ed;
+      lth_ivp_result *ra = ap_solve(as[k], rtols[q], LTH_COEF_AUTO, &ea);
+      lth_ivp_result *rd = ap_solve(as[k], rtols[q], LTH_COEF_DIRECT, &ed);
+      if (verbose)
+        fprintf(stderr, "a = %g, rtol %g: auto %.2e (%zu decompositions), direct %.2e (%zu)\n",
+                as[k], rtols[q], ea, ra->decomps, ed, rd->decomps);
+      ck_assert_msg(ea <= ed + rtols[q] && ra->decomps < 200,
+                    "a = %g, rtol %g: error auto %.3e (%zu decompositions), direct %.3e", as[k],
+                    rtols[q], ea, ra->decomps, ed);
+      lth_ivp_result_free(ra);
+      lth_ivp_result_free(rd);
+    }
+  }
+}
+END_TEST
+
 /* The other side of test_table_bias_within_rtol: where Ahat - gamma P
  * contracts, a bias is forgotten within 1 / |mu| and the table stays.  The
  * stiff index-2 DAE of data/stiff.lth (Ahat = [0 k; 0 -k], k = 1e4, gamma =
@@ -605,6 +631,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_table_bias_within_rtol);
   tcase_add_test(tc, test_table_kept_where_the_flow_contracts);
   tcase_add_test(tc, test_damping_from_the_drift);
+  tcase_add_test(tc, test_retabled_within_rtol);
   tcase_add_test(tc, test_random_family_every_method);
   suite_add_tcase(s, tc);
   return s;
