@@ -123,8 +123,8 @@ static lth_status table_setup(lth_coef *c, const lth_ivp_opts *o, lth_error *err
   to.cond_max = o->cond_max;
   to.chain_scale = c->chain_scale;
   to.max_bytes = o->table_max_bytes;
-  c->bias_limit = c->auto_table ? TABLE_BIAS_SHARE * (o->rtol > 0 ? o->rtol : LTH_DEFAULT_RTOL)
-                                : INFINITY;
+  c->bias_limit =
+      c->auto_table ? TABLE_BIAS_SHARE * (o->rtol > 0 ? o->rtol : LTH_DEFAULT_RTOL) : INFINITY;
   c->bias_cover = NAN;
   c->t_served = -INFINITY;
   lth_error local;

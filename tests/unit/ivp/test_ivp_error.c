@@ -524,7 +524,8 @@ START_TEST(test_damping_from_the_drift) {
     lth_point *pt = lth_point_alloc(lth_problem_system(pb), 0, NULL);
     ck_assert(ws && pt);
     double mu = -INFINITY, na = 0.0, e_norm;
-    for (int k = 0; k <= 100; k++) mu = fmax(mu, ap_drift_rate(ws, pt, 0.01 * k * (1 - 2e-5) + 1e-5));
+    for (int k = 0; k <= 100; k++)
+      mu = fmax(mu, ap_drift_rate(ws, pt, 0.01 * k * (1 - 2e-5) + 1e-5));
     ck_assert(lth_decomp_at(ws, 0.0, pt, NULL) == LTH_OK);
     for (int j = 0; j < 2; j++) {
       na = fmax(na, fabs(pt->Ahat.c[j * pt->Ahat.ld]) + fabs(pt->Ahat.c[1 + j * pt->Ahat.ld]));
