@@ -35,6 +35,11 @@ typedef struct solve_op_opts {
 /* What lth_opivp_result says beyond lth_ivp_result. */
 typedef struct solve_op_stats {
   size_t jv_evals, lin_iters, projections;
+  /* the proof that Pi is nonsingular between the output times
+   * (lth_opivp_result.pi_proven and the fields after it) */
+  double pi_proven, pi_inv_bound;
+  size_t pi_proofs;
+  const char *pi_proof_off;
 } solve_op_stats;
 
 lth_status solve_op(const lth_opsys *sys, double t0, const double *z0, const double *times,

@@ -476,6 +476,20 @@ static double neumann_q(op_piproof *p, double h) {
   return q * (1.0 + 4.0 * EPS);
 }
 
+void op_piproof_chain(op_piproof *p, double a, double b, double *value, double *bound) {
+  double c = 0.5 * (a + b), h = fmax(c - a, b - c) * (1.0 + 2.0 * EPS);
+  *value = *bound = 1.0;
+  for (int k = 0; k < p->r; k++) {
+    if (!block_model(p, k, c, a, b)) {
+      *value = *bound = INFINITY;
+      return;
+    }
+    *value *= block_norm_bound(&p->blk[k], 0.0);
+    *bound *= block_norm_bound(&p->blk[k], h);
+  }
+  *bound *= 1.0 + 2.0 * p->r * EPS;
+}
+
 void op_piproof_piece(op_piproof *p, double a, double b, lth_pi_piece *out) {
   memset(out, 0, sizeof *out);
   out->q = INFINITY;

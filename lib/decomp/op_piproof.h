@@ -24,4 +24,11 @@ void op_piproof_free(op_piproof *p);
  * fails: what cannot be proven is reported unproven. */
 void op_piproof_piece(op_piproof *p, double a, double b, lth_pi_piece *out);
 
+/* The chain norm prod ||A(k+1,k)||_1 ||A(1,r)||_1 at the middle of [a, b]
+ * (*value, from the enclosures at that point: its value to rounding) and a
+ * bound of it over [a, b] (*bound): for the scale of cond_interval (the
+ * largest chain norm on the interval, docs/conditioning.md).  inf when some
+ * enclosure is unbounded. */
+void op_piproof_chain(op_piproof *p, double a, double b, double *value, double *bound);
+
 #endif

@@ -12,7 +12,8 @@ TESTS=${LTH_TEST_DIR:?LTH_TEST_DIR must name tests/}
 ROOT="$TESTS/.."
 
 # z_1' = [0 1; -1 0] z_1 + [1; 0] u,  0 = a(t) z_1[1] + f_2: Pi = a(t), which
-# touches DIP near t = 1 and is 1 or more at CVODE's points
+# comes within the given amount of 0 at t = 0.8123 (not a point that halving [0, 2] reaches)
+# and is far from it at CVODE's points
 dip() {
   cat <<DATA
 lth 1
@@ -21,30 +22,30 @@ blocks 2 1
 interval 0 2
 A(1,1) = [0, 1; -1, 0]
 A(1,2) = [1; 0]
-A(2,1) = [(t - 1)^2 + $1, 0]
+A(2,1) = [(t - 0.8123)^2 + $1, 0]
 f(2) = $2
 z0 = [1 0 0]
 DATA
 }
-dip 1e-9 "-(t - 1)^2 - 1e-9" >"$TMP/dip9.lth"
-dip 1e-14 "-(t - 1)^2 - 1e-14" >"$TMP/dip14.lth"
-dip -1e-10 0 >"$TMP/twice.lth" # det Pi < 0 on (1 - 1e-5, 1 + 1e-5) only
+dip 1e-9 "-(t - 0.8123)^2 - 1e-9" >"$TMP/dip9.lth"
+dip 1e-14 "-(t - 0.8123)^2 - 1e-14" >"$TMP/dip14.lth"
+dip -1e-10 0 >"$TMP/twice.lth" # det Pi < 0 on (0.8123 - 1e-5, 0.8123 + 1e-5) only
 
-# Pi = 1e-9 at t = 1: cond 1e9, above --cond-max 1e6 (the dense path refuses)
+# Pi = 1e-9 at t = 0.8123: cond 1e9, above --cond-max 1e6 (the dense path refuses)
 for p in dense operator; do
   run 3 "dip 1e-9, --cond-max 1e6, --path $p" "$APPS/lth-solve" "$TMP/dip9.lth" --path $p \
     --times 2 --cond-max 1e6 --error-estimate off
-  err_has "(t = 1" "dip 1e-9, --path $p: t of the dip"
+  err_has "(t = 0.812" "dip 1e-9, --path $p: t of the dip"
 done
-# Pi = 1e-14 at t = 1: above the default threshold 1e12
+# Pi = 1e-14 at t = 0.8123: above the default threshold 1e12
 run 3 "dip 1e-14, --path operator" "$APPS/lth-solve" "$TMP/dip14.lth" --path operator --times 2 \
   --error-estimate off
-err_has "(t = 1" "dip 1e-14: t of the dip"
-# det Pi changes sign at 1 - 1e-5 and back at 1 + 1e-5, within one step
+err_has "(t = 0.812" "dip 1e-14: t of the dip"
+# det Pi changes sign at 0.8123 - 1e-5 and back at 0.8123 + 1e-5, within one step
 run 3 "two sign changes, --path operator" "$APPS/lth-solve" "$TMP/twice.lth" --path operator \
   --times 2 --project --error-estimate off
 err_has "singular" "two sign changes: the message"
-err_has "(t = 0.9999" "two sign changes: the t"
+err_has "(t = 0.812" "two sign changes: the t"
 
 # within the threshold the dip is proven nonsingular on all of [0, 2]
 run 0 "dip 1e-9, default --cond-max" "$APPS/lth-solve" "$TMP/dip9.lth" --path operator \
