@@ -50,6 +50,8 @@ typedef struct {
   int how;
   int kmax; /* the most entries of one row of the pattern */
   double *m[3], *r[3];
+  int fixed;   /* ENC_CONST: the model (the values, exact) is set once */
+  double norm; /* its ||A||_1 bound then */
 } sblk;
 
 /* The rows of a thin factor that its pattern lets be nonzero. */
@@ -281,10 +283,20 @@ static int enclose_block(op_piproof *p, const sblk *s, double a, double b, int o
   return st == LTH_OK;
 }
 
-/* Block k's model on [a, b] around c: 1 if every enclosure is bounded. */
+static double block_norm_bound(const sblk *s, double h);
+
+/* Block k's model on [a, b] around c: 1 if every enclosure is bounded.  A
+ * constant block's is its values at every t: made once. */
 static int block_model(op_piproof *p, int k, double c, double a, double b) {
   sblk *s = &p->blk[k];
   size_t nz = (size_t)s->b->nnz;
+  if (s->fixed) return 1;
+  if (s->how == ENC_CONST) {
+    for (size_t q = 0; q < nz; q++) s->m[0][q] = s->b->cval[q]; /* the rest stays zero */
+    s->norm = block_norm_bound(s, 0.0);
+    s->fixed = 1;
+    return 1;
+  }
   if (!enclose_block(p, s, c, c, 1)) return 0;
   for (size_t q = 0; q < nz; q++) {
     if (!mid_rad(p->coef[q], &s->m[0][q], &s->r[0][q]) ||
@@ -303,18 +315,18 @@ static int block_model(op_piproof *p, int k, double c, double a, double b) {
  * column sums of |m0 + m1 s| are convex in s: largest at s = -h or h). */
 static double block_norm_bound(const sblk *s, double h) {
   const op_block *B = s->b;
+  if (s->fixed) return s->norm;
   double best = 0.0;
-  for (int side = -1; side <= 1; side += 2) {
-    double x = side * h;
-    for (int j = 0; j < B->cols; j++) {
-      double sum = 0.0;
-      for (int q = B->colptr[j]; q < B->colptr[j + 1]; q++) {
-        sum += fabs(s->m[0][q] + s->m[1][q] * x) + s->r[0][q] + s->r[1][q] * h +
-               (fabs(s->m[2][q]) + s->r[2][q]) * h * h;
-      }
-      double cnt = (double)(B->colptr[j + 1] - B->colptr[j]);
-      best = fmax(best, sum * (1.0 + (cnt + 6.0) * EPS));
+  for (int j = 0; j < B->cols; j++) {
+    double lo = 0.0, hi = 0.0, rad = 0.0; /* at s = -h, s = h; the common part */
+    for (int q = B->colptr[j]; q < B->colptr[j + 1]; q++) {
+      double m0 = s->m[0][q], m1h = s->m[1][q] * h;
+      lo += fabs(m0 - m1h);
+      hi += fabs(m0 + m1h);
+      rad += s->r[0][q] + s->r[1][q] * h + (fabs(s->m[2][q]) + s->r[2][q]) * h * h;
     }
+    double cnt = (double)(B->colptr[j + 1] - B->colptr[j]);
+    best = fmax(best, (fmax(lo, hi) + rad) * (1.0 + (cnt + 6.0) * EPS));
   }
   return best + DBL_MIN;
 }

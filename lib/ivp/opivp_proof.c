@@ -27,12 +27,10 @@
 #include "decomp/refusal.h"
 #include "opivp_impl.h"
 
-/* The scale: [t0, t1] in OPIVP_SCALE_PIECES pieces, then the piece with the
- * largest bound halved (at most OPIVP_SCALE_SPLITS times) until that bound
- * is within OPIVP_SCALE_TOL of the largest chain norm evaluated (pi_scan.c's
- * SCALE_TOL and SCALE_SPLITS). */
-#define OPIVP_SCALE_PIECES 16
-#define OPIVP_SCALE_SPLITS 48
+/* The scale: the piece of [t0, t1] with the largest bound halved (at most
+ * OPIVP_SCALE_SPLITS times) until that bound is within OPIVP_SCALE_TOL of the
+ * largest chain norm evaluated (pi_scan.c's SCALE_TOL and SCALE_SPLITS). */
+#define OPIVP_SCALE_SPLITS 64
 #define OPIVP_SCALE_TOL    (1.0 / 1024.0)
 
 #define OPIVP_PROOF_Q      0.75
@@ -94,13 +92,10 @@ static void chain_at(opivp_ctx *c, chain_piece *q, double a, double b) {
 
 void opivp_scale(opivp_ctx *c, double t0, double t1) {
   if (!c->proof || !(t1 > t0)) return;
-  chain_piece q[OPIVP_SCALE_PIECES + OPIVP_SCALE_SPLITS];
-  int n = OPIVP_SCALE_PIECES;
-  double w = (t1 - t0) / n, scale = 0.0;
-  for (int k = 0; k < n; k++) {
-    chain_at(c, &q[k], t0 + k * w, k + 1 == n ? t1 : t0 + (k + 1) * w);
-    scale = fmax(scale, q[k].value);
-  }
+  chain_piece q[OPIVP_SCALE_SPLITS + 1];
+  int n = 1;
+  chain_at(c, &q[0], t0, t1);
+  double scale = q[0].value;
   for (int it = 0; it < OPIVP_SCALE_SPLITS && isfinite(scale); it++) {
     int worst = 0;
     for (int k = 1; k < n; k++) worst = q[k].bound > q[worst].bound ? k : worst;
