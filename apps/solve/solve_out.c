@@ -197,8 +197,9 @@ static void text_pi_proof(FILE *fp, const app_ctx *C, const app_run *run) {
   app_fmt_exact(b2, sizeof b2, C->res->n ? C->res->times[C->res->n - 1] : run->t0);
   if (o->pi_proof_off) {
     fprintf(fp,
-            "Pi             checked at the decomposed times only (det Pi changing sign between\n"
-            "               two of them is refused): no proof in between, %s\n",
+            "Pi             checked at the decomposed times only (a sign change of det Pi\n"
+            "               between two of them is refused); not proven in between:\n"
+            "               %s\n",
             o->pi_proof_off);
     return;
   }
@@ -207,7 +208,7 @@ static void text_pi_proof(FILE *fp, const app_ctx *C, const app_run *run) {
   fprintf(fp, "Pi             proven nonsingular on %.4g%% of [%s, %s] from the data's enclosures\n",
           pct, b, b2);
   if (o->pi_proven > 0) {
-    fprintf(fp, "               (%zu %s, ||Pi^-1|| <= %.3g there)%s\n", o->pi_proofs,
+    fprintf(fp, "               (%zu %s examined, ||Pi^-1|| <= %.3g there)%s\n", o->pi_proofs,
             app_plural((double)o->pi_proofs, "piece", "pieces"), o->pi_inv_bound,
             o->pi_proven < 1.0 ? "; the rest checked at the decomposed times" : "");
   }

@@ -214,8 +214,7 @@ static const char *alloc_parts(op_piproof *p) {
     const op_block *b = chain_block(sys, k);
     int how = enclose_kind(b);
     if (how < 0) {
-      return "a block of Pi's chain carries no enclosure (values from a callback or a "
-             "mass-matrix solve)";
+      return "a block of Pi's chain has no enclosure (a callback or a mass-matrix solve)";
     }
     if (!block_init(&p->blk[k], b, how) || !rowset_of(b, k ? &p->rs[k - 1] : NULL, &p->rs[k])) {
       return "out of memory";
@@ -238,8 +237,7 @@ static const char *alloc_parts(op_piproof *p) {
 op_piproof *op_piproof_alloc(const lth_opsys *sys, const char **why) {
   const char *no = NULL;
   if (sys->nr > LTH_DEFAULT_OP_PI_PROOF_NR) {
-    no = "n_r is above LTH_DEFAULT_OP_PI_PROOF_NR (include/lth/defaults.h): Pi's model would be "
-         "dense n_r x n_r";
+    no = "n_r is above LTH_DEFAULT_OP_PI_PROOF_NR (Pi's model would be dense n_r x n_r)";
   }
   op_piproof *p = no ? NULL : calloc(1, sizeof *p);
   if (!no && !p) no = "out of memory";
