@@ -173,9 +173,8 @@ lth_status solve_op(const lth_opsys *sys, double t0, const double *z0, const dou
     return st;
   }
   lth_ivp_result *res = result_alloc(r);
-  *stats = (solve_op_stats){r->jv_evals,  r->lin_iters,    r->projections,
-                            r->pi_proven, r->pi_inv_bound, r->pi_proofs,
-                            r->pi_proof_off};
+  *stats = (solve_op_stats){r->jv_evals,     r->lin_iters, r->projections, r->pi_proven,
+                            r->pi_inv_bound, r->pi_proofs, r->pi_proof_off};
   lth_opivp_result_free(r);
   if (!res) {
     return lth_error_set(err, LTH_ENOMEM, "out of memory");

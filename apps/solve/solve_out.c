@@ -43,8 +43,7 @@ static void json_stats(app_json *j, const app_ctx *C) {
     app_json_put_int(j, "projections", (long long)C->opstats.projections);
     app_json_put_number(j, "pi_proven", C->opstats.pi_proven);
     app_json_put_int(j, "pi_proofs", (long long)C->opstats.pi_proofs);
-    put_number_or_null(j, "pi_inv_bound",
-                       C->opstats.pi_proven > 0 ? C->opstats.pi_inv_bound : NAN);
+    put_number_or_null(j, "pi_inv_bound", C->opstats.pi_proven > 0 ? C->opstats.pi_inv_bound : NAN);
   }
   if (res->coef_mode == LTH_COEF_TABLE) {
     app_json_put_int(j, "table_panels", (long long)res->table_panels);
@@ -205,7 +204,8 @@ static void text_pi_proof(FILE *fp, const app_ctx *C, const app_run *run) {
   }
   double pct = 100.0 * o->pi_proven;
   if (o->pi_proven < 1.0) pct = fmin(pct, 99.99); /* never rounded up to all */
-  fprintf(fp, "Pi             proven nonsingular on %.4g%% of [%s, %s] from the data's enclosures\n",
+  fprintf(fp,
+          "Pi             proven nonsingular on %.4g%% of [%s, %s] from the data's enclosures\n",
           pct, b, b2);
   if (o->pi_proven > 0) {
     fprintf(fp, "               (%zu %s examined, ||Pi^-1|| <= %.3g there)%s\n", o->pi_proofs,

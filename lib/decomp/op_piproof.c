@@ -473,8 +473,8 @@ static double neumann_q(op_piproof *p, double h) {
   for (size_t e = 0; e < nn; e++) p->em[e] = -p->em[e];
   for (int j = 0; j < n; j++) p->em[(size_t)j * n + j] += 1.0;
   for (size_t e = 0; e < nn; e++) {
-    p->er[e] = ((p->er[e] * grow + (double)(n + 1) * DBL_MIN) + EPS * fabs(p->em[e])) *
-               (1.0 + 2.0 * EPS);
+    p->er[e] =
+        ((p->er[e] * grow + (double)(n + 1) * DBL_MIN) + EPS * fabs(p->em[e])) * (1.0 + 2.0 * EPS);
   }
   double q = mag_norm1(n, p->em, p->er);
   for (int d = 1; d <= 2; d++) {

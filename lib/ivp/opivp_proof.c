@@ -35,7 +35,7 @@
 
 #define OPIVP_PROOF_Q      0.75
 #define OPIVP_PROOF_DEPTH  48
-#define OPIVP_PROOF_PIECES 256
+#define OPIVP_PROOF_PIECES 1024
 
 typedef struct {
   double a, b;
@@ -130,8 +130,8 @@ lth_status opivp_prove(opivp_ctx *c, double a, double b, lth_error *err) {
     double mid = 0.5 * (p.a + p.b);
     int sm = 0;
     st = sample_piece(c, &p, mid, &sm, err);
-    if (st != LTH_OK || p.depth >= OPIVP_PROOF_DEPTH || pieces + (size_t)top >= OPIVP_PROOF_PIECES ||
-        !(mid > p.a && mid < p.b)) {
+    if (st != LTH_OK || p.depth >= OPIVP_PROOF_DEPTH ||
+        pieces + (size_t)top >= OPIVP_PROOF_PIECES || !(mid > p.a && mid < p.b)) {
       continue; /* a refusal, or unproven: the samples passed */
     }
     stack[top++] = (piece){mid, p.b, sm, p.sb, p.depth + 1};
