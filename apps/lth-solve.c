@@ -105,10 +105,12 @@ static const char help_text[] =
     "                      table and --table-memory keep auto on the dense path\n"
     "                      (a warning says so) and refuse --path operator.  On the\n"
     "                      operator path output_gain and stats.gamma are null,\n"
-    "                      z0_residual is ||z0 - (G z0 + q)||, and Pi is checked\n"
-    "                      where the integrator decomposes (a sign change of\n"
-    "                      det Pi between two such times is refused), not\n"
-    "                      scanned in between\n";
+    "                      z0_residual is ||z0 - (G z0 + q)||, and Pi is proven\n"
+    "                      nonsingular between the output times from the data's\n"
+    "                      enclosures where the chain blocks carry them and\n"
+    "                      n_r <= 64 (stats.pi_proven: the share proven), else\n"
+    "                      checked where the integrator decomposes (a sign\n"
+    "                      change of det Pi between two such times is refused)\n";
 
 static const char help_tail[] =
     "Example (the linearised pendulum; z = (dx', dy', dx, dy, d lambda)):\n"

@@ -213,6 +213,10 @@ static void structs(void) {
   F(lth_opsolve_stats, jv_evals);
   F(lth_opsolve_stats, lin_iters);
   F(lth_opsolve_stats, projections);
+  F(lth_opsolve_stats, pi_proven);
+  F(lth_opsolve_stats, pi_inv_bound);
+  F(lth_opsolve_stats, pi_proofs);
+  F(lth_opsolve_stats, pi_proof_off);
 
   STRUCT(lth_opinfo);
   F(lth_opinfo, t);

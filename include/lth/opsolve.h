@@ -40,6 +40,11 @@ extern "C" {
  * error estimate's). */
 typedef struct lth_opsolve_stats {
   size_t jv_evals, lin_iters, projections;
+  /* the proof that Pi is nonsingular between the output times
+   * (lth_opivp_result.pi_proven and the fields after it) */
+  double pi_proven, pi_inv_bound;
+  size_t pi_proofs;
+  const char *pi_proof_off; /* static text, or NULL */
 } lth_opsolve_stats;
 
 /* Solve from z0 (s entries) at t0, reporting at times[0..n-1] (finite,

@@ -177,7 +177,8 @@ lth_status lth_opsolve(const lth_opsys *sys, double t0, const double *z0, const 
   }
   lth_ivp_result *res = result_alloc(r);
   if (stats) {
-    *stats = (lth_opsolve_stats){r->jv_evals, r->lin_iters, r->projections};
+    *stats = (lth_opsolve_stats){r->jv_evals,     r->lin_iters, r->projections, r->pi_proven,
+                                 r->pi_inv_bound, r->pi_proofs, r->pi_proof_off};
   }
   lth_opivp_result_free(r);
   if (!res) {

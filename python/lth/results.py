@@ -134,7 +134,12 @@ class Solution(_ByName):
     Nhat + Bhat nor damps drift: lth-solve's JSON has null there),
     ``z0_residual`` is ||z0 - (G z0 + q)||, and ``stats`` also holds
     ``jv_evals``, ``lin_iters`` and ``projections`` (CVODE's products
-    Ahat x, Krylov iterations and projections onto range(I - P))."""
+    Ahat x, Krylov iterations and projections onto range(I - P)), and the
+    proof that Pi is nonsingular between the output times: ``pi_proven``
+    (the share of the interval proven from the data's enclosures),
+    ``pi_proofs`` (pieces examined), ``pi_inv_bound`` (a bound of
+    ||Pi^-1||_1 on the proven part, None when nothing is proven) and
+    ``pi_proof_off`` (why there is no proof, or None)."""
 
     times: np.ndarray
     z: np.ndarray

@@ -426,7 +426,11 @@ def _opsolve(chosen, o, t0, z0c, srt, error_estimate, h, err):
     _lib.check(LIB.lth_opsolve(chosen.sys, t0, z0c.ctypes.data, srt.ctypes.data, len(srt),
                                _ref(oo), 1 if error_estimate else 0, _ref(h.ptr), _ref(st),
                                _ref(err)), err)
-    return {"jv_evals": st.jv_evals, "lin_iters": st.lin_iters, "projections": st.projections}
+    return {"jv_evals": st.jv_evals, "lin_iters": st.lin_iters, "projections": st.projections,
+            "pi_proven": st.pi_proven, "pi_proofs": st.pi_proofs,
+            "pi_inv_bound": st.pi_inv_bound if st.pi_proven > 0 else None,
+            "pi_proof_off": (ctypes.string_at(st.pi_proof_off).decode()
+                             if st.pi_proof_off else None)}
 
 
 def _solve(pb, z0v, ts, rtol, atol, method, project, reproject, stabilize, cond_max,

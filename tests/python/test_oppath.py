@@ -116,6 +116,11 @@ def test_chain_auto_takes_operator_path_as_the_tool(chain):
     assert same(sol.drift, ref["drift"])
     assert sol.output_gain is None and ref["output_gain"] is None
     assert sol.stats["steps"] == ref["stats"]["steps"]  # the same run, step for step
+    # the proof that Pi is nonsingular between the output times, as the tool's
+    assert sol.stats["pi_proven"] == ref["stats"]["pi_proven"] == 1.0
+    assert sol.stats["pi_proofs"] == ref["stats"]["pi_proofs"] >= 1
+    assert same(sol.stats["pi_inv_bound"], ref["stats"]["pi_inv_bound"])
+    assert sol.stats["pi_proof_off"] is None
 
     iv = lth.ic(pb, at=0.7)
     ri = run_tool("lth-ic", chain, "--at", "0.7", "--format", "json")
