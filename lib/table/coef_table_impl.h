@@ -151,10 +151,11 @@ typedef struct tab_threads {
 /* What lth_table_info reports. */
 typedef struct tab_stats {
   size_t nodes, decomps, direct_panels;
-  size_t stretches;  /* stretches built concurrently and merged (lib/table/coef_table_split.c) */
-  size_t enc_capped; /* panels whose width the enclosures cut */
-  size_t stalled;    /* builds that left the rest of their span direct: panel after panel
-                        given up (give_up_panel) */
+  size_t stretches;    /* stretches built concurrently and merged (lib/table/coef_table_split.c) */
+  size_t enc_capped;   /* panels whose width the enclosures cut */
+  size_t const_panels; /* panels of constant data: their nodes copied from the left one */
+  size_t stalled;      /* builds that left the rest of their span direct: panel after panel
+                          given up (give_up_panel) */
   int max_degree;
   double err_est, cond_chain, seconds;
 } tab_stats;
