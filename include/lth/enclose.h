@@ -95,7 +95,7 @@ lth_status lth_enclose_check(lth_enclose *enc, double a, double b, int degree, d
 
 /* A wide w <= wmax, >= wmin, with the data resolved on [a, a + w] (wmax < 0:
  * on [a + w, a], backwards) by `degree` to tol: wmax shrunk by factors of
- * 1/2 to 1/16 (where the bound predicts the width, that width) until
+ * 0.8 to 1/16 (where the bound predicts the width, that width) until
  * resolved; wmin
  * in sign and size as wmax (wmin = wmax: a single check).  *resolved = 1 and
  * that w when found; *w = wmax and *resolved = LTH_ENCLOSE_UNKNOWN when the

@@ -478,9 +478,11 @@ lth_status lth_enclose_width(lth_enclose *enc, double a, double wmax, double wmi
       break;
     }
     /* the bound scales like w^(degree+1) (and its coefficient only shrinks
-     * with w): shrink to where it predicts tol, by a factor in [1/16, 1/2] */
+     * with w): shrink to where it predicts tol, by a factor in [1/16, 0.8]
+     * (at most 1/2 before: a search from twice the width the data allow
+     * then ended at half of it, and the next search began there again) */
     double f = isfinite(worst) ? 0.9 * pow(tol / worst, 1.0 / (degree + 1)) : 0.5;
-    f = f < 0.0625 ? 0.0625 : f > 0.5 ? 0.5 : f;
+    f = f < 0.0625 ? 0.0625 : f > 0.8 ? 0.8 : f;
     x = fabs(f * x) < fabs(wmin) ? wmin : f * x;
   }
   if (resolved) {

@@ -454,6 +454,7 @@ static int plateau_beside(lth_table *tab, double a, double b, double tail) {
  * an enclosure (callbacks, samples) are judged by the nodes alone, as
  * before. */
 #define TAB_ENC_AHEAD 8.0
+#define TAB_ENC_GROW  1.25
 static lth_status enclosure_cap(lth_table *tab, double a, double *w, lth_error *err) {
   double floor = fmax(tab->o.min_width, TAB_DIRECT_WIDTH * tab->lay.span);
   /* (a + *w may round past t_hi on the last panel; enc_hi = t_hi covers it
@@ -464,18 +465,29 @@ static lth_status enclosure_cap(lth_table *tab, double a, double *w, lth_error *
       !lth_enclose_known(tab->bld.enc)) {
     return LTH_OK;
   }
-  /* one check ahead; if that fails, the panel's own width, shrunk as needed */
-  double ahead = fmin(TAB_ENC_AHEAD * *w, tab->lay.t_hi - a), w2;
-  int res, D = tab_dmax(tab);
-  lth_status st = lth_enclose_width(tab->bld.enc, a, ahead, ahead, D, tab->o.tol, &w2, &res, err);
+  /* one check ahead; if that fails, the panel's own width, shrunk as needed.
+   * Right after a panel the enclosures cut, the data are about as hard, so
+   * the check ahead is skipped and the search starts at TAB_ENC_GROW times
+   * that width (a search that starts far above the width it finds pays for
+   * failed checks at high degrees, panel after panel) */
+  double ahead = fmin(TAB_ENC_AHEAD * *w, tab->lay.t_hi - a), w2, start = fmin(*w, ahead);
+  int res = 0, D = tab_dmax(tab);
+  lth_status st = LTH_OK;
+  if (tab->bld.enc_cut > 0) {
+    start = fmin(start, TAB_ENC_GROW * tab->bld.enc_cut);
+  } else {
+    st = lth_enclose_width(tab->bld.enc, a, ahead, ahead, D, tab->o.tol, &w2, &res, err);
+  }
   if (st == LTH_OK && res != 1) {
-    st = lth_enclose_width(tab->bld.enc, a, fmin(*w, ahead), floor, D, tab->o.tol, &w2, &res, err);
+    st = lth_enclose_width(tab->bld.enc, a, start, fmin(floor, start), D, tab->o.tol, &w2, &res,
+                           err);
   }
   if (st != LTH_OK) {
     return st;
   }
   tab->bld.enc_lo = a;
   tab->bld.enc_hi = res == 1 ? fmin(a + w2, tab->lay.t_hi) : a;
+  tab->bld.enc_cut = w2 < *w ? w2 : 0.0;
   tab->stats.enc_capped += w2 < *w;
   *w = fmin(*w, w2);
   return LTH_OK;

@@ -88,6 +88,7 @@ typedef struct tab_builder {
   lth_enclose *enc;      /* the data's enclosures: a panel's width is capped where they show
                             more than its nodes can see (NULL or unknown: no cap) */
   double enc_lo, enc_hi; /* a stretch on which they found the data resolved */
+  double enc_cut;        /* the width they cut the last panel to (0: not cut) */
   /* Output maps per panel: tabulating Bhat, q, G costs about as much per
    * panel as a dozen direct decompositions (idx3 over [0, 10]: 1.9 -> 2.6 ms
    * for 5 panels), so a panel carries them only when about TAB_OUT_PER_PANEL
