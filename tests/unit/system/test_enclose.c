@@ -9,6 +9,7 @@
  * outside its enclosure by any amount is a failure, so the assertions have no
  * tolerance.  The pulse's t must be named to within a few widths of it. */
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -429,6 +430,54 @@ START_TEST(test_constant_data) {
 }
 END_TEST
 
+/* Point enclosures (a = b) of long products and quotients of series contain
+ * the exact Taylor coefficients, computed in long double from closed forms.
+ * At a point the enclosures are a few ulps wide, so this catches rounding
+ * bounds that fall short (lib/jet/expr_enclose.c conv_sum: without its
+ * widening, coefficients miss the exact value by an ulp). */
+static long double exact_coef(int which, long double t, int m) {
+  long double sg = (m % 2) ? -1.0L : 1.0L;
+  switch (which) {
+  case 0: /* 1/((3+t)(7+t)) = (1/(3+t) - 1/(7+t))/4 */
+    return 0.25L * sg * (powl(3.0L + t, -(m + 1)) - powl(7.0L + t, -(m + 1)));
+  case 1: /* 1/((1+t)(2+t)(5+t)) = 1/4/(1+t) - 1/3/(2+t) + 1/12/(5+t) */
+    return sg * (powl(1.0L + t, -(m + 1)) / 4.0L - powl(2.0L + t, -(m + 1)) / 3.0L +
+                 powl(5.0L + t, -(m + 1)) / 12.0L);
+  default: { /* sin(t) cos(t) = sin(2t)/2: coefficient 2^m sin(2t + m pi/2) / (2 m!) */
+    long double f = 1.0L;
+    for (int k = 2; k <= m; k++) f *= k;
+    return ldexpl(1.0L, m) * sinl(2.0L * t + m * 1.5707963267948966192313216916397514L) /
+           (2.0L * f);
+  }
+  }
+}
+
+START_TEST(test_point_enclosures_exact) {
+  const char *src[] = {"1/((3+t)*(7+t))", "1/((1+t)*(2+t)*(5+t))", "sin(t)*cos(t)"};
+  enum { K = 24 };
+  for (int w = 0; w < 3; w++) {
+    lth_expr *e = parse(src[w]);
+    lth_interval *iw = malloc(lth_expr_enclose_work_size(e, K) * sizeof *iw), enc[K + 1];
+    for (int k = 0; k <= 200; k++) {
+      double t = 0.05 * k - 0.5;
+      ck_assert_int_eq(lth_expr_enclose(e, t, t, K, enc, iw, NULL), LTH_OK);
+      for (int m = 0; m <= K; m++) {
+        /* the reference's own error: a few long double ulps of the size
+         * of the terms (2^m/m! for sin 2t: its zeros are not exact) */
+        long double x = exact_coef(w, t, m), f = 1.0L;
+        for (int q = 2; q <= m; q++) f *= q;
+        long double d = 64 * LDBL_EPSILON * (w == 2 ? ldexpl(1.0L, m) / f : fabsl(x));
+        ck_assert_msg(enc[m].lo <= x + d && x - d <= enc[m].hi,
+                      "%s at t = %g, order %d: [%.17g, %.17g] misses %.20Lg", src[w], t, m,
+                      enc[m].lo, enc[m].hi, x);
+      }
+    }
+    free(iw);
+    lth_expr_free(e);
+  }
+}
+END_TEST
+
 static Suite *enclose_suite(void) {
   Suite *s = suite_create("enclose");
   TCase *tc = tcase_create("core");
@@ -442,6 +491,7 @@ static Suite *enclose_suite(void) {
   tcase_add_test(tc, test_callback_unknown);
   tcase_add_test(tc, test_equation_form_and_masses);
   tcase_add_test(tc, test_constant_data);
+  tcase_add_test(tc, test_point_enclosures_exact);
   suite_add_tcase(s, tc);
   return s;
 }
