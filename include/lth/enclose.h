@@ -95,7 +95,7 @@ lth_status lth_enclose_check(lth_enclose *enc, double a, double b, int degree, d
 
 /* A wide w <= wmax, >= wmin, with the data resolved on [a, a + w] (wmax < 0:
  * on [a + w, a], backwards) by `degree` to tol: wmax shrunk by factors of
- * 1/2 to 1/16 (where the bound predicts the width, that width) until
+ * 0.8 to 1/16 (where the bound predicts the width, that width) until
  * resolved; wmin
  * in sign and size as wmax (wmin = wmax: a single check).  *resolved = 1 and
  * that w when found; *w = wmax and *resolved = LTH_ENCLOSE_UNKNOWN when the
@@ -104,6 +104,14 @@ lth_status lth_enclose_check(lth_enclose *enc, double a, double b, int degree, d
  * resolved may be NULL. */
 lth_status lth_enclose_width(lth_enclose *enc, double a, double wmax, double wmin, int degree,
                              double tol, double *w, int *resolved, lth_error *err);
+
+/* 1 if every piece of data is constant on [a, b]: the enclosure of its
+ * first derivative there is exactly {0} for every entry (constant matrices,
+ * expressions without t, sums and products of those).  Then anything
+ * computed from the data alone is the same at every t of [a, b], to the
+ * last bit.  0 otherwise, also when the data carry no enclosure.  Not
+ * thread-safe on one handle. */
+int lth_enclose_constant(lth_enclose *enc, double a, double b);
 
 /* Enclosures computed so far by this handle's checks (lth_enclose_check,
  * lth_enclose_width): one per piece of data per interval examined, none

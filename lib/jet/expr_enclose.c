@@ -216,11 +216,57 @@ static int last_nz(const iv *a, int K) {
 static int imax(int x, int y) { return x > y ? x : y; }
 static int imin(int x, int y) { return x < y ? x : y; }
 
+/* Sum of a[j] b[m - j], j = j0 .. j1, one rounding bound for all its
+ * operations: the endpoint products and their sums in round-to-nearest,
+ * then each end moved out once by 2 (n + 2) u times the sum of the
+ * magnitudes of what was added (>= gamma_{n+1} of the n products' and n - 1
+ * additions' roundings, u = 2^-53; Higham, Accuracy and Stability of
+ * Numerical Algorithms, (3.4) and Lemma 3.1), n DBL_MIN for products
+ * that underflowed, and the last subtraction's own ulp.  The
+ * per-operation widening of i_add and i_mul cost twice the products
+ * themselves in these convolutions, the bulk of an enclosure.  0 where an
+ * end is not finite (0 inf, overflow): the caller then takes the slow path,
+ * whose conventions cover those cases. */
+static int conv_sum(const iv *a, const iv *b, int j0, int j1, int m, iv *out) {
+  double lo = 0.0, hi = 0.0, alo = 0.0, ahi = 0.0;
+  int n = 0;
+  for (int j = j0; j <= j1; j++) {
+    iv x = a[j], z = b[m - j];
+    if (is_zero(x) || is_zero(z)) {
+      continue; /* exactly 0, as i_mul */
+    }
+    double p0 = x.lo * z.lo, p1 = x.lo * z.hi, p2 = x.hi * z.lo, p3 = x.hi * z.hi;
+    double l = min2(min2(p0, p1), min2(p2, p3)), h = max2(max2(p0, p1), max2(p2, p3));
+    lo += l;
+    hi += h;
+    alo += fabs(l);
+    ahi += fabs(h);
+    n++;
+  }
+  if (n == 0) {
+    *out = i_const(0.0);
+    return 1;
+  }
+  if (!(isfinite(lo) && isfinite(hi) && isfinite(alo) && isfinite(ahi))) {
+    return 0;
+  }
+  /* (n DBL_MIN >= n subnormal steps, and no arithmetic on subnormals, which
+   * costs microcode assists on common CPUs) */
+  double g = 2.0 * (n + 2) * 0x1p-53 * (1.0 + 0x1p-40), tiny = n * DBL_MIN;
+  double elo = up(g * alo) + tiny, ehi = up(g * ahi) + tiny;
+  *out = norm((iv){dn(lo - elo), up(hi + ehi)});
+  return 1;
+}
+
 static void s_mul(const iv *a, const iv *b, iv *y, int K) {
   int na = last_nz(a, K), nb = last_nz(b, K);
   for (int m = 0; m <= K; m++) {
+    int j0 = imax(0, m - nb), j1 = imin(m, na);
+    if (m > 0 && conv_sum(a, b, j0, j1, m, &y[m])) {
+      continue; /* (order 0: the exact zeros of i_mul's ends decide domains) */
+    }
     iv s = i_const(0.0);
-    for (int j = imax(0, m - nb); j <= imin(m, na); j++) {
+    for (int j = j0; j <= j1; j++) {
       s = i_add(s, i_mul(a[j], b[m - j]));
     }
     y[m] = s;
@@ -247,12 +293,20 @@ static void s_sqr(const iv *a, iv *y, int K) {
 /* y = a / b, 0 not in b[0]. */
 static void s_div(const iv *a, const iv *b, iv *y, int K) {
   int nb = last_nz(b, K);
+  /* 1 / b[0] once, its ends moved out by an ulp (b[0] has one sign: 1/hi <=
+   * 1/x <= 1/lo on it); orders >= 1 multiply by it instead of dividing by
+   * b[0] four times each */
+  iv r = norm((iv){dn(1.0 / b[0].hi), up(1.0 / b[0].lo)});
   for (int m = 0; m <= K; m++) {
-    iv s = a[m];
-    for (int j = imax(0, m - nb); j < m; j++) {
-      s = i_sub(s, i_mul(y[j], b[m - j]));
+    iv s = a[m], c;
+    if (conv_sum(y, b, imax(0, m - nb), m - 1, m, &c)) {
+      s = i_sub(s, c);
+    } else {
+      for (int j = imax(0, m - nb); j < m; j++) {
+        s = i_sub(s, i_mul(y[j], b[m - j]));
+      }
     }
-    y[m] = i_div(s, b[0]);
+    y[m] = m == 0 ? i_div(s, b[0]) : i_mul(s, r);
   }
 }
 

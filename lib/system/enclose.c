@@ -198,6 +198,27 @@ int lth_enclose_known(const lth_enclose *enc) { return enc && enc->known; }
 
 size_t lth_enclose_evals(const lth_enclose *enc) { return enc ? enc->evals : 0; }
 
+int lth_enclose_constant(lth_enclose *enc, double a, double b) {
+  if (!enc || !enc->known || !(a <= b) || enc->max_degree < 0) {
+    return 0;
+  }
+  for (int k = 0; k < enc->n; k++) {
+    const leaf *l = &enc->leaves[k];
+    size_t sz = (size_t)l->rows * (size_t)l->cols;
+    /* (coef and work hold orders 0 .. max_degree + 1 >= 1) */
+    if (lth_source_enclose(l->src, a, b, 1, enc->coef, enc->work, NULL) != LTH_OK) {
+      return 0;
+    }
+    enc->evals++;
+    for (size_t e = 0; e < sz; e++) {
+      if (enc->coef[sz + e].lo != 0.0 || enc->coef[sz + e].hi != 0.0) {
+        return 0;
+      }
+    }
+  }
+  return 1;
+}
+
 /* ---- the check ---- */
 
 static double mag(lth_interval x) { return fmax(fabs(x.lo), fabs(x.hi)); }
@@ -257,18 +278,19 @@ static lth_status leaf_bound(lth_enclose *enc, const leaf *l, double a, double b
  * K's is not computed: the search shrinks on the prediction.  A wrong
  * prediction only makes the accepted width smaller than it could be: every
  * width accepted is accepted on a bound. */
-#define LADDER_FIRST   7  /* the rungs: 7, 15 (measured against 15, 31 .. and 3, 7 ..:
-                              the fewest instructions on rational coefficients) */
+/* the rungs: 7, 15 (measured against 15, 31 .. and 3, 7 ..: the fewest
+ * instructions on rational coefficients) */
+#define LADDER_FIRST   7
 #define LADDER_LAST    15
 #define PREDICT_MARGIN 10.0
 static lth_status leaf_ladder(lth_enclose *enc, const leaf *l, double a, double b, int K,
-                              double tol, int predict, double *worst, size_t *at,
-                              lth_error *err) {
+                              double tol, int predict, double *worst, size_t *at, lth_error *err) {
   double lam = 2.0 + 0.63661977236758134308 * log(K + 1.0);
   double r[2] = {0.0, 0.0};
   int d[2] = {0, 0}, nr = 0;
   lth_status st = LTH_OK;
-  for (int dd = LADDER_FIRST; tol > 0 && dd < K / 2 && dd <= LADDER_LAST && st == LTH_OK; dd = 2 * dd + 1) {
+  for (int dd = LADDER_FIRST; tol > 0 && dd < K / 2 && dd <= LADDER_LAST && st == LTH_OK;
+       dd = 2 * dd + 1) {
     if ((st = leaf_bound(enc, l, a, b, dd, lam, worst, at)) == LTH_OK && *worst <= tol) {
       return LTH_OK;
     }
@@ -312,9 +334,8 @@ static lth_status leaf_ladder(lth_enclose *enc, const leaf *l, double a, double 
  * tol > 0: a bound at most tol may come from a lower degree (leaf_ladder);
  * a bound above it is degree K's, or with predict (a width search) may be
  * a prediction of it. */
-static lth_status check_leaves(lth_enclose *enc, double a, double b, int K, double tol,
-                               int predict, double *worst, char *what, size_t wsize,
-                               lth_error *err) {
+static lth_status check_leaves(lth_enclose *enc, double a, double b, int K, double tol, int predict,
+                               double *worst, char *what, size_t wsize, lth_error *err) {
   *worst = 0.0;
   for (int q = 0; q < enc->n; q++) {
     /* a width search needs only "fails": it starts with the source that
@@ -351,9 +372,8 @@ static lth_status check_leaves(lth_enclose *enc, double a, double b, int K, doub
   return LTH_OK;
 }
 
-static lth_status check_one(lth_enclose *enc, double a, double b, int K, double tol,
-                            int predict, double *worst, char *what, size_t wsize,
-                            lth_error *err) {
+static lth_status check_one(lth_enclose *enc, double a, double b, int K, double tol, int predict,
+                            double *worst, char *what, size_t wsize, lth_error *err) {
   if (enc->last.valid && enc->last.a == a && enc->last.b == b && enc->last.K == K &&
       enc->last.tol == tol && enc->last.predict == predict) {
     *worst = enc->last.worst;
@@ -364,8 +384,8 @@ static lth_status check_one(lth_enclose *enc, double a, double b, int K, double 
   }
   enc->last.valid = 0;
   enc->last.what[0] = '\0';
-  lth_status st = check_leaves(enc, a, b, K, tol, predict, worst, enc->last.what,
-                               sizeof enc->last.what, err);
+  lth_status st =
+      check_leaves(enc, a, b, K, tol, predict, worst, enc->last.what, sizeof enc->last.what, err);
   if (what) {
     snprintf(what, wsize, "%s", enc->last.what);
   }
@@ -409,8 +429,10 @@ lth_status lth_enclose_check(lth_enclose *enc, double a, double b, int degree, d
     if (!(mid > lo && mid < hi)) {
       break;
     }
-    if ((st = check_one(enc, lo, mid, degree, tol, 0, &wl, wl_what, sizeof wl_what, err)) != LTH_OK ||
-        (st = check_one(enc, mid, hi, degree, tol, 0, &wr, wr_what, sizeof wr_what, err)) != LTH_OK) {
+    if ((st = check_one(enc, lo, mid, degree, tol, 0, &wl, wl_what, sizeof wl_what, err)) !=
+            LTH_OK ||
+        (st = check_one(enc, mid, hi, degree, tol, 0, &wr, wr_what, sizeof wr_what, err)) !=
+            LTH_OK) {
       break;
     }
     if (wl <= tol && wr <= tol) {
@@ -445,7 +467,8 @@ lth_status lth_enclose_width(lth_enclose *enc, double a, double wmax, double wmi
   double x = wmax;
   for (;;) {
     double worst;
-    lth_status st = check_one(enc, fmin(a, a + x), fmax(a, a + x), degree, tol, 1, &worst, NULL, 0, err);
+    lth_status st =
+        check_one(enc, fmin(a, a + x), fmax(a, a + x), degree, tol, 1, &worst, NULL, 0, err);
     if (st != LTH_OK) {
       return st;
     }
@@ -455,9 +478,11 @@ lth_status lth_enclose_width(lth_enclose *enc, double a, double wmax, double wmi
       break;
     }
     /* the bound scales like w^(degree+1) (and its coefficient only shrinks
-     * with w): shrink to where it predicts tol, by a factor in [1/16, 1/2] */
+     * with w): shrink to where it predicts tol, by a factor in [1/16, 0.8]
+     * (at most 1/2 before: a search from twice the width the data allow
+     * then ended at half of it, and the next search began there again) */
     double f = isfinite(worst) ? 0.9 * pow(tol / worst, 1.0 / (degree + 1)) : 0.5;
-    f = f < 0.0625 ? 0.0625 : f > 0.5 ? 0.5 : f;
+    f = f < 0.0625 ? 0.0625 : f > 0.8 ? 0.8 : f;
     x = fabs(f * x) < fabs(wmin) ? wmin : f * x;
   }
   if (resolved) {

@@ -340,6 +340,32 @@ static lth_status refuse(lth_table *tab, double a, double b, int n, const tab_ve
  * plateau counts as noise (plateau_beside). */
 #define TAB_BESIDE_RATIO 0.02
 
+/* Data constant on [a, b] (lth_enclose_constant: every entry's derivative
+ * enclosed by exactly {0}) decompose to the same numbers at every node: the
+ * nodes of degree n are the left node's, each moved to its exact time as
+ * compute_node does (v += v' dt, v' the left node's own), so the panel is
+ * bitwise the one its decompositions would give.  1 when done. */
+static int constant_nodes(lth_table *tab, double a, double b, int n) {
+  const tab_node *left = &tab->cur.node[0];
+  if (!left->done || left->st != LTH_OK || !tab->bld.enc ||
+      !lth_enclose_constant(tab->bld.enc, a, b)) {
+    return 0;
+  }
+  size_t E = (size_t)tab->lay.E, blk = (size_t)(tab->lay.jet + 1) * E;
+  int s = TAB_NMAX / n;
+  for (int j = 1; j <= n; j++) {
+    double dt, *v = tab->cur.V + (size_t)(j * s) * blk;
+    node_time(a, b, j * s, &dt);
+    memcpy(v, tab->cur.V, blk * sizeof(double));
+    if (tab->lay.jet >= 1 && dt != 0.0) {
+      for (size_t e = 0; e < E; e++) v[e] += v[E + e] * dt;
+    }
+    tab->cur.node[j * s] = *left;
+  }
+  tab->stats.const_panels++;
+  return 1;
+}
+
 /* One attempt at [a, a + w]: degrees 8 .. 64 until converged.  *done = 1 when
  * the panel converged (and, with store, was accepted); otherwise *v and *n
  * describe the last degree tried. */
@@ -352,7 +378,9 @@ static lth_status attempt(lth_table *tab, double a, double b, int *done, tab_ver
   int dmax = tab_dmax(tab);
   for (int lev = 0; lev < TAB_LEVELS; lev++) {
     *n = tab->lay.nmin << lev;
-    compute_level(tab, a, b, *n);
+    if (lev > 0 || !constant_nodes(tab, a, b, *n)) {
+      compute_level(tab, a, b, *n);
+    }
     lth_status st = scan_level(tab, a, b, *n, err);
     if (st != LTH_OK) {
       return st;
@@ -426,6 +454,7 @@ static int plateau_beside(lth_table *tab, double a, double b, double tail) {
  * an enclosure (callbacks, samples) are judged by the nodes alone, as
  * before. */
 #define TAB_ENC_AHEAD 8.0
+#define TAB_ENC_GROW  1.25
 static lth_status enclosure_cap(lth_table *tab, double a, double *w, lth_error *err) {
   double floor = fmax(tab->o.min_width, TAB_DIRECT_WIDTH * tab->lay.span);
   /* (a + *w may round past t_hi on the last panel; enc_hi = t_hi covers it
@@ -436,18 +465,29 @@ static lth_status enclosure_cap(lth_table *tab, double a, double *w, lth_error *
       !lth_enclose_known(tab->bld.enc)) {
     return LTH_OK;
   }
-  /* one check ahead; if that fails, the panel's own width, shrunk as needed */
-  double ahead = fmin(TAB_ENC_AHEAD * *w, tab->lay.t_hi - a), w2;
-  int res, D = tab_dmax(tab);
-  lth_status st = lth_enclose_width(tab->bld.enc, a, ahead, ahead, D, tab->o.tol, &w2, &res, err);
+  /* one check ahead; if that fails, the panel's own width, shrunk as needed.
+   * Right after a panel the enclosures cut, the data are about as hard, so
+   * the check ahead is skipped and the search starts at TAB_ENC_GROW times
+   * that width (a search that starts far above the width it finds pays for
+   * failed checks at high degrees, panel after panel) */
+  double ahead = fmin(TAB_ENC_AHEAD * *w, tab->lay.t_hi - a), w2, start = fmin(*w, ahead);
+  int res = 0, D = tab_dmax(tab);
+  lth_status st = LTH_OK;
+  if (tab->bld.enc_cut > 0) {
+    start = fmin(start, TAB_ENC_GROW * tab->bld.enc_cut);
+  } else {
+    st = lth_enclose_width(tab->bld.enc, a, ahead, ahead, D, tab->o.tol, &w2, &res, err);
+  }
   if (st == LTH_OK && res != 1) {
-    st = lth_enclose_width(tab->bld.enc, a, fmin(*w, ahead), floor, D, tab->o.tol, &w2, &res, err);
+    st = lth_enclose_width(tab->bld.enc, a, start, fmin(floor, start), D, tab->o.tol, &w2, &res,
+                           err);
   }
   if (st != LTH_OK) {
     return st;
   }
   tab->bld.enc_lo = a;
   tab->bld.enc_hi = res == 1 ? fmin(a + w2, tab->lay.t_hi) : a;
+  tab->bld.enc_cut = w2 < *w ? w2 : 0.0;
   tab->stats.enc_capped += w2 < *w;
   *w = fmin(*w, w2);
   return LTH_OK;
@@ -550,4 +590,3 @@ lth_status lth_table_build_budget(lth_table *tab, double t, size_t max_decomps, 
 lth_status lth_table_build(lth_table *tab, double t, lth_error *err) {
   return lth_table_build_budget(tab, t, 0, err);
 }
-

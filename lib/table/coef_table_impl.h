@@ -88,6 +88,7 @@ typedef struct tab_builder {
   lth_enclose *enc;      /* the data's enclosures: a panel's width is capped where they show
                             more than its nodes can see (NULL or unknown: no cap) */
   double enc_lo, enc_hi; /* a stretch on which they found the data resolved */
+  double enc_cut;        /* the width they cut the last panel to (0: not cut) */
   /* Output maps per panel: tabulating Bhat, q, G costs about as much per
    * panel as a dozen direct decompositions (idx3 over [0, 10]: 1.9 -> 2.6 ms
    * for 5 panels), so a panel carries them only when about TAB_OUT_PER_PANEL
@@ -151,10 +152,11 @@ typedef struct tab_threads {
 /* What lth_table_info reports. */
 typedef struct tab_stats {
   size_t nodes, decomps, direct_panels;
-  size_t stretches;  /* stretches built concurrently and merged (lib/table/coef_table_split.c) */
-  size_t enc_capped; /* panels whose width the enclosures cut */
-  size_t stalled;    /* builds that left the rest of their span direct: panel after panel
-                        given up (give_up_panel) */
+  size_t stretches;    /* stretches built concurrently and merged (lib/table/coef_table_split.c) */
+  size_t enc_capped;   /* panels whose width the enclosures cut */
+  size_t const_panels; /* panels of constant data: their nodes copied from the left one */
+  size_t stalled;      /* builds that left the rest of their span direct: panel after panel
+                          given up (give_up_panel) */
   int max_degree;
   double err_est, cond_chain, seconds;
 } tab_stats;

@@ -65,7 +65,10 @@ check "pulse w 0.003, table, y(0.51)" "z[1][1]" 0.0052644583070739397 1e-10 "$SO
   --param w=0.003 --times 0.49,0.51,1
 near "$TMP/r.json" "z[0][1]" 6.4538320435338015e-9 1e-12 "pulse w 0.003, table, y(0.49)"
 near "$TMP/r.json" "z[2][1]" 0.0032251500670792481 1e-10 "pulse w 0.003, table, y(1)"
-check "pulse w 0.001, msbdf, y(0.51)" "z[0][1]" 0.0017548180791215438 1e-10 "$SOLVE" "$P" \
+# (msbdf's global error at rtol 1e-10 here: 0.7e-10 .. 2.3e-10, by where its
+# integrations restart at the ends of the stretches the enclosures resolve;
+# lth-solve's estimate tracks it and warns. A pulse stepped over: 1.7e-3)
+check "pulse w 0.001, msbdf, y(0.51)" "z[0][1]" 0.0017548180791215438 3e-10 "$SOLVE" "$P" \
   --param w=0.001 --times 0.51,1 --method msbdf
 check "pulse w 0.001, direct, y(1)" "z[1][1]" 0.0010750478722618547 1e-10 "$SOLVE" "$P" \
   --param w=0.001 --times 0,1 --coefficients direct

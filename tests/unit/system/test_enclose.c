@@ -9,6 +9,7 @@
  * outside its enclosure by any amount is a failure, so the assertions have no
  * tolerance.  The pulse's t must be named to within a few widths of it. */
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -249,8 +250,13 @@ static double interp_error(const lth_expr *e, double a, double b, int K) {
  * rounding, about Lambda_K 1e-16, stays far below). */
 START_TEST(test_width_is_resolved) {
   static const char *const SMOOTH[] = {
-      "1/(1+t^2)", "t/(1+t^2) + 2/(2+t)", "1/(1+t) * cos(2*t)", "exp(-t) * sin(5*t)",
-      "1/(0.05 + (t-0.3)^2)", "tanh(8*t - 2)", "(1-t^2)/(1+t^2)^2 - 1/((1+t)*(1+t^2))",
+      "1/(1+t^2)",
+      "t/(1+t^2) + 2/(2+t)",
+      "1/(1+t) * cos(2*t)",
+      "exp(-t) * sin(5*t)",
+      "1/(0.05 + (t-0.3)^2)",
+      "tanh(8*t - 2)",
+      "(1-t^2)/(1+t^2)^2 - 1/((1+t)*(1+t^2))",
   };
   static const int DEG[] = {16, 24, 40, 65, 98};
   static const double TOL[] = {1e-6, 1e-9, 1e-11};
@@ -271,8 +277,8 @@ START_TEST(test_width_is_resolved) {
           continue;
         }
         double err = interp_error(e, a, a + w, DEG[k]);
-        ck_assert_msg(err <= TOL[m], "%s on [%g, %g] degree %d: error %.3g > tol %.3g",
-                      SMOOTH[i], a, a + w, DEG[k], err, TOL[m]);
+        ck_assert_msg(err <= TOL[m], "%s on [%g, %g] degree %d: error %.3g > tol %.3g", SMOOTH[i],
+                      a, a + w, DEG[k], err, TOL[m]);
         checked++;
         /* and every width check answers "resolved" only where it is */
         for (double x = 8.0; x > 1e-3; x *= 0.6) {
@@ -369,6 +375,109 @@ START_TEST(test_equation_form_and_masses) {
 }
 END_TEST
 
+/* lth_enclose_constant: 1 exactly when every entry's derivative is enclosed
+ * by {0} -- constant matrices and expressions without t, and t - t (the same
+ * subexpression) -- and 0 for any t at all, however small its weight
+ * (1e-300 t), for data constant only by an identity (sin^2 + cos^2), and
+ * where a mass matrix varies.  Data that are not constant taken for constant
+ * would be tabulated from one decomposition (lib/table/coef_table.c). */
+static int constant_of(const char *text, double a, double b) {
+  lth_problem *pb = NULL;
+  lth_error err;
+  lth_error_clear(&err);
+  ck_assert_msg(lth_problem_parse(text, strlen(text), "const", NULL, &pb, &err) == LTH_OK, "%s",
+                err.message);
+  lth_enclose *enc = lth_enclose_alloc(lth_problem_system(pb), 16, NULL);
+  ck_assert_ptr_nonnull(enc);
+  int c = lth_enclose_constant(enc, a, b);
+  lth_enclose_free(enc);
+  lth_problem_free(pb);
+  return c;
+}
+
+START_TEST(test_constant_data) {
+  const char *head = "lth 1\nproblem dae\nblocks 2 2 1\ninterval 0 2\nparam g = 9.81\n"
+                     "A(2,1) = eye\nA(3,2) = [1, 2]\nf(3) = -4\n";
+  const struct {
+    const char *more;
+    int constant;
+  } cases[] = {
+      {"A(1,3) = [1; 2]\nf(1) = [0; -g]\n", 1},
+      {"A(1,3) = [1; 2]\nf(1) = [0; -g + (t - t)]\n", 1},
+      {"A(1,3) = [1; 2]\nf(1) = [0; -g + 1e-300*t]\n", 0},
+      {"A(1,3) = [1; 2 + 0*sin(t)]\nf(1) = [0; -g]\n", 1},
+      {"A(1,3) = [1; sin(t)^2 + cos(t)^2 + 1]\nf(1) = [0; -g]\n", 0},
+      {"A(1,3) = [1; 2]\nf(1) = [0; -g]\nA(1,1) = [0, 0; 0, -0.1*exp(-((t - 1.5)/0.01)^2)]\n", 0},
+  };
+  char text[512];
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    snprintf(text, sizeof text, "%s%s", head, cases[k].more);
+    ck_assert_msg(constant_of(text, 0.0, 2.0) == cases[k].constant, "case %zu: %s", k,
+                  cases[k].more);
+  }
+  /* a pulse far from [a, b] still moves the data there */
+  snprintf(text, sizeof text, "%s%s", head, cases[5].more);
+  ck_assert_int_eq(constant_of(text, 0.0, 0.5), 0);
+  /* a mass matrix that varies (equation form: M^-1 X through M and X) */
+  ck_assert_int_eq(constant_of("problem equations\nvariables x v lambda\ninterval 0 1\n"
+                               "x' = v\n(2 + t)*v' = -x + lambda\n0 = x - 1\n",
+                               0.0, 1.0),
+                   0);
+  ck_assert_int_eq(constant_of("problem equations\nvariables x v lambda\ninterval 0 1\n"
+                               "x' = v\n2*v' = -x + lambda\n0 = x - 1\n",
+                               0.0, 1.0),
+                   1);
+}
+END_TEST
+
+/* Point enclosures (a = b) of long products and quotients of series contain
+ * the exact Taylor coefficients, computed in long double from closed forms.
+ * At a point the enclosures are a few ulps wide, so this catches rounding
+ * bounds that fall short (lib/jet/expr_enclose.c conv_sum: without its
+ * widening, coefficients miss the exact value by an ulp). */
+static long double exact_coef(int which, long double t, int m) {
+  long double sg = (m % 2) ? -1.0L : 1.0L;
+  switch (which) {
+  case 0: /* 1/((3+t)(7+t)) = (1/(3+t) - 1/(7+t))/4 */
+    return 0.25L * sg * (powl(3.0L + t, -(m + 1)) - powl(7.0L + t, -(m + 1)));
+  case 1: /* 1/((1+t)(2+t)(5+t)) = 1/4/(1+t) - 1/3/(2+t) + 1/12/(5+t) */
+    return sg * (powl(1.0L + t, -(m + 1)) / 4.0L - powl(2.0L + t, -(m + 1)) / 3.0L +
+                 powl(5.0L + t, -(m + 1)) / 12.0L);
+  default: { /* sin(t) cos(t) = sin(2t)/2: coefficient 2^m sin(2t + m pi/2) / (2 m!) */
+    long double f = 1.0L;
+    for (int k = 2; k <= m; k++) f *= k;
+    return ldexpl(1.0L, m) * sinl(2.0L * t + m * 1.5707963267948966192313216916397514L) /
+           (2.0L * f);
+  }
+  }
+}
+
+START_TEST(test_point_enclosures_exact) {
+  const char *src[] = {"1/((3+t)*(7+t))", "1/((1+t)*(2+t)*(5+t))", "sin(t)*cos(t)"};
+  enum { K = 24 };
+  for (int w = 0; w < 3; w++) {
+    lth_expr *e = parse(src[w]);
+    lth_interval *iw = malloc(lth_expr_enclose_work_size(e, K) * sizeof *iw), enc[K + 1];
+    for (int k = 0; k <= 200; k++) {
+      double t = 0.05 * k - 0.5;
+      ck_assert_int_eq(lth_expr_enclose(e, t, t, K, enc, iw, NULL), LTH_OK);
+      for (int m = 0; m <= K; m++) {
+        /* the reference's own error: a few long double ulps of the size
+         * of the terms (2^m/m! for sin 2t: its zeros are not exact) */
+        long double x = exact_coef(w, t, m), f = 1.0L;
+        for (int q = 2; q <= m; q++) f *= q;
+        long double d = 64 * LDBL_EPSILON * (w == 2 ? ldexpl(1.0L, m) / f : fabsl(x));
+        ck_assert_msg(enc[m].lo <= x + d && x - d <= enc[m].hi,
+                      "%s at t = %g, order %d: [%.17g, %.17g] misses %.20Lg", src[w], t, m,
+                      enc[m].lo, enc[m].hi, x);
+      }
+    }
+    free(iw);
+    lth_expr_free(e);
+  }
+}
+END_TEST
+
 static Suite *enclose_suite(void) {
   Suite *s = suite_create("enclose");
   TCase *tc = tcase_create("core");
@@ -381,6 +490,8 @@ static Suite *enclose_suite(void) {
   tcase_add_test(tc, test_width_is_resolved);
   tcase_add_test(tc, test_callback_unknown);
   tcase_add_test(tc, test_equation_form_and_masses);
+  tcase_add_test(tc, test_constant_data);
+  tcase_add_test(tc, test_point_enclosures_exact);
   suite_add_tcase(s, tc);
   return s;
 }
