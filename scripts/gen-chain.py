@@ -19,7 +19,11 @@ Usage: gen-chain.py [--mm | --equations] N M [OUT]   (OUT default: standard outp
 e.g.   python3 scripts/gen-chain.py 500 3 /tmp/chain1003.lth    (s = 1003)
 
 --masses gives mass i the value 1 + (i mod 3)/2 (the equation form writes m_i v_i' = ...,
-the block forms M(1) = diag(m)); without it every mass is 1.
+the block forms M(1) = diag(m)); without it every mass is 1.  --coupled-masses adds
+0.1 beside the diagonal: M tridiagonal, symmetric positive definite (diagonally
+dominant), as a consistent finite-element mass matrix is (the equation form writes
+m_i v_i' + 0.1*v_{i-1}' + 0.1*v_{i+1}' = ...); such an M is solved densely, so the
+block forms take it up to n = 7071 only (docs/format.md).
 --mm writes the matrices as Matrix Market files beside OUT (OUT_K.mtx, OUT_D.mtx,
 OUT_C.mtx; docs/format.md, "Sparse blocks") and the blocks as mm(...) of them, so the
 file is linear in n; --equations writes the same system as equations (docs/equations.md),
@@ -97,14 +101,21 @@ def write_mm(w, n, m, out_path):
     w("A(1,3) = mm(\"%s_C.mtx\")'\n" % base)
     w("A(2,1) = eye\n")
     w("A(3,2) = mm(\"%s_C.mtx\")\n" % base)
-    if MASSES:
-        mtx(stem + "_M.mtx", n, n, [(i, i, "%g" % mass(i)) for i in range(1, n + 1)])
+    if MASSES or COUPLED:
+        e = []
+        for i in range(1, n + 1):
+            e += [(i, i - 1, COUPLING)] if COUPLED and i > 1 else []
+            e.append((i, i, "%g" % mass(i)))
+            e += [(i, i + 1, COUPLING)] if COUPLED and i < n else []
+        mtx(stem + "_M.mtx", n, n, e)
         w("M(1) = mm(\"%s_M.mtx\")\n" % base)
     w("f(1) = [" + " ".join("sin(3*t)" if i == n // 2 else "0" for i in range(n)) + "]\n")
     w("z0 = [zeros(%d, 1); zeros(%d, 1); zeros(%d, 1)]\n" % (n, n, m))
 
 
 MASSES = "--masses" in sys.argv
+COUPLED = "--coupled-masses" in sys.argv
+COUPLING = "0.1"  # beside the diagonal of M with --coupled-masses
 
 
 def mass(i):
@@ -136,7 +147,12 @@ def write_equations(w, n, m):
             rhs += " + " + fj if not fj.startswith("-") else " - " + fj[1:]
         if i - 1 == n // 2:
             rhs += " + sin(3*t)"
-        w("%sv%d' = %s\n" % ("%g*" % mass(i) if MASSES else "", i, rhs))
+        lhs = "%sv%d'" % ("%g*" % mass(i) if MASSES else "", i)
+        if COUPLED:
+            lhs = "%g*v%d'" % (mass(i), i)
+            lhs += " + %s*v%d'" % (COUPLING, i - 1) if i > 1 else ""
+            lhs += " + %s*v%d'" % (COUPLING, i + 1) if i < n else ""
+        w("%s = %s\n" % (lhs, rhs))
     for j, a in enumerate(anchors(n, m)):
         w("0 = 2.385*x%d - x%d\n" % (a + 1, a + 2))
     w("z0 = [zeros(%d, 1); zeros(%d, 1); zeros(%d, 1)]\n" % (n, n, m))
@@ -178,6 +194,9 @@ def write_dense(w, n, m):
         ", ".join(C[j].split(", ")[i] for j in range(m)) for i in range(n)) + "]\n")
     w("A(2,1) = eye\n")
     w("A(3,2) = [" + ";\n ".join(C) + "]\n")
+    if MASSES or COUPLED:
+        w("M(1) = " + tridiag(n, lambda i: "%g" % mass(i + 1),
+                              lambda i: COUPLING if COUPLED else "0") + "\n")
     f = ["0"] * n
     f[n // 2] = "sin(3*t)"
     w("f(1) = [" + "; ".join(f) + "]\n")
