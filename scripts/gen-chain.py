@@ -23,7 +23,11 @@ the block forms M(1) = diag(m)); without it every mass is 1.  --coupled-masses a
 0.1 beside the diagonal: M tridiagonal, symmetric positive definite (diagonally
 dominant), as a consistent finite-element mass matrix is (the equation form writes
 m_i v_i' + 0.1*v_{i-1}' + 0.1*v_{i+1}' = ...); such an M is solved densely, so the
-block forms take it up to n = 7071 only (docs/format.md).
+block forms take it up to n = 7071 only (docs/format.md).  --forces (with --equations)
+makes each spring force an algebraic unknown of its own, g_i = k(t) (x_{i-1} - x_i)
+(g1..g(n+1), x_0 = x_{n+1} = 0, the walls), and the velocities' equations
+v_i' = -c(t) (...) + g_i - g_{i+1} + ...: n + 1 index-1 unknowns that lth substitutes
+(docs/equations.md section 10).
 --mm writes the matrices as Matrix Market files beside OUT (OUT_K.mtx, OUT_D.mtx,
 OUT_C.mtx; docs/format.md, "Sparse blocks") and the blocks as mm(...) of them, so the
 file is linear in n; --equations writes the same system as equations (docs/equations.md),
@@ -115,6 +119,7 @@ def write_mm(w, n, m, out_path):
 
 MASSES = "--masses" in sys.argv
 COUPLED = "--coupled-masses" in sys.argv
+FORCES = "--forces" in sys.argv
 COUPLING = "0.1"  # beside the diagonal of M with --coupled-masses
 
 
@@ -127,9 +132,15 @@ def write_equations(w, n, m):
     w("problem equations\n")
     w("variables " + " ".join("x%d" % i for i in range(1, n + 1)) + "\n")
     w("variables " + " ".join("v%d" % i for i in range(1, n + 1)) + "\n")
+    if FORCES:
+        w("variables " + " ".join("g%d" % i for i in range(1, n + 2)) + "\n")
     w("variables " + " ".join("lam%d" % j for j in range(1, m + 1)) + "\n")
     w("interval 0 2\ngrid 5\n")
     w("k(t) = 2 + 0.3*sin(t)\nc(t) = 0.05 + 0.01*cos(2*t)\n")
+    for i in range(1, n + 2) if FORCES else []:
+        xa = "x%d" % (i - 1) if i > 1 else "0"
+        xb = "x%d" % i if i <= n else "0"
+        w("0 = g%d - k(t)*(%s - %s)\n" % (i, xa, xb))
     force = {}
     for j, a in enumerate(anchors(n, m)):
         force.setdefault(a, []).append("2.385*lam%d" % (j + 1))
@@ -143,6 +154,8 @@ def write_equations(w, n, m):
             t += " - %s%d" % (u, i + 1) if i < n else ""
             return t
         rhs = "-c(t)*(%s) - k(t)*(%s)" % (tri("v"), tri("x"))
+        if FORCES:
+            rhs = "-c(t)*(%s) + g%d - g%d" % (tri("v"), i, i + 1)
         for fj in force.get(i - 1, []):
             rhs += " + " + fj if not fj.startswith("-") else " - " + fj[1:]
         if i - 1 == n // 2:
@@ -155,7 +168,7 @@ def write_equations(w, n, m):
         w("%s = %s\n" % (lhs, rhs))
     for j, a in enumerate(anchors(n, m)):
         w("0 = 2.385*x%d - x%d\n" % (a + 1, a + 2))
-    w("z0 = [zeros(%d, 1); zeros(%d, 1); zeros(%d, 1)]\n" % (n, n, m))
+    w("z0 = zeros(%d, 1)\n" % (2 * n + m + (n + 1 if FORCES else 0)))
 
 
 def main():
