@@ -398,6 +398,10 @@ lth_status lth_pval_transpose(const lth_pvctx *x, size_t pos, lth_pval *a) {
 lth_status lth_pval_func(const lth_pvctx *x, size_t pos, int fn, lth_pval *a) {
   char nm[80];
   lth_plin tmp, r = LTH_PLIN_ZERO;
+  lth_status dst = lth_pval_eye_dense(x, pos, a); /* fn(eye): the dense one's message */
+  if (dst != LTH_OK) {
+    return dst;
+  }
   if (a->sp) {
     char what[32];
     snprintf(what, sizeof what, "%s(mm(...))", lth_expr_func_name(fn));
