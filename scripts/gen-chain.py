@@ -19,7 +19,15 @@ Usage: gen-chain.py [--mm | --equations] N M [OUT]   (OUT default: standard outp
 e.g.   python3 scripts/gen-chain.py 500 3 /tmp/chain1003.lth    (s = 1003)
 
 --masses gives mass i the value 1 + (i mod 3)/2 (the equation form writes m_i v_i' = ...,
-the block forms M(1) = diag(m)); without it every mass is 1.
+the block forms M(1) = diag(m)); without it every mass is 1.  --coupled-masses adds
+0.1 beside the diagonal: M tridiagonal, symmetric positive definite (diagonally
+dominant), as a consistent finite-element mass matrix is (the equation form writes
+m_i v_i' + 0.1*v_{i-1}' + 0.1*v_{i+1}' = ...); such an M is solved densely, so the
+block forms take it up to n = 7071 only (docs/format.md).  --forces (with --equations)
+makes each spring force an algebraic unknown of its own, g_i = k(t) (x_{i-1} - x_i)
+(g1..g(n+1), x_0 = x_{n+1} = 0, the walls), and the velocities' equations
+v_i' = -c(t) (...) + g_i - g_{i+1} + ...: n + 1 index-1 unknowns that lth substitutes
+(docs/equations.md section 10).
 --mm writes the matrices as Matrix Market files beside OUT (OUT_K.mtx, OUT_D.mtx,
 OUT_C.mtx; docs/format.md, "Sparse blocks") and the blocks as mm(...) of them, so the
 file is linear in n; --equations writes the same system as equations (docs/equations.md),
@@ -97,14 +105,22 @@ def write_mm(w, n, m, out_path):
     w("A(1,3) = mm(\"%s_C.mtx\")'\n" % base)
     w("A(2,1) = eye\n")
     w("A(3,2) = mm(\"%s_C.mtx\")\n" % base)
-    if MASSES:
-        mtx(stem + "_M.mtx", n, n, [(i, i, "%g" % mass(i)) for i in range(1, n + 1)])
+    if MASSES or COUPLED:
+        e = []
+        for i in range(1, n + 1):
+            e += [(i, i - 1, COUPLING)] if COUPLED and i > 1 else []
+            e.append((i, i, "%g" % mass(i)))
+            e += [(i, i + 1, COUPLING)] if COUPLED and i < n else []
+        mtx(stem + "_M.mtx", n, n, e)
         w("M(1) = mm(\"%s_M.mtx\")\n" % base)
     w("f(1) = [" + " ".join("sin(3*t)" if i == n // 2 else "0" for i in range(n)) + "]\n")
     w("z0 = [zeros(%d, 1); zeros(%d, 1); zeros(%d, 1)]\n" % (n, n, m))
 
 
 MASSES = "--masses" in sys.argv
+COUPLED = "--coupled-masses" in sys.argv
+FORCES = "--forces" in sys.argv
+COUPLING = "0.1"  # beside the diagonal of M with --coupled-masses
 
 
 def mass(i):
@@ -116,9 +132,15 @@ def write_equations(w, n, m):
     w("problem equations\n")
     w("variables " + " ".join("x%d" % i for i in range(1, n + 1)) + "\n")
     w("variables " + " ".join("v%d" % i for i in range(1, n + 1)) + "\n")
+    if FORCES:
+        w("variables " + " ".join("g%d" % i for i in range(1, n + 2)) + "\n")
     w("variables " + " ".join("lam%d" % j for j in range(1, m + 1)) + "\n")
     w("interval 0 2\ngrid 5\n")
     w("k(t) = 2 + 0.3*sin(t)\nc(t) = 0.05 + 0.01*cos(2*t)\n")
+    for i in range(1, n + 2) if FORCES else []:
+        xa = "x%d" % (i - 1) if i > 1 else "0"
+        xb = "x%d" % i if i <= n else "0"
+        w("0 = g%d - k(t)*(%s - %s)\n" % (i, xa, xb))
     force = {}
     for j, a in enumerate(anchors(n, m)):
         force.setdefault(a, []).append("2.385*lam%d" % (j + 1))
@@ -132,14 +154,21 @@ def write_equations(w, n, m):
             t += " - %s%d" % (u, i + 1) if i < n else ""
             return t
         rhs = "-c(t)*(%s) - k(t)*(%s)" % (tri("v"), tri("x"))
+        if FORCES:
+            rhs = "-c(t)*(%s) + g%d - g%d" % (tri("v"), i, i + 1)
         for fj in force.get(i - 1, []):
             rhs += " + " + fj if not fj.startswith("-") else " - " + fj[1:]
         if i - 1 == n // 2:
             rhs += " + sin(3*t)"
-        w("%sv%d' = %s\n" % ("%g*" % mass(i) if MASSES else "", i, rhs))
+        lhs = "%sv%d'" % ("%g*" % mass(i) if MASSES else "", i)
+        if COUPLED:
+            lhs = "%g*v%d'" % (mass(i), i)
+            lhs += " + %s*v%d'" % (COUPLING, i - 1) if i > 1 else ""
+            lhs += " + %s*v%d'" % (COUPLING, i + 1) if i < n else ""
+        w("%s = %s\n" % (lhs, rhs))
     for j, a in enumerate(anchors(n, m)):
         w("0 = 2.385*x%d - x%d\n" % (a + 1, a + 2))
-    w("z0 = [zeros(%d, 1); zeros(%d, 1); zeros(%d, 1)]\n" % (n, n, m))
+    w("z0 = zeros(%d, 1)\n" % (2 * n + m + (n + 1 if FORCES else 0)))
 
 
 def main():
@@ -178,6 +207,9 @@ def write_dense(w, n, m):
         ", ".join(C[j].split(", ")[i] for j in range(m)) for i in range(n)) + "]\n")
     w("A(2,1) = eye\n")
     w("A(3,2) = [" + ";\n ".join(C) + "]\n")
+    if MASSES or COUPLED:
+        w("M(1) = " + tridiag(n, lambda i: "%g" % mass(i + 1),
+                              lambda i: COUPLING if COUPLED else "0") + "\n")
     f = ["0"] * n
     f[n // 2] = "sin(3*t)"
     w("f(1) = [" + "; ".join(f) + "]\n")

@@ -415,25 +415,20 @@ lth_status app_index1_consistent(const app_run *run, double t, const double *zx,
     return LTH_OK;
   }
   int s = run->s, ny = run->nout - run->s;
-  double *Y = malloc(((size_t)ny * s + 1) * sizeof *Y), *y0 = malloc(((size_t)ny + 1) * sizeof *y0);
-  lth_status st = Y && y0 ? lth_model_values_map(run->vals, t, Y, ny, y0, err)
-                          : lth_error_set(err, LTH_ENOMEM, "out of memory");
+  double *y = malloc((2 * (size_t)ny + 1) * sizeof *y), *size = y ? y + ny : NULL;
+  /* y = Y z + y0, and the size of what makes it */
+  lth_status st = y ? lth_model_values_apply(run->vals, t, zx, y, size, err)
+                    : lth_error_set(err, LTH_ENOMEM, "out of memory");
   for (int j = 0; st == LTH_OK && j < ny; j++) {
-    double y = y0[j], size = fabs(y0[j]); /* y = Y z + y0, and the size of what makes it */
-    for (int k = 0; k < s; k++) {
-      y += Y[j + (size_t)k * ny] * zx[k];
-      size += fabs(Y[j + (size_t)k * ny] * zx[k]);
-    }
-    if (!(fabs(zx[s + j] - y) <= 1e-10 * fmax(1.0, size))) {
+    if (!(fabs(zx[s + j] - y[j]) <= 1e-10 * fmax(1.0, size[j]))) {
       st = lth_error_set_t(err, LTH_ECONSIST, t,
                            "z0 is not consistent: the index-1 unknown %s is %.17g, but the other "
                            "unknowns fix it to %.17g (y = -K^{-1}(L z + f), docs/equations.md "
                            "section 10); give that value, or --project",
-                           run->names.name[s + j], zx[s + j], y);
+                           run->names.name[s + j], zx[s + j], y[j]);
     }
   }
-  free(Y);
-  free(y0);
+  free(y);
   return st;
 }
 

@@ -164,8 +164,7 @@ lth_model_values *lth_model_values_alloc(const lth_model *m, lth_error *err);
 /* The signals u(t) are those of sys (the model's system, lth_system_input;
  * kept, not owned).  Without it, or for a free input, an index-1 unknown
  * that depends on an input is LTH_EINVAL naming both. */
-lth_status lth_model_values_set_inputs(lth_model_values *w, const lth_system *sys,
-                                       lth_error *err);
+lth_status lth_model_values_set_inputs(lth_model_values *w, const lth_system *sys, lth_error *err);
 void lth_model_values_free(lth_model_values *w);
 /* Every unknown at t in the user's order: user[perm[k]] = z[k] (s entries,
  * the canonical order) and the index-1 unknowns computed.  ez (NULL: none)
@@ -180,6 +179,12 @@ lth_status lth_model_values_at(lth_model_values *w, double t, const double *z, c
  * wanted), in the order of perm[s ..]. */
 lth_status lth_model_values_map(lth_model_values *w, double t, double *Y, int ldy, double *y0,
                                 lth_error *err);
+/* The map applied to z (s entries) at t: y = Y z + y0 (n_y entries) and,
+ * unless size is NULL, size[j] = |y0_j| + sum_k |Y_jk z_k| (what y_j is
+ * made of, to judge its rounding).  Where K is diagonal and large, Y is kept
+ * on the pattern of L alone: O(nnz(L)), nothing n_y x s. */
+lth_status lth_model_values_apply(lth_model_values *w, double t, const double *z, double *y,
+                                  double *size, lth_error *err);
 /* The same with the inputs apart: y = Y z + Y_u u + y0, Y_u = -K^{-1} B_K
  * (n_y x nin, leading dimension ldyu; NULL: not wanted; zero where no input
  * stands in K's constraints) and y0 = -K^{-1} f_K: no signal is read (free

@@ -164,7 +164,10 @@ lth_source *lth_source_solve(const lth_source *M, lth_source *X, double mscale, 
                              const char *label, lth_error *err);
 /* Check M at times[0..n-1]: *mscale = max ||M(t_k)||_1; then the relative
  * condition as above at every t_k, and a change of sign of det M between
- * neighbours (M singular in between) is LTH_ESING naming both times. */
+ * neighbours (M singular in between) is LTH_ESING naming both times.  A
+ * diagonal sparse M of more than 64 rows is checked and solved entry by
+ * entry; any other M densely, and one of more than 5e7 entries (n > 7071)
+ * is refused as LTH_ENOMEM before anything is allocated, naming `label`. */
 lth_status lth_source_solve_scan(const lth_source *M, const double *times, size_t n,
                                  double cond_max, const char *label, double *mscale,
                                  lth_error *err);

@@ -11,6 +11,7 @@
  * decomposition differentiates them up to r times (Clark's reduction needs
  * the derivatives of K^{-1} L, never differences of values).  The same
  * solves give the values of y for the outputs (lth_model_values). */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,9 @@ typedef struct subst_state {
   const lth_source *B, *Ay, *W; /* B may be NULL */
   lth_source *B_own, *Ay_own, *W_own;
   int rows, cols, ny;
+  /* B, Ay and W all sparse (subst_sparse_new): the pattern of B - Ay W,
+   * and the value counts of the three */
+  int *colptr, *rowind, nnz, nb, na, nw;
 } subst_state;
 
 static void subst_destroy(void *state) {
@@ -34,6 +38,8 @@ static void subst_destroy(void *state) {
     lth_source_free(ss->B_own);
     lth_source_free(ss->Ay_own);
     lth_source_free(ss->W_own);
+    free(ss->colptr);
+    free(ss->rowind);
     free(ss);
   }
 }
@@ -111,6 +117,206 @@ static const lth_source_type subst_types[2] = {
      .parts = subst_parts},
 };
 
+/* ---- B - A_y W on a pattern, when all three are sparse ----
+ * A diagonal K (each index-1 unknown fixed by an equation of its own, as a
+ * spring force f_i = k_i(t) (x_i - x_{i+1}) is) keeps W = K^{-1} X on X's
+ * pattern (lth_source_solve); B - A_y W then has the pattern of B and of
+ * the product, found once, and its values are the same truncated Cauchy
+ * products on that pattern alone: O(nnz(B) + flops(A_y W)) per point
+ * and order^2, nothing rows x cols. */
+
+static int sub_pattern(const void *state, const int **colptr, const int **rowind) {
+  const subst_state *ss = state;
+  *colptr = ss->colptr;
+  *rowind = ss->rowind;
+  return ss->nnz;
+}
+
+/* The work array, in doubles: B's, Ay's and W's values (orders 0..order)
+ * from 0, the row map (rows ints in rows doubles) from sub_map, the dense
+ * fill's values from sub_vals, the sources' scratch from sub_scratch. */
+static size_t sub_map(const subst_state *ss, int order) {
+  return ((size_t)ss->nb + (size_t)ss->na + (size_t)ss->nw) * ((size_t)order + 1);
+}
+static size_t sub_vals(const subst_state *ss, int order) {
+  return sub_map(ss, order) + (size_t)ss->rows;
+}
+static size_t sub_scratch(const subst_state *ss, int order) {
+  return sub_vals(ss, order) + (size_t)ss->nnz * ((size_t)order + 1);
+}
+
+static size_t sub_work(const void *state, int order) {
+  const subst_state *ss = state;
+  size_t sub = lth_source_work_size(ss->Ay, order), w = lth_source_work_size(ss->W, order);
+  size_t b = ss->B ? lth_source_work_size(ss->B, order) : 0;
+  sub = w > sub ? w : sub;
+  sub = b > sub ? b : sub;
+  return sub_scratch(ss, order) + sub + 1;
+}
+
+/* values[q + m stride] += sign * sum_{l <= m} a[l sa] b[(m - l) sb]. */
+static void cauchy_add(double *v, size_t stride, const double *a, size_t sa, const double *b,
+                       size_t sb, int order, double sign) {
+  for (int m = 0; m <= order; m++) {
+    double acc = 0.0;
+    for (int l = 0; l <= m; l++) {
+      acc += a[(size_t)l * sa] * b[(size_t)(m - l) * sb];
+    }
+    v[(size_t)m * stride] += sign * acc;
+  }
+}
+
+static lth_status sub_fill_csc(const void *state, double t, int order, double *values,
+                               size_t stride, double *work, lth_error *err) {
+  const subst_state *ss = state;
+  size_t k1 = (size_t)order + 1;
+  double *bv = work, *av = bv + (size_t)ss->nb * k1, *wv = av + (size_t)ss->na * k1;
+  int *map = (int *)(void *)(work + sub_map(ss, order));
+  double *sub = work + sub_scratch(ss, order);
+  int bn, an, wn;
+  const int *bcp = NULL, *bri = NULL, *acp, *ari, *wcp, *wri;
+  lth_status st = LTH_OK;
+  for (int m = 0; m <= order; m++) {
+    memset(values + (size_t)m * stride, 0, (size_t)ss->nnz * sizeof *values);
+  }
+  if (ss->B) {
+    lth_source_csc_pattern(ss->B, &bn, &bcp, &bri, NULL);
+    st = lth_source_fill_csc(ss->B, t, order, bv, (size_t)ss->nb, sub, err);
+  }
+  lth_source_csc_pattern(ss->Ay, &an, &acp, &ari, NULL);
+  lth_source_csc_pattern(ss->W, &wn, &wcp, &wri, NULL);
+  if (st == LTH_OK) {
+    st = lth_source_fill_csc(ss->Ay, t, order, av, (size_t)ss->na, sub, err);
+  }
+  if (st == LTH_OK &&
+      (st = lth_source_fill_csc(ss->W, t, order, wv, (size_t)ss->nw, sub, err)) != LTH_OK) {
+    lth_model_k_message(err);
+  }
+  for (int j = 0; j < ss->cols && st == LTH_OK; j++) {
+    for (int q = ss->colptr[j]; q < ss->colptr[j + 1]; q++) {
+      map[ss->rowind[q]] = q;
+    }
+    for (int p = bcp ? bcp[j] : 0; bcp && p < bcp[j + 1]; p++) {
+      for (int m = 0; m <= order; m++) {
+        values[(size_t)map[bri[p]] + (size_t)m * stride] += bv[(size_t)p + (size_t)m * ss->nb];
+      }
+    }
+    for (int pw = wcp[j]; pw < wcp[j + 1]; pw++) {
+      int k = wri[pw];
+      for (int pa = acp[k]; pa < acp[k + 1]; pa++) {
+        cauchy_add(values + map[ari[pa]], stride, av + pa, (size_t)ss->na, wv + pw, (size_t)ss->nw,
+                   order, -1.0);
+      }
+    }
+  }
+  return st;
+}
+
+/* The dense view: the values on the pattern, scattered. */
+static lth_status sub_fill(const void *state, double t, int order, lth_jet *out, double *work,
+                           lth_error *err) {
+  const subst_state *ss = state;
+  size_t nz = (size_t)ss->nnz;
+  double *vals = work + sub_vals(ss, order); /* sub_fill_csc leaves this region alone */
+  lth_status st = sub_fill_csc(state, t, order, vals, nz, work, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  lth_jet_set_zero(out, order);
+  for (int m = 0; m <= order; m++) {
+    for (int j = 0; j < ss->cols; j++) {
+      for (int p = ss->colptr[j]; p < ss->colptr[j + 1]; p++) {
+        LTH_JET_AT(out, m, ss->rowind[p], j) = vals[(size_t)m * nz + (size_t)p];
+      }
+    }
+  }
+  return LTH_OK;
+}
+
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* The pattern of B - Ay W (rows ascending in each column) into ss. */
+static lth_status sub_structure(subst_state *ss, lth_error *err) {
+  int bn = 0, an, wn;
+  const int *bcp = NULL, *bri = NULL, *acp, *ari, *wcp, *wri;
+  if (ss->B) {
+    lth_source_csc_pattern(ss->B, &bn, &bcp, &bri, NULL);
+  }
+  lth_source_csc_pattern(ss->Ay, &an, &acp, &ari, NULL);
+  lth_source_csc_pattern(ss->W, &wn, &wcp, &wri, NULL);
+  ss->nb = bn;
+  ss->na = an;
+  ss->nw = wn;
+  int *mark = malloc(((size_t)ss->rows + 1) * sizeof *mark);
+  size_t cap = (size_t)bn + (size_t)wn + 16, nz = 0;
+  ss->colptr = malloc(((size_t)ss->cols + 1) * sizeof *ss->colptr);
+  ss->rowind = malloc(cap * sizeof *ss->rowind);
+  lth_status st = mark && ss->colptr && ss->rowind
+                      ? LTH_OK
+                      : lth_error_set(err, LTH_ENOMEM, "out of memory building a substitution");
+  for (int i = 0; st == LTH_OK && i < ss->rows; i++) {
+    mark[i] = -1;
+  }
+  for (int j = 0; j < ss->cols && st == LTH_OK; j++) {
+    ss->colptr[j] = (int)nz;
+    for (int pass = 0; pass < 2 && st == LTH_OK; pass++) {
+      /* pass 0: B's rows; pass 1: the product's, column j of W times Ay */
+      int lo = pass ? wcp[j] : (bcp ? bcp[j] : 0), hi = pass ? wcp[j + 1] : (bcp ? bcp[j + 1] : 0);
+      for (int p = lo; p < hi && st == LTH_OK; p++) {
+        int a0 = pass ? acp[wri[p]] : 0, a1 = pass ? acp[wri[p] + 1] : 1;
+        for (int pa = a0; pa < a1 && st == LTH_OK; pa++) {
+          int i = pass ? ari[pa] : bri[p];
+          if (mark[i] == j) {
+            continue;
+          }
+          if (nz == cap || nz >= (size_t)INT_MAX) {
+            int *nr = nz < (size_t)INT_MAX ? realloc(ss->rowind, 2 * cap * sizeof *nr) : NULL;
+            if (!nr) {
+              st = lth_error_set(err, LTH_ENOMEM, "out of memory building a substitution");
+              break;
+            }
+            ss->rowind = nr;
+            cap *= 2;
+          }
+          mark[i] = j;
+          ss->rowind[nz++] = i;
+        }
+      }
+    }
+    qsort(ss->rowind + ss->colptr[j], nz - (size_t)ss->colptr[j], sizeof(int), cmp_int);
+  }
+  if (st == LTH_OK) {
+    ss->colptr[ss->cols] = (int)nz;
+    ss->nnz = (int)nz;
+  }
+  free(mark);
+  return st;
+}
+
+static const lth_source_type sub_types[2] = {
+    {.name = "index-1 substitution",
+     .fill = sub_fill,
+     .work_size = sub_work,
+     .domain = subst_domain,
+     .destroy = subst_destroy,
+     .exact = 0,
+     .parts = subst_parts,
+     .csc_pattern = sub_pattern,
+     .fill_csc = sub_fill_csc},
+    {.name = "index-1 substitution",
+     .fill = sub_fill,
+     .work_size = sub_work,
+     .domain = subst_domain,
+     .destroy = subst_destroy,
+     .exact = 1,
+     .parts = subst_parts,
+     .csc_pattern = sub_pattern,
+     .fill_csc = sub_fill_csc},
+};
+
 static lth_status subst_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,
                                lth_error *err);
 
@@ -137,7 +343,14 @@ static lth_source *subst_new(const lth_source *B, const lth_source *Ay, const lt
                       .cols = lth_source_cols(W),
                       .ny = lth_source_cols(Ay)};
   int exact = lth_source_is_exact(Ay) && lth_source_is_exact(W) && (!B || lth_source_is_exact(B));
-  lth_source *src = lth_source_new(&subst_types[exact], ss, ss->rows, ss->cols, err);
+  int sparse =
+      lth_source_is_sparse(Ay) && lth_source_is_sparse(W) && (!B || lth_source_is_sparse(B));
+  if (sparse && sub_structure(ss, err) != LTH_OK) {
+    subst_destroy(ss);
+    return NULL;
+  }
+  lth_source *src =
+      lth_source_new(sparse ? &sub_types[exact] : &subst_types[exact], ss, ss->rows, ss->cols, err);
   lth_source_set_rebind(src, subst_rebind);
   return src;
 }
@@ -224,7 +437,8 @@ lth_status lth_model_subst_block(const lth_model *m, int part, int r0, int nr, i
 lth_status lth_model_output_sources(const lth_model *m, lth_source **C, lth_source **D,
                                     lth_source **y0, lth_error *err) {
   enum { NP = 3 }; /* the products with C_y: for C (L), y0 (f_K), D (B_K) */
-  lth_source *Cy[NP] = {NULL, NULL, NULL}, *X[NP] = {NULL, NULL, NULL}, *out[NP] = {NULL, NULL, NULL};
+  lth_source *Cy[NP] = {NULL, NULL, NULL}, *X[NP] = {NULL, NULL, NULL},
+             *out[NP] = {NULL, NULL, NULL};
   *C = *D = *y0 = NULL;
   lth_status st = lth_model_output_block(m, LTH_MODEL_C, 0, m->s, &out[0], err);
   st = st == LTH_OK ? lth_model_output_block(m, LTH_MODEL_Y0, 0, 1, &out[1], err) : st;
@@ -277,10 +491,15 @@ lth_status lth_model_output_sources(const lth_model *m, lth_source **C, lth_sour
 
 struct lth_model_values {
   const lth_model *m;
-  lth_source *Wz, *Wf; /* K^{-1} L (ny x s), K^{-1} f_K (ny x 1); each may be NULL */
-  lth_source *Wb;      /* K^{-1} B_K (ny x nin): inputs in the constraints of y; may be NULL */
+  lth_source *Wz, *Wf;   /* K^{-1} L (ny x s), K^{-1} f_K (ny x 1); each may be NULL */
+  lth_source *Wb;        /* K^{-1} B_K (ny x nin): inputs in the constraints of y; may be NULL */
   const lth_system *sys; /* the signals of the inputs (lth_model_values_set_inputs) */
   double *jz, *jf, *jb, *work, *swork;
+  /* Wz sparse (a diagonal K, lth_source_solve): jz holds its values on its
+   * pattern (znz of them), nothing ny x s; ytmp: ny values and ny errors */
+  int zsparse, znz;
+  const int *zcp, *zri;
+  double *ytmp;
 };
 
 lth_model_values *lth_model_values_alloc(const lth_model *m, lth_error *err) {
@@ -323,11 +542,16 @@ lth_model_values *lth_model_values_alloc(const lth_model *m, lth_error *err) {
          wb = w->Wb ? lth_source_work_size(w->Wb, 0) : 0;
   wz = wf > wz ? wf : wz;
   wz = wb > wz ? wb : wz;
-  w->jz = malloc(((size_t)ny * (size_t)s + 1) * sizeof *w->jz);
+  if (w->Wz && lth_source_is_sparse(w->Wz)) {
+    w->zsparse = 1;
+    lth_source_csc_pattern(w->Wz, &w->znz, &w->zcp, &w->zri, NULL);
+  }
+  w->jz = malloc(((w->zsparse ? (size_t)w->znz : (size_t)ny * (size_t)s) + 1) * sizeof *w->jz);
+  w->ytmp = malloc((2 * (size_t)ny + 1) * sizeof *w->ytmp);
   w->jf = malloc(((size_t)ny + 1) * sizeof *w->jf);
   w->jb = malloc(((size_t)ny * (size_t)m->nin + 1) * sizeof *w->jb);
   w->work = malloc((wz + 1) * sizeof *w->work);
-  if (st == LTH_OK && (!w->jz || !w->jf || !w->jb || !w->work)) {
+  if (st == LTH_OK && (!w->jz || !w->jf || !w->jb || !w->work || !w->ytmp)) {
     st = lth_error_set(err, LTH_ENOMEM, "out of memory");
   }
   lth_source_free(L);
@@ -345,6 +569,7 @@ void lth_model_values_free(lth_model_values *w) {
     lth_source_free(w->Wf);
     lth_source_free(w->Wb);
     free(w->jz);
+    free(w->ytmp);
     free(w->jf);
     free(w->jb);
     free(w->work);
@@ -353,8 +578,7 @@ void lth_model_values_free(lth_model_values *w) {
   }
 }
 
-lth_status lth_model_values_set_inputs(lth_model_values *w, const lth_system *sys,
-                                       lth_error *err) {
+lth_status lth_model_values_set_inputs(lth_model_values *w, const lth_system *sys, lth_error *err) {
   const lth_model *m = w->m;
   if (lth_system_ninputs(sys) != m->nin) {
     return lth_error_set(err, LTH_EDIM, "the system has %d inputs, the model %d",
@@ -414,7 +638,9 @@ static lth_status fill_at(lth_model_values *w, double t, int inputs, lth_error *
   lth_jet Jz = lth_jet_wrap(w->jz, ny, s, ny > 0 ? ny : 1, (size_t)ny * (size_t)s, 0);
   lth_jet Jf = lth_jet_wrap(w->jf, ny, 1, ny > 0 ? ny : 1, (size_t)ny, 0);
   lth_status st = LTH_OK;
-  if (w->Wz) {
+  if (w->zsparse) {
+    st = lth_source_fill_csc(w->Wz, t, 0, w->jz, (size_t)w->znz, w->work, err);
+  } else if (w->Wz) {
     st = lth_source_fill(w->Wz, t, 0, &Jz, w->work, err);
   } else {
     lth_jet_set_zero(&Jz, 0);
@@ -436,16 +662,54 @@ static lth_status fill_at(lth_model_values *w, double t, int inputs, lth_error *
   return st;
 }
 
+/* Y = -K^{-1} L (ny x s, ld ldy) from jz, dense or on Wz's pattern. */
+static void minus_wz(const lth_model_values *w, double *Y, int ldy) {
+  int ny = w->m->ny, s = w->m->s;
+  for (int k = 0; Y && k < s; k++) {
+    for (int j = 0; j < ny; j++) {
+      Y[j + (size_t)k * ldy] = w->zsparse ? 0.0 : -w->jz[j + (size_t)k * ny];
+    }
+    for (int p = w->zsparse ? w->zcp[k] : 0; w->zsparse && p < w->zcp[k + 1]; p++) {
+      Y[w->zri[p] + (size_t)k * ldy] = -w->jz[p];
+    }
+  }
+}
+
 lth_status lth_model_values_map(lth_model_values *w, double t, double *Y, int ldy, double *y0,
                                 lth_error *err) {
-  int ny = w->m->ny, s = w->m->s;
+  int ny = w->m->ny;
   lth_status st = ny > 0 ? fill_at(w, t, 1, err) : LTH_OK;
+  if (st == LTH_OK && ny > 0) {
+    minus_wz(w, Y, ldy);
+  }
   for (int j = 0; st == LTH_OK && j < ny; j++) {
-    for (int k = 0; Y && k < s; k++) {
-      Y[j + (size_t)k * ldy] = -w->jz[j + (size_t)k * ny];
-    }
     if (y0) {
       y0[j] = -w->jf[j];
+    }
+  }
+  return st;
+}
+
+lth_status lth_model_values_apply(lth_model_values *w, double t, const double *z, double *y,
+                                  double *size, lth_error *err) {
+  const lth_model *m = w->m;
+  int ny = m->ny, s = m->s;
+  lth_status st = ny > 0 ? fill_at(w, t, 1, err) : LTH_OK;
+  for (int j = 0; st == LTH_OK && j < ny; j++) {
+    y[j] = -w->jf[j];
+    if (size) {
+      size[j] = fabs(w->jf[j]);
+    }
+  }
+  for (int k = 0; st == LTH_OK && k < s; k++) {
+    int p0 = w->zsparse ? w->zcp[k] : 0, p1 = w->zsparse ? w->zcp[k + 1] : ny;
+    for (int p = p0; p < p1; p++) {
+      int j = w->zsparse ? w->zri[p] : p;
+      double c = w->zsparse ? w->jz[p] : w->jz[j + (size_t)k * ny];
+      y[j] -= c * z[k];
+      if (size) {
+        size[j] += fabs(c * z[k]);
+      }
     }
   }
   return st;
@@ -454,12 +718,12 @@ lth_status lth_model_values_map(lth_model_values *w, double t, double *Y, int ld
 lth_status lth_model_values_maps(lth_model_values *w, double t, double *Y, int ldy, double *Yu,
                                  int ldyu, double *y0, lth_error *err) {
   const lth_model *m = w->m;
-  int ny = m->ny, s = m->s;
+  int ny = m->ny;
   lth_status st = ny > 0 ? fill_at(w, t, 0, err) : LTH_OK;
+  if (st == LTH_OK && ny > 0) {
+    minus_wz(w, Y, ldy);
+  }
   for (int j = 0; st == LTH_OK && j < ny; j++) {
-    for (int k = 0; Y && k < s; k++) {
-      Y[j + (size_t)k * ldy] = -w->jz[j + (size_t)k * ny];
-    }
     for (int k = 0; Yu && k < m->nin; k++) {
       Yu[j + (size_t)k * ldyu] = w->Wb ? -w->jb[j + (size_t)k * ny] : 0.0;
     }
@@ -484,13 +748,23 @@ lth_status lth_model_values_at(lth_model_values *w, double t, const double *z, c
       euser[m->perm[k]] = ez ? ez[k] : 0.0;
     }
   }
-  for (int j = 0; j < ny; j++) { /* y = -K^{-1}(L z + f_K), linear in z: error -K^{-1} L ez */
-    double y = -w->jf[j], e = 0.0;
-    for (int k = 0; k < s; k++) {
-      double c = w->jz[j + (size_t)k * ny];
-      y -= c * z[k];
-      e -= ez ? c * ez[k] : 0.0;
+  /* y = -K^{-1}(L z + f_K), linear in z: error -K^{-1} L ez */
+  double *yv = w->ytmp, *ev = w->ytmp + ny;
+  for (int j = 0; j < ny; j++) {
+    yv[j] = -w->jf[j];
+    ev[j] = 0.0;
+  }
+  for (int k = 0; k < s; k++) {
+    int p0 = w->zsparse ? w->zcp[k] : 0, p1 = w->zsparse ? w->zcp[k + 1] : ny;
+    for (int p = p0; p < p1; p++) {
+      int j = w->zsparse ? w->zri[p] : p;
+      double c = w->zsparse ? w->jz[p] : w->jz[j + (size_t)k * ny];
+      yv[j] -= c * z[k];
+      ev[j] -= ez ? c * ez[k] : 0.0;
     }
+  }
+  for (int j = 0; j < ny; j++) {
+    double y = yv[j], e = ev[j];
     if (!isfinite(y)) {
       return lth_error_set_t(err, LTH_ENOTFINITE, t,
                              "the index-1 unknown %s is not finite at t = %.10g",

@@ -616,7 +616,7 @@ lth_status lth_pp_check_times(lth_pp *P, double **times, size_t *n) {
 
 lth_status lth_pp_mass_error(lth_pp *P, lth_spos at, lth_status st) {
   if (st == LTH_ENOMEM) {
-    return st;
+    return lth_pp_relocate(P, at, st); /* a mass matrix too large to solve densely */
   }
   if (P->err) {
     P->err->status = LTH_EMODEL;

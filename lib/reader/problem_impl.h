@@ -177,6 +177,9 @@ typedef struct lth_psterm {
 typedef struct lth_psparse {
   int n, cap;
   lth_psterm *t;
+  int dense_ok; /* made of eye and constant literals alone (no mm(...)): may
+                 * become a dense value where a sparse one cannot go
+                 * (lth_pval_eye_dense) */
 } lth_psparse;
 
 /* A matrix value.  Entry k (row-major) is val[k] when ext is NULL or
@@ -264,6 +267,12 @@ lth_status lth_pval_sparse_neg(const lth_pvctx *x, size_t pos, lth_pval *a);
 lth_status lth_pval_sparse_transpose(const lth_pvctx *x, size_t pos, lth_pval *a);
 /* The refusal of `what` (e.g. "sin(...)") applied to a sparse value. */
 lth_status lth_pval_sparse_refuse(const lth_pvctx *x, size_t pos, const char *what);
+/* In place: a sparse value made of eye and constants alone (sp->dense_ok)
+ * as the dense value it stands for, where a sparse value cannot go (inside
+ * [ ... ], an argument, a product with a matrix, a sum with a matrix that
+ * depends on t); rows x cols is charged against LTH_P_MAX_ENTRIES.  Any
+ * other value is left as it is (LTH_OK). */
+lth_status lth_pval_eye_dense(const lth_pvctx *x, size_t pos, lth_pval *a);
 void lth_psparse_free(lth_psparse *sp);
 /* 1 if some coefficient depends on t. */
 int lth_psparse_has_t(const lth_psparse *sp);
@@ -373,9 +382,13 @@ lth_status lth_plit_parse_equation(lth_pcur *c, lth_plit_opts *o, const lth_pvct
 #include "lth/problem.h"
 #include "source/source_affine.h"
 
-#define LTH_P_MAX_BLOCKS         64
-#define LTH_P_MAX_BLOCK_SIZE     100000L
-#define LTH_P_MAX_ENTRIES        50000000.0 /* stored entries over the given blocks */
+#define LTH_P_MAX_BLOCKS     64
+#define LTH_P_MAX_BLOCK_SIZE 100000L
+#define LTH_P_MAX_ENTRIES    50000000.0 /* stored entries over the given blocks */
+/* eye in a block's right-hand side is a sparse value of its diagonal from
+ * this many rows on (nothing n x n, exact jets of c(t)*eye); smaller ones
+ * stay dense, as every value of a small block is */
+#define LTH_P_SPARSE_EYE_MIN     65
 #define LTH_P_MAX_GRID           10000000L
 #define LTH_P_MAX_SAMPLING_ORDER 20
 

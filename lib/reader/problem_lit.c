@@ -353,6 +353,7 @@ lth_status lth_plit_arg(lth_plp *p, const char *after, lth_pval *out) {
   size_t b = p->g.tok.start;
   lth_status st = lth_gparser_nested(&p->g, 0, after, &v);
   *out = st == LTH_OK ? lth_plit_get(&v) : (lth_pval){0, 0, NULL, NULL, NULL};
+  st = st == LTH_OK ? lth_pval_eye_dense(&p->x, b, out) : st;
   if (st == LTH_OK && out->sp) {
     lth_pval_free(out);
     st = lth_pval_sparse_refuse(&p->x, b, "a matrix from mm(...) as an argument");

@@ -126,12 +126,19 @@ lth_status lth_plit_builder(lth_plp *p, const char *fn, int call, lth_pval *out)
       return st;
     }
   }
-  if (fn[0] == 'e' && p->o->mm && (double)m * (double)n > LTH_P_MAX_ENTRIES) {
-    /* where sparse values are allowed (a block's right-hand side), an
-     * identity too large to be dense is a sparse value of its diagonal */
+  if (fn[0] == 'e' && p->o->mm && (m >= LTH_P_SPARSE_EYE_MIN || n >= LTH_P_SPARSE_EYE_MIN)) {
+    /* where sparse values are allowed (a block's right-hand side), a large
+     * identity is a sparse value of its diagonal: c(t)*eye and
+     * mm("K.mtx") + c(t)*eye cost n entries; where it meets what a sparse
+     * value cannot (a matrix literal, a product with a matrix) it becomes
+     * dense again (lth_pval_eye_dense) */
     lth_csc *eye = lth_csc_identity((int)m, (int)n, NULL);
-    return eye ? lth_pval_mm(&p->x, b, eye, out)
-               : lth_pcur_error(p->c, b, LTH_ENOMEM, "out of memory");
+    st = eye ? lth_pval_mm(&p->x, b, eye, out)
+             : lth_pcur_error(p->c, b, LTH_ENOMEM, "out of memory");
+    if (st == LTH_OK) {
+      out->sp->dense_ok = 1;
+    }
+    return st;
   }
   st = lth_pval_zeros(&p->x, b, m, n, out);
   for (long i = 0; st == LTH_OK && i < m; i++) {
@@ -294,6 +301,10 @@ static lth_status add_entry(lth_plp *p, rowacc *a) {
     return st;
   }
   lth_pval e = lth_plit_get(&slot);
+  if ((st = lth_pval_eye_dense(&p->x, eb, &e)) != LTH_OK) {
+    lth_pval_free(&e);
+    return st;
+  }
   if (e.sp) {
     lth_pval_free(&e);
     return lth_pval_sparse_refuse(&p->x, eb, "a matrix from mm(...) inside [ ... ]");

@@ -398,6 +398,10 @@ lth_status lth_pval_transpose(const lth_pvctx *x, size_t pos, lth_pval *a) {
 lth_status lth_pval_func(const lth_pvctx *x, size_t pos, int fn, lth_pval *a) {
   char nm[80];
   lth_plin tmp, r = LTH_PLIN_ZERO;
+  lth_status dst = lth_pval_eye_dense(x, pos, a); /* fn(eye): the dense one's message */
+  if (dst != LTH_OK) {
+    return dst;
+  }
   if (a->sp) {
     char what[32];
     snprintf(what, sizeof what, "%s(mm(...))", lth_expr_func_name(fn));
@@ -427,10 +431,13 @@ lth_status lth_pval_func(const lth_pvctx *x, size_t pos, int fn, lth_pval *a) {
 /* Concatenation: place b's entries next to (hcat) or below (vcat) a's. */
 static lth_status concat(const lth_pvctx *x, size_t pos, lth_pval *a, lth_pval *b, int horiz) {
   lth_pval out;
-  if (a->sp || b->sp) {
+  lth_status dst = lth_pval_eye_dense(x, pos, a);
+  dst = dst == LTH_OK ? lth_pval_eye_dense(x, pos, b) : dst;
+  if (dst != LTH_OK || a->sp || b->sp) {
     lth_pval_free(a);
     lth_pval_free(b);
-    return lth_pval_sparse_refuse(x, pos, "a matrix from mm(...) inside [ ... ]");
+    return dst != LTH_OK ? dst
+                         : lth_pval_sparse_refuse(x, pos, "a matrix from mm(...) inside [ ... ]");
   }
   int rows = horiz ? a->rows : a->rows + b->rows, cols = horiz ? a->cols + b->cols : a->cols;
   lth_status st = lth_pval_zeros(x, pos, rows, cols, &out);

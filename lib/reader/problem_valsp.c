@@ -208,6 +208,9 @@ static lth_status sparse_sum(const lth_pvctx *x, size_t pos, int op, lth_pval *a
   lth_status st = sparse_empty(x, pos, s->rows, s->cols, out);
   double sb = op == '-' ? -1.0 : 1.0;
   if (st == LTH_OK) {
+    out->sp->dense_ok = (!a->sp || a->sp->dense_ok) && (!b->sp || b->sp->dense_ok);
+  }
+  if (st == LTH_OK) {
     st = a->sp ? move_terms(x, pos, out->sp, a->sp, 1.0)
                : dense_term(x, pos, op, a, s->rows, s->cols, 1.0, out->sp);
   }
@@ -218,9 +221,95 @@ static lth_status sparse_sum(const lth_pvctx *x, size_t pos, int op, lth_pval *a
   return st;
 }
 
+/* Entry k of the dense value d plus c (k holds a constant or a form). */
+static lth_status add_entry(const lth_pvctx *x, size_t pos, lth_pval *d, size_t k, lth_psc c) {
+  if (!d->ext[k] && c.node < 0 && !c.src) {
+    d->val[k] += c.v;
+    return LTH_OK;
+  }
+  if (!d->ext[k]) {
+    if (!(d->ext[k] = calloc(1, sizeof *d->ext[k]))) {
+      return lth_pval_nomem(x, pos);
+    }
+    *d->ext[k] = LTH_PLIN_ZERO;
+    d->ext[k]->c0 = LTH_PSC_CONST(d->val[k]);
+    d->val[k] = 0.0;
+  }
+  lth_psc r;
+  lth_status st = lth_psc_binop(x, pos, '+', &d->ext[k]->c0, &c, &r);
+  if (st == LTH_OK) {
+    d->ext[k]->c0 = r;
+  }
+  return st;
+}
+
+lth_status lth_pval_eye_dense(const lth_pvctx *x, size_t pos, lth_pval *a) {
+  if (!a->sp || !a->sp->dense_ok) {
+    return LTH_OK;
+  }
+  lth_pval d;
+  lth_status st = lth_pval_zeros(x, pos, a->rows, a->cols, &d);
+  if (st == LTH_OK && !(d.ext = calloc((size_t)a->rows * (size_t)a->cols + 1, sizeof *d.ext))) {
+    st = lth_pval_nomem(x, pos);
+  }
+  for (int k = 0; k < a->sp->n && st == LTH_OK; k++) {
+    const lth_csc *m = a->sp->t[k].m;
+    for (int j = 0; j < m->cols && st == LTH_OK; j++) {
+      for (int p = m->colptr[j]; p < m->colptr[j + 1] && st == LTH_OK; p++) {
+        lth_psc v = LTH_PSC_CONST(m->val[p]), c;
+        st = lth_psc_binop(x, pos, '*', &a->sp->t[k].c, &v, &c);
+        st = st == LTH_OK ? add_entry(x, pos, &d, (size_t)m->rowind[p] * (size_t)a->cols + j, c)
+                          : st;
+      }
+    }
+  }
+  if (st != LTH_OK) {
+    lth_pval_free(&d);
+    return st;
+  }
+  lth_pval_free(a);
+  *a = d;
+  return LTH_OK;
+}
+
+/* 1 if a op b is one the sparse algebra refuses but the dense one takes
+ * (an eye that is sparse only because of its size, lth_pval_eye_dense). */
+static int needs_dense(int op, const lth_pval *a, const lth_pval *b) {
+  if ((a->sp && !a->sp->dense_ok) || (b->sp && !b->sp->dense_ok)) {
+    return 0;
+  }
+  int sa = !a->sp && a->rows == 1 && a->cols == 1, sb = !b->sp && b->rows == 1 && b->cols == 1;
+  const lth_pval *d = a->sp ? (b->sp ? NULL : b) : a;
+  switch (op) {
+  case '+':
+  case '-':
+    return d && (d->rows != (a->sp ? a : b)->rows || d->cols != (a->sp ? a : b)->cols ||
+                 lth_pval_has_t(d) || lth_pval_has_unknowns(d));
+  case '*':
+    return (a->sp && b->sp) || (!sa && !sb);
+  case '/':
+    return !sb;
+  default:
+    return 1;
+  }
+}
+
 lth_status lth_pval_sparse_binop(const lth_pvctx *x, size_t pos, int op, lth_pval *a, lth_pval *b,
                                  lth_pval *out) {
   memset(out, 0, sizeof *out);
+  if (needs_dense(op, a, b)) {
+    lth_status st = lth_pval_eye_dense(x, pos, a);
+    st = st == LTH_OK ? lth_pval_eye_dense(x, pos, b) : st;
+    lth_pval da = *a, db = *b;
+    memset(a, 0, sizeof *a);
+    memset(b, 0, sizeof *b);
+    if (st != LTH_OK) {
+      lth_pval_free(&da);
+      lth_pval_free(&db);
+      return st;
+    }
+    return lth_pval_binop(x, pos, op, &da, &db, out);
+  }
   int sa = !a->sp && a->rows == 1 && a->cols == 1, sb = !b->sp && b->rows == 1 && b->cols == 1;
   lth_status st;
   lth_psc c;

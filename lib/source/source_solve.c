@@ -33,6 +33,12 @@
 
 #define SMALL    4096 /* n*n*k below this: level-2 BLAS (see lib/jet/jet.c's SMALL_PRODUCT) */
 #define DIAG_MIN 64   /* a diagonal M of more rows is solved entry by entry */
+/* Any other M is factored densely (n x n per point and per Taylor order of
+ * its jet, and M^{-1} X is a dense n x k jet): beyond this many entries of
+ * n x n it is refused before anything is allocated (the budget of a data
+ * file's stored entries, lib/reader), naming what is missing, instead of
+ * running out of memory or for hours. */
+#define DENSE_MAX 5e7
 
 typedef struct solve_state {
   const lth_source *M; /* n x n, shared (owned when M_own, see solve_rebind) */
@@ -455,6 +461,15 @@ lth_status lth_source_solve_scan(const lth_source *M, const double *times, size_
                      mscale, err);
   }
   int m = lth_source_rows(M);
+  if ((double)m * (double)m > DENSE_MAX) {
+    return lth_error_set(err, LTH_ENOMEM,
+                         "the mass matrix %s (%d x %d) is not diagonal, and a mass matrix that is "
+                         "not diagonal is solved densely (%.3g entries per Taylor order, over the "
+                         "%.3g allowed): at this size only a diagonal mass matrix is taken "
+                         "(the unknowns' own derivatives, one per equation, or a diagonal "
+                         "mm(...) file)",
+                         label ? label : "M", m, m, (double)m * (double)m, DENSE_MAX);
+  }
   size_t nn = (size_t)m * (size_t)m, wn = lth_source_work_size(M, 0);
   double *w = malloc((2 * nn + 8 * (size_t)m + wn + 1) * sizeof *w);
   if (!w) {
