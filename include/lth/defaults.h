@@ -61,6 +61,12 @@
 #define LTH_DEFAULT_TABLE_JET       1
 #define LTH_DEFAULT_TABLE_MAX_BYTES ((size_t)1 << 30)
 
+/* A mass matrix that is neither diagonal nor sparse-solvable is factored
+ * densely (n x n per point and Taylor order): beyond this many entries of
+ * n x n it is refused before anything is allocated (the same budget as a
+ * data file's stored entries), instead of running out of memory. */
+#define LTH_DEFAULT_DENSE_MASS_MAX_ENTRIES 5e7
+
 /* A data file's grid without a `grid` statement: uniform points over the
  * interval. */
 #define LTH_DEFAULT_GRID_POINTS 101

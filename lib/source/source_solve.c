@@ -21,6 +21,7 @@
  * LAPACK path (their results stay those of before; the two agree to
  * rounding).
  */
+#include "lth/defaults.h"
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
@@ -38,7 +39,7 @@
  * n x n it is refused before anything is allocated (the budget of a data
  * file's stored entries, lib/reader), naming what is missing, instead of
  * running out of memory or for hours. */
-#define DENSE_MAX 5e7
+#define DENSE_MAX LTH_DEFAULT_DENSE_MASS_MAX_ENTRIES
 
 typedef struct solve_state {
   const lth_source *M; /* n x n, shared (owned when M_own, see solve_rebind) */
