@@ -286,7 +286,8 @@ static const char *dense_only(const app_ctx *C) {
 static void dense_cost(const app_ctx *C, const app_run *R, double *bytes, double *flops) {
   double p = R->p, m = lth_system_state_dim(R->sys), s = R->s;
   double tol = C->tol > 0 ? C->tol : LTH_DEFAULT_COLLOC_TOL;
-  double sp = (C->stages > 0 ? (double)C->stages : lth_bvp_collocation_stages(tol)) * p, nint = 3.0 * LTH_DEFAULT_COLLOC_INITIAL;
+  double sp = (C->stages > 0 ? (double)C->stages : lth_bvp_collocation_stages(tol)) * p,
+         nint = 3.0 * LTH_DEFAULT_COLLOC_INITIAL;
   *bytes = 8.0 * (nint * ((m + s) * p + 3.0 * p * p) + sp * sp + sp * (p + 1.0));
   *flops = nint * (2.0 / 3.0) * sp * sp * sp;
 }
@@ -326,8 +327,7 @@ static int prepare(app_ctx *C, app_run *R) {
 /* Solving                                                                  */
 
 /* The dense bc matrices (rows x s, ld rows) as CSC for the operator path. */
-static int dense_to_csc(const double *B, int rows, int s, lth_bvp_csc *out, int **ip,
-                        double **vp) {
+static int dense_to_csc(const double *B, int rows, int s, lth_bvp_csc *out, int **ip, double **vp) {
   size_t nz = 0;
   for (size_t k = 0; k < (size_t)rows * s; k++) nz += B[k] != 0.0;
   int *colptr = malloc(((size_t)s + 1 + nz) * sizeof(int));
@@ -364,8 +364,8 @@ static lth_status compute_op(app_ctx *C, app_run *run, const lth_bvp_opts *o, lt
     st = lth_error_set(err, LTH_ENOMEM, "out of memory for the boundary conditions");
   }
   if (st == LTH_OK) {
-    st = lth_bvp_solve_op(C->path.sys, run->t0, run->t1, &bc, run->tm.t, run->tm.n, o, &C->res,
-                          err);
+    st =
+        lth_bvp_solve_op(C->path.sys, run->t0, run->t1, &bc, run->tm.t, run->tm.n, o, &C->res, err);
   }
   free(i0);
   free(i1);
@@ -535,8 +535,8 @@ static void text_header(FILE *fp, const app_ctx *C, const app_run *R) {
             C->path.why);
   }
   fprintf(fp, "cond_shooting  %.3g%s\n", res->cond_shooting,
-          res->method == LTH_BVP_FD            ? " (condition of the banded system)"
-          : res->method == LTH_BVP_MULTIPLE    ? " (condition of the multiple-shooting system)"
+          res->method == LTH_BVP_FD         ? " (condition of the banded system)"
+          : res->method == LTH_BVP_MULTIPLE ? " (condition of the multiple-shooting system)"
           : res->method == LTH_BVP_COLLOCATION && C->path.op
               ? " (KLU's estimate for the collocation system)"
           : res->method == LTH_BVP_COLLOCATION ? " (reduced two-point matrix)"

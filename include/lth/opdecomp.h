@@ -204,8 +204,7 @@ lth_status lth_oppoint_thin_reach(const lth_oppoint *pt, char *cols, char *rows,
  * S x = 0, the (r-1) n_r = m - p independent conditions that put a state on
  * range(I - P).  Orders as the other applies; LTH_EINVAL as
  * lth_oppoint_thin_reach. */
-lth_status lth_oppoint_apply_S(const lth_oppoint *pt, const lth_jet *x, lth_jet *y,
-                               lth_error *err);
+lth_status lth_oppoint_apply_S(const lth_oppoint *pt, const lth_jet *x, lth_jet *y, lth_error *err);
 /* g (m x 1), q (s x 1) and the forcing f (s x 1) at t into y (orders
  * min(pt's order, y's maxorder); f to the input order out_order + r - 1). */
 lth_status lth_oppoint_g(const lth_oppoint *pt, lth_jet *y, lth_error *err);

@@ -72,14 +72,14 @@ typedef struct opbvp {
   lth_colloc_tableau tab;
   lth_opdecomp_ws *ws;
   lth_oppoint *pt;
-  int nspc, *spc;       /* the columns of v the thin factors reach */
-  int *spos;            /* spos[c]: c's place in spc, or -1 */
-  char *rmask;          /* the rows (of z) they reach */
-  int *ap, *ai, annz;   /* Ahat's pattern, m x m */
-  double *av;           /* its values at the last point */
-  int *mark;            /* m: scratch for the pattern */
-  lth_jet *X, *T, *Y, *Z; /* probes: m x nspc unit vectors, (I - P) X, m x nspc, s x nspc */
-  lth_jet *Sx;          /* (r-1) n_r x nspc */
+  int nspc, *spc;             /* the columns of v the thin factors reach */
+  int *spos;                  /* spos[c]: c's place in spc, or -1 */
+  char *rmask;                /* the rows (of z) they reach */
+  int *ap, *ai, annz;         /* Ahat's pattern, m x m */
+  double *av;                 /* its values at the last point */
+  int *mark;                  /* m: scratch for the pattern */
+  lth_jet *X, *T, *Y, *Z;     /* probes: m x nspc unit vectors, (I - P) X, m x nspc, s x nspc */
+  lth_jet *Sx;                /* (r-1) n_r x nspc */
   lth_jet *gv, *zv, *qv, *yv; /* m, s, s, m x 1 */
   double last_t;
   int last_sign;
@@ -396,15 +396,15 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Uniform N intervals with the output times added (times closer than
- * 1e-10 (t1 - t0) to a point are that point). */
+/* Uniform N intervals with the output times added (a time within a few
+ * ulps of a point is that point: the output is then z there, exactly). */
 static int mesh_make(omesh *M, size_t N, double t0, double t1, const double *times, size_t n) {
   double *t = malloc((N + n + 1) * sizeof(double));
   if (!t) return -1;
   for (size_t k = 0; k <= N; k++) t[k] = k == N ? t1 : t0 + (t1 - t0) * (double)k / (double)N;
   memcpy(t + N + 1, times, n * sizeof(double));
   qsort(t, N + n + 1, sizeof(double), cmp_double);
-  double tiny = 1e-10 * (t1 - t0);
+  double tiny = 16 * DBL_EPSILON * (fabs(t0) + fabs(t1) + (t1 - t0));
   size_t w = 0;
   for (size_t k = 0; k < N + n + 1; k++) {
     if (w == 0 || t[k] - t[w - 1] > tiny) t[w++] = t[k];
@@ -433,8 +433,10 @@ static size_t mesh_index(const omesh *M, double t) {
   size_t lo = 0, hi = M->N;
   while (lo < hi) { /* nearest mesh point (every output time is one) */
     size_t mid = (lo + hi) / 2;
-    if (M->t[mid] < t) lo = mid + 1;
-    else hi = mid;
+    if (M->t[mid] < t)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   if (lo > 0 && fabs(M->t[lo - 1] - t) < fabs(M->t[lo] - t)) lo--;
   return lo;
@@ -442,8 +444,8 @@ static size_t mesh_index(const omesh *M, double t) {
 
 /* The boundary rows: B G(t) at the columns of v (t0: unknowns from col0),
  * into triplets at rows 0..p-1; B q(t) subtracted from rhs. */
-static lth_status bc_rows(opbvp *B, const lth_bvp_csc *Bc, double t, int col0, trip *T,
-                          double *rhs, int with_S, lth_error *err) {
+static lth_status bc_rows(opbvp *B, const lth_bvp_csc *Bc, double t, int col0, trip *T, double *rhs,
+                          int with_S, lth_error *err) {
   int m = B->m, s = B->s;
   lth_status st = decompose(B, t, err);
   if (st == LTH_OK && B->nspc > 0) st = lth_oppoint_apply_G(B->pt, B->X, B->Z, err);
@@ -451,7 +453,8 @@ static lth_status bc_rows(opbvp *B, const lth_bvp_csc *Bc, double t, int col0, t
   if (st == LTH_OK && with_S && B->nspc > 0) st = lth_oppoint_apply_S(B->pt, B->X, B->Sx, err);
   if (st != LTH_OK) return st;
   for (int c = 0; c < s; c++) { /* rhs -= B q */
-    for (int e = Bc->colptr[c]; e < Bc->colptr[c + 1]; e++) rhs[Bc->rowind[e]] -= Bc->val[e] * B->qv->c[c];
+    for (int e = Bc->colptr[c]; e < Bc->colptr[c + 1]; e++)
+      rhs[Bc->rowind[e]] -= Bc->val[e] * B->qv->c[c];
   }
   int fail = 0;
   for (int c = 0; c < m && !fail; c++) { /* G e_c = e_c off the reach */
@@ -522,12 +525,13 @@ static lth_status assemble(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *bc
       fail |= trip_add(T, (int)(nxt + a), (int)(nxt + a), 1.0);
       fail |= trip_add(T, (int)(nxt + a), (int)(base + a), -1.0);
       for (int j = 0; j < ns; j++) {
-        fail |= trip_add(T, (int)(nxt + a), (int)(base + (size_t)(1 + j) * m + a),
-                         -h * B->tab.b[j]);
+        fail |=
+            trip_add(T, (int)(nxt + a), (int)(base + (size_t)(1 + j) * m + a), -h * B->tab.b[j]);
       }
     }
   }
-  if (st == LTH_OK && !fail) st = bc_rows(B, &bc->B1, M->t[M->N], (int)(M->N * blk), T, rhs, 0, err);
+  if (st == LTH_OK && !fail)
+    st = bc_rows(B, &bc->B1, M->t[M->N], (int)(M->N * blk), T, rhs, 0, err);
   if (st == LTH_OK && fail) {
     st = lth_error_set(err, LTH_ENOMEM, "out of memory assembling the collocation system");
   }
@@ -568,8 +572,9 @@ static lth_status solve_mesh(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *
     ks = klu_analyze((int)nunk, ap, ai, &kc);
     kn = ks ? klu_factor(ap, ai, ax, ks, &kc) : NULL;
     if (kc.status == KLU_OUT_OF_MEMORY) {
-      st = lth_error_set(err, LTH_ENOMEM,
-                         "out of memory factoring the collocation system (%zu unknowns, KLU)", nunk);
+      st =
+          lth_error_set(err, LTH_ENOMEM,
+                        "out of memory factoring the collocation system (%zu unknowns, KLU)", nunk);
     } else if (!kn || kc.status == KLU_SINGULAR) {
       st = lth_bvp_not_unique_detail(INFINITY, "collocation system",
                                      "the boundary conditions do not fix the solution on the "
@@ -592,7 +597,8 @@ static lth_status solve_mesh(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *
   free(ai);
   free(ax);
   if (st == LTH_OK) {
-    for (size_t k = 0; k <= M->N; k++) memmove(rhs + k * B->m, rhs + k * blk, B->m * sizeof(double));
+    for (size_t k = 0; k <= M->N; k++)
+      memmove(rhs + k * B->m, rhs + k * blk, B->m * sizeof(double));
     *ysol = rhs;
   } else {
     free(rhs);
@@ -623,16 +629,6 @@ static lth_status outputs(opbvp *B, const omesh *M, const double *y, const doubl
   return st;
 }
 
-static double csc_row_dot(const lth_bvp_csc *Bc, int s, const double *z, int row) {
-  double acc = 0.0;
-  for (int c = 0; c < s; c++) {
-    for (int e = Bc->colptr[c]; e < Bc->colptr[c + 1]; e++) {
-      if (Bc->rowind[e] == row) acc += Bc->val[e] * z[c];
-    }
-  }
-  return acc;
-}
-
 /* ||B0 z(t0) + B1 z(t1) - beta||_2 with z at the ends of mesh M. */
 static lth_status bc_residual(opbvp *B, const omesh *M, const double *y,
                               const lth_bvp_sparse_bc *bc, double *res, lth_error *err) {
@@ -652,7 +648,6 @@ static lth_status bc_residual(opbvp *B, const omesh *M, const double *y,
   double acc = 0.0;
   for (int i = 0; i < B->p && st == LTH_OK; i++) acc += (r[i] - bc->beta[i]) * (r[i] - bc->beta[i]);
   *res = sqrt(acc);
-  (void)csc_row_dot;
   free(z);
   free(r);
   return st;
@@ -678,8 +673,9 @@ static lth_status check_bc(const lth_opsys *sys, const lth_bvp_sparse_bc *bc, in
       }
       for (int e = Bc->colptr[c]; e < Bc->colptr[c + 1]; e++) {
         if (Bc->rowind[e] < 0 || Bc->rowind[e] >= p || !isfinite(Bc->val[e])) {
-          return lth_error_set(err, LTH_EBC, "B%d: entry %d of column %d is outside %d rows or "
-                                             "not finite",
+          return lth_error_set(err, LTH_EBC,
+                               "B%d: entry %d of column %d is outside %d rows or "
+                               "not finite",
                                w, e + 1, c + 1, p);
         }
       }
@@ -703,8 +699,8 @@ static void report(const lth_bvp_opts *o, double tol, double est, double zscale,
 static lth_status adapt(opbvp *B, double t0, double t1, const lth_bvp_sparse_bc *bc,
                         const double *times, size_t n, const lth_bvp_opts *o, double tol,
                         lth_bvp_result *res, lth_error *err) {
-  size_t maxN = o->colloc.max_intervals ? o->colloc.max_intervals
-                                        : (size_t)LTH_DEFAULT_COLLOC_MAX_INTERVALS;
+  size_t maxN =
+      o->colloc.max_intervals ? o->colloc.max_intervals : (size_t)LTH_DEFAULT_COLLOC_MAX_INTERVALS;
   /* the collocation matrix's condition is not the BVP's (it grows with the
    * mesh and mixes row scales): only cond_max judges it; rounding it
    * amplifies shows in the difference of the two meshes, which must be
@@ -778,8 +774,10 @@ lth_status lth_bvp_solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_
   LTH_ERROR_RECORD(err);
   *out = NULL;
   lth_bvp_opts o;
-  if (opts) o = *opts;
-  else lth_bvp_opts_init(&o);
+  if (opts)
+    o = *opts;
+  else
+    lth_bvp_opts_init(&o);
   double tol = o.colloc.tol != 0.0 ? o.colloc.tol : LTH_DEFAULT_COLLOC_TOL;
   if (!(tol > 0.0 && tol < 1.0)) {
     return lth_error_set(err, LTH_EINVAL, "collocation tolerance %g: need 0 < tol < 1", tol);
@@ -799,8 +797,8 @@ lth_status lth_bvp_solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_
     }
   }
   opbvp B;
-  lth_status st = opbvp_init(&B, sys, t0, stages, o.cond_max > 0 ? o.cond_max : LTH_DEFAULT_COND_MAX,
-                             err);
+  lth_status st =
+      opbvp_init(&B, sys, t0, stages, o.cond_max > 0 ? o.cond_max : LTH_DEFAULT_COND_MAX, err);
   if (st == LTH_OK) st = check_bc(sys, bc, B.p, err);
   lth_bvp_result *res = st == LTH_OK ? calloc(1, sizeof *res) : NULL;
   if (st == LTH_OK && res) {

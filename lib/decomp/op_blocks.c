@@ -59,7 +59,8 @@ lth_status lth_oppoint_thin_reach(const lth_oppoint *pt, char *cols, char *rows,
   for (int i = 1; i < r; i++) {
     mark(rows, sys->off[i - 1], &pt->lr[i - 1]);
     for (int j = i; j < r; j++) {
-      if (pt->F[(i - 1) + r * (j - 1)].c) mark(rows, sys->off[i - 1], &pt->fr[(i - 1) + r * (j - 1)]);
+      if (pt->F[(i - 1) + r * (j - 1)].c)
+        mark(rows, sys->off[i - 1], &pt->fr[(i - 1) + r * (j - 1)]);
     }
   }
   memset(rows + sys->m, 1, (size_t)(sys->s - sys->m));

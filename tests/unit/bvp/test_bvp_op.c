@@ -100,8 +100,8 @@ START_TEST(test_manufactured_op) {
                   "index %d: %s", r, err.message);
     double e = error_vs_exact(&c, res);
     ck_assert_msg(e < 1e-8, "index %d: error %.3e (estimate %.3e)", r, e, res->error_estimate);
-    ck_assert_msg(e < 10 * res->error_estimate + 1e-12, "index %d: error %.3e, estimate %.3e", r,
-                  e, res->error_estimate);
+    ck_assert_msg(e < 10 * res->error_estimate + 1e-12, "index %d: error %.3e, estimate %.3e", r, e,
+                  res->error_estimate);
     ck_assert_msg(res->bc_residual < 1e-9, "index %d: bc residual %.3e", r, res->bc_residual);
     ck_assert(res->drift < 1e-8 && isfinite(res->cond_shooting) && isnan(res->cond_bvp));
     ck_assert(res->method == LTH_BVP_COLLOCATION && res->intervals >= 16);
@@ -222,8 +222,7 @@ START_TEST(test_refusals_op) {
   double zeros[256] = {0};
   bc.B0.val = zeros;
   bc.B1.val = zeros;
-  ck_assert_int_eq(lth_bvp_solve_op(c.os, T0, T1, &bc, times, 2, NULL, &res, &err),
-                   LTH_ENOTUNIQUE);
+  ck_assert_int_eq(lth_bvp_solve_op(c.os, T0, T1, &bc, times, 2, NULL, &res, &err), LTH_ENOTUNIQUE);
   ck_assert(res == NULL);
   free_case(&c);
 }
