@@ -54,6 +54,21 @@ run 0 "chain s = 1003" "$APPS/lth-bvp" "$TMP/c500.lth" --times 0,1,2 --format js
 $CHECK ivp "$TMP/c500.json" "$TMP/c500.lth" 500 3 "$APPS/lth-solve" ||
   fail "chain s = 1003: the IVP from z(t0) does not reproduce the BVP's solution"
 
+# ---- the dense path at s = 10,003 (p = 9,994): refused at once, naming s and the GB ----
+# (before, it started a collocation of (7 p)^2 stage matrices and never came back; and the
+# equation form's bc statements became four dense p x s arrays, 1.6 GB, while reading)
+$PY "$ROOT/scripts/gen-chain.py" --bvp --equations 5000 3 "$TMP/c5000.lth" || fail "gen-chain.py"
+if [ -x /usr/bin/time ]; then
+  run 3 "chain s = 10003, --path dense" /usr/bin/time -f "peak %M KB" timeout 60 \
+    "$APPS/lth-bvp" "$TMP/c5000.lth" --path dense --times 0,1,2
+  kb=$(sed -n 's/^peak \([0-9]*\) KB$/\1/p' "$TMP/err")
+  [ -n "$kb" ] && [ "$kb" -lt 500000 ] || fail "chain s = 10003: reading took $kb KB (the bc as dense p x s?)"
+else
+  run 3 "chain s = 10003, --path dense" timeout 60 "$APPS/lth-bvp" "$TMP/c5000.lth" --path dense \
+    --times 0,1,2
+fi
+err_has "dense collocation at s = 10003 (p = 9994 free constants) needs about" "dense refusal"
+
 # ---- what only the dense path does ----
 run 1 "--path operator --method shooting" "$APPS/lth-bvp" "$DATA/index2.lth" --path operator \
   --method shooting && err_has "--method shooting, multiple or fd" "--method"
