@@ -363,6 +363,9 @@ static lth_status compute_op(app_ctx *C, app_run *run, const lth_bvp_opts *o, lt
       dense_to_csc(C->B1 ? C->B1 : &zero, C->rows, run->s, &bc.B1, &i1, &v1)) {
     st = lth_error_set(err, LTH_ENOMEM, "out of memory for the boundary conditions");
   }
+  /* the data's jumps that would need an impulse: the operator form has no
+   * enclosures to see them, the system it was made from has */
+  if (st == LTH_OK) st = lth_bvp_check_data(run->sys, run->t0, run->t1, err);
   if (st == LTH_OK) {
     st =
         lth_bvp_solve_op(C->path.sys, run->t0, run->t1, &bc, run->tm.t, run->tm.n, o, &C->res, err);

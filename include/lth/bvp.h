@@ -159,6 +159,14 @@ typedef struct lth_bvp_sparse_bc {
   const double *beta;
 } lth_bvp_sparse_bc;
 
+/* The refusal lth_bvp_solve makes before any method: data of block row
+ * j >= 2 whose derivative of order j - 2 jumps somewhere in [t0, t1] (the
+ * solution would need an impulse) is LTH_ENOSOL naming t and the block;
+ * data without enclosures (callbacks, samples) pass.  lth_bvp_solve_op
+ * sees only the operator form, which has no enclosures: call this on the
+ * system it was made from first (lth-bvp does). */
+lth_status lth_bvp_check_data(const lth_system *sys, double t0, double t1, lth_error *err);
+
 /* 1 if lth_bvp_solve_op works in this build (it factors with SuiteSparse
  * KLU: CMake option LTH_SUITESPARSE), else 0. */
 int lth_bvp_op_available(void);
@@ -186,7 +194,8 @@ int lth_bvp_op_available(void);
  * tol / DBL_EPSILON)), LTH_ETOL (tol not reached within max_intervals),
  * LTH_ESING (det Pi changes sign between two points of the mesh: Pi is
  * singular between them), the decomposition's refusals naming t,
- * LTH_ENOMEM, LTH_EINVAL (a build without KLU).  Between its points Pi is
+ * LTH_ENOMEM, LTH_EINVAL (a build without KLU); it does not make
+ * lth_bvp_check_data's refusal (call that first).  Between its points Pi is
  * seen only through those signs and the points' condition (as
  * lth_opivp_solve); data kinks are not made mesh points (the error
  * estimate sees the lost order). */

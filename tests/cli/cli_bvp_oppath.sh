@@ -32,6 +32,20 @@ for f in "$DATA/chain_bvp.lth" "$DATA/index2.lth" "$DATA/pendulum_bvp.lth" \
   done
   $CHECK agree "$TMP/$ex.operator.json" "$TMP/$ex.dense.json" || fail "$ex: the paths differ"
 done
+# data that are not smooth: a kink and a pulse between mesh points cost the operator path
+# mesh, not accuracy; a jump the constraints hold has no solution and is refused as on
+# the dense path (it answered one before)
+F="$TESTS/data/features"
+for ex in kink_bvp pulse_bvp; do
+  for p in operator dense; do
+    run 0 "$ex: --path $p" "$APPS/lth-bvp" "$F/$ex.lth" --path $p --times 0.25,0.75,1 \
+      --format json -o "$TMP/$ex.$p.json"
+  done
+  $CHECK agree "$TMP/$ex.operator.json" "$TMP/$ex.dense.json" || fail "$ex: the paths differ"
+done
+run 3 "jump in the constraint, --path operator" "$APPS/lth-bvp" "$F/jump_constraint_bvp.lth" \
+  --path operator && err_has "no solution without an impulse" "jump, operator path"
+
 run 0 "text report on the operator path" "$APPS/lth-bvp" "$DATA/index2.lth" --path operator
 grep -q "^path           operator (--path operator" "$TMP/out" || fail "no operator path line"
 grep -q "KLU's estimate for the collocation system" "$TMP/out" || fail "cond_shooting's meaning"
