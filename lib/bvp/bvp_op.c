@@ -65,6 +65,9 @@ lth_status lth_bvp_solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_
 
 #else
 
+/* The most the dense patch of the reached columns may take (bytes). */
+#define LTH_BVP_OP_PATCH_BYTES 4e9
+
 /* The sparse pieces at one t: Ahat (CSC, the fixed pattern), g. */
 typedef struct opbvp {
   lth_opsys *sys;
@@ -238,6 +241,16 @@ static lth_status opbvp_init(opbvp *B, lth_opsys *sys, double t0, int stages, do
   }
   free(cmask);
   int k = B->nspc > 0 ? B->nspc : 1;
+  /* the probes and the patch are dense in the reached columns: for a few
+   * constraints a few dozen; with many (n_r ~ s) this path is not the one */
+  double bytes = (double)k * (8.0 * (3.0 * m + s + (B->r - 1) * B->nr) + 12.0 * m);
+  if (bytes > LTH_BVP_OP_PATCH_BYTES) {
+    return lth_error_set(err, LTH_ENOMEM,
+                         "collocation on the operator path: the thin factors of P reach %d of the "
+                         "m = %d state columns, and their dense patch would take %.3g GB (this "
+                         "path is for systems with few constraints, n_r = %d here)",
+                         B->nspc, m, bytes / 1e9, B->nr);
+  }
   B->X = lth_jet_alloc(m, k, 0, err);
   B->Y = B->X ? lth_jet_alloc(m, k, 0, err) : NULL;
   B->T = B->Y ? lth_jet_alloc(m, k, 0, err) : NULL;
