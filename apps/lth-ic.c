@@ -19,12 +19,12 @@
 #include "app.h"
 #include "app_check.h"
 #include "app_driver.h"
-#include "app_oppoint.h"
 #include "app_path.h"
 #include "app_samplerr.h"
 #include "app_table.h"
 #include "lth/decomp.h"
 #include "lth/ic.h"
+#include "lth/opic.h"
 #include "lth/problem.h"
 
 static const char help_text[] =
@@ -124,7 +124,7 @@ struct app_ctx {
   lth_ic *ic;
   int path_opt;    /* --path: APP_PATH_AUTO, _DENSE, _OPERATOR */
   app_path path;   /* the path taken */
-  app_oppoint opt; /* the operator path's point at t */
+  lth_opic *opic; /* the operator path's point at t */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -330,23 +330,28 @@ static lth_status resolve_ic(void *ctx, const lth_system *variant, double *z, lt
 }
 
 /* The operator path: z0 = G guess(1:m) + q at t (Corollary 3) from
- * lth_opdecomp_at, its residual ||z0 - (G z0(1:m) + q)|| (app_oppoint.h). */
+ * lth_opdecomp_at, its residual ||z0 - (G z0(1:m) + q)|| (include/lth/opic.h). */
 /* What `residual` measures on each path. */
 static const char *resid_name(const app_ctx *R) {
   return R->path.op ? "||z0 - (G z0 + q)||" : "||M0 z0 - b0||";
 }
 
 static lth_status compute_op(app_ctx *R, lth_error *err) {
-  lth_status st = app_oppoint_at(&R->opt, R->path.sys, R->t, 0, R->cond_max, err);
+  R->opic = lth_opic_alloc(R->path.sys, err);
+  if (!R->opic) {
+    return err->status != LTH_OK ? err->status : LTH_ENOMEM;
+  }
+  lth_opic_set_cond_max(R->opic, R->cond_max);
+  lth_status st = lth_opic_setup(R->opic, R->t, err);
   if (st != LTH_OK) {
     return st;
   }
-  R->cond_chain = lth_oppoint_info(R->opt.pt)->cond_chain;
-  st = app_oppoint_consistent(&R->opt, R->guess, R->z0, err);
-  st = st == LTH_OK ? app_oppoint_residual(&R->opt, R->z0, &R->residual, err) : st;
-  st = st == LTH_OK ? app_oppoint_residual(&R->opt, R->guess, &R->guess_residual, err) : st;
-  R->tolerance = app_oppoint_tolerance(&R->opt, R->z0);
-  R->guess_tolerance = app_oppoint_tolerance(&R->opt, R->guess);
+  R->cond_chain = lth_opic_info(R->opic)->cond_chain;
+  st = lth_opic_project(R->opic, R->guess, R->z0, err);
+  st = st == LTH_OK ? lth_opic_residual(R->opic, R->z0, &R->residual, err) : st;
+  st = st == LTH_OK ? lth_opic_residual(R->opic, R->guess, &R->guess_residual, err) : st;
+  R->tolerance = lth_opic_tolerance(R->opic, R->z0);
+  R->guess_tolerance = lth_opic_tolerance(R->opic, R->guess);
   return st;
 }
 
@@ -645,7 +650,7 @@ static void write_text(const app_ctx *R, app_run *run) {
 
 static void cleanup(app_ctx *R) {
   lth_ic_free(R->ic);
-  app_oppoint_free(&R->opt);
+  lth_opic_free(R->opic);
   app_path_free(&R->path);
   free(R->guess);
   free(R->z0);

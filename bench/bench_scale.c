@@ -36,7 +36,9 @@
  * --quick: n = 50, m = 2, every tool, errors below 1e-5 (the smoke test),
  * then the Stokes case on an 8 x 8 grid the same way.
  * BENCH_SCALE_PREC=0|1 forces lth_opivp_solve's preconditioner off or on
- * (lth_opivp_opts.precondition; default: its automatic choice). */
+ * (lth_opivp_opts.precondition; default: its automatic choice);
+ * BENCH_SCALE_PI_PROOF=0 turns off the proof that Pi is nonsingular between
+ * the output times (lth_opivp_opts.pi_proof = -1), to measure its cost. */
 #define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #include <ida/ida.h>
@@ -562,6 +564,9 @@ static void run_lth_op(const chain *C, double rtol, result *R) {
   /* BENCH_SCALE_PREC=0|1: the preconditioner forced off or on (default: lth's choice) */
   const char *pe = getenv("BENCH_SCALE_PREC");
   if (pe && *pe) o.precondition = atoi(pe) ? LTH_OPIVP_PREC_ON : LTH_OPIVP_PREC_OFF;
+  /* BENCH_SCALE_PI_PROOF=0: no proof of Pi between the output times (its cost) */
+  const char *pp = getenv("BENCH_SCALE_PI_PROOF");
+  if (pp && *pp && !atoi(pp)) o.pi_proof = -1;
   lth_opivp_result *res = NULL;
   lth_error err;
   lth_error_clear(&err);

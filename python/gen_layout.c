@@ -26,6 +26,11 @@
 #include "lth/grid.h"
 #include "lth/ic.h"
 #include "lth/ivp.h"
+#include "lth/opdecomp.h"
+#include "lth/opic.h"
+#include "lth/opivp.h"
+#include "lth/opsolve.h"
+#include "lth/path.h"
 #include "lth/jet.h"
 #include "lth/lqr.h"
 #include "lth/problem.h"
@@ -49,6 +54,7 @@
            lth_bvp_fd_opts: "lth_bvp_fd_opts", lth_error: "lth_error",                   \
            lth_jet *: "ptr", const lth_source *: "ptr", void *: "ptr",                 \
            lth_point **: "ptr", lth_verify_report *: "ptr", const char *const *: "ptr",     \
+           lth_opsys *: "ptr", const char *: "ptr",                                          \
            default: "other")
 
 static int first_struct = 1;
@@ -186,6 +192,38 @@ static void structs(void) {
   F(lth_ivp_result, error_decomps);
   F(lth_ivp_result, error_seconds);
   F(lth_ivp_result, error_failed);
+
+  /* the operator path (path.h, opivp.h, opsolve.h, opdecomp.h) */
+  STRUCT(lth_path_choice);
+  F(lth_path_choice, op);
+  F(lth_path_choice, sys);
+  F(lth_path_choice, nnz);
+  F(lth_path_choice, density);
+  F(lth_path_choice, obstacle);
+  F(lth_path_choice, why);
+
+  STRUCT(lth_opivp_opts);
+  F(lth_opivp_opts, method);
+  F(lth_opivp_opts, rtol);
+  F(lth_opivp_opts, atol);
+  F(lth_opivp_opts, cond_max);
+  F(lth_opivp_opts, project);
+
+  STRUCT(lth_opsolve_stats);
+  F(lth_opsolve_stats, jv_evals);
+  F(lth_opsolve_stats, lin_iters);
+  F(lth_opsolve_stats, projections);
+  F(lth_opsolve_stats, pi_proven);
+  F(lth_opsolve_stats, pi_inv_bound);
+  F(lth_opsolve_stats, pi_proofs);
+  F(lth_opsolve_stats, pi_proof_off);
+
+  STRUCT(lth_opinfo);
+  F(lth_opinfo, t);
+  F(lth_opinfo, cond_pi);
+  F(lth_opinfo, cond_chain);
+  F(lth_opinfo, pi_sign);
+  F(lth_opinfo, amplification);
 
   STRUCT(lth_bvp_colloc_opts);
   F(lth_bvp_colloc_opts, tol);
@@ -538,6 +576,43 @@ static void functions(void) {
                    const lth_ivp_opts *, lth_ivp_result **, lth_error *),
      "int", "ptr,double,ptr,ptr,size_t,ptr,ptr,ptr");
   FN(lth_ivp_result_free, void (*)(lth_ivp_result *), "void", "ptr");
+  /* path.h, opsolve.h, opic.h, opdecomp.h: the operator path */
+  FN(lth_path_choose,
+     lth_status(*)(const lth_system *, lth_path_mode, unsigned, const char *, lth_path_choice *,
+                   lth_error *),
+     "int", "ptr,int,uint,char*,ptr,ptr");
+  FN(lth_path_choice_free, void (*)(lth_path_choice *), "void", "ptr");
+  FN(lth_path_name, cstr(*)(const lth_path_choice *), "char*", "ptr");
+  FN(lth_opivp_opts_init, void (*)(lth_opivp_opts *), "void", "ptr");
+  FN(lth_opsolve,
+     lth_status(*)(const lth_opsys *, double, const double *, const double *, size_t,
+                   const lth_opivp_opts *, int, lth_ivp_result **, lth_opsolve_stats *,
+                   lth_error *),
+     "int", "ptr,double,ptr,ptr,size_t,ptr,int,ptr,ptr,ptr");
+  FN(lth_opic_alloc, lth_opic * (*)(const lth_opsys *, lth_error *), "ptr", "ptr,ptr");
+  FN(lth_opic_free, void (*)(lth_opic *), "void", "ptr");
+  FN(lth_opic_set_cond_max, void (*)(lth_opic *, double), "void", "ptr,double");
+  FN(lth_opic_setup, lth_status(*)(lth_opic *, double, lth_error *), "int", "ptr,double,ptr");
+  FN(lth_opic_info, const lth_opinfo *(*)(const lth_opic *), "ptr", "ptr");
+  FN(lth_opic_project, lth_status(*)(const lth_opic *, const double *, double *, lth_error *),
+     "int", "ptr,ptr,ptr,ptr");
+  FN(lth_opic_residual, lth_status(*)(const lth_opic *, const double *, double *, lth_error *),
+     "int", "ptr,ptr,ptr,ptr");
+  FN(lth_opic_tolerance, double (*)(const lth_opic *, const double *), "double", "ptr,ptr");
+  FN(lth_opdecomp_ws_alloc, lth_opdecomp_ws * (*)(const lth_opsys *, int, lth_error *), "ptr",
+     "ptr,int,ptr");
+  FN(lth_opdecomp_ws_free, void (*)(lth_opdecomp_ws *), "void", "ptr");
+  FN(lth_opdecomp_ws_set_cond_max, void (*)(lth_opdecomp_ws *, double), "void", "ptr,double");
+  FN(lth_oppoint_alloc, lth_oppoint * (*)(const lth_opsys *, int, int, lth_error *), "ptr",
+     "ptr,int,int,ptr");
+  FN(lth_oppoint_free, void (*)(lth_oppoint *), "void", "ptr");
+  FN(lth_oppoint_info, const lth_opinfo *(*)(const lth_oppoint *), "ptr", "ptr");
+  FN(lth_opdecomp_at, lth_status(*)(lth_opdecomp_ws *, double, lth_oppoint *, lth_error *), "int",
+     "ptr,double,ptr,ptr");
+  FN(lth_oppoint_g, lth_status(*)(const lth_oppoint *, lth_jet *, lth_error *), "int",
+     "ptr,ptr,ptr");
+  FN(lth_oppoint_q, lth_status(*)(const lth_oppoint *, lth_jet *, lth_error *), "int",
+     "ptr,ptr,ptr");
   /* bvp.h */
   FN(lth_bvp_opts_init, void (*)(lth_bvp_opts *), "void", "ptr");
   FN(lth_bvp_method_from_name, int (*)(const char *), "int", "char*");
@@ -622,6 +697,9 @@ int main(int argc, char **argv) {
   printf("DEFAULT_COLLOC_TOL = float(\"%.17g\")\n", (double)LTH_DEFAULT_COLLOC_TOL);
   printf("DEFAULT_SS_RTOL = float(\"%.17g\")\n", (double)LTH_DEFAULT_SS_RTOL);
   printf("DEFAULT_SS_ATOL = float(\"%.17g\")\n", (double)LTH_DEFAULT_SS_ATOL);
+  printf("DEFAULT_OPERATOR_MIN_SIZE = %d\n", (int)LTH_DEFAULT_OPERATOR_MIN_SIZE);
+  printf("DEFAULT_OPERATOR_MAX_DENSITY = float(\"%.17g\")\n",
+         (double)LTH_DEFAULT_OPERATOR_MAX_DENSITY);
   printf("DEFAULT_SS_RANGE_TOL = float(\"%.17g\")\n", (double)LTH_DEFAULT_SS_RANGE_TOL);
   printf("OUT_Q = %d\nOUT_GMAT = %d\nNOUT = %d\n\n", LTH_OUT_Q, LTH_OUT_GMAT, LTH_NOUT);
   status_list();

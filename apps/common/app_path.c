@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The dense or the operator path (app_path.h). */
+/* The dense or the operator path (app_path.h): the library's choice
+ * (lth_path_choose, include/lth/path.h) in the tools' words. */
 #include <stdio.h>
 
 #include "app_path.h"
-#include "lth/defaults.h"
-#include "lth/opivp.h"
 
 const char *app_path_name(const app_path *p) { return p->op ? "operator" : "dense"; }
 
@@ -13,68 +12,41 @@ void app_path_free(app_path *p) {
   p->sys = NULL;
 }
 
-/* What keeps this run off the operator path (NULL: nothing). */
-static const char *operator_obstacle(const app_run *run, const char *dense_only, int needs_cvode) {
-  if (!lth_system_is_exact(run->sys)) {
-    return "sampled data (samples(...) blocks: their derivatives are fitted and checked on the "
-           "dense path only)";
-  }
-  if (dense_only) {
-    return dense_only;
-  }
-  if (needs_cvode && !lth_opivp_available()) {
-    return "this build has no SUNDIALS CVODE (the operator path's integrator)";
-  }
-  return NULL;
-}
-
 int app_path_choose(app_path *p, const app_run *run, int opt, const char *dense_only,
                     int needs_cvode) {
   *p = (app_path){0};
-  int s = run->s;
-  if (opt == APP_PATH_DENSE) {
-    snprintf(p->why, sizeof p->why, "--path dense");
-    return 0;
-  }
-  if (opt == APP_PATH_AUTO && s < LTH_DEFAULT_OPERATOR_MIN_SIZE) {
-    snprintf(p->why, sizeof p->why, "s = %d < %d", s, LTH_DEFAULT_OPERATOR_MIN_SIZE);
-    return 0;
-  }
-  const char *obstacle = operator_obstacle(run, dense_only, needs_cvode);
-  if (obstacle && opt == APP_PATH_OPERATOR) {
-    return app_usage_error("--path operator: the operator path does not take %s; use --path "
-                           "dense (or auto)",
-                           obstacle);
-  }
-  if (obstacle) {
-    app_warn("s = %d would take the operator path, but this run asks for %s: the dense path "
-             "(s x s matrices) is used",
-             s, obstacle);
-    snprintf(p->why, sizeof p->why, "s = %d, but only it takes %.120s", s, obstacle);
-    return 0;
-  }
+  lth_path_mode mode = opt == APP_PATH_DENSE      ? LTH_PATH_DENSE
+                       : opt == APP_PATH_OPERATOR ? LTH_PATH_OPERATOR
+                                                  : LTH_PATH_AUTO;
+  lth_path_choice c;
   lth_error err;
   lth_error_clear(&err);
-  p->sys = lth_opsys_from_system(run->sys, &err);
-  if (!p->sys) {
-    lth_error_prefix(&err, "building the operator form: ");
+  lth_status st =
+      lth_path_choose(run->sys, mode, needs_cvode ? LTH_PATH_INTEGRATES : 0, dense_only, &c, &err);
+  if (st != LTH_OK && c.obstacle && mode == LTH_PATH_OPERATOR) {
+    return app_usage_error("--path operator: the operator path does not take %s; use --path "
+                           "dense (or auto)",
+                           c.obstacle);
+  }
+  if (st != LTH_OK) {
+    lth_path_choice_free(&c);
     return app_fail(&err);
   }
-  p->nnz = lth_opsys_nnz(p->sys);
-  p->density = (double)p->nnz / ((double)s * (double)s);
-  if (opt == APP_PATH_AUTO && p->density > LTH_DEFAULT_OPERATOR_MAX_DENSITY) {
-    snprintf(p->why, sizeof p->why, "s = %d, but A stores %.3g%% of s^2 entries > %g%%", s,
-             100 * p->density, 100 * LTH_DEFAULT_OPERATOR_MAX_DENSITY);
-    app_path_free(p);
-    return 0;
+  if (c.obstacle) {
+    app_warn("s = %d would take the operator path, but this run asks for %s: the dense path "
+             "(s x s matrices) is used",
+             run->s, c.obstacle);
   }
-  p->op = 1;
-  if (opt == APP_PATH_OPERATOR) {
-    snprintf(p->why, sizeof p->why, "--path operator; A stores %zu entries, %.3g%% of s^2", p->nnz,
-             100 * p->density);
+  p->op = c.op;
+  p->sys = c.sys;
+  p->nnz = c.nnz;
+  p->density = c.density;
+  if (mode == LTH_PATH_DENSE) {
+    snprintf(p->why, sizeof p->why, "--path dense");
+  } else if (mode == LTH_PATH_OPERATOR) {
+    snprintf(p->why, sizeof p->why, "--path operator; %s", c.why);
   } else {
-    snprintf(p->why, sizeof p->why, "s = %d >= %d, A stores %zu entries, %.3g%% of s^2", s,
-             LTH_DEFAULT_OPERATOR_MIN_SIZE, p->nnz, 100 * p->density);
+    snprintf(p->why, sizeof p->why, "%s", c.why);
   }
   return 0;
 }

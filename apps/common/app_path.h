@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The choice between the dense path (s x s matrices: lth_decomp_at,
  * lth_ivp_solve, lth_ic) and the operator path (include/lth/opdecomp.h,
- * include/lth/opivp.h: nothing s x s is formed) that lth-decompose, lth-ic
+ * include/lth/opsolve.h: nothing s x s is formed) that lth-decompose, lth-ic
  * and lth-solve make the same way, with the option
  *   --path auto|dense|operator
- * Auto takes the operator path from s = LTH_DEFAULT_OPERATOR_MIN_SIZE on when
- * A stores at most LTH_DEFAULT_OPERATOR_MAX_DENSITY s^2 entries
- * (include/lth/defaults.h).  What a run asks that only the dense path does
+ * The rule is the library's (lth_path_choose, include/lth/path.h, also the
+ * Python package's path=).  What a run asks that only the dense path does
  * (sampled data, an option of the dense path) keeps auto on the dense path
  * with a note on stderr, and makes --path operator a usage error naming it:
  * never a different answer than asked for.
@@ -17,6 +16,7 @@
 #include <stddef.h>
 
 #include "lth/opdecomp.h"
+#include "lth/path.h"
 
 #include "app_driver.h"
 
@@ -29,11 +29,11 @@ enum { APP_PATH_AUTO = 0, APP_PATH_DENSE = 1, APP_PATH_OPERATOR = 2 };
 #define APP_PATH_CHOICES "auto|dense|operator"
 
 typedef struct app_path {
-  int op;         /* 1: the operator path */
-  lth_opsys *sys; /* its system (op = 1), from lth_opsys_from_system(run->sys) */
-  size_t nnz;     /* stored entries of A (0: not counted, s below the threshold) */
-  double density; /* nnz / s^2 */
-  char why[200];  /* why this path, for the text report ("s = 3003 >= 500, ...") */
+  int op;                          /* 1: the operator path */
+  lth_opsys *sys;                  /* its system (op = 1), from lth_opsys_from_system(run->sys) */
+  size_t nnz;                      /* stored entries of A (0: not counted, s below the threshold) */
+  double density;                  /* nnz / s^2 */
+  char why[LTH_PATH_WHY_MAX + 32]; /* why this path, for the text report ("s = 3003 >= 500, ...") */
 } app_path;
 
 /* Choose the path for run's system as opt (APP_PATH_*) says.  dense_only:

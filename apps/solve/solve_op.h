@@ -1,14 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* lth-solve's operator path: lth_opivp_solve (include/lth/opivp.h, SUNDIALS
- * CVODE) in place of lth_ivp_solve, its results in an lth_ivp_result so that
- * the writers are those of the dense path.  Fields without meaning here:
- * gamma and output_gain NaN (written as null), coef_mode LTH_COEF_DIRECT (a
- * decomposition per right-hand side), z0_residual ||z0 - (G z0(1:m) + q)||
- * (zero exactly when z0 is consistent) instead of ||M0 z0 - b0||, which
- * needs the s x s conditions.  The global error estimate is the dense path's
- * (lth_ivp_result.error_*): a second solve from the same z0 with the same
- * method at SOLVE_OP_ERROR_FACTOR times rtol and atol, its difference from z
- * at the output times.  lth_ivp_result_free frees what solve_op returns.
+/* lth-solve's operator path: its options as lth_opivp_opts for lth_opsolve
+ * (include/lth/opsolve.h: lth_opivp_solve, SUNDIALS CVODE, in place of
+ * lth_ivp_solve, its results and global error estimate in an lth_ivp_result
+ * so that the writers are those of the dense path; gamma and output_gain
+ * NaN, written as null).  lth_ivp_result_free frees what solve_op returns.
  */
 #ifndef LTH_SOLVE_OP_H
 #define LTH_SOLVE_OP_H
@@ -17,10 +12,7 @@
 
 #include "lth/ivp.h"
 #include "lth/opivp.h"
-
-/* The reference solve's tolerances relative to the solve's (as the dense
- * path's msbdf, lth_ivp_result.error_rtol). */
-#define SOLVE_OP_ERROR_FACTOR 0.01
+#include "lth/opsolve.h"
 
 typedef struct solve_op_opts {
   int adams; /* 1: CVODE's Adams method, 0: BDF with SPGMR */
@@ -33,9 +25,7 @@ typedef struct solve_op_opts {
 } solve_op_opts;
 
 /* What lth_opivp_result says beyond lth_ivp_result. */
-typedef struct solve_op_stats {
-  size_t jv_evals, lin_iters, projections;
-} solve_op_stats;
+typedef lth_opsolve_stats solve_op_stats;
 
 lth_status solve_op(const lth_opsys *sys, double t0, const double *z0, const double *times,
                     size_t n, const solve_op_opts *o, lth_ivp_result **out, solve_op_stats *stats,

@@ -41,6 +41,9 @@ static void json_stats(app_json *j, const app_ctx *C) {
     app_json_put_int(j, "jv_evals", (long long)C->opstats.jv_evals);
     app_json_put_int(j, "lin_iters", (long long)C->opstats.lin_iters);
     app_json_put_int(j, "projections", (long long)C->opstats.projections);
+    app_json_put_number(j, "pi_proven", C->opstats.pi_proven);
+    app_json_put_int(j, "pi_proofs", (long long)C->opstats.pi_proofs);
+    put_number_or_null(j, "pi_inv_bound", C->opstats.pi_proven > 0 ? C->opstats.pi_inv_bound : NAN);
   }
   if (res->coef_mode == LTH_COEF_TABLE) {
     app_json_put_int(j, "table_panels", (long long)res->table_panels);
@@ -184,6 +187,33 @@ static void text_header(FILE *fp, const app_ctx *C, const app_run *run) {
           C->reproject ? ", reprojected at output times" : "");
 }
 
+/* The operator path's proof that Pi is nonsingular between the output
+ * times (include/lth/opivp.h): how much of the interval, or why none. */
+static void text_pi_proof(FILE *fp, const app_ctx *C, const app_run *run) {
+  const solve_op_stats *o = &C->opstats;
+  char b[32], b2[32];
+  app_fmt_exact(b, sizeof b, run->t0);
+  app_fmt_exact(b2, sizeof b2, C->res->n ? C->res->times[C->res->n - 1] : run->t0);
+  if (o->pi_proof_off) {
+    fprintf(fp,
+            "Pi             checked at the decomposed times only (a sign change of det Pi\n"
+            "               between two of them is refused); not proven in between:\n"
+            "               %s\n",
+            o->pi_proof_off);
+    return;
+  }
+  double pct = 100.0 * o->pi_proven;
+  if (o->pi_proven < 1.0) pct = fmin(pct, 99.99); /* never rounded up to all */
+  fprintf(fp,
+          "Pi             proven nonsingular on %.4g%% of [%s, %s] from the data's enclosures\n",
+          pct, b, b2);
+  if (o->pi_proven > 0) {
+    fprintf(fp, "               (%zu %s examined, ||Pi^-1|| <= %.3g there)%s\n", o->pi_proofs,
+            app_plural((double)o->pi_proofs, "piece", "pieces"), o->pi_inv_bound,
+            o->pi_proven < 1.0 ? "; the rest checked at the decomposed times" : "");
+  }
+}
+
 static void text_error(FILE *fp, const app_ctx *C, const app_run *run) {
   const lth_ivp_result *res = C->res;
   char b[32];
@@ -243,6 +273,7 @@ void solve_write_text(const app_ctx *C, app_run *run) {
             "coefficients   a decomposition per right-hand side (operator form: %zu Krylov\n"
             "               iterations, %zu products Ahat x, %zu projections)\n",
             C->opstats.lin_iters, C->opstats.jv_evals, C->opstats.projections);
+    text_pi_proof(fp, C, run);
   } else {
     fprintf(fp, "coefficients   a decomposition per right-hand side\n");
   }

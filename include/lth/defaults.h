@@ -22,6 +22,13 @@
  * (docs/performance.md); below 16 the thin factors cost little either way. */
 #define LTH_DEFAULT_OP_SPARSE_PI_NR 16
 
+/* The operator path proves Pi nonsingular between the integrator's times
+ * (lib/decomp/op_piproof.c) up to this n_r: its model of Pi is dense
+ * n_r x n_r (LAPACK's LU and n_r^3 products per piece), the chain's thin
+ * products O(nnz n_r).  Above it (Stokes-type systems, Pi sparse) the proof
+ * is off and det Pi's sign at the integrator's times is checked alone. */
+#define LTH_DEFAULT_OP_PI_PROOF_NR 64
+
 /* Local error tolerances of the reduced ODE's integrator (lth_ivp_opts,
  * lth_bvp_opts.ivp, lth_lqr_opts.ivp): relative and absolute. */
 #define LTH_DEFAULT_RTOL 1e-10

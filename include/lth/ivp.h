@@ -49,7 +49,9 @@ typedef enum lth_ivp_coefficients {
                         served >= 2 x its decompositions, judged panel by panel, else
                         direct from there on) and while its interpolation errors cannot
                         cost the solution more than rtol (docs/performance.md, "bias":
-                        else direct from the panel where they could); the Hermite grid
+                        if that fails before the table served the integrator, the table
+                        is rebuilt once to a tolerance that passes, where one above its
+                        floor does; else direct from the panel where they could); the Hermite grid
                         for sampled data */
   LTH_COEF_DIRECT,   /* a decomposition at every t asked for */
   LTH_COEF_TABLE,    /* the coefficient table (sampled data: the Hermite grid) */
@@ -72,7 +74,8 @@ typedef struct lth_ivp_opts {
                         oblique projection (result says what changed); 0: error */
   double stabilize;  /* drift damping rate gamma: the integrator uses Ahat - gamma P,
                         equal to Ahat on the state space, so solutions are unchanged
-                        while drift decays.  < 0: auto (default), 0: off.  gamma makes
+                        while drift decays.  < 0: auto (default; docs/user-guide.md
+                        section 6, "Drift damping"), 0: off.  gamma makes
                         the ODE stiff: an explicit method refuses gamma (t1 - t0) above
                         LTH_IVP_EXPLICIT_GAMMA_SPAN (LTH_EINVAL, at once) */
   lth_ivp_coefficients coefficients; /* LTH_COEF_AUTO (default), _DIRECT or _TABLE */

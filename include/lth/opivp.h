@@ -20,10 +20,21 @@
  * What is checked between the integrator's times: the decomposition refuses
  * each t where Pi is singular or ill-conditioned; a sign change of det Pi
  * between any two decomposed times is located by bisection and refused naming
- * that t (Pi is continuous, so it was singular there).  A Pi that touches
- * singularity between two decomposed times without changing sign and without
- * raising the condition at either is not seen: the dense path's scan of Pi
- * (include/lth/conditioning.h) has no operator form yet.
+ * that t (Pi is continuous, so it was singular there).  Where every chain
+ * block A(1,r), A(2,1), ..., A(r,r-1) carries an enclosure (constants, a data
+ * file's expressions and mm() combinations, the equation form's blocks) and
+ * n_r <= LTH_DEFAULT_OP_PI_PROOF_NR, each output interval is proven free of a
+ * singular or too ill-conditioned Pi before it is integrated, as the dense
+ * path's scan proves it (docs/enclosures.md): pieces from second-order Taylor
+ * models of the chain, a piece proven when q <= 3/4 and ||Pi^-1|| x
+ * chain_norm <= cond_max on all of it, else halved (at most
+ * OPIVP_PROOF_DEPTH times, OPIVP_PROOF_PIECES pieces per output interval),
+ * det Pi and the condition sampled at the ends and middle of every piece not
+ * proven: a refusal there names its t.  What stays unproven (reported in
+ * lth_opivp_result.pi_proven) and every interval of data without enclosures
+ * (callbacks, mass-matrix solves) is checked at the decomposed times alone:
+ * there a Pi that touches singularity between two of them without changing
+ * sign and without raising the condition at either is not seen.
  *
  * The library is built with CVODE when it is found (CMake option LTH_CVODE);
  * without it lth_opivp_solve refuses with LTH_EINVAL, and
@@ -91,6 +102,10 @@ typedef struct lth_opivp_opts {
   void (*progress)(void *ctx, double t, double t_end);
   void *progress_ctx;
   lth_opivp_precond precondition; /* BDF: LTH_OPIVP_PREC_AUTO (default), _OFF, _ON */
+  /* 0 (default): prove Pi nonsingular between the output times where the
+   * chain blocks carry enclosures (see the top of this file); < 0: do not
+   * (det Pi's sign at the decomposed times is checked alone). */
+  int pi_proof;
 } lth_opivp_opts;
 
 void lth_opivp_opts_init(lth_opivp_opts *opts);
@@ -109,6 +124,16 @@ typedef struct lth_opivp_result {
   double seconds_total, seconds_decomp; /* wall clock; decomp: the decompositions */
   int preconditioned;                   /* 1 if GMRES was preconditioned (lth_opivp_precond) */
   size_t prec_setups;                   /* factorizations of the preconditioner */
+  /* The proof that Pi is nonsingular between the decomposed times: the
+   * share of [t0, times[n-1]] (by length) proven, Pi nonsingular and
+   * ||Pi^-1|| x chain_norm within cond_max there (1 when t0 = times[n-1]
+   * and the proof can be made; 0 when it cannot: pi_proof_off says why),
+   * the bound of ||Pi(t)^-1||_1 over the proven part, and the pieces
+   * examined. */
+  double pi_proven;
+  double pi_inv_bound;
+  size_t pi_proofs;
+  const char *pi_proof_off; /* NULL, or why there is no proof (a static string) */
 } lth_opivp_result;
 
 /* 1 if the library was built with CVODE (lth_opivp_solve works), else 0. */

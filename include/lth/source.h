@@ -59,6 +59,13 @@ typedef struct lth_source_type {
   int (*csc_pattern)(const void *state, const int **colptr, const int **rowind);
   lth_status (*fill_csc)(const void *state, double t, int order, double *values, size_t stride,
                          double *work, lth_error *err);
+  /* Optional (a sparse source whose data carry an enclosure): enclose
+   * coefficients 0..order of the entries of the pattern over [a, b], entry p
+   * of order m at coef[m*stride + p] (stride >= nnz), with
+   * enclose_work_size(state, order) intervals of work.  The enclosure of
+   * `enclose` on the pattern, without the rows x cols of it. */
+  lth_status (*enclose_csc)(const void *state, double a, double b, int order, lth_interval *coef,
+                            size_t stride, lth_interval *work, lth_error *err);
 } lth_source_type;
 
 /* A source of a given type over `state`: a kind of one's own is an
@@ -124,6 +131,18 @@ lth_status lth_source_csc_pattern(const lth_source *src, int *nnz, const int **c
  * values); LTH_EINVAL for a dense source. */
 lth_status lth_source_fill_csc(const lth_source *src, double t, int order, double *values,
                                size_t stride, double *work, lth_error *err);
+/* 1 if the sparse source src carries an enclosure on its pattern (a data
+ * file's mm() combinations, the equation form's blocks of constants and
+ * expressions); 0 for callbacks and dense sources. */
+int lth_source_can_enclose_csc(const lth_source *src);
+/* Enclosures over [a, b] of coefficients 0..order of the values on the
+ * pattern: entry p of order m at coef[m*stride + p] (stride >= nnz), with
+ * lth_source_enclose_work_size(src, order) intervals of work (include/lth/
+ * enclose.h says what an enclosure is).  O(nnz) per order where the dense
+ * lth_source_enclose takes rows x cols.  LTH_EINVAL when src carries none. */
+lth_status lth_source_enclose_csc(const lth_source *src, double a, double b, int order,
+                                  lth_interval *coef, size_t stride, lth_interval *work,
+                                  lth_error *err);
 
 /* Matrix of expressions; entries[i + j*rows] (column-major) is entry (i, j).
  * The source takes ownership of the rows*cols expressions (also on failure). */

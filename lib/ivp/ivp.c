@@ -281,6 +281,10 @@ lth_status lth_ivp_reset(lth_ivp *iv, const double *V, lth_error *err) {
  * at t = 1000 9.9e-10 -> 5.5e-11 at rtol 1e-12; at the default rtol 1e-10 the
  * drift drops 100x (1.3e-9 -> 2e-12) while the error stays ~5e-9, set by the
  * phase error of the integration. */
+/* Auto takes the drift's own needs instead of 0.25 ||Ahat||_1 where that
+ * norm overstates them more than this factor (see choose_gamma). */
+#define GAMMA_OVERSTATED 4.0
+
 static lth_status choose_gamma(lth_ivp *iv, double t, lth_error *err) {
   iv->gamma = iv->opts.stabilize > 0 ? iv->opts.stabilize : 0.0;
   if (iv->opts.stabilize >= 0) {
@@ -299,8 +303,13 @@ static lth_status choose_gamma(lth_ivp *iv, double t, lth_error *err) {
     }
     na = fmax(na, c);
   }
-  double span = lth_coef_span(iv->coef);
-  iv->gamma = fmax(0.25 * na, span > 0 ? 1.0 / span : 0.0);
+  double span = lth_coef_span(iv->coef), floor = span > 0 ? 1.0 / span : 0.0;
+  iv->gamma = fmax(0.25 * na, floor);
+  double mu, rho;
+  if (iv->gamma > GAMMA_OVERSTATED * floor && lth_coef_drift_scales(iv->coef, t, &mu, &rho)) {
+    double need = fmax(2.0 * fmax(mu, 0.0) + 0.25 * rho, floor);
+    iv->gamma = need * GAMMA_OVERSTATED < iv->gamma ? need : iv->gamma;
+  }
   return LTH_OK;
 }
 

@@ -22,6 +22,7 @@
  * Direct mode: the decomposition at t (Taylor jets of the data).
  * Hermite mode (sampled data): lib/ivp/ivp_coef_hermite.c. */
 #define _POSIX_C_SOURCE 200809L
+#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,12 +123,13 @@ static lth_status table_setup(lth_coef *c, const lth_ivp_opts *o, lth_error *err
   to.cond_max = o->cond_max;
   to.chain_scale = c->chain_scale;
   to.max_bytes = o->table_max_bytes;
-  c->bias_limit = c->auto_table ? TABLE_BIAS_SHARE * (o->rtol > 0 ? o->rtol : LTH_DEFAULT_RTOL)
-                                : INFINITY;
+  c->bias_limit =
+      c->auto_table ? TABLE_BIAS_SHARE * (o->rtol > 0 ? o->rtol : LTH_DEFAULT_RTOL) : INFINITY;
   c->bias_cover = NAN;
   c->t_served = -INFINITY;
   lth_error local;
   lth_error_clear(&local);
+  c->tab_opts = to;
   c->tab = lth_table_alloc(c->sys, c->t_lo, c->t_hi, &to, &local);
   if (!c->tab && local.status == LTH_ENOMEM && c->auto_table) {
     /* its work arrays alone exceed the table's memory budget (they grow like
@@ -273,6 +275,43 @@ static void fall_back(lth_coef *c) {
   c->t_switch = lth_table_covered(c->tab);
 }
 
+/* Auto, when the bias bound (table_biased) fails before the table has served
+ * the integrator: the bound is linear in the panels' errors, so a table to
+ * RETABLE_SHARE limit / peak of the largest error met passes it.  The table
+ * is rebuilt once to that tolerance where it lies above the floor
+ * RETABLE_FLOOR LTH_COEF_TABLE_TOL_MIN (a table near its floor stalls:
+ * rounding, not interpolation, sets its error); 1 when rebuilt.  Measured on
+ * Ascher and Petzold's example (alpha = 50) at rtol 1e-8: 17 + 17 table
+ * decompositions instead of about 1500 direct ones. */
+#define RETABLE_SHARE 0.5
+#define RETABLE_FLOOR 10.0
+static int retable(lth_coef *c, double peak) {
+  if (c->retabled || c->t_served > -INFINITY || !(peak > 0)) {
+    return 0;
+  }
+  lth_table_info info;
+  lth_table_info_get(c->tab, &info);
+  double tol = fmin(c->tab_opts.tol, info.err_est) * RETABLE_SHARE * c->bias_limit / peak;
+  if (!(tol >= RETABLE_FLOOR * LTH_COEF_TABLE_TOL_MIN)) {
+    return 0;
+  }
+  lth_table_opts to = c->tab_opts;
+  to.tol = tol;
+  lth_table *tab = lth_table_alloc(c->sys, c->t_lo, c->t_hi, &to, NULL);
+  if (!tab) {
+    return 0;
+  }
+  c->decomps += info.decomps; /* the first table's work counts */
+  c->seconds += info.seconds;
+  lth_table_free(c->tab);
+  c->tab = tab;
+  c->tab_opts = to;
+  c->retabled = 1;
+  c->hint = 0;
+  c->bias_cover = NAN;
+  return 1;
+}
+
 /* Auto: do the panels' errors add more than bias_limit to the solution (with
  * damping rate gamma, the largest met so far)?  Then the span from the panel
  * where they pass it (or from the last right-hand side served, what is
@@ -286,9 +325,12 @@ static int table_biased(lth_coef *c, double gamma) {
   c->bias_cover = covered;
   c->bias_gamma = fmax(c->bias_gamma, gamma);
   double t_pass;
-  lth_table_rhs_error(c->tab, c->bias_gamma, c->bias_limit, &t_pass);
+  double peak = lth_table_rhs_error(c->tab, c->bias_gamma, c->bias_limit, &t_pass);
   if (!isfinite(t_pass)) {
     return 0;
+  }
+  if (retable(c, peak)) {
+    return 2;
   }
   c->fell_back = 1;
   /* (nothing served yet: not even t_lo) */
@@ -337,7 +379,11 @@ static lth_status table_eval(lth_coef *c, double t, int order, int full, double 
       return st;
     }
   }
-  if (rhs && table_biased(c, gamma) && t > c->t_switch) {
+  int biased = rhs ? table_biased(c, gamma) : 0;
+  if (biased == 2) { /* rebuilt to a tighter tolerance (retable) */
+    return table_eval(c, t, order, full, gamma, rhs, pt, err);
+  }
+  if (biased && t > c->t_switch) {
     return LTH_ERANGE;
   }
   /* direct panels (data not smooth there) come back as LTH_ERANGE; the damped
@@ -395,4 +441,124 @@ lth_status lth_coef_eval_full(lth_coef *c, double t, const lth_point **pt, lth_e
     }
   }
   return exact_eval(c, t, pt, err);
+}
+
+/* ---- the drift's scales (for the automatic drift damping, lib/ivp/ivp.c) ---- */
+
+/* Above this state dimension the scales are not computed (dense QR and
+ * eigenvalues of m x m matrices, as the bias check's TAB_BIAS_MMAX). */
+#define DRIFT_SCALES_MMAX 64
+
+/* mu, rho of one point with jets of order >= 1 (see lth_coef_drift_scales);
+ * W holds 4 m^2 + 4 m doubles. */
+static int drift_scales_of(const lth_point *pt, double *W, double *mu, double *rho) {
+  int m = pt->m, k = pt->m - pt->p; /* k = rank P, the drift's dimension */
+  double *K = W, *Q = K + (size_t)m * m, *IP = Q + (size_t)m * m, *M = IP + (size_t)m * m;
+  double *tau = M + (size_t)m * m, *wr = tau + m, *wi = wr + m;
+  lapack_int *jpvt = (lapack_int *)(wi + m);
+  /* K = P' + P Ahat: the drift y = P v obeys y' = (K - gamma) y (Clark,
+   * Theorem 1: (P' + P Ahat)(I - P) = 0, P g = 0) */
+  for (int j = 0; j < m; j++) {
+    for (int i = 0; i < m; i++) {
+      double s = LTH_JET_AT(&pt->P, 1, i, j);
+      for (int l = 0; l < m; l++) {
+        s += LTH_JET_AT(&pt->P, 0, i, l) * LTH_JET_AT(&pt->Ahat, 0, l, j);
+      }
+      K[i + (size_t)j * m] = s;
+      Q[i + (size_t)j * m] = LTH_JET_AT(&pt->P, 0, i, j);
+      IP[i + (size_t)j * m] = (i == j) - LTH_JET_AT(&pt->P, 0, i, j);
+      jpvt[j] = 0;
+    }
+  }
+  *mu = -INFINITY;
+  if (k > 0) {
+    /* Q's first k columns: an orthonormal basis of range P (pivoted QR) */
+    if (LAPACKE_dgeqp3(LAPACK_COL_MAJOR, m, m, Q, m, jpvt, tau) != 0 ||
+        LAPACKE_dorgqr(LAPACK_COL_MAJOR, m, k, k, Q, m, tau) != 0) {
+      return 0;
+    }
+    /* H = sym(Q^T K Q) (k x k in M); its largest eigenvalue bounds
+     * d/dt ||y||_2 / ||y||_2 over y in range P */
+    for (int b = 0; b < k; b++) {
+      for (int i = 0; i < m; i++) {
+        double s = 0.0;
+        for (int l = 0; l < m; l++) s += K[i + (size_t)l * m] * Q[l + (size_t)b * m];
+        IP[i + (size_t)b * m] = s; /* K Q (IP reused below) */
+      }
+    }
+    for (int b = 0; b < k; b++) {
+      for (int a = 0; a < k; a++) {
+        double s = 0.0;
+        for (int i = 0; i < m; i++) s += Q[i + (size_t)a * m] * IP[i + (size_t)b * m];
+        M[a + (size_t)b * k] = s;
+      }
+    }
+    for (int b = 0; b < k; b++) {
+      for (int a = 0; a < b; a++) {
+        double s = 0.5 * (M[a + (size_t)b * k] + M[b + (size_t)a * k]);
+        M[a + (size_t)b * k] = M[b + (size_t)a * k] = s;
+      }
+    }
+    if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'U', k, M, k, wr) != 0) {
+      return 0;
+    }
+    *mu = wr[k - 1];
+    for (int j = 0; j < m; j++) {
+      for (int i = 0; i < m; i++) IP[i + (size_t)j * m] = (i == j) - LTH_JET_AT(&pt->P, 0, i, j);
+    }
+  }
+  /* rho: the spectral radius of (I - P) Ahat (I - P), Ahat on the state space */
+  for (int j = 0; j < m; j++) {
+    for (int i = 0; i < m; i++) {
+      double s = 0.0;
+      for (int l = 0; l < m; l++) s += LTH_JET_AT(&pt->Ahat, 0, i, l) * IP[l + (size_t)j * m];
+      K[i + (size_t)j * m] = s;
+    }
+  }
+  for (int j = 0; j < m; j++) {
+    for (int i = 0; i < m; i++) {
+      double s = 0.0;
+      for (int l = 0; l < m; l++) s += IP[i + (size_t)l * m] * K[l + (size_t)j * m];
+      M[i + (size_t)j * m] = s;
+    }
+  }
+  if (LAPACKE_dgeev(LAPACK_COL_MAJOR, 'N', 'N', m, M, m, wr, wi, NULL, 1, NULL, 1) != 0) {
+    return 0;
+  }
+  *rho = 0.0;
+  for (int i = 0; i < m; i++) *rho = fmax(*rho, hypot(wr[i], wi[i]));
+  return isfinite(*rho) && !isnan(*mu);
+}
+
+int lth_coef_drift_scales(lth_coef *c, double t, double *mu, double *rho) {
+  int m = lth_system_state_dim(c->sys);
+  if (c->mode == LTH_COEF_HERMITE || m < 1 || m > DRIFT_SCALES_MMAX) {
+    return 0;
+  }
+  int own = c->deriv < 1; /* a workspace with first derivatives of its own */
+  lth_decomp_ws *ws = own ? lth_decomp_ws_alloc_scaled(c->sys, 1, c->chain_scale, NULL) : c->ws;
+  lth_point *pt = own ? lth_point_alloc(c->sys, 1, NULL) : c->pt;
+  size_t nw = 4 * (size_t)m * m + 4 * (size_t)m; /* lapack_int pivots fit in m doubles */
+  double *W = malloc(sizeof(double) * nw);
+  /* at t and at the span's end: between them (and beyond t if the span's
+   * end is before it) the rates are sampled, not bounded */
+  double ts[2] = {t, c->t_hi > t ? c->t_hi : t};
+  int ok = ws && pt && W;
+  *mu = -INFINITY;
+  *rho = 0.0;
+  for (int k = 0; ok && k < 2; k++) {
+    double mk = -INFINITY, rk = 0.0;
+    ok = lth_decomp_at(ws, ts[k], pt, NULL) == LTH_OK && drift_scales_of(pt, W, &mk, &rk);
+    *mu = fmax(*mu, mk);
+    *rho = fmax(*rho, rk);
+  }
+  if (!own) {
+    c->t_cached = NAN;
+  }
+  free(W);
+  if (own) {
+    lth_point_free(pt);
+    lth_decomp_ws_free(ws);
+  }
+  return ok;
 }

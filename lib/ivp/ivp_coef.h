@@ -54,6 +54,13 @@ double lth_coef_span(const lth_coef *c);
 void lth_coef_output_density(lth_coef *c, double per_unit_t);
 /* Decompositions (table nodes and bisections included) and their seconds. */
 void lth_coef_stats(const lth_coef *c, size_t *decomps, double *seconds);
+/* The scales of the drift at t and at the span's end (the larger of the
+ * two), for the automatic drift damping: *mu the largest growth rate of
+ * ||y||_2 over the drift y = P v in range P (y' = (P' + P Ahat - gamma) y),
+ * *rho the spectral radius of (I - P) Ahat (I - P), the reduced ODE's own
+ * scale on the state space.  0 where they are not had (sampled data, m above
+ * a limit, a failed decomposition: nothing recorded). */
+int lth_coef_drift_scales(lth_coef *c, double t, double *mu, double *rho);
 /* Fill res->coef_mode, coef_order, table_panels, table_direct_panels, coef_error. */
 void lth_coef_report(const lth_coef *c, lth_ivp_result *res);
 

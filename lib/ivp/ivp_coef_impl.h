@@ -30,10 +30,12 @@ struct lth_coef {
   size_t served; /* evaluations served by the table */
   size_t hint;   /* the table panel of the last evaluation */
   /* auto: the bias the table's panels may add to the solution (table_biased) */
-  double bias_limit;  /* TABLE_BIAS_SHARE rtol (INFINITY: not checked) */
-  double bias_cover;  /* covered part and largest damping rate last checked */
+  double bias_limit; /* TABLE_BIAS_SHARE rtol (INFINITY: not checked) */
+  double bias_cover; /* covered part and largest damping rate last checked */
   double bias_gamma;
-  double t_served;    /* the latest time the table has served */
+  double t_served;         /* the latest time the table has served */
+  lth_table_opts tab_opts; /* the table's options (tol lowered by retable) */
+  int retabled;            /* the table was rebuilt once to a tighter tolerance */
   /* Hermite mode */
   lth_grid_result *grid; /* the nodes */
   int k;                 /* order of the stored jets */

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "core/errors.h"
+#include "decomp/op_piproof.h"
 #include "lth/defaults.h"
 #include "opivp_impl.h"
 
@@ -55,7 +56,7 @@ void lth_opivp_result_free(lth_opivp_result *res) {
 /* ---- the point at t, cached ---- */
 
 /* One decomposition at t into c->pt, timed and counted. */
-static lth_status decompose(opivp_ctx *c, double t, lth_error *e) {
+lth_status opivp_decompose(opivp_ctx *c, double t, lth_error *e) {
   double t1 = now();
   lth_status st = lth_opdecomp_at(c->ws, t, c->pt, e);
   c->seconds_decomp += now() - t1;
@@ -68,11 +69,11 @@ static lth_status decompose(opivp_ctx *c, double t, lth_error *e) {
  * (det Pi is continuous).  Bisect on the sign to name where, to rounding in t;
  * a decomposition that refuses on the way (Pi nearly singular) names its t
  * itself. */
-static lth_status sign_change(opivp_ctx *c, double a, int sa, double b, lth_error *e) {
+lth_status opivp_sign_change(opivp_ctx *c, double a, int sa, double b, lth_error *e) {
   double a0 = a, b0 = b;
   for (int it = 0; it < 200 && fabs(b - a) > 4 * DBL_EPSILON * fmax(fabs(a), fabs(b)); it++) {
     double mid = 0.5 * (a + b);
-    lth_status st = decompose(c, mid, e);
+    lth_status st = opivp_decompose(c, mid, e);
     if (st != LTH_OK) return st;
     if (lth_oppoint_info(c->pt)->pi_sign == sa) {
       a = mid;
@@ -90,12 +91,12 @@ lth_status opivp_at(opivp_ctx *c, double t) {
   if (c->have_pt && c->t_pt == t) return LTH_OK;
   lth_error e;
   lth_error_clear(&e);
-  lth_status st = decompose(c, t, &e);
+  lth_status st = opivp_decompose(c, t, &e);
   if (st == LTH_OK) {
     int sign = lth_oppoint_info(c->pt)->pi_sign;
     if (c->have_sign && sign != c->sign) {
-      st = c->sign_t < t ? sign_change(c, c->sign_t, c->sign, t, &e)
-                         : sign_change(c, t, sign, c->sign_t, &e);
+      st = c->sign_t < t ? opivp_sign_change(c, c->sign_t, c->sign, t, &e)
+                         : opivp_sign_change(c, t, sign, c->sign_t, &e);
     } else {
       c->have_sign = 1;
       c->sign = sign;
@@ -221,6 +222,7 @@ static lth_status check_args(const lth_opsys *sys, double t0, const double *z0, 
 
 #ifdef LTH_HAVE_CVODE
 static void ctx_free(opivp_ctx *c) {
+  op_piproof_free(c->proof);
   lth_oppoint_free(c->pt);
   lth_opdecomp_ws_free(c->ws);
   free(c->gbuf);
@@ -242,6 +244,9 @@ static lth_status ctx_init(opivp_ctx *c, const lth_opsys *sys, const lth_opivp_o
   c->pt = c->ws ? lth_oppoint_alloc(sys, 0, 1, err) : NULL;
   if (!c->pt) return lth_error_status(err);
   if (o->cond_max > 0) lth_opdecomp_ws_set_cond_max(c->ws, o->cond_max);
+  c->cond_max = o->cond_max > 0 ? o->cond_max : LTH_DEFAULT_COND_MAX;
+  c->proof = o->pi_proof >= 0 ? op_piproof_alloc(sys, &c->proof_off) : NULL;
+  if (o->pi_proof < 0) c->proof_off = "the proof is off (opts.pi_proof < 0)";
   c->gbuf = malloc((size_t)c->m * sizeof(double));
   c->pbuf = malloc((size_t)c->m * sizeof(double));
   c->zbuf = malloc((size_t)c->s * sizeof(double));
@@ -326,6 +331,7 @@ lth_status lth_opivp_solve(const lth_opsys *sys, double t0, const double *z0, co
   if (st == LTH_OK && (!res || !v0)) {
     st = lth_error_set(err, LTH_ENOMEM, "lth_opivp_solve: out of memory (s = %d, n = %zu)", c.s, n);
   }
+  if (st == LTH_OK) opivp_scale(&c, t0, times[n - 1]);
   if (st == LTH_OK) st = initial_state(&c, t0, z0, v0, res, err);
   size_t k0 = 0; /* outputs at t0 are the initial state's */
   for (; st == LTH_OK && k0 < n && times[k0] == t0; k0++) st = output(&c, k0, v0, res, err);
@@ -341,6 +347,11 @@ lth_status lth_opivp_solve(const lth_opsys *sys, double t0, const double *z0, co
     res->n = n;
   }
   if (st == LTH_OK) {
+    double len = times[n - 1] - t0;
+    res->pi_proven = !c.proof ? 0.0 : len > 0 ? fmin(1.0, c.proven_len / len) : 1.0;
+    res->pi_inv_bound = c.pinv_bound;
+    res->pi_proofs = c.proofs;
+    res->pi_proof_off = c.proof_off;
     res->decomps = c.decomps;
     res->seconds_decomp = c.seconds_decomp;
     res->seconds_total = now() - t_start;

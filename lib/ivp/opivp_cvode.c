@@ -265,6 +265,8 @@ lth_status opivp_integrate(opivp_ctx *c, double t0, const double *v0, const doub
       /* stop at the output time, not past it: the output is then a step's
        * projected end, not CVODE's interpolant (whose history is not
        * projected: the drift there is of the order of the tolerance) */
+      st = opivp_prove(c, tcur, times[k], err);
+      if (st != LTH_OK) break;
       f = CVodeSetStopTime(mem, times[k]);
       if (f >= 0) f = CVode(mem, times[k], y, &tcur, CV_NORMAL);
       if (f < 0) {

@@ -30,6 +30,13 @@ typedef struct opivp_ctx {
   double *zbuf;        /* s: q */
   size_t decomps;
   double seconds_decomp;
+  /* the proof that Pi is nonsingular between the output times
+   * (lib/ivp/opivp_proof.c): NULL with why_off when it cannot be made */
+  struct op_piproof *proof;
+  const char *proof_off;
+  double cond_max, proven_len, pinv_bound;
+  double scale; /* of cond_interval: the largest chain norm on [t0, t_end] (0: at each t) */
+  size_t proofs;
   /* the first failure inside a callback, for the solve to return */
   lth_error fail;
   int failed;
@@ -44,6 +51,27 @@ lth_status opivp_rhs(opivp_ctx *c, double t, const double *x, double *y);
 lth_status opivp_jv(opivp_ctx *c, double t, const double *x, double *y);
 /* y = P(t) x, or (I - P(t)) x when minus (x, y distinct). */
 lth_status opivp_proj(opivp_ctx *c, double t, int minus, const double *x, double *y);
+
+/* One decomposition at t into c->pt (not cached: c->have_pt = 0), timed
+ * and counted; its refusal in e. */
+lth_status opivp_decompose(opivp_ctx *c, double t, lth_error *e);
+
+/* det Pi has sign sa at a and the other sign at b: bisect to where it
+ * changes and refuse naming that t (LTH_ESING, or a decomposition's refusal
+ * on the way). */
+lth_status opivp_sign_change(opivp_ctx *c, double a, int sa, double b, lth_error *e);
+
+/* Where c->proof can: the largest chain norm on [t0, t1] (a value it
+ * reaches, within 1/1024 of the proven bound where 48 halvings suffice) into
+ * c->scale, the scale of cond_interval of the proof and its samples, as the
+ * dense path's scan sets it (docs/conditioning.md section 2.1). */
+void opivp_scale(opivp_ctx *c, double t0, double t1);
+
+/* Before integrating [a, b] (a < b): prove Pi nonsingular and within
+ * cond_max there where c->proof can (adding to c->proven_len), refuse
+ * naming t where the samples of the pieces not proven find Pi singular or
+ * ill-conditioned (lib/ivp/opivp_proof.c). */
+lth_status opivp_prove(opivp_ctx *c, double a, double b, lth_error *err);
 
 /* Integrate v' = Ahat v + g from v0 at t0 through times[0..n-1] (> t0,
  * non-decreasing), calling out(c, k, v) at each.  Fills the counters of res. */

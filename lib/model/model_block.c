@@ -226,6 +226,38 @@ static lth_status mblock_enclose(const void *state, double a, double e, int orde
   return LTH_OK;
 }
 
+/* The same on the pattern: entry k at pos[k] (a repeated entry keeps its
+ * last coefficient, as mblock_enclose). */
+static lth_status mblock_enclose_csc(const void *state, double a, double e, int order,
+                                     lth_interval *coef, size_t stride, lth_interval *work,
+                                     lth_error *err) {
+  const mblock *b = state;
+  lth_interval *y = work, *w = work + order + 1;
+  for (int m = 0; m <= order; m++) {
+    for (int p = 0; p < b->npat; p++) {
+      coef[(size_t)m * stride + (size_t)p] = (lth_interval){0.0, 0.0};
+    }
+  }
+  for (int k = 0; k < b->nnz; k++) {
+    const lth_mcoef *c = b->c[k];
+    if (c->kind == MCOEF_EXPR) {
+      lth_status st = lth_expr_enclose(c->e, a, e, order, y, w, err);
+      if (st != LTH_OK) {
+        return st;
+      }
+    } else {
+      y[0] = (lth_interval){c->v, c->v};
+      for (int m = 1; m <= order; m++) {
+        y[m] = (lth_interval){0.0, 0.0};
+      }
+    }
+    for (int m = 0; m <= order; m++) {
+      coef[(size_t)m * stride + (size_t)b->pos[k]] = y[m];
+    }
+  }
+  return LTH_OK;
+}
+
 /* [exact][enclosable]: sampled coefficients carry no enclosure. */
 static const lth_source_type mblock_types[2][2] = {
     {{.name = "equations",
@@ -245,7 +277,8 @@ static const lth_source_type mblock_types[2][2] = {
       .enclose = mblock_enclose,
       .enclose_work_size = mblock_enclose_work,
       .csc_pattern = mblock_csc_pattern,
-      .fill_csc = mblock_fill_csc}},
+      .fill_csc = mblock_fill_csc,
+      .enclose_csc = mblock_enclose_csc}},
     {{.name = "equations",
       .fill = mblock_fill,
       .work_size = mblock_work,
@@ -263,7 +296,8 @@ static const lth_source_type mblock_types[2][2] = {
       .enclose = mblock_enclose,
       .enclose_work_size = mblock_enclose_work,
       .csc_pattern = mblock_csc_pattern,
-      .fill_csc = mblock_fill_csc}},
+      .fill_csc = mblock_fill_csc,
+      .enclose_csc = mblock_enclose_csc}},
 };
 
 static lth_status mblock_rebind(const void *state, lth_leaf_map map, void *ctx, lth_source **out,

@@ -79,6 +79,28 @@ lth_status lth_source_fill_csc(const lth_source *src, double t, int order, doubl
   return LTH_OK;
 }
 
+int lth_source_can_enclose_csc(const lth_source *src) {
+  return lth_source_is_sparse(src) && lth_source_get_type(src)->enclose_csc != NULL;
+}
+
+lth_status lth_source_enclose_csc(const lth_source *src, double a, double b, int order,
+                                  lth_interval *coef, size_t stride, lth_interval *work,
+                                  lth_error *err) {
+  if (!lth_source_can_enclose_csc(src) || !coef || order < 0 || !(a <= b)) {
+    return lth_error_set(err, LTH_EINVAL,
+                         "lth_source_enclose_csc: no enclosure on a pattern for %s data, or bad "
+                         "arguments",
+                         src ? lth_source_get_type(src)->name : "NULL");
+  }
+  const lth_source_type *ty = lth_source_get_type(src);
+  const int *colptr, *rowind;
+  int nnz = ty->csc_pattern(lth_source_state(src), &colptr, &rowind);
+  if (stride < (size_t)nnz) {
+    return lth_error_set(err, LTH_EDIM, "enclosures of %d entries with stride %zu", nnz, stride);
+  }
+  return ty->enclose_csc(lth_source_state(src), a, b, order, coef, stride, work, err);
+}
+
 /* values[m*stride + p] = 0 for the nnz entries of orders 0..order. */
 static void zero_values(double *values, int nnz, size_t stride, int order) {
   for (int m = 0; m <= order; m++) {
@@ -380,6 +402,39 @@ static lth_status sum_enclose(const void *state, double a, double b, int order, 
   return LTH_OK;
 }
 
+/* The same sums on the union pattern: term k's entry p at pos[p]. */
+static lth_status sum_enclose_csc(const void *state, double a, double b, int order,
+                                  lth_interval *coef, size_t stride, lth_interval *work,
+                                  lth_error *err) {
+  const sum_state *ss = state;
+  lth_interval *y = work, *scratch = work + order + 1;
+  for (int m = 0; m <= order; m++) {
+    for (int p = 0; p < ss->pat->nnz; p++) {
+      coef[(size_t)m * stride + (size_t)p] = (lth_interval){0.0, 0.0};
+    }
+  }
+  for (int k = 0; k < ss->n; k++) {
+    const sum_term *tm = &ss->t[k];
+    if (tm->phi) {
+      lth_status st = lth_expr_enclose(tm->phi, a, b, order, y, scratch, err);
+      if (st != LTH_OK) {
+        return st;
+      }
+    } else {
+      for (int m = 0; m <= order; m++) {
+        y[m] = (lth_interval){m == 0 ? tm->c : 0.0, m == 0 ? tm->c : 0.0};
+      }
+    }
+    for (int m = 0; m <= order; m++) {
+      lth_interval *cm = coef + (size_t)m * stride;
+      for (int p = 0; p < tm->m->nnz; p++) {
+        cm[tm->pos[p]] = iv_axpy(cm[tm->pos[p]], tm->m->val[p], y[m]);
+      }
+    }
+  }
+  return LTH_OK;
+}
+
 static const lth_source_type sum_type = {.name = "sparse matrix",
                                          .fill = sum_fill,
                                          .work_size = sum_work,
@@ -387,6 +442,7 @@ static const lth_source_type sum_type = {.name = "sparse matrix",
                                          .exact = 1,
                                          .enclose = sum_enclose,
                                          .enclose_work_size = sum_enclose_work,
+                                         .enclose_csc = sum_enclose_csc,
                                          .csc_pattern = sum_pattern,
                                          .fill_csc = sum_fill_csc};
 

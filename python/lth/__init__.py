@@ -11,7 +11,9 @@ The whole workflow of the command-line tools, with NumPy arrays:
 
 and ``lth.bvp``, ``lth.lqr``, ``lth.check``, ``lth.ss`` and ``lth.kalman`` (the state-space
 realization of a plant with inputs); results are dataclasses of NumPy
-arrays with the components' names; errors are :class:`lth.Error` subclasses
+arrays with the components' names; ``lth.solve``, ``lth.ic`` and ``lth.decompose``
+take large sparse systems on the operator path (``path=``, :mod:`lth.oppath`), as the
+tools do; errors are :class:`lth.Error` subclasses
 carrying lth's message, status, t, condition estimate and file:line:column;
 ``lth.plot`` draws the results with matplotlib.  docs/python.md is the guide.
 

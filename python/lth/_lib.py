@@ -99,7 +99,7 @@ Error_t = S["lth_error"]
 
 _RET = {"int": ctypes.c_int, "double": ctypes.c_double, "ptr": ctypes.c_void_p,
         "size_t": ctypes.c_size_t, "char*": ctypes.c_char_p, "void": None}
-_ARG = {"int": ctypes.c_int, "double": ctypes.c_double, "ptr": ctypes.c_void_p,
+_ARG = {"int": ctypes.c_int, "uint": ctypes.c_uint, "double": ctypes.c_double, "ptr": ctypes.c_void_p,
         "size_t": ctypes.c_size_t, "char*": ctypes.c_char_p}
 
 # Callback types (their C types are checked in gen_layout.c).

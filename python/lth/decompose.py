@@ -8,12 +8,13 @@ order and copied into preallocated arrays, so the results equal
 
 import ctypes
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
 
-from . import _lib, errors, sampling
+from . import _lib, errors, oppath, sampling
 from ._layout import DEFAULT_COND_MAX
 from ._lib import LIB, S
 from .problem import FreeInputsAtZero, as_problem, number, select_times
@@ -46,12 +47,20 @@ class CheckReport:
 class Decomposition:
     """Clark's decomposition at the times ``t`` (n of them).
 
+    ``path`` says which path computed it (``path=`` of :func:`decompose`).
+    On the operator path nothing s x s is formed: ``P``, ``Ahat``, ``Bhat``
+    and ``G`` are None (as ``lth-decompose`` writes only t, cond_pi, g, q,
+    cond_chain and their norms there).
+
     Arrays (first axis: time): ``P`` (n, m, m) = blockdiag(P_1..P_{r-1}),
     ``Ahat`` (n, m, m) and ``g`` (n, m) of the reduced ODE v' = Ahat v + g,
     ``Bhat`` (n, s, m) and ``q`` (n, s) of (w, u) = Bhat v + q, ``G`` (n, s, m) =
     [Nhat + Bhat](I - P); ``cond_pi`` and ``cond_chain`` (n,) condition
     estimates, ``pi_sign`` (n,) the sign of det Pi.  ``derivatives`` maps each
-    result name to its derivatives of order 1..order (axis 1), when asked for.
+    result name to its derivatives of order 1..order (axis 1), when asked for
+    (None for a result the path does not form).  ``norms`` maps each result
+    name to its 1-norm at every time (n,), ``lth-decompose``'s norm_P, ...,
+    norm_G (None for a result the path does not form).
     ``error_estimate`` (sampled data only, as ``lth-decompose``'s JSON) maps
     "P", "Ahat", "g", "Bhat", "q", "G" to the estimated largest absolute error
     of that output's entries that the samples' fits cause (n,), and
@@ -81,12 +90,12 @@ class Decomposition:
     cond_pi: np.ndarray
     cond_chain: np.ndarray
     pi_sign: np.ndarray
-    P: np.ndarray
-    Ahat: np.ndarray
+    P: Optional[np.ndarray]
+    Ahat: Optional[np.ndarray]
     g: np.ndarray
-    Bhat: np.ndarray
+    Bhat: Optional[np.ndarray]
     q: np.ndarray
-    G: np.ndarray
+    G: Optional[np.ndarray]
     index: int
     blocks: tuple
     p: int
@@ -104,6 +113,8 @@ class Decomposition:
     index1: list = field(default_factory=list)
     inputs: list = field(default_factory=list)
     free_inputs: list = field(default_factory=list)
+    path: str = "dense"
+    norms: Optional[dict] = None
 
     @property
     def cond_pi_max(self):
@@ -189,8 +200,111 @@ def _finite_or_raise(col, n_checked):
                 raise errors.NotFiniteError("check sv_gap is not finite", t=float(col.t[k]))
 
 
+def _norms(val):
+    """The 1-norm (largest column sum) of every result at every time, as
+    lth-decompose's norm_P, ..., norm_G (lth_jet_norm1); None for a result
+    not formed."""
+    out = {}
+    for name in _RESULTS:
+        a = val.get(name)
+        if a is None:
+            out[name] = None
+            continue
+        a = np.abs(a if a.ndim == 3 else a[:, :, None])
+        out[name] = a.sum(axis=1).max(axis=1, initial=0.0)
+    return out
+
+
+_MATRICES = ("P", "Ahat", "Bhat", "G")
+_FIELDS = ("cond_pi", "P", "Ahat", "g", "Bhat", "q", "G", "cond_chain", "check") + tuple(
+    "norm_" + r for r in _RESULTS)
+
+
+def _op_fields(pb, fields):
+    """On the operator path: a field of size s x m or m x m asked for is a
+    UsageError naming it and its size (lth-decompose's refusal); without
+    `fields` a PathWarning says they are not formed."""
+    if fields is None:
+        warnings.warn("s = %d: the operator path gives t, cond_pi, g, q and cond_chain (P, Ahat, "
+                      "Bhat and G are %d x %d and larger, never formed); path='dense' forms "
+                      "them" % (pb.s, pb.m, pb.m), errors.PathWarning, stacklevel=3)
+        return
+    for f in fields:
+        base = f[5:] if f.startswith("norm_") else f
+        if base in _MATRICES:
+            rows = pb.s if base in ("Bhat", "G") else pb.m
+            raise errors.UsageError(
+                "fields %s: at s = %d the operator path forms nothing of size s x s, and %s%s is "
+                "%d x %d (%.3g MB per point); it gives cond_pi, g, q, cond_chain, norm_g and "
+                "norm_q.  path='dense' forms the matrices anyway"
+                % (f, pb.s, "the norm of " if base != f else "", base, rows, pb.m,
+                   8e-6 * rows * pb.m))
+
+
+def _fields_arg(fields):
+    if fields is None:
+        return None
+    if isinstance(fields, str):
+        fields = [fields]
+    out = []
+    for f in fields:
+        if f == "norms":
+            out.extend("norm_" + r for r in _RESULTS)
+        elif f in _FIELDS:
+            out.append(f)
+        else:
+            raise errors.UsageError("fields: unknown field %r (the fields are %s, and norms for "
+                                    "all six norms)" % (f, ", ".join(_FIELDS)))
+    return out
+
+
+def _decompose_operator(pb, chosen, ts, order, cond_max):
+    """The operator path: lth_opdecomp_at at every time, in order, g and q
+    and their derivatives of order 1..order (lth-decompose's compute_op)."""
+    s, m, n = pb.s, pb.m, len(ts)
+    err = _lib.new_error()
+    val = {"g": np.zeros((n, m)), "q": np.zeros((n, s))}
+    der = {"g": np.zeros((n, order, m)), "q": np.zeros((n, order, s))}
+    cond_pi, cond_chain = np.zeros(n), np.zeros(n)
+    pi_sign = np.zeros(n, dtype=int)
+    jets = {"g": S["lth_jet"](), "q": S["lth_jet"]()}
+    ws = pt = None
+    try:
+        for name, rows in (("g", m), ("q", s)):
+            _lib.check(LIB.lth_jet_init(ctypes.byref(jets[name]), rows, 1, order,
+                                        ctypes.byref(err)), err)
+        ws = _lib.check_ptr(LIB.lth_opdecomp_ws_alloc(chosen.sys, order, ctypes.byref(err)), err)
+        pt = _lib.check_ptr(LIB.lth_oppoint_alloc(chosen.sys, order, 1, ctypes.byref(err)), err)
+        LIB.lth_opdecomp_ws_set_cond_max(ws, cond_max)
+        for k, t in enumerate(ts):
+            _lib.check(LIB.lth_opdecomp_at(ws, float(t), pt, ctypes.byref(err)), err)
+            info = S["lth_opinfo"].from_address(LIB.lth_oppoint_info(pt))
+            cond_pi[k], cond_chain[k], pi_sign[k] = info.cond_pi, info.cond_chain, info.pi_sign
+            for name, fn in (("g", LIB.lth_oppoint_g), ("q", LIB.lth_oppoint_q)):
+                _lib.check(fn(pt, ctypes.byref(jets[name]), ctypes.byref(err)), err)
+                val[name][k] = _lib.jet_coef(jets[name], 0)[:, 0]
+                fact = 1.0
+                for d in range(1, order + 1):
+                    fact *= d
+                    der[name][k, d - 1] = fact * _lib.jet_coef(jets[name], d)[:, 0]
+            bad = [x for x in ("g", "q") if not (np.all(np.isfinite(val[x][k])) and
+                                                np.all(np.isfinite(der[x][k])))]
+            if bad:
+                raise errors.NotFiniteError("%s is not finite" % bad[0], t=float(t))
+            if not (math.isfinite(cond_pi[k]) and math.isfinite(cond_chain[k])):
+                raise errors.NotFiniteError("the condition estimate is not finite", t=float(t))
+    finally:
+        LIB.lth_oppoint_free(pt)
+        LIB.lth_opdecomp_ws_free(ws)
+        for J in jets.values():
+            LIB.lth_jet_release(ctypes.byref(J))
+    for name in _MATRICES:
+        val[name] = der[name] = None
+    return cond_pi, cond_chain, pi_sign, val, der
+
+
 def decompose(problem, times=None, *, grid=None, order=0, check=False, check_tol=1e-8,
-              cond_max=DEFAULT_COND_MAX, threads=0):
+              cond_max=DEFAULT_COND_MAX, threads=0, path="auto", fields=None):
     """Clark's decomposition at `times` (default: the problem's grid; or `grid`
     uniform points), as ``lth-decompose``.
 
@@ -201,6 +315,13 @@ def decompose(problem, times=None, *, grid=None, order=0, check=False, check_tol
     A chain condition above ``cond_max`` is :class:`lth.ConditionError`
     naming t and the estimate; a singular Pi is :class:`lth.SingularError`.
     ``threads``: worker threads (0 = all cores; results do not depend on it).
+    ``path``: "auto" (default), "dense" or "operator", as ``lth-decompose
+    --path`` (:mod:`lth.oppath`); ``check`` needs the dense path.  On the
+    operator path only cond_pi, g, q, cond_chain and the norms of g and q
+    are computed, one point after the other; ``fields`` (names as
+    ``lth-decompose --fields``: "P", "g", "norm_G", "norms", ...) says what
+    the call needs, and a matrix among them is then a
+    :class:`lth.UsageError` naming its size.
     Returns a :class:`Decomposition`.
     """
     pb = as_problem(problem)
@@ -211,7 +332,30 @@ def decompose(problem, times=None, *, grid=None, order=0, check=False, check_tol
     if check_tol is not None:
         check_tol = number(check_tol, "check_tol", 0, 1e300)
     check = bool(check)
+    fields = _fields_arg(fields)
+    if fields is not None and "check" in fields and not check:
+        raise errors.UsageError("fields check needs check=True")
     out_order = order if order > 0 or not check else 1
+    with FreeInputsAtZero(pb) as free, \
+            oppath.Path(pb, path, dense_only="check (it verifies the s x s results)"
+                        if check else None) as chosen:
+        if chosen.op:
+            _op_fields(pb, fields)
+            cond_pi, cond_chain, pi_sign, val, der = _decompose_operator(pb, chosen, ts, order,
+                                                                         cond_max)
+            for name in ("q",):  # rows: z's unknowns, in the user's order
+                val[name] = pb.to_user(val[name], axis=1)
+                der[name] = pb.to_user(der[name], axis=2)
+            return Decomposition(
+                t=ts, cond_pi=cond_pi, cond_chain=cond_chain, pi_sign=pi_sign, P=None,
+                Ahat=None, g=val["g"], Bhat=None, q=val["q"], G=None, index=pb.index,
+                blocks=pb.blocks, p=pb.p, s=pb.s, m=pb.m, kind=pb.kind,
+                components=list(pb.z_components), derivatives=der if order > 0 else None,
+                check=None, sampling=[], state_components=list(pb.state_components),
+                chain_components=list(pb.chain_components[:pb.s]),
+                variable_index=pb._z_variable_index.copy(), index1=list(pb.index1),
+                error_estimate=None, inputs=list(pb.inputs), free_inputs=free.names,
+                path="operator", norms=_norms(val))
     opts = S["lth_grid_opts"]()
     LIB.lth_grid_opts_init(ctypes.byref(opts))
     opts.threads = threads
@@ -247,7 +391,8 @@ def decompose(problem, times=None, *, grid=None, order=0, check=False, check_tol
         sampling=smp, state_components=list(pb.state_components),
         chain_components=list(pb.chain_components[:pb.s]),
         variable_index=pb._z_variable_index.copy(), index1=list(pb.index1),
-        error_estimate=errest, inputs=list(pb.inputs), free_inputs=free.names)
+        error_estimate=errest, inputs=list(pb.inputs), free_inputs=free.names, path="dense",
+        norms=_norms(val))
 
 
 def _judge(rep, p, tol):

@@ -156,7 +156,14 @@ for _name, _value, _kind, _text in STATUS:
 STATUS_VALUE = {name: value for value, name in STATUS_NAME.items()}
 _DEFAULT_STATUS[UsageError] = STATUS_VALUE["LTH_EINVAL"]
 
-__all__ = ["Error", "UsageError", "InputError", "NumericalError", "BY_STATUS", "STATUS_NAME"] + [
+class PathWarning(UserWarning):
+    """``path="auto"`` stayed on the dense path at a size that takes the
+    operator path, because the call asks for what only the dense path does
+    (the tools' warning on stderr; docs/python.md, "Large sparse systems")."""
+
+
+__all__ = ["Error", "UsageError", "InputError", "NumericalError", "PathWarning", "BY_STATUS",
+           "STATUS_NAME"] + [
     c[0] for c in _CLASSES.values()]
 
 

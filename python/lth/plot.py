@@ -104,14 +104,16 @@ def solution(res, problem=None, size=None, dpi=100, title=None):
     one panel per block.  With ``problem`` (the Problem that was solved) an
     ``lth.solve`` result also gets the drift ||P(t) v(t)||_2, the distance of
     the state part from the state space (0 in exact arithmetic), on a log
-    scale."""
+    scale (not for a solution of the operator path, whose P is never formed: its
+    largest drift is in the notes)."""
     if not hasattr(res, "z") or not hasattr(res, "components"):
         raise UsageError("solution() draws the result of lth.solve or lth.bvp")
     groups = _groups(res.components)
     drift = None
-    if problem is not None and getattr(res, "v", None) is not None:
+    if problem is not None and getattr(res, "v", None) is not None and \
+            getattr(res, "path", "dense") == "dense":
         from .decompose import decompose
-        P = decompose(problem, res.times).P
+        P = decompose(problem, res.times, path="dense").P
         drift = np.linalg.norm(np.einsum("kij,kj->ki", P, res.v), axis=1)
     fig, axes = _figure(len(groups) + (drift is not None), size, dpi)
     for ax, (name, idx) in zip(axes, groups):

@@ -64,7 +64,10 @@ class InitialValue:
     ``sampling_error`` (sampled data only) the estimated error of z0 that
     the samples' fits cause; ``outputs`` and ``y`` (n_y numbers: the
     outputs at z0, as lth-ic's JSON) the data file's outputs
-    (docs/equations.md section 11; [] and None without them)."""
+    (docs/equations.md section 11; [] and None without them).  ``path``:
+    "dense" or "operator" (``lth.ic(path=...)``); on the operator path
+    ``residual`` and ``guess_residual`` are ||x - (G x + q)|| and ``M0``,
+    ``b0`` are None (nothing s x s is formed)."""
 
     t: float
     z0: np.ndarray
@@ -77,8 +80,8 @@ class InitialValue:
     changed: np.ndarray
     tolerance: float
     cond_chain: float
-    M0: np.ndarray
-    b0: np.ndarray
+    M0: Optional[np.ndarray]
+    b0: Optional[np.ndarray]
     p: int
     s: int
     index: int
@@ -87,6 +90,7 @@ class InitialValue:
     sampling_error: Optional[float] = None
     outputs: list = field(default_factory=list)
     y: Optional[np.ndarray] = None
+    path: str = "dense"
 
 
 @dataclass
@@ -123,14 +127,26 @@ class Solution(_ByName):
     the component's largest size; above 1 the solve missed rtol/atol), in
     component ``error_worst`` at time ``t_error_worst``.  None
     when not estimated; ``error_failed`` says why when the second solve
-    failed."""
+    failed.
+
+    ``path``: "dense" or "operator" (``lth.solve(path=...)``).  On the
+    operator path ``output_gain`` and ``gamma`` are None (it neither forms
+    Nhat + Bhat nor damps drift: lth-solve's JSON has null there),
+    ``z0_residual`` is ||z0 - (G z0 + q)||, and ``stats`` also holds
+    ``jv_evals``, ``lin_iters`` and ``projections`` (CVODE's products
+    Ahat x, Krylov iterations and projections onto range(I - P)), and the
+    proof that Pi is nonsingular between the output times: ``pi_proven``
+    (the share of the interval proven from the data's enclosures),
+    ``pi_proofs`` (pieces examined), ``pi_inv_bound`` (a bound of
+    ||Pi^-1||_1 on the proven part, None when nothing is proven) and
+    ``pi_proof_off`` (why there is no proof, or None)."""
 
     times: np.ndarray
     z: np.ndarray
     v: np.ndarray
     drift: float
     drift_rel: float
-    output_gain: float
+    output_gain: Optional[float]
     projected: bool
     z0_used: np.ndarray
     z0_given: np.ndarray
@@ -143,7 +159,7 @@ class Solution(_ByName):
     rtol: float
     atol: float
     reprojected: bool
-    gamma: float
+    gamma: Optional[float]
     stats: dict
     sampling: list = field(default_factory=list)
     state_components: list = field(default_factory=list)
@@ -159,6 +175,7 @@ class Solution(_ByName):
     error_failed: Optional[str] = None
     outputs: list = field(default_factory=list)
     y: Optional[np.ndarray] = None
+    path: str = "dense"
 
 
 @dataclass

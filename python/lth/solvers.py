@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 
-from . import _lib, errors, sampling
+from . import _lib, errors, oppath, sampling
 from ._layout import DEFAULT_ATOL, DEFAULT_COLLOC_TOL, DEFAULT_COND_MAX, DEFAULT_RTOL
 from ._lib import LIB, S
 from .problem import (Index1Values, as_problem, floats, number, outputs, require_signals,
@@ -48,7 +48,8 @@ class _Owned:
 
 # ---------------------------------------------------------------- ic
 
-def ic(problem, at=None, guess=None, *, method="project", fix=None, cond_max=DEFAULT_COND_MAX):
+def ic(problem, at=None, guess=None, *, method="project", fix=None, cond_max=DEFAULT_COND_MAX,
+       path="auto"):
     """A consistent initial value at time `at` (default t0), as ``lth-ic``.
 
     From `guess` (a value for every unknown, in the order of
@@ -63,8 +64,13 @@ def ic(problem, at=None, guess=None, *, method="project", fix=None, cond_max=DEF
     them are not used, and fixing one is a :class:`lth.UsageError`.  Raises
     :class:`lth.InconsistentError` when the prescriptions conflict, and
     :class:`lth.NotFiniteError` (as the tool) when a reported number would
-    not be finite.  Returns an :class:`InitialValue`, its vectors (z0,
-    guess, the columns of M0) in the user's order too.
+    not be finite.  ``path``: "auto" (default), "dense" or "operator", as
+    ``lth-ic --path`` (:mod:`lth.oppath`): on the operator path z0 is
+    Corollary 3's projection computed without forming anything s x s, the
+    residual is ||z0 - (G z0 + q)||, and ``M0``, ``b0`` are None;
+    ``method="nearest"`` and ``fix`` need the dense path.  Returns an
+    :class:`InitialValue`, its vectors (z0, guess, the columns of M0) in
+    the user's order too; ``path`` says which path was taken.
     """
     pb = as_problem(problem)
     require_signals(pb, "lth.ic")
@@ -99,6 +105,13 @@ def ic(problem, at=None, guess=None, *, method="project", fix=None, cond_max=DEF
                                         "instead" % pb.components[i])
             fixed[i] = number(val, "fixed value of %s" % pb.components[i])
     gc = np.ascontiguousarray(pb.to_chain(g)[:s])  # the library's order, z alone
+    dense_only = ("method='nearest' (an orthogonal projection onto the s x s consistency "
+                  "conditions)" if method == "nearest" else
+                  "fix (a least-squares fit on the s x s consistency conditions)"
+                  if method == "fix" else None)
+    with oppath.Path(pb, path, dense_only=dense_only) as chosen:
+        if chosen.op:
+            return _ic_operator(pb, chosen, t, g, gc, source, cond_max)
     zc = np.zeros(s)
     err = _lib.new_error()
     idx = np.array([pb.chain_position[i] for i in fixed], dtype=np.intc)
@@ -172,7 +185,55 @@ def ic(problem, at=None, guess=None, *, method="project", fix=None, cond_max=DEF
                         index=pb.index, components=list(pb.components),
                         fixed={pb.components[i]: v for i, v in fixed.items()} or None,
                         sampling_error=serr, outputs=list(pb.outputs),
-                        y=None if y is None else y[0])
+                        y=None if y is None else y[0], path="dense")
+
+
+def _ic_operator(pb, chosen, t, g, gc, source, cond_max):
+    """lth.ic on the operator path (lth-ic's): z0 = G guess(1:m) + q at t by
+    lth_opic (include/lth/opic.h), its residual ||z0 - (G z0 + q)||."""
+    s = pb.s
+    zc = np.zeros(s)
+    err = _lib.new_error()
+    res, gres = ctypes.c_double(), ctypes.c_double()
+    with _Owned(LIB.lth_opic_free) as h:
+        h.ptr.value = _lib.check_ptr(LIB.lth_opic_alloc(chosen.sys, _ref(err)), err)
+        LIB.lth_opic_set_cond_max(h.ptr, cond_max)
+        _lib.check(LIB.lth_opic_setup(h.ptr, t, _ref(err)), err)
+        cond_chain = S["lth_opinfo"].from_address(LIB.lth_opic_info(h.ptr)).cond_chain
+        _lib.check(LIB.lth_opic_project(h.ptr, gc.ctypes.data, zc.ctypes.data, _ref(err)), err)
+        _lib.check(LIB.lth_opic_residual(h.ptr, zc.ctypes.data, _ref(res), _ref(err)), err)
+        _lib.check(LIB.lth_opic_residual(h.ptr, gc.ctypes.data, _ref(gres), _ref(err)), err)
+        tolerance = LIB.lth_opic_tolerance(h.ptr, zc.ctypes.data)
+        guess_tolerance = LIB.lth_opic_tolerance(h.ptr, gc.ctypes.data)
+    residual, guess_residual = res.value, gres.value
+    bad = np.argwhere(~np.isfinite(zc))
+    if bad.size:
+        i = int(bad[0][0])
+        raise errors.NotFiniteError("the consistent value z0 is not finite: %s = %g"
+                                    % (pb.full_components[pb.variable_index[i]], zc[i]), t=t)
+    with Index1Values(pb) as w:  # the index-1 unknowns of z0 follow from z
+        z0 = w.rows([t], zc)[0][0]
+    y = outputs(pb, [t], zc.reshape(1, s), "an output y at z0")
+    if not residual <= tolerance:
+        raise errors.VerifyError(
+            "the computed z0 misses the consistency conditions: ||z0 - (G z0 + q)|| = %.3e "
+            "exceeds %.3e (cond_chain %.3e)" % (residual, tolerance, cond_chain), t=t)
+    change = _dist2(zc, gc)
+    for what, x in (("the residual ||z0 - (G z0 + q)||", residual),
+                    ("the consistency tolerance", tolerance),
+                    ("the residual of the guess ||guess - (G guess + q)||", guess_residual),
+                    ("the tolerance of the guess", guess_tolerance),
+                    ("the change ||z0 - guess||", change),
+                    ("the chain condition cond_chain", cond_chain)):
+        if not math.isfinite(x):
+            raise errors.NotFiniteError("%s is not finite" % what, t=t)
+    changed = np.array([k for k in range(pb.nvars) if abs(z0[k] - g[k]) > tolerance], dtype=int)
+    return InitialValue(t=t, z0=z0, residual=residual, method="project", guess=g,
+                        guess_source=source, guess_residual=guess_residual, change=change,
+                        changed=changed, tolerance=tolerance, cond_chain=cond_chain, M0=None,
+                        b0=None, p=pb.p, s=s, index=pb.index, components=list(pb.components),
+                        fixed=None, sampling_error=None, outputs=list(pb.outputs),
+                        y=None if y is None else y[0], path="operator")
 
 
 _DBL_MIN = 2.2250738585072014e-308
@@ -294,16 +355,32 @@ def _error_estimate(r, rank, srt, pb, ezx, ts, z, rtol, atol):
                   "error_decomps": r.error_decomps, "error_seconds": r.error_seconds}}
 
 
-def solve(problem, z0=None, times=None, *, grid=None, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL, method="rk8pd",
-          project=False, reproject=False, stabilize=None, cond_max=DEFAULT_COND_MAX,
-          error_estimate=True):
+def _solve_dense_only(method, stabilize):
+    """What a solve asks that only the dense path does (lth-solve's), or None."""
+    if method in ("rk8pd", "rkf45"):
+        return "an explicit method (its methods are msbdf and msadams)"
+    if method == "bsimp":
+        return "method='bsimp' (its methods are msbdf and msadams)"
+    if stabilize is not None:
+        return "stabilize (it projects onto the state space instead)"
+    return None
+
+
+def solve(problem, z0=None, times=None, *, grid=None, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL,
+          method=None, project=False, reproject=False, stabilize=None, cond_max=DEFAULT_COND_MAX,
+          error_estimate=True, path="auto"):
     """The initial-value problem from `z0` (a value for every unknown, in the
     order of ``problem.variables``, as the data file's z0 and ``lth-solve
     --z0``; default: the problem's z0), reported at `times` (a list, any
     order; default: the grid), as ``lth-solve``.
 
-    The state part is integrated through Clark's reduced ODE with GSL
-    (``method``: rk8pd, rkf45, msadams, msbdf, bsimp; ``rtol``/``atol``).  An
+    The state part is integrated through Clark's reduced ODE (``method``:
+    rk8pd, rkf45, msadams, msbdf, bsimp with GSL on the dense path; msbdf or
+    msadams with SUNDIALS CVODE on the operator path; None: rk8pd on the
+    dense path, msbdf on the operator path; ``rtol``/``atol``).  ``path``:
+    "auto" (default), "dense" or "operator", as ``lth-solve --path``
+    (:mod:`lth.oppath`: the operator path from s = 500 on for a sparse A;
+    an explicit method or ``stabilize`` keep it dense).  An
     inconsistent z0 is :class:`lth.InconsistentError` unless ``project=True``
     (Corollary 3's projection is used instead and reported); so is a value of
     an index-1 unknown (docs/equations.md section 10) that is not the one
@@ -313,7 +390,10 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=DEFAULT_RTOL, atol=DE
     by a second, more accurate solve (``lth-solve --error-estimate``;
     docs/user-guide.md section 6.6).  Returns a :class:`Solution`: ``z`` and
     ``z_error`` with columns in the user's order (named by ``components``,
-    every unknown), ``v`` in the chain order (named by ``state_components``).
+    every unknown), ``v`` in the chain order (named by ``state_components``);
+    ``path`` the path taken (on the operator path ``output_gain`` and
+    ``gamma`` are None and ``z0_residual`` is ||z0 - (G z0 + q)||, as in
+    lth-solve's JSON).
     """
     pb = as_problem(problem)
     require_signals(pb, "lth.solve")
@@ -325,6 +405,36 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=DEFAULT_RTOL, atol=DE
         raise errors.UsageError("%s has no z0 statement and no z0 was given: compute a consistent "
                                 "initial value with lth.ic() and pass its z0" % pb.name)
     ts = select_times(pb, times, grid, "times")
+    if method is not None:
+        _ivp_method(method)
+    with oppath.Path(pb, path, integrates=True,
+                     dense_only=_solve_dense_only(method, stabilize)) as chosen:
+        method = method if method is not None else "msbdf" if chosen.op else "rk8pd"
+        return _solve(pb, z0v, ts, rtol, atol, method, project, reproject, stabilize, cond_max,
+                      error_estimate, chosen)
+
+
+def _opsolve(chosen, o, t0, z0c, srt, error_estimate, h, err):
+    """lth_opsolve (include/lth/opsolve.h) with the options of `o`: its
+    Krylov and projection counts."""
+    oo = S["lth_opivp_opts"]()
+    LIB.lth_opivp_opts_init(_ref(oo))
+    oo.method = 1 if o.method == LIB.lth_ivp_method_from_name(b"msadams") else 0
+    oo.rtol, oo.atol, oo.cond_max = o.rtol, o.atol, o.cond_max
+    oo.project = o.project
+    st = S["lth_opsolve_stats"]()
+    _lib.check(LIB.lth_opsolve(chosen.sys, t0, z0c.ctypes.data, srt.ctypes.data, len(srt),
+                               _ref(oo), 1 if error_estimate else 0, _ref(h.ptr), _ref(st),
+                               _ref(err)), err)
+    return {"jv_evals": st.jv_evals, "lin_iters": st.lin_iters, "projections": st.projections,
+            "pi_proven": st.pi_proven, "pi_proofs": st.pi_proofs,
+            "pi_inv_bound": st.pi_inv_bound if st.pi_proven > 0 else None,
+            "pi_proof_off": (ctypes.string_at(st.pi_proof_off).decode()
+                             if st.pi_proof_off else None)}
+
+
+def _solve(pb, z0v, ts, rtol, atol, method, project, reproject, stabilize, cond_max,
+           error_estimate, chosen):
     o = S["lth_ivp_opts"]()
     LIB.lth_ivp_opts_init(_ref(o))
     o.method = _ivp_method(method)
@@ -344,8 +454,12 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=DEFAULT_RTOL, atol=DE
     with Index1Values(pb) as w, _Owned(LIB.lth_ivp_result_free) as h:
         if not project:
             _index1_consistent(pb, w, t0, z0x)
-        _lib.check(LIB.lth_ivp_solve(pb._system(), t0, z0c.ctypes.data, srt.ctypes.data, len(srt),
-                                     _ref(o), _ref(h.ptr), _ref(err)), err)
+        opstats = {}
+        if chosen.op:
+            opstats = _opsolve(chosen, o, t0, z0c, srt, error_estimate, h, err)
+        else:
+            _lib.check(LIB.lth_ivp_solve(pb._system(), t0, z0c.ctypes.data, srt.ctypes.data,
+                                         len(srt), _ref(o), _ref(h.ptr), _ref(err)), err)
         r = S["lth_ivp_result"].from_address(h.ptr.value)
         n, s, m = r.n, r.s, r.m
         zraw = _lib.doubles(r.z, n * s).reshape(n, s).copy()  # sorted times, chain order
@@ -360,18 +474,20 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=DEFAULT_RTOL, atol=DE
             raise errors.NotFiniteError("the drift is not finite")
         est = _error_estimate(r, rank, srt, pb, ezx, ts, z, o.rtol, o.atol) if error_estimate \
             else {}
+        nan_none = (lambda x: None if math.isnan(x) else x)  # null in the tools' JSON
         sol = Solution(
-            times=ts, z=z, v=v, drift=r.drift, drift_rel=r.drift_rel, output_gain=r.output_gain,
+            times=ts, z=z, v=v, drift=r.drift, drift_rel=r.drift_rel,
+            output_gain=nan_none(r.output_gain),
             projected=bool(r.projected), z0_used=w.rows([t0], _lib.doubles(r.z0_used, s))[0][0],
             z0_given=z0v, z0_residual=r.z0_residual, z0_change=r.z0_change,
             z0_worst=int(pb.variable_index[r.z0_worst]) if r.z0_worst >= 0 else None, t0=t0,
             components=list(pb.components), state_components=list(pb.state_components),
             method=method, rtol=o.rtol, atol=o.atol, outputs=list(pb.outputs), y=y,
-            reprojected=bool(reproject), gamma=r.gamma,
+            reprojected=bool(reproject), gamma=nan_none(r.gamma),
             stats={"steps": r.steps, "rhs_evals": r.rhs_evals, "decomps": r.decomps,
                    "seconds": r.seconds_total, "seconds_decomp": r.seconds_decomp,
-                   "gamma": r.gamma, **est.pop("stats", {})},
-            **est)
+                   "gamma": nan_none(r.gamma), **opstats, **est.pop("stats", {})},
+            path=chosen.name, **est)
     if pb._sampled:
         sol.sampling = sampling.report(pb, pb.grid, pb.index)
 

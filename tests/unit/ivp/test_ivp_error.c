@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lth/decomp.h"
 #include "lth/ivp.h"
 #include "lth/problem.h"
 #include "lth/system.h"
@@ -390,14 +391,27 @@ END_TEST
 
 /* Ascher and Petzold's index-2 example with parameter a: x1 = x2 = e^t,
  * y = -e^t / (2 - t) from z0 = (1, 1, -0.5). */
-static lth_ivp_result *ap_solve(double a, double rtol, lth_ivp_coefficients coef, double *err_rel) {
-  char text[512];
-  snprintf(text, sizeof text,
+static void ap_text(double a, char *text, size_t size) {
+  snprintf(text, size,
            "lth 1\nproblem dae\nblocks 2 1\ninterval 0 1\nparam a = %.17g\n"
            "A(1,1) = [a - 1/(2-t), 0; (1-a)/(t-2), -1]\nA(1,2) = [(2-t)*a; a-1]\n"
            "A(2,1) = [t+2, t^2-4]\nf(1) = [(3-t)/(2-t)*exp(t); 2*exp(t)]\n"
            "f(2) = -(t^2+t-2)*exp(t)\n",
            a);
+}
+
+static lth_ivp_result *ap_solve_g(double a, double rtol, lth_ivp_coefficients coef, double gamma,
+                                  double *err_rel);
+
+static lth_ivp_result *ap_solve(double a, double rtol, lth_ivp_coefficients coef, double *err_rel) {
+  return ap_solve_g(a, rtol, coef, -1.0, err_rel);
+}
+
+/* the same with drift damping gamma (< 0: auto) */
+static lth_ivp_result *ap_solve_g(double a, double rtol, lth_ivp_coefficients coef, double gamma,
+                                  double *err_rel) {
+  char text[512];
+  ap_text(a, text, sizeof text);
   lth_problem *pb = NULL;
   lth_error err;
   ck_assert_msg(lth_problem_parse(text, strlen(text), "ap.lth", NULL, &pb, &err) == LTH_OK, "%s",
@@ -407,6 +421,7 @@ static lth_ivp_result *ap_solve(double a, double rtol, lth_ivp_coefficients coef
   lth_ivp_opts_init(&o);
   o.rtol = rtol;
   o.coefficients = coef;
+  o.stabilize = gamma;
   o.error_estimate = 0;
   lth_ivp_result *res = NULL;
   ck_assert_msg(lth_ivp_solve(lth_problem_system(pb), 0.0, z0, times, 4, &o, &res, &err) == LTH_OK,
@@ -452,6 +467,108 @@ START_TEST(test_table_bias_within_rtol) {
        * -- so their integration errors differ by about their size) */
       ck_assert_msg(ea <= ed + rtols[q], "a = %g, rtol %g: error auto %.3e, direct %.3e", as[k],
                     rtols[q], ea, ed);
+      lth_ivp_result_free(ra);
+      lth_ivp_result_free(rd);
+    }
+  }
+}
+END_TEST
+
+/* The growth rate of the drift y = P v of Ascher and Petzold's example at t,
+ * computed apart from the library's: y the unit vector along range P(t)
+ * (rank 1: P's largest column), P' by central differences of decompositions,
+ * mu = y^T (P' + P Ahat) y, the rate of ||y||_2 (Clark's Theorem 1). */
+static double ap_drift_rate(lth_decomp_ws *ws, lth_point *pt, double t) {
+  double h = 1e-5, P[2][4], A[4];
+  for (int k = 0; k < 3; k++) {
+    double tk = k == 0 ? t : (k == 1 ? t - h : t + h);
+    ck_assert(lth_decomp_at(ws, tk, pt, NULL) == LTH_OK);
+    for (int i = 0; i < 4; i++) {
+      if (k == 0) P[0][i] = pt->P.c[(i % 2) + (i / 2) * pt->P.ld];
+      if (k == 0) A[i] = pt->Ahat.c[(i % 2) + (i / 2) * pt->Ahat.ld];
+      if (k == 1) P[1][i] = pt->P.c[(i % 2) + (i / 2) * pt->P.ld];
+      if (k == 2) P[1][i] = (pt->P.c[(i % 2) + (i / 2) * pt->P.ld] - P[1][i]) / (2 * h);
+    }
+  }
+  int c = hypot(P[0][0], P[0][1]) >= hypot(P[0][2], P[0][3]) ? 0 : 2;
+  double n = hypot(P[0][c], P[0][c + 1]), y[2] = {P[0][c] / n, P[0][c + 1] / n}, mu = 0.0;
+  for (int i = 0; i < 2; i++) {
+    for (int j = 0; j < 2; j++) {
+      double k = P[1][i + 2 * j]; /* (P' + P Ahat)(i, j), column-major */
+      for (int l = 0; l < 2; l++) k += P[0][i + 2 * l] * A[l + 2 * j];
+      mu += y[i] * k * y[j];
+    }
+  }
+  return mu;
+}
+
+/* Auto drift damping takes what the drift needs, not 0.25 ||Ahat(t0)||_1,
+ * where that norm overstates it: on Ascher and Petzold's example Ahat is far
+ * from normal (||Ahat||_1 = 3875 at a = 50, eigenvalues 15 and -41), and
+ * gamma = 969 made the explicit rk8pd take 596 steps at rtol 1e-8 where 77
+ * do.  Over a = 10..80: from a = 30 on (||Ahat|| grows as a^2, the drift's
+ * rate as a) gamma at most 2.5 a (the old rule gave about 19 a), and at
+ * every a above the drift's growth rate mu(t) at every t of a 101-point grid
+ * (computed apart, ap_drift_rate), so the drift still decays: below rtol,
+ * and the error at most 2 times (plus rtol) that with 0.25 ||Ahat(0)||_1. */
+START_TEST(test_damping_from_the_drift) {
+  double as[4] = {10.0, 30.0, 50.0, 80.0}, rtol = 1e-8;
+  for (int q = 0; q < 4; q++) {
+    double e;
+    lth_ivp_result *res = ap_solve(as[q], rtol, LTH_COEF_AUTO, &e);
+    char text[512];
+    ap_text(as[q], text, sizeof text);
+    lth_problem *pb = NULL;
+    ck_assert(lth_problem_parse(text, strlen(text), "ap.lth", NULL, &pb, NULL) == LTH_OK);
+    lth_decomp_ws *ws = lth_decomp_ws_alloc(lth_problem_system(pb), 0, NULL);
+    lth_point *pt = lth_point_alloc(lth_problem_system(pb), 0, NULL);
+    ck_assert(ws && pt);
+    double mu = -INFINITY, na = 0.0, e_norm;
+    for (int k = 0; k <= 100; k++)
+      mu = fmax(mu, ap_drift_rate(ws, pt, 0.01 * k * (1 - 2e-5) + 1e-5));
+    ck_assert(lth_decomp_at(ws, 0.0, pt, NULL) == LTH_OK);
+    for (int j = 0; j < 2; j++) {
+      na = fmax(na, fabs(pt->Ahat.c[j * pt->Ahat.ld]) + fabs(pt->Ahat.c[1 + j * pt->Ahat.ld]));
+    }
+    lth_ivp_result *rn = ap_solve_g(as[q], rtol, LTH_COEF_AUTO, 0.25 * na, &e_norm);
+    if (verbose)
+      fprintf(stderr,
+              "a = %g: gamma %.4g (0.25 ||Ahat||_1 %.4g), max mu %.4g, %zu steps (%zu), error "
+              "%.2e (%.2e), drift %.2e\n",
+              as[q], res->gamma, 0.25 * na, mu, res->steps, rn->steps, e, e_norm, res->drift_rel);
+    ck_assert_msg((as[q] < 30.0 || res->gamma <= 2.5 * as[q]) && res->gamma > mu,
+                  "a = %g: gamma %.4g, the drift's rate up to %.4g", as[q], res->gamma, mu);
+    ck_assert_msg(e <= 2.0 * e_norm + rtol && res->drift_rel <= rtol,
+                  "a = %g: error %.3e (with 0.25 ||Ahat||_1: %.3e), drift %.3e", as[q], e, e_norm,
+                  res->drift_rel);
+    lth_ivp_result_free(rn);
+    lth_point_free(pt);
+    lth_decomp_ws_free(ws);
+    lth_problem_free(pb);
+    lth_ivp_result_free(res);
+  }
+}
+END_TEST
+
+/* Where the bias bound fails before the table has served the integrator,
+ * auto rebuilds the table once to the tolerance that passes it (retable in
+ * lib/ivp/ivp_coef.c) instead of decomposing directly: on the example at
+ * a = 30..80 at rtol 1e-8 and a = 30, 50 at 1e-9 the solution stays within rtol of the
+ * direct decompositions' error, from a table (fewer than 200 decompositions
+ * where direct ones take thousands; before the rebuild: over 1000). */
+START_TEST(test_retabled_within_rtol) {
+  double rtols[2] = {1e-8, 1e-9}, as[3] = {30.0, 50.0, 80.0};
+  for (int q = 0; q < 2; q++) {
+    for (int k = 0; k < 3 - q; k++) { /* (a = 80 at 1e-9 needs a table below its floor) */
+      double ea, ed;
+      lth_ivp_result *ra = ap_solve(as[k], rtols[q], LTH_COEF_AUTO, &ea);
+      lth_ivp_result *rd = ap_solve(as[k], rtols[q], LTH_COEF_DIRECT, &ed);
+      if (verbose)
+        fprintf(stderr, "a = %g, rtol %g: auto %.2e (%zu decompositions), direct %.2e (%zu)\n",
+                as[k], rtols[q], ea, ra->decomps, ed, rd->decomps);
+      ck_assert_msg(ea <= ed + rtols[q] && ra->decomps < 200,
+                    "a = %g, rtol %g: error auto %.3e (%zu decompositions), direct %.3e", as[k],
+                    rtols[q], ea, ra->decomps, ed);
       lth_ivp_result_free(ra);
       lth_ivp_result_free(rd);
     }
@@ -514,6 +631,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_table_at_its_floor);
   tcase_add_test(tc, test_table_bias_within_rtol);
   tcase_add_test(tc, test_table_kept_where_the_flow_contracts);
+  tcase_add_test(tc, test_damping_from_the_drift);
+  tcase_add_test(tc, test_retabled_within_rtol);
   tcase_add_test(tc, test_random_family_every_method);
   suite_add_tcase(s, tc);
   return s;
