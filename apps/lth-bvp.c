@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@
 #include "app_check.h"
 #include "app_driver.h"
 #include "app_ivp.h"
+#include "app_path.h"
 #include "app_samplerr.h"
 #include "app_table.h"
 #include "lth/defaults.h"
@@ -82,6 +84,21 @@ static const char help_text[] =
     "                      methods integrate on a table as lth-solve does), table,\n"
     "                      or direct (a decomposition wherever they are needed:\n"
     "                      slower, for cross-checks; docs/collocation.md)\n"
+    "  --path P            auto (default), dense or operator.  The operator path\n"
+    "                      (large sparse systems, collocation only) keeps Ahat as\n"
+    "                      sparse blocks plus a patch where the thin factors of P\n"
+    "                      reach, and solves the whole collocation system (stage\n"
+    "                      values, continuity, boundary rows) as one sparse\n"
+    "                      matrix with KLU: nothing s x s or p x p is formed.  Its\n"
+    "                      mesh is uniform plus the output times, halved until two\n"
+    "                      meshes agree to --tol; cond_shooting is then KLU's\n"
+    "                      condition estimate of that matrix and cond_bvp is not\n"
+    "                      computed.  Auto takes it from s = 500 on when A stores\n"
+    "                      at most 50% of s^2 entries; sampled data, --method\n"
+    "                      other than collocation and --coefficients keep auto on\n"
+    "                      the dense path and refuse --path operator.  The dense\n"
+    "                      collocation's memory is estimated first: a run that\n"
+    "                      cannot fit is refused (exit 3) naming s, p and the GB.\n"
     "--cond-max X (below) also judges the BVP: a shooting matrix with a condition\n"
     "estimate above min(X, 1/rtol), or cond_bvp above min(X, tol / 2.2e-16), means\n"
     "the BVP is not uniquely solvable at this accuracy (exit 3).\n"
@@ -108,10 +125,11 @@ static const char help_tail[] =
     "   \"error_estimate\": ..., ...}\n"
     "\n"
     "JSON keys: times, z (one row of s numbers per time), cond_shooting (for\n"
-    "collocation: of the reduced two-point matrix); extensions: method, p, s,\n"
+    "collocation: of the reduced two-point matrix); extensions: method, path, p, s,\n"
     "components, bc_residual = ||B0 z(t0) + B1 z(t1) - beta||, cond_bvp (the\n"
-    "BVP's conditioning constant, every method), error_estimate, tol, stages\n"
-    "(collocation), intervals (collocation: the mesh; multiple: subintervals),\n"
+    "BVP's conditioning constant, every method on the dense path), error_estimate,\n"
+    "tol, stages (collocation), intervals (collocation: the mesh; multiple:\n"
+    "subintervals),\n"
     "drift (collocation and shooting methods), rtol, atol (shooting methods),\n"
     "fd_points, fd_order, fd_error, fd_error_layer (fd; keys whose value is not\n"
     "available are omitted), and for sampled data \"sampling\".\n"
@@ -128,6 +146,8 @@ static const char help_tail[] =
 struct app_ctx {
   long intervals, points, stages, max_intervals;
   int method, no_order_check, coefficients;
+  int path_opt;  /* --path: APP_PATH_AUTO, _DENSE, _OPERATOR */
+  app_path path; /* the path taken */
   double rtol, atol, tol;
   int rows;
   const double *B0, *B1, *beta;
@@ -204,7 +224,7 @@ static int no_bc_equations(const app_run *R) {
 }
 
 /* The bc statements: present, and p rows (an input error otherwise). */
-static int prepare(app_ctx *C, app_run *R) {
+static int check_bc(app_ctx *C, app_run *R) {
   C->rows = lth_problem_bc(R->pb, &C->B0, &C->B1, &C->beta);
   if (lth_problem_get_kind(R->pb) == LTH_PROBLEM_LQR) {
     return app_failf(APP_EXIT_INPUT,
@@ -243,8 +263,119 @@ static int prepare(app_ctx *C, app_run *R) {
   return 0;
 }
 
+/* What this run asks that only the dense path does (NULL: nothing). */
+static const char *dense_only(const app_ctx *C) {
+  if (C->method != LTH_BVP_COLLOCATION) {
+    return "--method shooting, multiple or fd (the operator path collocates)";
+  }
+  if (C->coefficients != 0) {
+    return "--coefficients (the operator path decomposes at every point it uses)";
+  }
+  if (!lth_bvp_op_available()) {
+    return "this build without SuiteSparse KLU (the operator path's sparse solver)";
+  }
+  return NULL;
+}
+
+/* The dense collocation's memory for its first two meshes (8 and 16
+ * intervals, LTH_DEFAULT_COLLOC_INITIAL): per interval the bases W (m x p),
+ * G W (s x p), F, the table's dC and the homogeneous solutions (p x p
+ * each), and once the stage matrix of one Gauss step ((stages p)^2) with its
+ * right-hand sides; and the flops of the stage LUs, (2/3)(stages p)^3 per
+ * interval (lib/colloc/colloc_mesh.c). */
+static void dense_cost(const app_ctx *C, const app_run *R, double *bytes, double *flops) {
+  double p = R->p, m = lth_system_state_dim(R->sys), s = R->s;
+  double tol = C->tol > 0 ? C->tol : LTH_DEFAULT_COLLOC_TOL;
+  double sp = (C->stages > 0 ? (double)C->stages : lth_bvp_collocation_stages(tol)) * p,
+         nint = 3.0 * LTH_DEFAULT_COLLOC_INITIAL;
+  *bytes = 8.0 * (nint * ((m + s) * p + 3.0 * p * p) + sp * sp + sp * (p + 1.0));
+  *flops = nint * (2.0 / 3.0) * sp * sp * sp;
+}
+
+/* The path; on the dense one, collocation that cannot fit is refused up front
+ * (never minutes of swapping), and a long one says what it will take. */
+static int choose_path(app_ctx *C, app_run *R) {
+  int rc = app_path_choose(&C->path, R, C->path_opt, dense_only(C), 0);
+  if (rc || C->path.op || C->method != LTH_BVP_COLLOCATION || R->p == 0) {
+    return rc;
+  }
+  double bytes, flops;
+  dense_cost(C, R, &bytes, &flops);
+  double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+  if (phys > 0 && bytes > phys) {
+    return app_failf(APP_EXIT_NUMERIC,
+                     "%s: dense collocation at s = %d (p = %d free constants) needs about %.3g GB "
+                     "for its first two meshes, more than this machine's %.3g GB: use --path "
+                     "operator (sparse, for A with few nonzeros)",
+                     R->path, R->s, R->p, bytes / 1e9, phys / 1e9);
+  }
+  if (flops > LTH_DEFAULT_BVP_DENSE_WARN_FLOPS) {
+    app_warn("dense collocation at s = %d (p = %d): about %.3g GB and %.3g Tflop of stage LUs for "
+             "its first two meshes alone (minutes); --path operator solves sparse systems "
+             "without p x p blocks",
+             R->s, R->p, bytes / 1e9, flops / 1e12);
+  }
+  return 0;
+}
+
+static int prepare(app_ctx *C, app_run *R) {
+  int rc = check_bc(C, R);
+  return rc ? rc : choose_path(C, R);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Solving                                                                  */
+
+/* The dense bc matrices (rows x s, ld rows) as CSC for the operator path. */
+static int dense_to_csc(const double *B, int rows, int s, lth_bvp_csc *out, int **ip, double **vp) {
+  size_t nz = 0;
+  for (size_t k = 0; k < (size_t)rows * s; k++) nz += B[k] != 0.0;
+  int *colptr = malloc(((size_t)s + 1 + nz) * sizeof(int));
+  double *val = malloc((nz + 1) * sizeof(double));
+  if (!colptr || !val) {
+    free(colptr);
+    free(val);
+    return -1;
+  }
+  int *rowind = colptr + s + 1, q = 0;
+  for (int c = 0; c < s; c++) {
+    colptr[c] = q;
+    for (int i = 0; i < rows; i++) {
+      double v = B[i + (size_t)c * rows];
+      if (v != 0.0) rowind[q] = i, val[q++] = v;
+    }
+  }
+  colptr[s] = q;
+  *out = (lth_bvp_csc){colptr, rowind, val};
+  *ip = colptr;
+  *vp = val;
+  return 0;
+}
+
+/* The operator path: lth_bvp_solve_op with the bc as CSC. */
+static lth_status compute_op(app_ctx *C, app_run *run, const lth_bvp_opts *o, lth_error *err) {
+  static const double none = 0.0;
+  lth_bvp_sparse_bc bc = {.rows = C->rows, .beta = C->beta ? C->beta : &none};
+  int *i0 = NULL, *i1 = NULL;
+  double *v0 = NULL, *v1 = NULL, zero = 0.0;
+  lth_status st = LTH_OK;
+  if (dense_to_csc(C->B0 ? C->B0 : &zero, C->rows, run->s, &bc.B0, &i0, &v0) ||
+      dense_to_csc(C->B1 ? C->B1 : &zero, C->rows, run->s, &bc.B1, &i1, &v1)) {
+    st = lth_error_set(err, LTH_ENOMEM, "out of memory for the boundary conditions");
+  }
+  /* the data's jumps that would need an impulse: the operator form has no
+   * enclosures to see them, the system it was made from has */
+  if (st == LTH_OK) st = lth_bvp_check_data(run->sys, run->t0, run->t1, err);
+  if (st == LTH_OK) {
+    st =
+        lth_bvp_solve_op(C->path.sys, run->t0, run->t1, &bc, run->tm.t, run->tm.n, o, &C->res, err);
+  }
+  free(i0);
+  free(i1);
+  free(v0);
+  free(v1);
+  return st;
+}
 
 static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
   lth_bvp_opts o;
@@ -266,8 +397,9 @@ static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
   if (o.method == LTH_BVP_COLLOCATION) {
     run->progress.unit = "digits of the tolerance (mesh refinements)";
   }
-  lth_status st = lth_bvp_solve(run->sys, run->t0, run->t1, C->rows, C->B0, C->B1, C->beta,
-                                run->tm.t, run->tm.n, &o, &C->res, err);
+  lth_status st = C->path.op ? compute_op(C, run, &o, err)
+                             : lth_bvp_solve(run->sys, run->t0, run->t1, C->rows, C->B0, C->B1,
+                                             C->beta, run->tm.t, run->tm.n, &o, &C->res, err);
   if (st == LTH_EBC) {
     /* about the bc statements (e.g. rank [B0 B1] < p): an input error */
     lth_error_prefix(err, "bc statements: ");
@@ -299,7 +431,7 @@ static lth_status check(const app_ctx *C, const app_run *run, lth_error *err) {
   st = app_check_rows(st, err, "the solution z", res->times, C->z, res->n, (size_t)run->nout,
                       &run->names);
   st = app_check_value(st, err, "the condition estimate cond_shooting", NAN, res->cond_shooting);
-  if (C->method == LTH_BVP_COLLOCATION) {
+  if (C->method == LTH_BVP_COLLOCATION && !C->path.op) { /* the operator path has no cond_bvp */
     st = app_check_value(st, err, "the condition number cond_bvp", NAN, res->cond_bvp);
     st = app_check_value(st, err, "the error estimate", NAN, res->error_estimate);
   }
@@ -329,6 +461,7 @@ static void json_opt(app_json *j, const char *key, double x) {
 static void json_method(app_json *j, const app_ctx *C, const app_run *run) {
   const lth_bvp_result *res = C->res;
   app_json_put_string(j, "method", lth_bvp_method_name(res->method));
+  app_json_put_string(j, "path", app_path_name(&C->path));
   app_json_put_int(j, "p", run->p);
   app_json_put_int(j, "s", run->s);
   app_json_put_number(j, "bc_residual", res->bc_residual);
@@ -400,9 +533,15 @@ static void text_header(FILE *fp, const app_ctx *C, const app_run *R) {
   fprintf(fp, "interval       [%s, %s]\n", app_fmt_exact(b0, sizeof b0, R->t0),
           app_fmt_exact(b1, sizeof b1, R->t1));
   fprintf(fp, "method         %s\n", method_text(res->method));
+  if (C->path.op) { /* the dense path is the default's report: no line */
+    fprintf(fp, "path           operator (%s): one sparse collocation system per mesh (KLU)\n",
+            C->path.why);
+  }
   fprintf(fp, "cond_shooting  %.3g%s\n", res->cond_shooting,
-          res->method == LTH_BVP_FD            ? " (condition of the banded system)"
-          : res->method == LTH_BVP_MULTIPLE    ? " (condition of the multiple-shooting system)"
+          res->method == LTH_BVP_FD         ? " (condition of the banded system)"
+          : res->method == LTH_BVP_MULTIPLE ? " (condition of the multiple-shooting system)"
+          : res->method == LTH_BVP_COLLOCATION && C->path.op
+              ? " (KLU's estimate for the collocation system)"
           : res->method == LTH_BVP_COLLOCATION ? " (reduced two-point matrix)"
                                                : " (shooting matrix S = B0 Phi(t0) + B1 Phi(t1))");
   if (isfinite(res->cond_bvp)) {
@@ -458,7 +597,10 @@ static lth_status after(app_ctx *C, const app_run *R, lth_error *err) {
              "h^-(r-1) for index r = %d): about %.0f digits may be lost; prefer --method "
              "collocation",
              res->cond_shooting, R->r, floor(log10(res->cond_shooting)));
-  } else if (res->cond_shooting > 1e8) {
+  } else if (res->cond_shooting > 1e8 && !C->path.op) {
+    /* on the operator path cond_shooting is the sparse collocation matrix's
+     * condition, which grows with the mesh and the size whatever the
+     * conditions: what rounding costs shows in the two meshes' difference */
     app_warn("cond_shooting = %.3g: the boundary conditions barely determine the solution; "
              "about %.0f digits may be lost (check the bc statements%s)",
              res->cond_shooting, floor(log10(res->cond_shooting)),
@@ -482,6 +624,7 @@ static lth_status after(app_ctx *C, const app_run *R, lth_error *err) {
 
 static void cleanup(app_ctx *C) {
   lth_bvp_result_free(C->res);
+  app_path_free(&C->path);
   free(C->z);
   app_sampling_free(&C->smp);
 }
@@ -503,6 +646,7 @@ static app_option opts[] = {
     APP_DOUBLE("rtol", &ctx.rtol, 1e-15, 1),
     APP_DOUBLE("atol", &ctx.atol, 1e-300, 1e300),
     APP_CHOICE("coefficients", &ctx.coefficients, "auto|direct|table"),
+    APP_CHOICE("path", &ctx.path_opt, APP_PATH_CHOICES),
 };
 static const app_tool tool = {
     .name = "lth-bvp",

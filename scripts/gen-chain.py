@@ -15,7 +15,8 @@ Hessenberg form with blocks n, n, m:
 so Pi = C C' (m x m, constant), s = 2n + m.  The forcing f = sin(3t) pushes the middle
 mass; z0 = 0 (at rest) is consistent, hidden constraints included.
 
-Usage: gen-chain.py [--mm | --equations] N M [OUT]   (OUT default: standard output)
+Usage: gen-chain.py [--mm | --equations] [--masses] [--bvp] N M [OUT]
+(OUT default: standard output)
 e.g.   python3 scripts/gen-chain.py 500 3 /tmp/chain1003.lth    (s = 1003)
 
 --masses gives mass i the value 1 + (i mod 3)/2 (the equation form writes m_i v_i' = ...,
@@ -32,6 +33,11 @@ v_i' = -c(t) (...) + g_i - g_{i+1} + ...: n + 1 index-1 unknowns that lth substi
 OUT_C.mtx; docs/format.md, "Sparse blocks") and the blocks as mm(...) of them, so the
 file is linear in n; --equations writes the same system as equations (docs/equations.md),
 positions x1..xn, velocities v1..vn, multipliers lam1..lamm, one equation a line.
+--bvp adds boundary conditions for lth-bvp instead of z0: the positions of the free masses
+(those no constraint ties to a neighbour: every mass but a_j + 1) at t0 and their
+velocities at t1, p = 2 (n - m) of them, with x_i(t0) = 0.01 i / n and v_i(t1) = 0.  As
+equations (`bc x1(t0) = ...`) with --equations, as Matrix Market files OUT_B0.mtx,
+OUT_B1.mtx, OUT_beta.mtx with --mm, as p x s literals otherwise.
 """
 import sys
 
@@ -114,13 +120,63 @@ def write_mm(w, n, m, out_path):
         mtx(stem + "_M.mtx", n, n, e)
         w("M(1) = mm(\"%s_M.mtx\")\n" % base)
     w("f(1) = [" + " ".join("sin(3*t)" if i == n // 2 else "0" for i in range(n)) + "]\n")
-    w("z0 = [zeros(%d, 1); zeros(%d, 1); zeros(%d, 1)]\n" % (n, n, m))
+    if not BVP:
+        w("z0 = [zeros(%d, 1); zeros(%d, 1); zeros(%d, 1)]\n" % (n, n, m))
 
 
 MASSES = "--masses" in sys.argv
 COUPLED = "--coupled-masses" in sys.argv
 FORCES = "--forces" in sys.argv
 COUPLING = "0.1"  # beside the diagonal of M with --coupled-masses
+BVP = "--bvp" in sys.argv
+
+
+def free_masses(n, m):
+    """The masses (0-based) whose position and velocity are free: all but the a_j + 1
+    that constraint j fixes as 2.385 x_{a_j}."""
+    tied = {a + 1 for a in anchors(n, m)}
+    return [i for i in range(n) if i not in tied]
+
+
+def bc_rows(n, m):
+    """The boundary conditions as (column at t0 or -1, column at t1 or -1, value), columns
+    of z = (v, x, lambda) 0-based: x_i(t0) = 0.01 (i+1) / n, then v_i(t1) = 0."""
+    free = free_masses(n, m)
+    rows = [(n + i, -1, "%.6g" % (0.01 * (i + 1) / n)) for i in free]
+    rows += [(-1, i, "0") for i in free]
+    return rows
+
+
+def write_bc(w, n, m, form, out_path):
+    rows = bc_rows(n, m)
+    p, s = len(rows), 2 * n + m
+    if form == "equations":
+        for c0, c1, val in rows:
+            c = c0 if c0 >= 0 else c1
+            name = ("x%d" % (c - n + 1)) if c >= n else ("v%d" % (c + 1))
+            w("bc %s(%s) = %s\n" % (name, "t0" if c0 >= 0 else "t1", val))
+    elif form == "mm":
+        import os
+        stem = os.path.splitext(out_path)[0]
+        base = os.path.basename(stem)
+        mtx(stem + "_B0.mtx", p, s, [(k + 1, c0 + 1, "1") for k, (c0, _, _) in enumerate(rows)
+                                     if c0 >= 0])
+        mtx(stem + "_B1.mtx", p, s, [(k + 1, c1 + 1, "1") for k, (_, c1, _) in enumerate(rows)
+                                     if c1 >= 0])
+        mtx(stem + "_beta.mtx", p, 1, [(k + 1, 1, v) for k, (_, _, v) in enumerate(rows)
+                                       if float(v) != 0])
+        for part in ("B0", "B1", "beta"):
+            w("bc %s = mm(\"%s_%s.mtx\")\n" % (part, base, part))
+    else:
+        for part, which in (("B0", 0), ("B1", 1)):
+            lines = []
+            for r in rows:
+                row = ["0"] * s
+                if r[which] >= 0:
+                    row[r[which]] = "1"
+                lines.append(" ".join(row))
+            w("bc %s = [%s]\n" % (part, ";\n ".join(lines)))
+        w("bc beta = [%s]\n" % "; ".join(r[2] for r in rows))
 
 
 def mass(i):
@@ -168,7 +224,8 @@ def write_equations(w, n, m):
         w("%s = %s\n" % (lhs, rhs))
     for j, a in enumerate(anchors(n, m)):
         w("0 = 2.385*x%d - x%d\n" % (a + 1, a + 2))
-    w("z0 = zeros(%d, 1)\n" % (2 * n + m + (n + 1 if FORCES else 0)))
+    if not BVP:
+        w("z0 = zeros(%d, 1)\n" % (2 * n + m + (n + 1 if FORCES else 0)))
 
 
 def main():
@@ -194,6 +251,8 @@ def main():
         write_mm(w, n, m, out_path)
     elif not form:
         write_dense(w, n, m)
+    if BVP:
+        write_bc(w, n, m, form, out_path)
     if out is not sys.stdout:
         out.close()
 
@@ -214,7 +273,8 @@ def write_dense(w, n, m):
     f[n // 2] = "sin(3*t)"
     w("f(1) = [" + "; ".join(f) + "]\n")
     # at rest, unforced at t = 0 (sin 0 = 0): consistent, lambda = 0 included
-    w("z0 = [" + "; ".join(["0"] * (2 * n + m)) + "]\n")
+    if not BVP:
+        w("z0 = [" + "; ".join(["0"] * (2 * n + m)) + "]\n")
 
 
 if __name__ == "__main__":

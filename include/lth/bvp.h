@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 #include "lth/ivp.h"
+#include "lth/opdecomp.h"
 #include "lth/status.h"
 #include "lth/system.h"
 
@@ -141,6 +142,66 @@ lth_status lth_bvp_solve(const lth_system *sys, double t0, double t1, int rows, 
                          const double *B1, const double *beta, const double *times, size_t n,
                          const lth_bvp_opts *opts, lth_bvp_result **out, lth_error *err);
 void lth_bvp_result_free(lth_bvp_result *res);
+
+/* ---- the operator path: collocation at size (lib/bvp/bvp_op.c) ----
+ *
+ * Boundary conditions as sparse matrices: B0, B1 rows x s in compressed
+ * sparse columns (colptr[0..s], colptr[0] = 0, rowind 0-based in 0..rows-1,
+ * no repeated row in a column), beta rows entries. */
+typedef struct lth_bvp_csc {
+  const int *colptr, *rowind;
+  const double *val;
+} lth_bvp_csc;
+
+typedef struct lth_bvp_sparse_bc {
+  int rows; /* must equal p */
+  lth_bvp_csc B0, B1;
+  const double *beta;
+} lth_bvp_sparse_bc;
+
+/* The refusal lth_bvp_solve makes before any method: data of block row
+ * j >= 2 whose derivative of order j - 2 jumps somewhere in [t0, t1] (the
+ * solution would need an impulse) is LTH_ENOSOL naming t and the block;
+ * data without enclosures (callbacks, samples) pass.  lth_bvp_solve_op
+ * sees only the operator form, which has no enclosures: call this on the
+ * system it was made from first (lth-bvp does). */
+lth_status lth_bvp_check_data(const lth_system *sys, double t0, double t1, lth_error *err);
+
+/* 1 if lth_bvp_solve_op works in this build (it factors with SuiteSparse
+ * KLU: CMake option LTH_SUITESPARSE), else 0. */
+int lth_bvp_op_available(void);
+
+/* The BVP of the operator form sys (include/lth/opdecomp.h) by Gauss
+ * collocation of the reduced ODE v' = Ahat v + g in v's own coordinates,
+ * nothing s x s or p x p formed: on each mesh interval the stage values at
+ * the Gauss points, continuity at the mesh points, the p boundary rows
+ * B0 G(t0) v(t0) + B1 G(t1) v(t1) = beta - B0 q(t0) - B1 q(t1) and the
+ * m - p conditions S(t0) v(t0) = 0 (v(t0) in range(I - P), P = L S) make
+ * one sparse square system (Ahat is the sparse blocks plus a small patch
+ * where the thin factors reach, lth_oppoint_thin_reach), factored by KLU.
+ * The mesh is uniform with the output times added as mesh points (where the
+ * Gauss method has order 2 stages); it is halved until the solutions on a
+ * mesh and on its halving differ by at most opts->colloc.tol * max(1,
+ * max |z|) at the output times, and the finer solution is returned with that
+ * difference as error_estimate.  z = G v + q at the output times, drift
+ * max ||P v|| there.  Uses opts->colloc (tol, stages, max_intervals),
+ * opts->cond_max and opts->progress; method is LTH_BVP_COLLOCATION.
+ * cond_shooting is KLU's 1-norm condition estimate of the collocation
+ * matrix, cond_bvp is not computed (NaN).  Pi is factored densely
+ * (LTH_OP_PI_DENSE is set on sys).
+ * Errors: LTH_EBC (rows != p, a bad pattern), LTH_ENOTUNIQUE (a singular
+ * collocation matrix, or its condition estimate above min(cond_max,
+ * tol / DBL_EPSILON)), LTH_ETOL (tol not reached within max_intervals),
+ * LTH_ESING (det Pi changes sign between two points of the mesh: Pi is
+ * singular between them), the decomposition's refusals naming t,
+ * LTH_ENOMEM, LTH_EINVAL (a build without KLU); it does not make
+ * lth_bvp_check_data's refusal (call that first).  Between its points Pi is
+ * seen only through those signs and the points' condition (as
+ * lth_opivp_solve); data kinks are not made mesh points (the error
+ * estimate sees the lost order). */
+lth_status lth_bvp_solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_sparse_bc *bc,
+                            const double *times, size_t n, const lth_bvp_opts *opts,
+                            lth_bvp_result **out, lth_error *err);
 
 #ifdef __cplusplus
 }

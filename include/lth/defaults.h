@@ -106,4 +106,10 @@
 #define LTH_DEFAULT_OPERATOR_MIN_SIZE    500
 #define LTH_DEFAULT_OPERATOR_MAX_DENSITY 0.5
 
+/* lth-bvp on the dense path warns before a collocation whose stage LUs on its
+ * first two meshes take more flops than this (about a minute at tens of
+ * Gflop/s): the chain of scripts/gen-chain.py --bvp at s = 1003 (p = 994)
+ * needs 5e12. */
+#define LTH_DEFAULT_BVP_DENSE_WARN_FLOPS 1e12
+
 #endif

@@ -188,6 +188,23 @@ typedef struct lth_opblock {
   const double *val;
 } lth_opblock;
 lth_status lth_oppoint_block(const lth_oppoint *pt, int i, int j, lth_opblock *out, lth_error *err);
+/* Where the thin factors reach, for assembling Ahat, G and P as sparse
+ * matrices (the collocation system of lth_bvp_solve_op, lib/bvp/bvp_op.c):
+ * cols[c] = 1 (c < m) for the columns of v where Ahat, G or P use the thin
+ * factors (the columns of S_i, C_i, D_i); at every other column c, Ahat e_c
+ * is column c of the sparse blocks A_ik (i, k < r), G e_c = e_c and
+ * P e_c = 0.  rows[k] = 1 (k < s) for the rows of z where the thin factors
+ * add to Ahat (rows of L_i and F_ij) or G (rows of L_i and u's).  The sets
+ * are those of the blocks' patterns, the same at every t.  LTH_EINVAL on a
+ * point without a decomposition or with Pi factored sparsely
+ * (lth_opsys_set_pi_factor: use LTH_OP_PI_DENSE). */
+lth_status lth_oppoint_thin_reach(const lth_oppoint *pt, char *cols, char *rows, lth_error *err);
+/* y = S x, rows (i-1) n_r .. i n_r - 1 of y being S_i x_i (x m x k, y
+ * (r-1) n_r x k): P_i = L_i S_i with L_i of full column rank, so P x = 0 iff
+ * S x = 0, the (r-1) n_r = m - p independent conditions that put a state on
+ * range(I - P).  Orders as the other applies; LTH_EINVAL as
+ * lth_oppoint_thin_reach. */
+lth_status lth_oppoint_apply_S(const lth_oppoint *pt, const lth_jet *x, lth_jet *y, lth_error *err);
 /* g (m x 1), q (s x 1) and the forcing f (s x 1) at t into y (orders
  * min(pt's order, y's maxorder); f to the input order out_order + r - 1). */
 lth_status lth_oppoint_g(const lth_oppoint *pt, lth_jet *y, lth_error *err);

@@ -59,3 +59,10 @@ lth_status lth_bvp_check_impulses(const lth_system *sys, double t0, double t1, l
   }
   return st;
 }
+
+lth_status lth_bvp_check_data(const lth_system *sys, double t0, double t1, lth_error *err) {
+  if (!sys || !(t0 < t1)) {
+    return lth_error_set(err, LTH_EINVAL, "lth_bvp_check_data: need a system and t0 < t1");
+  }
+  return lth_bvp_check_impulses(sys, t0, t1, err);
+}

@@ -344,8 +344,13 @@ static lth_status column(lth_pp *P, const bcrow *r, const int *base, const lth_p
                          name, top, x, x, vel, x, k > 20 ? 20 : k, q);
 }
 
-/* The conditions in the unknowns' order: B0u, B1u row-major p x s. */
-static lth_status fill_user(lth_pp *P, int s, double *B0u, double *B1u, double *beta) {
+/* The conditions into B0, B1 (p x s column-major, zero on entry) in the
+ * system's column order: the term of unknown column `col` goes to column
+ * pos[col].  Only the terms are visited, never all p x s entries: at size the
+ * matrices are zero pages but for a few entries a row (nothing p x s is
+ * touched here). */
+static lth_status fill_user(lth_pp *P, int p, const int *pos, double *B0, double *B1,
+                            double *beta) {
   struct lth_pbc *B = P->bceq;
   int nv = lth_pp_eqn_nvars(P);
   int *base = malloc((size_t)(nv > 0 ? nv : 1) * sizeof *base);
@@ -364,14 +369,18 @@ static lth_status fill_user(lth_pp *P, int s, double *B0u, double *B1u, double *
       const lth_pterm *tm = &r->lin.t[j];
       int col = 0;
       if ((st = column(P, r, base, tm, &col)) == LTH_OK) {
-        double *dst = r->tm[tm->var % BC_NT].end ? B1u : B0u;
-        dst[(size_t)i * s + col] += tm->c.v;
+        double *dst = r->tm[tm->var % BC_NT].end ? B1 : B0;
+        dst[i + (size_t)pos[col] * p] += tm->c.v;
       }
     }
     beta[i] = -r->lin.c0.v;
-    int nz = 0; /* x(0) - x(t0): terms may cancel */
-    for (int k = 0; k < s && !nz; k++) {
-      nz = B0u[(size_t)i * s + k] != 0.0 || B1u[(size_t)i * s + k] != 0.0;
+    int nz = 0; /* x(0) - x(t0): terms may cancel; only the terms' columns can be nonzero */
+    for (int j = 0; j < r->lin.n && st == LTH_OK && !nz; j++) {
+      int col = 0;
+      if ((st = column(P, r, base, &r->lin.t[j], &col)) == LTH_OK) {
+        size_t k = i + (size_t)pos[col] * p;
+        nz = B0[k] != 0.0 || B1[k] != 0.0;
+      }
     }
     if (st == LTH_OK && !nz) {
       st = lth_pp_at_error(P, r->at, LTH_EPARSE,
@@ -400,28 +409,27 @@ lth_status lth_pp_bc_finish(lth_pp *P, const lth_model *m) {
                            "other %d of the s = %d unknowns), and each condition fixes one",
                            nr, nr == 1 ? "" : "s", p, p, s - p, s);
   }
-  double *B0u = calloc((size_t)p * s, sizeof *B0u), *B1u = calloc((size_t)p * s, sizeof *B1u);
+  /* calloc: at size the zero pages are never touched (fill_user writes the
+   * terms alone), so the p x s matrices cost their nonzeros, not p s */
   double *beta = malloc((size_t)p * sizeof *beta);
+  int *pos = malloc((size_t)s * sizeof *pos);
   lth_problem *pb = P->pb;
-  pb->B0 = malloc((size_t)p * s * sizeof *pb->B0);
-  pb->B1 = malloc((size_t)p * s * sizeof *pb->B1);
-  lth_status st = B0u && B1u && beta && pb->B0 && pb->B1
-                      ? fill_user(P, s, B0u, B1u, beta)
+  pb->B0 = calloc((size_t)p * s, sizeof *pb->B0);
+  pb->B1 = calloc((size_t)p * s, sizeof *pb->B1);
+  lth_status st = beta && pos && pb->B0 && pb->B1
+                      ? LTH_OK
                       : lth_pp_at_error(P, B->row[0].at, LTH_ENOMEM, "out of memory");
   if (st == LTH_OK) {
     const int *perm = lth_model_perm(m); /* column k of the system is unknown perm[k] */
-    for (int i = 0; i < p; i++) {
-      for (int k = 0; k < s; k++) {
-        pb->B0[i + (size_t)k * p] = B0u[(size_t)i * s + perm[k]];
-        pb->B1[i + (size_t)k * p] = B1u[(size_t)i * s + perm[k]];
-      }
-    }
+    for (int k = 0; k < s; k++) pos[perm[k]] = k;
+    st = fill_user(P, p, pos, pb->B0, pb->B1, beta);
+  }
+  if (st == LTH_OK) {
     pb->beta = beta;
     beta = NULL;
     pb->nbc = p;
   }
-  free(B0u);
-  free(B1u);
+  free(pos);
   free(beta);
   /* the index-1 unknowns' columns are folded into z's, as for bc matrices */
   int sz = lth_model_size(m);

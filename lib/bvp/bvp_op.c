@@ -1,0 +1,843 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Collocation of a BVP on the operator path (include/lth/bvp.h,
+ * lth_bvp_solve_op): nothing s x s, m x p or p x p is formed.
+ *
+ * Design.  The dense collocation (bvp_colloc.c) writes v in p local
+ * coordinates per mesh interval and eliminates the stages with dense LU: its
+ * blocks are p x p and m x p, hopeless when p ~ s ~ 10^3..10^5.  Here v keeps
+ * its own m coordinates and the whole discretisation is one sparse system:
+ *  - Ahat(t) = (the sparse blocks A_ik, i, k < r) + (a patch in the few
+ *    columns where the thin factors C_i, D_i, S_i reach, at the rows of
+ *    L_i, F_ij): lth_oppoint_thin_reach gives the columns and rows, the
+ *    patch columns are Ahat applied to unit vectors (exact: Ahat e_c is
+ *    column c of the sparse blocks at every other column).  G = [I; 0] + a
+ *    patch the same way.
+ *  - Unknowns per interval k: y_k (m) and the stage derivatives K_kj (m each,
+ *    j < stages); rows: K_kj - Ahat(t_kj)(y_k + h sum_l a_jl K_kl) =
+ *    g(t_kj), continuity y_{k+1} = y_k + h sum_j b_j K_kj, and at t0 the p
+ *    boundary rows B0 G0 y_0 + B1 G1 y_N = beta - B0 q0 - B1 q1 with the
+ *    m - p rows S(t0) y_0 = 0 (y_0 in range(I - P(t0)): P = L S, L of full
+ *    column rank).  Square; KLU factors it (AMD ordering keeps the fill near
+ *    the band the intervals make).
+ *  - v is not held on range(I - P) inside the interval (the dense path's
+ *    local coordinates do that): it leaves it by the discretisation error,
+ *    which the mesh halving measures like any other; z = G v + q projects,
+ *    and the drift max ||P v|| at the output times is reported.
+ *  - The output times are mesh points (order 2 stages there, no extra
+ *    step); the mesh is otherwise uniform and halved until two successive
+ *    solutions agree to tol; the finer one is returned.
+ */
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bvp_impl.h"
+#include "colloc/colloc.h"
+#include "core/errors.h"
+#include "lth/defaults.h"
+
+#ifdef LTH_HAVE_KLU
+#include <klu.h>
+#endif
+
+#ifdef LTH_HAVE_KLU
+int lth_bvp_op_available(void) { return 1; }
+#else
+int lth_bvp_op_available(void) { return 0; }
+#endif
+
+static void result_free_partial(lth_bvp_result *res) { lth_bvp_result_free(res); }
+
+#ifndef LTH_HAVE_KLU
+
+lth_status lth_bvp_solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_sparse_bc *bc,
+                            const double *times, size_t n, const lth_bvp_opts *opts,
+                            lth_bvp_result **out, lth_error *err) {
+  (void)sys, (void)t0, (void)t1, (void)bc, (void)times, (void)n, (void)opts;
+  (void)result_free_partial;
+  *out = NULL;
+  return lth_error_set(err, LTH_EINVAL,
+                       "collocation on the operator path needs SuiteSparse KLU, and this library "
+                       "was built without it (CMake option LTH_SUITESPARSE)");
+}
+
+#else
+
+/* The most the dense patch of the reached columns may take (bytes). */
+#define LTH_BVP_OP_PATCH_BYTES 4e9
+
+/* The sparse pieces at one t: Ahat (CSC, the fixed pattern), g. */
+typedef struct opbvp {
+  lth_opsys *sys;
+  int s, m, p, r, nr, ns; /* ns: stages */
+  lth_colloc_tableau tab;
+  lth_opdecomp_ws *ws;
+  lth_oppoint *pt;
+  int nspc, *spc;             /* the columns of v the thin factors reach */
+  int *spos;                  /* spos[c]: c's place in spc, or -1 */
+  char *rmask;                /* the rows (of z) they reach */
+  int *ap, *ai, annz;         /* Ahat's pattern, m x m */
+  double *av;                 /* its values at the last point */
+  int *mark;                  /* m: scratch for the pattern */
+  lth_jet *X, *T, *Y, *Z;     /* probes: m x nspc unit vectors, (I - P) X, m x nspc, s x nspc */
+  lth_jet *Sx;                /* (r-1) n_r x nspc */
+  lth_jet *gv, *zv, *qv, *yv; /* m, s, s, m x 1 */
+  double last_t;
+  int last_sign;
+} opbvp;
+
+static void opbvp_free(opbvp *B) {
+  lth_oppoint_free(B->pt);
+  lth_opdecomp_ws_free(B->ws);
+  free(B->spc);
+  free(B->spos);
+  free(B->rmask);
+  free(B->ap);
+  free(B->ai);
+  free(B->av);
+  free(B->mark);
+  lth_jet_free(B->X);
+  lth_jet_free(B->Y);
+  lth_jet_free(B->T);
+  lth_jet_free(B->Z);
+  lth_jet_free(B->Sx);
+  lth_jet_free(B->gv);
+  lth_jet_free(B->zv);
+  lth_jet_free(B->qv);
+  lth_jet_free(B->yv);
+}
+
+/* Decompose at t; det Pi must keep its sign along the points in time order
+ * (a change means Pi is singular in between). */
+static lth_status decompose(opbvp *B, double t, lth_error *err) {
+  lth_status st = lth_opdecomp_at(B->ws, t, B->pt, err);
+  if (st != LTH_OK) return st;
+  int sg = lth_oppoint_info(B->pt)->pi_sign;
+  if (B->last_sign && sg && sg != B->last_sign && t > B->last_t) {
+    return lth_error_set_t(err, LTH_ESING, t,
+                           "det Pi changes sign between t = %.17g and t = %.17g: Pi is singular "
+                           "between them",
+                           B->last_t, t);
+  }
+  if (sg && t >= B->last_t) {
+    B->last_sign = sg;
+    B->last_t = t;
+  }
+  return LTH_OK;
+}
+
+/* The rows of the sparse blocks' column a (of v) into column c's pattern. */
+static int add_column_rows(opbvp *B, int a, int c, int nz) {
+  int r = B->r, k = 1;
+  while (k < r - 1 && a >= lth_opsys_block_offset(B->sys, k + 1)) k++;
+  int j = a - lth_opsys_block_offset(B->sys, k);
+  for (int i = 1; i < r; i++) {
+    lth_opblock b;
+    if (k < i - 1 || lth_oppoint_block(B->pt, i, k, &b, NULL) != LTH_OK || !b.nnz) continue;
+    int ri = lth_opsys_block_offset(B->sys, i);
+    for (int q = b.colptr[j]; q < b.colptr[j + 1]; q++) {
+      int row = ri + b.rowind[q];
+      if (B->mark[row] != c) B->mark[row] = c, B->ai[nz++] = row;
+    }
+  }
+  return nz;
+}
+
+/* Ahat's pattern: the sparse blocks A_ik (i, k < r, k >= i - 1) and, in the
+ * reached columns, the reached rows of v. */
+static lth_status build_pattern(opbvp *B, lth_error *err) {
+  int m = B->m, r = B->r;
+  size_t cap = (size_t)B->nspc * m + 16;
+  for (int i = 1; i < r; i++) {
+    for (int k = i > 1 ? i - 1 : 1; k < r; k++) {
+      lth_opblock b;
+      lth_status st = lth_oppoint_block(B->pt, i, k, &b, err);
+      if (st != LTH_OK) return st;
+      cap += (size_t)b.nnz;
+    }
+  }
+  B->ap = calloc((size_t)m + 1, sizeof(int));
+  B->ai = malloc(cap * sizeof(int));
+  B->av = malloc(cap * sizeof(double));
+  if (!B->ap || !B->ai || !B->av || cap > (size_t)INT_MAX) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory for Ahat's pattern (%zu entries)", cap);
+  }
+  for (int a = 0; a < m; a++) B->mark[a] = -1;
+  int nz = 0;
+  for (int k = 1; k < r; k++) {
+    int ck = lth_opsys_block_offset(B->sys, k), nk = lth_opsys_block_size(B->sys, k);
+    for (int j = 0; j < nk; j++) {
+      int c = ck + j;
+      B->ap[c] = nz;
+      for (int i = 1; i < r; i++) {
+        lth_opblock b;
+        if (k < i - 1) continue;
+        (void)lth_oppoint_block(B->pt, i, k, &b, err);
+        int ri = lth_opsys_block_offset(B->sys, i);
+        for (int q = b.nnz ? b.colptr[j] : 0; q < (b.nnz ? b.colptr[j + 1] : 0); q++) {
+          int a = ri + b.rowind[q];
+          if (B->mark[a] != c) B->mark[a] = c, B->ai[nz++] = a;
+        }
+      }
+      if (B->spos[c] >= 0) { /* Ahat (I - P) e_c: (I - P) e_c lies on c and the reached rows */
+        for (int a = 0; a < m; a++) {
+          if (B->rmask[a] && B->mark[a] != c) B->mark[a] = c, B->ai[nz++] = a;
+        }
+        for (int a = 0; a < m && nz < INT_MAX; a++) {
+          if (B->rmask[a]) nz = add_column_rows(B, a, c, nz);
+        }
+      }
+    }
+  }
+  B->ap[m] = nz;
+  B->annz = nz;
+  return LTH_OK;
+}
+
+static lth_status opbvp_init(opbvp *B, lth_opsys *sys, double t0, int stages, double cond_max,
+                             lth_error *err) {
+  memset(B, 0, sizeof *B);
+  B->sys = sys;
+  B->s = lth_opsys_size(sys);
+  B->m = lth_opsys_state_dim(sys);
+  B->r = lth_opsys_index(sys);
+  B->nr = lth_opsys_block_size(sys, B->r);
+  B->p = B->m - (B->r - 1) * B->nr;
+  B->ns = stages;
+  B->last_t = -INFINITY;
+  lth_status st = lth_colloc_gauss(stages, &B->tab, err);
+  if (st == LTH_OK) st = lth_opsys_set_pi_factor(sys, LTH_OP_PI_DENSE, err);
+  if (st != LTH_OK) return st;
+  B->ws = lth_opdecomp_ws_alloc(sys, 0, err);
+  B->pt = B->ws ? lth_oppoint_alloc(sys, 0, 32, err) : NULL;
+  if (!B->pt) return lth_error_status(err);
+  lth_opdecomp_ws_set_cond_max(B->ws, cond_max);
+  int m = B->m, s = B->s;
+  char *cmask = malloc((size_t)m);
+  B->rmask = malloc((size_t)s);
+  B->spos = malloc((size_t)m * sizeof(int));
+  B->spc = malloc((size_t)m * sizeof(int));
+  B->mark = malloc((size_t)m * sizeof(int));
+  B->gv = lth_jet_alloc(m, 1, 0, err);
+  B->yv = lth_jet_alloc(m, 1, 0, err);
+  B->zv = lth_jet_alloc(s, 1, 0, err);
+  B->qv = lth_jet_alloc(s, 1, 0, err);
+  if (!cmask || !B->rmask || !B->spos || !B->spc || !B->mark || !B->gv || !B->yv || !B->zv ||
+      !B->qv) {
+    free(cmask);
+    return lth_error_set(err, LTH_ENOMEM, "out of memory for the collocation workspace");
+  }
+  st = decompose(B, t0, err);
+  if (st == LTH_OK) st = lth_oppoint_thin_reach(B->pt, cmask, B->rmask, err);
+  if (st != LTH_OK) {
+    free(cmask);
+    return st;
+  }
+  for (int c = 0; c < m; c++) {
+    B->spos[c] = cmask[c] ? B->nspc : -1;
+    if (cmask[c]) B->spc[B->nspc++] = c;
+  }
+  free(cmask);
+  int k = B->nspc > 0 ? B->nspc : 1;
+  /* the probes and the patch are dense in the reached columns: for a few
+   * constraints a few dozen; with many (n_r ~ s) this path is not the one */
+  double bytes = (double)k * (8.0 * (3.0 * m + s + (B->r - 1) * B->nr) + 12.0 * m);
+  if (bytes > LTH_BVP_OP_PATCH_BYTES) {
+    return lth_error_set(err, LTH_ENOMEM,
+                         "collocation on the operator path: the thin factors of P reach %d of the "
+                         "m = %d state columns, and their dense patch would take %.3g GB (this "
+                         "path is for systems with few constraints, n_r = %d here)",
+                         B->nspc, m, bytes / 1e9, B->nr);
+  }
+  B->X = lth_jet_alloc(m, k, 0, err);
+  B->Y = B->X ? lth_jet_alloc(m, k, 0, err) : NULL;
+  B->T = B->Y ? lth_jet_alloc(m, k, 0, err) : NULL;
+  B->Z = B->T ? lth_jet_alloc(s, k, 0, err) : NULL;
+  B->Sx = B->Z ? lth_jet_alloc((B->r - 1) * B->nr, k, 0, err) : NULL;
+  if (!B->Sx) return lth_error_status(err);
+  lth_jet_set_zero(B->X, 0);
+  for (int q = 0; q < B->nspc; q++) B->X->c[B->spc[q] + (size_t)q * B->X->ld] = 1.0;
+  B->X->order = 0;
+  B->X->cols = B->nspc;
+  B->Y->cols = B->T->cols = B->Z->cols = B->Sx->cols = B->nspc;
+  return build_pattern(B, err);
+}
+
+/* Ahat's values at the decomposed point into B->av, g into B->gv. */
+static lth_status ahat_values(opbvp *B, lth_error *err) {
+  int m = B->m, r = B->r;
+  lth_status st = LTH_OK;
+  memset(B->av, 0, (size_t)B->annz * sizeof(double));
+  for (int k = 1; k < r && st == LTH_OK; k++) {
+    int ck = lth_opsys_block_offset(B->sys, k), nk = lth_opsys_block_size(B->sys, k);
+    for (int i = 1; i < r && st == LTH_OK; i++) {
+      lth_opblock b;
+      if (k < i - 1) continue;
+      st = lth_oppoint_block(B->pt, i, k, &b, err);
+      int ri = lth_opsys_block_offset(B->sys, i);
+      for (int j = 0; j < nk && b.nnz && st == LTH_OK; j++) {
+        int c = ck + j;
+        if (B->spos[c] >= 0) continue; /* from the probe */
+        for (int q = b.colptr[j]; q < b.colptr[j + 1]; q++) {
+          int a = ri + b.rowind[q];
+          for (int e = B->ap[c]; e < B->ap[c + 1]; e++) {
+            if (B->ai[e] == a) {
+              B->av[e] += b.val[q];
+              break;
+            }
+          }
+        }
+      }
+    }
+  }
+  /* the reached columns of Ahat (I - P): the reduced ODE is Clark's only on
+   * range(I - P), and Ahat alone can be stiff off it (Gauss collocation then
+   * loses its order 2s); v' = Ahat (I - P) v + g has the same solutions through
+   * range(I - P(t0)), as the dense path's Ahat R_k */
+  if (st == LTH_OK && B->nspc > 0) st = lth_oppoint_apply_P(B->pt, 1, B->X, B->T, err);
+  if (st == LTH_OK && B->nspc > 0) st = lth_oppoint_apply_Ahat(B->pt, B->T, B->Y, err);
+  for (int q = 0; q < B->nspc && st == LTH_OK; q++) {
+    int c = B->spc[q];
+    const double *y = B->Y->c + (size_t)q * B->Y->ld;
+    double outside = 0.0;
+    for (int a = 0; a < m; a++) B->mark[a] = -1;
+    for (int e = B->ap[c]; e < B->ap[c + 1]; e++) B->mark[B->ai[e]] = e;
+    for (int a = 0; a < m; a++) {
+      if (B->mark[a] >= 0) {
+        B->av[B->mark[a]] = y[a];
+      } else {
+        outside += fabs(y[a]);
+      }
+    }
+    if (outside != 0.0) { /* the reach would be wrong: never a silent loss */
+      st = lth_error_set_t(err, LTH_EINVAL, lth_oppoint_info(B->pt)->t,
+                           "Ahat column %d has entries outside the thin factors' reach", c + 1);
+    }
+  }
+  if (st == LTH_OK) st = lth_oppoint_g(B->pt, B->gv, err);
+  return st;
+}
+
+/* ---- the global system as triplets ---- */
+
+typedef struct trip {
+  size_t n, cap;
+  int *i, *j;
+  double *v;
+} trip;
+
+static int trip_add(trip *T, int i, int j, double v) {
+  if (T->n == T->cap) {
+    size_t cap = T->cap ? 2 * T->cap : 1024;
+    int *ni = realloc(T->i, cap * sizeof(int));
+    if (ni) T->i = ni;
+    int *nj = realloc(T->j, cap * sizeof(int));
+    if (nj) T->j = nj;
+    double *nv = realloc(T->v, cap * sizeof(double));
+    if (nv) T->v = nv;
+    if (!ni || !nj || !nv) return -1;
+    T->cap = cap;
+  }
+  T->i[T->n] = i;
+  T->j[T->n] = j;
+  T->v[T->n] = v;
+  T->n++;
+  return 0;
+}
+
+static void trip_release(trip *T) {
+  free(T->i);
+  free(T->j);
+  free(T->v);
+  memset(T, 0, sizeof *T);
+}
+
+/* Triplets (duplicates summed) to CSC n x n. */
+static int trip_csc(const trip *T, int n, int **Ap, int **Ai, double **Ax) {
+  int *cnt = calloc((size_t)n + 1, sizeof(int)), *mk = malloc((size_t)n * sizeof(int));
+  int *ap = calloc((size_t)n + 1, sizeof(int));
+  int *ti = malloc((T->n + 1) * sizeof(int));
+  double *tv = malloc((T->n + 1) * sizeof(double));
+  if (!cnt || !mk || !ap || !ti || !tv) {
+    free(cnt), free(mk), free(ap), free(ti), free(tv);
+    return -1;
+  }
+  for (size_t e = 0; e < T->n; e++) cnt[T->j[e] + 1]++;
+  for (int c = 0; c < n; c++) cnt[c + 1] += cnt[c];
+  for (size_t e = 0; e < T->n; e++) {
+    int q = cnt[T->j[e]]++;
+    ti[q] = T->i[e];
+    tv[q] = T->v[e];
+  }
+  /* cnt[c] is now the end of column c; merge duplicates in place */
+  for (int a = 0; a < n; a++) mk[a] = -1;
+  int nz = 0, start = 0;
+  for (int c = 0; c < n; c++) {
+    int end = cnt[c];
+    ap[c] = nz;
+    for (int q = start; q < end; q++) {
+      if (mk[ti[q]] >= ap[c]) {
+        tv[mk[ti[q]]] += tv[q];
+      } else {
+        mk[ti[q]] = nz;
+        ti[nz] = ti[q];
+        tv[nz] = tv[q];
+        nz++;
+      }
+    }
+    start = end;
+  }
+  ap[n] = nz;
+  free(cnt);
+  free(mk);
+  *Ap = ap;
+  *Ai = ti;
+  *Ax = tv;
+  return 0;
+}
+
+/* The mesh: t[0..N]; out[k]: the mesh index of output time k. */
+typedef struct omesh {
+  size_t N;
+  double *t;
+} omesh;
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Uniform N intervals with the output times added (a time within a few
+ * ulps of a point is that point: the output is then z there, exactly). */
+static int mesh_make(omesh *M, size_t N, double t0, double t1, const double *times, size_t n) {
+  double *t = malloc((N + n + 1) * sizeof(double));
+  if (!t) return -1;
+  for (size_t k = 0; k <= N; k++) t[k] = k == N ? t1 : t0 + (t1 - t0) * (double)k / (double)N;
+  memcpy(t + N + 1, times, n * sizeof(double));
+  qsort(t, N + n + 1, sizeof(double), cmp_double);
+  double tiny = 16 * DBL_EPSILON * (fabs(t0) + fabs(t1) + (t1 - t0));
+  size_t w = 0;
+  for (size_t k = 0; k < N + n + 1; k++) {
+    if (w == 0 || t[k] - t[w - 1] > tiny) t[w++] = t[k];
+  }
+  t[0] = t0;
+  t[w - 1] = t1;
+  M->t = t;
+  M->N = w - 1;
+  return 0;
+}
+
+/* Every interval halved. */
+static int mesh_halve(const omesh *M, omesh *H) {
+  H->N = 2 * M->N;
+  H->t = malloc((H->N + 1) * sizeof(double));
+  if (!H->t) return -1;
+  for (size_t k = 0; k < M->N; k++) {
+    H->t[2 * k] = M->t[k];
+    H->t[2 * k + 1] = 0.5 * (M->t[k] + M->t[k + 1]);
+  }
+  H->t[H->N] = M->t[M->N];
+  return 0;
+}
+
+static size_t mesh_index(const omesh *M, double t) {
+  size_t lo = 0, hi = M->N;
+  while (lo < hi) { /* nearest mesh point (every output time is one) */
+    size_t mid = (lo + hi) / 2;
+    if (M->t[mid] < t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo > 0 && fabs(M->t[lo - 1] - t) < fabs(M->t[lo] - t)) lo--;
+  return lo;
+}
+
+/* The boundary rows: B G(t) at the columns of v (t0: unknowns from col0),
+ * into triplets at rows 0..p-1; B q(t) subtracted from rhs. */
+static lth_status bc_rows(opbvp *B, const lth_bvp_csc *Bc, double t, int col0, trip *T, double *rhs,
+                          int with_S, lth_error *err) {
+  int m = B->m, s = B->s;
+  lth_status st = decompose(B, t, err);
+  if (st == LTH_OK && B->nspc > 0) st = lth_oppoint_apply_G(B->pt, B->X, B->Z, err);
+  if (st == LTH_OK) st = lth_oppoint_q(B->pt, B->qv, err);
+  if (st == LTH_OK && with_S && B->nspc > 0) st = lth_oppoint_apply_S(B->pt, B->X, B->Sx, err);
+  if (st != LTH_OK) return st;
+  for (int c = 0; c < s; c++) { /* rhs -= B q */
+    for (int e = Bc->colptr[c]; e < Bc->colptr[c + 1]; e++)
+      rhs[Bc->rowind[e]] -= Bc->val[e] * B->qv->c[c];
+  }
+  int fail = 0;
+  for (int c = 0; c < m && !fail; c++) { /* G e_c = e_c off the reach */
+    if (B->spos[c] >= 0) continue;
+    for (int e = Bc->colptr[c]; e < Bc->colptr[c + 1]; e++) {
+      fail |= trip_add(T, Bc->rowind[e], col0 + c, Bc->val[e]);
+    }
+  }
+  for (int q = 0; q < B->nspc && !fail; q++) {
+    const double *g = B->Z->c + (size_t)q * B->Z->ld;
+    for (int k = 0; k < s && !fail; k++) {
+      if (g[k] == 0.0) continue;
+      for (int e = Bc->colptr[k]; e < Bc->colptr[k + 1]; e++) {
+        fail |= trip_add(T, Bc->rowind[e], col0 + B->spc[q], Bc->val[e] * g[k]);
+      }
+    }
+    if (with_S) {
+      const double *sx = B->Sx->c + (size_t)q * B->Sx->ld;
+      for (int a = 0; a < (B->r - 1) * B->nr && !fail; a++) {
+        if (sx[a] != 0.0) fail |= trip_add(T, B->p + a, col0 + B->spc[q], sx[a]);
+      }
+    }
+  }
+  return fail ? lth_error_set(err, LTH_ENOMEM, "out of memory assembling the collocation system")
+              : LTH_OK;
+}
+
+/* Assemble the collocation system on M: matrix triplets and right-hand side. */
+static lth_status assemble(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *bc, trip *T,
+                           double *rhs, lth_error *err) {
+  int m = B->m, ns = B->ns;
+  size_t blk = (size_t)(1 + ns) * m;
+  size_t nunk = M->N * blk + m;
+  memset(rhs, 0, nunk * sizeof(double));
+  for (int i = 0; i < B->p; i++) rhs[i] = bc->beta[i];
+  B->last_sign = 0;
+  B->last_t = -INFINITY;
+  lth_status st = bc_rows(B, &bc->B0, M->t[0], 0, T, rhs, 1, err);
+  int fail = 0;
+  for (size_t k = 0; k < M->N && st == LTH_OK && !fail; k++) {
+    double h = M->t[k + 1] - M->t[k];
+    size_t base = k * blk;
+    for (int j = 0; j < ns && st == LTH_OK && !fail; j++) {
+      st = decompose(B, M->t[k] + B->tab.c[j] * h, err);
+      if (st == LTH_OK) st = ahat_values(B, err);
+      if (st != LTH_OK) break;
+      size_t row = base + (size_t)(1 + j) * m;
+      for (int a = 0; a < m; a++) {
+        fail |= trip_add(T, (int)(row + a), (int)(row + a), 1.0);
+        rhs[row + a] = B->gv->c[a];
+      }
+      for (int c = 0; c < m && !fail; c++) {
+        for (int e = B->ap[c]; e < B->ap[c + 1] && !fail; e++) {
+          double v = B->av[e];
+          if (v == 0.0) continue;
+          int a = B->ai[e];
+          fail |= trip_add(T, (int)(row + a), (int)(base + c), -v);
+          for (int l = 0; l < ns; l++) {
+            double w = h * B->tab.A[j + (size_t)l * ns];
+            fail |= trip_add(T, (int)(row + a), (int)(base + (size_t)(1 + l) * m + c), -w * v);
+          }
+        }
+      }
+    }
+    /* continuity: y_{k+1} - y_k - h sum_j b_j K_kj = 0, in y_{k+1}'s rows */
+    size_t nxt = base + blk;
+    for (int a = 0; a < m && !fail; a++) {
+      fail |= trip_add(T, (int)(nxt + a), (int)(nxt + a), 1.0);
+      fail |= trip_add(T, (int)(nxt + a), (int)(base + a), -1.0);
+      for (int j = 0; j < ns; j++) {
+        fail |=
+            trip_add(T, (int)(nxt + a), (int)(base + (size_t)(1 + j) * m + a), -h * B->tab.b[j]);
+      }
+    }
+  }
+  if (st == LTH_OK && !fail)
+    st = bc_rows(B, &bc->B1, M->t[M->N], (int)(M->N * blk), T, rhs, 0, err);
+  if (st == LTH_OK && fail) {
+    st = lth_error_set(err, LTH_ENOMEM, "out of memory assembling the collocation system");
+  }
+  return st;
+}
+
+/* Solve on M: the mesh values y (M->N + 1 blocks of m) into *ysol. */
+static lth_status solve_mesh(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *bc, double cmax,
+                             double **ysol, double *cond, lth_error *err) {
+  size_t blk = (size_t)(1 + B->ns) * B->m, nunk = M->N * blk + B->m;
+  if (nunk > (size_t)INT_MAX / 2) {
+    return lth_error_set(err, LTH_ENOMEM,
+                         "the collocation system on %zu intervals has %zu unknowns: too many for "
+                         "KLU's int indices",
+                         M->N, nunk);
+  }
+  trip T = {0};
+  double *rhs = malloc(nunk * sizeof(double));
+  if (!rhs) return lth_error_set(err, LTH_ENOMEM, "out of memory for the collocation system");
+  lth_status st = assemble(B, M, bc, &T, rhs, err);
+  int *ap = NULL, *ai = NULL;
+  double *ax = NULL;
+  if (st == LTH_OK && trip_csc(&T, (int)nunk, &ap, &ai, &ax)) {
+    st = lth_error_set(err, LTH_ENOMEM, "out of memory for the collocation matrix");
+  }
+  trip_release(&T);
+  klu_common kc;
+  klu_symbolic *ks = NULL;
+  klu_numeric *kn = NULL;
+  if (st == LTH_OK) {
+    klu_defaults(&kc);
+    /* partial pivoting: KLU's default threshold 0.001 lets the stage rows grow
+     * their pivots enough to floor the error near 1e-9 on the chain of
+     * scripts/gen-chain.py --bvp (n = 5: the error estimate stalled at 5e-10
+     * up to 65,536 intervals; with 1.0, 1.2e-13 on 16) */
+    kc.tol = 1.0;
+    kc.btf = 0;
+    ks = klu_analyze((int)nunk, ap, ai, &kc);
+    kn = ks ? klu_factor(ap, ai, ax, ks, &kc) : NULL;
+    if (kc.status == KLU_OUT_OF_MEMORY) {
+      st =
+          lth_error_set(err, LTH_ENOMEM,
+                        "out of memory factoring the collocation system (%zu unknowns, KLU)", nunk);
+    } else if (!kn || kc.status == KLU_SINGULAR) {
+      st = lth_bvp_not_unique_detail(INFINITY, "collocation system",
+                                     "the boundary conditions do not fix the solution on the "
+                                     "solution manifold",
+                                     err);
+    }
+  }
+  if (st == LTH_OK && klu_condest(ap, ax, ks, kn, &kc)) {
+    *cond = kc.condest;
+    if (!(kc.condest <= cmax)) {
+      st = lth_bvp_not_unique(kc.condest, "collocation system", err);
+    }
+  }
+  if (st == LTH_OK && !klu_solve(ks, kn, (int)nunk, 1, rhs, &kc)) {
+    st = lth_error_set(err, LTH_ENOMEM, "the collocation solve failed (KLU status %d)", kc.status);
+  }
+  if (kn) klu_free_numeric(&kn, &kc);
+  if (ks) klu_free_symbolic(&ks, &kc);
+  free(ap);
+  free(ai);
+  free(ax);
+  if (st == LTH_OK) {
+    for (size_t k = 0; k <= M->N; k++)
+      memmove(rhs + k * B->m, rhs + k * blk, B->m * sizeof(double));
+    *ysol = rhs;
+  } else {
+    free(rhs);
+  }
+  return st;
+}
+
+/* z = G(t) y + q(t) at the output times, and the drift max ||P y||. */
+static lth_status outputs(opbvp *B, const omesh *M, const double *y, const double *times, size_t n,
+                          double *z, double *drift, lth_error *err) {
+  int m = B->m, s = B->s;
+  lth_status st = LTH_OK;
+  *drift = 0.0;
+  for (size_t k = 0; k < n && st == LTH_OK; k++) {
+    size_t i = mesh_index(M, times[k]);
+    B->last_sign = 0;
+    st = decompose(B, M->t[i], err);
+    memcpy(B->yv->c, y + i * m, m * sizeof(double));
+    B->yv->order = 0;
+    if (st == LTH_OK) st = lth_oppoint_apply_G(B->pt, B->yv, B->zv, err);
+    if (st == LTH_OK) st = lth_oppoint_q(B->pt, B->qv, err);
+    for (int a = 0; a < s && st == LTH_OK; a++) z[k * s + a] = B->zv->c[a] + B->qv->c[a];
+    if (st == LTH_OK) st = lth_oppoint_apply_P(B->pt, 0, B->yv, B->gv, err);
+    double d = 0.0;
+    for (int a = 0; a < m && st == LTH_OK; a++) d += B->gv->c[a] * B->gv->c[a];
+    *drift = fmax(*drift, sqrt(d));
+  }
+  return st;
+}
+
+/* ||B0 z(t0) + B1 z(t1) - beta||_2 with z at the ends of mesh M. */
+static lth_status bc_residual(opbvp *B, const omesh *M, const double *y,
+                              const lth_bvp_sparse_bc *bc, double *res, lth_error *err) {
+  int s = B->s;
+  double *z = malloc(2 * (size_t)s * sizeof(double)), *r = calloc((size_t)B->p + 1, sizeof(double));
+  double ends[2] = {M->t[0], M->t[M->N]}, drift;
+  lth_status st = z && r ? LTH_OK : lth_error_set(err, LTH_ENOMEM, "out of memory");
+  if (st == LTH_OK) st = outputs(B, M, y, ends, 2, z, &drift, err);
+  for (int ec = 0; ec < 2 && st == LTH_OK; ec++) {
+    const lth_bvp_csc *Bc = ec ? &bc->B1 : &bc->B0;
+    for (int c = 0; c < s; c++) {
+      for (int e = Bc->colptr[c]; e < Bc->colptr[c + 1]; e++) {
+        r[Bc->rowind[e]] += Bc->val[e] * z[ec * s + c];
+      }
+    }
+  }
+  double acc = 0.0;
+  for (int i = 0; i < B->p && st == LTH_OK; i++) acc += (r[i] - bc->beta[i]) * (r[i] - bc->beta[i]);
+  *res = sqrt(acc);
+  free(z);
+  free(r);
+  return st;
+}
+
+static lth_status check_bc(const lth_opsys *sys, const lth_bvp_sparse_bc *bc, int p,
+                           lth_error *err) {
+  int s = lth_opsys_size(sys);
+  if (!bc || bc->rows != p) {
+    return lth_error_set(err, LTH_EBC,
+                         "the boundary conditions have %d rows; the solution manifold has "
+                         "dimension p = %d",
+                         bc ? bc->rows : 0, p);
+  }
+  for (int w = 0; w < 2; w++) {
+    const lth_bvp_csc *Bc = w ? &bc->B1 : &bc->B0;
+    if (!Bc->colptr || Bc->colptr[0] != 0 || (Bc->colptr[s] > 0 && (!Bc->rowind || !Bc->val))) {
+      return lth_error_set(err, LTH_EBC, "B%d: not a compressed sparse column matrix", w);
+    }
+    for (int c = 0; c < s; c++) {
+      if (Bc->colptr[c + 1] < Bc->colptr[c]) {
+        return lth_error_set(err, LTH_EBC, "B%d: colptr decreases at column %d", w, c + 1);
+      }
+      for (int e = Bc->colptr[c]; e < Bc->colptr[c + 1]; e++) {
+        if (Bc->rowind[e] < 0 || Bc->rowind[e] >= p || !isfinite(Bc->val[e])) {
+          return lth_error_set(err, LTH_EBC,
+                               "B%d: entry %d of column %d is outside %d rows or "
+                               "not finite",
+                               w, e + 1, c + 1, p);
+        }
+      }
+    }
+  }
+  for (int i = 0; i < p; i++) {
+    if (!isfinite(bc->beta[i])) return lth_error_set(err, LTH_EBC, "beta[%d] is not finite", i + 1);
+  }
+  return LTH_OK;
+}
+
+static void report(const lth_bvp_opts *o, double tol, double est, double zscale, int done) {
+  if (!o->progress) return;
+  double want = ceil(-log10(tol)), got = floor(log10(fmax(1.0, zscale) / est));
+  size_t total = want < 1 ? 1 : (size_t)want;
+  size_t k = done ? total : !(got > 0) ? 0 : (size_t)fmin(got, (double)total - 1);
+  o->progress(o->progress_ctx, k, total);
+}
+
+/* Halve until two successive meshes agree (bvp.h). */
+static lth_status adapt(opbvp *B, double t0, double t1, const lth_bvp_sparse_bc *bc,
+                        const double *times, size_t n, const lth_bvp_opts *o, double tol,
+                        lth_bvp_result *res, lth_error *err) {
+  size_t maxN =
+      o->colloc.max_intervals ? o->colloc.max_intervals : (size_t)LTH_DEFAULT_COLLOC_MAX_INTERVALS;
+  /* the collocation matrix's condition is not the BVP's (it grows with the
+   * mesh and mixes row scales): only cond_max judges it; rounding it
+   * amplifies shows in the difference of the two meshes, which must be
+   * below tol */
+  double cmax = o->cond_max > 0 ? o->cond_max : LTH_DEFAULT_COND_MAX;
+  int s = B->s;
+  omesh M = {0}, H = {0};
+  double *y = NULL, *yh = NULL, cond = NAN;
+  double *zc = malloc((n * (size_t)s + 1) * sizeof(double));
+  if (!zc || mesh_make(&M, LTH_DEFAULT_COLLOC_INITIAL, t0, t1, times, n)) {
+    free(zc);
+    return lth_error_set(err, LTH_ENOMEM, "out of memory for the collocation mesh");
+  }
+  double drift = 0.0;
+  lth_status st = solve_mesh(B, &M, bc, cmax, &y, &cond, err);
+  if (st == LTH_OK) st = outputs(B, &M, y, times, n, zc, &drift, err);
+  while (st == LTH_OK) {
+    if (mesh_halve(&M, &H)) {
+      st = lth_error_set(err, LTH_ENOMEM, "out of memory for the collocation mesh");
+      break;
+    }
+    st = solve_mesh(B, &H, bc, cmax, &yh, &cond, err);
+    if (st == LTH_OK) st = outputs(B, &H, yh, times, n, res->z, &drift, err);
+    if (st != LTH_OK) break;
+    double est = 0.0, zs = 1.0;
+    for (size_t k = 0; k < n * (size_t)s; k++) {
+      est = fmax(est, fabs(res->z[k] - zc[k]));
+      zs = fmax(zs, fabs(res->z[k]));
+    }
+    if (!isfinite(est)) {
+      st = lth_error_set(err, LTH_ENOTFINITE, "the collocation solution is not finite");
+      break;
+    }
+    free(M.t);
+    free(y);
+    M = H;
+    y = yh;
+    H = (omesh){0};
+    yh = NULL;
+    if (est <= tol * zs) {
+      report(o, tol, est, zs, 1);
+      res->error_estimate = est;
+      res->intervals = (int)M.N;
+      res->cond_shooting = cond;
+      res->drift = drift;
+      st = bc_residual(B, &M, y, bc, &res->bc_residual, err);
+      break;
+    }
+    report(o, tol, est, zs, 0);
+    if (2 * M.N > maxN) {
+      st = lth_error_set(err, LTH_ETOL,
+                         "collocation on the operator path: the estimated error %.3g is above "
+                         "the tolerance %.3g * max(1, |z|) = %.3g on %zu intervals, and halving "
+                         "again exceeds --max-intervals %zu",
+                         est, tol, tol * zs, M.N, maxN);
+      break;
+    }
+    memcpy(zc, res->z, n * (size_t)s * sizeof(double));
+  }
+  free(M.t);
+  free(H.t);
+  free(y);
+  free(yh);
+  free(zc);
+  return st;
+}
+
+lth_status lth_bvp_solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_sparse_bc *bc,
+                            const double *times, size_t n, const lth_bvp_opts *opts,
+                            lth_bvp_result **out, lth_error *err) {
+  LTH_ERROR_RECORD(err);
+  *out = NULL;
+  lth_bvp_opts o;
+  if (opts)
+    o = *opts;
+  else
+    lth_bvp_opts_init(&o);
+  double tol = o.colloc.tol != 0.0 ? o.colloc.tol : LTH_DEFAULT_COLLOC_TOL;
+  if (!(tol > 0.0 && tol < 1.0)) {
+    return lth_error_set(err, LTH_EINVAL, "collocation tolerance %g: need 0 < tol < 1", tol);
+  }
+  int stages = o.colloc.stages ? o.colloc.stages : lth_colloc_default_stages(tol);
+  if (stages < 1 || stages > LTH_COLLOC_MAX_STAGES) {
+    return lth_error_set(err, LTH_EINVAL, "collocation stages %d: need 1 <= stages <= %d", stages,
+                         LTH_COLLOC_MAX_STAGES);
+  }
+  if (!sys || !(t0 < t1) || (n > 0 && !times)) {
+    return lth_error_set(err, LTH_EINVAL, "lth_bvp_solve_op: need a system and t0 < t1");
+  }
+  for (size_t k = 0; k < n; k++) {
+    if (!(times[k] >= t0 && times[k] <= t1)) {
+      return lth_error_set(err, LTH_EINVAL, "output time %.17g outside [%.17g, %.17g]", times[k],
+                           t0, t1);
+    }
+  }
+  opbvp B;
+  lth_status st =
+      opbvp_init(&B, sys, t0, stages, o.cond_max > 0 ? o.cond_max : LTH_DEFAULT_COND_MAX, err);
+  if (st == LTH_OK) st = check_bc(sys, bc, B.p, err);
+  lth_bvp_result *res = st == LTH_OK ? calloc(1, sizeof *res) : NULL;
+  if (st == LTH_OK && res) {
+    res->n = n;
+    res->s = B.s;
+    res->p = B.p;
+    res->method = LTH_BVP_COLLOCATION;
+    res->fd_order = res->fd_error = res->fd_error_layer = res->cond_bvp = NAN;
+    res->error_estimate = NAN;
+    res->times = malloc((n + 1) * sizeof(double));
+    res->z = malloc(((size_t)B.s * n + 1) * sizeof(double));
+  }
+  if (st == LTH_OK && (!res || !res->times || !res->z)) {
+    st = lth_error_set(err, LTH_ENOMEM, "out of memory allocating a BVP solution");
+  }
+  if (st == LTH_OK) {
+    memcpy(res->times, times, n * sizeof(double));
+    st = adapt(&B, t0, t1, bc, times, n, &o, tol, res, err);
+  }
+  opbvp_free(&B);
+  if (st != LTH_OK) {
+    result_free_partial(res);
+    return st;
+  }
+  *out = res;
+  return LTH_OK;
+}
+
+#endif
