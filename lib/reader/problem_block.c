@@ -269,8 +269,8 @@ lth_status lth_pp_st_bc(lth_pp *P, size_t kw) {
   double **dst = which == 0 ? &P->pb->B0 : which == 1 ? &P->pb->B1 : &P->pb->beta;
   char label[64];
   snprintf(label, sizeof label, which < 2 ? "%s (p x s)" : "%s (p entries)", stmts[which]);
-  return which < 2 ? lth_pp_parse_const(P, label, p, s, 0, dst)
-                   : lth_pp_parse_const(P, label, -p, 1, 0, dst);
+  return which < 2 ? lth_pp_parse_const(P, label, p, s, LTH_PP_CONST_MM, dst)
+                   : lth_pp_parse_const(P, label, -p, 1, LTH_PP_CONST_MM, dst);
 }
 
 /* Check each M(i) on the check times, then give the system its blocks,

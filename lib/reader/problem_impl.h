@@ -568,8 +568,13 @@ lth_status lth_pp_parse_rhs(lth_pp *P, const char *label, int rows, int cols, lt
 lth_status lth_pp_samples_call(lth_pp *P, const char *label, int rows, int cols, lth_source **out,
                                size_t *path_b, size_t *path_n, int to_end);
 /* A constant matrix literal of the given size (rows < 0: a vector of -rows
- * entries, written as a row or a column); column-major copy in *out. */
-lth_status lth_pp_parse_const(lth_pp *P, const char *label, int rows, int cols, int allow_eye,
+ * entries, written as a row or a column); column-major copy in *out.
+ * flags: LTH_PP_CONST_EYE lets a bare eye mean the identity of that size,
+ * LTH_PP_CONST_MM allows mm("file.mtx") terms (with constant coefficients;
+ * the value is made dense). */
+#define LTH_PP_CONST_EYE 1
+#define LTH_PP_CONST_MM  2
+lth_status lth_pp_parse_const(lth_pp *P, const char *label, int rows, int cols, int flags,
                               double **out);
 /* Record a sampled block for error reports and the coverage check. */
 lth_status lth_pp_add_sampled(lth_pp *P, const char *label, const lth_source *src, lth_spos at,

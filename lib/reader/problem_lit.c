@@ -112,7 +112,7 @@ static lth_status mm_term(lth_plp *p, lth_pval *out) {
     return ERR(p, b,
                "mm(\"file.mtx\") gives the matrix of a block: it may appear only on the "
                "right-hand side of a block of a `problem dae` file (A(i,j), f(i), M(i), B(i), C, "
-               "D) or of an LQR matrix");
+               "D, bc B0, bc B1, bc beta) or of an LQR matrix");
   }
   p->c->pos = p->g.tok.end;
   lth_status st = p->o->mm(p->o->mm_ctx, b, &m);

@@ -57,7 +57,8 @@ static lth_status lqr_matrix(lth_pp *P, size_t kw, int which) {
     return st;
   }
   if (which == LTH_P_LQR_C) {
-    return lth_pp_parse_const(P, "C (the terminal weight)", rows, cols, 1, &P->pb->C);
+    return lth_pp_parse_const(P, "C (the terminal weight)", rows, cols, LTH_PP_CONST_EYE,
+                              &P->pb->C);
   }
   size_t pb_, pn;
   lth_source *src;

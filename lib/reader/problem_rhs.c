@@ -284,19 +284,65 @@ lth_status lth_pp_parse_rhs(lth_pp *P, const char *label, int rows, int cols, lt
 
 /* A constant matrix of the given size (rows < 0: a vector of -rows entries,
  * written as a row or a column); column-major copy in *out. */
-lth_status lth_pp_parse_const(lth_pp *P, const char *label, int rows, int cols, int allow_eye,
+/* The dense rows x cols value of a sparse one with constant coefficients:
+ * sum_k c_k M_k (a vector target, rows < 0, takes p x 1 or 1 x p). */
+static lth_status sparse_const(lth_pp *P, const char *label, int rows, int cols, size_t rhs,
+                               const lth_pval *v, double **out) {
+  int vec = rows < 0;
+  int ok = vec ? (v->rows == 1 || v->cols == 1) && (long)v->rows * v->cols == -rows
+               : v->rows == rows && v->cols == cols;
+  if (lth_psparse_has_t(v->sp)) {
+    return LTH_PERR(P, rhs, LTH_EPARSE, "%s must be constant, but a coefficient uses t", label);
+  }
+  if (!ok) {
+    return LTH_PERR(P, rhs, LTH_EDIM, "%s must be %d x %d, found a %d x %d matrix", label,
+                    vec ? -rows : rows, vec ? 1 : cols, v->rows, v->cols);
+  }
+  double cells = (double)v->rows * (double)v->cols;
+  if (cells > LTH_P_MAX_ENTRIES) {
+    return LTH_PERR(P, rhs, LTH_EDIM,
+                    "%s is held as a dense %d x %d matrix, %.3g entries, over the limit of "
+                    "%.3g",
+                    label, v->rows, v->cols, cells, LTH_P_MAX_ENTRIES);
+  }
+  double *d = calloc((size_t)cells + 1, sizeof *d);
+  if (!d) {
+    return LTH_PERR(P, rhs, LTH_ENOMEM, "out of memory");
+  }
+  /* a p x 1 or 1 x p value lands in the same p entries either way */
+  for (int k = 0; k < v->sp->n; k++) {
+    const lth_csc *m = v->sp->t[k].m;
+    double c = v->sp->t[k].c.v;
+    for (int j = 0; j < m->cols; j++) {
+      for (int q = m->colptr[j]; q < m->colptr[j + 1]; q++) {
+        d[m->rowind[q] + (size_t)j * m->rows] += c * (m->val ? m->val[q] : 1.0);
+      }
+    }
+  }
+  *out = d;
+  return LTH_OK;
+}
+
+lth_status lth_pp_parse_const(lth_pp *P, const char *label, int rows, int cols, int flags,
                               double **out) {
   lth_pcur *c = &P->c;
   lth_pcur_skip_ws(c);
   size_t rhs = c->pos;
-  int vec = rows < 0;
+  int vec = rows < 0, allow_eye = flags & LTH_PP_CONST_EYE;
   lth_plit_opts o = {.eye_rows = allow_eye ? rows : 0,
                      .eye_cols = allow_eye ? cols : 0,
                      .label = label,
-                     .stop_at_eq = 0};
+                     .stop_at_eq = 0,
+                     .mm = (flags & LTH_PP_CONST_MM) ? mm_call : NULL,
+                     .mm_ctx = P};
   lth_pval v;
   lth_status st = lth_plit_parse(c, &o, &v);
   if (st != LTH_OK) {
+    return st;
+  }
+  if (v.sp) {
+    st = sparse_const(P, label, rows, cols, rhs, &v, out);
+    lth_pval_free(&v);
     return st;
   }
   int ok = vec ? (v.rows == 1 || v.cols == 1) && (long)v.rows * v.cols == -rows

@@ -58,6 +58,24 @@ for p in operator dense; do
 done
 $CHECK agree "$TMP/c50.operator.json" "$TMP/c50.dense.json" || fail "chain s = 103: paths differ"
 
+# ---- conditions from Matrix Market files: bc B0 = mm("..."), the same as written out ----
+for form in mm block; do
+  flag=$([ $form = mm ] && echo --mm || true)
+  $PY "$ROOT/scripts/gen-chain.py" $flag --bvp 20 2 "$TMP/c20$form.lth" || fail "gen-chain.py $form"
+  run 0 "chain s = 42, bc as $form" "$APPS/lth-bvp" "$TMP/c20$form.lth" --times 0,1 \
+    --format json -o "$TMP/c20$form.json"
+done
+grep -q 'bc B0 = mm("' "$TMP/c20mm.lth" || fail "gen-chain.py --mm --bvp: no mm() in bc"
+$PY -c '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+d = max(abs(x - y) for ra, rb in zip(a["z"], b["z"]) for x, y in zip(ra, rb))
+sys.exit(0 if d <= 1e-12 * max(1.0, max(abs(x) for r in b["z"] for x in r)) else 1)
+' "$TMP/c20mm.json" "$TMP/c20block.json" || fail "bc from mm() differs from [...]"
+sed -i 's/^bc beta = mm(/bc beta = sin(t)*mm(/' "$TMP/c20mm.lth"
+run 2 "bc with mm() times a function of t" "$APPS/lth-bvp" "$TMP/c20mm.lth" --times 1
+err_has "must be constant" "mm() in bc times sin(t)"
+
 # ---- the chain at s = 1003: auto takes the operator path ----
 $PY "$ROOT/scripts/gen-chain.py" --bvp --equations 500 3 "$TMP/c500.lth" || fail "gen-chain.py"
 run 0 "chain s = 1003" "$APPS/lth-bvp" "$TMP/c500.lth" --times 0,1,2 --format json \
