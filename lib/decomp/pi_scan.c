@@ -621,9 +621,13 @@ lth_status lth_pi_scan_check(const lth_system *sys, double t0, double t1, size_t
   lth_status st = scan(sys, t0, t1, points, 1, cmax, sc, err);
   if (st != LTH_OK) return st;
   int r = lth_system_index(sys);
+  int refused = sc->sign_change || sc->pi_inv == INFINITY || sc->worst > cmax;
   char pi[LTH_PI_TEXT_MAX], norms[LTH_PI_TEXT_MAX];
-  lth_pi_text(r, 0, pi, sizeof pi);
-  lth_pi_text(r, 1, norms, sizeof norms);
+  if (refused) { /* the texts name Pi in a refusal only (formatting them was a fifth of a
+                    scan of constant data) */
+    lth_pi_text(r, 0, pi, sizeof pi);
+    lth_pi_text(r, 1, norms, sizeof norms);
+  }
   if (sc->sign_change || sc->pi_inv == INFINITY) {
     if (sc->sign_change && sc->pi_inv < INFINITY) {
       st = lth_error_set_t(err, LTH_ESING, sc->worst_t,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ic/ic_scaled.h"
 #include "lth/decomp.h"
 #include "lth/sampling_error.h"
 
@@ -78,6 +79,10 @@ static lth_status check_z0(const lth_ic *ic, const double *z0, const double *gue
 }
 
 lth_ic *lth_ic_alloc(const lth_system *sys, lth_error *err) {
+  return lth_ic_alloc_scaled(sys, -1.0, err);
+}
+
+lth_ic *lth_ic_alloc_scaled(const lth_system *sys, double chain_scale, lth_error *err) {
   lth_ic *ic = calloc(1, sizeof *ic);
   if (!ic) {
     lth_error_set(err, LTH_ENOMEM, "out of memory allocating an initial-value workspace");
@@ -88,7 +93,7 @@ lth_ic *lth_ic_alloc(const lth_system *sys, lth_error *err) {
   ic->m = lth_system_state_dim(sys);
   ic->p = lth_system_manifold_dim(sys);
   int s = ic->s, m = ic->m, np = s - ic->p;
-  ic->ws = lth_decomp_ws_alloc(sys, 0, err);
+  ic->ws = lth_decomp_ws_alloc_scaled(sys, 0, chain_scale, err);
   ic->pt = ic->ws ? lth_point_alloc(sys, 0, err) : NULL;
   if (ic->ws) {
     lth_decomp_ws_set_measure(ic->ws, 1); /* its error is part of the consistency tolerance */

@@ -15,6 +15,7 @@
 #include "ivp_coef.h"
 #include "ivp_impl.h"
 #include "core/errors.h"
+#include "ic/ic_scaled.h"
 
 static double now(void) {
   struct timespec ts;
@@ -64,7 +65,7 @@ static lth_status initial_value(const lth_system *sys, double t0, const double *
                                 const lth_ivp_opts *o, lth_ivp_result *res, lth_error *err) {
   LTH_ERROR_RECORD(err);
   int s = res->s;
-  lth_ic *ic = lth_ic_alloc(sys, err);
+  lth_ic *ic = lth_ic_alloc_scaled(sys, o->chain_scale > 0 ? o->chain_scale : -1.0, err);
   if (!ic) {
     return lth_error_status(err);
   }

@@ -73,9 +73,10 @@ static void gather(const lth_table *tab, const lth_point *pt, double *v) {
 static void compute_node(lth_table *tab, int tid, double a, double b, int J) {
   tab_node *nd = &tab->cur.node[J];
   lth_point *pt = tab->thr.pt[tid];
-  lth_error_clear(&nd->err);
+  lth_error *nerr = &tab->cur.node_err[J];
+  lth_error_clear(nerr);
   double dt, t = node_time(a, b, J, &dt);
-  nd->st = lth_decomp_at(tab->thr.ws[tid], t, pt, &nd->err);
+  nd->st = lth_decomp_at(tab->thr.ws[tid], t, pt, nerr);
   if (nd->st == LTH_OK) {
     double *v = tab->cur.V + (size_t)J * (tab->lay.jet + 1) * tab->lay.E;
     gather(tab, pt, v);
@@ -217,7 +218,7 @@ static lth_status scan_level(lth_table *tab, double a, double b, int n, lth_erro
   for (int j = 0; j <= n; j++) {
     const tab_node *nd = &tab->cur.node[j * s];
     if (nd->st != LTH_OK) {
-      if (err) *err = nd->err;
+      if (err) *err = tab->cur.node_err[j * s];
       return nd->st;
     }
     if (j > 0 && nd->pi_sign != tab->cur.node[(j - 1) * s].pi_sign) {
@@ -271,7 +272,7 @@ static lth_status accept(lth_table *tab, double a, double b, int n, const tab_ve
   }
   size_t blk = (size_t)(tab->lay.jet + 1) * tab->lay.E;
   memcpy(tab->cur.V, tab->cur.V + (size_t)TAB_NMAX * blk, blk * sizeof(double));
-  tab->cur.node[0] = tab->cur.node[TAB_NMAX];
+  tab_node_copy(tab, 0, tab, TAB_NMAX);
   tab->bld.covered = b;
   return LTH_OK;
 }
@@ -409,7 +410,7 @@ static lth_status left_node(lth_table *tab, lth_error *err) {
   tab->stats.decomps++;
   tab_node *nd = &tab->cur.node[0];
   if (nd->st != LTH_OK) {
-    if (err) *err = nd->err;
+    if (err) *err = tab->cur.node_err[0];
     return nd->st;
   }
   if (tab->store.np > 0 && nd->pi_sign != tab->bld.left_sign) {

@@ -84,6 +84,7 @@ static lth_status alloc_work(lth_table *tab, lth_error *err) {
   tab->cur.mag = malloc(nd * sizeof(double));
   tab->cur.mag_rhs = malloc(nd * sizeof(double));
   tab->thr.todo = malloc((TAB_NMAX + 1) * sizeof(int));
+  tab->cur.node_err = malloc((TAB_NMAX + 1) * sizeof(lth_error));
   tab->bld.enc = lth_enclose_alloc(tab->sys, tab_dmax(tab), err);
   if (!tab->bld.enc) {
     return LTH_ENOMEM;
@@ -93,7 +94,7 @@ static lth_status alloc_work(lth_table *tab, lth_error *err) {
   th->pt = calloc((size_t)th->nthreads, sizeof *th->pt);
   th->tasks = calloc((size_t)th->nthreads, sizeof *th->tasks);
   int ok = tab->cur.V && tab->cur.F && tab->cur.C && tab->cur.mag && tab->cur.mag_rhs && th->todo &&
-           th->ws && th->pt && th->tasks;
+           tab->cur.node_err && th->ws && th->pt && th->tasks;
   for (int lev = 0; ok && lev < TAB_LEVELS; lev++) {
     ok = (tab->lay.T[lev] = tab_transform_get(tab->lay.nmin << lev, tab->lay.jet)) != NULL;
   }
@@ -198,6 +199,7 @@ void lth_table_free(lth_table *tab) {
   free(tab->cur.C);
   free(tab->cur.mag);
   free(tab->cur.mag_rhs);
+  free(tab->cur.node_err);
   free(tab->store.panels);
   lth_enclose_free(tab->bld.enc);
   tab_store_free(tab);

@@ -39,7 +39,8 @@ typedef struct tab_panel {
   double cond_pi, cond_chain, err_est;
   double fscale[3]; /* max(1, max |F|) of Ahat, g, P on the panel: err_est * fscale[f] bounds
                        the absolute error of F (lth_table_rhs_error) */
-  int mu_known;     /* mu: the log-norm of Ahat - mu_gamma P on the panel (lib/table/coef_table_bias.c) */
+  int mu_known; /* mu: the log-norm of Ahat - mu_gamma P on the panel (lib/table/coef_table_bias.c)
+                 */
   double mu, mu_gamma;
   int outs;    /* 1: Bhat, q, G tabulated too (else evaluated directly) */
   int ld;      /* entries per coefficient: E with the output maps, E_rhs without */
@@ -55,11 +56,11 @@ typedef struct tab_chunk {
   size_t cn, ccap, dn, dcap;
 } tab_chunk;
 
-/* One node of the degree-64 grid of the panel being built. */
+/* One node of the degree-64 grid of the panel being built (its error
+ * record, 0.8 kB, is apart: tab_current.node_err). */
 typedef struct tab_node {
   int done;
   lth_status st;
-  lth_error err;
   int pi_sign;
   double cond_pi, cond_chain;
 } tab_node;
@@ -110,6 +111,9 @@ typedef struct tab_current {
   double *mag, *mag_rhs;  /* D+1: max over entries of |c_k| / scale */
   double scale[TAB_NFIELDS];
   tab_node node[TAB_NMAX + 1];
+  lth_error *node_err; /* [TAB_NMAX + 1]: node J's error, set by compute_node and read only
+                          where node[J].st is not LTH_OK; never zeroed as a whole (in the
+                          table struct, zeroing 65 of them cost 6 % of a small solve) */
 } tab_current;
 
 /* Accepted panels and their coefficients. */
@@ -171,6 +175,12 @@ struct lth_table {
   tab_threads thr;
   tab_stats stats;
 };
+
+/* Node i of src to node j of dst, with its error record where it has one. */
+static inline void tab_node_copy(lth_table *dst, int j, const lth_table *src, int i) {
+  dst->cur.node[j] = src->cur.node[i];
+  if (src->cur.node[i].st != LTH_OK) dst->cur.node_err[j] = src->cur.node_err[i];
+}
 
 /* (lth_table_set_output_density) */
 #define TAB_OUT_PER_PANEL 16.0

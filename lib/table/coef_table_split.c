@@ -131,7 +131,7 @@ static lth_status merge(lth_table *tab, lth_table *sub, lth_error *err) {
   tab->bld.left_known = sub->bld.left_known;
   tab->bld.left_sign = sub->bld.left_sign;
   tab->bld.given_up = sub->bld.given_up;
-  tab->cur.node[0] = sub->cur.node[0];
+  tab_node_copy(tab, 0, sub, 0);
   memcpy(tab->cur.V, sub->cur.V, sizeof(double) * (size_t)(tab->lay.jet + 1) * tab->lay.E);
   return LTH_OK;
 }

@@ -304,6 +304,43 @@ START_TEST(scan_of_constant_chain) {
 }
 END_TEST
 
+/* The scan's refusals name Pi's product (and its norms where the data's size
+ * is the reason): the texts are formatted on the refusing branches only
+ * (lth_pi_scan_check), each of the three must still carry them. */
+START_TEST(scan_refusals_name_pi) {
+  static const struct {
+    const char *text, *want, *norms;
+    lth_status st;
+  } c[] = {
+      /* det Pi changes sign at sqrt(0.1), which no double is */
+      {"blocks 1 1\ninterval 0 1\nA(1,2) = t*t - 0.1\nA(2,1) = 1\n",
+       "Pi = A(2,1) A(1,2) is singular at t = ", NULL, LTH_ESING},
+      /* Pi = 0 everywhere */
+      {"blocks 1 1\ninterval 0 1\nA(1,2) = 0*t\nA(2,1) = 1\n",
+       "Pi = A(2,1) A(1,2) is exactly singular at t = ", NULL, LTH_ESING},
+      /* cos(pi t) at index 3: no sign change on [0, 0.4999999], but 3e-7 of the data there */
+      {"blocks 2 2 1\ninterval 0 0.4999999\nA(1,3) = [1; 0]\nA(2,1) = eye\n"
+       "A(3,2) = [cos(pi*t), 0]\nf(3) = -1\n",
+       "Pi = A(3,2) A(2,1) A(1,3) is nearly singular at t = ",
+       "max ||A(3,2)|| ||A(2,1)|| ||A(1,3)|| = ", LTH_ECOND},
+  };
+  for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+    lth_problem *pb = wp_parse(c[k].text);
+    double t0, t1;
+    lth_problem_interval(pb, &t0, &t1);
+    lth_error err;
+    lth_error_clear(&err);
+    lth_status st = lth_pi_scan_check(lth_problem_system(pb), t0, t1, 0, 1e6, NULL, &err);
+    ck_assert_msg(st == c[k].st, "case %zu: status %d: %s", k, st, err.message);
+    ck_assert_msg(strstr(err.message, c[k].want) != NULL, "case %zu: %s", k, err.message);
+    ck_assert_msg(!c[k].norms || strstr(err.message, c[k].norms) != NULL, "case %zu: %s", k,
+                  err.message);
+    ck_assert(err.has_t && err.has_cond);
+    lth_problem_free(pb);
+  }
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("wellposed_pi");
   TCase *tc = tcase_create("core");
@@ -316,6 +353,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, prescan_once_for_several_solves);
   tcase_add_test(tc, ivp_double_root_refused);
   tcase_add_test(tc, scan_finds_hidden_singularity);
+  tcase_add_test(tc, scan_refusals_name_pi);
   tcase_add_test(tc, scan_of_constant_chain);
   suite_add_tcase(s, tc);
   return s;

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "ic/ic_scaled.h"
 #include "lth/conditioning.h"
 #include "lth/decomp.h"
 #include "lth/ivp.h"
@@ -118,6 +119,37 @@ START_TEST(test_solves_see_new_data) {
 }
 END_TEST
 
+/* The initial value of a solve is judged against the solve's scale, not one
+ * of its own (lib/ivp/ivp_solve.c hands it over: one scan of the interval, not
+ * two).  With a stale scale 1e13 times the data's, the consistency check at
+ * t0 refuses naming t0 and the estimate; with the computed one (or -1: the
+ * ic computes it as lth_ic_alloc does) it succeeds, and the two ways give the
+ * same bits. */
+START_TEST(test_initial_value_takes_the_solve_scale) {
+  double k = 1e-6, zp[3], zq[3], guess[2] = {0.3, -0.2};
+  lth_system *sys = make(&k);
+  lth_error err;
+  lth_error_clear(&err);
+  lth_ic *stale = lth_ic_alloc_scaled(sys, 1e7, &err);
+  ck_assert(stale != NULL);
+  ck_assert_int_eq(lth_ic_setup(stale, 0.0, &err), LTH_ECOND);
+  ck_assert_msg(err.has_t && err.t == 0.0 && err.has_cond && err.cond > 1e12, "%s", err.message);
+  lth_ic_free(stale);
+  lth_ic *own = lth_ic_alloc_scaled(sys, -1.0, NULL), *plain = lth_ic_alloc(sys, NULL),
+         *given = lth_ic_alloc_scaled(sys, lth_pi_interval_scale(sys), NULL);
+  ck_assert(own && plain && given);
+  lth_ic *all[] = {own, plain, given};
+  for (int i = 0; i < 3; i++) ck_assert_int_eq(lth_ic_setup(all[i], 0.0, NULL), LTH_OK);
+  ck_assert_int_eq(lth_ic_project(plain, guess, zp, NULL), LTH_OK);
+  for (int i = 0; i < 3; i += 2) {
+    ck_assert_int_eq(lth_ic_project(all[i], guess, zq, NULL), LTH_OK);
+    ck_assert(memcmp(zp, zq, sizeof zp) == 0);
+  }
+  for (int i = 0; i < 3; i++) lth_ic_free(all[i]);
+  lth_system_free(sys);
+}
+END_TEST
+
 typedef struct job {
   const lth_system *sys;
   double z[3];
@@ -158,6 +190,7 @@ int main(void) {
   tcase_add_test(tc, test_public_allocations_fresh);
   tcase_add_test(tc, test_interval_scale_is_the_workspace_scale);
   tcase_add_test(tc, test_solves_see_new_data);
+  tcase_add_test(tc, test_initial_value_takes_the_solve_scale);
   tcase_add_test(tc, test_concurrent_solves_of_one_system);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
