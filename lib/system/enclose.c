@@ -39,8 +39,17 @@ lth_status lth_source_enclose(const lth_source *src, double a, double b, int ord
 typedef struct leaf {
   const lth_source *src;
   int rows, cols;
-  char what[40];
+  /* what it is, for messages only (formatted when a check names it): A(i,j)
+   * (kind 'A'), f(i) ('f') or the k-th source of lth_enclose_alloc_sources
+   * ('s', i = k) */
+  char kind;
+  int i, j;
 } leaf;
+
+typedef struct {
+  char kind;
+  int i, j;
+} label;
 
 struct lth_enclose {
   leaf *leaves;
@@ -59,7 +68,7 @@ struct lth_enclose {
   } last;
 };
 
-static int add_leaf(lth_enclose *enc, const lth_source *src, const char *what) {
+static int add_leaf(lth_enclose *enc, const lth_source *src, label what) {
   if (enc->n == enc->cap) {
     int cap = enc->cap ? 2 * enc->cap : 8;
     leaf *l = realloc(enc->leaves, (size_t)cap * sizeof *l);
@@ -73,13 +82,15 @@ static int add_leaf(lth_enclose *enc, const lth_source *src, const char *what) {
   l->src = src;
   l->rows = lth_source_rows(src);
   l->cols = lth_source_cols(src);
-  snprintf(l->what, sizeof l->what, "%s", what);
+  l->kind = what.kind;
+  l->i = what.i;
+  l->j = what.j;
   return 1;
 }
 
 /* A source with an enclosure is a leaf; a composite one is visited through
  * its parts; anything else (callbacks, samples) makes the set unknown. */
-static int walk(lth_enclose *enc, const lth_source *src, const char *what, int depth) {
+static int walk(lth_enclose *enc, const lth_source *src, label what, int depth) {
   const lth_source_type *ty = lth_source_get_type(src);
   if (ty->enclose) {
     return add_leaf(enc, src, what);
@@ -141,16 +152,13 @@ lth_enclose *lth_enclose_alloc(const lth_system *sys, int max_degree, lth_error 
     return NULL;
   }
   int r = lth_system_index(sys), ok = 1;
-  char what[40];
   for (int i = 1; i <= r && ok; i++) {
     for (int j = 1; j <= r && ok; j++) {
       const lth_source *A = lth_system_A(sys, i, j);
-      snprintf(what, sizeof what, "A(%d,%d)", i, j);
-      ok = !A || walk(enc, A, what, 0);
+      ok = !A || walk(enc, A, (label){'A', i, j}, 0);
     }
     const lth_source *f = lth_system_forcing(sys, i);
-    snprintf(what, sizeof what, "f(%d)", i);
-    ok = ok && (!f || walk(enc, f, what, 0));
+    ok = ok && (!f || walk(enc, f, (label){'f', i, 0}, 0));
   }
   if (!ok) {
     lth_error_set(err, LTH_ENOMEM, "out of memory allocating enclosures");
@@ -170,9 +178,7 @@ lth_enclose *lth_enclose_alloc_sources(const lth_source *const *src, int n, int 
   }
   int ok = 1;
   for (int k = 0; k < n && ok; k++) {
-    char what[40];
-    snprintf(what, sizeof what, "source %d", k + 1);
-    ok = !src[k] || walk(enc, src[k], what, 0);
+    ok = !src[k] || walk(enc, src[k], (label){'s', k + 1, 0}, 0);
   }
   if (!ok) {
     lth_error_set(err, LTH_ENOMEM, "out of memory allocating enclosures");
@@ -330,6 +336,26 @@ static lth_status leaf_ladder(lth_enclose *enc, const leaf *l, double a, double 
   return LTH_OK;
 }
 
+/* "A(1,2) entry (3,4)": entry e (column-major) of leaf l. */
+static void name_entry(const leaf *l, size_t e, char *what, size_t wsize) {
+  char src[40], ent[32];
+  if (l->kind == 'A') {
+    snprintf(src, sizeof src, "A(%d,%d)", l->i, l->j);
+  } else if (l->kind == 'f') {
+    snprintf(src, sizeof src, "f(%d)", l->i);
+  } else {
+    snprintf(src, sizeof src, "source %d", l->i);
+  }
+  int i = (int)(e % (size_t)(l->rows ? l->rows : 1)) + 1;
+  int j = (int)(e / (size_t)(l->rows ? l->rows : 1)) + 1;
+  if (l->cols == 1) {
+    snprintf(ent, sizeof ent, " entry %d", i % 1000000);
+  } else {
+    snprintf(ent, sizeof ent, " entry (%d,%d)", i % 1000000, j % 1000000);
+  }
+  snprintf(what, wsize, "%.39s%.24s", src, ent);
+}
+
 /* One interval: the largest relative bound over all entries, and which.
  * tol > 0: a bound at most tol may come from a lower degree (leaf_ladder);
  * a bound above it is degree K's, or with predict (a width search) may be
@@ -337,6 +363,8 @@ static lth_status leaf_ladder(lth_enclose *enc, const leaf *l, double a, double 
 static lth_status check_leaves(lth_enclose *enc, double a, double b, int K, double tol, int predict,
                                double *worst, char *what, size_t wsize, lth_error *err) {
   *worst = 0.0;
+  const leaf *worst_leaf = NULL;
+  size_t worst_e = 0;
   for (int q = 0; q < enc->n; q++) {
     /* a width search needs only "fails": it starts with the source that
      * failed last, and stops at the first failure (its bound sets the next
@@ -356,18 +384,12 @@ static lth_status check_leaves(lth_enclose *enc, double a, double b, int K, doub
     }
     if (w > *worst) {
       *worst = w;
-      if (what) {
-        int i = (int)(e % (size_t)(l->rows ? l->rows : 1)) + 1;
-        int j = (int)(e / (size_t)(l->rows ? l->rows : 1)) + 1;
-        char ent[32];
-        if (l->cols == 1) {
-          snprintf(ent, sizeof ent, " entry %d", i % 1000000);
-        } else {
-          snprintf(ent, sizeof ent, " entry (%d,%d)", i % 1000000, j % 1000000);
-        }
-        snprintf(what, wsize, "%.39s%.24s", l->what, ent);
-      }
+      worst_leaf = l;
+      worst_e = e;
     }
+  }
+  if (what && worst_leaf) {
+    name_entry(worst_leaf, worst_e, what, wsize);
   }
   return LTH_OK;
 }
