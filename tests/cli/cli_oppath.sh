@@ -59,6 +59,17 @@ err_has "the operator path writes t, cond_pi, g, q and cond_chain" "chain: lth-d
 "$JT" get "$TMP/chain.dec.json" path | grep -q operator || fail "chain: lth-decompose path"
 [ "$(wc -c <"$TMP/chain.dec.json")" -lt 400000 ] || fail "chain: lth-decompose wrote a large file"
 
+# a mass matrix that is not diagonal (gen-chain.py --coupled-masses: a
+# tridiagonal SPD M(1), eliminated as the exact jet solve M^-1 A(1,j)): both
+# paths agree within the solves' error estimates
+/usr/bin/python3 "$ROOT/scripts/gen-chain.py" --mm --coupled-masses 20 3 "$TMP/cm.lth" ||
+  fail "gen-chain.py --coupled-masses"
+for p in operator dense; do
+  run 0 "coupled masses: lth-solve --path $p" "$APPS/lth-solve" "$TMP/cm.lth" --path $p \
+    --rtol 1e-8 --atol 1e-10 --times 0.5,1,2 --format json -o "$TMP/cm.$p.sol.json"
+done
+$CHECK solve "$TMP/cm.operator.sol.json" "$TMP/cm.dense.sol.json" || fail "coupled masses: differs"
+
 # a block that is not sparse (eye: 25 % of s^2 stored at s = 503) does not keep
 # auto on the dense path (12 s there against 1 s, include/lth/defaults.h)
 /usr/bin/python3 "$ROOT/scripts/gen-chain.py" --mm 250 3 "$TMP/c503.lth" || fail "gen-chain.py --mm"
