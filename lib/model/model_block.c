@@ -197,6 +197,19 @@ static size_t mblock_enclose_work(const void *state, int order) {
   return mx + (size_t)order + 1;
 }
 
+/* The enclosed Taylor series y[0..order] of one coefficient on [a, e]. */
+static lth_status coef_enclose(const lth_mcoef *c, double a, double e, int order, lth_interval *y,
+                               lth_interval *w, lth_error *err) {
+  if (c->kind == MCOEF_EXPR) {
+    return lth_expr_enclose(c->e, a, e, order, y, w, err);
+  }
+  y[0] = (lth_interval){c->v, c->v};
+  for (int m = 1; m <= order; m++) {
+    y[m] = (lth_interval){0.0, 0.0};
+  }
+  return LTH_OK;
+}
+
 /* Only for blocks of constants and expressions (mblock_types[.][1]). */
 static lth_status mblock_enclose(const void *state, double a, double e, int order,
                                  lth_interval *coef, lth_interval *work, lth_error *err) {
@@ -207,17 +220,9 @@ static lth_status mblock_enclose(const void *state, double a, double e, int orde
     coef[k] = (lth_interval){0.0, 0.0};
   }
   for (int k = 0; k < b->nnz; k++) {
-    const lth_mcoef *c = b->c[k];
-    if (c->kind == MCOEF_EXPR) {
-      lth_status st = lth_expr_enclose(c->e, a, e, order, y, w, err);
-      if (st != LTH_OK) {
-        return st;
-      }
-    } else {
-      y[0] = (lth_interval){c->v, c->v};
-      for (int m = 1; m <= order; m++) {
-        y[m] = (lth_interval){0.0, 0.0};
-      }
+    lth_status st = coef_enclose(b->c[k], a, e, order, y, w, err);
+    if (st != LTH_OK) {
+      return st;
     }
     for (int m = 0; m <= order; m++) {
       coef[m * sz + (size_t)b->ii[k] + (size_t)b->jj[k] * (size_t)b->rows] = y[m];
@@ -239,17 +244,9 @@ static lth_status mblock_enclose_csc(const void *state, double a, double e, int 
     }
   }
   for (int k = 0; k < b->nnz; k++) {
-    const lth_mcoef *c = b->c[k];
-    if (c->kind == MCOEF_EXPR) {
-      lth_status st = lth_expr_enclose(c->e, a, e, order, y, w, err);
-      if (st != LTH_OK) {
-        return st;
-      }
-    } else {
-      y[0] = (lth_interval){c->v, c->v};
-      for (int m = 1; m <= order; m++) {
-        y[m] = (lth_interval){0.0, 0.0};
-      }
+    lth_status st = coef_enclose(b->c[k], a, e, order, y, w, err);
+    if (st != LTH_OK) {
+      return st;
     }
     for (int m = 0; m <= order; m++) {
       coef[(size_t)m * stride + (size_t)b->pos[k]] = y[m];

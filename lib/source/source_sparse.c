@@ -368,6 +368,18 @@ static size_t sum_enclose_work(const void *state, int order) {
   return mx + (size_t)order + 1;
 }
 
+/* The enclosed Taylor series y[0..order] of term tm's scalar on [a, b]. */
+static lth_status term_enclose(const sum_term *tm, double a, double b, int order, lth_interval *y,
+                               lth_interval *scratch, lth_error *err) {
+  if (tm->phi) {
+    return lth_expr_enclose(tm->phi, a, b, order, y, scratch, err);
+  }
+  for (int m = 0; m <= order; m++) {
+    y[m] = (lth_interval){m == 0 ? tm->c : 0.0, m == 0 ? tm->c : 0.0};
+  }
+  return LTH_OK;
+}
+
 static lth_status sum_enclose(const void *state, double a, double b, int order, lth_interval *coef,
                               lth_interval *work, lth_error *err) {
   const sum_state *ss = state;
@@ -380,15 +392,9 @@ static lth_status sum_enclose(const void *state, double a, double b, int order, 
   for (int k = 0; k < ss->n; k++) {
     const sum_term *tm = &ss->t[k];
     const lth_csc *M = tm->m;
-    if (tm->phi) {
-      lth_status st = lth_expr_enclose(tm->phi, a, b, order, y, scratch, err);
-      if (st != LTH_OK) {
-        return st;
-      }
-    } else {
-      for (int m = 0; m <= order; m++) {
-        y[m] = (lth_interval){m == 0 ? tm->c : 0.0, m == 0 ? tm->c : 0.0};
-      }
+    lth_status st = term_enclose(tm, a, b, order, y, scratch, err);
+    if (st != LTH_OK) {
+      return st;
     }
     for (int m = 0; m <= order; m++) {
       for (int j = 0; j < M->cols; j++) {
@@ -415,15 +421,9 @@ static lth_status sum_enclose_csc(const void *state, double a, double b, int ord
   }
   for (int k = 0; k < ss->n; k++) {
     const sum_term *tm = &ss->t[k];
-    if (tm->phi) {
-      lth_status st = lth_expr_enclose(tm->phi, a, b, order, y, scratch, err);
-      if (st != LTH_OK) {
-        return st;
-      }
-    } else {
-      for (int m = 0; m <= order; m++) {
-        y[m] = (lth_interval){m == 0 ? tm->c : 0.0, m == 0 ? tm->c : 0.0};
-      }
+    lth_status st = term_enclose(tm, a, b, order, y, scratch, err);
+    if (st != LTH_OK) {
+      return st;
     }
     for (int m = 0; m <= order; m++) {
       lth_interval *cm = coef + (size_t)m * stride;
