@@ -550,7 +550,8 @@ static void text_pi_proof(FILE *fp, const lth_bvp_result *res, const app_run *R)
   }
   double pct = 100.0 * res->pi_proven;
   if (res->pi_proven < 1.0) pct = fmin(pct, 99.99); /* never rounded up to all */
-  fprintf(fp, "Pi             proven nonsingular on %.4g%% of [%s, %s] from the data's enclosures\n",
+  fprintf(fp,
+          "Pi             proven nonsingular on %.4g%% of [%s, %s] from the data's enclosures\n",
           pct, app_fmt_exact(b0, sizeof b0, R->t0), app_fmt_exact(b1, sizeof b1, R->t1));
   if (res->pi_proven > 0) {
     fprintf(fp, "               (%zu %s examined, ||Pi^-1|| <= %.3g there)%s\n", res->pi_proofs,

@@ -82,4 +82,17 @@ run 0 "chain s = 103" "$APPS/lth-bvp" "$TMP/c50.lth" --path operator --times 0,1
 [ "$("$JT" get "$TMP/c50.json" pi_proofs)" -ge 2 ] ||
   fail "chain: pi_proofs = $("$JT" get "$TMP/c50.json" pi_proofs), below one per part (2)"
 
+# a mass matrix solved inside the chain carries no enclosure: nothing proven, and said so
+/usr/bin/python3 "$ROOT/scripts/gen-chain.py" --mm --coupled-masses --bvp 20 2 "$TMP/cm.lth" ||
+  fail "gen-chain.py --mm --coupled-masses --bvp"
+run 0 "coupled masses" "$APPS/lth-bvp" "$TMP/cm.lth" --path operator --times 0,1 --format json \
+  -o "$TMP/cm.json"
+[ "$("$JT" get "$TMP/cm.json" pi_proven)" = 0 ] ||
+  fail "coupled masses: pi_proven = $("$JT" get "$TMP/cm.json" pi_proven), not 0"
+[ "$("$JT" get "$TMP/cm.json" pi_inv_bound)" = null ] ||
+  fail "coupled masses: pi_inv_bound = $("$JT" get "$TMP/cm.json" pi_inv_bound), not null"
+run 0 "coupled masses: text" "$APPS/lth-bvp" "$TMP/cm.lth" --path operator --times 0,1
+grep -q "^Pi             checked at the mesh points only" "$TMP/out" ||
+  fail "coupled masses: the Pi line does not say the proof is off: $(grep -A2 '^Pi ' "$TMP/out")"
+
 finish cli_bvp_oppath_proof
