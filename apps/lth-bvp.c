@@ -93,10 +93,13 @@ static const char help_text[] =
     "                      mesh is uniform plus the output times, halved until two\n"
     "                      meshes agree to --tol; cond_shooting is then KLU's\n"
     "                      condition estimate of that matrix and cond_bvp is not\n"
-    "                      computed.  Auto takes it from s = 500 on when A stores\n"
-    "                      at most 50% of s^2 entries; sampled data, --method\n"
-    "                      other than collocation and --coefficients keep auto on\n"
-    "                      the dense path and refuse --path operator.  The dense\n"
+    "                      computed.  Pi is proven nonsingular between the points\n"
+    "                      from the data's enclosures (the report's Pi line; JSON\n"
+    "                      pi_proven), or refused naming t.  Auto takes it from\n"
+    "                      s = 500 on when A stores at most 50% of s^2 entries;\n"
+    "                      sampled data, --method other than collocation and\n"
+    "                      --coefficients keep auto on the dense path and refuse\n"
+    "                      --path operator.  The dense\n"
     "                      collocation's memory is estimated first: a run that\n"
     "                      cannot fit is refused (exit 3) naming s, p and the GB.\n"
     "--cond-max X (below) also judges the BVP: a shooting matrix with a condition\n"
@@ -472,6 +475,16 @@ static void json_method(app_json *j, const app_ctx *C, const app_run *run) {
     app_json_put_int(j, "stages", colloc_stages(C));
     app_json_put_int(j, "intervals", res->intervals);
     json_opt(j, "drift", res->drift);
+    if (C->path.op) { /* Pi between the points (include/lth/bvp.h) */
+      app_json_put_number(j, "pi_proven", res->pi_proven);
+      app_json_put_int(j, "pi_proofs", (long long)res->pi_proofs);
+      if (res->pi_proven > 0) {
+        app_json_put_number(j, "pi_inv_bound", res->pi_inv_bound);
+      } else {
+        app_json_key(j, "pi_inv_bound");
+        app_json_null(j);
+      }
+    }
   } else if (is_shooting(res)) {
     json_opt(j, "drift", res->drift);
     app_json_put_number(j, "rtol", C->rtol);
@@ -523,6 +536,30 @@ static const char *method_text(lth_bvp_method m) {
   }
 }
 
+/* The operator path's proof that Pi is nonsingular between the points
+ * (include/lth/bvp.h): how much of [t0, t1], or why none; as lth-solve's. */
+static void text_pi_proof(FILE *fp, const lth_bvp_result *res, const app_run *R) {
+  char b0[32], b1[32];
+  if (res->pi_proof_off) {
+    fprintf(fp,
+            "Pi             checked at the mesh points only (a sign change of det Pi between\n"
+            "               two of them is refused); not proven in between:\n"
+            "               %s\n",
+            res->pi_proof_off);
+    return;
+  }
+  double pct = 100.0 * res->pi_proven;
+  if (res->pi_proven < 1.0) pct = fmin(pct, 99.99); /* never rounded up to all */
+  fprintf(fp,
+          "Pi             proven nonsingular on %.4g%% of [%s, %s] from the data's enclosures\n",
+          pct, app_fmt_exact(b0, sizeof b0, R->t0), app_fmt_exact(b1, sizeof b1, R->t1));
+  if (res->pi_proven > 0) {
+    fprintf(fp, "               (%zu %s examined, ||Pi^-1|| <= %.3g there)%s\n", res->pi_proofs,
+            app_plural((double)res->pi_proofs, "piece", "pieces"), res->pi_inv_bound,
+            res->pi_proven < 1.0 ? "; the rest sampled and checked at the mesh points" : "");
+  }
+}
+
 static void text_header(FILE *fp, const app_ctx *C, const app_run *R) {
   const lth_bvp_result *res = C->res;
   char b0[32], b1[32];
@@ -558,6 +595,7 @@ static void text_header(FILE *fp, const app_ctx *C, const app_run *R) {
             app_plural(res->intervals, "interval", "intervals"), colloc_tol(C));
     fprintf(fp, "error          ~%.3g (estimated, max-norm over the output times); drift %.3g\n",
             res->error_estimate, res->drift);
+    if (C->path.op) text_pi_proof(fp, res, R);
   } else if (is_shooting(res)) {
     fprintf(fp, "integrator     rtol %.3g, atol %.3g; drift max ||P v|| = %.3g\n", C->rtol, C->atol,
             res->drift);

@@ -122,6 +122,17 @@ typedef struct lth_bvp_result {
                             scaling of the bc rows): a relative change d in beta moves z by
                             up to kappa d relative to ||beta||-scale */
   double error_estimate; /* estimated max-norm error of z at the output times (NaN if none) */
+  /* The operator path only (lth_bvp_solve_op; 0 and NULL on the dense path, whose scan of
+   * Pi refuses instead): the proof that Pi is nonsingular and within cond_max between the
+   * points, as lth_opivp_result's.  pi_proven is the share of [t0, t1] proven from the
+   * data's enclosures (1: all of it; 0 when the data carry none: pi_proof_off says why),
+   * pi_inv_bound the proven bound of ||Pi(t)^-1||_1 there (0 when nothing is proven),
+   * pi_proofs the pieces examined.  Where a piece is not proven det Pi and the condition
+   * were sampled at its ends and middle. */
+  double pi_proven;
+  double pi_inv_bound;
+  size_t pi_proofs;
+  const char *pi_proof_off; /* NULL, or why there is no proof (a static string) */
 } lth_bvp_result;
 
 /* Solve on [t0, t1] and report at times[0..n-1] (in [t0, t1]; finite
@@ -192,13 +203,19 @@ int lth_bvp_op_available(void);
  * Errors: LTH_EBC (rows != p, a bad pattern), LTH_ENOTUNIQUE (a singular
  * collocation matrix, or its condition estimate above min(cond_max,
  * tol / DBL_EPSILON)), LTH_ETOL (tol not reached within max_intervals),
- * LTH_ESING (det Pi changes sign between two points of the mesh: Pi is
- * singular between them), the decomposition's refusals naming t,
+ * LTH_ESING (det Pi changes sign between two points of the mesh or of the
+ * proof below: Pi is singular between them), the decomposition's refusals
+ * naming t, LTH_ECOND (Pi too ill-conditioned at a t the proof samples),
  * LTH_ENOMEM, LTH_EINVAL (a build without KLU); it does not make
- * lth_bvp_check_data's refusal (call that first).  Between its points Pi is
- * seen only through those signs and the points' condition (as
- * lth_opivp_solve); data kinks are not made mesh points (the error
- * estimate sees the lost order). */
+ * lth_bvp_check_data's refusal (call that first).  Before collocating, Pi
+ * is proven nonsingular and within cond_max on [t0, t1] (split at the
+ * output times) from the data's enclosures, piece by piece, as
+ * lth_opivp_solve proves it between its output times: where a piece is not
+ * proven det Pi and the condition are sampled and the piece halved, so a
+ * Pi that comes near singular between the mesh points is refused naming t;
+ * pi_proven etc. report the share proven (data without enclosures: none,
+ * Pi then seen at the points only).  Data kinks are not made mesh points
+ * (the error estimate sees the lost order). */
 lth_status lth_bvp_solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_sparse_bc *bc,
                             const double *times, size_t n, const lth_bvp_opts *opts,
                             lth_bvp_result **out, lth_error *err);

@@ -36,6 +36,7 @@
 #include "bvp_impl.h"
 #include "colloc/colloc.h"
 #include "core/errors.h"
+#include "ivp/opivp_proof.h"
 #include "lth/defaults.h"
 
 #ifdef LTH_HAVE_KLU
@@ -781,6 +782,24 @@ static lth_status adapt(opbvp *B, double t0, double t1, const lth_bvp_sparse_bc 
   return st;
 }
 
+/* Pi nonsingular and within cond_max between the points (bvp.h): proven
+ * where the data carry enclosures, sampled and halved where the proof fails
+ * (lib/ivp/opivp_proof.c), split at the output times as lth_opivp_solve
+ * splits its proof; the mesh points' own decompositions and their signs of
+ * det Pi (decompose) see only the points. */
+static lth_status prove_pi(const lth_opsys *sys, double t0, double t1, const double *times,
+                           size_t n, const lth_bvp_opts *o, lth_bvp_result *res, lth_error *err) {
+  opivp_pi_proof pf;
+  double cmax = o->cond_max > 0 ? o->cond_max : LTH_DEFAULT_COND_MAX;
+  lth_status st = opivp_prove_interval(sys, t0, t1, times, n, cmax, &pf, err);
+  if (st != LTH_OK) return st;
+  res->pi_proven = pf.proven;
+  res->pi_inv_bound = pf.pinv_bound;
+  res->pi_proofs = pf.pieces;
+  res->pi_proof_off = pf.off;
+  return LTH_OK;
+}
+
 lth_status lth_bvp_solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_sparse_bc *bc,
                             const double *times, size_t n, const lth_bvp_opts *opts,
                             lth_bvp_result **out, lth_error *err) {
@@ -829,8 +848,9 @@ lth_status lth_bvp_solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_
   }
   if (st == LTH_OK) {
     memcpy(res->times, times, n * sizeof(double));
-    st = adapt(&B, t0, t1, bc, times, n, &o, tol, res, err);
+    st = prove_pi(sys, t0, t1, times, n, &o, res, err);
   }
+  if (st == LTH_OK) st = adapt(&B, t0, t1, bc, times, n, &o, tol, res, err);
   opbvp_free(&B);
   if (st != LTH_OK) {
     result_free_partial(res);

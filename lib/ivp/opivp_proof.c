@@ -18,14 +18,21 @@
  * after about log2(step / dip width) halvings.  A piece still failing after
  * OPIVP_PROOF_DEPTH halvings, or beyond OPIVP_PROOF_PIECES pieces per output
  * interval, stays unproven (its samples having passed): it counts against
- * lth_opivp_result.pi_proven. */
+ * lth_opivp_result.pi_proven.
+ *
+ * opivp_prove_interval (opivp_proof.h) makes the same proof outside a solve,
+ * for lth_bvp_solve_op over [t0, t1], with a context of its own. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "core/errors.h"
 #include "decomp/op_piproof.h"
 #include "decomp/refusal.h"
 #include "opivp_impl.h"
+#include "opivp_proof.h"
 
 /* The scale: the piece of [t0, t1] with the largest bound halved (at most
  * OPIVP_SCALE_SPLITS times) until that bound is within OPIVP_SCALE_TOL of the
@@ -109,8 +116,8 @@ void opivp_scale(opivp_ctx *c, double t0, double t1) {
   if (isfinite(scale)) c->scale = scale;
 }
 
-lth_status opivp_prove(opivp_ctx *c, double a, double b, lth_error *err) {
-  if (!c->proof || !(b > a)) return LTH_OK;
+/* The pieces of [a, b], depth first (the file's comment). */
+static lth_status prove(opivp_ctx *c, double a, double b, lth_error *err) {
   piece stack[OPIVP_PROOF_DEPTH + 2];
   int top = 0;
   size_t pieces = 0;
@@ -137,11 +144,93 @@ lth_status opivp_prove(opivp_ctx *c, double a, double b, lth_error *err) {
     stack[top++] = (piece){mid, p.b, sm, p.sb, p.depth + 1};
     stack[top++] = (piece){p.a, mid, p.sa, sm, p.depth + 1};
   }
+  return st;
+}
+
+lth_status opivp_prove(opivp_ctx *c, double a, double b, lth_error *err) {
+  if (!c->proof || !(b > a)) return LTH_OK;
+  lth_status st = prove(c, a, b, err);
   if (st != LTH_OK) {
     lth_error_prefix(err,
                      "Pi between the output times %.17g and %.17g (not proven nonsingular there "
                      "from the data's enclosures): ",
                      a, b);
   }
+  return st;
+}
+
+/* ---- the proof outside a solve (opivp_proof.h) ---- */
+
+static int by_value(const void *x, const void *y) {
+  double u = *(const double *)x, v = *(const double *)y;
+  return (u > v) - (u < v);
+}
+
+/* The cuts inside (a, b), ascending and distinct, into t[1..]; t[0] = a and
+ * b after them.  Returns the number of parts. */
+static size_t parts(double a, double b, const double *cuts, size_t n, double *t) {
+  size_t k = 1;
+  t[0] = a;
+  for (size_t i = 0; i < n; i++) {
+    if (cuts[i] > a && cuts[i] < b) t[k++] = cuts[i];
+  }
+  qsort(t + 1, k - 1, sizeof *t, by_value);
+  size_t w = 1;
+  for (size_t i = 1; i < k; i++) {
+    if (t[i] > t[w - 1]) t[w++] = t[i];
+  }
+  t[w] = b;
+  return w;
+}
+
+static lth_status prove_parts(opivp_ctx *c, const double *t, size_t np, lth_error *err) {
+  lth_status st = LTH_OK;
+  for (size_t k = 0; k < np && st == LTH_OK; k++) st = prove(c, t[k], t[k + 1], err);
+  if (st != LTH_OK) {
+    lth_error_prefix(err,
+                     "Pi on [%.17g, %.17g] (not proven nonsingular there from the data's "
+                     "enclosures): ",
+                     t[0], t[np]);
+  }
+  return st;
+}
+
+lth_status opivp_prove_interval(const lth_opsys *sys, double a, double b, const double *cuts,
+                                size_t n, double cond_max, opivp_pi_proof *out, lth_error *err) {
+  LTH_ERROR_RECORD(err);
+  memset(out, 0, sizeof *out);
+  if (!sys || !(a < b) || !(cond_max > 0) || (n > 0 && !cuts)) {
+    return lth_error_set(err, LTH_EINVAL,
+                         "opivp_prove_interval: need a system, a < b and cond_max > 0");
+  }
+  opivp_ctx c;
+  memset(&c, 0, sizeof c);
+  c.sys = sys;
+  c.cond_max = cond_max;
+  c.proof = op_piproof_alloc(sys, &c.proof_off);
+  if (!c.proof) {
+    out->off = c.proof_off;
+    return LTH_OK;
+  }
+  double *t = malloc((n + 2) * sizeof(double));
+  c.ws = t ? lth_opdecomp_ws_alloc(sys, 0, err) : NULL;
+  c.pt = c.ws ? lth_oppoint_alloc(sys, 0, 1, err) : NULL;
+  lth_status st = LTH_OK;
+  if (!t) st = lth_error_set(err, LTH_ENOMEM, "out of memory for the proof that Pi is nonsingular");
+  if (st == LTH_OK && !c.pt) st = lth_error_status(err);
+  if (st == LTH_OK) {
+    lth_opdecomp_ws_set_cond_max(c.ws, cond_max);
+    opivp_scale(&c, a, b);
+    st = prove_parts(&c, t, parts(a, b, cuts, n, t), err);
+  }
+  if (st == LTH_OK) {
+    out->proven = fmin(1.0, c.proven_len / (b - a));
+    out->pinv_bound = c.pinv_bound;
+    out->pieces = c.proofs;
+  }
+  free(t);
+  lth_oppoint_free(c.pt);
+  lth_opdecomp_ws_free(c.ws);
+  op_piproof_free(c.proof);
   return st;
 }

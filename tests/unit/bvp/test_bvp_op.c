@@ -105,6 +105,13 @@ START_TEST(test_manufactured_op) {
     ck_assert_msg(res->bc_residual < 1e-9, "index %d: bc residual %.3e", r, res->bc_residual);
     ck_assert(res->drift < 1e-8 && isfinite(res->cond_shooting) && isnan(res->cond_bvp));
     ck_assert(res->method == LTH_BVP_COLLOCATION && res->intervals >= 16);
+    /* the proof of Pi between the points: a share with a bound, or off with the reason */
+    ck_assert_msg(
+        res->pi_proof_off ? res->pi_proven == 0 && res->pi_proofs == 0
+                          : res->pi_proven >= 0 && res->pi_proven <= 1 && res->pi_proofs > 0 &&
+                                (res->pi_proven == 0 || res->pi_inv_bound > 0),
+        "index %d: pi_proven %g, pi_proofs %zu, pi_inv_bound %g, off %s", r, res->pi_proven,
+        res->pi_proofs, res->pi_inv_bound, res->pi_proof_off ? res->pi_proof_off : "(none)");
     ck_assert_msg(lth_bvp_solve(c.sys, T0, T1, c.p, c.B0, c.B1, c.beta, times, 5, &o, &dn, &err) ==
                       LTH_OK,
                   "dense, index %d: %s", r, err.message);
