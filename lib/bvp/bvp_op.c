@@ -591,8 +591,8 @@ static lth_status solve_mesh(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *
                         "out of memory factoring the collocation system (%zu unknowns, KLU)", nunk);
     } else if (!kn || kc.status == KLU_SINGULAR) {
       st = lth_bvp_not_unique_detail(INFINITY, "collocation system",
-                                     "the boundary conditions do not fix the solution on the "
-                                     "solution manifold",
+                                     "dependent on the solution manifold: together they "
+                                     "do not fix its p free constants",
                                      err);
     }
   }

@@ -76,6 +76,25 @@ sed -i 's/^bc beta = mm(/bc beta = sin(t)*mm(/' "$TMP/c20mm.lth"
 run 2 "bc with mm() times a function of t" "$APPS/lth-bvp" "$TMP/c20mm.lth" --times 1
 err_has "must be constant" "mm() in bc times sin(t)"
 
+# ---- conditions that fix nothing the constraints leave free: not uniquely solvable ----
+cat >"$TMP/fixnothing.lth" <<'DATA'
+lth 1
+problem dae
+blocks 2 1
+interval 0 2
+A(1,1) = [0, 1; -1, 0]
+A(1,2) = [1; 0]
+A(2,1) = [1 + t^2, 0]
+f(2) = -1
+bc B0 = [1, 0, 0]
+bc B1 = [0, 0, 0]
+bc beta = [1]
+DATA
+run 3 "conditions on what the constraint fixes, --path operator" "$APPS/lth-bvp" \
+  "$TMP/fixnothing.lth" --path operator --times 1
+err_has "not uniquely solvable" "fixes nothing: operator path"
+err_has "the boundary conditions are dependent on the solution manifold" "fixes nothing: wording"
+
 # ---- the chain at s = 1003: auto takes the operator path ----
 $PY "$ROOT/scripts/gen-chain.py" --bvp --equations 500 3 "$TMP/c500.lth" || fail "gen-chain.py"
 run 0 "chain s = 1003" "$APPS/lth-bvp" "$TMP/c500.lth" --times 0,1,2 --format json \
