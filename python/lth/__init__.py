@@ -73,7 +73,8 @@ from .model import LQRModel, Model, Samples  # noqa: E402
 from .problem import Problem, load, parse  # noqa: E402
 from .results import BVPSolution, InitialValue, LQRSolution, Solution  # noqa: E402
 from .sampling import SamplingReport  # noqa: E402
-from .solvers import bvp, ic, lqr, solve  # noqa: E402
+from .solvers import ic, lqr, solve  # noqa: E402
+from .bvp_solve import bvp  # noqa: E402
 from .ss import Realization, Realizer, ss  # noqa: E402
 from .control import KalmanResult, kalman  # noqa: E402
 
