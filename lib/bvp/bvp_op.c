@@ -34,9 +34,11 @@
 #include <string.h>
 
 #include "bvp_impl.h"
+#include "bvp_op_impl.h"
 #include "colloc/colloc.h"
 #include "core/errors.h"
 #include "ivp/opivp_proof.h"
+#include "source/csc.h"
 #include "lth/defaults.h"
 
 #ifdef LTH_HAVE_KLU
@@ -65,261 +67,6 @@ lth_status lth_bvp_solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_
 }
 
 #else
-
-/* The most the dense patch of the reached columns may take (bytes). */
-#define LTH_BVP_OP_PATCH_BYTES 4e9
-
-/* The sparse pieces at one t: Ahat (CSC, the fixed pattern), g. */
-typedef struct opbvp {
-  lth_opsys *sys;
-  int s, m, p, r, nr, ns; /* ns: stages */
-  lth_colloc_tableau tab;
-  lth_opdecomp_ws *ws;
-  lth_oppoint *pt;
-  int nspc, *spc;             /* the columns of v the thin factors reach */
-  int *spos;                  /* spos[c]: c's place in spc, or -1 */
-  char *rmask;                /* the rows (of z) they reach */
-  int *ap, *ai, annz;         /* Ahat's pattern, m x m */
-  double *av;                 /* its values at the last point */
-  int *mark;                  /* m: scratch for the pattern */
-  lth_jet *X, *T, *Y, *Z;     /* probes: m x nspc unit vectors, (I - P) X, m x nspc, s x nspc */
-  lth_jet *Sx;                /* (r-1) n_r x nspc */
-  lth_jet *gv, *zv, *qv, *yv; /* m, s, s, m x 1 */
-  double last_t;
-  int last_sign;
-} opbvp;
-
-static void opbvp_free(opbvp *B) {
-  lth_oppoint_free(B->pt);
-  lth_opdecomp_ws_free(B->ws);
-  free(B->spc);
-  free(B->spos);
-  free(B->rmask);
-  free(B->ap);
-  free(B->ai);
-  free(B->av);
-  free(B->mark);
-  lth_jet_free(B->X);
-  lth_jet_free(B->Y);
-  lth_jet_free(B->T);
-  lth_jet_free(B->Z);
-  lth_jet_free(B->Sx);
-  lth_jet_free(B->gv);
-  lth_jet_free(B->zv);
-  lth_jet_free(B->qv);
-  lth_jet_free(B->yv);
-}
-
-/* Decompose at t; det Pi must keep its sign along the points in time order
- * (a change means Pi is singular in between). */
-static lth_status decompose(opbvp *B, double t, lth_error *err) {
-  lth_status st = lth_opdecomp_at(B->ws, t, B->pt, err);
-  if (st != LTH_OK) return st;
-  int sg = lth_oppoint_info(B->pt)->pi_sign;
-  if (B->last_sign && sg && sg != B->last_sign && t > B->last_t) {
-    return lth_error_set_t(err, LTH_ESING, t,
-                           "det Pi changes sign between t = %.17g and t = %.17g: Pi is singular "
-                           "between them",
-                           B->last_t, t);
-  }
-  if (sg && t >= B->last_t) {
-    B->last_sign = sg;
-    B->last_t = t;
-  }
-  return LTH_OK;
-}
-
-/* The rows of the sparse blocks' column a (of v) into column c's pattern. */
-static int add_column_rows(opbvp *B, int a, int c, int nz) {
-  int r = B->r, k = 1;
-  while (k < r - 1 && a >= lth_opsys_block_offset(B->sys, k + 1)) k++;
-  int j = a - lth_opsys_block_offset(B->sys, k);
-  for (int i = 1; i < r; i++) {
-    lth_opblock b;
-    if (k < i - 1 || lth_oppoint_block(B->pt, i, k, &b, NULL) != LTH_OK || !b.nnz) continue;
-    int ri = lth_opsys_block_offset(B->sys, i);
-    for (int q = b.colptr[j]; q < b.colptr[j + 1]; q++) {
-      int row = ri + b.rowind[q];
-      if (B->mark[row] != c) B->mark[row] = c, B->ai[nz++] = row;
-    }
-  }
-  return nz;
-}
-
-/* Ahat's pattern: the sparse blocks A_ik (i, k < r, k >= i - 1) and, in the
- * reached columns, the reached rows of v. */
-static lth_status build_pattern(opbvp *B, lth_error *err) {
-  int m = B->m, r = B->r;
-  size_t cap = (size_t)B->nspc * m + 16;
-  for (int i = 1; i < r; i++) {
-    for (int k = i > 1 ? i - 1 : 1; k < r; k++) {
-      lth_opblock b;
-      lth_status st = lth_oppoint_block(B->pt, i, k, &b, err);
-      if (st != LTH_OK) return st;
-      cap += (size_t)b.nnz;
-    }
-  }
-  B->ap = calloc((size_t)m + 1, sizeof(int));
-  B->ai = malloc(cap * sizeof(int));
-  B->av = malloc(cap * sizeof(double));
-  if (!B->ap || !B->ai || !B->av || cap > (size_t)INT_MAX) {
-    return lth_error_set(err, LTH_ENOMEM, "out of memory for Ahat's pattern (%zu entries)", cap);
-  }
-  for (int a = 0; a < m; a++) B->mark[a] = -1;
-  int nz = 0;
-  for (int k = 1; k < r; k++) {
-    int ck = lth_opsys_block_offset(B->sys, k), nk = lth_opsys_block_size(B->sys, k);
-    for (int j = 0; j < nk; j++) {
-      int c = ck + j;
-      B->ap[c] = nz;
-      for (int i = 1; i < r; i++) {
-        lth_opblock b;
-        if (k < i - 1) continue;
-        (void)lth_oppoint_block(B->pt, i, k, &b, err);
-        int ri = lth_opsys_block_offset(B->sys, i);
-        for (int q = b.nnz ? b.colptr[j] : 0; q < (b.nnz ? b.colptr[j + 1] : 0); q++) {
-          int a = ri + b.rowind[q];
-          if (B->mark[a] != c) B->mark[a] = c, B->ai[nz++] = a;
-        }
-      }
-      if (B->spos[c] >= 0) { /* Ahat (I - P) e_c: (I - P) e_c lies on c and the reached rows */
-        for (int a = 0; a < m; a++) {
-          if (B->rmask[a] && B->mark[a] != c) B->mark[a] = c, B->ai[nz++] = a;
-        }
-        for (int a = 0; a < m && nz < INT_MAX; a++) {
-          if (B->rmask[a]) nz = add_column_rows(B, a, c, nz);
-        }
-      }
-    }
-  }
-  B->ap[m] = nz;
-  B->annz = nz;
-  return LTH_OK;
-}
-
-static lth_status opbvp_init(opbvp *B, lth_opsys *sys, double t0, int stages, double cond_max,
-                             lth_error *err) {
-  memset(B, 0, sizeof *B);
-  B->sys = sys;
-  B->s = lth_opsys_size(sys);
-  B->m = lth_opsys_state_dim(sys);
-  B->r = lth_opsys_index(sys);
-  B->nr = lth_opsys_block_size(sys, B->r);
-  B->p = B->m - (B->r - 1) * B->nr;
-  B->ns = stages;
-  B->last_t = -INFINITY;
-  lth_status st = lth_colloc_gauss(stages, &B->tab, err);
-  if (st == LTH_OK) st = lth_opsys_set_pi_factor(sys, LTH_OP_PI_DENSE, err);
-  if (st != LTH_OK) return st;
-  B->ws = lth_opdecomp_ws_alloc(sys, 0, err);
-  B->pt = B->ws ? lth_oppoint_alloc(sys, 0, 32, err) : NULL;
-  if (!B->pt) return lth_error_status(err);
-  lth_opdecomp_ws_set_cond_max(B->ws, cond_max);
-  int m = B->m, s = B->s;
-  char *cmask = malloc((size_t)m);
-  B->rmask = malloc((size_t)s);
-  B->spos = malloc((size_t)m * sizeof(int));
-  B->spc = malloc((size_t)m * sizeof(int));
-  B->mark = malloc((size_t)m * sizeof(int));
-  B->gv = lth_jet_alloc(m, 1, 0, err);
-  B->yv = lth_jet_alloc(m, 1, 0, err);
-  B->zv = lth_jet_alloc(s, 1, 0, err);
-  B->qv = lth_jet_alloc(s, 1, 0, err);
-  if (!cmask || !B->rmask || !B->spos || !B->spc || !B->mark || !B->gv || !B->yv || !B->zv ||
-      !B->qv) {
-    free(cmask);
-    return lth_error_set(err, LTH_ENOMEM, "out of memory for the collocation workspace");
-  }
-  st = decompose(B, t0, err);
-  if (st == LTH_OK) st = lth_oppoint_thin_reach(B->pt, cmask, B->rmask, err);
-  if (st != LTH_OK) {
-    free(cmask);
-    return st;
-  }
-  for (int c = 0; c < m; c++) {
-    B->spos[c] = cmask[c] ? B->nspc : -1;
-    if (cmask[c]) B->spc[B->nspc++] = c;
-  }
-  free(cmask);
-  int k = B->nspc > 0 ? B->nspc : 1;
-  /* the probes and the patch are dense in the reached columns: for a few
-   * constraints a few dozen; with many (n_r ~ s) this path is not the one */
-  double bytes = (double)k * (8.0 * (3.0 * m + s + (B->r - 1) * B->nr) + 12.0 * m);
-  if (bytes > LTH_BVP_OP_PATCH_BYTES) {
-    return lth_error_set(err, LTH_ENOMEM,
-                         "collocation on the operator path: the thin factors of P reach %d of the "
-                         "m = %d state columns, and their dense patch would take %.3g GB (this "
-                         "path is for systems with few constraints, n_r = %d here)",
-                         B->nspc, m, bytes / 1e9, B->nr);
-  }
-  B->X = lth_jet_alloc(m, k, 0, err);
-  B->Y = B->X ? lth_jet_alloc(m, k, 0, err) : NULL;
-  B->T = B->Y ? lth_jet_alloc(m, k, 0, err) : NULL;
-  B->Z = B->T ? lth_jet_alloc(s, k, 0, err) : NULL;
-  B->Sx = B->Z ? lth_jet_alloc((B->r - 1) * B->nr, k, 0, err) : NULL;
-  if (!B->Sx) return lth_error_status(err);
-  lth_jet_set_zero(B->X, 0);
-  for (int q = 0; q < B->nspc; q++) B->X->c[B->spc[q] + (size_t)q * B->X->ld] = 1.0;
-  B->X->order = 0;
-  B->X->cols = B->nspc;
-  B->Y->cols = B->T->cols = B->Z->cols = B->Sx->cols = B->nspc;
-  return build_pattern(B, err);
-}
-
-/* Ahat's values at the decomposed point into B->av, g into B->gv. */
-static lth_status ahat_values(opbvp *B, lth_error *err) {
-  int m = B->m, r = B->r;
-  lth_status st = LTH_OK;
-  memset(B->av, 0, (size_t)B->annz * sizeof(double));
-  for (int k = 1; k < r && st == LTH_OK; k++) {
-    int ck = lth_opsys_block_offset(B->sys, k), nk = lth_opsys_block_size(B->sys, k);
-    for (int i = 1; i < r && st == LTH_OK; i++) {
-      lth_opblock b;
-      if (k < i - 1) continue;
-      st = lth_oppoint_block(B->pt, i, k, &b, err);
-      int ri = lth_opsys_block_offset(B->sys, i);
-      for (int j = 0; j < nk && b.nnz && st == LTH_OK; j++) {
-        int c = ck + j;
-        if (B->spos[c] >= 0) continue; /* from the probe */
-        for (int q = b.colptr[j]; q < b.colptr[j + 1]; q++) {
-          int a = ri + b.rowind[q];
-          for (int e = B->ap[c]; e < B->ap[c + 1]; e++) {
-            if (B->ai[e] == a) {
-              B->av[e] += b.val[q];
-              break;
-            }
-          }
-        }
-      }
-    }
-  }
-  /* the reached columns of Ahat (I - P): the reduced ODE is Clark's only on
-   * range(I - P), and Ahat alone can be stiff off it (Gauss collocation then
-   * loses its order 2s); v' = Ahat (I - P) v + g has the same solutions through
-   * range(I - P(t0)), as the dense path's Ahat R_k */
-  if (st == LTH_OK && B->nspc > 0) st = lth_oppoint_apply_P(B->pt, 1, B->X, B->T, err);
-  if (st == LTH_OK && B->nspc > 0) st = lth_oppoint_apply_Ahat(B->pt, B->T, B->Y, err);
-  for (int q = 0; q < B->nspc && st == LTH_OK; q++) {
-    int c = B->spc[q];
-    const double *y = B->Y->c + (size_t)q * B->Y->ld;
-    double outside = 0.0;
-    for (int a = 0; a < m; a++) B->mark[a] = -1;
-    for (int e = B->ap[c]; e < B->ap[c + 1]; e++) B->mark[B->ai[e]] = e;
-    for (int a = 0; a < m; a++) {
-      if (B->mark[a] >= 0) {
-        B->av[B->mark[a]] = y[a];
-      } else {
-        outside += fabs(y[a]);
-      }
-    }
-    if (outside != 0.0) { /* the reach would be wrong: never a silent loss */
-      st = lth_error_set_t(err, LTH_EINVAL, lth_oppoint_info(B->pt)->t,
-                           "Ahat column %d has entries outside the thin factors' reach", c + 1);
-    }
-  }
-  if (st == LTH_OK) st = lth_oppoint_g(B->pt, B->gv, err);
-  return st;
-}
 
 /* ---- the global system as triplets ---- */
 
@@ -353,50 +100,6 @@ static void trip_release(trip *T) {
   free(T->j);
   free(T->v);
   memset(T, 0, sizeof *T);
-}
-
-/* Triplets (duplicates summed) to CSC n x n. */
-static int trip_csc(const trip *T, int n, int **Ap, int **Ai, double **Ax) {
-  int *cnt = calloc((size_t)n + 1, sizeof(int)), *mk = malloc((size_t)n * sizeof(int));
-  int *ap = calloc((size_t)n + 1, sizeof(int));
-  int *ti = malloc((T->n + 1) * sizeof(int));
-  double *tv = malloc((T->n + 1) * sizeof(double));
-  if (!cnt || !mk || !ap || !ti || !tv) {
-    free(cnt), free(mk), free(ap), free(ti), free(tv);
-    return -1;
-  }
-  for (size_t e = 0; e < T->n; e++) cnt[T->j[e] + 1]++;
-  for (int c = 0; c < n; c++) cnt[c + 1] += cnt[c];
-  for (size_t e = 0; e < T->n; e++) {
-    int q = cnt[T->j[e]]++;
-    ti[q] = T->i[e];
-    tv[q] = T->v[e];
-  }
-  /* cnt[c] is now the end of column c; merge duplicates in place */
-  for (int a = 0; a < n; a++) mk[a] = -1;
-  int nz = 0, start = 0;
-  for (int c = 0; c < n; c++) {
-    int end = cnt[c];
-    ap[c] = nz;
-    for (int q = start; q < end; q++) {
-      if (mk[ti[q]] >= ap[c]) {
-        tv[mk[ti[q]]] += tv[q];
-      } else {
-        mk[ti[q]] = nz;
-        ti[nz] = ti[q];
-        tv[nz] = tv[q];
-        nz++;
-      }
-    }
-    start = end;
-  }
-  ap[n] = nz;
-  free(cnt);
-  free(mk);
-  *Ap = ap;
-  *Ai = ti;
-  *Ax = tv;
-  return 0;
 }
 
 /* The mesh: t[0..N]; out[k]: the mesh index of output time k. */
@@ -461,7 +164,7 @@ static size_t mesh_index(const omesh *M, double t) {
 static lth_status bc_rows(opbvp *B, const lth_bvp_csc *Bc, double t, int col0, trip *T, double *rhs,
                           int with_S, lth_error *err) {
   int m = B->m, s = B->s;
-  lth_status st = decompose(B, t, err);
+  lth_status st = lth_bvpop_decompose(B, t, err);
   if (st == LTH_OK && B->nspc > 0) st = lth_oppoint_apply_G(B->pt, B->X, B->Z, err);
   if (st == LTH_OK) st = lth_oppoint_q(B->pt, B->qv, err);
   if (st == LTH_OK && with_S && B->nspc > 0) st = lth_oppoint_apply_S(B->pt, B->X, B->Sx, err);
@@ -512,8 +215,8 @@ static lth_status assemble(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *bc
     double h = M->t[k + 1] - M->t[k];
     size_t base = k * blk;
     for (int j = 0; j < ns && st == LTH_OK && !fail; j++) {
-      st = decompose(B, M->t[k] + B->tab.c[j] * h, err);
-      if (st == LTH_OK) st = ahat_values(B, err);
+      st = lth_bvpop_decompose(B, M->t[k] + B->tab.c[j] * h, err);
+      if (st == LTH_OK) st = lth_bvpop_ahat_values(B, err);
       if (st != LTH_OK) break;
       size_t row = base + (size_t)(1 + j) * m;
       for (int a = 0; a < m; a++) {
@@ -566,12 +269,12 @@ static lth_status solve_mesh(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *
   double *rhs = malloc(nunk * sizeof(double));
   if (!rhs) return lth_error_set(err, LTH_ENOMEM, "out of memory for the collocation system");
   lth_status st = assemble(B, M, bc, &T, rhs, err);
-  int *ap = NULL, *ai = NULL;
-  double *ax = NULL;
-  if (st == LTH_OK && trip_csc(&T, (int)nunk, &ap, &ai, &ax)) {
-    st = lth_error_set(err, LTH_ENOMEM, "out of memory for the collocation matrix");
-  }
+  lth_csc *A =
+      st == LTH_OK ? lth_csc_from_triplets((int)nunk, (int)nunk, T.n, T.i, T.j, T.v, err) : NULL;
+  if (st == LTH_OK && !A) st = lth_error_status(err);
   trip_release(&T);
+  int *ap = A ? A->colptr : NULL, *ai = A ? A->rowind : NULL;
+  double *ax = A ? A->val : NULL;
   klu_common kc;
   klu_symbolic *ks = NULL;
   klu_numeric *kn = NULL;
@@ -607,9 +310,7 @@ static lth_status solve_mesh(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *
   }
   if (kn) klu_free_numeric(&kn, &kc);
   if (ks) klu_free_symbolic(&ks, &kc);
-  free(ap);
-  free(ai);
-  free(ax);
+  lth_csc_free(A);
   if (st == LTH_OK) {
     for (size_t k = 0; k <= M->N; k++)
       memmove(rhs + k * B->m, rhs + k * blk, B->m * sizeof(double));
@@ -629,7 +330,7 @@ static lth_status outputs(opbvp *B, const omesh *M, const double *y, const doubl
   for (size_t k = 0; k < n && st == LTH_OK; k++) {
     size_t i = mesh_index(M, times[k]);
     B->last_sign = 0;
-    st = decompose(B, M->t[i], err);
+    st = lth_bvpop_decompose(B, M->t[i], err);
     memcpy(B->yv->c, y + i * m, m * sizeof(double));
     B->yv->order = 0;
     if (st == LTH_OK) st = lth_oppoint_apply_G(B->pt, B->yv, B->zv, err);
@@ -830,7 +531,7 @@ lth_status lth_bvp_solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_
   }
   opbvp B;
   lth_status st =
-      opbvp_init(&B, sys, t0, stages, o.cond_max > 0 ? o.cond_max : LTH_DEFAULT_COND_MAX, err);
+      lth_bvpop_init(&B, sys, t0, stages, o.cond_max > 0 ? o.cond_max : LTH_DEFAULT_COND_MAX, err);
   if (st == LTH_OK) st = check_bc(sys, bc, B.p, err);
   lth_bvp_result *res = st == LTH_OK ? calloc(1, sizeof *res) : NULL;
   if (st == LTH_OK && res) {
@@ -851,7 +552,7 @@ lth_status lth_bvp_solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_
     st = prove_pi(sys, t0, t1, times, n, &o, res, err);
   }
   if (st == LTH_OK) st = adapt(&B, t0, t1, bc, times, n, &o, tol, res, err);
-  opbvp_free(&B);
+  lth_bvpop_free(&B);
   if (st != LTH_OK) {
     result_free_partial(res);
     return st;

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The operator path's collocation (bvp_op.c): the reduced ODE's coefficients
+ * at one point in sparse form (bvp_op_point.c). */
+#ifndef LTH_BVP_OP_IMPL_H
+#define LTH_BVP_OP_IMPL_H
+
+#include "colloc/colloc.h"
+#include "lth/jet.h"
+#include "lth/opdecomp.h"
+#include "lth/status.h"
+
+/* The sparse pieces at one t: Ahat (CSC, the fixed pattern), g. */
+typedef struct opbvp {
+  lth_opsys *sys;
+  int s, m, p, r, nr, ns; /* ns: stages */
+  lth_colloc_tableau tab;
+  lth_opdecomp_ws *ws;
+  lth_oppoint *pt;
+  int nspc, *spc;             /* the columns of v the thin factors reach */
+  int *spos;                  /* spos[c]: c's place in spc, or -1 */
+  char *rmask;                /* the rows (of z) they reach */
+  int *ap, *ai, annz;         /* Ahat's pattern, m x m */
+  double *av;                 /* its values at the last point */
+  int *mark;                  /* m: scratch for the pattern */
+  lth_jet *X, *T, *Y, *Z;     /* probes: m x nspc unit vectors, (I - P) X, m x nspc, s x nspc */
+  lth_jet *Sx;                /* (r-1) n_r x nspc */
+  lth_jet *gv, *zv, *qv, *yv; /* m, s, s, m x 1 */
+  double last_t;
+  int last_sign;
+} opbvp;
+
+/* Set B up for sys (stages Gauss stages; Ahat's pattern from the columns the
+ * thin factors reach, decomposing at t0). */
+lth_status lth_bvpop_init(opbvp *B, lth_opsys *sys, double t0, int stages, double cond_max,
+                          lth_error *err);
+void lth_bvpop_free(opbvp *B);
+/* Decompose at t; det Pi must keep its sign along the points in time order. */
+lth_status lth_bvpop_decompose(opbvp *B, double t, lth_error *err);
+/* Ahat's values at the decomposed point into B->av, g into B->gv. */
+lth_status lth_bvpop_ahat_values(opbvp *B, lth_error *err);
+
+#endif
