@@ -31,12 +31,13 @@
  * ladder whose error is at most the target.
  *
  *   bench_peer [--quick] [--csv] [--ladder] [--problem NAME] [--only lth|ida]
- *              [--rtol X] [--min-time S] [--data DIR]
+ *              [--lth-method M] [--rtol X] [--min-time S] [--data DIR]
  *
  * --quick checks the problems (the residual of IDA's index-1 form at the exact
  * solution; at rtol 1e-8 lth below 1e-6, IDA below 1e-4) without timing: the smoke
  * test.  --ladder also prints every rung.  --rtol X runs one rtol of the chosen problems in a loop
- * (for perf). Built only when Debian's libsundials-dev is found (bench/ivp_bvp.cmake); never a
+ * (for perf).  --lth-method M gives lth another integrator than its default (an
+ * lth-solve --method name), to compare the methods on one problem. Built only when Debian's libsundials-dev is found (bench/ivp_bvp.cmake); never a
  * dependency of the library. */
 #define _DEFAULT_SOURCE /* getloadavg, setenv */
 #define _POSIX_C_SOURCE 200809L
@@ -370,6 +371,9 @@ done:
   return out;
 }
 
+/* --lth-method: the integrator given to lth (-1: lth's default). */
+static int lth_method = -1;
+
 /* One lth solve (lth_ivp_solve, defaults but tolerances and the error estimate). */
 static double lth_run(const peer *P, double rtol, double *err, long *steps) {
   double times[NOUT], z0[MAXS], zp[MAXS];
@@ -380,6 +384,7 @@ static double lth_run(const peer *P, double rtol, double *err, long *steps) {
   o.rtol = rtol;
   o.atol = rtol;
   o.error_estimate = 0;
+  if (lth_method >= 0) o.method = (lth_ivp_method)lth_method;
   lth_ivp_result *res = NULL;
   double cpu = bench_cpu_now();
   lth_status st = lth_ivp_solve(P->sys, P->t0, z0, times, NOUT, &o, &res, NULL);
@@ -601,6 +606,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_peer: --ida-form algebraic|yprime\n");
         return 1;
       }
+    } else if (strcmp(argv[k], "--lth-method") == 0 && k + 1 < argc) {
+      lth_method = lth_ivp_method_from_name(argv[++k]);
+      if (lth_method < 0) {
+        fprintf(stderr, "bench_peer: --lth-method: an lth-solve --method name\n");
+        return 1;
+      }
     } else if (strcmp(argv[k], "--min-time") == 0 && k + 1 < argc) {
       min_time = atof(argv[++k]);
     } else if (strcmp(argv[k], "--data") == 0 && k + 1 < argc) {
@@ -608,7 +619,8 @@ int main(int argc, char **argv) {
     } else {
       fprintf(stderr,
               "usage: %s [--quick] [--csv] [--ladder] [--problem rational|slope|random3|ap] "
-              "[--only lth|ida] [--ida-form algebraic|yprime] [--rtol X] [--min-time S] "
+              "[--only lth|ida] [--ida-form algebraic|yprime] [--lth-method M] [--rtol X] "
+              "[--min-time S] "
               "[--data DIR]\n",
               argv[0]);
       return 1;
@@ -681,7 +693,11 @@ int main(int argc, char **argv) {
       }
     } else {
       ladder Ll, Li;
-      for (int j = 0; j < NRTOL; j++) Ll.sec[j] = Li.sec[j] = INFINITY;
+      for (int j = 0; j < NRTOL; j++) { /* a tool left out (--only) prints as not run */
+        Ll.sec[j] = Li.sec[j] = INFINITY;
+        Ll.err[j] = Li.err[j] = NAN;
+        Ll.steps[j] = Li.steps[j] = 0;
+      }
       if (!only || strcmp(only, "lth") == 0) sweep(lth_run, P, min_time, &Ll);
       if (!only || strcmp(only, "ida") == 0) sweep(ida_run, P, min_time, &Li);
       report(csv, P, &Ll, &Li);

@@ -52,6 +52,7 @@
            lth_bvp_colloc_opts: "lth_bvp_colloc_opts",                                   \
            lth_bvp_multiple_opts: "lth_bvp_multiple_opts",                               \
            lth_bvp_fd_opts: "lth_bvp_fd_opts", lth_error: "lth_error",                   \
+           lth_bvp_csc: "lth_bvp_csc",                                                     \
            lth_jet *: "ptr", const lth_source *: "ptr", void *: "ptr",                 \
            lth_point **: "ptr", lth_verify_report *: "ptr", const char *const *: "ptr",     \
            lth_opsys *: "ptr", const char *: "ptr",                                          \
@@ -263,6 +264,21 @@ static void structs(void) {
   F(lth_bvp_result, drift);
   F(lth_bvp_result, cond_bvp);
   F(lth_bvp_result, error_estimate);
+  F(lth_bvp_result, pi_proven);
+  F(lth_bvp_result, pi_inv_bound);
+  F(lth_bvp_result, pi_proofs);
+  F(lth_bvp_result, pi_proof_off);
+
+  STRUCT(lth_bvp_csc);
+  F(lth_bvp_csc, colptr);
+  F(lth_bvp_csc, rowind);
+  F(lth_bvp_csc, val);
+
+  STRUCT(lth_bvp_sparse_bc);
+  F(lth_bvp_sparse_bc, rows);
+  F(lth_bvp_sparse_bc, B0);
+  F(lth_bvp_sparse_bc, B1);
+  F(lth_bvp_sparse_bc, beta);
 
   STRUCT(lth_decomp_errest);
   F(lth_decomp_errest, t);
@@ -623,6 +639,12 @@ static void functions(void) {
                    const double *, const double *, size_t, const lth_bvp_opts *, lth_bvp_result **,
                    lth_error *),
      "int", "ptr,double,double,int,ptr,ptr,ptr,ptr,size_t,ptr,ptr,ptr");
+  FN(lth_bvp_check_data, lth_status(*)(const lth_system *, double, double, lth_error *), "int",
+     "ptr,double,double,ptr");
+  FN(lth_bvp_solve_op,
+     lth_status(*)(lth_opsys *, double, double, const lth_bvp_sparse_bc *, const double *, size_t,
+                   const lth_bvp_opts *, lth_bvp_result **, lth_error *),
+     "int", "ptr,double,double,ptr,ptr,size_t,ptr,ptr,ptr");
   FN(lth_bvp_result_free, void (*)(lth_bvp_result *), "void", "ptr");
   /* lqr.h */
   FN(lth_lqr_build_system, lth_status(*)(const lth_lqr_spec *, lth_system **, lth_error *), "int",

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from . import _lib, errors, sampling
+from . import _lib, errors, oppath, sampling
 from ._layout import DEFAULT_ATOL, DEFAULT_COLLOC_TOL, DEFAULT_COND_MAX, DEFAULT_RTOL
 from ._lib import LIB, S
 from .problem import (Index1Values, as_problem, floats, number, outputs, require_signals,
@@ -81,9 +81,39 @@ def _fold_index1(pb, B0, B1, beta):
     return B[0], B[1], beta
 
 
+def _csc(B, keep):
+    """The rows x s matrix B as an lth_bvp_csc (the arrays kept alive in
+    `keep`): its nonzeros column by column, rows ascending."""
+    rows, s = B.shape
+    cols, rws = np.nonzero(B.T)  # B.T's C order: B's columns, then rows
+    colptr = np.zeros(s + 1, dtype=np.intc)
+    np.cumsum(np.bincount(cols, minlength=s), out=colptr[1:])
+    rowind = np.ascontiguousarray(rws, dtype=np.intc)
+    val = np.ascontiguousarray(B[rws, cols], dtype=float)
+    keep += [colptr, rowind, val]
+    c = S["lth_bvp_csc"]()
+    c.colptr, c.rowind, c.val = colptr.ctypes.data, rowind.ctypes.data, val.ctypes.data
+    return c
+
+
+def _solve_op(pb, chosen, rows, cB0, cB1, cbeta, ts, o, h, err):
+    """lth-bvp's operator path: the data's jumps that need an impulse first
+    (the operator form has no enclosures), then lth_bvp_solve_op with the
+    bc as sparse columns."""
+    t0, t1 = pb.interval
+    _lib.check(LIB.lth_bvp_check_data(pb._system(), t0, t1, _ref(err)), err)
+    keep = [cbeta]
+    bc = S["lth_bvp_sparse_bc"]()
+    bc.rows = rows
+    bc.B0, bc.B1 = _csc(cB0, keep), _csc(cB1, keep)
+    bc.beta = cbeta.ctypes.data if len(cbeta) else None
+    return LIB.lth_bvp_solve_op(chosen.sys, t0, t1, _ref(bc), ts.ctypes.data, len(ts), _ref(o),
+                                _ref(h.ptr), _ref(err))
+
+
 def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, intervals=None,
         points=None, order_check=True, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL, cond_max=DEFAULT_COND_MAX,
-        tol=None, stages=None, max_intervals=None):
+        tol=None, stages=None, max_intervals=None, path="auto"):
     """The boundary-value problem B0 z(t0) + B1 z(t1) = beta (the problem's bc
     statements, or ``bc=(B0, B1, beta)`` with the columns of B0 and B1 in the
     order of ``problem.variables``, as the data file's bc lines), reported at
@@ -96,7 +126,16 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
     automatic) or "fd" (finite differences: ``points``, ``order_check``).
     With p = 0 (no free constants) no conditions are needed.  A shooting matrix that is
     singular or too ill-conditioned is :class:`lth.NotUniqueError`; bad bc rows
-    are :class:`lth.BoundaryConditionError`.  Returns a :class:`BVPSolution`.
+    are :class:`lth.BoundaryConditionError`.
+
+    ``path``: "auto" (default), "dense" or "operator", as ``lth-bvp --path``
+    (:mod:`lth.oppath`).  The operator path collocates the reduced ODE with
+    sparse systems (nothing s x s formed) and proves Pi nonsingular between
+    its points (``pi_proven``, ``pi_proofs``, ``pi_inv_bound``,
+    ``pi_proof_off``); it takes ``method="collocation"`` only, has no
+    ``cond_bvp``, and its ``cond_shooting`` is the condition estimate of the
+    sparse collocation matrix.  Returns a :class:`BVPSolution` (``path`` says
+    which path was taken).
     """
     pb = as_problem(problem)
     meth = _bvp_method(method)
@@ -151,10 +190,15 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
     cB0, cB1, cbeta = _fold_index1(pb, pb.to_chain(B0), pb.to_chain(B1), beta)
     cB0, cB1, cbeta = np.asfortranarray(cB0), np.asfortranarray(cB1), np.ascontiguousarray(cbeta)
     err = _lib.new_error()
-    with _Owned(LIB.lth_bvp_result_free) as h:
-        st = LIB.lth_bvp_solve(pb._system(), t0, t1, rows, cB0.ctypes.data, cB1.ctypes.data,
-                               cbeta.ctypes.data, ts.ctypes.data, len(ts), _ref(o), _ref(h.ptr),
-                               _ref(err))
+    dense_only = None if method == "collocation" else "method=%r" % method
+    with oppath.Path(pb, path, dense_only=dense_only) as chosen, \
+            _Owned(LIB.lth_bvp_result_free) as h:
+        if chosen.op:
+            st = _solve_op(pb, chosen, rows, cB0, cB1, cbeta, ts, o, h, err)
+        else:
+            st = LIB.lth_bvp_solve(pb._system(), t0, t1, rows, cB0.ctypes.data, cB1.ctypes.data,
+                                   cbeta.ctypes.data, ts.ctypes.data, len(ts), _ref(o),
+                                   _ref(h.ptr), _ref(err))
         if st == errors.STATUS_VALUE["LTH_EBC"]:
             e = _lib.exception(err, st)
             e.message = "bc statements: " + e.message if from_file else "bc: " + e.message
@@ -192,7 +236,12 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
             fd_points=int(r.fd_points) if fd else None,
             fd_order=opt(r.fd_order) if fd else None, fd_error=opt(r.fd_error) if fd else None,
             fd_error_layer=opt(r.fd_error_layer) if fd else None,
-            cond_bvp=opt(r.cond_bvp), error_estimate=opt(r.error_estimate))
+            cond_bvp=opt(r.cond_bvp), error_estimate=opt(r.error_estimate), path=chosen.name)
+        if chosen.op:  # Pi between the points (include/lth/bvp.h)
+            sol.pi_proven, sol.pi_proofs = float(r.pi_proven), int(r.pi_proofs)
+            sol.pi_inv_bound = float(r.pi_inv_bound) if r.pi_proven > 0 else None
+            sol.pi_proof_off = (ctypes.string_at(r.pi_proof_off).decode()
+                                if r.pi_proof_off else None)
     if pb._sampled:
         sol.sampling = sampling.report(pb, ts, pb.index)
 

@@ -192,7 +192,13 @@ class BVPSolution(_ByName):
     ``multiple``: ``intervals``; for shooting methods: ``drift``; for
     ``collocation``: ``tol``, ``stages``, ``intervals`` (the mesh), ``drift``;
     ``sampling_error`` (sampled data only) the estimated error of z that the
-    samples' fits cause.  ``outputs`` and ``y`` as for :class:`Solution`."""
+    samples' fits cause.  ``outputs`` and ``y`` as for :class:`Solution`.
+    ``path`` ("dense" or "operator") the path taken; on the operator path
+    the proof that Pi is nonsingular between the points: ``pi_proven`` (the
+    share of [t0, t1] proven), ``pi_proofs`` (pieces examined),
+    ``pi_inv_bound`` (a bound of ||Pi^-1||_1 there, None if nothing is
+    proven), ``pi_proof_off`` (why there is no proof, or None); all None on
+    the dense path."""
 
     times: np.ndarray
     z: np.ndarray
@@ -218,6 +224,11 @@ class BVPSolution(_ByName):
     sampling_error: Optional[float] = None
     outputs: list = field(default_factory=list)
     y: Optional[np.ndarray] = None
+    path: str = "dense"
+    pi_proven: Optional[float] = None
+    pi_proofs: Optional[int] = None
+    pi_inv_bound: Optional[float] = None
+    pi_proof_off: Optional[str] = None
 
 
 @dataclass

@@ -207,3 +207,59 @@ def test_plot_of_an_operator_solution():
     fig_op = lth.plot.solution(op, pb)
     fig_dn = lth.plot.solution(dn, pb)
     assert len(fig_dn.axes) == len(fig_op.axes) + 1  # the drift panel
+
+
+# ---------------------------------------------------------------- lth.bvp
+
+
+def test_bvp_examples_operator_agrees_with_dense():
+    """The shipped BVP examples on both paths: the same BVP, each solution
+    within its collocation tolerance (error estimates plus 10 tol max |z|)."""
+    for name in ("chain_bvp", "pendulum_bvp", "pendulum_forced_bvp"):
+        pb = lth.load(data(name + ".lth"))
+        op = lth.bvp(pb, times=TIMES[:2], path="operator")
+        dn = lth.bvp(pb, times=TIMES[:2], path="dense")
+        assert (op.path, dn.path) == ("operator", "dense")
+        assert op.method == dn.method == "collocation"
+        assert op.cond_bvp is None and dn.cond_bvp is not None
+        assert dn.pi_proven is None and op.pi_proven is not None and 0 <= op.pi_proven <= 1
+        assert (op.pi_proof_off is None) == (op.pi_proven > 0), (name, op.pi_proof_off)
+        zmax = max(1.0, np.abs(dn.z).max())
+        d = np.abs(op.z - dn.z).max()
+        assert d <= 3 * (op.error_estimate + dn.error_estimate) + 10 * op.tol * zmax, (name, d)
+        assert op.bc_residual <= 1e-10 * zmax
+
+
+@pytest.fixture(scope="module")
+def chain_bvp603(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("cbvp") / "c.lth")
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gen-chain.py"), "--mm",
+                    "--bvp", "300", "3", path], check=True, capture_output=True)
+    return path
+
+
+def test_bvp_chain_auto_takes_operator_path_as_the_tool(chain_bvp603):
+    """s = 603: "auto" collocates on the operator path, with lth-bvp's numbers
+    to rounding (the same library calls) and the same proof of Pi."""
+    pb = lth.load(chain_bvp603)
+    assert pb.s == 603
+    sol = lth.bvp(pb, times=[0.5, 1.0])
+    ref = run_tool("lth-bvp", chain_bvp603, "--times", "0.5,1", "--format", "json")
+    assert sol.path == ref["path"] == "operator"
+    assert same(np.array([pb.to_chain(r) for r in sol.z]), ref["z"])
+    for key in ("bc_residual", "error_estimate", "cond_shooting", "drift", "pi_inv_bound"):
+        assert same(getattr(sol, key), ref[key]), key
+    assert sol.intervals == ref["intervals"] and sol.pi_proofs == ref["pi_proofs"]
+    assert sol.pi_proven == ref["pi_proven"] == 1.0 and sol.cond_bvp is None
+
+
+def test_bvp_operator_path_refuses_a_dense_method(chain_bvp603):
+    pb = lth.load(data("pendulum_bvp.lth"))
+    with pytest.raises(lth.UsageError, match="does not take method='shooting'.*use path='dense'"):
+        lth.bvp(pb, method="shooting", path="operator")
+    # auto at s = 603 with a dense-only method: the dense path, with a warning
+    # (three points cannot resolve the chain's forcing: refused, quickly)
+    with pytest.warns(lth.PathWarning, match="method='fd'.*the dense path"):
+        with pytest.raises(lth.ToleranceError, match="finite differences cannot resolve"):
+            lth.bvp(lth.load(chain_bvp603), times=[1.0], method="fd", path="auto", points=3,
+                    order_check=False)
