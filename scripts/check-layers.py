@@ -32,7 +32,7 @@ LAYERS = ["core", "jet", "source", "samples", "system", "model", "decomp", "tabl
 
 # The layer each public header belongs to.
 PUBLIC = {
-    "status.h": "core", "defaults.h": "core",
+    "status.h": "core", "defaults.h": "core", "norms.h": "core",
     "jet.h": "jet", "expr.h": "jet",
     "source.h": "source",
     "samples.h": "samples",

@@ -2,6 +2,8 @@
 /* Finiteness checks and scaled norms (app_check.h). */
 #include "app_check.h"
 
+#include "lth/norms.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -44,41 +46,6 @@ lth_status app_check_rows(lth_status st, lth_error *err, const char *what, const
   return st;
 }
 
-/* max |x_i - y_i| scaled sum of squares (y may be NULL: zeros). */
-static double scaled_norm(const double *x, const double *y, size_t n) {
-  double scale = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    scale = fmax(scale, fmax(fabs(x[i]), y ? fabs(y[i]) : 0.0));
-  }
-  if (!(scale > 0.0) || !isfinite(scale)) {
-    return scale == 0.0 ? 0.0 : (isnan(scale) ? NAN : INFINITY);
-  }
-  double sum = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    /* divide first: x_i - y_i itself may overflow */
-    double d = x[i] / scale - (y ? y[i] / scale : 0.0);
-    sum += d * d;
-  }
-  return scale * sqrt(sum);
-}
+double app_norm2(const double *x, size_t n) { return lth_dist2(x, NULL, n); }
 
-/* The plain sum of squares when it neither overflows nor underflows (so the
- * last bit is what a reader recomputing it gets), else the scaled one. */
-static double norm_of(const double *x, const double *y, size_t n) {
-  double sum = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    double d = x[i] - (y ? y[i] : 0.0);
-    sum += d * d;
-  }
-  if (isfinite(sum) && (sum >= DBL_MIN || sum == 0.0)) {
-    double r = sqrt(sum);
-    if (sum > 0.0 || scaled_norm(x, y, n) == 0.0) {
-      return r;
-    }
-  }
-  return scaled_norm(x, y, n);
-}
-
-double app_norm2(const double *x, size_t n) { return norm_of(x, NULL, n); }
-
-double app_dist2(const double *x, const double *y, size_t n) { return norm_of(x, y, n); }
+double app_dist2(const double *x, const double *y, size_t n) { return lth_dist2(x, y, n); }

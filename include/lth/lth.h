@@ -40,5 +40,6 @@
 #include "lth/plqr.h"
 #include "lth/kalman.h"
 #include "lth/problem.h"
+#include "lth/norms.h"
 
 #endif

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* ||x - y||_2 without overflow (dist2.h). */
+/* ||x - y||_2 without overflow (include/lth/norms.h). */
 #include <float.h>
 #include <math.h>
 
-#include "dist2.h"
+#include "lth/norms.h"
 
 /* max |x_i - y_i| scaled sum of squares (y may be NULL: zeros). */
 static double scaled_norm(const double *x, const double *y, size_t n) {

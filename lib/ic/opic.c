@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/dist2.h"
+#include "lth/norms.h"
 #include "lth/opic.h"
 
 /* As lth_opivp_solve's consistency test (lib/ivp/opivp.c). */

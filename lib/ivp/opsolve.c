@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/dist2.h"
+#include "lth/norms.h"
 #include "lth/defaults.h"
 #include "lth/opic.h"
 #include "lth/opsolve.h"
