@@ -153,7 +153,8 @@ struct app_ctx {
   app_path path; /* the path taken */
   double rtol, atol, tol;
   int rows;
-  const double *B0, *B1, *beta;
+  const double *B0, *B1, *beta; /* dense, read on the dense path only */
+  lth_bvp_sparse_bc sbc;        /* the same as compressed columns */
   lth_bvp_result *res;
   app_sampling smp;
   double sampling_error; /* the data's contribution to z's error (NaN: exact data) */
@@ -228,7 +229,13 @@ static int no_bc_equations(const app_run *R) {
 
 /* The bc statements: present, and p rows (an input error otherwise). */
 static int check_bc(app_ctx *C, app_run *R) {
-  C->rows = lth_problem_bc(R->pb, &C->B0, &C->B1, &C->beta);
+  /* the sparse form first: mm() files are read so, and only the dense path
+   * makes them dense (p x s) */
+  C->rows = lth_problem_bc_csc(R->pb, &C->sbc);
+  if (C->rows < 0) {
+    return app_failf(APP_EXIT_NUMERIC, "%s: out of memory for the boundary conditions", R->path);
+  }
+  C->beta = C->sbc.beta;
   if (lth_problem_get_kind(R->pb) == LTH_PROBLEM_LQR) {
     return app_failf(APP_EXIT_INPUT,
                      "%s: a `problem lqr` file has no boundary-value problem "
@@ -329,55 +336,39 @@ static int prepare(app_ctx *C, app_run *R) {
 /* ------------------------------------------------------------------------ */
 /* Solving                                                                  */
 
-/* The dense bc matrices (rows x s, ld rows) as CSC for the operator path. */
-static int dense_to_csc(const double *B, int rows, int s, lth_bvp_csc *out, int **ip, double **vp) {
-  size_t nz = 0;
-  for (size_t k = 0; k < (size_t)rows * s; k++) nz += B[k] != 0.0;
-  int *colptr = malloc(((size_t)s + 1 + nz) * sizeof(int));
-  double *val = malloc((nz + 1) * sizeof(double));
-  if (!colptr || !val) {
-    free(colptr);
-    free(val);
-    return -1;
-  }
-  int *rowind = colptr + s + 1, q = 0;
-  for (int c = 0; c < s; c++) {
-    colptr[c] = q;
-    for (int i = 0; i < rows; i++) {
-      double v = B[i + (size_t)c * rows];
-      if (v != 0.0) rowind[q] = i, val[q++] = v;
-    }
-  }
-  colptr[s] = q;
-  *out = (lth_bvp_csc){colptr, rowind, val};
-  *ip = colptr;
-  *vp = val;
-  return 0;
-}
-
-/* The operator path: lth_bvp_solve_op with the bc as CSC. */
+/* The operator path: lth_bvp_solve_op with the bc as compressed columns
+ * (p = 0: no rows, every column empty). */
 static lth_status compute_op(app_ctx *C, app_run *run, const lth_bvp_opts *o, lth_error *err) {
   static const double none = 0.0;
-  lth_bvp_sparse_bc bc = {.rows = C->rows, .beta = C->beta ? C->beta : &none};
-  int *i0 = NULL, *i1 = NULL;
-  double *v0 = NULL, *v1 = NULL, zero = 0.0;
-  lth_status st = LTH_OK;
-  if (dense_to_csc(C->B0 ? C->B0 : &zero, C->rows, run->s, &bc.B0, &i0, &v0) ||
-      dense_to_csc(C->B1 ? C->B1 : &zero, C->rows, run->s, &bc.B1, &i1, &v1)) {
-    st = lth_error_set(err, LTH_ENOMEM, "out of memory for the boundary conditions");
+  lth_bvp_sparse_bc bc = C->sbc;
+  int *empty = NULL;
+  if (C->rows == 0) {
+    empty = calloc((size_t)run->s + 1, sizeof *empty);
+    if (!empty) return lth_error_set(err, LTH_ENOMEM, "out of memory");
+    bc.B0 = bc.B1 = (lth_bvp_csc){empty, empty, &none};
+    bc.beta = &none;
   }
   /* the data's jumps that would need an impulse: the operator form has no
    * enclosures to see them, the system it was made from has */
-  if (st == LTH_OK) st = lth_bvp_check_data(run->sys, run->t0, run->t1, err);
+  lth_status st = lth_bvp_check_data(run->sys, run->t0, run->t1, err);
   if (st == LTH_OK) {
     st =
         lth_bvp_solve_op(C->path.sys, run->t0, run->t1, &bc, run->tm.t, run->tm.n, o, &C->res, err);
   }
-  free(i0);
-  free(i1);
-  free(v0);
-  free(v1);
+  free(empty);
   return st;
+}
+
+/* The dense path: the bc as p x s matrices (made here from mm() files). */
+static lth_status compute_dense(app_ctx *C, app_run *run, const lth_bvp_opts *o, lth_error *err) {
+  lth_problem_bc(run->pb, &C->B0, &C->B1, &C->beta);
+  if (C->rows > 0 && (!C->B0 || !C->B1)) {
+    return lth_error_set(err, LTH_ENOMEM,
+                         "out of memory for the boundary conditions as dense %d x %d matrices",
+                         C->rows, run->s);
+  }
+  return lth_bvp_solve(run->sys, run->t0, run->t1, C->rows, C->B0, C->B1, C->beta, run->tm.t,
+                       run->tm.n, o, &C->res, err);
 }
 
 static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
@@ -400,9 +391,7 @@ static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
   if (o.method == LTH_BVP_COLLOCATION) {
     run->progress.unit = "digits of the tolerance (mesh refinements)";
   }
-  lth_status st = C->path.op ? compute_op(C, run, &o, err)
-                             : lth_bvp_solve(run->sys, run->t0, run->t1, C->rows, C->B0, C->B1,
-                                             C->beta, run->tm.t, run->tm.n, &o, &C->res, err);
+  lth_status st = C->path.op ? compute_op(C, run, &o, err) : compute_dense(C, run, &o, err);
   if (st == LTH_EBC) {
     /* about the bc statements (e.g. rank [B0 B1] < p): an input error */
     lth_error_prefix(err, "bc statements: ");

@@ -455,6 +455,7 @@ static void functions(void) {
   FN(lth_problem_bc,
      int (*)(const lth_problem *, const double **, const double **, const double **), "int",
      "ptr,ptr,ptr,ptr");
+  FN(lth_problem_bc_csc, int (*)(const lth_problem *, lth_bvp_sparse_bc *), "int", "ptr,ptr");
   FN(lth_problem_sampled_count, size_t(*)(const lth_problem *), "size_t", "ptr");
   FN(lth_problem_sampled, const lth_source *(*)(const lth_problem *, size_t, const char **), "ptr",
      "ptr,size_t,ptr");

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 
+#include "lth/bvp.h"
 #include "lth/lqr.h"
 #include "lth/model.h"
 #include "lth/plqr.h"
@@ -74,9 +75,17 @@ int lth_problem_sampling_order(const lth_problem *pb);
 int lth_problem_z0(const lth_problem *pb, const double **z0);
 /* bc statements: returns the number of rows (0 if absent); B0 and B1 are
  * rows x s column-major (ld = rows, columns in the canonical order), beta
- * has rows entries. */
+ * has rows entries.  B0 and B1 given as mm("file.mtx") are read sparse and
+ * made dense on the first call (NULL if that runs out of memory: p x s
+ * doubles each); safe to call from several threads. */
 int lth_problem_bc(const lth_problem *pb, const double **B0, const double **B1,
                    const double **beta);
+/* The same boundary conditions as compressed sparse columns for
+ * lth_bvp_solve_op (include/lth/bvp.h; canonical column order, beta as
+ * above), valid while pb lives: mm() files as read, other bc made sparse on
+ * the first call.  Returns the number of rows (0 if absent: *bc has rows 0),
+ * or -1 when out of memory. */
+int lth_problem_bc_csc(const lth_problem *pb, lth_bvp_sparse_bc *bc);
 
 /* Sampled blocks, for error reporting: count, and the k-th one's label
  * ("A(2,1)", "f(1)", "B", ...) and source. */

@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "problem_impl.h"
+#include "source/csc.h"
 
 static const struct stmt_def {
   const char *kw;
@@ -259,6 +260,7 @@ lth_status lth_problem_parse_opts(const char *text, size_t len, const char *name
     return lth_error_set(err, LTH_ENOMEM, "out of memory");
   }
   P.pb->kind = LTH_PROBLEM_DAE;
+  pthread_mutex_init(&P.pb->bc_mu, NULL);
   P.c = (lth_pcur){.tx = &P.tx,
                    .st = {0, 0, 1, 0},
                    .pos = 0,
@@ -427,6 +429,9 @@ void lth_problem_free(lth_problem *pb) {
   free(pb->z0);
   free(pb->B0);
   free(pb->B1);
+  lth_csc_free(pb->bcsp[0]);
+  lth_csc_free(pb->bcsp[1]);
+  pthread_mutex_destroy(&pb->bc_mu);
   free(pb->beta);
   free(pb->C);
   free(pb->x0);
@@ -452,14 +457,6 @@ int lth_problem_sampling_order(const lth_problem *pb) { return pb->K; }
 int lth_problem_z0(const lth_problem *pb, const double **z0) {
   *z0 = pb->z0;
   return pb->z0 != NULL;
-}
-
-int lth_problem_bc(const lth_problem *pb, const double **B0, const double **B1,
-                   const double **beta) {
-  *B0 = pb->B0;
-  *B1 = pb->B1;
-  *beta = pb->beta;
-  return pb->nbc;
 }
 
 size_t lth_problem_sampled_count(const lth_problem *pb) { return pb->nsampled; }

@@ -269,7 +269,9 @@ lth_status lth_pp_st_bc(lth_pp *P, size_t kw) {
   double **dst = which == 0 ? &P->pb->B0 : which == 1 ? &P->pb->B1 : &P->pb->beta;
   char label[64];
   snprintf(label, sizeof label, which < 2 ? "%s (p x s)" : "%s (p entries)", stmts[which]);
-  return which < 2 ? lth_pp_parse_const(P, label, p, s, LTH_PP_CONST_MM, dst)
+  /* B0, B1 from mm() files stay sparse (problem_bcsparse.c): p x s dense is
+   * 1.6 GB at s = 10^4 */
+  return which < 2 ? lth_pp_parse_const_sparse(P, label, p, s, dst, &P->pb->bcsp[which])
                    : lth_pp_parse_const(P, label, -p, 1, LTH_PP_CONST_MM, dst);
 }
 

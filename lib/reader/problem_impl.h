@@ -26,6 +26,7 @@
 #ifndef LTH_PROBLEM_IMPL_H
 #define LTH_PROBLEM_IMPL_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 #include "jet/expr_build.h"
@@ -413,6 +414,11 @@ struct lth_problem {
   double *z0;
   int nbc;
   double *B0, *B1, *beta;
+  /* the bc matrices as compressed columns (problem_bcsparse.c): read so
+   * from mm() files, or made from B0, B1 on the first lth_problem_bc_csc;
+   * B0, B1 made from them on the first lth_problem_bc; bc_mu guards both */
+  struct lth_csc *bcsp[2];
+  pthread_mutex_t bc_mu;
   lth_psampled *sampled;
   size_t nsampled;
   /* `problem lqr` */
@@ -576,6 +582,12 @@ lth_status lth_pp_samples_call(lth_pp *P, const char *label, int rows, int cols,
 #define LTH_PP_CONST_MM  2
 lth_status lth_pp_parse_const(lth_pp *P, const char *label, int rows, int cols, int flags,
                               double **out);
+/* The same for a rows x cols matrix (rows > 0) that may stay sparse: a value
+ * made of mm("file.mtx") terms with constant coefficients is summed into
+ * *sp (compressed columns, nothing dense; *out NULL), any other as
+ * lth_pp_parse_const with LTH_PP_CONST_MM (*sp NULL). */
+lth_status lth_pp_parse_const_sparse(lth_pp *P, const char *label, int rows, int cols,
+                                     double **out, struct lth_csc **sp);
 /* Record a sampled block for error reports and the coverage check. */
 lth_status lth_pp_add_sampled(lth_pp *P, const char *label, const lth_source *src, lth_spos at,
                               const char *path, size_t n);

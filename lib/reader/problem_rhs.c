@@ -323,8 +323,43 @@ static lth_status sparse_const(lth_pp *P, const char *label, int rows, int cols,
   return LTH_OK;
 }
 
-lth_status lth_pp_parse_const(lth_pp *P, const char *label, int rows, int cols, int flags,
-                              double **out) {
+/* The rows x cols sparse value sum_k c_k M_k with constant coefficients as
+ * compressed columns (entries given by more than one term are summed). */
+static lth_status sparse_keep(lth_pp *P, const char *label, int rows, int cols, size_t rhs,
+                              const lth_pval *v, lth_csc **sp) {
+  if (lth_psparse_has_t(v->sp)) {
+    return LTH_PERR(P, rhs, LTH_EPARSE, "%s must be constant, but a coefficient uses t", label);
+  }
+  if (v->rows != rows || v->cols != cols) {
+    return LTH_PERR(P, rhs, LTH_EDIM, "%s must be %d x %d, found a %d x %d matrix", label, rows,
+                    cols, v->rows, v->cols);
+  }
+  size_t n = 0;
+  for (int k = 0; k < v->sp->n; k++) n += (size_t)v->sp->t[k].m->nnz;
+  int *ri = malloc((n + 1) * 2 * sizeof *ri);
+  double *val = malloc((n + 1) * sizeof *val);
+  lth_status st = ri && val ? LTH_OK : LTH_PERR(P, rhs, LTH_ENOMEM, "out of memory");
+  size_t q = 0;
+  for (int k = 0; st == LTH_OK && k < v->sp->n; k++) {
+    const lth_csc *m = v->sp->t[k].m;
+    for (int j = 0; j < m->cols; j++) {
+      for (int e = m->colptr[j]; e < m->colptr[j + 1]; e++, q++) {
+        ri[q] = m->rowind[e];
+        ri[n + q] = j;
+        val[q] = v->sp->t[k].c.v * (m->val ? m->val[e] : 1.0);
+      }
+    }
+  }
+  if (st == LTH_OK && !(*sp = lth_csc_from_triplets(rows, cols, n, ri, ri + n, val, NULL))) {
+    st = LTH_PERR(P, rhs, LTH_ENOMEM, "out of memory");
+  }
+  free(ri);
+  free(val);
+  return st;
+}
+
+static lth_status parse_const(lth_pp *P, const char *label, int rows, int cols, int flags,
+                              double **out, lth_csc **sp) {
   lth_pcur *c = &P->c;
   lth_pcur_skip_ws(c);
   size_t rhs = c->pos;
@@ -341,7 +376,8 @@ lth_status lth_pp_parse_const(lth_pp *P, const char *label, int rows, int cols, 
     return st;
   }
   if (v.sp) {
-    st = sparse_const(P, label, rows, cols, rhs, &v, out);
+    st = sp && !v.sp->dense_ok ? sparse_keep(P, label, rows, cols, rhs, &v, sp)
+                               : sparse_const(P, label, rows, cols, rhs, &v, out);
     lth_pval_free(&v);
     return st;
   }
@@ -363,4 +399,16 @@ lth_status lth_pp_parse_const(lth_pp *P, const char *label, int rows, int cols, 
   }
   lth_pval_free(&v);
   return st;
+}
+
+lth_status lth_pp_parse_const(lth_pp *P, const char *label, int rows, int cols, int flags,
+                              double **out) {
+  return parse_const(P, label, rows, cols, flags, out, NULL);
+}
+
+lth_status lth_pp_parse_const_sparse(lth_pp *P, const char *label, int rows, int cols,
+                                     double **out, lth_csc **sp) {
+  *out = NULL;
+  *sp = NULL;
+  return parse_const(P, label, rows, cols, LTH_PP_CONST_MM, out, sp);
 }

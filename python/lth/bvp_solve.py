@@ -96,17 +96,22 @@ def _csc(B, keep):
     return c
 
 
-def _solve_op(pb, chosen, rows, cB0, cB1, cbeta, ts, o, h, err):
+def _sparse_bc(rows, cB0, cB1, cbeta, keep):
+    """Dense bc (chain order) as an lth_bvp_sparse_bc; its arrays kept in `keep`."""
+    keep.append(cbeta)
+    bc = S["lth_bvp_sparse_bc"]()
+    bc.rows = rows
+    bc.B0, bc.B1 = _csc(cB0, keep), _csc(cB1, keep)
+    bc.beta = cbeta.ctypes.data if len(cbeta) else None
+    return bc
+
+
+def _solve_op(pb, chosen, bc, ts, o, h, err):
     """lth-bvp's operator path: the data's jumps that need an impulse first
     (the operator form has no enclosures), then lth_bvp_solve_op with the
     bc as sparse columns."""
     t0, t1 = pb.interval
     _lib.check(LIB.lth_bvp_check_data(pb._system(), t0, t1, _ref(err)), err)
-    keep = [cbeta]
-    bc = S["lth_bvp_sparse_bc"]()
-    bc.rows = rows
-    bc.B0, bc.B1 = _csc(cB0, keep), _csc(cB1, keep)
-    bc.beta = cbeta.ctypes.data if len(cbeta) else None
     return LIB.lth_bvp_solve_op(chosen.sys, t0, t1, _ref(bc), ts.ctypes.data, len(ts), _ref(o),
                                 _ref(h.ptr), _ref(err))
 
@@ -152,19 +157,21 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
                                 "only")
     require_signals(pb, "lth.bvp")
     from_file = bc is None
-    arrays = _bc_arrays(pb, bc)
-    if pb.p == 0 and arrays is not None and len(arrays[2]) > 0:
+    # a file's bc as the library holds them (sparse: nothing p x s formed
+    # unless the dense path needs it)
+    sbc = pb._bc_sparse() if from_file else None
+    arrays = None if sbc is not None else _bc_arrays(pb, bc)
+    rows = sbc.rows if sbc is not None else (0 if arrays is None else len(arrays[2]))
+    if pb.p == 0 and rows > 0:
         raise errors.DataError("%s: the solution manifold has dimension p = 0: the DAE alone "
                                "fixes its only solution, there is nothing for boundary "
                                "conditions to choose" % pb.name)
     if pb.p == 0:
-        arrays = (np.zeros((0, pb.nvars)), np.zeros((0, pb.nvars)), np.zeros(0))
-    if arrays is None:
+        arrays, sbc = (np.zeros((0, pb.nvars)), np.zeros((0, pb.nvars)), np.zeros(0)), None
+    if arrays is None and sbc is None:
         raise errors.DataError("%s: no boundary conditions: give bc statements (or bc=(B0, B1, "
                                "beta)) with B0, B1 of size p x s = %d x %d and beta of %d"
                                % (pb.name, pb.p, pb.s, pb.p))
-    B0, B1, beta = arrays
-    rows = len(beta)
     if rows != pb.p:
         raise errors.DataError("%s: the boundary conditions have %d rows; the solution manifold "
                                "has dimension p = %d, so exactly p are needed"
@@ -186,15 +193,23 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
     if max_intervals is not None:
         o.colloc.max_intervals = number(max_intervals, "max_intervals", 1, 1e9, True)
     t0, t1 = pb.interval
-    # the library's order, the index-1 unknowns' columns folded into z's
-    cB0, cB1, cbeta = _fold_index1(pb, pb.to_chain(B0), pb.to_chain(B1), beta)
-    cB0, cB1, cbeta = np.asfortranarray(cB0), np.asfortranarray(cB1), np.ascontiguousarray(cbeta)
     err = _lib.new_error()
     dense_only = None if method == "collocation" else "method=%r" % method
     with oppath.Path(pb, path, dense_only=dense_only) as chosen, \
             _Owned(LIB.lth_bvp_result_free) as h:
+        if not (chosen.op and sbc is not None):
+            if arrays is None:
+                arrays = pb.bc
+            B0, B1, beta = arrays
+            # the library's order, the index-1 unknowns' columns folded into z's
+            cB0, cB1, cbeta = _fold_index1(pb, pb.to_chain(B0), pb.to_chain(B1), beta)
+            cB0, cB1 = np.asfortranarray(cB0), np.asfortranarray(cB1)
+            cbeta = np.ascontiguousarray(cbeta)
+        keep = []  # the arrays a sparse bc made here points into
         if chosen.op:
-            st = _solve_op(pb, chosen, rows, cB0, cB1, cbeta, ts, o, h, err)
+            if sbc is None:
+                sbc = _sparse_bc(rows, cB0, cB1, cbeta, keep)
+            st = _solve_op(pb, chosen, sbc, ts, o, h, err)
         else:
             st = LIB.lth_bvp_solve(pb._system(), t0, t1, rows, cB0.ctypes.data, cB1.ctypes.data,
                                    cbeta.ctypes.data, ts.ctypes.data, len(ts), _ref(o),

@@ -108,12 +108,37 @@ class Problem:
         self._realizers = weakref.WeakSet()
         # z0 and bc are given in the user's order
         self.z0 = None if z0 is None else np.array(z0, dtype=float)
-        self.bc = bc
+        self._bc, self._bc_loader = bc, None
         if lqr_spec is not None:
             spec = lqr_spec.contents if hasattr(lqr_spec, "contents") else lqr_spec
             self.nx, self.nu = int(spec.nx), int(spec.nu)
             self.x0 = _lib.doubles(spec.x0, self.nx)
             self.C = _lib.doubles(spec.C, self.nx * self.nx).reshape(self.nx, self.nx, order="F")
+
+    @property
+    def bc(self):
+        """(B0, B1, beta) of the bc statements in the user's order, or None; a
+        file's are read from the library on first use (p x nvars each)."""
+        if self._bc_loader is not None:
+            self._bc, self._bc_loader = self._bc_loader(), None
+        return self._bc
+
+    @bc.setter
+    def bc(self, value):
+        self._bc, self._bc_loader = value, None
+
+    def _bc_sparse(self):
+        """The file's bc as the library holds them (lth_problem_bc_csc:
+        compressed columns, the chain order, index-1 columns folded in), or
+        None; nothing p x s is formed."""
+        handle = getattr(self, "_handle", None)
+        if handle is None or (self._bc_loader is None and self._bc is None):
+            return None
+        bc = S["lth_bvp_sparse_bc"]()
+        rows = LIB.lth_problem_bc_csc(handle, ctypes.byref(bc))
+        if rows < 0:
+            raise MemoryError("out of memory for the boundary conditions")
+        return bc if rows > 0 else None
 
     def _set_names(self, system, names):
         """names: None (block form), or (names in the chain order, variable_index),
@@ -437,6 +462,25 @@ def _user_names(handle, s):
     return ([LIB.lth_problem_var_name(handle, k).decode() for k in users], users)
 
 
+def _dense_bc(sbc, rows, s, nvars, where):
+    """B0, B1 (rows x nvars, the user's order) and beta from the library's
+    compressed columns (chain order)."""
+    out = []
+    for c in (sbc.B0, sbc.B1):
+        colptr = np.ctypeslib.as_array(ctypes.cast(c.colptr, ctypes.POINTER(ctypes.c_int)),
+                                       (s + 1,))
+        nnz = int(colptr[s])
+        B = np.zeros((rows, nvars))
+        if nnz:
+            ri = np.ctypeslib.as_array(ctypes.cast(c.rowind, ctypes.POINTER(ctypes.c_int)),
+                                       (nnz,))
+            v = _lib.doubles(c.val, nnz)
+            cols = np.repeat(np.arange(s), np.diff(colptr))
+            B[ri, where[cols]] = v
+        out.append(B)
+    return out[0], out[1], _lib.doubles(sbc.beta, rows).copy()
+
+
 def _from_handle(handle, name, source_text=None):
     """A Problem owning an lth_problem*."""
     handle = ctypes.c_void_p(handle)
@@ -458,14 +502,11 @@ def _from_handle(handle, name, source_text=None):
     if LIB.lth_problem_z0(handle, ctypes.byref(zp)):
         z0 = np.empty(nvars)
         z0[where] = _lib.doubles(zp.value, nvars)
-    b0, b1, beta = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
-    rows = LIB.lth_problem_bc(handle, ctypes.byref(b0), ctypes.byref(b1), ctypes.byref(beta))
-    bc = None
-    if rows > 0:
-        bc = [np.zeros((rows, nvars)), np.zeros((rows, nvars)), _lib.doubles(beta.value, rows)]
-        for B, ptr in zip(bc, (b0, b1)):
-            B[:, where[:s]] = _lib.doubles(ptr.value, rows * s).reshape(rows, s, order="F")
-        bc = tuple(bc)
+    sbc = S["lth_bvp_sparse_bc"]()
+    rows = LIB.lth_problem_bc_csc(handle, ctypes.byref(sbc))
+    if rows < 0:
+        raise MemoryError("out of memory for the boundary conditions")
+    bc_loader = (lambda: _dense_bc(sbc, rows, s, nvars, where)) if rows > 0 else None
     sampled = []
     for k in range(LIB.lth_problem_sampled_count(handle)):
         label = ctypes.c_char_p()
@@ -475,11 +516,12 @@ def _from_handle(handle, name, source_text=None):
     spec = None
     if kind == "lqr":
         spec = ctypes.cast(LIB.lth_problem_lqr(handle), ctypes.POINTER(S["lth_lqr_spec"]))
-    pb = Problem(system, kind, name, (t0.value, t1.value), grid, z0, bc,
+    pb = Problem(system, kind, name, (t0.value, t1.value), grid, z0, None,
                  LIB.lth_problem_sampling_order(handle), spec, sampled, None,
                  source_text=source_text, names=names,
                  model=LIB.lth_problem_model(handle) if names else None)
     pb._handle = handle
+    pb._bc_loader = bc_loader  # pb.bc made dense on first use
     pb.inputs = [LIB.lth_problem_input_name(handle, k).decode()
                  for k in range(LIB.lth_problem_ninputs(handle))]
     pb.outputs = [LIB.lth_problem_output_name(handle, k).decode()

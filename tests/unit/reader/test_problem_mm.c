@@ -33,6 +33,12 @@ static const char *D_LIT = "[0.31, 0, 0.07; -0.05, 0, 0; 0, 0, 0.33]";
 static const char *G_MTX = "%%MatrixMarket matrix array real general\n1 3\n0.6\n0\n-0.8\n";
 static const char *G_LIT = "[0.6, 0, -0.8]";
 
+/* 2 x 4 bc matrices: P + 2 Q overlaps in entry (1, 1) */
+static const char *P_MTX = "%%MatrixMarket matrix coordinate real general\n"
+                           "2 4 3\n1 1 1.5\n2 3 -0.25\n1 4 2\n";
+static const char *Q_MTX = "%%MatrixMarket matrix coordinate real general\n"
+                           "2 4 2\n1 1 0.5\n2 2 3\n";
+
 static void write_file(const char *name, const char *text) {
   char path[512];
   snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -48,12 +54,14 @@ static void setup(void) {
   write_file("K.mtx", K_MTX);
   write_file("D.mtx", D_MTX);
   write_file("G.mtx", G_MTX);
+  write_file("P.mtx", P_MTX);
+  write_file("Q.mtx", Q_MTX);
 }
 
 static void teardown(void) {
-  const char *names[] = {"K.mtx", "D.mtx", "G.mtx"};
+  const char *names[] = {"K.mtx", "D.mtx", "G.mtx", "P.mtx", "Q.mtx"};
   char path[512];
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < 5; k++) {
     snprintf(path, sizeof path, "%s/%s", dir, names[k]);
     unlink(path);
   }
@@ -150,6 +158,61 @@ START_TEST(test_pattern_is_the_union) {
 }
 END_TEST
 
+/* bc B0 = mm(P) + 2*mm(Q) (p x s = 2 x 4) and B1 as a literal: the sparse
+ * form (lth_problem_bc_csc, read without a dense copy) and the dense one
+ * (lth_problem_bc, made from it) hold the literal values, in either order of
+ * the calls; the literal B1 comes out sparse with its nonzeros only. */
+static lth_problem *bc_problem(void) {
+  const char *text = "blocks 3 1\ninterval 0 1\nA(1,1) = [0,1,0; 0,0,1; -1,0,0]\n"
+                     "A(1,2) = [0; 0; 1]\nA(2,1) = [0, 0, 1]\n"
+                     "bc B0 = mm(\"P.mtx\") + 2*mm(\"Q.mtx\")\n"
+                     "bc B1 = [0, 0, 0, 0; 0, 0, 0, 4]\nbc beta = [1; 2]\n";
+  lth_problem *pb = NULL;
+  lth_error err;
+  lth_error_clear(&err);
+  lth_status st = lth_problem_parse(text, strlen(text), "bc.lth", dir, &pb, &err);
+  ck_assert_msg(st == LTH_OK, "line %d col %d: %s", err.line, err.column, err.message);
+  return pb;
+}
+
+static void check_sparse(const lth_bvp_csc *c, const double *dense, int rows, int cols) {
+  int nz = 0;
+  for (int j = 0; j < cols; j++) {
+    for (int q = c->colptr[j]; q < c->colptr[j + 1]; q++) {
+      ck_assert(q == c->colptr[j] || c->rowind[q] > c->rowind[q - 1]);
+      ck_assert_double_eq(c->val[q], dense[c->rowind[q] + j * rows]);
+    }
+    for (int i = 0; i < rows; i++) nz += dense[i + j * rows] != 0.0;
+  }
+  ck_assert_int_eq(c->colptr[cols], nz);
+}
+
+START_TEST(test_bc_from_files_stay_sparse) {
+  const double B0[8] = {2.5, 0, 0, 6, 0, -0.25, 2, 0}, B1[8] = {0, 0, 0, 0, 0, 0, 0, 4};
+  for (int order = 0; order < 2; order++) {
+    lth_problem *pb = bc_problem();
+    lth_bvp_sparse_bc sp;
+    const double *d0, *d1, *beta;
+    int rs = order ? -9 : lth_problem_bc_csc(pb, &sp);
+    int rd = lth_problem_bc(pb, &d0, &d1, &beta);
+    if (order) rs = lth_problem_bc_csc(pb, &sp);
+    ck_assert_int_eq(rs, 2);
+    ck_assert_int_eq(rd, 2);
+    ck_assert_ptr_nonnull(d0);
+    ck_assert_ptr_nonnull(d1);
+    for (int k = 0; k < 8; k++) {
+      ck_assert_double_eq(d0[k], B0[k]);
+      ck_assert_double_eq(d1[k], B1[k]);
+    }
+    check_sparse(&sp.B0, B0, 2, 4);
+    check_sparse(&sp.B1, B1, 2, 4);
+    ck_assert_ptr_eq(sp.beta, beta);
+    ck_assert_double_eq(beta[1], 2.0);
+    lth_problem_free(pb);
+  }
+}
+END_TEST
+
 START_TEST(test_name_mm_keeps_its_meaning) {
   /* a param and a named function called mm are what they were before */
   const char *text = "param mm = 2.5\nmm2(t) = 1 + t\nblocks 2 1\ninterval 0 1\n"
@@ -183,6 +246,7 @@ static Suite *problem_mm_suite(void) {
   tcase_add_test(tc, test_spellings_agree_with_literals);
   tcase_add_test(tc, test_pattern_is_the_union);
   tcase_add_test(tc, test_name_mm_keeps_its_meaning);
+  tcase_add_test(tc, test_bc_from_files_stay_sparse);
   suite_add_tcase(s, tc);
   return s;
 }
