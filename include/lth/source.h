@@ -162,12 +162,25 @@ lth_source *lth_source_scaled(const lth_source *base, double alpha, int transpos
 #define LTH_SOURCE_SOLVE_COND_MAX 1e12
 lth_source *lth_source_solve(const lth_source *M, lth_source *X, double mscale, double cond_max,
                              const char *label, lth_error *err);
+/* 1 if src is a solve M^{-1} X of lth_source_solve with an M that is not
+ * diagonal (those fill densely), setting *M, *X and *label (the source's,
+ * valid as long as it): lets the operator path keep M as a sparse
+ * factorization and X as it is.  0 for any other source (a diagonal M's
+ * solve is a sparse source of its own). */
+int lth_source_solve_parts(const lth_source *src, const lth_source **M, const lth_source **X,
+                           const char **label);
 /* Check M at times[0..n-1]: *mscale = max ||M(t_k)||_1; then the relative
  * condition as above at every t_k, and a change of sign of det M between
  * neighbours (M singular in between) is LTH_ESING naming both times.  A
  * diagonal sparse M of more than 64 rows is checked and solved entry by
- * entry; any other M densely, and one of more than 5e7 entries (n > 7071)
- * is refused as LTH_ENOMEM before anything is allocated, naming `label`. */
+ * entry.  Any other sparse M of more than 64 rows is checked by a sparse LU
+ * (SuiteSparse KLU, its condition estimate) in a library built with KLU.
+ * The solve source fills any non-diagonal M densely (n x n per Taylor
+ * order): one of more than 5e7 entries (n > 7071) is refused as LTH_ENOMEM
+ * at its first fill, before anything n x n is allocated, naming `label`
+ * (the operator path, include/lth/opdecomp.h, takes a constant sparse one
+ * as a factorization instead: lth_source_solve_parts); a dense M of that
+ * size, or a sparse one without KLU, is refused here already. */
 lth_status lth_source_solve_scan(const lth_source *M, const double *times, size_t n,
                                  double cond_max, const char *label, double *mscale,
                                  lth_error *err);

@@ -15,6 +15,9 @@ void op_csc_left(double alpha, const op_csc *A, const lth_jet *X, lth_jet *Y) {
 }
 
 double op_csc_norm1(const op_csc *A) {
+  if (A->mass) {
+    return A->nrm;
+  }
   if (A->fixed && A->nrm >= 0.0) {
     return A->nrm;
   }
@@ -34,6 +37,10 @@ double op_csc_norm1(const op_csc *A) {
 void op_csc_left_rows(double alpha, const op_csc *A, const lth_jet *X, const op_rows *xr,
                       lth_jet *Y, const int *ypos) {
   if (!A->val || alpha == 0.0) {
+    return;
+  }
+  if (A->mass) {
+    op_mass_left_rows(alpha, A, X, xr, Y, ypos);
     return;
   }
   int K = imin(imin(A->order, X->order), imin(Y->order, Y->maxorder));
@@ -64,6 +71,10 @@ void op_csc_right_cols(double alpha, const lth_jet *X, const int *xpos, const op
   if (!A->val || alpha == 0.0) {
     return;
   }
+  if (A->mass) {
+    op_mass_right_cols(alpha, X, xpos, A, Y, ycols);
+    return;
+  }
   int K = imin(imin(A->order, X->order), imin(Y->order, Y->maxorder));
   Y->order = K;
   int k = X->rows;
@@ -84,6 +95,10 @@ void op_csc_right_cols(double alpha, const lth_jet *X, const int *xpos, const op
 }
 
 void op_csc_dense_map(const op_csc *A, const int *ypos, const int *ycols, lth_jet *Y) {
+  if (A->mass) {
+    op_mass_dense_map(A, ypos, ycols, Y);
+    return;
+  }
   int K = imin(A->order, Y->maxorder);
   lth_jet_set_zero(Y, K < 0 ? 0 : K);
   Y->order = K;
