@@ -169,6 +169,13 @@ lth_source *lth_source_solve(const lth_source *M, lth_source *X, double mscale, 
  * solve is a sparse source of its own). */
 int lth_source_solve_parts(const lth_source *src, const lth_source **M, const lth_source **X,
                            const char **label);
+/* Y <- M(t)^{-1} Y (n x k, leading dimension ld) for a sparse M, by a sparse
+ * LU (SuiteSparse KLU) made for this call; *inv_norm = KLU's estimate of
+ * ||M(t)^{-1}||_1.  LTH_ESING (naming t) for a singular M(t), LTH_EINVAL for
+ * a dense M or in a library built without KLU.  For checks that need
+ * M^{-1} X on a few columns (the equation form's check of Pi). */
+lth_status lth_source_solve_sparse(const lth_source *M, double t, double *Y, int ld, int k,
+                                   double *inv_norm, lth_error *err);
 /* Check M at times[0..n-1]: *mscale = max ||M(t_k)||_1; then the relative
  * condition as above at every t_k, and a change of sign of det M between
  * neighbours (M singular in between) is LTH_ESING naming both times.  A

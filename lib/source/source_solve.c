@@ -531,6 +531,41 @@ static void klu_norms(const int *cp, const int *ri, double *v, int n, klu_symbol
   }
 }
 
+static double csc_norm1(const int *cp, const double *v, int n);
+
+lth_status lth_source_solve_sparse(const lth_source *M, double t, double *Y, int ld, int k,
+                                   double *inv_norm, lth_error *err) {
+  int n = lth_source_rows(M), nnz = 0;
+  const int *cp, *ri;
+  if (!lth_source_is_sparse(M) || lth_source_csc_pattern(M, &nnz, &cp, &ri, NULL) != LTH_OK) {
+    return lth_error_set(err, LTH_EINVAL, "lth_source_solve_sparse: M is not a sparse source");
+  }
+  size_t wn = lth_source_work_size(M, 0);
+  double *v = malloc(((size_t)nnz + wn + 1) * sizeof *v);
+  klu_common kc;
+  klu_defaults(&kc);
+  klu_symbolic *ks = v ? klu_analyze(n, (int *)cp, (int *)ri, &kc) : NULL;
+  lth_status st = ks ? lth_source_fill_csc(M, t, 0, v, (size_t)nnz, v + nnz, err) : LTH_ENOMEM;
+  klu_numeric *kn = st == LTH_OK ? klu_factor((int *)cp, (int *)ri, v, ks, &kc) : NULL;
+  if (st == LTH_OK && (!kn || !klu_condest((int *)cp, v, ks, kn, &kc))) {
+    st = lth_error_set_t(err, LTH_ESING, t, "the mass matrix is singular at t = %.10g", t);
+  }
+  if (st == LTH_OK) {
+    double anorm = csc_norm1(cp, v, n);
+    *inv_norm = anorm > 0.0 ? kc.condest / anorm : INFINITY;
+    if (k > 0 && !klu_solve(ks, kn, ld, k, Y, &kc)) {
+      st = lth_error_set_t(err, LTH_ESING, t, "the mass matrix is singular at t = %.10g", t);
+    }
+  }
+  if (kn) klu_free_numeric(&kn, &kc);
+  if (ks) klu_free_symbolic(&ks, &kc);
+  free(v);
+  if (st == LTH_ENOMEM && err && err->status == LTH_OK) {
+    lth_error_set(err, LTH_ENOMEM, "out of memory solving with a mass matrix");
+  }
+  return st;
+}
+
 static double csc_norm1(const int *cp, const double *v, int n) {
   double mx = 0.0;
   for (int j = 0; j < n; j++) {
@@ -587,6 +622,14 @@ static lth_status sparse_scan(const lth_source *M, const double *times, size_t n
     *mscale = scale;
   }
   return st;
+}
+#else
+lth_status lth_source_solve_sparse(const lth_source *M, double t, double *Y, int ld, int k,
+                                   double *inv_norm, lth_error *err) {
+  (void)M, (void)t, (void)Y, (void)ld, (void)k, (void)inv_norm;
+  return lth_error_set(err, LTH_EINVAL,
+                       "lth_source_solve_sparse needs SuiteSparse KLU (CMake option "
+                       "LTH_SUITESPARSE)");
 }
 #endif
 
