@@ -112,7 +112,7 @@ size_t lth_opsys_nnz(const lth_opsys *sys);
  * blocks are M_i^{-1} A_ij with A_ij on its own pattern and M_i factored by
  * SuiteSparse KLU, applied to vectors and thin matrices, never M_i^{-1}
  * formed.  M_i must be sparse (mm() files, the equation form) and constant:
- * a decomposition at a t where M_i changes is refused (LTH_EINVAL) naming
+ * a decomposition at a t where M_i changes is refused (LTH_EDATA) naming
  * it.  Without KLU, or for a dense M_i, such blocks are dense (full
  * patterns) as lth_source_solve fills them.  Pi's sparse factorization and
  * lth_oppoint_block do not take these rows (LTH_EINVAL naming the mass

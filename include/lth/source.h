@@ -169,6 +169,11 @@ lth_source *lth_source_solve(const lth_source *M, lth_source *X, double mscale, 
  * solve is a sparse source of its own). */
 int lth_source_solve_parts(const lth_source *src, const lth_source **M, const lth_source **X,
                            const char **label);
+/* LTH_OK unless src is such a solve whose M would be filled densely beyond
+ * LTH_DEFAULT_DENSE_MASS_MAX_ENTRIES (the refusal of its first fill, named
+ * before anything n x n or s x s is allocated: the dense path's workspaces
+ * ask it of every block). */
+lth_status lth_source_solve_fits(const lth_source *src, lth_error *err);
 /* Y <- M(t)^{-1} Y (n x k, leading dimension ld) for a sparse M, by a sparse
  * LU (SuiteSparse KLU) made for this call; *inv_norm = KLU's estimate of
  * ||M(t)^{-1}||_1.  LTH_ESING (naming t) for a singular M(t), LTH_EINVAL for

@@ -142,7 +142,7 @@ struct lth_oppoint {
 op_mass *op_mass_alloc(const lth_source *M, const char *label, int chunk, int K, lth_error *err);
 void op_mass_free(op_mass *ms);
 size_t op_mass_bytes(const op_mass *ms);
-/* M's jet at t: LTH_EINVAL naming M and t if a derivative is nonzero (M must
+/* M's jet at t: LTH_EDATA naming M and t if a derivative is nonzero (M must
  * be constant), factored again if its values changed (LTH_ESING, LTH_ECOND). */
 lth_status op_mass_eval(op_mass *ms, double t, int K, lth_error *err);
 /* Y <- M^{-1} Y, orders 0..Y->order (Y has M's rows). */

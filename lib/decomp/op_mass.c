@@ -151,12 +151,12 @@ lth_status op_mass_eval(op_mass *ms, double t, int K, lth_error *err) {
   for (int k = 1; k <= K && st == LTH_OK; k++) {
     for (size_t p = 0; p < nz; p++) {
       if (ms->mv[p + (size_t)k * nz] != 0.0) {
-        return lth_error_set_t(err, LTH_EINVAL, t,
-                               "the mass matrix %s changes with t at t = %.10g (its Taylor "
+        return lth_error_set_t(err, LTH_EDATA, t,
+                               "the mass matrix %s changes with t (its Taylor "
                                "coefficient of order %d is nonzero): the operator path takes a "
                                "mass matrix that is not diagonal only when it is constant (the "
                                "dense path, --path dense, takes it up to n = 7071)",
-                               ms->label, t, k);
+                               ms->label, k);
       }
     }
   }

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lth/defaults.h"
+#include "lth/enclose.h"
 #include "op_impl.h"
 #include "system/system_parts.h"
 
@@ -228,6 +230,30 @@ static lth_status sparse_block(lth_opsys *sys, int i, int j, const lth_source *s
 
 /* ---- block rows with a mass matrix ---- */
 
+/* 1 if the sparse source M is constant on the system's interval by its
+ * enclosure (every first-order Taylor coefficient enclosed by [0, 0]); 0 if
+ * it may not be, or carries no enclosure, or the system has no interval. */
+static int constant_on(const lth_system *dense, const lth_source *M) {
+  double t0, t1;
+  int nnz = 0;
+  const int *cp, *ri;
+  if (!lth_system_interval(dense, &t0, &t1) || !lth_source_can_enclose_csc(M) ||
+      lth_source_csc_pattern(M, &nnz, &cp, &ri, NULL) != LTH_OK) {
+    return 0;
+  }
+  size_t nz = (size_t)nnz;
+  lth_interval *coef = malloc((2 * nz + 1) * sizeof *coef);
+  lth_interval *work = malloc((lth_source_enclose_work_size(M, 1) + 1) * sizeof *work);
+  int constant = coef && work &&
+                 lth_source_enclose_csc(M, t0, t1, 1, coef, nz, work, NULL) == LTH_OK;
+  for (size_t p = 0; constant && p < nz; p++) {
+    constant = coef[nz + p].lo == 0.0 && coef[nz + p].hi == 0.0;
+  }
+  free(coef);
+  free(work);
+  return constant;
+}
+
 /* The mass matrix M_i of block row i when the row can keep it as a sparse
  * factorization (op_mass.c): every block A_ij and f_i set is a solve
  * M_i^{-1} X (lth_source_solve_parts) with the same M_i, sparse, square,
@@ -248,6 +274,15 @@ static const lth_source *row_mass(const lth_system *dense, int i, const char **l
     M = Mj;
   }
   if (!M || !op_mass_available() || !lth_source_is_sparse(M)) {
+    return NULL;
+  }
+  /* M must be constant (op_mass.c refuses a point where it is not): one
+   * that may change on the interval keeps the dense solve while that fits */
+  int n = lth_source_rows(M);
+  if (n <= LTH_DEFAULT_SPARSE_MASS_MIN_ROWS) {
+    return NULL;
+  }
+  if ((double)n * (double)n <= LTH_DEFAULT_DENSE_MASS_MAX_ENTRIES && !constant_on(dense, M)) {
     return NULL;
   }
   return M;

@@ -492,6 +492,15 @@ int lth_source_solve_parts(const lth_source *src, const lth_source **M, const lt
   return 1;
 }
 
+lth_status lth_source_solve_fits(const lth_source *src, lth_error *err) {
+  const lth_source *M, *X;
+  const char *label;
+  if (lth_source_solve_parts(src, &M, &X, &label) && too_large(lth_source_rows(M))) {
+    return dense_refusal(label, lth_source_rows(M), err);
+  }
+  return LTH_OK;
+}
+
 /* ---- a sparse M that is not diagonal: the scan by SuiteSparse KLU ---- */
 
 #ifdef LTH_HAVE_KLU
@@ -641,7 +650,7 @@ lth_status lth_source_solve_scan(const lth_source *M, const double *times, size_
                      mscale, err);
   }
 #ifdef LTH_HAVE_KLU
-  if (lth_source_is_sparse(M) && lth_source_rows(M) > DIAG_MIN) {
+  if (lth_source_is_sparse(M) && lth_source_rows(M) > LTH_DEFAULT_SPARSE_MASS_MIN_ROWS) {
     return sparse_scan(M, times, n, cond_max > 0.0 ? cond_max : LTH_SOURCE_SOLVE_COND_MAX,
                        label ? label : "M", mscale, err);
   }
