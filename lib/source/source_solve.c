@@ -596,7 +596,8 @@ static lth_status sparse_scan(const lth_source *M, const double *times, size_t n
     return st;
   }
   size_t wn = lth_source_work_size(M, 0);
-  double *v = malloc(((size_t)nnz + wn + 1) * sizeof *v);
+  /* v: M at t (nnz), the values last factored (nnz), the fill's scratch */
+  double *v = malloc((2 * (size_t)nnz + wn + 1) * sizeof *v), *last = v ? v + nnz : NULL;
   char *seen = malloc((size_t)m + 1);
   klu_common kc;
   klu_defaults(&kc);
@@ -606,20 +607,25 @@ static lth_status sparse_scan(const lth_source *M, const double *times, size_t n
     free(seen);
     return lth_error_set(err, LTH_ENOMEM, "out of memory checking the mass matrix %s", label);
   }
-  double scale = 0.0;
+  double scale = 0.0, inv_norm = INFINITY;
+  int sign = 1, have = 0;
   for (int pass = 0; pass < 2 && st == LTH_OK; pass++) {
     int prev_sign = 0;
     for (size_t i = 0; i < n && st == LTH_OK; i++) {
-      if ((st = lth_source_fill_csc(M, times[i], 0, v, (size_t)nnz, v + nnz, err)) != LTH_OK) {
+      if ((st = lth_source_fill_csc(M, times[i], 0, v, (size_t)nnz, last + nnz, err)) != LTH_OK) {
         break;
       }
-      double anorm = csc_norm1(cp, v, m), inv_norm;
+      double anorm = csc_norm1(cp, v, m);
       if (pass == 0) {
         scale = anorm > scale ? anorm : scale;
         continue;
       }
-      int sign;
-      klu_norms(cp, ri, v, m, ks, &kc, seen, anorm, &inv_norm, &sign);
+      /* the same values as at the time before (a constant M): the same LU */
+      if (!have || memcmp(v, last, (size_t)nnz * sizeof *v) != 0) {
+        klu_norms(cp, ri, v, m, ks, &kc, seen, anorm, &inv_norm, &sign);
+        memcpy(last, v, (size_t)nnz * sizeof *v);
+        have = 1;
+      }
       st = scan_point(label, times, i, inv_norm, scale, anorm, cond_max, sign, prev_sign, err);
       prev_sign = sign;
     }
