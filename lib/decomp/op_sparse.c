@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Products of sparse value jets (compressed sparse columns, one pattern for
  * every Taylor coefficient) with dense thin jets: the only place the
- * operator form touches the sparse blocks (lib/decomp/op_impl.h). */
+ * operator form touches the sparse blocks (lib/decomp/op_impl.h); a block
+ * that is a mass matrix's solve M^{-1} B goes through lib/decomp/op_mass.c. */
 #include <math.h>
 
 #include "op_impl.h"

@@ -288,6 +288,32 @@ static const lth_source *row_mass(const lth_system *dense, int i, const char **l
   return M;
 }
 
+/* A row that row_mass did not take keeps its solves dense: one whose M is
+ * beyond the dense budget is refused here, naming M and what the sparse
+ * form needs, before a full pattern of n_i x n_j is built. */
+static lth_status dense_row_fits(const lth_system *dense, int i, lth_error *err) {
+  int r = lth_system_index(dense);
+  for (int j = 1; j <= r + 1; j++) {
+    const lth_source *src = j <= r ? lth_system_A(dense, i, j) : lth_system_forcing(dense, i);
+    const lth_source *M, *X;
+    const char *label;
+    if (src && lth_source_solve_fits(src, NULL) != LTH_OK &&
+        lth_source_solve_parts(src, &M, &X, &label)) {
+      int n = lth_source_rows(M);
+      return lth_error_set(err, LTH_ENOMEM,
+                           "the mass matrix %s (%d x %d) is not diagonal: the operator path "
+                           "keeps it as a sparse LU when it is sparse, constant on the interval "
+                           "and solves every block and the forcing of its row (no inputs "
+                           "B(%d))%s; else it is solved densely, %.3g entries per Taylor order, "
+                           "over the %.3g allowed",
+                           label, n, n, i,
+                           op_mass_available() ? "" : ", in a library built with SuiteSparse KLU",
+                           (double)n * (double)n, LTH_DEFAULT_DENSE_MASS_MAX_ENTRIES);
+    }
+  }
+  return LTH_OK;
+}
+
 /* Block row i's sources as M_i^{-1} times their X's. */
 static lth_status mass_row(lth_opsys *sys, const lth_system *dense, int i, lth_error *err) {
   int r = sys->r;
@@ -337,6 +363,7 @@ lth_opsys *lth_opsys_from_system(const lth_system *dense, lth_error *err) {
       st = mass_row(sys, dense, i, err);
       continue;
     }
+    st = i < r ? dense_row_fits(dense, i, err) : LTH_OK;
     for (int j = 1; j <= r && st == LTH_OK; j++) {
       const lth_source *src = lth_system_A(dense, i, j);
       if (src) {

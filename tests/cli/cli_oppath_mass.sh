@@ -23,6 +23,14 @@ CHECK="/usr/bin/python3 $TESTS/cli/oppath_check.py"
 GEN="/usr/bin/python3 $ROOT/scripts/gen-chain.py"
 [ -x /usr/bin/python3 ] || GEN="python3 $ROOT/scripts/gen-chain.py"
 
+# a build without SuiteSparse KLU: such an M past n = 7071 is refused, naming KLU
+$GEN --mm --coupled-masses 10000 3 "$TMP/c20k.lth" || fail "gen-chain.py --coupled-masses 10000"
+if ! "$APPS/lth-ic" "$TMP/c20k.lth" --path operator --at 0.7 >/dev/null 2>"$TMP/probe.err"; then
+  grep -q "SuiteSparse KLU" "$TMP/probe.err" || fail "no KLU: the refusal does not name KLU"
+  finish cli_oppath_mass
+  exit 0
+fi
+
 # ---- s = 403: both paths ----
 $GEN --mm --coupled-masses 200 3 "$TMP/c403.lth" || fail "gen-chain.py --coupled-masses 200"
 for p in operator dense; do
@@ -44,7 +52,6 @@ $CHECK solve "$TMP/c203.operator.sol.json" "$TMP/c203.dense.sol.json" ||
   fail "s = 203: lth-solve differs"
 
 # ---- s = 20,003: the block form ----
-$GEN --mm --coupled-masses 10000 3 "$TMP/c20k.lth" || fail "gen-chain.py --coupled-masses 10000"
 run 0 "s = 20003: lth-solve" "$APPS/lth-solve" "$TMP/c20k.lth" --times 0.5,1,1.5,2 --rtol 1e-8 \
   --atol 1e-10 --format json -o "$TMP/c20k.sol.json"
 "$JT" get "$TMP/c20k.sol.json" path | grep -q operator || fail "s = 20003: not the operator path"
