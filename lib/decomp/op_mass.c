@@ -30,12 +30,12 @@
 #include "lth/defaults.h"
 #include "op_impl.h"
 
+#ifdef LTH_HAVE_KLU
+#include <klu.h>
+
 #define NORM_EXACT_COLS 256 /* ||M^{-1} B||_1 exactly up to this many columns */
 
 static int imin(int a, int b) { return a < b ? a : b; }
-
-#ifdef LTH_HAVE_KLU
-#include <klu.h>
 
 struct op_mass {
   const lth_source *M;

@@ -664,13 +664,15 @@ lth_status lth_source_solve_scan(const lth_source *M, const double *times, size_
   int m = lth_source_rows(M);
   if ((double)m * (double)m > DENSE_MAX) {
     return lth_error_set(err, LTH_ENOMEM,
-                         "the mass matrix %s (%d x %d) is not diagonal, and a mass matrix that is "
-                         "not diagonal is solved densely (%.3g entries per Taylor order, over the "
-                         "%.3g allowed): at this size only a diagonal mass matrix is taken "
-                         "(the unknowns' own derivatives, one per equation, or a diagonal "
-                         "mm(...) file), or a sparse one (mm(...) files, the equation form) "
-                         "in a library built with SuiteSparse KLU",
-                         label ? label : "M", m, m, (double)m * (double)m, DENSE_MAX);
+                         "the mass matrix %s (%d x %d) is not diagonal and %s, so it is solved "
+                         "densely (%.3g entries per Taylor order, over the %.3g allowed): at this "
+                         "size only a diagonal mass matrix is taken (the unknowns' own "
+                         "derivatives, one per equation, or a diagonal mm(...) file), or a sparse "
+                         "one in a library built with SuiteSparse KLU",
+                         label ? label : "M", m, m,
+                         lth_source_is_sparse(M) ? "this library has no SuiteSparse KLU"
+                                                 : "not sparse",
+                         (double)m * (double)m, DENSE_MAX);
   }
   size_t nn = (size_t)m * (size_t)m, wn = lth_source_work_size(M, 0);
   double *w = malloc((2 * nn + 8 * (size_t)m + wn + 1) * sizeof *w);
