@@ -47,17 +47,16 @@ struct op_mass {
   double inv_norm; /* ||M^{-1}||_1 (klu_condest / ||M||_1) */
   size_t work;     /* doubles of M's fill */
   double *mwork;
-  lth_jet T;       /* n x chunk, orders 0..K: products before and after the solve */
-  klu_common kc;   /* settings and status (klu_solve writes it: one thread) */
+  lth_jet T;     /* n x chunk, orders 0..K: products before and after the solve */
+  klu_common kc; /* settings and status (klu_solve writes it: one thread) */
   klu_symbolic *ks;
   klu_numeric *kn;
 };
 
-op_mass *op_mass_alloc(const lth_source *M, const char *label, int chunk, int K,
-                       lth_error *err) {
+op_mass *op_mass_alloc(const lth_source *M, const char *label, int chunk, int K, lth_error *err) {
   op_mass *ms = calloc(1, sizeof *ms);
-  lth_status st = ms ? lth_source_csc_pattern(M, &ms->nnz, &ms->colptr, &ms->rowind, err)
-                     : LTH_ENOMEM;
+  lth_status st =
+      ms ? lth_source_csc_pattern(M, &ms->nnz, &ms->colptr, &ms->rowind, err) : LTH_ENOMEM;
   if (st == LTH_OK) {
     ms->M = M;
     ms->label = label ? label : "M";
@@ -314,8 +313,7 @@ int op_mass_available(void) { return 1; }
 
 #else /* without KLU: lth_opsys_from_system never sets a mass up */
 
-op_mass *op_mass_alloc(const lth_source *M, const char *label, int chunk, int K,
-                       lth_error *err) {
+op_mass *op_mass_alloc(const lth_source *M, const char *label, int chunk, int K, lth_error *err) {
   (void)M, (void)chunk, (void)K;
   lth_error_set(err, LTH_EINVAL,
                 "the mass matrix %s: its sparse factorization needs SuiteSparse KLU (CMake option "

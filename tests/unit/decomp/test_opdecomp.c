@@ -14,7 +14,8 @@
  *     A_{r,r-1} on vectors;
  *   - refusals (singular and ill-conditioned Pi, bad patterns) naming t;
  *   - a mass matrix that is not diagonal kept as a sparse LU (index 2 and 3
- *     chains with coupled derivatives): the same comparisons, A x against
+ *     chains with coupled derivatives, and masses on two block rows): the
+ *     same comparisons, A x against
  *     the dense solve of M, lth_source_solve_sparse against LAPACK, and the
  *     refusal of an M that changes with t. */
 #define _POSIX_C_SOURCE 200809L
@@ -763,7 +764,9 @@ END_TEST
  * is M^{-1} A(1,j) with M tridiagonal: the operator form keeps M as a
  * sparse LU, the dense point solves it by LAPACK. */
 
-/* The chain's equations into buf (vary: the first mass is (1 + 0.1 t)). */
+/* The chain's equations into buf (vary: the first mass is (1 + 0.1 t);
+ * index3 = 2: the positions' derivatives coupled too, x_i' + 0.05 x_{i-1}'
+ * + 0.05 x_{i+1}' = v_i, a mass matrix on a second block row). */
 static void mass_chain_text(char *buf, size_t size, int n, int index3, int vary) {
   size_t len = 0;
 #define PUT(...) len += (size_t)snprintf(buf + len, size - len, __VA_ARGS__)
@@ -780,7 +783,12 @@ static void mass_chain_text(char *buf, size_t size, int n, int index3, int vary)
   const char *u = index3 ? "x" : "v";
   int a[2] = {1, n / 2 + 1}; /* constraint j: 2.385 u_a - u_{a+1} */
   for (int i = 1; i <= n; i++) {
-    if (index3) PUT("x%d' = v%d\n", i, i);
+    if (index3) {
+      PUT("x%d'", i);
+      if (index3 == 2 && i > 1) PUT(" + 0.05*x%d'", i - 1);
+      if (index3 == 2 && i < n) PUT(" + 0.05*x%d'", i + 1);
+      PUT(" = v%d\n", i);
+    }
     if (vary && i == 1) {
       PUT("(1 + 0.1*t)*v1'");
     } else {
@@ -853,20 +861,21 @@ static lth_jet *dense_A_times(const lth_system *sys, double t, const lth_jet *x)
 }
 
 START_TEST(test_mass_rows) {
-  for (int index3 = 0; index3 <= 1; index3++) {
+  for (int index3 = 0; index3 <= 2; index3++) {
     for (int n = 70; n <= 101; n += 31) { /* > LTH_DEFAULT_SPARSE_MASS_MIN_ROWS */
       lth_problem *pb = mass_chain(n, index3, 0);
       const lth_system *sys = lth_problem_system(pb);
       lth_opsys *os = lth_opsys_from_system(sys, NULL);
       ck_assert(os);
-      ck_assert_int_eq(lth_opsys_mass_rows(os), lth_op_sparse_pi_available());
+      ck_assert_int_eq(lth_opsys_mass_rows(os),
+                       lth_op_sparse_pi_available() * (index3 == 2 ? 2 : 1));
       for (int k = 0; k < 3; k++) {
         double t = 0.2 + 0.6 * k;
         tu_seed(500 + (uint64_t)(k + 10 * n + 1000 * index3));
         cmp_result rs = compare_at(sys, 1, t, 3);
         ck_assert_msg(!rs.op_refused && rs.worst <= 1.0,
-                      "index %d, n = %d, t = %g: difference %.3g x tolerance", 2 + index3, n, t,
-                      rs.worst);
+                      "index %d (%d), n = %d, t = %g: difference %.3g x tolerance",
+                      2 + (index3 > 0), index3, n, t, rs.worst);
         /* A x (the mass matrix's row through the sparse LU) against the
          * dense solve of M, orders 0..2 */
         lth_opdecomp_ws *ows = lth_opdecomp_ws_alloc(os, 2, NULL);
