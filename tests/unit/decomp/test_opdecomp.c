@@ -15,9 +15,9 @@
  *   - refusals (singular and ill-conditioned Pi, bad patterns) naming t;
  *   - a mass matrix that is not diagonal kept as a sparse LU (index 2 and 3
  *     chains with coupled derivatives, and masses on two block rows): the
- *     same comparisons, A x against
- *     the dense solve of M, lth_source_solve_sparse against LAPACK, and the
- *     refusal of an M that changes with t. */
+ *     same comparisons, A x against the dense solve of M,
+ *     lth_source_solve_sparse against LAPACK, and the refusal of an M that
+ *     changes with t. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <dirent.h>
