@@ -305,7 +305,7 @@ static void dense_cost(const app_ctx *C, const app_run *R, double *bytes, double
 /* The path; on the dense one, collocation that cannot fit is refused up front
  * (never minutes of swapping), and a long one says what it will take. */
 static int choose_path(app_ctx *C, app_run *R) {
-  int rc = app_path_choose(&C->path, R, C->path_opt, dense_only(C), 0);
+  int rc = app_path_choose(&C->path, R, C->path_opt, dense_only(C), LTH_PATH_SPARSE_A);
   if (rc || C->path.op || C->method != LTH_BVP_COLLOCATION || R->p == 0) {
     return rc;
   }

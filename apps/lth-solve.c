@@ -214,7 +214,7 @@ static const char *dense_only(const app_ctx *C) {
 /* The path, and the method left to the default: rk8pd on the dense path,
  * msbdf (CVODE's BDF) on the operator path. */
 static int choose_path(app_ctx *C, app_run *run) {
-  int rc = app_path_choose(&C->path, run, C->path_opt, dense_only(C), 1);
+  int rc = app_path_choose(&C->path, run, C->path_opt, dense_only(C), LTH_PATH_INTEGRATES);
   if (C->method < 0) {
     C->method = C->path.op ? LTH_IVP_MSBDF : LTH_IVP_RK8PD;
   }

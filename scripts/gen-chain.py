@@ -23,8 +23,8 @@ e.g.   python3 scripts/gen-chain.py 500 3 /tmp/chain1003.lth    (s = 1003)
 the block forms M(1) = diag(m)); without it every mass is 1.  --coupled-masses adds
 0.1 beside the diagonal: M tridiagonal, symmetric positive definite (diagonally
 dominant), as a consistent finite-element mass matrix is (the equation form writes
-m_i v_i' + 0.1*v_{i-1}' + 0.1*v_{i+1}' = ...); such an M is solved densely, so the
-block forms take it up to n = 7071 only (docs/format.md).  --forces (with --equations)
+m_i v_i' + 0.1*v_{i-1}' + 0.1*v_{i+1}' = ...); the dense path solves such an M densely
+(up to n = 7071), the operator path keeps it as a sparse LU (docs/format.md).  --forces (with --equations)
 makes each spring force an algebraic unknown of its own, g_i = k(t) (x_{i-1} - x_i)
 (g1..g(n+1), x_0 = x_{n+1} = 0, the walls), and the velocities' equations
 v_i' = -c(t) (...) + g_i - g_{i+1} + ...: n + 1 index-1 unknowns that lth substitutes

@@ -13,7 +13,7 @@ void app_path_free(app_path *p) {
 }
 
 int app_path_choose(app_path *p, const app_run *run, int opt, const char *dense_only,
-                    int needs_cvode) {
+                    unsigned flags) {
   *p = (app_path){0};
   lth_path_mode mode = opt == APP_PATH_DENSE      ? LTH_PATH_DENSE
                        : opt == APP_PATH_OPERATOR ? LTH_PATH_OPERATOR
@@ -22,7 +22,7 @@ int app_path_choose(app_path *p, const app_run *run, int opt, const char *dense_
   lth_error err;
   lth_error_clear(&err);
   lth_status st =
-      lth_path_choose(run->sys, mode, needs_cvode ? LTH_PATH_INTEGRATES : 0, dense_only, &c, &err);
+      lth_path_choose(run->sys, mode, flags, dense_only, &c, &err);
   if (st != LTH_OK && c.obstacle && mode == LTH_PATH_OPERATOR) {
     return app_usage_error("--path operator: the operator path does not take %s; use --path "
                            "dense (or auto)",

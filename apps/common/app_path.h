@@ -38,12 +38,13 @@ typedef struct app_path {
 
 /* Choose the path for run's system as opt (APP_PATH_*) says.  dense_only:
  * NULL, or what the run asks that only the dense path does ("--nearest");
- * needs_cvode: the run integrates (lth_opivp_available).  0, or an exit
+ * flags: lth_path_choose's (LTH_PATH_INTEGRATES: the run integrates,
+ * LTH_PATH_SPARSE_A: it reads A's blocks as sparse matrices).  0, or an exit
  * status after the message (a usage error for --path operator with
  * something only the dense path does, 3 when the operator form cannot be
  * built). */
 int app_path_choose(app_path *p, const app_run *run, int opt, const char *dense_only,
-                    int needs_cvode);
+                    unsigned flags);
 void app_path_free(app_path *p);
 /* "dense" or "operator" (the JSON key "path"). */
 const char *app_path_name(const app_path *p);

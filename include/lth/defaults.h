@@ -66,6 +66,11 @@
  * n x n it is refused before anything is allocated (the same budget as a
  * data file's stored entries), instead of running out of memory. */
 #define LTH_DEFAULT_DENSE_MASS_MAX_ENTRIES 5e7
+/* A sparse mass matrix that is not diagonal and has more rows than this is
+ * checked by a sparse LU (SuiteSparse KLU) and, constant, kept as one on the
+ * operator path (lth_opsys_mass_rows); smaller ones keep the dense LAPACK
+ * solve on both paths (their results stay those of before). */
+#define LTH_DEFAULT_SPARSE_MASS_MIN_ROWS 64
 
 /* A data file's grid without a `grid` statement: uniform points over the
  * interval. */

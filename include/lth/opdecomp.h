@@ -104,8 +104,20 @@ int lth_opsys_size(const lth_opsys *sys);      /* s */
 int lth_opsys_state_dim(const lth_opsys *sys); /* m = s - n_r */
 int lth_opsys_block_size(const lth_opsys *sys, int i);
 int lth_opsys_block_offset(const lth_opsys *sys, int i);
-/* Stored entries of A in all (the nnz of the memory bound). */
+/* Stored entries of A in all (the nnz of the memory bound; with the entries
+ * of the mass matrices kept as factorizations, see lth_opsys_mass_rows). */
 size_t lth_opsys_nnz(const lth_opsys *sys);
+/* The block rows of a system from lth_opsys_from_system whose mass matrix
+ * (lth_source_solve, not diagonal) is kept as a sparse factorization: their
+ * blocks are M_i^{-1} A_ij with A_ij on its own pattern and M_i factored by
+ * SuiteSparse KLU, applied to vectors and thin matrices, never M_i^{-1}
+ * formed.  M_i must be sparse (mm() files, the equation form) and constant:
+ * a decomposition at a t where M_i changes is refused (LTH_EDATA) naming
+ * it.  Without KLU, or for a dense M_i, such blocks are dense (full
+ * patterns) as lth_source_solve fills them.  Pi's sparse factorization and
+ * lth_oppoint_block do not take these rows (LTH_EINVAL naming the mass
+ * matrix), and Pi's proof over an interval reports none for them. */
+int lth_opsys_mass_rows(const lth_opsys *sys);
 
 /* ---- the decomposition at one point ---- */
 

@@ -79,7 +79,9 @@ typedef enum lth_opivp_method {
  * without it and the factorizations would cost more than they save).  ON: on
  * for BDF whatever the norm.  The choice is one of speed: the answer is to
  * the tolerance either way (GMRES's test is on the Newton system's residual).  Without KLU (CMake
- * option LTH_SUITESPARSE) it is off whatever is asked (lth_opivp_result.preconditioned says which).
+ * option LTH_SUITESPARSE), and for a system with a block row kept as a mass matrix's solve
+ * (lth_opsys_mass_rows: A_v is not sparse there), it is off whatever is asked
+ * (lth_opivp_result.preconditioned says which).
  */
 typedef enum lth_opivp_precond {
   LTH_OPIVP_PREC_AUTO = 0,

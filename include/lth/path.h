@@ -35,8 +35,13 @@ typedef enum lth_path_mode {
 } lth_path_mode;
 
 /* lth_path_choose's flags: the request integrates (the operator path's
- * integrator is CVODE, lth_opivp_available). */
+ * integrator is CVODE, lth_opivp_available); the request reads A's blocks
+ * as sparse matrices (lth_oppoint_block: lth-bvp's collocation), which a
+ * block row kept as a mass matrix's solve M^-1 A(i,j) does not give
+ * (lth_opsys_mass_rows): such a system stays on the dense path under auto,
+ * and LTH_PATH_OPERATOR refuses it naming the mass matrix. */
 #define LTH_PATH_INTEGRATES 1u
+#define LTH_PATH_SPARSE_A   2u
 
 #define LTH_PATH_WHY_MAX 200
 

@@ -162,12 +162,37 @@ lth_source *lth_source_scaled(const lth_source *base, double alpha, int transpos
 #define LTH_SOURCE_SOLVE_COND_MAX 1e12
 lth_source *lth_source_solve(const lth_source *M, lth_source *X, double mscale, double cond_max,
                              const char *label, lth_error *err);
+/* 1 if src is a solve M^{-1} X of lth_source_solve with an M that is not
+ * diagonal (those fill densely), setting *M, *X and *label (the source's,
+ * valid as long as it): lets the operator path keep M as a sparse
+ * factorization and X as it is.  0 for any other source (a diagonal M's
+ * solve is a sparse source of its own). */
+int lth_source_solve_parts(const lth_source *src, const lth_source **M, const lth_source **X,
+                           const char **label);
+/* LTH_OK unless src is such a solve whose M would be filled densely beyond
+ * LTH_DEFAULT_DENSE_MASS_MAX_ENTRIES (the refusal of its first fill, named
+ * before anything n x n or s x s is allocated: the dense path's workspaces
+ * ask it of every block). */
+lth_status lth_source_solve_fits(const lth_source *src, lth_error *err);
+/* Y <- M(t)^{-1} Y (n x k, leading dimension ld) for a sparse M, by a sparse
+ * LU (SuiteSparse KLU) made for this call; *inv_norm = KLU's estimate of
+ * ||M(t)^{-1}||_1.  LTH_ESING (naming t) for a singular M(t), LTH_EINVAL for
+ * a dense M or in a library built without KLU.  For checks that need
+ * M^{-1} X on a few columns (the equation form's check of Pi). */
+lth_status lth_source_solve_sparse(const lth_source *M, double t, double *Y, int ld, int k,
+                                   double *inv_norm, lth_error *err);
 /* Check M at times[0..n-1]: *mscale = max ||M(t_k)||_1; then the relative
  * condition as above at every t_k, and a change of sign of det M between
  * neighbours (M singular in between) is LTH_ESING naming both times.  A
  * diagonal sparse M of more than 64 rows is checked and solved entry by
- * entry; any other M densely, and one of more than 5e7 entries (n > 7071)
- * is refused as LTH_ENOMEM before anything is allocated, naming `label`. */
+ * entry.  Any other sparse M of more than 64 rows is checked by a sparse LU
+ * (SuiteSparse KLU, its condition estimate) in a library built with KLU.
+ * The solve source fills any non-diagonal M densely (n x n per Taylor
+ * order): one of more than 5e7 entries (n > 7071) is refused as LTH_ENOMEM
+ * at its first fill, before anything n x n is allocated, naming `label`
+ * (the operator path, include/lth/opdecomp.h, takes a constant sparse one
+ * as a factorization instead: lth_source_solve_parts); a dense M of that
+ * size, or a sparse one without KLU, is refused here already. */
 lth_status lth_source_solve_scan(const lth_source *M, const double *times, size_t n,
                                  double cond_max, const char *label, double *mscale,
                                  lth_error *err);

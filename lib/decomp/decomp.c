@@ -117,6 +117,20 @@ lth_decomp_ws *lth_decomp_ws_alloc_scaled(const lth_system *sys, int out_order, 
   return ws_alloc(sys, out_order, scale, err);
 }
 
+/* A mass matrix's solve that this path would fill densely beyond its
+ * budget is refused before anything s x s is allocated (lth_source_solve_fits). */
+static lth_status solves_fit(const lth_system *sys, lth_error *err) {
+  int r = lth_system_index(sys);
+  lth_status st = LTH_OK;
+  for (int i = 1; i <= r && st == LTH_OK; i++) {
+    for (int j = 1; j <= r + 1 && st == LTH_OK; j++) {
+      const lth_source *src = j <= r ? lth_system_A(sys, i, j) : lth_system_forcing(sys, i);
+      st = src ? lth_source_solve_fits(src, err) : LTH_OK;
+    }
+  }
+  return st;
+}
+
 /* scale < 0: the chain scale of the system's interval, computed here (a
  * solve computes it once and hands it to its workspaces: lth_ivp_opts.chain_scale). */
 static lth_decomp_ws *ws_alloc(const lth_system *sys, int out_order, double scale, lth_error *err) {
@@ -124,7 +138,7 @@ static lth_decomp_ws *ws_alloc(const lth_system *sys, int out_order, double scal
     lth_error_set(err, LTH_EINVAL, "output order %d must be >= 0", out_order);
     return NULL;
   }
-  if (lth_system_validate(sys, err) != LTH_OK) {
+  if (lth_system_validate(sys, err) != LTH_OK || solves_fit(sys, err) != LTH_OK) {
     return NULL;
   }
   lth_decomp_ws *ws = calloc(1, sizeof *ws);

@@ -18,6 +18,12 @@ lth_status lth_oppoint_block(const lth_oppoint *pt, int i, int j, lth_opblock *o
     return lth_error_set(err, LTH_EINVAL, "lth_oppoint_block: the point holds no decomposition");
   }
   const op_csc *a = op_A(pt, i, j);
+  if (a->mass) {
+    return lth_error_set(err, LTH_EINVAL,
+                         "A(%d,%d) is the mass matrix %s's solve M^-1 A(%d,%d) (not diagonal), "
+                         "kept as a factorization: it has no sparse form",
+                         i, j, pt->sys->mlabel[i - 1], i, j);
+  }
   *out = (lth_opblock){.rows = pt->sys->n[i - 1], .cols = pt->sys->n[j - 1]};
   if (a->val && a->nnz > 0) {
     out->nnz = a->nnz;

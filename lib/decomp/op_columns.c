@@ -17,6 +17,17 @@ static const op_block *blk(const lth_opsys *sys, int i, int j) {
   return b->set ? b : NULL;
 }
 
+/* A block M_i^{-1} B (a => mass, op_mass.c) has entries in every row of a
+ * column where B has one (M_i^{-1} is dense for a connected M_i, and nothing
+ * smaller is known from the pattern): its row i is reached from a set of
+ * rows `in` of block row i when any of them is in. */
+static int any_in(const op_block *a, const char *in) {
+  for (int q = 0; in && q < a->rows; q++) {
+    if (in[q]) return 1;
+  }
+  return !in;
+}
+
 /* act(R_{r-1}) = the nonempty columns of A_{r,r-1}; act(R_i) = the columns
  * of A_{i+1,i} with an entry in a row of act(R_{i+1}) (R_i = R_{i+1}
  * A_{i+1,i}): into act[off_{i-1} + jj] (0/1). */
@@ -26,10 +37,11 @@ static void act_mask(const lth_opsys *sys, char *act) {
     const op_block *a = blk(sys, i + 1, i);
     const char *in = i == r - 1 ? NULL : act + sys->off[i];
     char *out = act + sys->off[i - 1];
+    int all = a && a->mass && any_in(a, in);
     for (int jj = 0; jj < sys->n[i - 1]; jj++) {
       out[jj] = 0;
       for (int p = a ? a->colptr[jj] : 0; a && p < a->colptr[jj + 1] && !out[jj]; p++) {
-        out[jj] = !in || in[a->rowind[p]];
+        out[jj] = all || (!a->mass && (!in || in[a->rowind[p]]));
       }
     }
   }
@@ -44,9 +56,10 @@ static void spread(const lth_opsys *sys, int j, int k, const char *from, char *t
   }
   const char *in = from + sys->off[j - 1];
   char *out = to + sys->off[k - 1];
+  int all = a->mass && any_in(a, in);
   for (int jj = 0; jj < sys->n[k - 1]; jj++) {
     for (int p = a->colptr[jj]; p < a->colptr[jj + 1] && !out[jj]; p++) {
-      out[jj] = in[a->rowind[p]];
+      out[jj] = all || (!a->mass && in[a->rowind[p]]);
     }
   }
 }
@@ -157,6 +170,10 @@ void op_rows_release(op_rows *rs) {
 static void reach(const op_block *a, const char *in, char *out) {
   for (int jj = 0; a && jj < a->cols; jj++) {
     for (int p = a->colptr[jj]; (!in || in[jj]) && p < a->colptr[jj + 1]; p++) {
+      if (a->mass) { /* M^{-1} B: every row */
+        memset(out, 1, (size_t)a->rows);
+        return;
+      }
       out[a->rowind[p]] = 1;
     }
   }

@@ -14,6 +14,10 @@
 #include "refusal.h"
 #include "system/pi_text.h"
 
+/* Columns a block row's mass matrix is solved for at once (KLU solves four
+ * right-hand sides at a time). */
+#define MASS_CHUNK 4
+
 struct lth_opdecomp_ws {
   const lth_opsys *sys;
   int out_order, K;
@@ -73,6 +77,18 @@ static lth_status point_jets(lth_oppoint *pt, lth_error *err) {
       a->val = calloc(a->stride * (size_t)(K + 1), sizeof(double));
       st = a->val ? LTH_OK : LTH_ENOMEM;
       pt->info.bytes += a->stride * (size_t)(K + 1) * sizeof(double);
+    }
+    int i = k % r + 1; /* block (i, j) at k = (i - 1) + r (j - 1) */
+    if (b->set && b->mass && st == LTH_OK && !pt->mass[i - 1]) {
+      pt->mass[i - 1] = op_mass_alloc(sys->mass[i - 1], sys->mlabel[i - 1], MASS_CHUNK, K, err);
+      st = pt->mass[i - 1] ? LTH_OK : LTH_ENOMEM;
+    }
+    a->mass = b->mass ? pt->mass[i - 1] : NULL;
+  }
+  for (int i = 1; i < r && st == LTH_OK; i++) { /* a row whose only mass-solved part is f_i */
+    if (sys->mass[i - 1] && !pt->mass[i - 1]) {
+      pt->mass[i - 1] = op_mass_alloc(sys->mass[i - 1], sys->mlabel[i - 1], MASS_CHUNK, K, err);
+      st = pt->mass[i - 1] ? LTH_OK : LTH_ENOMEM;
     }
   }
   struct {
@@ -146,6 +162,7 @@ static void point_bytes(lth_oppoint *pt) {
     pt->info.bytes += jet_bytes(&pt->L[i]) + jet_bytes(&pt->S[i]) + jet_bytes(&pt->D[i]);
   }
   for (int k = 0; k < r * r; k++) pt->info.bytes += jet_bytes(&pt->F[k]);
+  for (int k = 0; k < r; k++) pt->info.bytes += op_mass_bytes(pt->mass[k]);
 }
 
 lth_oppoint *lth_oppoint_alloc(const lth_opsys *sys, int order, int max_cols, lth_error *err) {
@@ -166,9 +183,10 @@ lth_oppoint *lth_oppoint_alloc(const lth_opsys *sys, int order, int max_cols, lt
     pt->lr = calloc((size_t)r, sizeof *pt->lr);
     pt->sa = calloc((size_t)r, sizeof *pt->sa);
     pt->fr = calloc((size_t)r * (size_t)r, sizeof *pt->fr);
+    pt->mass = calloc((size_t)r, sizeof *pt->mass);
   }
   if (!pt || !pt->A || !pt->F || !pt->L || !pt->S || !pt->C || !pt->D || !pt->lr || !pt->sa ||
-      !pt->fr) {
+      !pt->fr || !pt->mass) {
     lth_oppoint_free(pt);
     lth_error_set(err, LTH_ENOMEM, "out of memory allocating an operator-form result");
     return NULL;
@@ -225,6 +243,8 @@ void lth_oppoint_free(lth_oppoint *pt) {
   free(pt->ucol);
   free(pt->upos);
   op_sparsepi_free(pt->sp);
+  for (int k = 0; pt->mass && k < r; k++) op_mass_free(pt->mass[k]);
+  free(pt->mass);
   free(pt->uloc);
   free(pt->A);
   free(pt->F);

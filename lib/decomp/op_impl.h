@@ -50,13 +50,18 @@ typedef struct op_block {
   double *cval;          /* or constant values, */
   const lth_source *src; /* or a source of lth_opsys_from_system: */
   int src_sparse;        /* 1: its own pattern (lth_source_fill_csc), 0: the full one */
+  int mass;              /* 1: the block is M_i^{-1} times these values (op_mass.c) */
 } op_block;
 
 typedef struct op_fblock {
   lth_op_fill_fn fn;
   void *ctx;
   const lth_source *src;
+  int mass; /* 1: f_i is M_i^{-1} times src */
 } op_fblock;
+
+/* A block row's constant sparse mass matrix, factored (lib/decomp/op_mass.c). */
+typedef struct op_mass op_mass;
 
 struct lth_opsys {
   int r, s, m, nr, nmax;
@@ -64,6 +69,12 @@ struct lth_opsys {
   op_block *A;  /* A[(i-1) + r (j-1)] */
   op_fblock *f; /* f[i-1] */
   int has_src;  /* some block or f is a dense source */
+  /* mass[i-1]: block row i's mass matrix M_i (a sparse source, not
+   * diagonal, constant: op_mass.c) when its blocks and f_i are kept as
+   * M_i^{-1} times their own values, else NULL; mlabel[i-1] its name */
+  const lth_source **mass;
+  const char **mlabel;
+  int nmass; /* block rows with a mass */
   lth_op_pi_factor pi_factor; /* lth_opsys_set_pi_factor (op_sparsepi.c) */
 };
 
@@ -76,7 +87,9 @@ typedef struct op_csc {
   size_t stride;
   double *val; /* NULL: the block is absent (zero) */
   int fixed;   /* constant values, already in val (op_eval fills them once) */
-  double nrm;  /* ||A_0||_1 of a fixed block once known, else -1 */
+  double nrm;  /* ||A_0||_1 of a fixed block once known, else -1 (of a block
+               * with a mass: set at each evaluation, op_mass_norm1) */
+  op_mass *mass; /* non-NULL: the block is M^{-1} times these values */
 } op_csc;
 
 /* The entries of a thin factor's rows (or columns) that its pattern lets be
@@ -119,7 +132,30 @@ struct lth_oppoint {
   int *uloc;   /* uloc[c]: ucol[c]'s row within its block (c < Wc - 1) */
   lth_jet *xg; /* Wc x max_cols: an apply's argument at the rows ucol */
   struct op_sparsepi *sp; /* the sparse-Pi path (op_sparsepi.h), else NULL */
+  op_mass **mass;         /* mass[i-1]: block row i's (sys->mass), else NULL */
 };
+
+/* ---- mass matrices (lib/decomp/op_mass.c) ----
+ * The kernels below take a block with a mass (A->mass) as M^{-1} times its
+ * values by these (the same contracts, M^{-1} B for A).  chunk (1..64): the
+ * columns solved at once. */
+op_mass *op_mass_alloc(const lth_source *M, const char *label, int chunk, int K, lth_error *err);
+void op_mass_free(op_mass *ms);
+size_t op_mass_bytes(const op_mass *ms);
+/* M's jet at t: LTH_EDATA naming M and t if a derivative is nonzero (M must
+ * be constant), factored again if its values changed (LTH_ESING, LTH_ECOND). */
+lth_status op_mass_eval(op_mass *ms, double t, int K, lth_error *err);
+/* Y <- M^{-1} Y, orders 0..Y->order (Y has M's rows). */
+void op_mass_solve_jet(op_mass *ms, lth_jet *Y);
+void op_mass_left_rows(double alpha, const op_csc *A, const lth_jet *X, const op_rows *xr,
+                       lth_jet *Y, const int *ypos);
+void op_mass_right_cols(double alpha, const lth_jet *X, const int *xpos, const op_csc *A,
+                        lth_jet *Y, const int *ycols);
+void op_mass_dense_map(const op_csc *A, const int *ypos, const int *ycols, lth_jet *Y);
+/* ||M^{-1} B||_1 at t: exact up to 256 columns, else ||M^{-1}||_1 (KLU's
+ * estimate) times ||B||_1. */
+double op_mass_norm1(const op_csc *A);
+int op_mass_available(void);
 
 /* ---- sparse jet kernels (lib/decomp/op_sparse.c) ----
  * Truncated Cauchy products; Y's order becomes min(Y's, A's, X's). */

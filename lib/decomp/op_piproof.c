@@ -239,6 +239,12 @@ op_piproof *op_piproof_alloc(const lth_opsys *sys, const char **why) {
   if (sys->nr > LTH_DEFAULT_OP_PI_PROOF_NR) {
     no = "n_r is above LTH_DEFAULT_OP_PI_PROOF_NR (Pi's model would be dense n_r x n_r)";
   }
+  for (int k = 0; k < sys->r && !no; k++) {
+    if (chain_block(sys, k)->mass) {
+      no = "a block of Pi's chain is a mass matrix's solve M^-1 A(i,j) (not diagonal), which "
+           "carries no enclosure";
+    }
+  }
   op_piproof *p = no ? NULL : calloc(1, sizeof *p);
   if (!no && !p) no = "out of memory";
   if (p) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Products of sparse value jets (compressed sparse columns, one pattern for
  * every Taylor coefficient) with dense thin jets: the only place the
- * operator form touches the sparse blocks (lib/decomp/op_impl.h). */
+ * operator form touches the sparse blocks (lib/decomp/op_impl.h); a block
+ * that is a mass matrix's solve M^{-1} B goes through lib/decomp/op_mass.c. */
 #include <math.h>
 
 #include "op_impl.h"
@@ -15,6 +16,9 @@ void op_csc_left(double alpha, const op_csc *A, const lth_jet *X, lth_jet *Y) {
 }
 
 double op_csc_norm1(const op_csc *A) {
+  if (A->mass) {
+    return A->nrm;
+  }
   if (A->fixed && A->nrm >= 0.0) {
     return A->nrm;
   }
@@ -34,6 +38,10 @@ double op_csc_norm1(const op_csc *A) {
 void op_csc_left_rows(double alpha, const op_csc *A, const lth_jet *X, const op_rows *xr,
                       lth_jet *Y, const int *ypos) {
   if (!A->val || alpha == 0.0) {
+    return;
+  }
+  if (A->mass) {
+    op_mass_left_rows(alpha, A, X, xr, Y, ypos);
     return;
   }
   int K = imin(imin(A->order, X->order), imin(Y->order, Y->maxorder));
@@ -64,6 +72,10 @@ void op_csc_right_cols(double alpha, const lth_jet *X, const int *xpos, const op
   if (!A->val || alpha == 0.0) {
     return;
   }
+  if (A->mass) {
+    op_mass_right_cols(alpha, X, xpos, A, Y, ycols);
+    return;
+  }
   int K = imin(imin(A->order, X->order), imin(Y->order, Y->maxorder));
   Y->order = K;
   int k = X->rows;
@@ -84,6 +96,10 @@ void op_csc_right_cols(double alpha, const lth_jet *X, const int *xpos, const op
 }
 
 void op_csc_dense_map(const op_csc *A, const int *ypos, const int *ycols, lth_jet *Y) {
+  if (A->mass) {
+    op_mass_dense_map(A, ypos, ycols, Y);
+    return;
+  }
   int K = imin(A->order, Y->maxorder);
   lth_jet_set_zero(Y, K < 0 ? 0 : K);
   Y->order = K;

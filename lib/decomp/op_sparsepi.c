@@ -79,7 +79,7 @@ int op_sparsepi_on(const lth_opsys *sys) {
   case LTH_OP_PI_DENSE:
     return 0;
   default:
-    return HAVE_KLU && sys->r == 2 && sys->nr >= LTH_DEFAULT_OP_SPARSE_PI_NR;
+    return HAVE_KLU && sys->r == 2 && sys->nr >= LTH_DEFAULT_OP_SPARSE_PI_NR && !sys->nmass;
   }
 }
 
@@ -97,6 +97,15 @@ lth_status lth_opsys_set_pi_factor(lth_opsys *sys, lth_op_pi_factor how, lth_err
                          "index %d: the sparse factorization of Pi is implemented for index 2 "
                          "only; index %d keeps the dense one (n_r = %d)",
                          sys->r, sys->r, sys->nr);
+  }
+  for (int i = 1; how == LTH_OP_PI_SPARSE && i < sys->r; i++) {
+    if (sys->mass[i - 1]) {
+      return lth_error_set(err, LTH_EINVAL,
+                           "the sparse factorization of Pi takes the blocks as sparse matrices, "
+                           "and block row %d is the mass matrix %s's solve M^-1 A(%d,j) (not "
+                           "diagonal): Pi keeps the dense factorization",
+                           i, sys->mlabel[i - 1], i);
+    }
   }
   sys->pi_factor = how;
   return LTH_OK;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lth/defaults.h"
+#include "lth/enclose.h"
 #include "op_impl.h"
 #include "system/system_parts.h"
 
@@ -28,8 +30,10 @@ lth_opsys *lth_opsys_alloc(int r, const int *n, lth_error *err) {
     sys->off = malloc((size_t)(r + 1) * sizeof *sys->off);
     sys->A = calloc((size_t)r * (size_t)r, sizeof *sys->A);
     sys->f = calloc((size_t)r, sizeof *sys->f);
+    sys->mass = calloc((size_t)r, sizeof *sys->mass);
+    sys->mlabel = calloc((size_t)r, sizeof *sys->mlabel);
   }
-  if (!sys || !sys->n || !sys->off || !sys->A || !sys->f) {
+  if (!sys || !sys->n || !sys->off || !sys->A || !sys->f || !sys->mass || !sys->mlabel) {
     lth_opsys_free(sys);
     lth_error_set(err, LTH_ENOMEM, "out of memory allocating a sparse system");
     return NULL;
@@ -58,6 +62,8 @@ void lth_opsys_free(lth_opsys *sys) {
   }
   free(sys->A);
   free(sys->f);
+  free(sys->mass);
+  free(sys->mlabel);
   free(sys->n);
   free(sys->off);
   free(sys);
@@ -222,6 +228,114 @@ static lth_status sparse_block(lth_opsys *sys, int i, int j, const lth_source *s
   return st;
 }
 
+/* ---- block rows with a mass matrix ---- */
+
+/* 1 if the sparse source M is constant on the system's interval by its
+ * enclosure (every first-order Taylor coefficient enclosed by [0, 0]); 0 if
+ * it may not be, or carries no enclosure, or the system has no interval. */
+static int constant_on(const lth_system *dense, const lth_source *M) {
+  double t0, t1;
+  int nnz = 0;
+  const int *cp, *ri;
+  if (!lth_system_interval(dense, &t0, &t1) || !lth_source_can_enclose_csc(M) ||
+      lth_source_csc_pattern(M, &nnz, &cp, &ri, NULL) != LTH_OK) {
+    return 0;
+  }
+  size_t nz = (size_t)nnz;
+  lth_interval *coef = malloc((2 * nz + 1) * sizeof *coef);
+  lth_interval *work = malloc((lth_source_enclose_work_size(M, 1) + 1) * sizeof *work);
+  int constant = coef && work &&
+                 lth_source_enclose_csc(M, t0, t1, 1, coef, nz, work, NULL) == LTH_OK;
+  for (size_t p = 0; constant && p < nz; p++) {
+    constant = coef[nz + p].lo == 0.0 && coef[nz + p].hi == 0.0;
+  }
+  free(coef);
+  free(work);
+  return constant;
+}
+
+/* The mass matrix M_i of block row i when the row can keep it as a sparse
+ * factorization (op_mass.c): every block A_ij and f_i set is a solve
+ * M_i^{-1} X (lth_source_solve_parts) with the same M_i, sparse, square,
+ * not diagonal, in a library with KLU; else NULL (the blocks stay the dense
+ * solves they are). */
+static const lth_source *row_mass(const lth_system *dense, int i, const char **label) {
+  int r = lth_system_index(dense);
+  const lth_source *M = NULL;
+  for (int j = 1; j <= r + 1; j++) {
+    const lth_source *src = j <= r ? lth_system_A(dense, i, j) : lth_system_forcing(dense, i);
+    const lth_source *Mj, *X;
+    if (!src) {
+      continue;
+    }
+    if (!lth_source_solve_parts(src, &Mj, &X, label) || (M && Mj != M)) {
+      return NULL;
+    }
+    M = Mj;
+  }
+  if (!M || !op_mass_available() || !lth_source_is_sparse(M)) {
+    return NULL;
+  }
+  /* M must be constant (op_mass.c refuses a point where it is not): one
+   * that may change on the interval keeps the dense solve while that fits */
+  int n = lth_source_rows(M);
+  if (n <= LTH_DEFAULT_SPARSE_MASS_MIN_ROWS) {
+    return NULL;
+  }
+  if ((double)n * (double)n <= LTH_DEFAULT_DENSE_MASS_MAX_ENTRIES && !constant_on(dense, M)) {
+    return NULL;
+  }
+  return M;
+}
+
+/* A row that row_mass did not take keeps its solves dense: one whose M is
+ * beyond the dense budget is refused here, naming M and what the sparse
+ * form needs, before a full pattern of n_i x n_j is built. */
+static lth_status dense_row_fits(const lth_system *dense, int i, lth_error *err) {
+  int r = lth_system_index(dense);
+  for (int j = 1; j <= r + 1; j++) {
+    const lth_source *src = j <= r ? lth_system_A(dense, i, j) : lth_system_forcing(dense, i);
+    const lth_source *M, *X;
+    const char *label;
+    if (src && lth_source_solve_fits(src, NULL) != LTH_OK &&
+        lth_source_solve_parts(src, &M, &X, &label)) {
+      int n = lth_source_rows(M);
+      return lth_error_set(err, LTH_ENOMEM,
+                           "the mass matrix %s (%d x %d) is not diagonal: the operator path "
+                           "keeps it as a sparse LU when it is sparse, constant on the interval "
+                           "and solves every block and the forcing of its row (no inputs "
+                           "B(%d))%s; else it is solved densely, %.3g entries per Taylor order, "
+                           "over the %.3g allowed",
+                           label, n, n, i,
+                           op_mass_available() ? "" : ", in a library built with SuiteSparse KLU",
+                           (double)n * (double)n, LTH_DEFAULT_DENSE_MASS_MAX_ENTRIES);
+    }
+  }
+  return LTH_OK;
+}
+
+/* Block row i's sources as M_i^{-1} times their X's. */
+static lth_status mass_row(lth_opsys *sys, const lth_system *dense, int i, lth_error *err) {
+  int r = sys->r;
+  lth_status st = LTH_OK;
+  for (int j = 1; j <= r && st == LTH_OK; j++) {
+    const lth_source *src = lth_system_A(dense, i, j), *M, *X;
+    const char *label;
+    if (!src || !lth_source_solve_parts(src, &M, &X, &label)) {
+      continue;
+    }
+    st = lth_source_is_sparse(X) ? sparse_block(sys, i, j, X, err) : full_block(sys, i, j, X, err);
+    if (st == LTH_OK) sys->A[(i - 1) + r * (j - 1)].mass = 1;
+  }
+  const lth_source *f = lth_system_forcing(dense, i), *M, *X;
+  const char *label;
+  if (f && lth_source_solve_parts(f, &M, &X, &label)) {
+    sys->f[i - 1].src = X;
+    sys->f[i - 1].mass = 1;
+  }
+  return st;
+}
+
 lth_opsys *lth_opsys_from_system(const lth_system *dense, lth_error *err) {
   if (!dense) {
     lth_error_set(err, LTH_EINVAL, "lth_opsys_from_system: NULL system");
@@ -242,6 +356,14 @@ lth_opsys *lth_opsys_from_system(const lth_system *dense, lth_error *err) {
   lth_opsys *sys = lth_opsys_alloc(r, n, err);
   lth_status st = sys ? LTH_OK : LTH_ENOMEM;
   for (int i = 1; i <= r && st == LTH_OK; i++) {
+    const lth_source *M = i < r ? row_mass(dense, i, &sys->mlabel[i - 1]) : NULL;
+    if (M) {
+      sys->mass[i - 1] = M;
+      sys->nmass++;
+      st = mass_row(sys, dense, i, err);
+      continue;
+    }
+    st = i < r ? dense_row_fits(dense, i, err) : LTH_OK;
     for (int j = 1; j <= r && st == LTH_OK; j++) {
       const lth_source *src = lth_system_A(dense, i, j);
       if (src) {
@@ -273,8 +395,17 @@ size_t lth_opsys_nnz(const lth_opsys *sys) {
   for (int k = 0; k < sys->r * sys->r; k++) {
     nz += sys->A[k].set ? (size_t)sys->A[k].nnz : 0;
   }
+  for (int i = 0; i < sys->r; i++) {
+    int mnz = 0;
+    const int *cp, *ri;
+    if (sys->mass[i] && lth_source_csc_pattern(sys->mass[i], &mnz, &cp, &ri, NULL) == LTH_OK) {
+      nz += (size_t)mnz;
+    }
+  }
   return nz;
 }
+
+int lth_opsys_mass_rows(const lth_opsys *sys) { return sys->nmass; }
 
 /* ---- evaluation ---- */
 
@@ -390,6 +521,15 @@ lth_status op_eval(const lth_opsys *sys, double t, int K, lth_oppoint *pt, doubl
       }
     }
   }
+  for (int i = 1; i < r && st == LTH_OK; i++) { /* M_i factored, then the blocks' norms */
+    if (pt->mass[i - 1]) {
+      st = op_mass_eval(pt->mass[i - 1], t, K, err);
+    }
+    for (int j = 1; j <= r && st == LTH_OK && pt->mass[i - 1]; j++) {
+      op_csc *a = &pt->A[(i - 1) + r * (j - 1)];
+      if (a->val && a->mass) a->nrm = op_mass_norm1(a);
+    }
+  }
   lth_jet_set_zero(&pt->f, K);
   for (int i = 1; i <= r && st == LTH_OK; i++) {
     const op_fblock *fb = &sys->f[i - 1];
@@ -397,6 +537,7 @@ lth_status op_eval(const lth_opsys *sys, double t, int K, lth_oppoint *pt, doubl
     fi.order = K;
     if (fb->src) {
       st = lth_source_fill(fb->src, t, K, &fi, work, err);
+      if (st == LTH_OK && fb->mass) op_mass_solve_jet(pt->mass[i - 1], &fi);
     } else if (fb->fn && fb->fn(fb->ctx, t, K, fi.c, fi.stride) != 0) {
       st = callback_error(err, t, "f", i, 0);
     } else if (fb->fn) {

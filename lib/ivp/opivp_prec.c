@@ -88,6 +88,8 @@ static double av_norm1(const opivp_ctx *c) {
 
 int opivp_prec_wanted(opivp_ctx *c, double t0, double t_end) {
   if (c->o.method != LTH_OPIVP_BDF || c->o.precondition == LTH_OPIVP_PREC_OFF) return 0;
+  /* a row kept as M^{-1} A(i,j) (lth_opsys_mass_rows) has no sparse A_v */
+  if (lth_opsys_mass_rows(c->sys) > 0) return 0;
   if (c->o.precondition == LTH_OPIVP_PREC_ON) return 1;
   /* AUTO: stiff on the interval, ||A_v(t0)||_1 |t_end - t0| at least the
    * threshold (a choice of speed only: either way the answer is to the

@@ -60,6 +60,17 @@ lth_status lth_path_choose(const lth_system *sys, lth_path_mode mode, unsigned f
     lth_error_prefix(err, "building the operator form: ");
     return err->status != LTH_OK ? err->status : LTH_ENOMEM;
   }
+  if ((flags & LTH_PATH_SPARSE_A) && lth_opsys_mass_rows(out->sys) > 0) {
+    lth_path_choice_free(out);
+    out->obstacle = "a mass matrix that is not diagonal (its block row is M^-1 A(i,j), kept as a "
+                    "factorization: the operator path's collocation assembles A's blocks as "
+                    "sparse matrices and does not take it yet)";
+    if (mode == LTH_PATH_OPERATOR) {
+      return lth_error_set(err, LTH_EINVAL, "the operator path does not take %s", out->obstacle);
+    }
+    snprintf(out->why, sizeof out->why, "s = %d, but only it takes %.150s", s, out->obstacle);
+    return LTH_OK;
+  }
   out->nnz = lth_opsys_nnz(out->sys);
   out->density = (double)out->nnz / ((double)s * (double)s);
   if (mode == LTH_PATH_AUTO && out->density > LTH_DEFAULT_OPERATOR_MAX_DENSITY) {

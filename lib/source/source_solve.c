@@ -32,6 +32,10 @@
 #include "lth/source.h"
 #include "source_rebind.h"
 
+#ifdef LTH_HAVE_KLU
+#include <klu.h>
+#endif
+
 #define SMALL    4096 /* n*n*k below this: level-2 BLAS (see lib/jet/jet.c's SMALL_PRODUCT) */
 #define DIAG_MIN 64   /* a diagonal M of more rows is solved entry by entry */
 /* Any other M is factored densely (n x n per point and per Taylor order of
@@ -63,11 +67,27 @@ static size_t max_sz(size_t a, size_t b) { return a > b ? a : b; }
 
 /* Doubles: M jet, LU, pivots (2n), dgecon work (4n) and iwork (2n), then the
  * sources' own scratch. */
+static int too_large(int n) { return (double)n * (double)n > DENSE_MAX; }
+
 static size_t solve_work_size(const void *state, int order) {
   const solve_state *ss = state;
   size_t n = (size_t)ss->n;
+  if (too_large(ss->n)) {
+    return 1; /* solve_fill refuses */
+  }
   size_t sub = max_sz(lth_source_work_size(ss->M, order), lth_source_work_size(ss->X, order));
   return n * n * (size_t)(order + 1) + n * n + 8 * n + sub + 1;
+}
+
+/* The refusal of a dense solve beyond DENSE_MAX entries of n x n. */
+static lth_status dense_refusal(const char *label, int n, lth_error *err) {
+  return lth_error_set(err, LTH_ENOMEM,
+                       "the mass matrix %s (%d x %d) is not diagonal, and the dense path solves "
+                       "such a mass matrix densely (%.3g entries per Taylor order, over the %.3g "
+                       "allowed): at this size only the operator path takes it (--path operator; "
+                       "a constant sparse mass matrix, factored by SuiteSparse KLU), or a "
+                       "diagonal mass matrix",
+                       label, n, n, (double)n * (double)n, DENSE_MAX);
 }
 
 static void solve_domain(const void *state, double *lo, double *hi) {
@@ -164,6 +184,9 @@ static lth_status solve_fill(const void *state, double t, int order, lth_jet *ou
                              lth_error *err) {
   const solve_state *ss = state;
   int n = ss->n, k = ss->k;
+  if (too_large(n)) {
+    return dense_refusal(ss->label, n, err);
+  }
   size_t nn = (size_t)n * (size_t)n;
   double *mc = work, *lu = mc + nn * (size_t)(order + 1), *cw = lu + nn + 2 * (size_t)n;
   lapack_int *ipiv = (lapack_int *)(void *)(lu + nn); /* 2n doubles hold n pivots */
@@ -454,6 +477,177 @@ static lth_status diag_scan(const lth_source *M, const double *times, size_t n, 
   return st;
 }
 
+int lth_source_solve_parts(const lth_source *src, const lth_source **M, const lth_source **X,
+                           const char **label) {
+  const lth_source_type *ty = src ? lth_source_get_type(src) : NULL;
+  if (ty != &solve_types[0] && ty != &solve_types[1]) {
+    return 0;
+  }
+  const solve_state *ss = lth_source_state(src);
+  *M = ss->M;
+  *X = ss->X;
+  if (label) {
+    *label = ss->label;
+  }
+  return 1;
+}
+
+lth_status lth_source_solve_fits(const lth_source *src, lth_error *err) {
+  const lth_source *M, *X;
+  const char *label;
+  if (lth_source_solve_parts(src, &M, &X, &label) && too_large(lth_source_rows(M))) {
+    return dense_refusal(label, lth_source_rows(M), err);
+  }
+  return LTH_OK;
+}
+
+/* ---- a sparse M that is not diagonal: the scan by SuiteSparse KLU ---- */
+
+#ifdef LTH_HAVE_KLU
+/* The parity of a permutation p[0..n) (0 even, 1 odd), marking visited
+ * entries in seen (n bytes). */
+static int parity(const int *p, int n, char *seen) {
+  int odd = 0;
+  memset(seen, 0, (size_t)n);
+  for (int i = 0; i < n; i++) {
+    int len = 0;
+    for (int j = i; !seen[j]; j = p[j], len++) seen[j] = 1;
+    odd ^= len > 0 && (len - 1) % 2;
+  }
+  return odd;
+}
+
+/* ||M_0^{-1}||_1 (klu_condest's Hager/Higham estimate, as dgecon's on the
+ * dense path; INFINITY if singular) and the sign of det M_0 from the LU of
+ * P R^{-1} M_0 Q (R > 0 the row scaling, L unit lower triangular). */
+static void klu_norms(const int *cp, const int *ri, double *v, int n, klu_symbolic *ks,
+                      klu_common *kc, char *seen, double anorm, double *inv_norm, int *sign) {
+  *inv_norm = INFINITY;
+  *sign = 1;
+  klu_numeric *kn = klu_factor((int *)cp, (int *)ri, v, ks, kc);
+  if (kn && klu_condest((int *)cp, v, ks, kn, kc) && anorm > 0.0 && isfinite(kc->condest)) {
+    *inv_norm = kc->condest / anorm;
+    const double *ud = kn->Udiag;
+    int odd = parity(kn->Pnum, n, seen) ^ parity(ks->Q, n, seen);
+    for (int i = 0; i < n; i++) {
+      odd ^= ud[i] < 0.0;
+      *inv_norm = ud[i] == 0.0 ? INFINITY : *inv_norm;
+    }
+    *sign = odd ? -1 : 1;
+  }
+  if (kn) {
+    klu_free_numeric(&kn, kc);
+  }
+}
+
+static double csc_norm1(const int *cp, const double *v, int n);
+
+lth_status lth_source_solve_sparse(const lth_source *M, double t, double *Y, int ld, int k,
+                                   double *inv_norm, lth_error *err) {
+  int n = lth_source_rows(M), nnz = 0;
+  const int *cp, *ri;
+  if (!lth_source_is_sparse(M) || lth_source_csc_pattern(M, &nnz, &cp, &ri, NULL) != LTH_OK) {
+    return lth_error_set(err, LTH_EINVAL, "lth_source_solve_sparse: M is not a sparse source");
+  }
+  size_t wn = lth_source_work_size(M, 0);
+  double *v = malloc(((size_t)nnz + wn + 1) * sizeof *v);
+  klu_common kc;
+  klu_defaults(&kc);
+  klu_symbolic *ks = v ? klu_analyze(n, (int *)cp, (int *)ri, &kc) : NULL;
+  lth_status st = ks ? lth_source_fill_csc(M, t, 0, v, (size_t)nnz, v + nnz, err) : LTH_ENOMEM;
+  klu_numeric *kn = st == LTH_OK ? klu_factor((int *)cp, (int *)ri, v, ks, &kc) : NULL;
+  if (st == LTH_OK && (!kn || !klu_condest((int *)cp, v, ks, kn, &kc))) {
+    st = lth_error_set_t(err, LTH_ESING, t, "the mass matrix is singular at t = %.10g", t);
+  }
+  if (st == LTH_OK) {
+    double anorm = csc_norm1(cp, v, n);
+    *inv_norm = anorm > 0.0 ? kc.condest / anorm : INFINITY;
+    if (k > 0 && !klu_solve(ks, kn, ld, k, Y, &kc)) {
+      st = lth_error_set_t(err, LTH_ESING, t, "the mass matrix is singular at t = %.10g", t);
+    }
+  }
+  if (kn) klu_free_numeric(&kn, &kc);
+  if (ks) klu_free_symbolic(&ks, &kc);
+  free(v);
+  if (st == LTH_ENOMEM && err && err->status == LTH_OK) {
+    lth_error_set(err, LTH_ENOMEM, "out of memory solving with a mass matrix");
+  }
+  return st;
+}
+
+static double csc_norm1(const int *cp, const double *v, int n) {
+  double mx = 0.0;
+  for (int j = 0; j < n; j++) {
+    double s = 0.0;
+    for (int p = cp[j]; p < cp[j + 1]; p++) s += fabs(v[p]);
+    mx = s > mx ? s : mx;
+  }
+  return mx;
+}
+
+/* lth_source_solve_scan for a sparse M: the checks of the dense scan with a
+ * sparse LU, O(nnz of the factors) per time instead of n^3. */
+static lth_status sparse_scan(const lth_source *M, const double *times, size_t n, double cond_max,
+                              const char *label, double *mscale, lth_error *err) {
+  int m = lth_source_rows(M), nnz = 0;
+  const int *cp, *ri;
+  lth_status st = lth_source_csc_pattern(M, &nnz, &cp, &ri, err);
+  if (st != LTH_OK) {
+    return st;
+  }
+  size_t wn = lth_source_work_size(M, 0);
+  /* v: M at t (nnz), the values last factored (nnz), the fill's scratch */
+  double *v = malloc((2 * (size_t)nnz + wn + 1) * sizeof *v), *last = v ? v + nnz : NULL;
+  char *seen = malloc((size_t)m + 1);
+  klu_common kc;
+  klu_defaults(&kc);
+  klu_symbolic *ks = v && seen ? klu_analyze(m, (int *)cp, (int *)ri, &kc) : NULL;
+  if (!ks) {
+    free(v);
+    free(seen);
+    return lth_error_set(err, LTH_ENOMEM, "out of memory checking the mass matrix %s", label);
+  }
+  double scale = 0.0, inv_norm = INFINITY;
+  int sign = 1, have = 0;
+  for (int pass = 0; pass < 2 && st == LTH_OK; pass++) {
+    int prev_sign = 0;
+    for (size_t i = 0; i < n && st == LTH_OK; i++) {
+      if ((st = lth_source_fill_csc(M, times[i], 0, v, (size_t)nnz, last + nnz, err)) != LTH_OK) {
+        break;
+      }
+      double anorm = csc_norm1(cp, v, m);
+      if (pass == 0) {
+        scale = anorm > scale ? anorm : scale;
+        continue;
+      }
+      /* the same values as at the time before (a constant M): the same LU */
+      if (!have || memcmp(v, last, (size_t)nnz * sizeof *v) != 0) {
+        klu_norms(cp, ri, v, m, ks, &kc, seen, anorm, &inv_norm, &sign);
+        memcpy(last, v, (size_t)nnz * sizeof *v);
+        have = 1;
+      }
+      st = scan_point(label, times, i, inv_norm, scale, anorm, cond_max, sign, prev_sign, err);
+      prev_sign = sign;
+    }
+  }
+  klu_free_symbolic(&ks, &kc);
+  free(v);
+  free(seen);
+  if (mscale) {
+    *mscale = scale;
+  }
+  return st;
+}
+#else
+lth_status lth_source_solve_sparse(const lth_source *M, double t, double *Y, int ld, int k,
+                                   double *inv_norm, lth_error *err) {
+  (void)M, (void)t, (void)Y, (void)ld, (void)k, (void)inv_norm;
+  return lth_error_set(err, LTH_EINVAL,
+                       "lth_source_solve_sparse needs SuiteSparse KLU (CMake option "
+                       "LTH_SUITESPARSE)");
+}
+#endif
+
 lth_status lth_source_solve_scan(const lth_source *M, const double *times, size_t n,
                                  double cond_max, const char *label, double *mscale,
                                  lth_error *err) {
@@ -461,15 +655,24 @@ lth_status lth_source_solve_scan(const lth_source *M, const double *times, size_
     return diag_scan(M, times, n, cond_max > 0.0 ? cond_max : LTH_SOURCE_SOLVE_COND_MAX, label,
                      mscale, err);
   }
+#ifdef LTH_HAVE_KLU
+  if (lth_source_is_sparse(M) && lth_source_rows(M) > LTH_DEFAULT_SPARSE_MASS_MIN_ROWS) {
+    return sparse_scan(M, times, n, cond_max > 0.0 ? cond_max : LTH_SOURCE_SOLVE_COND_MAX,
+                       label ? label : "M", mscale, err);
+  }
+#endif
   int m = lth_source_rows(M);
   if ((double)m * (double)m > DENSE_MAX) {
     return lth_error_set(err, LTH_ENOMEM,
-                         "the mass matrix %s (%d x %d) is not diagonal, and a mass matrix that is "
-                         "not diagonal is solved densely (%.3g entries per Taylor order, over the "
-                         "%.3g allowed): at this size only a diagonal mass matrix is taken "
-                         "(the unknowns' own derivatives, one per equation, or a diagonal "
-                         "mm(...) file)",
-                         label ? label : "M", m, m, (double)m * (double)m, DENSE_MAX);
+                         "the mass matrix %s (%d x %d) is not diagonal and %s, so it is solved "
+                         "densely (%.3g entries per Taylor order, over the %.3g allowed): at this "
+                         "size only a diagonal mass matrix is taken (the unknowns' own "
+                         "derivatives, one per equation, or a diagonal mm(...) file), or a sparse "
+                         "one in a library built with SuiteSparse KLU",
+                         label ? label : "M", m, m,
+                         lth_source_is_sparse(M) ? "this library has no SuiteSparse KLU"
+                                                 : "not sparse",
+                         (double)m * (double)m, DENSE_MAX);
   }
   size_t nn = (size_t)m * (size_t)m, wn = lth_source_work_size(M, 0);
   double *w = malloc((2 * nn + 8 * (size_t)m + wn + 1) * sizeof *w);

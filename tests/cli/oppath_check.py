@@ -8,8 +8,9 @@ and against an independent reference solution of the generated chain.
   oppath_check.py ic OP.json DENSE.json      z0 agrees to the decompositions'
       rounding (1e-9 relative to max(1, |z0|))
   oppath_check.py decompose OP.json DENSE.json  g, q, cond_pi, cond_chain agree
-  oppath_check.py chain N M OP.json          z against the chain's projected
-      ODE (scripts/gen-chain.py --mm), integrated by SciPy at rtol 1e-12
+  oppath_check.py chain N M OP.json [coupled]  z against the chain's projected
+      ODE (scripts/gen-chain.py --mm, and with "coupled" --coupled-masses),
+      integrated by SciPy at rtol 1e-12
 """
 import json
 import sys
@@ -75,28 +76,40 @@ def decompose(op, dn):
     return ok and len(a["points"]) == len(b["points"])
 
 
-def chain_reference(n, m, times):
-    """The chain of gen-chain.py --mm: v' = -c T v - k T x + C' lam + f, x' = v,
-    0 = C x; with Pi = C C' constant the constraint force is
-    lam = Pi^{-1} C (c T v + k T x - f), and (v, x) obey an ODE."""
+def chain_reference(n, m, times, coupled=False):
+    """The chain of gen-chain.py --mm: M v' = -c T v - k T x + C' lam + f,
+    x' = v, 0 = C x, with M = I, or with --coupled-masses the tridiagonal
+    M = tridiag(0.1, 1 + (i-1 mod 3)/2, 0.1).  Differentiating C x = 0 twice,
+    C M^{-1} (C' lam - rest) = 0 with rest = c T v + k T x - f gives
+    lam = (C M^{-1} C')^{-1} C M^{-1} rest, and (v, x) obey an ODE (M^{-1} by a
+    sparse LU, SciPy's, independent of lth's KLU)."""
     from scipy.integrate import solve_ivp
     from scipy.sparse import diags
+    from scipy.sparse.linalg import splu
 
     T = diags([-np.ones(n - 1), 2 * np.ones(n), -np.ones(n - 1)], [-1, 0, 1]).tocsr()
     C = np.zeros((m, n))
     for j in range(m):
         a = (j * (n - 1)) // max(m, 1)
         C[j, a], C[j, a + 1] = 2.385, -1.0
-    Pi = C @ C.T
+    if coupled:
+        d = 1 + (np.arange(n) % 3) / 2
+        lu = splu(diags([0.1 * np.ones(n - 1), d, 0.1 * np.ones(n - 1)], [-1, 0, 1]).tocsc())
+        minv = lu.solve
+    else:
+        def minv(b):
+            return b
+    MiCt = np.column_stack([minv(C[j].copy()) for j in range(m)])
+    Pi = C @ MiCt
 
     def parts(t, y):
         v, x = y[:n], y[n:]
         c, k = 0.05 + 0.01 * np.cos(2 * t), 2 + 0.3 * np.sin(t)
         f = np.zeros(n)
         f[n // 2] = np.sin(3 * t)
-        rest = c * (T @ v) + k * (T @ x) - f
+        rest = minv(c * (T @ v) + k * (T @ x) - f)
         lam = np.linalg.solve(Pi, C @ rest)
-        return -rest + C.T @ lam, lam
+        return -rest + MiCt @ lam, lam
 
     def rhs(t, y):
         return np.concatenate([parts(t, y)[0], y[:n]])
@@ -111,11 +124,18 @@ def chain_reference(n, m, times):
     return np.array(rows)
 
 
-def chain(n, m, op):
+def chain(n, m, op, masses=""):
     a = load(op)
     assert a["path"] == "operator", a["path"]
-    ref = chain_reference(int(n), int(m), np.array(a["times"]))
-    d = np.abs(np.array(a["z"]) - ref).max()
+    ref = chain_reference(int(n), int(m), np.array(a["times"]), masses == "coupled")
+    z = np.array(a["z"])
+    comps = a.get("components", [])
+    if comps and not comps[0].startswith("z_"):  # the equation form: by name, v, x, lam
+        at = {c: k for k, c in enumerate(comps)}
+        names = ["v%d" % (i + 1) for i in range(int(n))] + \
+            ["x%d" % (i + 1) for i in range(int(n))] + ["lam%d" % (j + 1) for j in range(int(m))]
+        z = z[:, [at[c] for c in names]]
+    d = np.abs(z - ref).max()
     z = np.abs(ref).max()
     tol = 3 * a["error_estimate"] + 10 * (a["atol"] + a["rtol"] * z)
     print("chain: max |z - z_ref| = %.3g (error estimate %.3g), allowed %.3g"

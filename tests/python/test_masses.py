@@ -8,9 +8,10 @@ mass matrix is), in the three forms of a data file, against SciPy:
 The reference eliminates the constraints by a basis N of null(C) (x = N q):
 N' M N q'' = -c N' K N q' - k N' K N q + N' f, integrated by solve_ivp
 (DOP853, rtol 1e-12), an independent route to the same x and v.  At size
-such an M is solved densely, so a file with one of more than 7071 rows is
-refused, naming the mass matrix, before anything large is allocated
-(docs/format.md, "Mass matrices at size")."""
+the dense path refuses such an M of more than 7071 rows, naming it, before
+anything large is allocated, and the operator path keeps it as a sparse LU
+(docs/format.md, "Mass matrices at size"; tests/cli/cli_oppath_mass.sh
+checks the solution at size against SciPy)."""
 
 import os
 import subprocess
@@ -21,7 +22,7 @@ import pytest
 from scipy.integrate import solve_ivp
 from scipy.linalg import null_space
 
-from conftest import ROOT, run_tool
+from conftest import APPS, ROOT, run_tool
 
 GEN = os.path.join(ROOT, "scripts", "gen-chain.py")
 N, NC = 6, 1
@@ -77,8 +78,18 @@ def test_coupled_masses_against_scipy(tmp_path, form):
         assert np.abs(got - ref[u]).max() <= 1e-8 * scale, (form, u, got, ref[u])
 
 
-def test_coupled_masses_refused_at_size(tmp_path):
+def test_coupled_masses_at_size(tmp_path):
+    """n = 8000 > 7071: the dense path refuses M(1) naming it; the operator
+    path (auto at this size) keeps M as a sparse LU and solves (in a build
+    with SuiteSparse KLU; without it the refusal names KLU)."""
     path = gen(str(tmp_path / "big.lth"), "--mm", "--coupled-masses", n=8000, m=3)
-    proc = run_tool("lth-solve", path, "--times", "1", expect=3)
+    proc = run_tool("lth-ic", path, "--path", "dense", expect=3)
     assert "M(1)" in proc.stderr and "not diagonal" in proc.stderr, proc.stderr
-    assert "big.lth:" in proc.stderr  # the position of M(1) in the file
+    probe = subprocess.run([os.path.join(APPS, "lth-ic"), path], capture_output=True, text=True,
+                           timeout=300)
+    if probe.returncode != 0:
+        assert "SuiteSparse KLU" in probe.stderr, probe.stderr
+        return
+    d = run_tool("lth-solve", path, "--times", "1", "--rtol", "1e-8", "--error-estimate", "off",
+                 "--format", "json")
+    assert d["path"] == "operator" and d["drift"] <= 1e-10, (d["path"], d["drift"])
