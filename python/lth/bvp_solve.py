@@ -195,7 +195,9 @@ def bvp(problem, times=None, *, grid=None, method="collocation", bc=None, interv
     t0, t1 = pb.interval
     err = _lib.new_error()
     dense_only = None if method == "collocation" else "method=%r" % method
-    with oppath.Path(pb, path, dense_only=dense_only) as chosen, \
+    # the collocation reads A's blocks as sparse matrices (lth-bvp's flag): a
+    # block row kept as a mass matrix's solve stays dense
+    with oppath.Path(pb, path, sparse_a=True, dense_only=dense_only) as chosen, \
             _Owned(LIB.lth_bvp_result_free) as h:
         if not (chosen.op and sbc is not None):
             if arrays is None:

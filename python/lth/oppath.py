@@ -20,6 +20,7 @@ from ._lib import LIB, S
 
 _MODES = {"auto": 0, "dense": 1, "operator": 2}
 INTEGRATES = 1  # LTH_PATH_INTEGRATES
+SPARSE_A = 2  # LTH_PATH_SPARSE_A: the request reads A's blocks as sparse matrices
 
 
 class Path:
@@ -29,7 +30,8 @@ class Path:
     ("dense" or "operator"), ``p.why`` (why, in words), ``p.nnz`` and
     ``p.density`` (A's stored entries, counted at size)."""
 
-    def __init__(self, pb, path, *, integrates=False, dense_only=None, stacklevel=3):
+    def __init__(self, pb, path, *, integrates=False, sparse_a=False, dense_only=None,
+                 stacklevel=3):
         if path not in _MODES:
             raise errors.UsageError("path must be 'auto', 'dense' or 'operator', not %r"
                                     % (path,))
@@ -39,7 +41,8 @@ class Path:
         # kept: the choice's obstacle may point into it
         self._dense_only = ctypes.create_string_buffer(dense_only.encode()) if dense_only \
             else None
-        st = LIB.lth_path_choose(pb._system(), _MODES[path], INTEGRATES if integrates else 0,
+        flags = (INTEGRATES if integrates else 0) | (SPARSE_A if sparse_a else 0)
+        st = LIB.lth_path_choose(pb._system(), _MODES[path], flags,
                                  ctypes.cast(self._dense_only, ctypes.c_char_p)
                                  if dense_only else None,
                                  ctypes.byref(self._c), ctypes.byref(err))

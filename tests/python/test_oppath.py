@@ -263,3 +263,15 @@ def test_bvp_operator_path_refuses_a_dense_method(chain_bvp603):
         with pytest.raises(lth.ToleranceError, match="finite differences cannot resolve"):
             lth.bvp(lth.load(chain_bvp603), times=[1.0], method="fd", path="auto", points=3,
                     order_check=False)
+
+
+def test_bvp_operator_path_refuses_a_factored_mass(tmp_path):
+    """A non-diagonal mass matrix kept as a factorization has no sparse
+    blocks for the collocation: path='operator' is a UsageError naming it,
+    as lth-bvp --path operator refuses (the flag LTH_PATH_SPARSE_A)."""
+    path = str(tmp_path / "cm.lth")
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gen-chain.py"), "--mm",
+                    "--coupled-masses", "--bvp", "100", "3", path], check=True,
+                   capture_output=True)
+    with pytest.raises(lth.UsageError, match="does not take a mass matrix that is not diagonal"):
+        lth.bvp(lth.load(path), times=[1.0], path="operator")
