@@ -220,24 +220,23 @@ lth_status lth_bvp_solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_
                             const double *times, size_t n, const lth_bvp_opts *opts,
                             lth_bvp_result **out, lth_error *err);
 
-/* The same collocation with rows >= p boundary rows, solved in least
- * squares (lth-lqr's operator path: the optimality BVP of an LQR problem has
- * 2 nx rows on a manifold of dimension 2 (nx - nu), lib/lqr/lqr_op.c).  The
- * collocation rows and S(t0) v(t0) = 0 hold exactly; the boundary rows are
- * met in least squares: the augmented system
- *     [0 K' M'; K 0 0; M 0 -I] [y; mu; rho] = [0; c; b]
- * of min ||M y - b|| subject to K y = c (K the collocation rows, M the
- * boundary rows), one sparse square system per mesh factored by KLU as
- * above.  It is nonsingular iff the boundary rows fix the manifold's p free
- * constants in least squares (W injective); otherwise LTH_ENOTUNIQUE, and so
- * when its condition estimate exceeds cond_max.  bc_residual is the
- * least-squares residual ||B0 z(t0) + B1 z(t1) - beta||_2: zero up to the
- * discretisation error iff the conditions are consistent (the caller
- * judges it).  rows == p is lth_bvp_solve_op.  Errors as lth_bvp_solve_op,
- * with LTH_EBC for rows < p. */
-lth_status lth_bvp_solve_op_lsq(lth_opsys *sys, double t0, double t1, const lth_bvp_sparse_bc *bc,
-                                const double *times, size_t n, const lth_bvp_opts *opts,
-                                lth_bvp_result **out, lth_error *err);
+/* The same collocation with ne slack unknowns s: rows = p + ne boundary
+ * rows B0 z(t0) + B1 z(t1) - E s = beta, E rows x ne (CSC, ld-free), s
+ * written to slack[0..ne-1] (lth-lqr's operator path: the optimality BVP of
+ * an LQR problem has 2 nx rows on a manifold of dimension 2 (nx - nu); with
+ * E = the impulse directions B(t0) at t0 and B(t1) at t1 it is square, and
+ * s = 0 iff the smooth optimum exists, lib/lqr/lqr_op.c).  The system stays
+ * one square sparse system per mesh (the slack columns after the others,
+ * the boundary rows after the collocation rows), factored by KLU.  Singular
+ * (or condition estimate above cond_max): LTH_ENOTUNIQUE, the rows and the
+ * slack directions together do not fix the p free constants and s.
+ * bc_residual is ||B0 z(t0) + B1 z(t1) - beta||_2 = ||E s|| up to rounding.
+ * Errors as lth_bvp_solve_op, LTH_EBC for rows != p + ne or a bad E,
+ * LTH_EINVAL for ne < 1. */
+lth_status lth_bvp_solve_op_slack(lth_opsys *sys, double t0, double t1,
+                                  const lth_bvp_sparse_bc *bc, int ne, const lth_bvp_csc *E,
+                                  const double *times, size_t n, const lth_bvp_opts *opts,
+                                  lth_bvp_result **out, double *slack, lth_error *err);
 
 #ifdef __cplusplus
 }

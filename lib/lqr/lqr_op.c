@@ -4,26 +4,31 @@
  *
  * Formulation.  The optimality BVP has 2 nx boundary rows, x(t0) = x0 and
  * lambda(t1) - C x(t1) = 0, on a solution manifold of dimension
- * p = 2 (nx - nu): 2 nu more rows than free constants, and only the
- * least-squares residual tells whether the smooth optimum exists (Clark's
- * Theorem 5: (x0, 0) in range(W)).  The dense collocation (lqr_colloc.c)
- * eliminates the collocation equations into a 2 nx x p reduced matrix and
- * solves that by SVD; at nx ~ 10^5 p x p is out of reach.  Here the
- * collocation and consistency rows K y = c are kept exact and the boundary
- * rows M y = b met in least squares through the augmented system
- *     [0 K' M'; K 0 0; M 0 -I] [y; mu; rho] = [0; c; b]
- * (lth_bvp_solve_op_lsq), one sparse square system per mesh factored by
- * KLU.  Why this one: (1) it is the same problem the dense path solves (min
- * ||M y - b|| over the discrete solution manifold {K y = c}), not a
- * weighted approximation of it, so the residual is the dense path's
- * residual up to its row scaling and the same tolerance decides `exists`;
- * (2) it is nonsingular exactly when [K; M] has full column rank, i.e. when
- * the boundary rows fix the p free constants (W injective: `unique`), so a
- * rank-deficient problem is a singular factorization or a large condition
- * estimate, refused, never a minimum-norm pick; (3) it reuses the square
- * solver's sparse assembly and KLU, with twice its unknowns and no new
- * dependency (SuiteSparseQR would need the collocation rows weighted to
- * hold them exactly, which spoils the residual's meaning).
+ * p = 2 (nx - nu): 2 nu more rows than free constants.  The dense
+ * collocation (lqr_colloc.c) eliminates the collocation equations into a
+ * 2 nx x p reduced matrix and decides existence by its least-squares
+ * residual (SVD); at nx ~ 10^5 nothing p x p can be formed.  Here the 2 nu
+ * excess rows get 2 nu slack unknowns along the directions Clark's analysis
+ * names (Theorem 5, docs/theory.md section 6): an impulse at t0 moves x0
+ * along range(B(t0)), and B(t1)'(lambda(t1) - C x(t1)) = 0 holds on the
+ * manifold whenever B(t1)'C = 0 (checked first), so the rows
+ *     x(t0) - B(t0) s0 = x0,   lambda(t1) - C x(t1) - B(t1) s1 = 0
+ * make one square sparse collocation system per mesh
+ * (lth_bvp_solve_op_slack, KLU), the same structure as lth-bvp's.  Why this
+ * one: (1) it is exact, not weighted: the smooth optimum exists iff s0 = 0
+ * (then s1 = 0 too), and the jump B(t0) s0 is the impulse the dense path
+ * reports; ||B(t0) s0|| is the residual of a point on the discrete manifold,
+ * so ||B(t0) s0|| / ||x0|| bounds the dense path's least-squares residual
+ * from above and the same tolerance (opts.tol, default 100 rtol) never
+ * calls a smooth optimum existent that the dense path would not;
+ * (2) the square system is nonsingular iff the rows and the impulse
+ * directions fix the p free constants and s, so a non-injective W (no
+ * unique optimum) is a singular factorization or a condition estimate
+ * above cond_max, refused, never a pick; (3) it keeps KLU's fill at that
+ * of the square BVP: the augmented least-squares system [0 K' M'; K 0 0;
+ * M 0 -I] was tried and its zero diagonal made KLU's pivoting fill beyond
+ * use (minutes at nx = 200), and SuiteSparseQR would need the collocation
+ * rows weighted to hold them exactly, which spoils the residual's meaning.
  *
  * What the dense analysis answers is refused here with what was found: a
  * residual above the tolerance (x0 needs an impulse at t0), B(t1)'C != 0 (a
@@ -327,14 +332,45 @@ static void fill(const lth_lqr_spec *spec, const lth_bvp_result *br, double resi
   res->pi_proof_off = br->pi_proof_off;
 }
 
-/* The optimality BVP in least squares: y at (t0, times...). */
+/* The slack directions E = [B(t0) 0; 0 B(t1)] (2 nx x 2 nu). */
+static lth_status slack_dirs(const lth_lqr_spec *spec, spm *E, lth_error *err) {
+  spm B0 = {0}, B1 = {0};
+  int nx = spec->nx, nu = spec->nu;
+  lth_status st = spm_at(&B0, spec->B, spec->t0, err);
+  if (st == LTH_OK) st = spm_at(&B1, spec->B, spec->t1, err);
+  size_t nz = (size_t)B0.nnz + (size_t)B1.nnz;
+  if (st == LTH_OK) {
+    E->rows = 2 * nx, E->cols = 2 * nu, E->nnz = (int)nz;
+    E->colptr = malloc(sizeof(int) * (2 * (size_t)nu + 1));
+    E->rowind = malloc(sizeof(int) * (nz + 1));
+    E->val = malloc(sizeof(double) * (nz + 1));
+    if (!E->colptr || !E->rowind || !E->val) st = lth_error_set(err, LTH_ENOMEM, "out of memory");
+  }
+  for (int c = 0, q = 0; st == LTH_OK && c < 2 * nu; c++) {
+    const spm *Bk = c < nu ? &B0 : &B1;
+    int j = c % nu, off = c < nu ? 0 : nx;
+    E->colptr[c] = q;
+    for (int e = Bk->colptr[j]; e < Bk->colptr[j + 1]; e++) {
+      E->rowind[q] = off + Bk->rowind[e], E->val[q++] = Bk->val[e];
+    }
+    E->colptr[c + 1] = q;
+  }
+  spm_free(&B0);
+  spm_free(&B1);
+  return st;
+}
+
+/* The optimality BVP with the slack of the header comment: y at
+ * (t0, times...), the slack into sl (2 nu). */
 static lth_status solve_bvp(const lth_lqr_spec *spec, const double *ts, size_t n,
-                            const lth_lqr_opts *o, const spm *C, lth_bvp_result **br,
+                            const lth_lqr_opts *o, const spm *C, lth_bvp_result **br, double *sl,
                             lth_error *err) {
   lth_system *sys = NULL;
   lth_opsys *os = NULL;
   lqr_bc b = {0};
-  lth_status st = lth_lqr_build_system(spec, &sys, err);
+  spm E = {0};
+  lth_status st = slack_dirs(spec, &E, err);
+  if (st == LTH_OK) st = lth_lqr_build_system(spec, &sys, err);
   if (st == LTH_OK) st = lth_bvp_check_data(sys, spec->t0, spec->t1, err);
   if (st == LTH_OK && !(os = lth_opsys_from_system(sys, err))) st = lth_error_status(err);
   if (st == LTH_OK) st = bc_make(spec, C, &b, err);
@@ -348,11 +384,35 @@ static lth_status solve_bvp(const lth_lqr_spec *spec, const double *ts, size_t n
     bo.cond_max = o->cond_max;
     bo.progress = o->progress;
     bo.progress_ctx = o->progress_ctx;
-    st = explain(lth_bvp_solve_op_lsq(os, spec->t0, spec->t1, &bc, ts, n, &bo, br, err), err);
+    lth_bvp_csc Ec = {E.colptr, E.rowind, E.val};
+    st = explain(lth_bvp_solve_op_slack(os, spec->t0, spec->t1, &bc, 2 * spec->nu, &Ec, ts, n,
+                                        &bo, br, sl, err),
+                 err);
   }
+  spm_free(&E);
   bc_free(&b);
   lth_opsys_free(os);
   lth_system_free(sys);
+  return st;
+}
+
+/* ||B(t0) s0|| / ||x0||: the jump x0 needs (zero iff the smooth optimum
+ * exists); the terminal slack must vanish with it (B(t1)'C = 0). */
+static lth_status impulse_size(const lth_lqr_spec *spec, const double *sl, double nx0,
+                               double *rel, lth_error *err) {
+  spm B0 = {0};
+  lth_status st = spm_at(&B0, spec->B, spec->t0, err);
+  double *j = st == LTH_OK ? calloc((size_t)spec->nx + 1, sizeof(double)) : NULL;
+  if (st == LTH_OK && !j) st = lth_error_set(err, LTH_ENOMEM, "out of memory");
+  double n2 = 0.0;
+  for (int c = 0; st == LTH_OK && c < spec->nu; c++) {
+    for (int e = B0.colptr[c]; e < B0.colptr[c + 1]; e++) j[B0.rowind[e]] += B0.val[e] * sl[c];
+  }
+  for (int i = 0; st == LTH_OK && i < spec->nx; i++) n2 += j[i] * j[i];
+  free(j);
+  spm_free(&B0);
+  *rel = sqrt(n2) / fmax(nx0, DBL_MIN);
+  if (nx0 == 0.0 && n2 == 0.0) *rel = 0.0;
   return st;
 }
 
@@ -380,7 +440,8 @@ lth_status lth_lqr_solve_op(const lth_lqr_spec *spec, const double *times, size_
   spm C = {0};
   lth_bvp_result *br = NULL;
   double *ts = malloc(sizeof(double) * (n + 1)); /* t0 first: lambda(t0) for the cost */
-  lth_status st = ts ? LTH_OK : lth_error_set(err, LTH_ENOMEM, "out of memory");
+  double *sl = calloc(2 * (size_t)spec->nu + 1, sizeof(double));
+  lth_status st = ts && sl ? LTH_OK : lth_error_set(err, LTH_ENOMEM, "out of memory");
   if (st == LTH_OK) {
     ts[0] = spec->t0;
     if (n) memcpy(ts + 1, times, sizeof(double) * n);
@@ -388,15 +449,14 @@ lth_status lth_lqr_solve_op(const lth_lqr_spec *spec, const double *times, size_
   }
   if (st == LTH_OK) st = check_weights(spec, times, n, &C, err);
   if (st == LTH_OK) st = terminal_smooth(spec, &C, err);
-  if (st == LTH_OK) st = solve_bvp(spec, ts, n + 1, &o, &C, &br, err);
-  double nx0 = 0.0;
+  if (st == LTH_OK) st = solve_bvp(spec, ts, n + 1, &o, &C, &br, sl, err);
+  double nx0 = 0.0, resid = NAN;
   for (int i = 0; st == LTH_OK && i < spec->nx; i++) nx0 += spec->x0[i] * spec->x0[i];
-  double resid = st == LTH_OK ? br->bc_residual / fmax(sqrt(nx0), DBL_MIN) : NAN;
+  if (st == LTH_OK) st = impulse_size(spec, sl, sqrt(nx0), &resid, err);
   if (st == LTH_OK && !(resid <= exist_tol)) {
     st = lth_error_set_t(err, LTH_ENOSOL, spec->t0,
-                         "no smooth optimum: (x0, 0) is off range(W) by the relative "
-                         "least-squares residual %.3g > %.3g, so x0 needs an impulse at t0 onto "
-                         "the optimal manifold",
+                         "no smooth optimum: x0 needs an impulse at t0 along range(B(t0)) of "
+                         "relative size %.3g > %.3g onto the optimal manifold",
                          resid, exist_tol);
   }
   lth_lqr_result *res = NULL;
@@ -407,6 +467,7 @@ lth_status lth_lqr_solve_op(const lth_lqr_spec *spec, const double *times, size_
   lth_bvp_result_free(br);
   spm_free(&C);
   free(ts);
+  free(sl);
   if (st != LTH_OK) {
     lth_lqr_result_free(res);
     return st;
