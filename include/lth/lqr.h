@@ -121,31 +121,33 @@ int lth_lqr_op_available(void);
  * optimality DAE in operator form (lth_opsys_from_system: the mm() blocks of
  * A, B, H and their transposes keep their patterns) and the BVP x(t0) = x0,
  * lambda(t1) = C x(t1) (2 nx rows on a manifold of dimension p = 2 (nx -
- * nu)) by lth_bvp_solve_op_lsq: collocation exact, the boundary rows in
- * least squares.  Memory and time linear in nnz(A, B, H, C) and nx per mesh
- * interval.  It answers only when the smooth optimum exists and is unique;
- * everything else is a refusal naming what it found, which the dense
- * analysis (lth_lqr_solve) answers:
- *   LTH_ENOSOL      the least-squares residual of the boundary rows relative
- *                   to ||x0|| exceeds opts->tol (0: 100 * ivp.rtol, as
- *                   lth_lqr_solve): x0 needs an impulse at t0; or B(t1)'C != 0
- *                   (a terminal impulse);
- *   LTH_ENOTUNIQUE  the least-squares system is singular or its condition
+ * nu)) by lth_bvp_solve_op_slack, the 2 nu excess rows taking slack along
+ * the impulse directions: x(t0) - B(t0) s0 = x0, lambda(t1) - C x(t1) -
+ * B(t1) s1 = 0 (lib/lqr/lqr_op.c says why).  Memory and time linear in nnz
+ * and nx per mesh interval.  It answers only when the smooth optimum exists
+ * and is unique; everything else is a refusal naming what it found, which
+ * the dense analysis (lth_lqr_solve) answers:
+ *   LTH_ENOSOL      the impulse B(t0) s0 that x0 needs, relative to ||x0||,
+ *                   exceeds opts->tol (0: 100 * ivp.rtol, as lth_lqr_solve;
+ *                   it bounds the dense path's residual from above); or
+ *                   B(t1)'C != 0 (a terminal impulse);
+ *   LTH_ENOTUNIQUE  the collocation system is singular or its condition
  *                   estimate exceeds cond_max: W is not injective (or not
  *                   numerically);
  *   LTH_EDATA       H(t) or C not symmetric, or not shown positive
- *                   semidefinite: on the operator path only by diagonal
- *                   dominance with a nonnegative diagonal (Gershgorin) at the
- *                   output times, or for dense data of nx <= 2000 by their
- *                   eigenvalues as lth_lqr_solve;
+ *                   semidefinite: on the operator path by diagonal dominance
+ *                   with a nonnegative diagonal (Gershgorin) at the output
+ *                   times, and for nx <= 2000 by their eigenvalues as
+ *                   lth_lqr_solve when that fails;
  * and lth_bvp_solve_op's refusals (Pi = -B'HB singular or ill-conditioned,
  * named t; tolerance not reached; LTH_EINVAL without KLU).  Uses opts->ivp.rtol
  * as the collocation tolerance (default LTH_DEFAULT_RTOL), cond_max, tol and
  * progress (the error estimate's digits).  The result has exists = unique =
- * have_trajectory = 1, x, lambda, u, the cost 1/2 x0' lambda(t0), residual,
- * drift, error_estimate, intervals and the pi_* fields; cond_W and theorem4
- * are NaN (not computed) and gain is zero (not computed: K would need
- * G = [Nhat + Bhat](I - P) as nu x 2 nx rows per time). */
+ * have_trajectory = 1, x, lambda, u, the cost 1/2 x0' lambda(t0), residual
+ * (the relative impulse, <= tol), drift, error_estimate, intervals and the
+ * pi_* fields; cond_W and theorem4 are NaN (not computed) and gain is zero
+ * (not computed: K would need G = [Nhat + Bhat](I - P) as nu x 2 nx rows per
+ * time). */
 lth_status lth_lqr_solve_op(const lth_lqr_spec *spec, const double *times, size_t n,
                             const lth_lqr_opts *opts, lth_lqr_result **out, lth_error *err);
 
