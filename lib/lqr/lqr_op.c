@@ -437,24 +437,51 @@ static lth_status solve_bvp(const lth_lqr_spec *spec, const double *ts, size_t n
   return st;
 }
 
-/* ||B(t0) s0|| / ||x0||: the jump x0 needs (zero iff the smooth optimum
- * exists); the terminal slack must vanish with it (B(t1)'C = 0). */
-static lth_status impulse_size(const lth_lqr_spec *spec, const double *sl, double nx0,
-                               double *rel, lth_error *err) {
-  spm B0 = {0};
-  lth_status st = spm_at(&B0, spec->B, spec->t0, err);
+/* ||B(t) s|| for the slack s (nu) along B(t). */
+static lth_status slack_norm(const lth_lqr_spec *spec, double t, const double *s, double *nrm,
+                             lth_error *err) {
+  spm Bt = {0};
+  lth_status st = spm_at(&Bt, spec->B, t, err);
   double *j = st == LTH_OK ? calloc((size_t)spec->nx + 1, sizeof(double)) : NULL;
   if (st == LTH_OK && !j) st = lth_error_set(err, LTH_ENOMEM, "out of memory");
   double n2 = 0.0;
   for (int c = 0; st == LTH_OK && c < spec->nu; c++) {
-    for (int e = B0.colptr[c]; e < B0.colptr[c + 1]; e++) j[B0.rowind[e]] += B0.val[e] * sl[c];
+    for (int e = Bt.colptr[c]; e < Bt.colptr[c + 1]; e++) j[Bt.rowind[e]] += Bt.val[e] * s[c];
   }
   for (int i = 0; st == LTH_OK && i < spec->nx; i++) n2 += j[i] * j[i];
   free(j);
-  spm_free(&B0);
-  *rel = sqrt(n2) / fmax(nx0, DBL_MIN);
-  if (nx0 == 0.0 && n2 == 0.0) *rel = 0.0;
+  spm_free(&Bt);
+  *nrm = sqrt(n2);
   return st;
+}
+
+/* The existence decision (the header comment): the jump B(t0) s0 that x0
+ * needs and the terminal slack B(t1) s1, relative to ||x0|| as the dense
+ * path's residual is; *rel is the whole. */
+static lth_status judge_slack(const lth_lqr_spec *spec, const double *sl, double tol,
+                              double *rel, lth_error *err) {
+  double nx0 = 0.0, j0 = 0.0, j1 = 0.0;
+  for (int i = 0; i < spec->nx; i++) nx0 += spec->x0[i] * spec->x0[i];
+  nx0 = sqrt(nx0);
+  lth_status st = slack_norm(spec, spec->t0, sl, &j0, err);
+  if (st == LTH_OK) st = slack_norm(spec, spec->t1, sl + spec->nu, &j1, err);
+  if (st != LTH_OK) return st;
+  double r0 = j0 == 0.0 ? 0.0 : j0 / fmax(nx0, DBL_MIN);
+  double r1 = j1 == 0.0 ? 0.0 : j1 / fmax(nx0, DBL_MIN);
+  *rel = hypot(r0, r1);
+  if (!(r0 <= tol)) {
+    return lth_error_set_t(err, LTH_ENOSOL, spec->t0,
+                           "no smooth optimum: x0 needs an impulse at t0 along range(B(t0)) of "
+                           "relative size %.3g > %.3g onto the optimal manifold",
+                           r0, tol);
+  }
+  if (!(*rel <= tol)) {
+    return lth_error_set_t(err, LTH_ENOSOL, spec->t1,
+                           "no smooth optimum: lambda(t1) = C x(t1) holds only up to %.3g "
+                           "(relative to |x0|) along range(B(t1)) > %.3g: a terminal impulse",
+                           r1, tol);
+  }
+  return LTH_OK;
 }
 
 lth_status lth_lqr_solve_op(const lth_lqr_spec *spec, const double *times, size_t n,
@@ -491,15 +518,8 @@ lth_status lth_lqr_solve_op(const lth_lqr_spec *spec, const double *times, size_
   if (st == LTH_OK) st = check_weights(spec, times, n, &C, err);
   if (st == LTH_OK) st = terminal_smooth(spec, &C, err);
   if (st == LTH_OK) st = solve_bvp(spec, ts, n + 1, &o, &C, &br, sl, err);
-  double nx0 = 0.0, resid = NAN;
-  for (int i = 0; st == LTH_OK && i < spec->nx; i++) nx0 += spec->x0[i] * spec->x0[i];
-  if (st == LTH_OK) st = impulse_size(spec, sl, sqrt(nx0), &resid, err);
-  if (st == LTH_OK && !(resid <= exist_tol)) {
-    st = lth_error_set_t(err, LTH_ENOSOL, spec->t0,
-                         "no smooth optimum: x0 needs an impulse at t0 along range(B(t0)) of "
-                         "relative size %.3g > %.3g onto the optimal manifold",
-                         resid, exist_tol);
-  }
+  double resid = NAN;
+  if (st == LTH_OK) st = judge_slack(spec, sl, exist_tol, &resid, err);
   lth_lqr_result *res = NULL;
   if (st == LTH_OK && !(res = lth_lqr_result_new(spec->nx, spec->nu, n, times))) {
     st = lth_error_set(err, LTH_ENOMEM, "out of memory");

@@ -12,6 +12,9 @@
 #include "problem_impl.h"
 
 #define SYM_TOL 1e-12
+/* C up to this nx is held densely (a literal, eye or mm()); beyond, eye and
+ * mm() stay sparse (spec.C_src) for the operator path. */
+#define LQR_DENSE_C_MAX 1000
 
 lth_status lth_pp_st_sizes(lth_pp *P, size_t kw) {
   long nx, nu;
@@ -80,12 +83,12 @@ static lth_status lqr_matrix(lth_pp *P, size_t kw, int which) {
     return st;
   }
   int rows = P->nx, cols = which == LTH_P_LQR_B ? P->nu : P->nx;
-  if (which == LTH_P_LQR_C && !lth_pp_rhs_sparse_text(P)) {
+  if (which == LTH_P_LQR_C && (P->nx <= LQR_DENSE_C_MAX || !lth_pp_rhs_sparse_text(P))) {
     if ((st = lth_pp_charge_entries(P, kw, rows, cols)) != LTH_OK) {
       return st;
     }
-    return lth_pp_parse_const(P, "C (the terminal weight)", rows, cols, LTH_PP_CONST_EYE,
-                              &P->pb->C);
+    return lth_pp_parse_const(P, "C (the terminal weight)", rows, cols,
+                              LTH_PP_CONST_EYE | LTH_PP_CONST_MM, &P->pb->C);
   }
   /* A, B, H, and C given by mm(): sources (sparse ones charged by their
    * entries, not rows x cols) */
