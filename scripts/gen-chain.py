@@ -275,7 +275,9 @@ def write_lqr(n, nu, out_path, inconsistent):
         f.write("lth 1\nproblem lqr\nsizes %d %d\ninterval 0 4\n" % (nx, nu))
         for k in "ABHC":
             f.write('%s = mm("%s_%s.mtx")\n' % (k, name, k))
-        f.write("x0 = [" + "; ".join(x0) + "]\n")
+        # ten entries a line: a line of a data file holds at most 1 MiB
+        f.write("x0 = [" + ";\n ".join("; ".join(x0[k:k + 10]) for k in range(0, nx, 10))
+                + "]\n")
 
 
 def main():
