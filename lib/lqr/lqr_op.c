@@ -426,8 +426,8 @@ static lth_status solve_bvp(const lth_lqr_spec *spec, const double *ts, size_t n
     bo.progress = o->progress;
     bo.progress_ctx = o->progress_ctx;
     lth_bvp_csc Ec = {E.colptr, E.rowind, E.val};
-    st = explain(lth_bvp_solve_op_slack(os, spec->t0, spec->t1, &bc, 2 * spec->nu, &Ec, ts, n,
-                                        &bo, br, sl, err),
+    st = explain(lth_bvp_solve_op_slack(os, spec->t0, spec->t1, &bc, 2 * spec->nu, &Ec, ts, n, &bo,
+                                        br, sl, err),
                  err);
   }
   spm_free(&E);
@@ -458,8 +458,8 @@ static lth_status slack_norm(const lth_lqr_spec *spec, double t, const double *s
 /* The existence decision (the header comment): the jump B(t0) s0 that x0
  * needs and the terminal slack B(t1) s1, relative to ||x0|| as the dense
  * path's residual is; *rel is the whole. */
-static lth_status judge_slack(const lth_lqr_spec *spec, const double *sl, double tol,
-                              double *rel, lth_error *err) {
+static lth_status judge_slack(const lth_lqr_spec *spec, const double *sl, double tol, double *rel,
+                              lth_error *err) {
   double nx0 = 0.0, j0 = 0.0, j1 = 0.0;
   for (int i = 0; i < spec->nx; i++) nx0 += spec->x0[i] * spec->x0[i];
   nx0 = sqrt(nx0);

@@ -139,8 +139,7 @@ static lth_interval iv_scale(double alpha, lth_interval x) {
 
 static size_t scaled_enclose_work(const void *state, int order) {
   const scaled_state *ss = state;
-  return lth_source_enclose_work_size(ss->base, order) +
-         (size_t)ss->nnz * (size_t)(order + 1) + 1;
+  return lth_source_enclose_work_size(ss->base, order) + (size_t)ss->nnz * (size_t)(order + 1) + 1;
 }
 
 static lth_status scaled_enclose_csc(const void *state, double a, double b, int order,
@@ -166,17 +165,13 @@ static int scaled_parts(const void *state, const lth_source **parts) {
 }
 
 #define SCALED_TYPE(exact_, sparse_, enc_)                                                         \
-  {.name = "scaled",                                                                               \
-   .fill = scaled_fill,                                                                            \
-   .work_size = scaled_work_size,                                                                  \
-   .domain = scaled_domain,                                                                        \
-   .destroy = scaled_destroy,                                                                      \
-   .exact = exact_,                                                                                \
-   .parts = scaled_parts,                                                                          \
-   .csc_pattern = sparse_ ? scaled_pattern : NULL,                                                 \
-   .fill_csc = sparse_ ? scaled_fill_csc : NULL,                                                   \
-   .enclose_csc = enc_ ? scaled_enclose_csc : NULL,                                                \
-   .enclose_work_size = enc_ ? scaled_enclose_work : NULL}
+  {                                                                                                \
+    .name = "scaled", .fill = scaled_fill, .work_size = scaled_work_size, .domain = scaled_domain, \
+    .destroy = scaled_destroy, .exact = exact_, .parts = scaled_parts,                             \
+    .csc_pattern = sparse_ ? scaled_pattern : NULL, .fill_csc = sparse_ ? scaled_fill_csc : NULL,  \
+    .enclose_csc = enc_ ? scaled_enclose_csc : NULL,                                               \
+    .enclose_work_size = enc_ ? scaled_enclose_work : NULL                                         \
+  }
 
 /* [exact][sparse + enclosed] */
 static lth_source_type scaled_types[2][3] = {
@@ -235,8 +230,7 @@ static lth_source *scaled_new(const lth_source *base, double alpha, int transpos
   int kind = !sparse ? 0 : lth_source_can_enclose_csc(base) ? 2 : 1;
   const lth_source_type *type = &scaled_types[lth_source_get_type(base)->exact ? 1 : 0][kind];
   int rows = lth_source_rows(base), cols = lth_source_cols(base);
-  lth_source *src =
-      lth_source_new(type, ss, transpose ? cols : rows, transpose ? rows : cols, err);
+  lth_source *src = lth_source_new(type, ss, transpose ? cols : rows, transpose ? rows : cols, err);
   lth_source_set_rebind(src, scaled_rebind);
   return src;
 }

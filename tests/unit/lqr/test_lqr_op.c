@@ -43,8 +43,15 @@ static void double_integrator(problem *pb, double T, double x01, double x02) {
   memset(pb->C, 0, sizeof pb->C);
   pb->x0[0] = x01;
   pb->x0[1] = x02;
-  pb->spec = (lth_lqr_spec){.nx = 2, .nu = 1, .t0 = 0.0, .t1 = T, .A = pb->A, .B = pb->B,
-                            .H = pb->H, .C = pb->C, .x0 = pb->x0};
+  pb->spec = (lth_lqr_spec){.nx = 2,
+                            .nu = 1,
+                            .t0 = 0.0,
+                            .t1 = T,
+                            .A = pb->A,
+                            .B = pb->B,
+                            .H = pb->H,
+                            .C = pb->C,
+                            .x0 = pb->x0};
 }
 
 static void problem_free(problem *pb) {
@@ -67,8 +74,8 @@ START_TEST(test_op_closed_form) {
   ck_assert(res->exists && res->unique && res->have_trajectory);
   for (int k = 0; k < 4; k++) {
     double s = T - times[k], x1 = a * cosh(s), x2 = -a * sinh(s);
-    ck_assert_msg(fabs(res->x[2 * k] - x1) < 1e-9 && fabs(res->x[2 * k + 1] - x2) < 1e-9,
-                  "x(%g)", times[k]);
+    ck_assert_msg(fabs(res->x[2 * k] - x1) < 1e-9 && fabs(res->x[2 * k + 1] - x2) < 1e-9, "x(%g)",
+                  times[k]);
     ck_assert_msg(fabs(res->lambda[2 * k] - a * sinh(s)) < 1e-9 &&
                       fabs(res->lambda[2 * k + 1]) < 1e-9,
                   "lambda(%g)", times[k]);
@@ -114,7 +121,7 @@ START_TEST(test_slack_is_the_impulse) {
   ck_assert_msg(fabs(slack[0] + tanh(T)) < 1e-9, "s0 = %.17g vs %.17g", slack[0], -tanh(T));
   ck_assert_msg(fabs(slack[1]) < 1e-9, "s1 = %g", slack[1]);
   ck_assert(fabs(br->bc_residual - tanh(T)) < 1e-9); /* ||E s|| */
-  ck_assert(fabs(br->z[1] + tanh(T)) < 1e-9);         /* x2(t0) on the arc */
+  ck_assert(fabs(br->z[1] + tanh(T)) < 1e-9);        /* x2(t0) on the arc */
   /* rows != p + ne is an input error */
   bc.rows = 3;
   lth_bvp_result_free(br);
@@ -145,8 +152,7 @@ START_TEST(test_existence_tolerance) {
   ck_assert_int_eq(lth_lqr_solve_op(&pb.spec, times, 2, &o, &res, &err), LTH_ENOSOL);
   ck_assert_msg(strstr(err.message, "impulse at t0") != NULL, "%s", err.message);
   o.tol = 2.0 * rel;
-  ck_assert_msg(lth_lqr_solve_op(&pb.spec, times, 2, &o, &res, &err) == LTH_OK, "%s",
-                err.message);
+  ck_assert_msg(lth_lqr_solve_op(&pb.spec, times, 2, &o, &res, &err) == LTH_OK, "%s", err.message);
   ck_assert_msg(fabs(res->residual - rel) < 1e-3 * rel, "residual %.17g vs %.17g", res->residual,
                 rel);
   lth_lqr_result_free(res);
