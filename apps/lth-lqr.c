@@ -25,6 +25,7 @@
 #include "app_check.h"
 #include "app_driver.h"
 #include "app_ivp.h"
+#include "app_path.h"
 #include "app_table.h"
 #include "lth/defaults.h"
 #include "lth/decomp.h"
@@ -97,6 +98,23 @@ static const char help_text[] =
     "                      (K = the u rows of G = [Nhat + Bhat](I - P)); for a\n"
     "                      plant with a cost, K (nu x unknowns) and k of\n"
     "                      u = -K z + k in text and CSV (JSON always has them)\n"
+    "  --path P            auto (default), dense or operator (`problem lqr` files).\n"
+    "                      The operator path (large sparse plants: A, B, H and C as\n"
+    "                      mm() blocks) solves the optimality BVP by collocation\n"
+    "                      as one sparse system per mesh (KLU), the 2 nu boundary\n"
+    "                      rows beyond p with slack along the impulse directions\n"
+    "                      B(t0), B(t1): nothing nx x nx is formed.  It answers\n"
+    "                      only a smooth unique optimum; no smooth optimum (an\n"
+    "                      impulse at t0 above 100 --rtol relative to |x0|),\n"
+    "                      B(t1)'C != 0 (a terminal impulse)\n"
+    "                      or no unique optimum is refused (exit 3) naming what\n"
+    "                      it found, for --path dense to analyse.  It does not\n"
+    "                      compute --gain, cond_W or theorem4, and shows H, C >= 0\n"
+    "                      by diagonal dominance (dense data of nx <= 2000: by\n"
+    "                      eigenvalues).  Auto takes it from s = 2 nx + nu = 500\n"
+    "                      on when A stores at most 50% of s^2 entries; sampled\n"
+    "                      data, --method shooting and --gain keep auto on the\n"
+    "                      dense path and refuse --path operator\n"
     "  --rtol R            tolerance of the collocation, or the relative integration\n"
     "                      tolerance of the fundamental solution (default 1e-10;\n"
     "                      existence is judged at 100 R); for a plant with a cost,\n"
@@ -127,8 +145,10 @@ static const char help_tail[] =
     "is no trajectory), exists, unique; extensions: have_trajectory, note (what\n"
     "the trajectories and the cost are), x0, x0_consistent, jump, jump_in_range_B,\n"
     "terminal_impulse, terminal_jump, residual (relative distance of (x0, 0) from\n"
-    "range(W)), cond_W, theorem4 (max deviation from P_1' = P_2), drift, nx, nu,\n"
-    "p, gain (with --gain: one nu x 2nx matrix per time), and for sampled A, B\n"
+    "range(W)), cond_W, theorem4 (max deviation from P_1' = P_2; absent on the\n"
+    "operator path, as cond_W), drift, nx, nu, p, path (dense or operator; the\n"
+    "operator path adds error_estimate, intervals, pi_proven, pi_proofs,\n"
+    "pi_inv_bound as lth-bvp), gain (with --gain: one nu x 2nx matrix per time), and for sampled A, B\n"
     "or H sampling_error, sampling_error_cost (the estimated effect of the\n"
     "samples' fits on x, lambda, u and on the cost).\n"
     "CSV: t, \"x[i]\", \"lambda[i]\", \"u[i]\" (with --gain also \"K[i,j]\"), one\n"
@@ -147,6 +167,8 @@ struct app_ctx {
   lqr_plant pl;
   int gain, method;
   double rtol;
+  int path_opt;  /* --path: APP_PATH_AUTO, _DENSE, _OPERATOR */
+  app_path path; /* the path taken */
   const lth_lqr_spec *spec;
   lth_lqr_result *res;
   double sampling_error, sampling_error_cost; /* NaN: exact data */
@@ -161,15 +183,39 @@ struct app_ctx {
 static int method_given(void);
 static int rtol_given(void);
 
+static int path_given(void);
+
+/* What this run asks that only the dense path does (NULL: nothing). */
+static const char *dense_only(const app_ctx *T) {
+  if (T->method == 1) return "--method shooting (the operator path collocates)";
+  if (T->gain) return "--gain (the operator path does not form the closed-loop gain)";
+  if (!lth_lqr_op_available()) {
+    return "this build without SuiteSparse KLU (the operator path's sparse solver)";
+  }
+  return NULL;
+}
+
+/* The path (as lth-bvp's); a plant with a cost has only the dense one. */
+static int choose_path(app_ctx *T, app_run *run) {
+  return app_path_choose(&T->path, run, T->path_opt, dense_only(T), 0);
+}
+
 static int prepare(app_ctx *T, app_run *run) {
   T->spec = lth_problem_lqr(run->pb);
   if (!T->spec && lth_problem_cost(run->pb)) {
     T->plant = 1;
+    if (path_given() && T->path_opt == APP_PATH_OPERATOR) {
+      return app_usage_error("--path operator is for `problem lqr` files; a plant with a cost "
+                             "is solved by its Riccati equation on the dense path");
+    }
     if (method_given()) {
       return app_usage_error("--method is for `problem lqr` files; a plant with a cost is "
                              "solved by its Riccati equation");
     }
     return lqr_plant_prepare(run);
+  }
+  if (T->spec) {
+    return choose_path(T, run);
   }
   if (!T->spec) {
     return app_failf(APP_EXIT_INPUT,
@@ -298,6 +344,34 @@ static lth_status sampling_error(app_ctx *T, const app_run *run, const lth_lqr_o
   return st;
 }
 
+/* The operator path (lth_lqr_solve_op): a smooth unique optimum or a
+ * refusal that names what was found and where the dense analysis is. */
+static lth_status compute_op(app_ctx *T, app_run *run, const lth_lqr_opts *o, lth_error *err) {
+  lth_status st = lth_lqr_solve_op(T->spec, run->tm.t, run->tm.n, o, &T->res, err);
+  if (st == LTH_ENOSOL || st == LTH_ENOTUNIQUE) {
+    char tail[160];
+    snprintf(tail, sizeof tail,
+             T->spec->nx <= 2000
+                 ? "; --path dense analyses it (impulses, non-uniqueness)"
+                 : "; the dense analysis (--path dense) would need nx = %d squared memory",
+             T->spec->nx);
+    size_t len = strlen(err->message);
+    snprintf(err->message + len, sizeof err->message - len, "%s", tail);
+    if (st == LTH_ENOSOL) {
+      st = err->status = LTH_ECOND; /* exit 3: a refusal, not an answer */
+    }
+  } else if (st == LTH_EDATA) {
+    lth_error at;
+    lth_error_clear(&at);
+    if (T->spec->nx <= 2000 &&
+        lth_problem_lqr_check(run->pb, run->tm.t, run->tm.n, &at) == LTH_EDATA) {
+      *err = at;
+    }
+  }
+  if (st == LTH_OK) compose_note(T);
+  return st;
+}
+
 static lth_status compute(app_ctx *T, app_run *run, lth_error *err) {
   if (T->plant) {
     return lqr_plant_compute(&T->pl, run, rtol_given() ? T->rtol : 0.0, err);
@@ -310,6 +384,9 @@ static lth_status compute(app_ctx *T, app_run *run, lth_error *err) {
   o.cond_max = run->opt->cond_max;
   o.progress = app_progress_update;
   o.progress_ctx = &run->progress;
+  if (T->path.op) {
+    return compute_op(T, run, &o, err);
+  }
   lth_status st = lth_lqr_solve(T->spec, run->tm.t, run->tm.n, &o, &T->res, err);
   if (st == LTH_EDATA) {
     /* H or C refused: the same check again, now naming the statement */
@@ -362,7 +439,10 @@ static lth_status check(const app_ctx *T, const app_run *run, lth_error *err) {
   st = app_check_vector(st, err, "the jump at t0", t0, r->jump, nx, NULL);
   st = app_check_vector(st, err, "the terminal jump", t1, r->terminal_jump, nx, NULL);
   st = app_check_value(st, err, "the residual of (x0, 0) from range(W)", t0, r->residual);
-  st = app_check_value(st, err, "the Theorem 4 deviation over the output times", NAN, r->theorem4);
+  if (!T->path.op) { /* not computed on the operator path */
+    st = app_check_value(st, err, "the Theorem 4 deviation over the output times", NAN,
+                         r->theorem4);
+  }
   return app_check_value(st, err, "the drift max ||P v|| over the output times", NAN, r->drift);
 }
 
@@ -384,7 +464,9 @@ static void json_extensions(app_json *j, const app_ctx *T) {
   if (isfinite(r->cond_W)) {
     app_json_put_number(j, "cond_W", r->cond_W);
   }
-  app_json_put_number(j, "theorem4", r->theorem4);
+  if (!T->path.op) {
+    app_json_put_number(j, "theorem4", r->theorem4);
+  }
   app_json_put_number(j, "drift", r->drift);
   if (isfinite(T->sampling_error)) {
     app_json_put_number(j, "sampling_error", T->sampling_error);
@@ -393,6 +475,19 @@ static void json_extensions(app_json *j, const app_ctx *T) {
   app_json_put_int(j, "nx", r->nx);
   app_json_put_int(j, "nu", r->nu);
   app_json_put_int(j, "p", r->p);
+  app_json_put_string(j, "path", app_path_name(&T->path));
+  if (T->path.op) { /* the collocation and Pi between the points (include/lth/lqr.h) */
+    app_json_put_number(j, "error_estimate", r->error_estimate);
+    app_json_put_int(j, "intervals", r->intervals);
+    app_json_put_number(j, "pi_proven", r->pi_proven);
+    app_json_put_int(j, "pi_proofs", (long long)r->pi_proofs);
+    app_json_key(j, "pi_inv_bound");
+    if (r->pi_proven > 0) {
+      app_json_number(j, r->pi_inv_bound);
+    } else {
+      app_json_null(j);
+    }
+  }
 }
 
 static void json_gain(app_json *j, const lth_lqr_result *r) {
@@ -474,6 +569,23 @@ static void text_vec_line(FILE *fp, const char *label, const double *x, int n) {
   fprintf(fp, "%-15s%s\n", label, b);
 }
 
+/* The operator path's proof that Pi is nonsingular between the points, as
+ * lth-bvp reports it. */
+static void text_pi(FILE *fp, const app_ctx *T) {
+  const lth_lqr_result *r = T->res;
+  if (r->pi_proof_off) {
+    fprintf(fp, "Pi             checked at the mesh points only; not proven in between: %s\n",
+            r->pi_proof_off);
+    return;
+  }
+  double pct = 100.0 * r->pi_proven;
+  if (r->pi_proven < 1.0) pct = fmin(pct, 99.99); /* never rounded up to all */
+  fprintf(fp, "Pi             proven nonsingular on %.4g%% of the interval (%zu pieces", pct,
+          r->pi_proofs);
+  if (r->pi_proven > 0) fprintf(fp, ", ||Pi^-1|| <= %.3g", r->pi_inv_bound);
+  fprintf(fp, ")\n");
+}
+
 static void text_verdict(FILE *fp, const app_ctx *T) {
   const lth_lqr_result *r = T->res;
   char b[32];
@@ -491,9 +603,16 @@ static void text_verdict(FILE *fp, const app_ctx *T) {
     fprintf(fp, "exists         NO smooth optimum: x0 is consistent, but B(t1)'C x(t1) != 0 at "
                 "the end (a terminal impulse)\n");
   }
-  fprintf(fp, "unique         %s (cond W on the state space %s)\n",
+  if (T->path.op) {
+    fprintf(fp, "unique         yes (the least-squares collocation system is nonsingular)\n");
+  } else
+    fprintf(fp, "unique         %s (cond W on the state space %s)\n",
           r->unique ? "yes" : "NO: W is not injective, one of the optima is shown",
           isfinite(r->cond_W) ? app_fmt_g(b, sizeof b, r->cond_W, 3) : "infinite");
+  if (T->path.op) {
+    fprintf(fp, "path           operator (%s): sparse collocation, boundary rows in least "
+                "squares (KLU)\n", T->path.why);
+  }
   text_vec_line(fp, "x0", T->spec->x0, r->nx);
   if (!r->exists && T->initial_impulse) {
     text_vec_line(fp, "x0_consistent", r->x0_consistent, r->nx);
@@ -513,8 +632,14 @@ static void text_verdict(FILE *fp, const app_ctx *T) {
   } else {
     fprintf(fp, "cost           none (no trajectory)\n");
   }
-  fprintf(fp, "checks         Theorem 4 (P_1' = P_2) deviation %.3g; drift max ||P v|| %.3g\n",
-          r->theorem4, r->drift);
+  if (T->path.op) {
+    fprintf(fp, "checks         drift max ||P v|| %.3g; error estimate %.3g on %d intervals\n",
+            r->drift, r->error_estimate, r->intervals);
+    text_pi(fp, T);
+  } else {
+    fprintf(fp, "checks         Theorem 4 (P_1' = P_2) deviation %.3g; drift max ||P v|| %.3g\n",
+            r->theorem4, r->drift);
+  }
   if (isfinite(T->sampling_error)) {
     fprintf(fp,
             "sampling error ~%.2e in x, lambda, u and ~%.2e in the cost (the samples' fits, "
@@ -596,6 +721,7 @@ static lth_status after(app_ctx *T, const app_run *run, lth_error *err) {
 static void cleanup(app_ctx *T) {
   lth_lqr_result_free(T->res);
   lqr_plant_free(&T->pl);
+  app_path_free(&T->path);
 }
 
 /* The tool's options (with their defaults) and its description for the driver. */
@@ -604,9 +730,11 @@ static app_option opts[] = {
     APP_CHOICE("method", &ctx.method, "collocation|shooting"),
     APP_FLAG("gain", &ctx.gain),
     APP_DOUBLE("rtol", &ctx.rtol, 1e-15, 1e-2),
+    APP_CHOICE("path", &ctx.path_opt, APP_PATH_CHOICES),
 };
 static int method_given(void) { return opts[0].given; }
 static int rtol_given(void) { return opts[2].given; }
+static int path_given(void) { return opts[3].given; }
 static const app_tool tool = {
     .name = "lth-lqr",
     .help = help_text,

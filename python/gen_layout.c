@@ -297,6 +297,7 @@ static void structs(void) {
   F(lth_lqr_spec, H);
   F(lth_lqr_spec, C);
   F(lth_lqr_spec, x0);
+  F(lth_lqr_spec, C_src);
 
   STRUCT(lth_lqr_opts);
   F(lth_lqr_opts, ivp);

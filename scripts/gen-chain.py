@@ -38,6 +38,19 @@ positions x1..xn, velocities v1..vn, multipliers lam1..lamm, one equation a line
 velocities at t1, p = 2 (n - m) of them, with x_i(t0) = 0.01 i / n and v_i(t1) = 0.  As
 equations (`bc x1(t0) = ...`) with --equations, as Matrix Market files OUT_B0.mtx,
 OUT_B1.mtx, OUT_beta.mtx with --mm, as p x s literals otherwise.
+
+--lqr N NU OUT writes a `problem lqr` file for lth-lqr instead (nx = 2N, nu = NU),
+with A, B, H and C as Matrix Market files OUT_A.mtx, OUT_B.mtx, OUT_H.mtx, OUT_C.mtx:
+N masses on springs and dampers, x = (positions, velocities), x' = A x + B u.  The
+first 2 NU masses form a chain of their own between two walls with a force u_j on the
+velocity of mass j (j = 1..NU); the other N - 2 NU masses form a second chain, not
+coupled to the first, that no control reaches.  H = I (positions and velocities),
+so B'HB = I; C = 1/2 on the positions (B(t1)'C = 0); [0, 4].  x0 is zero on the
+actuated chain, which makes it consistent for any x0 of the other chain (its
+optimality conditions decouple: u = 0 is the exact optimum, while x and lambda of
+the free chain are not trivial); the free chain starts displaced,
+q_i = 0.01 sin(pi i / (N - 2 NU + 1)).  --inconsistent displaces the first
+actuated mass too (q_1 = 0.5): no smooth optimum, x0 needs an impulse.
 """
 import sys
 
@@ -228,8 +241,52 @@ def write_equations(w, n, m):
         w("z0 = zeros(%d, 1)\n" % (2 * n + m + (n + 1 if FORCES else 0)))
 
 
+def write_lqr(n, nu, out_path, inconsistent):
+    """The `problem lqr` chain of --lqr (the module's docstring)."""
+    import math
+    if not (nu >= 1 and n >= 2 * nu + 2) or not out_path:
+        sys.exit("--lqr: need NU >= 1, N >= 2 NU + 2 and OUT")
+    base = out_path[:-4] if out_path.endswith(".lth") else out_path
+    name = base.rsplit("/", 1)[-1]
+    nx, a = 2 * n, 2 * nu
+    A = []
+    for lo, hi in ((0, a), (a, n)):  # two chains between walls
+        for i in range(lo, hi):
+            A.append((i + 1, n + i + 1, "1"))  # q' = v
+            A.append((n + i + 1, i + 1, "-2"))  # v' = -K q - D v
+            A.append((n + i + 1, n + i + 1, "-0.2"))
+            for j in (i - 1, i + 1):
+                if lo <= j < hi:
+                    A.append((n + i + 1, j + 1, "1"))
+                    A.append((n + i + 1, n + j + 1, "0.1"))
+    mtx(base + "_A.mtx", nx, nx, A)
+    mtx(base + "_B.mtx", nx, nu, [(n + j + 1, j + 1, "1") for j in range(nu)])
+    mtx(base + "_H.mtx", nx, nx, [(i + 1, i + 1, "1") for i in range(nx)])
+    mtx(base + "_C.mtx", nx, nx, [(i + 1, i + 1, "0.5") for i in range(n)])
+    x0 = ["0"] * nx
+    m = n - a
+    for i in range(m):
+        x0[a + i] = "%.17g" % (0.01 * math.sin(math.pi * (i + 1) / (m + 1)))
+    if inconsistent:
+        x0[0] = "0.5"
+    with open(out_path, "w") as f:
+        f.write("# A damped spring chain as a singular LQR problem, nx = %d, nu = %d\n"
+                "# (written by scripts/gen-chain.py --lqr)\n" % (nx, nu))
+        f.write("lth 1\nproblem lqr\nsizes %d %d\ninterval 0 4\n" % (nx, nu))
+        for k in "ABHC":
+            f.write('%s = mm("%s_%s.mtx")\n' % (k, name, k))
+        # ten entries a line: a line of a data file holds at most 1 MiB
+        f.write("x0 = [" + ";\n ".join("; ".join(x0[k:k + 10]) for k in range(0, nx, 10))
+                + "]\n")
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if "--lqr" in sys.argv:
+        if len(args) < 3:
+            sys.exit(__doc__)
+        write_lqr(int(args[0]), int(args[1]), args[2], "--inconsistent" in sys.argv)
+        return
     form = "mm" if "--mm" in sys.argv else "equations" if "--equations" in sys.argv else ""
     if len(args) < 2:
         sys.exit(__doc__)

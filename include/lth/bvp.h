@@ -220,6 +220,24 @@ lth_status lth_bvp_solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_
                             const double *times, size_t n, const lth_bvp_opts *opts,
                             lth_bvp_result **out, lth_error *err);
 
+/* The same collocation with ne slack unknowns s: rows = p + ne boundary
+ * rows B0 z(t0) + B1 z(t1) - E s = beta, E rows x ne (CSC, ld-free), s
+ * written to slack[0..ne-1] (lth-lqr's operator path: the optimality BVP of
+ * an LQR problem has 2 nx rows on a manifold of dimension 2 (nx - nu); with
+ * E = the impulse directions B(t0) at t0 and B(t1) at t1 it is square, and
+ * s = 0 iff the smooth optimum exists, lib/lqr/lqr_op.c).  The system stays
+ * one square sparse system per mesh (the slack columns after the others,
+ * the boundary rows after the collocation rows), factored by KLU.  Singular
+ * (or condition estimate above cond_max): LTH_ENOTUNIQUE, the rows and the
+ * slack directions together do not fix the p free constants and s.
+ * bc_residual is ||B0 z(t0) + B1 z(t1) - beta||_2 = ||E s|| up to rounding.
+ * Errors as lth_bvp_solve_op, LTH_EBC for rows != p + ne or a bad E,
+ * LTH_EINVAL for ne < 1. */
+lth_status lth_bvp_solve_op_slack(lth_opsys *sys, double t0, double t1,
+                                  const lth_bvp_sparse_bc *bc, int ne, const lth_bvp_csc *E,
+                                  const double *times, size_t n, const lth_bvp_opts *opts,
+                                  lth_bvp_result **out, double *slack, lth_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -25,8 +25,12 @@ typedef struct lth_lqr_spec {
   const lth_source *A; /* nx x nx */
   const lth_source *B; /* nx x nu */
   const lth_source *H; /* nx x nx, symmetric positive semidefinite */
-  const double *C;     /* nx x nx terminal weight, column-major, ld = nx */
+  const double *C;     /* nx x nx terminal weight, column-major, ld = nx; NULL: C_src, or
+                          C = 0 when that is NULL too */
   const double *x0;    /* nx */
+  const lth_source *C_src; /* optional (NULL): C as a constant source, e.g. sparse (a data file's
+                              mm()), read when C is NULL: lth_lqr_solve forms it densely,
+                              lth_lqr_solve_op keeps its pattern */
 } lth_lqr_spec;
 
 /* The index-3 optimality DAE with blocks (nx, nx, nu).  The system refers to
@@ -91,6 +95,14 @@ typedef struct lth_lqr_result {
    * space of x); max relative deviation over the times */
   double theorem4;
   double drift;
+  /* lth_lqr_solve_op only (0, NULL and NaN from lth_lqr_solve): the collocation's
+   * error_estimate and mesh intervals, and the proof that Pi = -B'HB is
+   * nonsingular between the points, as lth_bvp_result's pi_* fields */
+  double error_estimate;
+  int intervals;
+  double pi_proven, pi_inv_bound;
+  size_t pi_proofs;
+  const char *pi_proof_off;
 } lth_lqr_result;
 
 /* Solve the singular LQR problem of spec at times[0..n-1] (in [t0, t1]).
@@ -98,6 +110,46 @@ typedef struct lth_lqr_result {
 lth_status lth_lqr_solve(const lth_lqr_spec *spec, const double *times, size_t n,
                          const lth_lqr_opts *opts, lth_lqr_result **out, lth_error *err);
 void lth_lqr_result_free(lth_lqr_result *res);
+
+/* ---- the operator path: the smooth optimum at size (lib/lqr/lqr_op.c) ----
+ *
+ * 1 if lth_lqr_solve_op works in this build (SuiteSparse KLU, CMake option
+ * LTH_SUITESPARSE), else 0. */
+int lth_lqr_op_available(void);
+
+/* The smooth optimum of spec at times[0..n-1] without anything nx x nx: the
+ * optimality DAE in operator form (lth_opsys_from_system: the mm() blocks of
+ * A, B, H and their transposes keep their patterns) and the BVP x(t0) = x0,
+ * lambda(t1) = C x(t1) (2 nx rows on a manifold of dimension p = 2 (nx -
+ * nu)) by lth_bvp_solve_op_slack, the 2 nu excess rows taking slack along
+ * the impulse directions: x(t0) - B(t0) s0 = x0, lambda(t1) - C x(t1) -
+ * B(t1) s1 = 0 (lib/lqr/lqr_op.c says why).  Memory and time linear in nnz
+ * and nx per mesh interval.  It answers only when the smooth optimum exists
+ * and is unique; everything else is a refusal naming what it found, which
+ * the dense analysis (lth_lqr_solve) answers:
+ *   LTH_ENOSOL      the impulse B(t0) s0 that x0 needs, relative to ||x0||,
+ *                   exceeds opts->tol (0: 100 * ivp.rtol, as lth_lqr_solve;
+ *                   it bounds the dense path's residual from above); or
+ *                   B(t1)'C != 0 (a terminal impulse);
+ *   LTH_ENOTUNIQUE  the collocation system is singular or its condition
+ *                   estimate exceeds cond_max: W is not injective (or not
+ *                   numerically);
+ *   LTH_EDATA       H(t) or C not symmetric, or not shown positive
+ *                   semidefinite: on the operator path by diagonal dominance
+ *                   with a nonnegative diagonal (Gershgorin) at the output
+ *                   times, and for nx <= 2000 by their eigenvalues as
+ *                   lth_lqr_solve when that fails;
+ * and lth_bvp_solve_op's refusals (Pi = -B'HB singular or ill-conditioned,
+ * named t; tolerance not reached; LTH_EINVAL without KLU).  Uses opts->ivp.rtol
+ * as the collocation tolerance (default LTH_DEFAULT_RTOL), cond_max, tol and
+ * progress (the error estimate's digits).  The result has exists = unique =
+ * have_trajectory = 1, x, lambda, u, the cost 1/2 x0' lambda(t0), residual
+ * (the relative impulse, <= tol), drift, error_estimate, intervals and the
+ * pi_* fields; cond_W and theorem4 are NaN (not computed) and gain is zero
+ * (not computed: K would need G = [Nhat + Bhat](I - P) as nu x 2 nx rows per
+ * time). */
+lth_status lth_lqr_solve_op(const lth_lqr_spec *spec, const double *times, size_t n,
+                            const lth_lqr_opts *opts, lth_lqr_result **out, lth_error *err);
 
 #ifdef __cplusplus
 }

@@ -66,6 +66,14 @@ lth_status lth_bvp_solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_
                        "was built without it (CMake option LTH_SUITESPARSE)");
 }
 
+lth_status lth_bvp_solve_op_slack(lth_opsys *sys, double t0, double t1,
+                                  const lth_bvp_sparse_bc *bc, int ne, const lth_bvp_csc *E,
+                                  const double *times, size_t n, const lth_bvp_opts *opts,
+                                  lth_bvp_result **out, double *slack, lth_error *err) {
+  (void)ne, (void)E, (void)slack;
+  return lth_bvp_solve_op(sys, t0, t1, bc, times, n, opts, out, err);
+}
+
 #else
 
 /* ---- the global system as triplets ---- */
@@ -159,10 +167,25 @@ static size_t mesh_index(const omesh *M, double t) {
   return lo;
 }
 
+/* Where the rows go: the boundary rows at 0..p-1, the m - p rows S(t0) y_0
+ * = 0 at p..m-1, interval k's stage and continuity rows as their unknowns
+ * (so that the diagonal is the natural pivot and KLU's ordering of A + A'
+ * holds: rows shifted off the unknowns make its partial pivoting fill
+ * beyond use); with slack, the boundary rows p..p+ne-1 after all that, at
+ * the slack unknowns' rows nunk.. . */
+typedef struct rowmap {
+  int p;
+  size_t nunk;
+} rowmap;
+
+static int bc_row(const rowmap *R, int i) {
+  return i < R->p ? i : (int)(R->nunk + (size_t)(i - R->p));
+}
+
 /* The boundary rows: B G(t) at the columns of v (t0: unknowns from col0),
- * into triplets at rows 0..p-1; B q(t) subtracted from rhs. */
+ * into triplets at rows bc_row(R, 0..rows-1); B q(t) subtracted from rhs. */
 static lth_status bc_rows(opbvp *B, const lth_bvp_csc *Bc, double t, int col0, trip *T, double *rhs,
-                          int with_S, lth_error *err) {
+                          int with_S, const rowmap *R, lth_error *err) {
   int m = B->m, s = B->s;
   lth_status st = lth_bvpop_decompose(B, t, err);
   if (st == LTH_OK && B->nspc > 0) st = lth_oppoint_apply_G(B->pt, B->X, B->Z, err);
@@ -171,13 +194,13 @@ static lth_status bc_rows(opbvp *B, const lth_bvp_csc *Bc, double t, int col0, t
   if (st != LTH_OK) return st;
   for (int c = 0; c < s; c++) { /* rhs -= B q */
     for (int e = Bc->colptr[c]; e < Bc->colptr[c + 1]; e++)
-      rhs[Bc->rowind[e]] -= Bc->val[e] * B->qv->c[c];
+      rhs[bc_row(R, Bc->rowind[e])] -= Bc->val[e] * B->qv->c[c];
   }
   int fail = 0;
   for (int c = 0; c < m && !fail; c++) { /* G e_c = e_c off the reach */
     if (B->spos[c] >= 0) continue;
     for (int e = Bc->colptr[c]; e < Bc->colptr[c + 1]; e++) {
-      fail |= trip_add(T, Bc->rowind[e], col0 + c, Bc->val[e]);
+      fail |= trip_add(T, bc_row(R, Bc->rowind[e]), col0 + c, Bc->val[e]);
     }
   }
   for (int q = 0; q < B->nspc && !fail; q++) {
@@ -185,13 +208,13 @@ static lth_status bc_rows(opbvp *B, const lth_bvp_csc *Bc, double t, int col0, t
     for (int k = 0; k < s && !fail; k++) {
       if (g[k] == 0.0) continue;
       for (int e = Bc->colptr[k]; e < Bc->colptr[k + 1]; e++) {
-        fail |= trip_add(T, Bc->rowind[e], col0 + B->spc[q], Bc->val[e] * g[k]);
+        fail |= trip_add(T, bc_row(R, Bc->rowind[e]), col0 + B->spc[q], Bc->val[e] * g[k]);
       }
     }
     if (with_S) {
       const double *sx = B->Sx->c + (size_t)q * B->Sx->ld;
       for (int a = 0; a < (B->r - 1) * B->nr && !fail; a++) {
-        if (sx[a] != 0.0) fail |= trip_add(T, B->p + a, col0 + B->spc[q], sx[a]);
+        if (sx[a] != 0.0) fail |= trip_add(T, R->p + a, col0 + B->spc[q], sx[a]);
       }
     }
   }
@@ -204,12 +227,13 @@ static lth_status assemble(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *bc
                            double *rhs, lth_error *err) {
   int m = B->m, ns = B->ns;
   size_t blk = (size_t)(1 + ns) * m;
-  size_t nunk = M->N * blk + m;
-  memset(rhs, 0, nunk * sizeof(double));
-  for (int i = 0; i < B->p; i++) rhs[i] = bc->beta[i];
+  size_t nunk = M->N * blk + m, nrows = nunk + (size_t)B->ne;
+  rowmap R = {B->p, nunk};
+  memset(rhs, 0, nrows * sizeof(double));
+  for (int i = 0; i < bc->rows; i++) rhs[bc_row(&R, i)] = bc->beta[i];
   B->last_sign = 0;
   B->last_t = -INFINITY;
-  lth_status st = bc_rows(B, &bc->B0, M->t[0], 0, T, rhs, 1, err);
+  lth_status st = bc_rows(B, &bc->B0, M->t[0], 0, T, rhs, 1, &R, err);
   int fail = 0;
   for (size_t k = 0; k < M->N && st == LTH_OK && !fail; k++) {
     double h = M->t[k + 1] - M->t[k];
@@ -237,40 +261,48 @@ static lth_status assemble(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *bc
       }
     }
     /* continuity: y_{k+1} - y_k - h sum_j b_j K_kj = 0, in y_{k+1}'s rows */
-    size_t nxt = base + blk;
+    size_t nxt = base + blk, nr = nxt;
     for (int a = 0; a < m && !fail; a++) {
-      fail |= trip_add(T, (int)(nxt + a), (int)(nxt + a), 1.0);
-      fail |= trip_add(T, (int)(nxt + a), (int)(base + a), -1.0);
+      fail |= trip_add(T, (int)(nr + a), (int)(nxt + a), 1.0);
+      fail |= trip_add(T, (int)(nr + a), (int)(base + a), -1.0);
       for (int j = 0; j < ns; j++) {
         fail |=
-            trip_add(T, (int)(nxt + a), (int)(base + (size_t)(1 + j) * m + a), -h * B->tab.b[j]);
+            trip_add(T, (int)(nr + a), (int)(base + (size_t)(1 + j) * m + a), -h * B->tab.b[j]);
       }
     }
   }
   if (st == LTH_OK && !fail)
-    st = bc_rows(B, &bc->B1, M->t[M->N], (int)(M->N * blk), T, rhs, 0, err);
+    st = bc_rows(B, &bc->B1, M->t[M->N], (int)(M->N * blk), T, rhs, 0, &R, err);
+  for (int k = 0; k < B->ne && !fail; k++) { /* - E s in the boundary rows */
+    for (int e = B->E->colptr[k]; e < B->E->colptr[k + 1]; e++) {
+      fail |= trip_add(T, bc_row(&R, B->E->rowind[e]), (int)(nunk + (size_t)k), -B->E->val[e]);
+    }
+  }
   if (st == LTH_OK && fail) {
     st = lth_error_set(err, LTH_ENOMEM, "out of memory assembling the collocation system");
   }
   return st;
 }
 
-/* Solve on M: the mesh values y (M->N + 1 blocks of m) into *ysol. */
+/* Solve on M: the mesh values y (M->N + 1 blocks of m) into *ysol, and the
+ * slack unknowns (lth_bvp_solve_op_slack) into B->slack. */
 static lth_status solve_mesh(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *bc, double cmax,
                              double **ysol, double *cond, lth_error *err) {
   size_t blk = (size_t)(1 + B->ns) * B->m, nunk = M->N * blk + B->m;
-  if (nunk > (size_t)INT_MAX / 2) {
+  int slack = B->ne > 0;
+  size_t nsys = nunk + (size_t)B->ne;
+  if (nsys > (size_t)INT_MAX / 2) {
     return lth_error_set(err, LTH_ENOMEM,
                          "the collocation system on %zu intervals has %zu unknowns: too many for "
                          "KLU's int indices",
-                         M->N, nunk);
+                         M->N, nsys);
   }
   trip T = {0};
-  double *rhs = malloc(nunk * sizeof(double));
+  double *rhs = calloc(nsys, sizeof(double));
   if (!rhs) return lth_error_set(err, LTH_ENOMEM, "out of memory for the collocation system");
   lth_status st = assemble(B, M, bc, &T, rhs, err);
   lth_csc *A =
-      st == LTH_OK ? lth_csc_from_triplets((int)nunk, (int)nunk, T.n, T.i, T.j, T.v, err) : NULL;
+      st == LTH_OK ? lth_csc_from_triplets((int)nsys, (int)nsys, T.n, T.i, T.j, T.v, err) : NULL;
   if (st == LTH_OK && !A) st = lth_error_status(err);
   trip_release(&T);
   int *ap = A ? A->colptr : NULL, *ai = A ? A->rowind : NULL;
@@ -285,13 +317,24 @@ static lth_status solve_mesh(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *
      * scripts/gen-chain.py --bvp (n = 5: the error estimate stalled at 5e-10
      * up to 65,536 intervals; with 1.0, 1.2e-13 on 16) */
     kc.tol = 1.0;
-    kc.btf = 0;
-    ks = klu_analyze((int)nunk, ap, ai, &kc);
+    /* with slack the rows of v(t0)'s columns determined at t1 (lth-lqr's
+     * lambda(t0)) have no entry on the diagonal: the maximum transversal of
+     * the block triangular form gives a zero-free one, without which the
+     * pivoting filled the factors superlinearly in the mesh (nx = 200, 16
+     * intervals: 17.6 M entries and 25 s; with it 1.7 M and 0.2 s) */
+    kc.btf = slack ? 1 : 0;
+    ks = klu_analyze((int)nsys, ap, ai, &kc);
     kn = ks ? klu_factor(ap, ai, ax, ks, &kc) : NULL;
     if (kc.status == KLU_OUT_OF_MEMORY) {
       st =
           lth_error_set(err, LTH_ENOMEM,
-                        "out of memory factoring the collocation system (%zu unknowns, KLU)", nunk);
+                        "out of memory factoring the collocation system (%zu unknowns, KLU)", nsys);
+    } else if ((!kn || kc.status == KLU_SINGULAR) && slack) {
+      st = lth_bvp_not_unique_detail(INFINITY, "collocation system with slack",
+                                     "dependent on the solution manifold and the slack "
+                                     "directions: together they do not fix its p free constants "
+                                     "and the slack",
+                                     err);
     } else if (!kn || kc.status == KLU_SINGULAR) {
       st = lth_bvp_not_unique_detail(INFINITY, "collocation system",
                                      "dependent on the solution manifold: together they "
@@ -302,16 +345,18 @@ static lth_status solve_mesh(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *
   if (st == LTH_OK && klu_condest(ap, ax, ks, kn, &kc)) {
     *cond = kc.condest;
     if (!(kc.condest <= cmax)) {
-      st = lth_bvp_not_unique(kc.condest, "collocation system", err);
+      st = lth_bvp_not_unique(kc.condest,
+                              slack ? "collocation system with slack" : "collocation system", err);
     }
   }
-  if (st == LTH_OK && !klu_solve(ks, kn, (int)nunk, 1, rhs, &kc)) {
+  if (st == LTH_OK && !klu_solve(ks, kn, (int)nsys, 1, rhs, &kc)) {
     st = lth_error_set(err, LTH_ENOMEM, "the collocation solve failed (KLU status %d)", kc.status);
   }
   if (kn) klu_free_numeric(&kn, &kc);
   if (ks) klu_free_symbolic(&ks, &kc);
   lth_csc_free(A);
   if (st == LTH_OK) {
+    for (int k = 0; k < B->ne; k++) B->slack[k] = rhs[nunk + (size_t)k];
     for (size_t k = 0; k <= M->N; k++)
       memmove(rhs + k * B->m, rhs + k * blk, B->m * sizeof(double));
     *ysol = rhs;
@@ -348,7 +393,7 @@ static lth_status outputs(opbvp *B, const omesh *M, const double *y, const doubl
 static lth_status bc_residual(opbvp *B, const omesh *M, const double *y,
                               const lth_bvp_sparse_bc *bc, double *res, lth_error *err) {
   int s = B->s;
-  double *z = malloc(2 * (size_t)s * sizeof(double)), *r = calloc((size_t)B->p + 1, sizeof(double));
+  double *z = malloc(2 * (size_t)s * sizeof(double)), *r = calloc((size_t)bc->rows + 1, sizeof(double));
   double ends[2] = {M->t[0], M->t[M->N]}, drift;
   lth_status st = z && r ? LTH_OK : lth_error_set(err, LTH_ENOMEM, "out of memory");
   if (st == LTH_OK) st = outputs(B, M, y, ends, 2, z, &drift, err);
@@ -361,17 +406,23 @@ static lth_status bc_residual(opbvp *B, const omesh *M, const double *y,
     }
   }
   double acc = 0.0;
-  for (int i = 0; i < B->p && st == LTH_OK; i++) acc += (r[i] - bc->beta[i]) * (r[i] - bc->beta[i]);
+  for (int i = 0; i < bc->rows && st == LTH_OK; i++) acc += (r[i] - bc->beta[i]) * (r[i] - bc->beta[i]);
   *res = sqrt(acc);
   free(z);
   free(r);
   return st;
 }
 
-static lth_status check_bc(const lth_opsys *sys, const lth_bvp_sparse_bc *bc, int p,
+static lth_status check_bc(const lth_opsys *sys, const lth_bvp_sparse_bc *bc, int p, int ne,
                            lth_error *err) {
   int s = lth_opsys_size(sys);
-  if (!bc || bc->rows != p) {
+  if (bc && ne > 0 && bc->rows != p + ne) {
+    return lth_error_set(err, LTH_EBC,
+                         "the boundary conditions have %d rows; with %d slack unknowns they need "
+                         "p + %d = %d (p = %d, the dimension of the solution manifold)",
+                         bc->rows, ne, ne, p + ne, p);
+  }
+  if (!bc || (ne == 0 && bc->rows != p)) {
     return lth_error_set(err, LTH_EBC,
                          "the boundary conditions have %d rows; the solution manifold has "
                          "dimension p = %d",
@@ -387,17 +438,36 @@ static lth_status check_bc(const lth_opsys *sys, const lth_bvp_sparse_bc *bc, in
         return lth_error_set(err, LTH_EBC, "B%d: colptr decreases at column %d", w, c + 1);
       }
       for (int e = Bc->colptr[c]; e < Bc->colptr[c + 1]; e++) {
-        if (Bc->rowind[e] < 0 || Bc->rowind[e] >= p || !isfinite(Bc->val[e])) {
+        if (Bc->rowind[e] < 0 || Bc->rowind[e] >= bc->rows || !isfinite(Bc->val[e])) {
           return lth_error_set(err, LTH_EBC,
                                "B%d: entry %d of column %d is outside %d rows or "
                                "not finite",
-                               w, e + 1, c + 1, p);
+                               w, e + 1, c + 1, bc->rows);
         }
       }
     }
   }
-  for (int i = 0; i < p; i++) {
+  for (int i = 0; i < bc->rows; i++) {
     if (!isfinite(bc->beta[i])) return lth_error_set(err, LTH_EBC, "beta[%d] is not finite", i + 1);
+  }
+  return LTH_OK;
+}
+
+/* The slack directions E (rows x ne, CSC) and the place for s. */
+static lth_status check_slack(int rows, int ne, const lth_bvp_csc *E, const double *slack,
+                              lth_error *err) {
+  if (!E || !E->colptr || E->colptr[0] != 0 || !slack ||
+      (E->colptr[ne] > 0 && (!E->rowind || !E->val))) {
+    return lth_error_set(err, LTH_EBC, "E: not a compressed sparse column matrix, or no slack");
+  }
+  for (int c = 0; c < ne; c++) {
+    for (int e = E->colptr[c]; e < E->colptr[c + 1]; e++) {
+      if (E->colptr[c + 1] < E->colptr[c] || E->rowind[e] < 0 || E->rowind[e] >= rows ||
+          !isfinite(E->val[e])) {
+        return lth_error_set(err, LTH_EBC, "E: entry %d of column %d is outside %d rows or "
+                                           "not finite", e + 1, c + 1, rows);
+      }
+    }
   }
   return LTH_OK;
 }
@@ -501,10 +571,10 @@ static lth_status prove_pi(const lth_opsys *sys, double t0, double t1, const dou
   return LTH_OK;
 }
 
-lth_status lth_bvp_solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_sparse_bc *bc,
-                            const double *times, size_t n, const lth_bvp_opts *opts,
-                            lth_bvp_result **out, lth_error *err) {
-  LTH_ERROR_RECORD(err);
+static lth_status solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_sparse_bc *bc,
+                           const double *times, size_t n, const lth_bvp_opts *opts, int ne,
+                           const lth_bvp_csc *E, double *slack, lth_bvp_result **out,
+                           lth_error *err) {
   *out = NULL;
   lth_bvp_opts o;
   if (opts)
@@ -532,7 +602,14 @@ lth_status lth_bvp_solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_
   opbvp B;
   lth_status st =
       lth_bvpop_init(&B, sys, t0, stages, o.cond_max > 0 ? o.cond_max : LTH_DEFAULT_COND_MAX, err);
-  if (st == LTH_OK) st = check_bc(sys, bc, B.p, err);
+  B.ne = 0;
+  if (st == LTH_OK) st = check_bc(sys, bc, B.p, ne, err);
+  if (st == LTH_OK && ne > 0) st = check_slack(bc->rows, ne, E, slack, err);
+  if (st == LTH_OK) {
+    B.ne = ne;
+    B.E = E;
+    B.slack = slack;
+  }
   lth_bvp_result *res = st == LTH_OK ? calloc(1, sizeof *res) : NULL;
   if (st == LTH_OK && res) {
     res->n = n;
@@ -559,6 +636,25 @@ lth_status lth_bvp_solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_
   }
   *out = res;
   return LTH_OK;
+}
+
+lth_status lth_bvp_solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_sparse_bc *bc,
+                            const double *times, size_t n, const lth_bvp_opts *opts,
+                            lth_bvp_result **out, lth_error *err) {
+  LTH_ERROR_RECORD(err);
+  return solve_op(sys, t0, t1, bc, times, n, opts, 0, NULL, NULL, out, err);
+}
+
+lth_status lth_bvp_solve_op_slack(lth_opsys *sys, double t0, double t1,
+                                  const lth_bvp_sparse_bc *bc, int ne, const lth_bvp_csc *E,
+                                  const double *times, size_t n, const lth_bvp_opts *opts,
+                                  lth_bvp_result **out, double *slack, lth_error *err) {
+  LTH_ERROR_RECORD(err);
+  if (ne < 1) {
+    *out = NULL;
+    return lth_error_set(err, LTH_EINVAL, "lth_bvp_solve_op_slack: need ne >= 1 slack unknowns");
+  }
+  return solve_op(sys, t0, t1, bc, times, n, opts, ne, E, slack, out, err);
 }
 
 #endif

@@ -5,6 +5,7 @@
 #define LTH_BVP_OP_IMPL_H
 
 #include "colloc/colloc.h"
+#include "lth/bvp.h"
 #include "lth/jet.h"
 #include "lth/opdecomp.h"
 #include "lth/status.h"
@@ -27,6 +28,11 @@ typedef struct opbvp {
   lth_jet *gv, *zv, *qv, *yv; /* m, s, s, m x 1 */
   double last_t;
   int last_sign;
+  /* lth_bvp_solve_op_slack: ne slack unknowns s (after the mesh values and
+   * stages) entering the boundary rows as - E s, and their last values */
+  int ne;
+  const lth_bvp_csc *E;
+  double *slack;
 } opbvp;
 
 /* Set B up for sys (stages Gauss stages; Ahat's pattern from the columns the

@@ -56,6 +56,7 @@ static lth_lqr_result *result_alloc(int nx, int nu, size_t n, const double *time
   r->nu = nu;
   r->p = 2 * (nx - nu);
   r->cost = NAN;
+  r->error_estimate = NAN;
   size_t n1 = n ? n : 1;
   r->times = malloc(n1 * sizeof(double));
   r->x = calloc(n1 * (size_t)nx, sizeof(double));
@@ -466,9 +467,8 @@ static lth_status theorem5(lqr_run *R, const lth_lqr_opts *o, lth_lqr_result *re
   return res->unique ? LTH_OK : judge_rank(R, res, err);
 }
 
-lth_status lth_lqr_solve(const lth_lqr_spec *spec, const double *times, size_t n,
-                         const lth_lqr_opts *opts, lth_lqr_result **out, lth_error *err) {
-  *out = NULL;
+static lth_status solve_formed(const lth_lqr_spec *spec, const double *times, size_t n,
+                               const lth_lqr_opts *opts, lth_lqr_result **out, lth_error *err) {
   lth_lqr_opts o;
   if (opts)
     o = *opts;
@@ -546,6 +546,19 @@ lth_status lth_lqr_solve(const lth_lqr_spec *spec, const double *times, size_t n
   }
   *out = res;
   return LTH_OK;
+}
+
+lth_status lth_lqr_solve(const lth_lqr_spec *spec, const double *times, size_t n,
+                         const lth_lqr_opts *opts, lth_lqr_result **out, lth_error *err) {
+  *out = NULL;
+  if (!spec || spec->C) return solve_formed(spec, times, n, opts, out, err);
+  /* C from C_src (or zero): the dense path forms it */
+  lth_lqr_spec sp = *spec;
+  double *own = NULL;
+  lth_status st = lth_lqr_dense_C(spec, &sp.C, &own, err);
+  if (st == LTH_OK) st = solve_formed(&sp, times, n, opts, out, err);
+  free(own);
+  return st;
 }
 
 /* The result holder, for lib/lqr/lqr_colloc.c. */

@@ -131,7 +131,41 @@ static int cmp_sample(const void *x, const void *y) {
   return (a > b) - (a < b);
 }
 
+lth_status lth_lqr_dense_C(const lth_lqr_spec *spec, const double **C, double **own,
+                           lth_error *err) {
+  *own = NULL;
+  *C = spec->C;
+  if (spec->C) return LTH_OK;
+  size_t nx = (size_t)spec->nx, wn = spec->C_src ? lth_source_work_size(spec->C_src, 0) : 0;
+  double *m = calloc(nx * nx + wn + 1, sizeof(double));
+  if (!m) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory forming C (%zu x %zu) densely", nx, nx);
+  }
+  lth_status st = LTH_OK;
+  if (spec->C_src) {
+    lth_jet J = lth_jet_wrap(m, (int)nx, (int)nx, (int)nx, nx * nx, 0);
+    st = lth_source_fill(spec->C_src, spec->t0, 0, &J, m + nx * nx, err);
+  }
+  if (st != LTH_OK) {
+    free(m);
+    return st;
+  }
+  *C = *own = m;
+  return LTH_OK;
+}
+
 lth_status lth_lqr_check_C(const lth_lqr_spec *spec, lth_error *err) {
+  const double *Cd;
+  double *own;
+  if (!spec->C) { /* formed from C_src (or zero) */
+    lth_status st = lth_lqr_dense_C(spec, &Cd, &own, err);
+    if (st != LTH_OK) return st;
+    lth_lqr_spec sp = *spec;
+    sp.C = Cd;
+    st = lth_lqr_check_C(&sp, err);
+    free(own);
+    return st;
+  }
   int n = spec->nx;
   lapack_int lw = 3 * n + 64;
   double *a = malloc(sizeof(double) * ((size_t)n * n + (size_t)n + (size_t)lw + 1)), mx;

@@ -13,6 +13,10 @@
  * lth_lqr_check_data is the two in turn; the data-file reader calls them
  * apart, to name the statement at fault (lth_problem_lqr_check). */
 lth_status lth_lqr_check_C(const lth_lqr_spec *spec, lth_error *err);
+/* spec's terminal weight as a dense nx x nx matrix: spec->C itself (*own =
+ * NULL), or formed from spec->C_src, or zero (*own: to be freed). */
+lth_status lth_lqr_dense_C(const lth_lqr_spec *spec, const double **C, double **own,
+                           lth_error *err);
 lth_status lth_lqr_check_H(const lth_lqr_spec *spec, const double *times, size_t n, lth_error *err);
 lth_status lth_lqr_check_data(const lth_lqr_spec *spec, const double *times, size_t n,
                               lth_error *err);

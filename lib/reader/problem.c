@@ -414,7 +414,7 @@ void lth_problem_free(lth_problem *pb) {
   }
   free(pb->inames);
   free(pb->onames);
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < 4; k++) {
     lth_source_free(pb->lqr_src[k]);
   }
   for (int k = 0; pb->mass && k < pb->nmass; k++) {

@@ -423,7 +423,7 @@ struct lth_problem {
   size_t nsampled;
   /* `problem lqr` */
   lth_lqr_spec lqr;
-  lth_source *lqr_src[3]; /* A, B, H (the system refers to them) */
+  lth_source *lqr_src[4]; /* A, B, H (the system refers to them), and C when given as mm() */
   double *C, *x0;
   char *name;         /* the file's name in messages (lth_problem_lqr_check) */
   lth_spos lqr_at[4]; /* where A, B, H, C are given (line 0: not given) */

@@ -12,6 +12,9 @@
 #include "problem_impl.h"
 
 #define SYM_TOL 1e-12
+/* C up to this nx is held densely (a literal, eye or mm()); beyond, eye and
+ * mm() stay sparse (spec.C_src) for the operator path. */
+#define LQR_DENSE_C_MAX 1000
 
 lth_status lth_pp_st_sizes(lth_pp *P, size_t kw) {
   long nx, nu;
@@ -37,6 +40,33 @@ lth_status lth_pp_st_sizes(lth_pp *P, size_t kw) {
 
 /* A constant expression field of a statement ("t0" ...). */
 
+/* C by mm() must be constant: its enclosure of the first Taylor
+ * coefficient over [t0, t1] is exactly zero (a proof, not a sample). */
+static lth_status lqr_C_constant(lth_pp *P, const lth_source *src) {
+  lth_spos at = P->at_lqr[LTH_P_LQR_C];
+  int nnz = 0;
+  const int *cp, *ri;
+  if (!lth_source_can_enclose_csc(src) ||
+      lth_source_csc_pattern(src, &nnz, &cp, &ri, NULL) != LTH_OK) {
+    return lth_pp_at_error(P, at, LTH_EPARSE, "C = mm(...) must be a constant sparse matrix");
+  }
+  size_t w = lth_source_enclose_work_size(src, 1);
+  lth_interval *iv = malloc(sizeof *iv * (2 * (size_t)nnz + w + 1));
+  if (!iv) return lth_pp_at_error(P, at, LTH_ENOMEM, "out of memory");
+  double t0 = P->pb->t0, t1 = P->pb->t1 > t0 ? P->pb->t1 : t0;
+  lth_status st = lth_source_enclose_csc(src, t0, t1, 1, iv, nnz ? (size_t)nnz : 1,
+                                         iv + 2 * (size_t)nnz, P->err);
+  int constant = st == LTH_OK;
+  for (int q = 0; constant && q < nnz; q++) {
+    constant = iv[nnz + q].lo == 0.0 && iv[nnz + q].hi == 0.0;
+  }
+  free(iv);
+  return constant ? LTH_OK
+                  : lth_pp_at_error(P, at, LTH_EPARSE,
+                                    "C (the terminal weight) must be constant, but a coefficient "
+                                    "uses t");
+}
+
 /* LQR matrices A, B, H (sources) and C (constant). */
 static lth_status lqr_matrix(lth_pp *P, size_t kw, int which) {
   static const char *const names[] = {"A", "B", "H", "C"};
@@ -53,16 +83,18 @@ static lth_status lqr_matrix(lth_pp *P, size_t kw, int which) {
     return st;
   }
   int rows = P->nx, cols = which == LTH_P_LQR_B ? P->nu : P->nx;
-  if ((st = lth_pp_charge_entries(P, kw, rows, cols)) != LTH_OK) {
-    return st;
+  if (which == LTH_P_LQR_C && (P->nx <= LQR_DENSE_C_MAX || !lth_pp_rhs_sparse_text(P))) {
+    if ((st = lth_pp_charge_entries(P, kw, rows, cols)) != LTH_OK) {
+      return st;
+    }
+    return lth_pp_parse_const(P, "C (the terminal weight)", rows, cols,
+                              LTH_PP_CONST_EYE | LTH_PP_CONST_MM, &P->pb->C);
   }
-  if (which == LTH_P_LQR_C) {
-    return lth_pp_parse_const(P, "C (the terminal weight)", rows, cols, LTH_PP_CONST_EYE,
-                              &P->pb->C);
-  }
+  /* A, B, H, and C given by mm(): sources (sparse ones charged by their
+   * entries, not rows x cols) */
   size_t pb_, pn;
   lth_source *src;
-  st = lth_pp_parse_rhs(P, name, rows, cols, &src, &pb_, &pn);
+  st = lth_pp_parse_block(P, kw, name, rows, cols, &src, &pb_, &pn);
   if (st != LTH_OK) {
     return st;
   }
@@ -153,16 +185,18 @@ lth_status lth_pp_finish_lqr(lth_pp *P) {
                            "missing `x0 = [...]` statement (the initial state)");
   }
   lth_status st = lth_pp_check_common(P);
-  if (st == LTH_OK) {
-    st = check_H(P);
+  if (st == LTH_OK && !lth_source_is_sparse(pb->lqr_src[LTH_P_LQR_H])) {
+    st = check_H(P); /* a sparse H is checked on its pattern by the solvers */
+  }
+  if (st == LTH_OK && pb->lqr_src[LTH_P_LQR_C]) {
+    st = lqr_C_constant(P, pb->lqr_src[LTH_P_LQR_C]);
   }
   if (st == LTH_OK && pb->C && !symmetric(pb->C, P->nx, &asym)) {
     st = lth_pp_at_error(P, P->at_lqr[LTH_P_LQR_C], LTH_EPARSE,
                          "C must be symmetric, but max |C - C'| = %.3g", asym);
   }
-  if (st == LTH_OK && !pb->C && !(pb->C = calloc((size_t)P->nx * P->nx, sizeof *pb->C))) {
-    st = lth_pp_at_error(P, P->at_sizes, LTH_ENOMEM, "out of memory");
-  }
+  /* C omitted is zero: formed densely only where the dense path can run
+   * (lth_lqr_solve forms it from C_src, or zero, when C is NULL) */
   if (st != LTH_OK) {
     return st;
   }
@@ -174,7 +208,8 @@ lth_status lth_pp_finish_lqr(lth_pp *P) {
                            .B = pb->lqr_src[LTH_P_LQR_B],
                            .H = pb->lqr_src[LTH_P_LQR_H],
                            .C = pb->C,
-                           .x0 = pb->x0};
+                           .x0 = pb->x0,
+                           .C_src = pb->lqr_src[LTH_P_LQR_C]};
   pb->name = malloc(strlen(P->tx.name) + 1);
   if (!pb->name) {
     return lth_pp_at_error(P, P->at_sizes, LTH_ENOMEM, "out of memory");

@@ -113,7 +113,11 @@ class Problem:
             spec = lqr_spec.contents if hasattr(lqr_spec, "contents") else lqr_spec
             self.nx, self.nu = int(spec.nx), int(spec.nu)
             self.x0 = _lib.doubles(spec.x0, self.nx)
-            self.C = _lib.doubles(spec.C, self.nx * self.nx).reshape(self.nx, self.nx, order="F")
+            if spec.C or not spec.C_src:  # a literal C, or none (zero)
+                self.C = _lib.doubles(spec.C, self.nx * self.nx).reshape(self.nx, self.nx,
+                                                                          order="F")
+            else:  # C = mm(...): constant, its value at t0
+                self.C = _source_value(spec.C_src, self.nx, float(spec.t0))
 
     @property
     def bc(self):
@@ -528,6 +532,19 @@ def _from_handle(handle, name, source_text=None):
                   for k in range(LIB.lth_problem_noutputs(handle))]
     pb._finalizer = weakref.finalize(pb, _free_problem, handle)
     return pb
+
+
+def _source_value(src, n, t):
+    """The n x n value of a source at t (lth_source_fill)."""
+    jet, err = S["lth_jet"](), _lib.new_error()
+    _lib.check(LIB.lth_jet_init(ctypes.byref(jet), n, n, 0, ctypes.byref(err)), err)
+    try:
+        work = np.zeros(LIB.lth_source_work_size(src, 0) + 1)
+        _lib.check(LIB.lth_source_fill(src, t, 0, ctypes.byref(jet), work.ctypes.data,
+                                       ctypes.byref(err)), err)
+        return _lib.jet_coef(jet, 0)
+    finally:
+        LIB.lth_jet_release(ctypes.byref(jet))
 
 
 def _read_opts(params):

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Singular LQR on the operator path (lth_lqr_solve_op, lib/lqr/lqr_op.c):
+ * the closed-form double integrator (H = I, C = 0: the singular arc
+ * x2 = -x1 tanh(T - t)), the existence decision from the slack along
+ * range(B(t0)) (lth_bvp_solve_op_slack: the slack is the impulse tanh(T)
+ * of the closed form) against the tolerance on both sides of it, and the
+ * refusals of what only the dense analysis answers (an impulse at t0, a
+ * terminal impulse).  Each answer is checked against the closed form or the
+ * dense path, never against itself. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lth/bvp.h"
+#include "lth/expr.h"
+#include "lth/lqr.h"
+#include "lth/opdecomp.h"
+#include "testutil.h"
+
+static lth_source *src(int rows, int cols, const char *const *e) {
+  lth_expr *ex[16];
+  for (int i = 0; i < rows; i++)
+    for (int j = 0; j < cols; j++) {
+      const char *t = e[i * cols + j];
+      ck_assert(lth_expr_parse(t, strlen(t), NULL, NULL, &ex[i + j * rows], NULL) == LTH_OK);
+    }
+  return lth_source_expr(rows, cols, ex, NULL);
+}
+
+typedef struct {
+  lth_source *A, *B, *H;
+  double C[4], x0[2];
+  lth_lqr_spec spec;
+} problem;
+
+/* x' = (x2, u), H = I, C = 0 on [0, T]. */
+static void double_integrator(problem *pb, double T, double x01, double x02) {
+  static const char *A[] = {"0", "1", "0", "0"}, *B[] = {"0", "1"}, *H[] = {"1", "0", "0", "1"};
+  pb->A = src(2, 2, A);
+  pb->B = src(2, 1, B);
+  pb->H = src(2, 2, H);
+  memset(pb->C, 0, sizeof pb->C);
+  pb->x0[0] = x01;
+  pb->x0[1] = x02;
+  pb->spec = (lth_lqr_spec){.nx = 2,
+                            .nu = 1,
+                            .t0 = 0.0,
+                            .t1 = T,
+                            .A = pb->A,
+                            .B = pb->B,
+                            .H = pb->H,
+                            .C = pb->C,
+                            .x0 = pb->x0};
+}
+
+static void problem_free(problem *pb) {
+  lth_source_free(pb->A);
+  lth_source_free(pb->B);
+  lth_source_free(pb->H);
+}
+
+START_TEST(test_op_closed_form) {
+  if (!lth_lqr_op_available()) return;
+  const double T = 1.3, a = 0.7;
+  problem pb;
+  double_integrator(&pb, T, a * cosh(T), -a * sinh(T));
+  double times[] = {0, 0.4, 0.9, T};
+  lth_lqr_result *res = NULL;
+  lth_error err;
+  lth_error_clear(&err);
+  ck_assert_msg(lth_lqr_solve_op(&pb.spec, times, 4, NULL, &res, &err) == LTH_OK, "%s",
+                err.message);
+  ck_assert(res->exists && res->unique && res->have_trajectory);
+  for (int k = 0; k < 4; k++) {
+    double s = T - times[k], x1 = a * cosh(s), x2 = -a * sinh(s);
+    ck_assert_msg(fabs(res->x[2 * k] - x1) < 1e-9 && fabs(res->x[2 * k + 1] - x2) < 1e-9, "x(%g)",
+                  times[k]);
+    ck_assert_msg(fabs(res->lambda[2 * k] - a * sinh(s)) < 1e-9 &&
+                      fabs(res->lambda[2 * k + 1]) < 1e-9,
+                  "lambda(%g)", times[k]);
+    ck_assert_msg(fabs(res->u[k] - x1) < 1e-9, "u(%g)", times[k]);
+  }
+  double J = a * a * sinh(T) * cosh(T) / 2;
+  ck_assert_msg(fabs(res->cost - J) < 1e-9 * J, "cost %.17g vs %.17g", res->cost, J);
+  ck_assert(res->residual <= 1e-8);
+  ck_assert(isnan(res->theorem4) && isnan(res->cond_W)); /* not computed on this path */
+  ck_assert(res->intervals > 0 && res->error_estimate < 1e-9);
+  lth_lqr_result_free(res);
+  problem_free(&pb);
+}
+END_TEST
+
+/* The slack of x(t0) - B(t0) s0 = x0 is the impulse: from x0 = (1, 0) the arc
+ * needs x2 = -tanh(T), so s0 = -tanh(T); the terminal slack is zero. */
+START_TEST(test_slack_is_the_impulse) {
+  if (!lth_lqr_op_available()) return;
+  const double T = 1.3;
+  problem pb;
+  double_integrator(&pb, T, 1.0, 0.0);
+  lth_system *sys = NULL;
+  ck_assert_int_eq(lth_lqr_build_system(&pb.spec, &sys, NULL), LTH_OK);
+  lth_opsys *os = lth_opsys_from_system(sys, NULL);
+  ck_assert(os != NULL);
+  /* z = (x1, x2, l1, l2, u): rows x(t0) = x0 (B0), lambda(t1) = 0 (B1) */
+  int cp0[] = {0, 1, 2, 2, 2, 2}, ri0[] = {0, 1}, cp1[] = {0, 0, 0, 1, 2, 2}, ri1[] = {2, 3};
+  double v[] = {1.0, 1.0}, beta[] = {1.0, 0.0, 0.0, 0.0};
+  lth_bvp_sparse_bc bc = {4, {cp0, ri0, v}, {cp1, ri1, v}, beta};
+  int cpe[] = {0, 1, 2}, rie[] = {1, 3}; /* E = [B(t0) 0; 0 B(t1)] */
+  lth_bvp_csc E = {cpe, rie, v};
+  double times[] = {0.0, T}, slack[2] = {NAN, NAN};
+  lth_bvp_opts o;
+  lth_bvp_opts_init(&o);
+  o.colloc.tol = 1e-10;
+  lth_bvp_result *br = NULL;
+  lth_error err;
+  lth_error_clear(&err);
+  ck_assert_msg(lth_bvp_solve_op_slack(os, 0.0, T, &bc, 2, &E, times, 2, &o, &br, slack, &err) ==
+                    LTH_OK,
+                "%s", err.message);
+  ck_assert_msg(fabs(slack[0] + tanh(T)) < 1e-9, "s0 = %.17g vs %.17g", slack[0], -tanh(T));
+  ck_assert_msg(fabs(slack[1]) < 1e-9, "s1 = %g", slack[1]);
+  ck_assert(fabs(br->bc_residual - tanh(T)) < 1e-9); /* ||E s|| */
+  ck_assert(fabs(br->z[1] + tanh(T)) < 1e-9);        /* x2(t0) on the arc */
+  /* rows != p + ne is an input error */
+  bc.rows = 3;
+  lth_bvp_result_free(br);
+  br = NULL;
+  ck_assert_int_eq(lth_bvp_solve_op_slack(os, 0.0, T, &bc, 2, &E, times, 2, &o, &br, slack, NULL),
+                   LTH_EBC);
+  lth_opsys_free(os);
+  lth_system_free(sys);
+  problem_free(&pb);
+}
+END_TEST
+
+/* The existence decision: x0 off the arc by d in x2 needs the impulse d, of
+ * relative size d / ||x0||; it is an answer below opts.tol and a refusal
+ * (LTH_ENOSOL naming the impulse) above it. */
+START_TEST(test_existence_tolerance) {
+  if (!lth_lqr_op_available()) return;
+  const double T = 1.3, a = 0.7, d = 1e-5;
+  problem pb;
+  double_integrator(&pb, T, a * cosh(T), -a * sinh(T) + d);
+  double rel = d / hypot(pb.x0[0], pb.x0[1]), times[] = {0, T};
+  lth_lqr_opts o;
+  lth_lqr_opts_init(&o);
+  lth_lqr_result *res = NULL;
+  lth_error err;
+  lth_error_clear(&err);
+  o.tol = 0.5 * rel;
+  ck_assert_int_eq(lth_lqr_solve_op(&pb.spec, times, 2, &o, &res, &err), LTH_ENOSOL);
+  ck_assert_msg(strstr(err.message, "impulse at t0") != NULL, "%s", err.message);
+  o.tol = 2.0 * rel;
+  ck_assert_msg(lth_lqr_solve_op(&pb.spec, times, 2, &o, &res, &err) == LTH_OK, "%s", err.message);
+  ck_assert_msg(fabs(res->residual - rel) < 1e-3 * rel, "residual %.17g vs %.17g", res->residual,
+                rel);
+  lth_lqr_result_free(res);
+  /* the dense path decides the same way at its tolerance */
+  res = NULL;
+  o.tol = 0.5 * rel;
+  ck_assert_int_eq(lth_lqr_solve(&pb.spec, times, 2, &o, &res, NULL), LTH_OK);
+  ck_assert(!res->exists);
+  lth_lqr_result_free(res);
+  problem_free(&pb);
+}
+END_TEST
+
+/* B(t1)'C != 0: a terminal impulse, refused (the dense path analyses it). */
+START_TEST(test_terminal_impulse_refused) {
+  if (!lth_lqr_op_available()) return;
+  const double T = 1.3, a = 0.7;
+  problem pb;
+  double_integrator(&pb, T, a * cosh(T), -a * sinh(T));
+  pb.C[0] = pb.C[3] = 1.0;
+  double times[] = {0, T};
+  lth_lqr_result *res = NULL;
+  lth_error err;
+  lth_error_clear(&err);
+  ck_assert_int_eq(lth_lqr_solve_op(&pb.spec, times, 2, NULL, &res, &err), LTH_ENOSOL);
+  ck_assert_msg(strstr(err.message, "terminal impulse") != NULL, "%s", err.message);
+  ck_assert(res == NULL);
+  problem_free(&pb);
+}
+END_TEST
+
+static Suite *lqr_op_suite(void) {
+  Suite *s = suite_create("lqr_op");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_op_closed_form);
+  tcase_add_test(tc, test_slack_is_the_impulse);
+  tcase_add_test(tc, test_existence_tolerance);
+  tcase_add_test(tc, test_terminal_impulse_refused);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+TU_MAIN(lqr_op_suite)
