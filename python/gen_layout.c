@@ -327,6 +327,12 @@ static void structs(void) {
   F(lth_lqr_result, gain);
   F(lth_lqr_result, theorem4);
   F(lth_lqr_result, drift);
+  F(lth_lqr_result, error_estimate);
+  F(lth_lqr_result, intervals);
+  F(lth_lqr_result, pi_proven);
+  F(lth_lqr_result, pi_inv_bound);
+  F(lth_lqr_result, pi_proofs);
+  F(lth_lqr_result, pi_proof_off);
 
   STRUCT(lth_plqr_result);
   F(lth_plqr_result, n);
@@ -653,6 +659,10 @@ static void functions(void) {
      "ptr,ptr,ptr");
   FN(lth_lqr_opts_init, void (*)(lth_lqr_opts *), "void", "ptr");
   FN(lth_lqr_solve,
+     lth_status(*)(const lth_lqr_spec *, const double *, size_t, const lth_lqr_opts *,
+                   lth_lqr_result **, lth_error *),
+     "int", "ptr,ptr,size_t,ptr,ptr,ptr");
+  FN(lth_lqr_solve_op,
      lth_status(*)(const lth_lqr_spec *, const double *, size_t, const lth_lqr_opts *,
                    lth_lqr_result **, lth_error *),
      "int", "ptr,ptr,size_t,ptr,ptr,ptr");

@@ -245,7 +245,11 @@ class LQRSolution:
     the closed-loop gain K(t) of u = K [x; lambda] when asked for;
     ``sampling_error`` and ``sampling_error_cost`` (a sampled A, B or H only)
     the estimated errors of (x, lambda, u) and of the cost that the samples'
-    fits cause."""
+    fits cause.  ``path`` ("dense" or "operator") the path taken; on the
+    operator path ``error_estimate`` and ``intervals`` of the collocation
+    and the proof of Pi between the points (``pi_proven``, ``pi_proofs``,
+    ``pi_inv_bound``, ``pi_proof_off``), while ``cond_W``, ``theorem4`` and
+    ``gain`` are None."""
 
     times: np.ndarray
     x: np.ndarray
@@ -263,7 +267,7 @@ class LQRSolution:
     terminal_jump: np.ndarray
     residual: float
     cond_W: Optional[float]
-    theorem4: float
+    theorem4: Optional[float]
     drift: float
     nx: int
     nu: int
@@ -271,6 +275,13 @@ class LQRSolution:
     gain: Optional[np.ndarray] = None
     sampling_error: Optional[float] = None
     sampling_error_cost: Optional[float] = None
+    path: str = "dense"
+    error_estimate: Optional[float] = None
+    intervals: Optional[int] = None
+    pi_proven: Optional[float] = None
+    pi_proofs: Optional[int] = None
+    pi_inv_bound: Optional[float] = None
+    pi_proof_off: Optional[str] = None
 
     @property
     def components(self):

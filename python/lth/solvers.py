@@ -506,8 +506,24 @@ def _solve(pb, z0v, ts, rtol, atol, method, project, reproject, stabilize, cond_
 
 # ---------------------------------------------------------------- bvp
 
+_LQR_OP_TAIL = "; path='dense' analyses it (impulses, non-uniqueness)"
+
+
+def _lqr_solve(pb, chosen, ts, o, h, err):
+    """lth_lqr_solve, or lth_lqr_solve_op on the operator path, whose
+    refusals of a problem without a smooth unique optimum say where the
+    analysis is (lth-lqr's compute_op)."""
+    if not chosen.op:
+        return LIB.lth_lqr_solve(pb._lqr, ts.ctypes.data, len(ts), _ref(o), _ref(h.ptr), _ref(err))
+    st = LIB.lth_lqr_solve_op(pb._lqr, ts.ctypes.data, len(ts), _ref(o), _ref(h.ptr), _ref(err))
+    if st in (errors.STATUS_VALUE["LTH_ENOSOL"], errors.STATUS_VALUE["LTH_ENOTUNIQUE"]):
+        room = type(err).message.size - 1
+        err.message = (bytes(err.message) + _LQR_OP_TAIL.encode())[:room]
+    return st
+
+
 def lqr(problem, times=None, *, grid=None, rtol=DEFAULT_RTOL, cond_max=DEFAULT_COND_MAX, gain=False,
-        method="collocation"):
+        method="collocation", path="auto"):
     """The totally singular LQR problem of a ``problem lqr`` file or an
     :class:`lth.LQRModel` (Clark's section 4.2), reported at `times`, as
     ``lth-lqr``: the optimum (x, lambda, u), its cost, whether it exists and is
@@ -516,6 +532,16 @@ def lqr(problem, times=None, *, grid=None, rtol=DEFAULT_RTOL, cond_max=DEFAULT_C
     (docs/control.md section 10) it solves that LQR problem (R > 0) as
     ``lth-lqr`` does and returns a :class:`lth.control.PlantLQRSolution`;
     the other options are then not used.
+
+    ``path``: "auto" (default), "dense" or "operator", as ``lth-lqr --path``
+    (:mod:`lth.oppath`).  The operator path (a large sparse plant: A, B, H,
+    C as mm() files) solves the optimality BVP by sparse collocation and
+    returns the smooth unique optimum with ``error_estimate``, ``intervals``
+    and the proof of Pi between the points (``pi_proven`` ...), or raises
+    :class:`lth.NoSolutionError` / :class:`lth.NotUniqueError` where the
+    dense path's analysis (impulses, non-uniqueness) is needed; it gives no
+    ``gain``, ``cond_W`` or ``theorem4`` (None), so ``gain=True`` and
+    ``method="shooting"`` keep auto on the dense path.
     """
     pb = as_problem(problem)
     if (pb.kind != "lqr" or pb._lqr is None) and getattr(pb, "_handle", None) and \
@@ -537,9 +563,10 @@ def lqr(problem, times=None, *, grid=None, rtol=DEFAULT_RTOL, cond_max=DEFAULT_C
     o.ivp.cond_max = number(cond_max, "cond_max", 1, 1e300)
     o.cond_max = o.ivp.cond_max
     err = _lib.new_error()
-    with _Owned(LIB.lth_lqr_result_free) as h:
-        _lib.check(LIB.lth_lqr_solve(pb._lqr, ts.ctypes.data, len(ts), _ref(o), _ref(h.ptr),
-                                     _ref(err)), err)
+    dense_only = "gain=True" if gain else ("method='shooting'" if method == "shooting" else None)
+    with oppath.Path(pb, path, dense_only=dense_only) as chosen, \
+            _Owned(LIB.lth_lqr_result_free) as h:
+        _lib.check(_lqr_solve(pb, chosen, ts, o, h, err), err)
         r = S["lth_lqr_result"].from_address(h.ptr.value)
         n, nx, nu = r.n, r.nx, r.nu
         have = bool(r.have_trajectory)
@@ -551,7 +578,7 @@ def lqr(problem, times=None, *, grid=None, rtol=DEFAULT_RTOL, cond_max=DEFAULT_C
         G = None
         if gain:
             G = _lib.doubles(r.gain, n * nu * 2 * nx).reshape(n, 2 * nx, nu).transpose(0, 2, 1)
-        vals = [r.residual, r.theorem4, r.drift]
+        vals = [r.residual, r.drift] + ([] if chosen.op else [r.theorem4])
         ok = all(map(math.isfinite, vals))
         for a in (_lib.doubles(r.x0_consistent, nx), jump, _lib.doubles(r.terminal_jump, nx)):
             ok = ok and bool(np.all(np.isfinite(a)))
@@ -571,8 +598,15 @@ def lqr(problem, times=None, *, grid=None, rtol=DEFAULT_RTOL, cond_max=DEFAULT_C
             jump_in_range_B=bool(r.jump_in_range_B) or not initial_impulse,
             terminal_impulse=bool(r.terminal_impulse),
             terminal_jump=_lib.doubles(r.terminal_jump, nx), residual=r.residual,
-            cond_W=float(r.cond_W) if math.isfinite(r.cond_W) else None, theorem4=r.theorem4,
-            drift=r.drift, nx=nx, nu=nu, p=r.p, gain=G)
+            cond_W=float(r.cond_W) if math.isfinite(r.cond_W) else None,
+            theorem4=None if chosen.op else r.theorem4,
+            drift=r.drift, nx=nx, nu=nu, p=r.p, gain=G, path=chosen.name)
+        if chosen.op:  # the collocation's estimate and Pi between the points
+            sol.error_estimate, sol.intervals = float(r.error_estimate), int(r.intervals)
+            sol.pi_proven, sol.pi_proofs = float(r.pi_proven), int(r.pi_proofs)
+            sol.pi_inv_bound = float(r.pi_inv_bound) if r.pi_proven > 0 else None
+            sol.pi_proof_off = (ctypes.string_at(r.pi_proof_off).decode()
+                                if r.pi_proof_off else None)
     sol.sampling_error, sol.sampling_error_cost = _lqr_sampling_error(pb, ts, o, sol, verdict)
     return sol
 

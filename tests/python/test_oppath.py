@@ -275,3 +275,62 @@ def test_bvp_operator_path_refuses_a_factored_mass(tmp_path):
                    capture_output=True)
     with pytest.raises(lth.UsageError, match="does not take a mass matrix that is not diagonal"):
         lth.bvp(lth.load(path), times=[1.0], path="operator")
+
+
+# ---------------------------------------------------------------- lth.lqr
+
+
+def test_lqr_example_operator_agrees_with_dense():
+    """The shipped singular LQR example on both paths: the same optimum and
+    cost within the tolerance (the collocation's rtol 1e-10)."""
+    pb = lth.load(data("lqr_double_integrator.lth"))
+    op = lth.lqr(pb, times=[0, 1, 2], path="operator")
+    dn = lth.lqr(pb, times=[0, 1, 2], path="dense")
+    assert (op.path, dn.path) == ("operator", "dense")
+    assert op.exists and op.unique and dn.exists and dn.unique
+    assert op.theorem4 is None and op.cond_W is None and dn.theorem4 is not None
+    assert op.error_estimate is not None and op.intervals >= 1
+    scale = max(1.0, np.abs(dn.x).max(), np.abs(dn.lam).max(), np.abs(dn.u).max())
+    for a, b in ((op.x, dn.x), (op.lam, dn.lam), (op.u, dn.u)):
+        assert np.abs(a - b).max() <= 1e-8 * scale
+    assert abs(op.cost - dn.cost) <= 1e-8 * max(1.0, abs(dn.cost))
+
+
+@pytest.fixture(scope="module")
+def lqr_chain(tmp_path_factory):
+    """gen-chain.py --lqr 300 1: nx = 600, the optimality DAE s = 1201."""
+    d = tmp_path_factory.mktemp("lqr")
+    paths = []
+    for extra in ([], ["--inconsistent"]):
+        path = str(d / ("c%d.lth" % len(paths)))
+        subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gen-chain.py"), "--lqr",
+                        "300", "1", path] + extra, check=True, capture_output=True)
+        paths.append(path)
+    return paths
+
+
+def test_lqr_chain_auto_takes_operator_path_as_the_tool(lqr_chain):
+    pb = lth.load(lqr_chain[0])
+    sol = lth.lqr(pb, times=[0, 1, 2])
+    ref = run_tool("lth-lqr", lqr_chain[0], "--times", "0,1,2", "--format", "json")
+    assert sol.path == ref["path"] == "operator"
+    for a, key in ((sol.x, "x"), (sol.lam, "lambda"), (sol.u, "u")):
+        assert same(a, ref[key]), key
+    assert same(sol.cost, ref["cost"]) and same(sol.residual, ref["residual"])
+    assert same(sol.error_estimate, ref["error_estimate"])
+    assert sol.intervals == ref["intervals"] and sol.pi_proofs == ref["pi_proofs"]
+    assert sol.pi_proven == ref["pi_proven"] and sol.exists and sol.unique
+    assert sol.theorem4 is None and sol.gain is None
+
+
+def test_lqr_operator_path_refuses_what_only_dense_answers(lqr_chain):
+    """An x0 that needs an impulse: the operator path raises, naming the
+    impulse and the dense path (never exists=False with made-up numbers);
+    the dense path's options are refused on path='operator'."""
+    with pytest.raises(lth.NoSolutionError, match="impulse at t0.*path='dense' analyses it"):
+        lth.lqr(lth.load(lqr_chain[1]), times=[0, 1])
+    pb = lth.load(data("lqr_double_integrator.lth"))
+    with pytest.raises(lth.UsageError, match="does not take gain=True"):
+        lth.lqr(pb, gain=True, path="operator")
+    with pytest.raises(lth.UsageError, match="does not take method='shooting'"):
+        lth.lqr(pb, method="shooting", path="operator")

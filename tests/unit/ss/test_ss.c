@@ -83,6 +83,7 @@ static double u_deriv(const plant *pl, int k, double t, int j) {
 }
 
 static void add_maps(const plant *pl, const double *maps, int nmaps, int rows, double t, double *acc) {
+  if (!maps || rows == 0) return; /* no maps (NULL + 0 is undefined) */
   for (int j = 0; j < nmaps; j++)
     for (int k = 0; k < NU; k++) {
       double d = u_deriv(pl, k, t, j);
