@@ -51,6 +51,15 @@ optimality conditions decouple: u = 0 is the exact optimum, while x and lambda o
 the free chain are not trivial); the free chain starts displaced,
 q_i = 0.01 sin(pi i / (N - 2 NU + 1)).  --inconsistent displaces the first
 actuated mass too (q_1 = 0.5): no smooth optimum, x0 needs an impulse.
+--weights KIND replaces the weights on the free chain's positions q (m = N - 2 NU of
+them) by ones that are positive semidefinite but not diagonally dominant, built from
+the second differences (D q)_i = q_i - 2 q_(i+1) + q_(i+2) (D: (m - 2) x m, rank m - 2):
+  plus        H_qq = I + D'D, C_qq = D'D (two exact zero eigenvalues in C);
+  zero        H_qq = D'D (H = Q'Q with Q rank deficient: exact zero eigenvalues), C as
+              without --weights (diagonally dominant);
+  indefinite  as plus, but H on the free chain's first two velocities is
+              [1 1+e; 1+e 1], e = 1e-6: H has exactly one negative eigenvalue, -e.
+The rest of H and C is unchanged, so the optimum still decouples as above.
 """
 import sys
 
@@ -241,7 +250,43 @@ def write_equations(w, n, m):
         w("z0 = zeros(%d, 1)\n" % (2 * n + m + (n + 1 if FORCES else 0)))
 
 
-def write_lqr(n, nu, out_path, inconsistent):
+def second_difference_gram(lo, m):
+    """D'D of the second differences of m unknowns from index lo (0-based) as
+    {(i, j): value}, D'D = sum over rows r of d_r d_r', d_r = (1, -2, 1) at r."""
+    g = {}
+    for r in range(m - 2):
+        for p, dp in enumerate((1, -2, 1)):
+            for q, dq in enumerate((1, -2, 1)):
+                key = (lo + r + p, lo + r + q)
+                g[key] = g.get(key, 0) + dp * dq
+    return g
+
+
+def lqr_weights(n, a, kind, H, C):
+    """The --weights variants of H and C (the module's docstring)."""
+    if kind not in ("plus", "zero", "indefinite"):
+        sys.exit("--weights: plus, zero or indefinite")
+    m = n - a
+    gram = second_difference_gram(a, m)
+    free_q = set(range(a, n))
+    H = [e for e in H if e[0] - 1 not in free_q]
+    if kind != "zero":
+        C = [e for e in C if e[0] - 1 not in free_q]
+        C += [(i + 1, j + 1, "%d" % v) for (i, j), v in sorted(gram.items()) if v != 0]
+    hq = dict(gram)
+    if kind != "zero":
+        for i in free_q:
+            hq[(i, i)] = hq.get((i, i), 0) + 1
+    H += [(i + 1, j + 1, "%d" % v) for (i, j), v in sorted(hq.items()) if v != 0]
+    if kind == "indefinite":
+        v1, v2 = n + a, n + a + 1  # the free chain's first two velocities, 0-based
+        H += [(v1 + 1, v2 + 1, "1.000001"), (v2 + 1, v1 + 1, "1.000001")]
+    H.sort(key=lambda e: (e[1], e[0]))
+    C.sort(key=lambda e: (e[1], e[0]))
+    return H, C
+
+
+def write_lqr(n, nu, out_path, inconsistent, weights=None):
     """The `problem lqr` chain of --lqr (the module's docstring)."""
     import math
     if not (nu >= 1 and n >= 2 * nu + 2) or not out_path:
@@ -261,8 +306,12 @@ def write_lqr(n, nu, out_path, inconsistent):
                     A.append((n + i + 1, n + j + 1, "0.1"))
     mtx(base + "_A.mtx", nx, nx, A)
     mtx(base + "_B.mtx", nx, nu, [(n + j + 1, j + 1, "1") for j in range(nu)])
-    mtx(base + "_H.mtx", nx, nx, [(i + 1, i + 1, "1") for i in range(nx)])
-    mtx(base + "_C.mtx", nx, nx, [(i + 1, i + 1, "0.5") for i in range(n)])
+    H = [(i + 1, i + 1, "1") for i in range(nx)]
+    C = [(i + 1, i + 1, "0.5") for i in range(n)]
+    if weights:
+        H, C = lqr_weights(n, a, weights, H, C)
+    mtx(base + "_H.mtx", nx, nx, H)
+    mtx(base + "_C.mtx", nx, nx, C)
     x0 = ["0"] * nx
     m = n - a
     for i in range(m):
@@ -285,7 +334,12 @@ def main():
     if "--lqr" in sys.argv:
         if len(args) < 3:
             sys.exit(__doc__)
-        write_lqr(int(args[0]), int(args[1]), args[2], "--inconsistent" in sys.argv)
+        weights = None
+        if "--weights" in sys.argv:
+            k = sys.argv.index("--weights")
+            weights = sys.argv[k + 1] if k + 1 < len(sys.argv) else ""
+            args = [x for x in args if x != weights]
+        write_lqr(int(args[0]), int(args[1]), args[2], "--inconsistent" in sys.argv, weights)
         return
     form = "mm" if "--mm" in sys.argv else "equations" if "--equations" in sys.argv else ""
     if len(args) < 2:

@@ -14,7 +14,6 @@
 
 #include "lqr_impl.h"
 
-#define H_SCAN_POINTS  1025
 #define H_GOLDEN_STEPS 48
 #define H_MAX_REFINE   64
 /* Symmetry and semidefiniteness are judged relative to the largest |H|. */
@@ -201,18 +200,18 @@ lth_status lth_lqr_check_H(const lth_lqr_spec *spec, const double *times, size_t
   lth_status st = LTH_OK;
   h_eval h;
   if ((st = h_alloc(&h, spec, err)) != LTH_OK) return st;
-  size_t ns = H_SCAN_POINTS + n;
+  size_t ns = LQR_H_SCAN_POINTS + n;
   h_sample *sm = malloc((ns + 1) * sizeof *sm);
   if (!sm) {
     h_free(&h);
     return lth_error_set(err, LTH_ENOMEM, "out of memory");
   }
   double t0 = spec->t0, t1 = spec->t1, scale = 0.0;
-  for (size_t k = 0; k < H_SCAN_POINTS; k++) {
-    double t = k + 1 == H_SCAN_POINTS ? t1 : t0 + (t1 - t0) * (double)k / (H_SCAN_POINTS - 1);
+  for (size_t k = 0; k < LQR_H_SCAN_POINTS; k++) {
+    double t = k + 1 == LQR_H_SCAN_POINTS ? t1 : t0 + (t1 - t0) * (double)k / (LQR_H_SCAN_POINTS - 1);
     h_at(&h, t, &sm[k]);
   }
-  for (size_t k = 0; k < n; k++) h_at(&h, times[k], &sm[H_SCAN_POINTS + k]);
+  for (size_t k = 0; k < n; k++) h_at(&h, times[k], &sm[LQR_H_SCAN_POINTS + k]);
   qsort(sm, ns, sizeof *sm, cmp_sample);
   for (size_t k = 0; k < ns; k++) {
     if (!sm[k].ok) continue;

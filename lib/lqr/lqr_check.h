@@ -7,6 +7,9 @@
 
 #include "lth/lqr.h"
 
+/* The points of the scan of [t0, t1] on which H(t) is checked (both paths). */
+#define LQR_H_SCAN_POINTS 1025
+
 /* C symmetric positive semidefinite; H(t) symmetric positive semidefinite on
  * [t0, t1] (a scan, the output times, refined minima of its smallest
  * eigenvalue).  LTH_EDATA naming t and the eigenvalue or the asymmetry.

@@ -124,14 +124,29 @@ static lth_status spm_at(spm *S, const lth_source *src, double t, lth_error *err
   return lth_source_fill_csc(src, t, 0, S->val, (size_t)(nnz ? nnz : 1), S->val + nnz, err);
 }
 
-/* Symmetric, and positive semidefinite by Gershgorin: a_ii >= sum_{j != i}
- * |a_ij|.  0 when shown; otherwise 1 (asymmetric) or 2 (not shown), with
- * the row in *at and the measures in *x, *y. */
-static int sym_dominant(const spm *S, int *at, double *x, double *y) {
+/* 1 if src is proven constant on [t0, t1]: a sparse source whose enclosure
+ * of the first Taylor coefficient there is exactly zero. */
+static int proven_constant(const lth_source *src, double t0, double t1) {
+  int nnz = 0;
+  const int *cp, *ri;
+  if (!lth_source_can_enclose_csc(src) || lth_source_csc_pattern(src, &nnz, &cp, &ri, NULL))
+    return 0;
+  size_t w = lth_source_enclose_work_size(src, 1);
+  lth_interval *iv = malloc(sizeof *iv * (2 * (size_t)nnz + w + 1));
+  int c = iv && lth_source_enclose_csc(src, t0, t1, 1, iv, nnz ? (size_t)nnz : 1,
+                                       iv + 2 * (size_t)nnz, NULL) == LTH_OK;
+  for (int q = 0; c && q < nnz; q++) c = iv[nnz + q].lo == 0.0 && iv[nnz + q].hi == 0.0;
+  free(iv);
+  return c;
+}
+
+/* Symmetric on the pattern: 0, or 1 with the row in *at and |a_ij - a_ji|,
+ * max |a| in *x, *y. */
+static int sym_pattern(const spm *S, int *at, double *x, double *y) {
   int n = S->cols;
   double mx = 0.0;
   for (int q = 0; q < S->nnz; q++) mx = fmax(mx, fabs(S->val[q]));
-  for (int j = 0; j < n; j++) { /* symmetry: (i, j) against (j, i), rows sorted */
+  for (int j = 0; j < n; j++) { /* (i, j) against (j, i), rows sorted */
     for (int q = S->colptr[j]; q < S->colptr[j + 1]; q++) {
       int i = S->rowind[q], lo = S->colptr[i], hi = S->colptr[i + 1];
       while (lo < hi) {
@@ -148,7 +163,16 @@ static int sym_dominant(const spm *S, int *at, double *x, double *y) {
       }
     }
   }
-  for (int j = 0; j < n; j++) { /* column sums = row sums (symmetric) */
+  return 0;
+}
+
+/* Positive semidefinite by Gershgorin: a_jj >= sum_{i != j} |a_ij| for a
+ * symmetric matrix (column sums = row sums). */
+static int dominant(const spm *S) {
+  int n = S->cols;
+  double mx = 0.0;
+  for (int q = 0; q < S->nnz; q++) mx = fmax(mx, fabs(S->val[q]));
+  for (int j = 0; j < n; j++) {
     double d = 0.0, off = 0.0;
     for (int q = S->colptr[j]; q < S->colptr[j + 1]; q++) {
       if (S->rowind[q] == j)
@@ -156,66 +180,102 @@ static int sym_dominant(const spm *S, int *at, double *x, double *y) {
       else
         off += fabs(S->val[q]);
     }
-    if (d < off * (1.0 + 4 * DBL_EPSILON * n) - 1e-14 * mx) {
-      *at = j, *x = d, *y = off;
-      return 2;
-    }
+    if (d < off * (1.0 + 4 * DBL_EPSILON * n) - 1e-14 * mx) return 0;
   }
-  return 0;
+  return 1;
 }
 
-/* H(t) at the output times and C: symmetric positive semidefinite (the
- * header comment). */
-static lth_status check_weights(const lth_lqr_spec *spec, const double *times, size_t n,
-                                const spm *C, lth_error *err) {
-  int dense_ok = spec->nx <= DENSE_CHECK_MAX;
+/* One weight W (name "H" or "C") at t, symmetric (checked first) and
+ * positive semidefinite: by diagonal dominance when it holds, else by the
+ * sparse Cholesky test (lib/lqr/lqr_psd.c).  *more = 1 (and LTH_OK) when
+ * neither is available and the dense eigenvalue check should decide. */
+static lth_status psd_one(const spm *W, const char *name, int timed, double t, int dense_ok,
+                          int *more, lth_error *err) {
   int at;
   double x, y;
-  int bad = C->nnz ? sym_dominant(C, &at, &x, &y) : 0;
-  if (bad && dense_ok) {
-    lth_status st = lth_lqr_check_C(spec, err);
-    if (st != LTH_OK) return st;
-    bad = 0;
+  *more = 0;
+  if (sym_pattern(W, &at, &x, &y)) {
+    if (dense_ok) return *more = 1, LTH_OK;
+    lth_status st = lth_error_set(err, LTH_EDATA,
+                                  "%s must be symmetric, but |%s(%d,j) - %s(j,%d)| = %.3g (max "
+                                  "|%s| = %.3g) for some j",
+                                  name, name, at + 1, name, at + 1, x, name, y);
+    if (timed && err) err->t = t, err->has_t = 1;
+    return st;
   }
-  if (bad == 1) {
-    return lth_error_set(err, LTH_EDATA,
-                         "C must be symmetric, but |C(%d,j) - C(j,%d)| = %.3g (max |C| = %.3g) "
-                         "for some j",
-                         at + 1, at + 1, x, y);
+  if (!W->nnz || dominant(W)) return LTH_OK;
+  if (dense_ok) return *more = 1, LTH_OK;
+  int nx = W->cols;
+  if (!lth_lqr_psd_available()) {
+    lth_status st = lth_error_set(err, LTH_EDATA,
+                                  "%s (nx = %d) is not shown positive semidefinite: it is not "
+                                  "diagonally dominant, and this build has no SuiteSparse "
+                                  "CHOLMOD, the sparse Cholesky test of a weight beyond nx = %d",
+                                  name, nx, DENSE_CHECK_MAX);
+    if (timed && err) err->t = t, err->has_t = 1;
+    return st;
   }
-  if (bad == 2) {
-    return lth_error_set(err, LTH_EDATA,
-                         "C is not shown positive semidefinite: in row %d the diagonal %.6g is "
-                         "below the sum %.6g of the other |entries|; the operator path shows "
-                         "C >= 0 by diagonal dominance only (--path dense checks eigenvalues, "
-                         "for nx <= %d)",
-                         at + 1, x, y, DENSE_CHECK_MAX);
+  lth_psd_result r;
+  lth_status st = lth_lqr_psd_sparse(nx, W->colptr, W->rowind, W->val, &r, err);
+  if (st != LTH_OK || r.psd) return st;
+  st = lth_error_set(err, LTH_EDATA,
+                     "%s must be positive semidefinite, but it is indefinite (nx = %d): the "
+                     "sparse Cholesky factorization of %s + delta I (delta = 4 nx eps ||%s||_1 = "
+                     "%.3g) meets the pivot %.6g at row %d, and the vector built from it has "
+                     "the Rayleigh quotient x'%sx / x'x = %.6g",
+                     name, nx, name, name, r.delta, r.pivot, r.column + 1, name, r.rayleigh);
+  if (timed && err) err->t = t, err->has_t = 1;
+  return st;
+}
+
+/* Where H(t) is checked: once (at t0) when its enclosures prove it constant
+ * on [t0, t1]; otherwise on the dense check's scan of [t0, t1]
+ * (LQR_H_SCAN_POINTS, lib/lqr/lqr_check.c) and at the output times -- up to
+ * nx = JUMP_CHECK_MAX, beyond which time-varying data are refused anyway
+ * (check_jumps) and only the output times are checked.  Between the points
+ * an H(t) that dips below -delta for less than the spacing may go unseen. */
+static double *h_times(const lth_lqr_spec *spec, const double *times, size_t n, size_t *nt) {
+  int scan = spec->nx <= JUMP_CHECK_MAX, constant = proven_constant(spec->H, spec->t0, spec->t1);
+  size_t ns = constant ? 1 : (scan ? LQR_H_SCAN_POINTS : 0) + n;
+  double *ts = malloc(sizeof(double) * (ns + 1));
+  if (!ts) return NULL;
+  *nt = ns;
+  if (constant) {
+    ts[0] = spec->t0;
+    return ts;
   }
-  int dense_checked = 0;
-  for (size_t k = 0; k < n; k++) {
+  size_t k = 0;
+  for (; scan && k < LQR_H_SCAN_POINTS; k++) {
+    ts[k] = k + 1 == LQR_H_SCAN_POINTS
+                ? spec->t1
+                : spec->t0 + (spec->t1 - spec->t0) * (double)k / (LQR_H_SCAN_POINTS - 1);
+  }
+  if (n) memcpy(ts + k, times, sizeof(double) * n);
+  return ts;
+}
+
+/* H(t) and C: symmetric positive semidefinite (the header comment). */
+static lth_status check_weights(const lth_lqr_spec *spec, const double *times, size_t n,
+                                const spm *C, lth_error *err) {
+  int dense_ok = spec->nx <= DENSE_CHECK_MAX, more = 0;
+  lth_status st = psd_one(C, "C", 0, spec->t0, dense_ok, &more, err);
+  if (st == LTH_OK && more) st = lth_lqr_check_C(spec, err);
+  if (st != LTH_OK) return st;
+  size_t nt = 0;
+  double *ts = h_times(spec, times, n, &nt);
+  if (!ts) return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  for (size_t k = 0; st == LTH_OK && k < nt; k++) {
     spm H = {0};
-    lth_status st = spm_at(&H, spec->H, times[k], err);
-    bad = st == LTH_OK ? sym_dominant(&H, &at, &x, &y) : 0;
+    st = spm_at(&H, spec->H, ts[k], err);
+    if (st == LTH_OK) st = psd_one(&H, "H", 1, ts[k], dense_ok, &more, err);
     spm_free(&H);
-    if (st != LTH_OK) return st;
-    if (bad && dense_ok && !dense_checked) {
-      if ((st = lth_lqr_check_H(spec, times, n, err)) != LTH_OK) return st;
-      dense_checked = 1;
-    }
-    if (bad && !dense_checked) {
-      return bad == 1
-                 ? lth_error_set_t(err, LTH_EDATA, times[k],
-                                   "H must be symmetric, but |H(%d,j) - H(j,%d)| = %.3g (max |H| "
-                                   "= %.3g) for some j",
-                                   at + 1, at + 1, x, y)
-                 : lth_error_set_t(err, LTH_EDATA, times[k],
-                                   "H is not shown positive semidefinite: in row %d the diagonal "
-                                   "%.6g is below the sum %.6g of the other |entries|; the "
-                                   "operator path shows H >= 0 by diagonal dominance only",
-                                   at + 1, x, y);
+    if (st == LTH_OK && more) { /* the dense check decides, on all of [t0, t1] */
+      st = lth_lqr_check_H(spec, times, n, err);
+      break;
     }
   }
-  return LTH_OK;
+  free(ts);
+  return st;
 }
 
 /* B(t1)' C = 0 (no terminal impulse), by the dense path's rule
@@ -337,22 +397,6 @@ static void fill(const lth_lqr_spec *spec, const lth_bvp_result *br, double resi
   res->pi_inv_bound = br->pi_inv_bound;
   res->pi_proofs = br->pi_proofs;
   res->pi_proof_off = br->pi_proof_off;
-}
-
-/* 1 if src is proven constant on [t0, t1]: a sparse source whose enclosure
- * of the first Taylor coefficient there is exactly zero. */
-static int proven_constant(const lth_source *src, double t0, double t1) {
-  int nnz = 0;
-  const int *cp, *ri;
-  if (!lth_source_can_enclose_csc(src) || lth_source_csc_pattern(src, &nnz, &cp, &ri, NULL))
-    return 0;
-  size_t w = lth_source_enclose_work_size(src, 1);
-  lth_interval *iv = malloc(sizeof *iv * (2 * (size_t)nnz + w + 1));
-  int c = iv && lth_source_enclose_csc(src, t0, t1, 1, iv, nnz ? (size_t)nnz : 1,
-                                       iv + 2 * (size_t)nnz, NULL) == LTH_OK;
-  for (int q = 0; c && q < nnz; q++) c = iv[nnz + q].lo == 0.0 && iv[nnz + q].hi == 0.0;
-  free(iv);
-  return c;
 }
 
 /* lth_bvp_check_data's refusal of data that jump (an impulse): constant

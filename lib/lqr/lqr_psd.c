@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* A large sparse symmetric weight shown positive semidefinite by a sparse
+ * Cholesky factorization (lib/lqr/lqr_impl.h, lth_lqr_psd_sparse).
+ *
+ * The test.  H (n x n, symmetric; only its upper triangle is read) is
+ * factored as H + delta I = L D L' (CHOLMOD, simplicial, fill-reducing AMD
+ * order P), delta = PSD_SHIFT n eps ||H||_1.  In exact arithmetic every pivot
+ * D(k) > 0 iff H + delta I is positive definite, i.e. iff lambda_min(H) >
+ * -delta.  In floating point the factorization that succeeds is the exact one
+ * of H + delta I + dH with |dH| <= gamma_{c+1} |L||D||L'| (Higham, Accuracy
+ * and Stability of Numerical Algorithms, 2nd ed., Thm 10.3; c the factor's
+ * largest column count): success shows lambda_min(H) >= -delta - ||dH||_2,
+ * psd to rounding.  The shift is what accepts an H with an exact zero
+ * eigenvalue (H = Q'Q with Q rank deficient): H as stored is Q'Q plus the
+ * rounding of its products, whose eigenvalues may be negative by a few eps
+ * ||H||, and n eps ||H||_1 lies above those and above Cholesky's own
+ * rounding for the factors that fit in memory; PSD_SHIFT = 4 leaves a margin.
+ *
+ * A pivot D(k) <= 0 (in the permuted order) is a refusal with a witness.  The
+ * leading k columns are those of the Cholesky factor of the leading k x k
+ * block, which is positive definite; with l the first k entries of row k of
+ * L, the vector x = P' [-L11^{-T} l; 1; 0] has x'(H + delta I)x = D(k) <= 0
+ * (the Schur complement of that block), so x'Hx <= -delta x'x.  The Rayleigh
+ * quotient x'Hx / x'x is then evaluated from H itself, apart from the
+ * factorization, and reported with the pivot.  LDL' is used rather than LL'
+ * because CHOLMOD's LDL' keeps going past a negative pivot (it stops only at
+ * an exact zero), so the pivot and the columns before it are all there. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lqr_impl.h"
+
+#ifdef LTH_HAVE_CHOLMOD
+#include <cholmod.h>
+#endif
+
+/* delta = PSD_SHIFT * n * eps * ||H||_1 (the header comment). */
+#define PSD_SHIFT 4.0
+
+int lth_lqr_psd_available(void) {
+#ifdef LTH_HAVE_CHOLMOD
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+double lth_lqr_psd_shift(int n, const int *colptr, const double *val) {
+  double norm1 = 0.0;
+  for (int j = 0; j < n; j++) {
+    double s = 0.0;
+    for (int q = colptr[j]; q < colptr[j + 1]; q++) s += fabs(val[q]);
+    norm1 = fmax(norm1, s);
+  }
+  return PSD_SHIFT * n * DBL_EPSILON * norm1;
+}
+
+#ifndef LTH_HAVE_CHOLMOD
+lth_status lth_lqr_psd_sparse(int n, const int *colptr, const int *rowind, const double *val,
+                              lth_psd_result *res, lth_error *err) {
+  (void)n, (void)colptr, (void)rowind, (void)val;
+  memset(res, 0, sizeof *res);
+  return lth_error_set(err, LTH_EINVAL,
+                       "this build has no SuiteSparse CHOLMOD (the sparse Cholesky test of "
+                       "positive semidefiniteness)");
+}
+#else
+
+/* x'Hx / x'x from the whole stored H (both triangles). */
+static double rayleigh(int n, const int *colptr, const int *rowind, const double *val,
+                       const double *x) {
+  double num = 0.0, den = 0.0;
+  for (int j = 0; j < n; j++) {
+    den += x[j] * x[j];
+    if (x[j] == 0.0) continue;
+    for (int q = colptr[j]; q < colptr[j + 1]; q++) num += x[rowind[q]] * val[q] * x[j];
+  }
+  return den > 0.0 ? num / den : NAN;
+}
+
+/* The witness of the header comment: y = L11^{-T}-back-substitution of e_k
+ * over the first k columns of the simplicial L (unit diagonal, D on it), then
+ * x = P' y.  Columns >= k are not read. */
+static void witness(const cholmod_factor *L, int k, double *y, double *x) {
+  const int *Lp = L->p, *Li = L->i, *Lnz = L->nz, *perm = L->Perm;
+  const double *Lx = L->x;
+  int n = (int)L->n;
+  memset(y, 0, sizeof(double) * (size_t)n);
+  y[k] = 1.0;
+  for (int j = k - 1; j >= 0; j--) {
+    double s = 0.0;
+    for (int q = Lp[j] + 1; q < Lp[j] + Lnz[j]; q++) {
+      if (Li[q] <= k) s += Lx[q] * y[Li[q]];
+    }
+    y[j] = -s;
+  }
+  for (int j = 0; j < n; j++) x[perm[j]] = y[j];
+}
+
+/* H + delta I's upper triangle as a CHOLMOD matrix (every diagonal entry
+ * present). */
+static cholmod_sparse *upper_shifted(int n, const int *colptr, const int *rowind,
+                                     const double *val, double delta, cholmod_common *cc) {
+  size_t nz = (size_t)n;
+  for (int j = 0; j < n; j++)
+    for (int q = colptr[j]; q < colptr[j + 1]; q++) nz += rowind[q] < j;
+  cholmod_sparse *A = cholmod_allocate_sparse((size_t)n, (size_t)n, nz, 1, 1, 1, CHOLMOD_REAL, cc);
+  if (!A) return NULL;
+  int *Ap = A->p, *Ai = A->i;
+  double *Ax = A->x;
+  int t = 0;
+  for (int j = 0; j < n; j++) {
+    Ap[j] = t;
+    double d = delta;
+    for (int q = colptr[j]; q < colptr[j + 1]; q++) {
+      if (rowind[q] < j) Ai[t] = rowind[q], Ax[t++] = val[q];
+      if (rowind[q] == j) d += val[q];
+    }
+    Ai[t] = j, Ax[t++] = d; /* the diagonal last: rows stay sorted */
+  }
+  Ap[n] = t;
+  return A;
+}
+
+/* The first pivot D(k) <= 0 (or the column CHOLMOD stopped at), else -1. */
+static int first_nonpositive(const cholmod_factor *L) {
+  const int *Lp = L->p;
+  const double *Lx = L->x;
+  int n = (int)L->n, stop = L->minor < L->n ? (int)L->minor : n;
+  for (int k = 0; k < stop; k++) {
+    if (!(Lx[Lp[k]] > 0.0)) return k;
+  }
+  return stop < n ? stop : -1;
+}
+
+lth_status lth_lqr_psd_sparse(int n, const int *colptr, const int *rowind, const double *val,
+                              lth_psd_result *res, lth_error *err) {
+  memset(res, 0, sizeof *res);
+  res->psd = 1, res->column = -1, res->pivot = NAN, res->rayleigh = NAN;
+  res->delta = lth_lqr_psd_shift(n, colptr, val);
+  if (n == 0) return LTH_OK;
+  cholmod_common cc;
+  cholmod_start(&cc);
+  cc.print = 0;                          /* the library never prints */
+  cc.error_handler = NULL;               /* nor calls back */
+  cc.supernodal = CHOLMOD_SIMPLICIAL;    /* LDL': past a negative pivot */
+  cc.final_ll = 0;
+  cc.nmethods = 1;                       /* AMD only: the same order everywhere */
+  cc.method[0].ordering = CHOLMOD_AMD;
+  cc.postorder = 1;
+  lth_status st = LTH_OK;
+  cholmod_factor *L = NULL;
+  cholmod_sparse *A = upper_shifted(n, colptr, rowind, val, res->delta, &cc);
+  if (A) L = cholmod_analyze(A, &cc);
+  if (L) cholmod_factorize(A, L, &cc);
+  if (!A || !L || (cc.status != CHOLMOD_OK && cc.status != CHOLMOD_NOT_POSDEF)) {
+    st = lth_error_set(err, cc.status == CHOLMOD_OUT_OF_MEMORY ? LTH_ENOMEM : LTH_EINVAL,
+                       "sparse Cholesky (CHOLMOD) of a %d x %d weight failed (status %d)", n, n,
+                       cc.status);
+  }
+  int k = st == LTH_OK ? first_nonpositive(L) : -1;
+  if (k >= 0) {
+    const int *perm = L->Perm;
+    res->psd = 0;
+    res->column = perm[k];
+    res->pivot = ((const double *)L->x)[((const int *)L->p)[k]];
+    double *y = malloc(sizeof(double) * 2 * (size_t)n);
+    if (y) {
+      witness(L, k, y, y + n);
+      res->rayleigh = rayleigh(n, colptr, rowind, val, y + n);
+    }
+    free(y);
+  }
+  cholmod_free_factor(&L, &cc);
+  cholmod_free_sparse(&A, &cc);
+  cholmod_finish(&cc);
+  return st;
+}
+#endif
