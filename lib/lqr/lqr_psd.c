@@ -124,14 +124,16 @@ static cholmod_sparse *upper_shifted(int n, const int *colptr, const int *rowind
   return A;
 }
 
-/* The first pivot D(k) <= 0 (or the column CHOLMOD stopped at), else -1. */
-static int first_nonpositive(const cholmod_factor *L) {
+/* The first pivot D(k) <= 0 into *pivot, or the column CHOLMOD stopped at
+ * (an exact zero pivot: *pivot = 0); -1 if none. */
+static int first_nonpositive(const cholmod_factor *L, double *pivot) {
   const int *Lp = L->p;
   const double *Lx = L->x;
   int n = (int)L->n, stop = L->minor < L->n ? (int)L->minor : n;
   for (int k = 0; k < stop; k++) {
-    if (!(Lx[Lp[k]] > 0.0)) return k;
+    if (!(Lx[Lp[k]] > 0.0)) return *pivot = Lx[Lp[k]], k;
   }
+  *pivot = 0.0;
   return stop < n ? stop : -1;
 }
 
@@ -160,12 +162,13 @@ lth_status lth_lqr_psd_sparse(int n, const int *colptr, const int *rowind, const
                        "sparse Cholesky (CHOLMOD) of a %d x %d weight failed (status %d)", n, n,
                        cc.status);
   }
-  int k = st == LTH_OK ? first_nonpositive(L) : -1;
+  double pivot = 0.0;
+  int k = st == LTH_OK ? first_nonpositive(L, &pivot) : -1;
   if (k >= 0) {
     const int *perm = L->Perm;
     res->psd = 0;
     res->column = perm[k];
-    res->pivot = ((const double *)L->x)[((const int *)L->p)[k]];
+    res->pivot = pivot;
     double *y = malloc(sizeof(double) * 2 * (size_t)n);
     if (y) {
       witness(L, k, y, y + n);

@@ -13,6 +13,9 @@
 #               pivot and the Rayleigh quotient of the witness, which lies in
 #               [-1.001e-6, -0.9e-6] (the eigenvalue is -1e-6; the witness
 #               from the failed column gives -e (1 - e/2) / (1 + e), e = 1e-6).
+# The solves run at --rtol 1e-6 (5 stages: faster; this chain's optimum is smooth and
+# the conditions still hold to ~1e-14).  A time-varying H that turns indefinite
+# between the output times is refused at the scan point that finds it.
 # Without CHOLMOD the non-dominant weights are refused naming the library.
 # Usage: bash cli_lqr_psd.sh BUILD/apps   (env LTH_DATA_DIR = data/)
 . "$(dirname "$0")/testlib.sh"
@@ -52,12 +55,26 @@ rho=$(sed -n "s/.*x'Hx \/ x'x = \([-0-9.e+]*\).*/\1/p" "$TMP/err")
 awk -v r="$rho" 'BEGIN { exit !(r != "" && r >= -1.001e-6 && r <= -0.9e-6) }' ||
   fail "indefinite H: Rayleigh quotient '$rho' not in [-1.001e-6, -0.9e-6]"
 
-run 0 "plus: H, C psd, not dominant" "$LQR" "$TMP/plus.lth" --times 0,1,2.5,4 --format json \
+# H(t) = H_plus - (t/2) E, E = e_i e_j' + e_j e_i' on the free chain's first two
+# velocities (where H_plus is I): the eigenvalue 1 - t/2 turns negative after t = 2,
+# between the output times 0 and 1 and t1 = 4; the scan of [0, 4] (1025 points,
+# spacing 4/1024) finds it at its first point past 2, t = 2.00390625
+i=$((1001 + 2 + 1))
+printf '%%%%MatrixMarket matrix coordinate real general\n2002 2002 2\n%d %d 1\n%d %d 1\n' \
+  $i $((i + 1)) $((i + 1)) $i >"$TMP/e.mtx"
+sed 's/^H = mm("plus_H.mtx")$/H = mm("plus_H.mtx") - 0.5*t*mm("e.mtx")/' "$TMP/plus.lth" \
+  >"$TMP/tv.lth"
+grep -q 'e.mtx' "$TMP/tv.lth" || fail "time-varying H: not written"
+run 2 "time-varying H, indefinite after t = 2" "$LQR" "$TMP/tv.lth" --times 0,1
+err_has "H must be positive semidefinite, but it is indefinite" "time-varying H"
+err_has "(t = 2.0039" "time-varying H"
+
+run 0 "plus: H, C psd, not dominant" "$LQR" "$TMP/plus.lth" --times 0,1,2.5,4 --rtol 1e-6 --format json \
   -o "$TMP/plus.json"
 $CHECK conditions "$TMP/plus.json" "$TMP/plus" >"$TMP/plus.check" ||
   fail "plus: optimality conditions: $(cat "$TMP/plus.check")"
 
-run 0 "zero: H = Q'Q, rank deficient" "$LQR" "$TMP/zero.lth" --times 0,1,2.5,4 --format json \
+run 0 "zero: H = Q'Q, rank deficient" "$LQR" "$TMP/zero.lth" --times 0,1,2.5,4 --rtol 1e-6 --format json \
   -o "$TMP/zero.json"
 $CHECK conditions "$TMP/zero.json" "$TMP/zero" >"$TMP/zero.check"
 awk -F': ' '!/^cost/ && !($2 <= 1e-8) { bad = 1 } END { exit bad }' "$TMP/zero.check" ||
