@@ -134,11 +134,15 @@ int lth_lqr_op_available(void);
  *   LTH_ENOTUNIQUE  the collocation system is singular or its condition
  *                   estimate exceeds cond_max: W is not injective (or not
  *                   numerically);
- *   LTH_EDATA       H(t) or C not symmetric, or not shown positive
- *                   semidefinite: on the operator path by diagonal dominance
- *                   with a nonnegative diagonal (Gershgorin) at the output
- *                   times, and for nx <= 2000 by their eigenvalues as
- *                   lth_lqr_solve when that fails;
+ *   LTH_EDATA       H(t) or C not symmetric, or not positive semidefinite:
+ *                   shown by diagonal dominance with a nonnegative diagonal
+ *                   (Gershgorin), else for nx <= 2000 by their eigenvalues as
+ *                   lth_lqr_solve, else by a sparse Cholesky factorization
+ *                   of W + delta I (SuiteSparse CHOLMOD; delta = 4 nx eps
+ *                   ||W||_1), refused at a pivot <= 0 with the Rayleigh
+ *                   quotient of a witness (docs/format.md section 1.2; without
+ *                   CHOLMOD refused, naming it); H(t) once when proven
+ *                   constant, else on a scan of [t0, t1] and the output times;
  * and lth_bvp_solve_op's refusals (Pi = -B'HB singular or ill-conditioned,
  * named t; tolerance not reached; LTH_EINVAL without KLU).  Uses opts->ivp.rtol
  * as the collocation tolerance (default LTH_DEFAULT_RTOL), cond_max, tol and

@@ -208,7 +208,8 @@ lth_status lth_lqr_check_H(const lth_lqr_spec *spec, const double *times, size_t
   }
   double t0 = spec->t0, t1 = spec->t1, scale = 0.0;
   for (size_t k = 0; k < LQR_H_SCAN_POINTS; k++) {
-    double t = k + 1 == LQR_H_SCAN_POINTS ? t1 : t0 + (t1 - t0) * (double)k / (LQR_H_SCAN_POINTS - 1);
+    double t =
+        k + 1 == LQR_H_SCAN_POINTS ? t1 : t0 + (t1 - t0) * (double)k / (LQR_H_SCAN_POINTS - 1);
     h_at(&h, t, &sm[k]);
   }
   for (size_t k = 0; k < n; k++) h_at(&h, times[k], &sm[LQR_H_SCAN_POINTS + k]);

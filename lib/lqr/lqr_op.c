@@ -34,10 +34,13 @@
  * residual above the tolerance (x0 needs an impulse at t0), B(t1)'C != 0 (a
  * terminal impulse), a singular or ill-conditioned least-squares system (no
  * unique optimum).  H and C must be symmetric positive semidefinite:
- * without an eigenvalue solver at size, that is shown by diagonal dominance
- * with a nonnegative diagonal (Gershgorin's theorem), a sufficient bound
- * checked at the output times as the dense path checks its eigenvalues
- * there; dense data of nx <= 2000 fall back to the dense eigenvalue check.
+ * symmetry is checked on the sparse pattern; diagonal dominance with a
+ * nonnegative diagonal (Gershgorin's theorem) shows W >= 0 at no cost; when
+ * it does not hold, dense data of nx <= 2000 fall back to the dense
+ * eigenvalue check, and larger ones to the sparse Cholesky test of
+ * lib/lqr/lqr_psd.c (CHOLMOD), which proves W >= -delta I to rounding or
+ * refuses with a witness.  H(t) is checked where the dense check samples it
+ * (h_times below).
  * Data that jump need an impulse (lth_bvp_check_data refuses them); that
  * check encloses every block entry by entry as nx x nx, so constant data
  * (proven so by their enclosures) skip it and time-varying data beyond

@@ -101,8 +101,8 @@ static void witness(const cholmod_factor *L, int k, double *y, double *x) {
 
 /* H + delta I's upper triangle as a CHOLMOD matrix (every diagonal entry
  * present). */
-static cholmod_sparse *upper_shifted(int n, const int *colptr, const int *rowind,
-                                     const double *val, double delta, cholmod_common *cc) {
+static cholmod_sparse *upper_shifted(int n, const int *colptr, const int *rowind, const double *val,
+                                     double delta, cholmod_common *cc) {
   size_t nz = (size_t)n;
   for (int j = 0; j < n; j++)
     for (int q = colptr[j]; q < colptr[j + 1]; q++) nz += rowind[q] < j;
@@ -145,11 +145,11 @@ lth_status lth_lqr_psd_sparse(int n, const int *colptr, const int *rowind, const
   if (n == 0) return LTH_OK;
   cholmod_common cc;
   cholmod_start(&cc);
-  cc.print = 0;                          /* the library never prints */
-  cc.error_handler = NULL;               /* nor calls back */
-  cc.supernodal = CHOLMOD_SIMPLICIAL;    /* LDL': past a negative pivot */
+  cc.print = 0;                       /* the library never prints */
+  cc.error_handler = NULL;            /* nor calls back */
+  cc.supernodal = CHOLMOD_SIMPLICIAL; /* LDL': past a negative pivot */
   cc.final_ll = 0;
-  cc.nmethods = 1;                       /* AMD only: the same order everywhere */
+  cc.nmethods = 1; /* AMD only: the same order everywhere */
   cc.method[0].ordering = CHOLMOD_AMD;
   cc.postorder = 1;
   lth_status st = LTH_OK;
