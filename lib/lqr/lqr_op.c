@@ -143,6 +143,19 @@ static int proven_constant(const lth_source *src, double t0, double t1) {
   return c;
 }
 
+/* The same for a dense source (entry by entry: nx x nx intervals, for the
+ * sizes that scan H(t) only). */
+static int proven_constant_dense(const lth_source *src, double t0, double t1) {
+  if (lth_source_is_sparse(src) || !lth_source_can_enclose(src)) return 0;
+  size_t rc = (size_t)lth_source_rows(src) * (size_t)lth_source_cols(src);
+  size_t w = lth_source_enclose_work_size(src, 1);
+  lth_interval *iv = malloc(sizeof *iv * (2 * rc + w + 1));
+  int c = iv && lth_source_enclose(src, t0, t1, 1, iv, iv + 2 * rc, NULL) == LTH_OK;
+  for (size_t q = 0; c && q < rc; q++) c = iv[rc + q].lo == 0.0 && iv[rc + q].hi == 0.0;
+  free(iv);
+  return c;
+}
+
 /* Symmetric on the pattern: 0, or 1 with the row in *at and |a_ij - a_ji|,
  * max |a| in *x, *y. */
 static int sym_pattern(const spm *S, int *at, double *x, double *y) {
@@ -238,7 +251,9 @@ static lth_status psd_one(const spm *W, const char *name, int timed, double t, i
  * (check_jumps) and only the output times are checked.  Between the points
  * an H(t) that dips below -delta for less than the spacing may go unseen. */
 static double *h_times(const lth_lqr_spec *spec, const double *times, size_t n, size_t *nt) {
-  int scan = spec->nx <= JUMP_CHECK_MAX, constant = proven_constant(spec->H, spec->t0, spec->t1);
+  int scan = spec->nx <= JUMP_CHECK_MAX;
+  int constant = proven_constant(spec->H, spec->t0, spec->t1) ||
+                 (scan && proven_constant_dense(spec->H, spec->t0, spec->t1));
   size_t ns = constant ? 1 : (scan ? LQR_H_SCAN_POINTS : 0) + n;
   double *ts = malloc(sizeof(double) * (ns + 1));
   if (!ts) return NULL;
