@@ -136,8 +136,10 @@ int lth_lqr_op_available(void);
  *                   numerically);
  *   LTH_EDATA       H(t) or C not symmetric, or not positive semidefinite:
  *                   shown by diagonal dominance with a nonnegative diagonal
- *                   (Gershgorin), else for nx <= 2000 by their eigenvalues as
- *                   lth_lqr_solve, else by a sparse Cholesky factorization
+ *                   (Gershgorin), else for a time-varying H of nx <= 2000
+ *                   by its eigenvalues as lth_lqr_solve (also a constant
+ *                   weight in a build without CHOLMOD), else by a sparse
+ *                   Cholesky factorization
  *                   of W + delta I (SuiteSparse CHOLMOD; delta = 4 nx eps
  *                   ||W||_1), refused at a pivot <= 0 with the Rayleigh
  *                   quotient of a witness (docs/format.md section 1.2; without

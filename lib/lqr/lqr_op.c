@@ -36,11 +36,11 @@
  * unique optimum).  H and C must be symmetric positive semidefinite:
  * symmetry is checked on the sparse pattern; diagonal dominance with a
  * nonnegative diagonal (Gershgorin's theorem) shows W >= 0 at no cost; when
- * it does not hold, dense data of nx <= 2000 fall back to the dense
- * eigenvalue check, and larger ones to the sparse Cholesky test of
- * lib/lqr/lqr_psd.c (CHOLMOD), which proves W >= -delta I to rounding or
- * refuses with a witness.  H(t) is checked where the dense check samples it
- * (h_times below).
+ * it does not hold, a time-varying H of nx <= 2000 falls back to the dense
+ * eigenvalue check (check_weights says why), other weights to the sparse
+ * Cholesky test of lib/lqr/lqr_psd.c (CHOLMOD), which proves W >= -delta I
+ * to rounding or refuses with a witness.  H(t) is checked where the dense
+ * check samples it (h_times below).
  * Data that jump need an impulse (lth_bvp_check_data refuses them); that
  * check encloses every block entry by entry as nx x nx, so constant data
  * (proven so by their enclosures) skip it and time-varying data beyond
@@ -250,15 +250,16 @@ static lth_status psd_one(const spm *W, const char *name, int timed, double t, i
  * nx = JUMP_CHECK_MAX, beyond which time-varying data are refused anyway
  * (check_jumps) and only the output times are checked.  Between the points
  * an H(t) that dips below -delta for less than the spacing may go unseen. */
-static double *h_times(const lth_lqr_spec *spec, const double *times, size_t n, size_t *nt) {
+static double *h_times(const lth_lqr_spec *spec, const double *times, size_t n, size_t *nt,
+                       int *constant) {
   int scan = spec->nx <= JUMP_CHECK_MAX;
-  int constant = proven_constant(spec->H, spec->t0, spec->t1) ||
-                 (scan && proven_constant_dense(spec->H, spec->t0, spec->t1));
-  size_t ns = constant ? 1 : (scan ? LQR_H_SCAN_POINTS : 0) + n;
+  *constant = proven_constant(spec->H, spec->t0, spec->t1) ||
+              (scan && proven_constant_dense(spec->H, spec->t0, spec->t1));
+  size_t ns = *constant ? 1 : (scan ? LQR_H_SCAN_POINTS : 0) + n;
   double *ts = malloc(sizeof(double) * (ns + 1));
   if (!ts) return NULL;
   *nt = ns;
-  if (constant) {
+  if (*constant) {
     ts[0] = spec->t0;
     return ts;
   }
@@ -272,16 +273,21 @@ static double *h_times(const lth_lqr_spec *spec, const double *times, size_t n, 
   return ts;
 }
 
-/* H(t) and C: symmetric positive semidefinite (the header comment). */
+/* H(t) and C: symmetric positive semidefinite (the header comment).  With
+ * CHOLMOD, a constant weight is factored at every size (one sparse
+ * factorization instead of the dense check's eigenvalues, at 1,025 points for
+ * H: 35 s at nx = 1,200); a time-varying H of nx <= 2000 keeps the dense
+ * check, which also refines the minima between its points. */
 static lth_status check_weights(const lth_lqr_spec *spec, const double *times, size_t n,
                                 const spm *C, lth_error *err) {
-  int dense_ok = spec->nx <= DENSE_CHECK_MAX, more = 0;
-  lth_status st = psd_one(C, "C", 0, spec->t0, dense_ok, &more, err);
+  int small = spec->nx <= DENSE_CHECK_MAX, chol = lth_lqr_psd_available(), more = 0, constant;
+  lth_status st = psd_one(C, "C", 0, spec->t0, small && !chol, &more, err);
   if (st == LTH_OK && more) st = lth_lqr_check_C(spec, err);
   if (st != LTH_OK) return st;
   size_t nt = 0;
-  double *ts = h_times(spec, times, n, &nt);
+  double *ts = h_times(spec, times, n, &nt, &constant);
   if (!ts) return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  int dense_ok = small && !(chol && constant);
   for (size_t k = 0; st == LTH_OK && k < nt; k++) {
     spm H = {0};
     st = spm_at(&H, spec->H, ts[k], err);
