@@ -237,9 +237,12 @@ static lth_status psd_one(const spm *W, const char *name, int timed, double t, i
   st = lth_error_set(err, LTH_EDATA,
                      "%s must be positive semidefinite, but it is indefinite (nx = %d): the "
                      "sparse Cholesky factorization of %s + delta I (delta = 4 nx eps ||%s||_1 = "
-                     "%.3g) meets the pivot %.6g at row %d, and the vector built from it has "
-                     "the Rayleigh quotient x'%sx / x'x = %.6g",
-                     name, nx, name, name, r.delta, r.pivot, r.column + 1, name, r.rayleigh);
+                     "%.3g) meets the pivot %.6g at row %d, and the vector x built from it has "
+                     "the Rayleigh quotient x'%sx / x'x = %.6g%s",
+                     name, nx, name, name, r.delta, r.pivot, r.column + 1, name, r.rayleigh,
+                     r.rayleigh < 0 ? ", an upper bound on its smallest eigenvalue"
+                                    : " (not negative beyond rounding: an eigenvalue lies "
+                                      "within rounding of -delta or below)");
   if (timed && err) err->t = t, err->has_t = 1;
   return st;
 }
