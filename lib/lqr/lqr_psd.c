@@ -22,7 +22,9 @@
  * L, the vector x = P' [-L11^{-T} l; 1; 0] has x'(H + delta I)x = D(k) <= 0
  * (the Schur complement of that block), so x'Hx <= -delta x'x.  The Rayleigh
  * quotient x'Hx / x'x is then evaluated from H itself, apart from the
- * factorization, and reported with the pivot.  LDL' is used rather than LL'
+ * factorization; 30 Lanczos steps from x (lanczos_refine) bring it closer
+ * to lambda_min, and the lower of the two quotients, each an upper bound on
+ * lambda_min, is reported with the pivot.  LDL' is used rather than LL'
  * because CHOLMOD's LDL' keeps going past a negative pivot (it stops only at
  * an exact zero), so the pivot and the columns before it are all there. */
 #include <float.h>
@@ -33,6 +35,7 @@
 #include "lqr_impl.h"
 
 #ifdef LTH_HAVE_CHOLMOD
+#include <lapacke.h>
 #include <cholmod.h>
 #endif
 
@@ -78,6 +81,72 @@ static double rayleigh(int n, const int *colptr, const int *rowind, const double
     for (int q = colptr[j]; q < colptr[j + 1]; q++) num += x[rowind[q]] * val[q] * x[j];
   }
   return den > 0.0 ? num / den : NAN;
+}
+
+/* y = H x from the whole stored H. */
+static void matvec(int n, const int *colptr, const int *rowind, const double *val, const double *x,
+                   double *y) {
+  memset(y, 0, sizeof(double) * (size_t)n);
+  for (int j = 0; j < n; j++)
+    for (int q = colptr[j]; q < colptr[j + 1]; q++) y[rowind[q]] += val[q] * x[j];
+}
+
+/* A few Lanczos steps from the witness x (full reorthogonalization): the
+ * Krylov space holds x, so its smallest Ritz value is at most x's Rayleigh
+ * quotient, and closer to lambda_min.  The Ritz vector's quotient, evaluated
+ * from H itself, replaces x's when lower; *rho is left alone otherwise (also
+ * when out of memory).  Cost: LANCZOS_STEPS products with H. */
+#define LANCZOS_STEPS 30
+static void lanczos_refine(int n, const int *colptr, const int *rowind, const double *val,
+                           const double *x, double *rho) {
+  int m = n < LANCZOS_STEPS ? n : LANCZOS_STEPS, k = 0;
+  double *Q = malloc(sizeof(double) * ((size_t)n * (m + 3) + 2 * (size_t)m + 1));
+  if (!Q) return;
+  double *w = Q + (size_t)n * (m + 1), *z = w + n, *al = z + n, *be = al + m;
+  double nrm = 0.0, scale = 0.0;
+  for (int i = 0; i < n; i++) nrm += x[i] * x[i];
+  for (int q = 0; q < colptr[n]; q++) scale = fmax(scale, fabs(val[q]));
+  nrm = sqrt(nrm);
+  for (int i = 0; i < n && nrm > 0.0; i++) Q[i] = x[i] / nrm;
+  for (; nrm > 0.0 && k < m; k++) {
+    double *qk = Q + (size_t)k * n;
+    matvec(n, colptr, rowind, val, qk, w);
+    for (int pass = 0; pass < 2; pass++) { /* w -= Q_k (Q_k' w), twice */
+      for (int i = 0; i <= k; i++) {
+        const double *qi = Q + (size_t)i * n;
+        double c = 0.0;
+        for (int r = 0; r < n; r++) c += qi[r] * w[r];
+        if (pass == 0 && i == k) al[k] = c;
+        if (pass == 0 && i == k - 1) be[k - 1] = c;
+        for (int r = 0; r < n; r++) w[r] -= c * qi[r];
+      }
+    }
+    double b = 0.0;
+    for (int r = 0; r < n; r++) b += w[r] * w[r];
+    b = sqrt(b);
+    if (k + 1 < m) be[k] = b;
+    if (!(b > 1e-12 * scale)) { /* an invariant subspace: T is complete */
+      k++;
+      break;
+    }
+    for (int r = 0; r < n; r++) Q[(size_t)(k + 1) * n + r] = w[r] / b;
+  }
+  /* smallest eigenpair of the k x k tridiagonal T (al, be) */
+  double *d = malloc(sizeof(double) * (3 * (size_t)k + (size_t)k * k + 1));
+  if (k > 0 && d) {
+    double *e = d + k, *Z = e + k;
+    memcpy(d, al, sizeof(double) * (size_t)k);
+    if (k > 1) memcpy(e, be, sizeof(double) * (size_t)(k - 1));
+    if (LAPACKE_dstev(LAPACK_COL_MAJOR, 'V', k, d, e, Z, k) == 0) {
+      memset(z, 0, sizeof(double) * (size_t)n);
+      for (int i = 0; i < k; i++)
+        for (int r = 0; r < n; r++) z[r] += Z[i] * Q[(size_t)i * n + r];
+      double rz = rayleigh(n, colptr, rowind, val, z);
+      if (rz < *rho) *rho = rz;
+    }
+  }
+  free(d);
+  free(Q);
 }
 
 /* The witness of the header comment: y = L11^{-T}-back-substitution of e_k
@@ -173,6 +242,7 @@ lth_status lth_lqr_psd_sparse(int n, const int *colptr, const int *rowind, const
     if (y) {
       witness(L, k, y, y + n);
       res->rayleigh = rayleigh(n, colptr, rowind, val, y + n);
+      lanczos_refine(n, colptr, rowind, val, y + n, &res->rayleigh);
     }
     free(y);
   }

@@ -12,7 +12,8 @@
 #   indefinite  H with one eigenvalue -1e-6: refused (exit 2), naming H, nx, the
 #               pivot and the Rayleigh quotient of the witness, which lies in
 #               [-1.001e-6, -0.9e-6] (the eigenvalue is -1e-6; the witness
-#               from the failed column gives -e (1 - e/2) / (1 + e), e = 1e-6).
+#               from the failed column alone gives -e (1 - e/2) / (1 + e),
+#               e = 1e-6, and the Lanczos steps from it -e to rounding).
 # The solves run at --rtol 1e-6 (5 stages: faster; this chain's optimum is smooth and
 # the conditions still hold to ~1e-14).  A time-varying H that turns indefinite
 # between the output times is refused at the scan point that finds it.

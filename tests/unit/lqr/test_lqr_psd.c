@@ -166,6 +166,34 @@ START_TEST(test_rank_deficient_gram) {
 }
 END_TEST
 
+/* A path Laplacian minus e I: the negative eigenvector (constant) is spread
+ * over every entry; the reported quotient (the witness refined by Lanczos)
+ * is -e to 1 % (the spectral gap, (pi/n)^2, is small: 30 steps do not
+ * reach rounding), and never below it beyond rounding. */
+START_TEST(test_delocalised_negative) {
+  if (!lth_lqr_psd_available()) return;
+  enum { n = 400 };
+  const double e = 1e-7;
+  double *a = calloc((size_t)n * n, sizeof(double));
+  for (int i = 0; i + 1 < n; i++) { /* edges (i, i+1) */
+    a[i + i * n] += 1.0, a[(i + 1) + (i + 1) * n] += 1.0;
+    a[i + (i + 1) * n] = a[(i + 1) + i * n] = -1.0;
+  }
+  shift(n, a, -e);
+  csc S;
+  csc_from_dense(&S, n, a);
+  lth_psd_result res;
+  ck_assert_int_eq(lth_lqr_psd_sparse(n, S.cp, S.ri, S.v, &res, NULL), LTH_OK);
+  ck_assert(!res.psd);
+  double lmin = lambda_min(n, a);
+  ck_assert(fabs(lmin + e) < 1e-12);
+  ck_assert_msg(res.rayleigh <= 0.99 * lmin && res.rayleigh >= lmin - 1e-13,
+                "Rayleigh quotient %.9g, lambda_min %.9g", res.rayleigh, lmin);
+  csc_free(&S);
+  free(a);
+}
+END_TEST
+
 START_TEST(test_without_cholmod) {
   if (lth_lqr_psd_available()) return;
   int cp[2] = {0, 1}, ri[1] = {0};
@@ -184,6 +212,7 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_boundary_against_lapack);
   tcase_add_test(tc, test_rank_deficient_gram);
+  tcase_add_test(tc, test_delocalised_negative);
   tcase_add_test(tc, test_without_cholmod);
   suite_add_tcase(s, tc);
   return s;
