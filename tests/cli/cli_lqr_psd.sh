@@ -70,6 +70,22 @@ run 2 "time-varying H, indefinite after t = 2" "$LQR" "$TMP/tv.lth" --times 0,1
 err_has "H must be positive semidefinite, but it is indefinite" "time-varying H"
 err_has "(t = 2.0039" "time-varying H"
 
+# C with the block [0.5 1; 1 0.5] on the actuated chain's positions (eigenvalue -0.5):
+# refused naming C and nx, with no time (C is constant)
+$PY - "$TMP/plus_C.mtx" "$TMP/cind_C.mtx" <<'PYEOF'
+import sys
+rows = open(sys.argv[1]).read().split("\n")
+head = rows[1].split()
+body = [r for r in rows[2:] if r.strip()] + ["1 2 1", "2 1 1"]
+rows = [rows[0], "%s %s %d" % (head[0], head[1], len(body))] + body
+open(sys.argv[2], "w").write("\n".join(rows) + "\n")
+PYEOF
+sed 's/^C = mm("plus_C.mtx")$/C = mm("cind_C.mtx")/' "$TMP/plus.lth" >"$TMP/cind.lth"
+grep -q 'cind_C' "$TMP/cind.lth" || fail "indefinite C: not written"
+run 2 "indefinite C" "$LQR" "$TMP/cind.lth" --times 0,4
+err_has "C must be positive semidefinite, but it is indefinite (nx = 2002)" "indefinite C"
+grep -q "(t = " "$TMP/err" && fail "indefinite C: names a time: $(cat "$TMP/err")"
+
 run 0 "plus: H, C psd, not dominant" "$LQR" "$TMP/plus.lth" --times 0,1,2.5,4 --rtol 1e-6 --format json \
   -o "$TMP/plus.json"
 $CHECK conditions "$TMP/plus.json" "$TMP/plus" >"$TMP/plus.check" ||
