@@ -39,9 +39,8 @@
  * checked at the output times as the dense path checks its eigenvalues
  * there; dense data of nx <= 2000 fall back to the dense eigenvalue check.
  * Data that jump need an impulse (lth_bvp_check_data refuses them); that
- * check encloses every block entry by entry as nx x nx, so constant data
- * (proven so by their enclosures) skip it and time-varying data beyond
- * nx = 3000 are refused rather than solved unchecked.
+ * check encloses the sparse blocks on their patterns (O(nnz) per order),
+ * and constant data (proven so by their enclosures) skip it.
  */
 #include <float.h>
 #include <math.h>
@@ -56,9 +55,6 @@
 
 /* Largest nx for which dense H or C are checked by their eigenvalues. */
 #define DENSE_CHECK_MAX 2000
-/* Largest nx for which lth_bvp_check_data runs on time-varying data: it
- * encloses the blocks entry by entry as nx x nx (12.5 GB at nx = 20,000). */
-#define JUMP_CHECK_MAX 3000
 
 int lth_lqr_op_available(void) { return lth_bvp_op_available(); }
 
@@ -356,19 +352,12 @@ static int proven_constant(const lth_source *src, double t0, double t1) {
 }
 
 /* lth_bvp_check_data's refusal of data that jump (an impulse): constant
- * data cannot; time-varying data are checked where the check fits. */
+ * data cannot jump; time-varying data are checked. */
 static lth_status check_jumps(const lth_lqr_spec *spec, const lth_system *sys, lth_error *err) {
   double t0 = spec->t0, t1 = spec->t1;
   if (proven_constant(spec->A, t0, t1) && proven_constant(spec->B, t0, t1) &&
       proven_constant(spec->H, t0, t1)) {
     return LTH_OK;
-  }
-  if (spec->nx > JUMP_CHECK_MAX) {
-    return lth_error_set(err, LTH_ENOMEM,
-                         "A, B or H varies in time, and the check that it has no jumps (which "
-                         "would need an impulse) encloses the blocks as nx x nx: not done on the "
-                         "operator path beyond nx = %d (here %d)",
-                         JUMP_CHECK_MAX, spec->nx);
   }
   return lth_bvp_check_data(sys, t0, t1, err);
 }
