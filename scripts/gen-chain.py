@@ -60,6 +60,14 @@ the second differences (D q)_i = q_i - 2 q_(i+1) + q_(i+2) (D: (m - 2) x m, rank
   indefinite  as plus, but H on the free chain's first two velocities is
               [1 1+e; 1+e 1], e = 1e-6: H has exactly one negative eigenvalue, -e.
 The rest of H and C is unchanged, so the optimum still decouples as above.
+--time-varying makes the free chain's springs vary in time: A = mm(OUT_A.mtx) -
+0.1*sin(t)*mm(OUT_At.mtx), where OUT_At.mtx puts 1 on the velocity rows of the free
+masses at their own positions (the actuated chain stays constant, so u = 0 is still the
+exact optimum).  --jump instead couples the first actuated velocity to the first free
+position in H from t = 2.3 on: H = mm(OUT_H.mtx) + 0.05*(1 + (t-2.3)/abs(t-2.3))*
+mm(OUT_Hj.mtx), 0.1 at those two symmetric entries (H stays diagonally dominant).  The
+hidden constraint B'(H x + A' lambda) = 0 then jumps at 2.3 (x of the free chain is not
+zero there): the optimum needs an impulse, and lth-lqr refuses it naming t.
 """
 import sys
 
@@ -286,7 +294,7 @@ def lqr_weights(n, a, kind, H, C):
     return H, C
 
 
-def write_lqr(n, nu, out_path, inconsistent, weights=None):
+def write_lqr(n, nu, out_path, inconsistent, vary=None, jump=False, weights=None):
     """The `problem lqr` chain of --lqr (the module's docstring)."""
     import math
     if not (nu >= 1 and n >= 2 * nu + 2) or not out_path:
@@ -305,6 +313,10 @@ def write_lqr(n, nu, out_path, inconsistent, weights=None):
                     A.append((n + i + 1, j + 1, "1"))
                     A.append((n + i + 1, n + j + 1, "0.1"))
     mtx(base + "_A.mtx", nx, nx, A)
+    if vary:
+        mtx(base + "_At.mtx", nx, nx, [(n + i + 1, i + 1, "1") for i in range(a, n)])
+    if jump:
+        mtx(base + "_Hj.mtx", nx, nx, [(n + 1, a + 1, "1"), (a + 1, n + 1, "1")])
     mtx(base + "_B.mtx", nx, nu, [(n + j + 1, j + 1, "1") for j in range(nu)])
     H = [(i + 1, i + 1, "1") for i in range(nx)]
     C = [(i + 1, i + 1, "0.5") for i in range(n)]
@@ -323,7 +335,12 @@ def write_lqr(n, nu, out_path, inconsistent, weights=None):
                 "# (written by scripts/gen-chain.py --lqr)\n" % (nx, nu))
         f.write("lth 1\nproblem lqr\nsizes %d %d\ninterval 0 4\n" % (nx, nu))
         for k in "ABHC":
-            f.write('%s = mm("%s_%s.mtx")\n' % (k, name, k))
+            f.write('%s = mm("%s_%s.mtx")' % (k, name, k))
+            if k == "A" and vary:
+                f.write(' - %s*mm("%s_At.mtx")' % (vary, name))
+            if k == "H" and jump:
+                f.write(' + 0.05*(1 + (t-2.3)/abs(t-2.3))*mm("%s_Hj.mtx")' % name)
+            f.write("\n")
         # ten entries a line: a line of a data file holds at most 1 MiB
         f.write("x0 = [" + ";\n ".join("; ".join(x0[k:k + 10]) for k in range(0, nx, 10))
                 + "]\n")
@@ -339,7 +356,9 @@ def main():
             k = sys.argv.index("--weights")
             weights = sys.argv[k + 1] if k + 1 < len(sys.argv) else ""
             args = [x for x in args if x != weights]
-        write_lqr(int(args[0]), int(args[1]), args[2], "--inconsistent" in sys.argv, weights)
+        vary = "0.1*sin(t)" if "--time-varying" in sys.argv else None
+        write_lqr(int(args[0]), int(args[1]), args[2], "--inconsistent" in sys.argv, vary,
+                  "--jump" in sys.argv, weights)
         return
     form = "mm" if "--mm" in sys.argv else "equations" if "--equations" in sys.argv else ""
     if len(args) < 2:

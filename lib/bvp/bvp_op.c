@@ -66,48 +66,99 @@ lth_status lth_bvp_solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_
                        "was built without it (CMake option LTH_SUITESPARSE)");
 }
 
-lth_status lth_bvp_solve_op_slack(lth_opsys *sys, double t0, double t1,
-                                  const lth_bvp_sparse_bc *bc, int ne, const lth_bvp_csc *E,
-                                  const double *times, size_t n, const lth_bvp_opts *opts,
-                                  lth_bvp_result **out, double *slack, lth_error *err) {
+lth_status lth_bvp_solve_op_slack(lth_opsys *sys, double t0, double t1, const lth_bvp_sparse_bc *bc,
+                                  int ne, const lth_bvp_csc *E, const double *times, size_t n,
+                                  const lth_bvp_opts *opts, lth_bvp_result **out, double *slack,
+                                  lth_error *err) {
   (void)ne, (void)E, (void)slack;
   return lth_bvp_solve_op(sys, t0, t1, bc, times, n, opts, out, err);
 }
 
 #else
 
-/* ---- the global system as triplets ---- */
+/* ---- the global system in compressed columns ----
+ *
+ * Two passes: count_system bounds every column's entries from the patterns
+ * alone (Ahat's, the boundary matrices', the thin factors' reach: assemble
+ * later skips the values that are exactly zero), then assemble writes each
+ * entry into its column in the order it makes them, and cols_finish sorts
+ * each column by row, stably, and sums repeated entries in that order.
+ * That is lth_csc_from_triplets' matrix entry for entry and bit for bit,
+ * without the triplets it was built from (16 bytes an entry in a buffer
+ * that doubled) and the two sorted copies (12 bytes an entry each) the
+ * conversion held beside them: at nx = 2,000 (lth-lqr, 19.5 M entries)
+ * those were the peak, above KLU's factors. */
 
-typedef struct trip {
-  size_t n, cap;
-  int *i, *j;
-  double *v;
-} trip;
+typedef struct cols {
+  lth_csc *A;   /* slots colptr[j] .. colptr[j+1]-1 of column j */
+  size_t *next; /* the next free slot of each column */
+} cols;
 
-static int trip_add(trip *T, int i, int j, double v) {
-  if (T->n == T->cap) {
-    size_t cap = T->cap ? 2 * T->cap : 1024;
-    int *ni = realloc(T->i, cap * sizeof(int));
-    if (ni) T->i = ni;
-    int *nj = realloc(T->j, cap * sizeof(int));
-    if (nj) T->j = nj;
-    double *nv = realloc(T->v, cap * sizeof(double));
-    if (nv) T->v = nv;
-    if (!ni || !nj || !nv) return -1;
-    T->cap = cap;
-  }
-  T->i[T->n] = i;
-  T->j[T->n] = j;
-  T->v[T->n] = v;
-  T->n++;
+static int cols_add(cols *T, int i, int j, double v) {
+  size_t p = T->next[j];
+  if (p >= (size_t)T->A->colptr[j + 1]) return -1; /* beyond its count: never */
+  T->next[j] = p + 1;
+  T->A->rowind[p] = i;
+  T->A->val[p] = v;
   return 0;
 }
 
-static void trip_release(trip *T) {
-  free(T->i);
-  free(T->j);
-  free(T->v);
+static void cols_release(cols *T) {
+  lth_csc_free(T->A);
+  free(T->next);
   memset(T, 0, sizeof *T);
+}
+
+typedef struct slot {
+  int row;
+  size_t at; /* the order made: the sort is stable by it */
+  double v;
+} slot;
+
+static int cmp_slot(const void *a, const void *b) {
+  const slot *x = a, *y = b;
+  if (x->row != y->row) return (x->row > y->row) - (x->row < y->row);
+  return (x->at > y->at) - (x->at < y->at);
+}
+
+/* Each column sorted by row (stably) and its repeats summed in the order
+ * made, moved down over the slots left empty; LTH_ENOMEM. */
+static lth_status cols_finish(cols *T, lth_error *err) {
+  lth_csc *A = T->A;
+  size_t nz = 0, cap = 0;
+  slot *w = NULL;
+  for (int j = 0; j < A->cols; j++) {
+    size_t lo = (size_t)A->colptr[j], hi = T->next[j], start = nz;
+    int sorted = 1;
+    for (size_t p = lo + 1; p < hi && sorted; p++) sorted = A->rowind[p - 1] <= A->rowind[p];
+    if (!sorted) {
+      if (hi - lo > cap) {
+        cap = 2 * (hi - lo);
+        slot *nw = realloc(w, cap * sizeof *w);
+        if (!nw) {
+          free(w);
+          return lth_error_set(err, LTH_ENOMEM, "out of memory assembling the collocation system");
+        }
+        w = nw;
+      }
+      for (size_t p = lo; p < hi; p++) w[p - lo] = (slot){A->rowind[p], p, A->val[p]};
+      qsort(w, hi - lo, sizeof *w, cmp_slot);
+      for (size_t p = lo; p < hi; p++) A->rowind[p] = w[p - lo].row, A->val[p] = w[p - lo].v;
+    }
+    for (size_t p = lo; p < hi; p++) {
+      if (nz > start && A->rowind[nz - 1] == A->rowind[p]) {
+        A->val[nz - 1] += A->val[p];
+      } else {
+        A->rowind[nz] = A->rowind[p];
+        A->val[nz++] = A->val[p];
+      }
+    }
+    A->colptr[j] = (int)start;
+  }
+  A->colptr[A->cols] = (int)nz;
+  A->nnz = (int)nz;
+  free(w);
+  return LTH_OK;
 }
 
 /* The mesh: t[0..N]; out[k]: the mesh index of output time k. */
@@ -183,8 +234,8 @@ static int bc_row(const rowmap *R, int i) {
 }
 
 /* The boundary rows: B G(t) at the columns of v (t0: unknowns from col0),
- * into triplets at rows bc_row(R, 0..rows-1); B q(t) subtracted from rhs. */
-static lth_status bc_rows(opbvp *B, const lth_bvp_csc *Bc, double t, int col0, trip *T, double *rhs,
+ * into T at rows bc_row(R, 0..rows-1); B q(t) subtracted from rhs. */
+static lth_status bc_rows(opbvp *B, const lth_bvp_csc *Bc, double t, int col0, cols *T, double *rhs,
                           int with_S, const rowmap *R, lth_error *err) {
   int m = B->m, s = B->s;
   lth_status st = lth_bvpop_decompose(B, t, err);
@@ -200,7 +251,7 @@ static lth_status bc_rows(opbvp *B, const lth_bvp_csc *Bc, double t, int col0, t
   for (int c = 0; c < m && !fail; c++) { /* G e_c = e_c off the reach */
     if (B->spos[c] >= 0) continue;
     for (int e = Bc->colptr[c]; e < Bc->colptr[c + 1]; e++) {
-      fail |= trip_add(T, bc_row(R, Bc->rowind[e]), col0 + c, Bc->val[e]);
+      fail |= cols_add(T, bc_row(R, Bc->rowind[e]), col0 + c, Bc->val[e]);
     }
   }
   for (int q = 0; q < B->nspc && !fail; q++) {
@@ -208,22 +259,55 @@ static lth_status bc_rows(opbvp *B, const lth_bvp_csc *Bc, double t, int col0, t
     for (int k = 0; k < s && !fail; k++) {
       if (g[k] == 0.0) continue;
       for (int e = Bc->colptr[k]; e < Bc->colptr[k + 1]; e++) {
-        fail |= trip_add(T, bc_row(R, Bc->rowind[e]), col0 + B->spc[q], Bc->val[e] * g[k]);
+        fail |= cols_add(T, bc_row(R, Bc->rowind[e]), col0 + B->spc[q], Bc->val[e] * g[k]);
       }
     }
     if (with_S) {
       const double *sx = B->Sx->c + (size_t)q * B->Sx->ld;
       for (int a = 0; a < (B->r - 1) * B->nr && !fail; a++) {
-        if (sx[a] != 0.0) fail |= trip_add(T, R->p + a, col0 + B->spc[q], sx[a]);
+        if (sx[a] != 0.0) fail |= cols_add(T, R->p + a, col0 + B->spc[q], sx[a]);
       }
     }
   }
-  return fail ? lth_error_set(err, LTH_ENOMEM, "out of memory assembling the collocation system")
+  return fail ? lth_error_set(err, LTH_EINVAL,
+                              "internal error: an entry of the collocation system beyond its "
+                              "column's count")
               : LTH_OK;
 }
 
-/* Assemble the collocation system on M: matrix triplets and right-hand side. */
-static lth_status assemble(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *bc, trip *T,
+/* The entries bc_rows may write, per column (into cnt, by col0 + c). */
+static void count_bc(const opbvp *B, const lth_bvp_csc *Bc, size_t col0, int with_S, size_t *cnt) {
+  for (int c = 0; c < B->m; c++) {
+    if (B->spos[c] < 0) cnt[col0 + (size_t)c] += (size_t)(Bc->colptr[c + 1] - Bc->colptr[c]);
+  }
+  size_t patch = (size_t)Bc->colptr[B->s] + (with_S ? (size_t)(B->r - 1) * (size_t)B->nr : 0);
+  for (int q = 0; q < B->nspc; q++) cnt[col0 + (size_t)B->spc[q]] += patch;
+}
+
+/* The entries assemble may write, per column, into cnt (nsys, zeroed). */
+static void count_system(const opbvp *B, const omesh *M, const lth_bvp_sparse_bc *bc, size_t *cnt) {
+  size_t m = (size_t)B->m, ns = (size_t)B->ns, blk = (1 + ns) * m, nunk = M->N * blk + m;
+  count_bc(B, &bc->B0, 0, 1, cnt);
+  for (size_t k = 0; k < M->N; k++) {
+    size_t base = k * blk;
+    for (size_t c = 0; c < m; c++) {
+      size_t nc = (size_t)(B->ap[c + 1] - B->ap[c]);
+      cnt[base + c] += ns * nc + 1; /* -Ahat y_k; continuity */
+      for (size_t l = 0; l < ns; l++) {
+        cnt[base + (1 + l) * m + c] += ns * nc + 2; /* -h a Ahat K; I; continuity */
+      }
+      cnt[base + blk + c] += 1; /* continuity: y_{k+1} */
+    }
+  }
+  count_bc(B, &bc->B1, M->N * blk, 0, cnt);
+  for (int k = 0; k < B->ne; k++) {
+    cnt[nunk + (size_t)k] += (size_t)(B->E->colptr[k + 1] - B->E->colptr[k]);
+  }
+}
+
+/* Assemble the collocation system on M: the matrix into T's counted
+ * columns and the right-hand side. */
+static lth_status assemble(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *bc, cols *T,
                            double *rhs, lth_error *err) {
   int m = B->m, ns = B->ns;
   size_t blk = (size_t)(1 + ns) * m;
@@ -244,7 +328,7 @@ static lth_status assemble(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *bc
       if (st != LTH_OK) break;
       size_t row = base + (size_t)(1 + j) * m;
       for (int a = 0; a < m; a++) {
-        fail |= trip_add(T, (int)(row + a), (int)(row + a), 1.0);
+        fail |= cols_add(T, (int)(row + a), (int)(row + a), 1.0);
         rhs[row + a] = B->gv->c[a];
       }
       for (int c = 0; c < m && !fail; c++) {
@@ -252,10 +336,10 @@ static lth_status assemble(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *bc
           double v = B->av[e];
           if (v == 0.0) continue;
           int a = B->ai[e];
-          fail |= trip_add(T, (int)(row + a), (int)(base + c), -v);
+          fail |= cols_add(T, (int)(row + a), (int)(base + c), -v);
           for (int l = 0; l < ns; l++) {
             double w = h * B->tab.A[j + (size_t)l * ns];
-            fail |= trip_add(T, (int)(row + a), (int)(base + (size_t)(1 + l) * m + c), -w * v);
+            fail |= cols_add(T, (int)(row + a), (int)(base + (size_t)(1 + l) * m + c), -w * v);
           }
         }
       }
@@ -263,11 +347,10 @@ static lth_status assemble(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *bc
     /* continuity: y_{k+1} - y_k - h sum_j b_j K_kj = 0, in y_{k+1}'s rows */
     size_t nxt = base + blk, nr = nxt;
     for (int a = 0; a < m && !fail; a++) {
-      fail |= trip_add(T, (int)(nr + a), (int)(nxt + a), 1.0);
-      fail |= trip_add(T, (int)(nr + a), (int)(base + a), -1.0);
+      fail |= cols_add(T, (int)(nr + a), (int)(nxt + a), 1.0);
+      fail |= cols_add(T, (int)(nr + a), (int)(base + a), -1.0);
       for (int j = 0; j < ns; j++) {
-        fail |=
-            trip_add(T, (int)(nr + a), (int)(base + (size_t)(1 + j) * m + a), -h * B->tab.b[j]);
+        fail |= cols_add(T, (int)(nr + a), (int)(base + (size_t)(1 + j) * m + a), -h * B->tab.b[j]);
       }
     }
   }
@@ -275,11 +358,13 @@ static lth_status assemble(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *bc
     st = bc_rows(B, &bc->B1, M->t[M->N], (int)(M->N * blk), T, rhs, 0, &R, err);
   for (int k = 0; k < B->ne && !fail; k++) { /* - E s in the boundary rows */
     for (int e = B->E->colptr[k]; e < B->E->colptr[k + 1]; e++) {
-      fail |= trip_add(T, bc_row(&R, B->E->rowind[e]), (int)(nunk + (size_t)k), -B->E->val[e]);
+      fail |= cols_add(T, bc_row(&R, B->E->rowind[e]), (int)(nunk + (size_t)k), -B->E->val[e]);
     }
   }
   if (st == LTH_OK && fail) {
-    st = lth_error_set(err, LTH_ENOMEM, "out of memory assembling the collocation system");
+    st = lth_error_set(err, LTH_EINVAL,
+                       "internal error: an entry of the collocation system beyond its column's "
+                       "count");
   }
   return st;
 }
@@ -297,14 +382,40 @@ static lth_status solve_mesh(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *
                          "KLU's int indices",
                          M->N, nsys);
   }
-  trip T = {0};
   double *rhs = calloc(nsys, sizeof(double));
-  if (!rhs) return lth_error_set(err, LTH_ENOMEM, "out of memory for the collocation system");
-  lth_status st = assemble(B, M, bc, &T, rhs, err);
-  lth_csc *A =
-      st == LTH_OK ? lth_csc_from_triplets((int)nsys, (int)nsys, T.n, T.i, T.j, T.v, err) : NULL;
-  if (st == LTH_OK && !A) st = lth_error_status(err);
-  trip_release(&T);
+  size_t *cnt = calloc(nsys + 1, sizeof(size_t));
+  cols T = {0};
+  lth_status st = rhs && cnt
+                      ? LTH_OK
+                      : lth_error_set(err, LTH_ENOMEM, "out of memory for the collocation system");
+  size_t bound = 0;
+  if (st == LTH_OK) {
+    count_system(B, M, bc, cnt + 1);
+    for (size_t c = 0; c < nsys; c++) cnt[c + 1] += cnt[c];
+    bound = cnt[nsys];
+    if (bound > (size_t)INT_MAX) {
+      st = lth_error_set(err, LTH_ENOMEM,
+                         "the collocation system on %zu intervals has up to %zu entries: too "
+                         "many for KLU's int indices",
+                         M->N, bound);
+    }
+  }
+  if (st == LTH_OK) {
+    T.A = lth_csc_alloc((int)nsys, (int)nsys, bound ? (int)bound : 1, 0, err);
+    if (!T.A) st = lth_error_status(err);
+  }
+  if (st == LTH_OK) {
+    for (size_t c = 0; c <= nsys; c++) T.A->colptr[c] = (int)cnt[c];
+    T.next = cnt; /* the counts' prefix sums are each column's first free slot */
+    cnt = NULL;
+    st = assemble(B, M, bc, &T, rhs, err);
+  }
+  if (st == LTH_OK) st = cols_finish(&T, err);
+  free(cnt);
+  free(T.next);
+  T.next = NULL;
+  lth_csc *A = st == LTH_OK ? T.A : NULL;
+  if (st != LTH_OK) cols_release(&T);
   int *ap = A ? A->colptr : NULL, *ai = A ? A->rowind : NULL;
   double *ax = A ? A->val : NULL;
   klu_common kc;
@@ -393,7 +504,8 @@ static lth_status outputs(opbvp *B, const omesh *M, const double *y, const doubl
 static lth_status bc_residual(opbvp *B, const omesh *M, const double *y,
                               const lth_bvp_sparse_bc *bc, double *res, lth_error *err) {
   int s = B->s;
-  double *z = malloc(2 * (size_t)s * sizeof(double)), *r = calloc((size_t)bc->rows + 1, sizeof(double));
+  double *z = malloc(2 * (size_t)s * sizeof(double)),
+         *r = calloc((size_t)bc->rows + 1, sizeof(double));
   double ends[2] = {M->t[0], M->t[M->N]}, drift;
   lth_status st = z && r ? LTH_OK : lth_error_set(err, LTH_ENOMEM, "out of memory");
   if (st == LTH_OK) st = outputs(B, M, y, ends, 2, z, &drift, err);
@@ -406,7 +518,8 @@ static lth_status bc_residual(opbvp *B, const omesh *M, const double *y,
     }
   }
   double acc = 0.0;
-  for (int i = 0; i < bc->rows && st == LTH_OK; i++) acc += (r[i] - bc->beta[i]) * (r[i] - bc->beta[i]);
+  for (int i = 0; i < bc->rows && st == LTH_OK; i++)
+    acc += (r[i] - bc->beta[i]) * (r[i] - bc->beta[i]);
   *res = sqrt(acc);
   free(z);
   free(r);
@@ -464,8 +577,10 @@ static lth_status check_slack(int rows, int ne, const lth_bvp_csc *E, const doub
     for (int e = E->colptr[c]; e < E->colptr[c + 1]; e++) {
       if (E->colptr[c + 1] < E->colptr[c] || E->rowind[e] < 0 || E->rowind[e] >= rows ||
           !isfinite(E->val[e])) {
-        return lth_error_set(err, LTH_EBC, "E: entry %d of column %d is outside %d rows or "
-                                           "not finite", e + 1, c + 1, rows);
+        return lth_error_set(err, LTH_EBC,
+                             "E: entry %d of column %d is outside %d rows or "
+                             "not finite",
+                             e + 1, c + 1, rows);
       }
     }
   }
@@ -645,10 +760,10 @@ lth_status lth_bvp_solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_
   return solve_op(sys, t0, t1, bc, times, n, opts, 0, NULL, NULL, out, err);
 }
 
-lth_status lth_bvp_solve_op_slack(lth_opsys *sys, double t0, double t1,
-                                  const lth_bvp_sparse_bc *bc, int ne, const lth_bvp_csc *E,
-                                  const double *times, size_t n, const lth_bvp_opts *opts,
-                                  lth_bvp_result **out, double *slack, lth_error *err) {
+lth_status lth_bvp_solve_op_slack(lth_opsys *sys, double t0, double t1, const lth_bvp_sparse_bc *bc,
+                                  int ne, const lth_bvp_csc *E, const double *times, size_t n,
+                                  const lth_bvp_opts *opts, lth_bvp_result **out, double *slack,
+                                  lth_error *err) {
   LTH_ERROR_RECORD(err);
   if (ne < 1) {
     *out = NULL;

@@ -29,6 +29,7 @@
 
 #include "lth/defaults.h"
 #include "op_impl.h"
+#include "source/csc.h"
 
 #ifdef LTH_HAVE_KLU
 #include <klu.h>
@@ -105,21 +106,11 @@ size_t op_mass_bytes(const op_mass *ms) {
   return b;
 }
 
-static double csc_norm1(const int *cp, const double *v, int n) {
-  double mx = 0.0;
-  for (int j = 0; j < n; j++) {
-    double s = 0.0;
-    for (int p = cp[j]; p < cp[j + 1]; p++) s += fabs(v[p]);
-    mx = s > mx ? s : mx;
-  }
-  return mx;
-}
-
 /* Factor M_0 = mv[0..nnz) (its values differ from those factored). */
 static lth_status factor(op_mass *ms, double t, lth_error *err) {
   if (ms->kn) klu_free_numeric(&ms->kn, &ms->kc);
   ms->kn = klu_factor((int *)ms->colptr, (int *)ms->rowind, ms->mv, ms->ks, &ms->kc);
-  double anorm = csc_norm1(ms->colptr, ms->mv, ms->n);
+  double anorm = lth_csc_norm1(ms->colptr, ms->mv, ms->n);
   if (!ms->kn || ms->kc.status != KLU_OK ||
       !klu_condest((int *)ms->colptr, ms->mv, ms->ks, ms->kn, &ms->kc) || !(anorm > 0.0)) {
     if (ms->kn) klu_free_numeric(&ms->kn, &ms->kc);

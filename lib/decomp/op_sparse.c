@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "op_impl.h"
+#include "source/csc.h"
 
 static int imin(int a, int b) { return a < b ? a : b; }
 
@@ -22,15 +23,7 @@ double op_csc_norm1(const op_csc *A) {
   if (A->fixed && A->nrm >= 0.0) {
     return A->nrm;
   }
-  double mx = 0.0;
-  for (int jj = 0; A->val && jj < A->cols; jj++) {
-    double s = 0.0;
-    for (int p = A->colptr[jj]; p < A->colptr[jj + 1]; p++) {
-      s += fabs(A->val[p]);
-    }
-    mx = s > mx ? s : mx;
-  }
-  return mx;
+  return A->val ? lth_csc_norm1(A->colptr, A->val, A->cols) : 0.0;
 }
 
 /* ---- products with row- or column-compact thin factors ---- */

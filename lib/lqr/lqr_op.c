@@ -42,9 +42,8 @@
  * to rounding or refuses with a witness.  H(t) is checked where the dense
  * check samples it (h_times below).
  * Data that jump need an impulse (lth_bvp_check_data refuses them); that
- * check encloses every block entry by entry as nx x nx, so constant data
- * (proven so by their enclosures) skip it and time-varying data beyond
- * nx = 3000 are refused rather than solved unchecked.
+ * check encloses the sparse blocks on their patterns (O(nnz) per order),
+ * and constant data (proven so by their enclosures) skip it.
  */
 #include <float.h>
 #include <math.h>
@@ -59,9 +58,9 @@
 
 /* Largest nx for which dense H or C are checked by their eigenvalues. */
 #define DENSE_CHECK_MAX 2000
-/* Largest nx for which lth_bvp_check_data runs on time-varying data: it
- * encloses the blocks entry by entry as nx x nx (12.5 GB at nx = 20,000). */
-#define JUMP_CHECK_MAX 3000
+/* Largest nx for which a dense H is enclosed entry by entry to prove it
+ * constant (larger dense ones are scanned as time-varying). */
+#define DENSE_ENCLOSE_MAX 3000
 
 int lth_lqr_op_available(void) { return lth_bvp_op_available(); }
 
@@ -143,8 +142,8 @@ static int proven_constant(const lth_source *src, double t0, double t1) {
   return c;
 }
 
-/* The same for a dense source (entry by entry: nx x nx intervals, for the
- * sizes that scan H(t) only). */
+/* The same for a dense source (entry by entry: 2 nx^2 intervals, 288 MB at
+ * DENSE_ENCLOSE_MAX). */
 static int proven_constant_dense(const lth_source *src, double t0, double t1) {
   if (lth_source_is_sparse(src) || !lth_source_can_enclose(src)) return 0;
   size_t rc = (size_t)lth_source_rows(src) * (size_t)lth_source_cols(src);
@@ -248,17 +247,15 @@ static lth_status psd_one(const spm *W, const char *name, int timed, double t, i
 }
 
 /* Where H(t) is checked: once (at t0) when its enclosures prove it constant
- * on [t0, t1]; otherwise on the dense check's scan of [t0, t1]
- * (LQR_H_SCAN_POINTS, lib/lqr/lqr_check.c) and at the output times -- up to
- * nx = JUMP_CHECK_MAX, beyond which time-varying data are refused anyway
- * (check_jumps) and only the output times are checked.  Between the points
- * an H(t) that dips below -delta for less than the spacing may go unseen. */
+ * on [t0, t1] (a dense H's entry by entry only up to DENSE_ENCLOSE_MAX);
+ * otherwise on the dense check's scan of [t0, t1] (LQR_H_SCAN_POINTS,
+ * lib/lqr/lqr_check.c) and at the output times.  Between the points an H(t)
+ * that dips below -delta for less than the spacing may go unseen. */
 static double *h_times(const lth_lqr_spec *spec, const double *times, size_t n, size_t *nt,
                        int *constant) {
-  int scan = spec->nx <= JUMP_CHECK_MAX;
   *constant = proven_constant(spec->H, spec->t0, spec->t1) ||
-              (scan && proven_constant_dense(spec->H, spec->t0, spec->t1));
-  size_t ns = *constant ? 1 : (scan ? LQR_H_SCAN_POINTS : 0) + n;
+              (spec->nx <= DENSE_ENCLOSE_MAX && proven_constant_dense(spec->H, spec->t0, spec->t1));
+  size_t ns = *constant ? 1 : LQR_H_SCAN_POINTS + n;
   double *ts = malloc(sizeof(double) * (ns + 1));
   if (!ts) return NULL;
   *nt = ns;
@@ -267,7 +264,7 @@ static double *h_times(const lth_lqr_spec *spec, const double *times, size_t n, 
     return ts;
   }
   size_t k = 0;
-  for (; scan && k < LQR_H_SCAN_POINTS; k++) {
+  for (; k < LQR_H_SCAN_POINTS; k++) {
     ts[k] = k + 1 == LQR_H_SCAN_POINTS
                 ? spec->t1
                 : spec->t0 + (spec->t1 - spec->t0) * (double)k / (LQR_H_SCAN_POINTS - 1);
@@ -427,19 +424,12 @@ static void fill(const lth_lqr_spec *spec, const lth_bvp_result *br, double resi
 }
 
 /* lth_bvp_check_data's refusal of data that jump (an impulse): constant
- * data cannot; time-varying data are checked where the check fits. */
+ * data cannot jump; time-varying data are checked. */
 static lth_status check_jumps(const lth_lqr_spec *spec, const lth_system *sys, lth_error *err) {
   double t0 = spec->t0, t1 = spec->t1;
   if (proven_constant(spec->A, t0, t1) && proven_constant(spec->B, t0, t1) &&
       proven_constant(spec->H, t0, t1)) {
     return LTH_OK;
-  }
-  if (spec->nx > JUMP_CHECK_MAX) {
-    return lth_error_set(err, LTH_ENOMEM,
-                         "A, B or H varies in time, and the check that it has no jumps (which "
-                         "would need an impulse) encloses the blocks as nx x nx: not done on the "
-                         "operator path beyond nx = %d (here %d)",
-                         JUMP_CHECK_MAX, spec->nx);
   }
   return lth_bvp_check_data(sys, t0, t1, err);
 }

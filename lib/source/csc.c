@@ -3,6 +3,7 @@
 #include "csc.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,16 @@ lth_csc *lth_csc_identity(int rows, int cols, lth_error *err) {
     }
   }
   return m;
+}
+
+double lth_csc_norm1(const int *colptr, const double *val, int cols) {
+  double mx = 0.0;
+  for (int j = 0; j < cols; j++) {
+    double s = 0.0;
+    for (int p = colptr[j]; p < colptr[j + 1]; p++) s += fabs(val[p]);
+    mx = s > mx ? s : mx;
+  }
+  return mx;
 }
 
 void lth_csc_free(lth_csc *m) {

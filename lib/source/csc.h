@@ -40,6 +40,10 @@ lth_status lth_csc_check(int rows, int cols, const int *colptr, const int *rowin
 lth_csc *lth_csc_from_triplets(int rows, int cols, size_t n, const int *ri, const int *ci,
                                const double *v, lth_error *err);
 
+/* ||A||_1 (the largest column sum of |values|) of compressed columns: cols
+ * columns colptr[0..cols], values val. */
+double lth_csc_norm1(const int *colptr, const double *val, int cols);
+
 /* The transpose (pattern and values). */
 lth_csc *lth_csc_transpose(const lth_csc *a, lth_error *err);
 

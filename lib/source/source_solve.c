@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "lth/source.h"
+#include "csc.h"
 #include "source_rebind.h"
 
 #ifdef LTH_HAVE_KLU
@@ -540,7 +541,6 @@ static void klu_norms(const int *cp, const int *ri, double *v, int n, klu_symbol
   }
 }
 
-static double csc_norm1(const int *cp, const double *v, int n);
 
 lth_status lth_source_solve_sparse(const lth_source *M, double t, double *Y, int ld, int k,
                                    double *inv_norm, lth_error *err) {
@@ -560,7 +560,7 @@ lth_status lth_source_solve_sparse(const lth_source *M, double t, double *Y, int
     st = lth_error_set_t(err, LTH_ESING, t, "the mass matrix is singular at t = %.10g", t);
   }
   if (st == LTH_OK) {
-    double anorm = csc_norm1(cp, v, n);
+    double anorm = lth_csc_norm1(cp, v, n);
     *inv_norm = anorm > 0.0 ? kc.condest / anorm : INFINITY;
     if (k > 0 && !klu_solve(ks, kn, ld, k, Y, &kc)) {
       st = lth_error_set_t(err, LTH_ESING, t, "the mass matrix is singular at t = %.10g", t);
@@ -573,16 +573,6 @@ lth_status lth_source_solve_sparse(const lth_source *M, double t, double *Y, int
     lth_error_set(err, LTH_ENOMEM, "out of memory solving with a mass matrix");
   }
   return st;
-}
-
-static double csc_norm1(const int *cp, const double *v, int n) {
-  double mx = 0.0;
-  for (int j = 0; j < n; j++) {
-    double s = 0.0;
-    for (int p = cp[j]; p < cp[j + 1]; p++) s += fabs(v[p]);
-    mx = s > mx ? s : mx;
-  }
-  return mx;
 }
 
 /* lth_source_solve_scan for a sparse M: the checks of the dense scan with a
@@ -615,7 +605,7 @@ static lth_status sparse_scan(const lth_source *M, const double *times, size_t n
       if ((st = lth_source_fill_csc(M, times[i], 0, v, (size_t)nnz, last + nnz, err)) != LTH_OK) {
         break;
       }
-      double anorm = csc_norm1(cp, v, m);
+      double anorm = lth_csc_norm1(cp, v, m);
       if (pass == 0) {
         scale = anorm > scale ? anorm : scale;
         continue;

@@ -4,6 +4,7 @@
  * mass matrices and blocks behind a mass-matrix solve), and the resolution
  * check with its bisection to the t of a feature. */
 #include "lth/enclose.h"
+#include "enclose_impl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -39,6 +40,12 @@ lth_status lth_source_enclose(const lth_source *src, double a, double b, int ord
 typedef struct leaf {
   const lth_source *src;
   int rows, cols;
+  /* a sparse source with an enclosure on its pattern is enclosed there
+   * (O(nnz) per order; the entries outside are structural zeros, whose
+   * enclosures are {0} and never decide a check); nnz < 0: entry by entry
+   * as rows x cols */
+  int nnz;
+  const int *colptr, *rowind;
   /* what it is, for messages only (formatted when a check names it): A(i,j)
    * (kind 'A'), f(i) ('f') or the k-th source of lth_enclose_alloc_sources
    * ('s', i = k) */
@@ -56,6 +63,7 @@ struct lth_enclose {
   int n, cap;
   int known;
   int max_degree;
+  int dense; /* enclose every leaf entry by entry (lth_enclose_set_dense) */
   lth_interval *coef, *work;
   size_t evals;
   int fail_leaf; /* the source that failed the last width search's check */
@@ -85,7 +93,46 @@ static int add_leaf(lth_enclose *enc, const lth_source *src, label what) {
   l->kind = what.kind;
   l->i = what.i;
   l->j = what.j;
+  l->nnz = -1;
+  if (lth_source_can_enclose_csc(src) &&
+      lth_source_csc_pattern(src, &l->nnz, &l->colptr, &l->rowind, NULL) != LTH_OK) {
+    l->nnz = -1;
+  }
   return 1;
+}
+
+/* The entries leaf l's enclosures hold per order: its pattern's nnz, or
+ * rows x cols when it is enclosed entry by entry. */
+static size_t leaf_size(const lth_enclose *enc, const leaf *l) {
+  return l->nnz >= 0 && !enc->dense ? (size_t)l->nnz : (size_t)l->rows * (size_t)l->cols;
+}
+
+/* Coefficients 0..order of leaf l on [a, b] into enc->coef, leaf_size
+ * entries per order. */
+static lth_status leaf_enclose(lth_enclose *enc, const leaf *l, double a, double b, int order,
+                               lth_error *err) {
+  if (l->nnz >= 0 && !enc->dense) {
+    size_t nz = l->nnz > 0 ? (size_t)l->nnz : 1;
+    return lth_source_enclose_csc(l->src, a, b, order, enc->coef, nz, enc->work, err);
+  }
+  return lth_source_enclose(l->src, a, b, order, enc->coef, enc->work, err);
+}
+
+/* Entry e of leaf_size's numbering as its column-major index in rows x
+ * cols (the pattern is column-major with rows increasing, so the first of
+ * equal entries is the same in both numberings). */
+static size_t leaf_entry(const lth_enclose *enc, const leaf *l, size_t e) {
+  if (l->nnz < 0 || enc->dense || l->nnz == 0) return e;
+  int lo = 0, hi = l->cols; /* colptr[lo] <= e < colptr[hi] */
+  while (hi - lo > 1) {
+    int mid = lo + (hi - lo) / 2;
+    if ((size_t)l->colptr[mid] <= e) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return (size_t)l->rowind[e] + (size_t)lo * (size_t)l->rows;
 }
 
 /* A source with an enclosure is a leaf; a composite one is visited through
@@ -112,11 +159,13 @@ static int walk(lth_enclose *enc, const lth_source *src, label what, int depth) 
 /* Workspace for the largest piece (none when the set is unknown: every
  * check answers without looking). */
 static lth_status finish(lth_enclose *enc, lth_error *err) {
+  free(enc->coef);
+  free(enc->work);
   size_t wn = 1, cn = 1, K1 = (size_t)enc->max_degree + 2;
   for (int k = 0; enc->known && k < enc->n; k++) {
     const leaf *l = &enc->leaves[k];
     size_t w = lth_source_enclose_work_size(l->src, (int)K1 - 1);
-    size_t c = (size_t)l->rows * (size_t)l->cols * K1;
+    size_t c = (leaf_size(enc, l) + 1) * K1;
     wn = w > wn ? w : wn;
     cn = c > cn ? c : cn;
   }
@@ -202,6 +251,12 @@ void lth_enclose_free(lth_enclose *enc) {
 
 int lth_enclose_known(const lth_enclose *enc) { return enc && enc->known; }
 
+lth_status lth_enclose_set_dense(lth_enclose *enc, int dense, lth_error *err) {
+  enc->dense = dense != 0;
+  enc->last.valid = 0;
+  return finish(enc, err);
+}
+
 size_t lth_enclose_evals(const lth_enclose *enc) { return enc ? enc->evals : 0; }
 
 int lth_enclose_constant(lth_enclose *enc, double a, double b) {
@@ -210,13 +265,13 @@ int lth_enclose_constant(lth_enclose *enc, double a, double b) {
   }
   for (int k = 0; k < enc->n; k++) {
     const leaf *l = &enc->leaves[k];
-    size_t sz = (size_t)l->rows * (size_t)l->cols;
+    size_t sz = leaf_size(enc, l) ? leaf_size(enc, l) : 1;
     /* (coef and work hold orders 0 .. max_degree + 1 >= 1) */
-    if (lth_source_enclose(l->src, a, b, 1, enc->coef, enc->work, NULL) != LTH_OK) {
+    if (leaf_enclose(enc, l, a, b, 1, NULL) != LTH_OK) {
       return 0;
     }
     enc->evals++;
-    for (size_t e = 0; e < sz; e++) {
+    for (size_t e = 0; e < leaf_size(enc, l); e++) {
       if (enc->coef[sz + e].lo != 0.0 || enc->coef[sz + e].hi != 0.0) {
         return 0;
       }
@@ -248,21 +303,22 @@ static double remainder_rel(lth_interval fk1, lth_interval f0, double h, int K) 
 static lth_status leaf_bound(lth_enclose *enc, const leaf *l, double a, double b, int K,
                              double scale, double *worst, size_t *at) {
   double h = 0.5 * (b - a);
-  size_t sz = (size_t)l->rows * (size_t)l->cols;
-  lth_status st = lth_source_enclose(l->src, a, b, K + 1, enc->coef, enc->work, NULL);
+  size_t n = leaf_size(enc, l), sz = n ? n : 1;
+  lth_status st = leaf_enclose(enc, l, a, b, K + 1, NULL);
   enc->evals++;
   *worst = 0.0;
   *at = 0;
   if (st != LTH_OK) {
     return st;
   }
-  for (size_t e = 0; e < sz; e++) {
+  for (size_t e = 0; e < n; e++) {
     double rel = scale * remainder_rel(enc->coef[(size_t)(K + 1) * sz + e], enc->coef[e], h, K);
     if (rel > *worst || (isnan(rel) && !isnan(*worst))) {
       *worst = isnan(rel) ? INFINITY : rel;
       *at = e;
     }
   }
+  *at = leaf_entry(enc, l, *at);
   return LTH_OK;
 }
 
@@ -331,7 +387,7 @@ static lth_status leaf_ladder(lth_enclose *enc, const leaf *l, double a, double 
   }
   if (st != LTH_OK) {
     /* again, for the message */
-    return lth_source_enclose(l->src, a, b, K + 1, enc->coef, enc->work, err);
+    return leaf_enclose(enc, l, a, b, K + 1, err);
   }
   return LTH_OK;
 }

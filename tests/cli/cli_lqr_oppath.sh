@@ -5,7 +5,9 @@
 # refused (exit 3, naming the impulse) where it does not; a generated chain of
 # nx = 2,000 (scripts/gen-chain.py --lqr) takes the operator path by itself
 # and meets the optimality conditions, checked by an independent integration
-# (tests/cli/lqr_oppath_check.py); what only the dense path does is refused.
+# (tests/cli/lqr_oppath_check.py); what only the dense path does is refused;
+# time-varying data past nx = 3,000 are solved (gen-chain.py --time-varying), a jump
+# that needs an impulse (--jump) is refused naming t.
 # Usage: bash cli_lqr_oppath.sh BUILD/apps   (env LTH_DATA_DIR = data/)
 . "$(dirname "$0")/testlib.sh"
 TESTS=${LTH_TEST_DIR:?LTH_TEST_DIR must name tests/}
@@ -70,5 +72,35 @@ run 0 "chain nx = 2000: auto" "$LQR" "$TMP/c1000.lth" --times 0,1,2.5,4 --format
   -o "$TMP/c1000.json"
 $CHECK conditions "$TMP/c1000.json" "$TMP/c1000" || fail "chain nx = 2000: optimality conditions"
 grep -q '"pi_proven": 1' "$TMP/c1000.json" || fail "chain nx = 2000: Pi not proven on the interval"
+
+# ---- time-varying data past nx = 3,000 (the jump check once enclosed the blocks as
+# nx x nx and refused them there): solved, and checked by an independent integration;
+# a jump that needs an impulse is refused naming t (dense path: no smooth optimum) ----
+$PY "$ROOT/scripts/gen-chain.py" --lqr 8 1 "$TMP/tv8.lth" --time-varying
+for p in operator dense; do
+  run 0 "time-varying chain nx = 16: --path $p" "$LQR" "$TMP/tv8.lth" --path $p \
+    --times 0,1,2.5,4 --format json -o "$TMP/tv8.$p.json"
+done
+$CHECK agree "$TMP/tv8.operator.json" "$TMP/tv8.dense.json" ||
+  fail "time-varying chain nx = 16: the paths differ"
+$PY "$ROOT/scripts/gen-chain.py" --lqr 1501 1 "$TMP/tv1501.lth" --time-varying
+run 0 "time-varying chain nx = 3002" "$LQR" "$TMP/tv1501.lth" --times 0,1,2.5,4 --format json \
+  -o "$TMP/tv1501.json"
+$CHECK conditions "$TMP/tv1501.json" "$TMP/tv1501" ||
+  fail "time-varying chain nx = 3002: optimality conditions"
+$PY "$ROOT/scripts/gen-chain.py" --lqr 8 1 "$TMP/j8.lth" --jump
+run 0 "H jumps, nx = 16: --path dense" "$LQR" "$TMP/j8.lth" --path dense --times 0,4 \
+  --format json -o "$TMP/j8.json"
+grep -q '"exists": false' "$TMP/j8.json" || fail "H jumps, nx = 16: dense exists"
+for N in 8 1501; do
+  $PY "$ROOT/scripts/gen-chain.py" --lqr $N 1 "$TMP/j$N.lth" --jump
+  run 3 "H jumps, nx = $((2 * N)): --path operator" "$LQR" "$TMP/j$N.lth" --path operator \
+    --times 0,4 --format json
+  err_has "no solution without an impulse" "H jumps, nx = $((2 * N))"
+  err_has "A(2,1) entry (" "H jumps, nx = $((2 * N))"
+  t=$(sed -n 's/.*(t = \([-0-9.eE+]*\)).*/\1/p' "$TMP/err")
+  awk -v t="$t" 'BEGIN { d = t - 2.3; if (d < 0) d = -d; exit !(t != "" && d < 1e-12) }' ||
+    fail "H jumps, nx = $((2 * N)): the refusal names t = '$t', not 2.3"
+done
 
 finish cli_lqr_oppath

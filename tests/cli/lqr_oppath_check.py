@@ -19,12 +19,17 @@ dense path, and against the optimality conditions of a generated chain.
       scipy's expm_multiply (independent of the collocation), it reproduces x
       and lambda at the other output times to 1e-8 relative, and the cost
       1/2 x0' lambda(t0) equals 1/2 x(t1)' C x(t1) + 1/2 int x' H x dt by
-      Simpson's rule on 801 points of that integration to 1e-7 relative
+      Simpson's rule on 801 points of that integration to 1e-7 relative.
+      With STEM_At.mtx (gen-chain.py --lqr --time-varying: A(t) = A -
+      0.1 sin(t) At) the integration is scipy's DOP853 at rtol 1e-13 instead
+      of expm_multiply, and A(t) is used in the derivative of B'lambda
 """
 import json
+import os
 import sys
 
 import numpy as np
+import scipy.integrate
 import scipy.io
 import scipy.sparse
 import scipy.sparse.linalg
@@ -56,6 +61,11 @@ def conditions(out, stem):
     B = scipy.io.mmread(stem + "_B.mtx").tocsr()
     H = scipy.io.mmread(stem + "_H.mtx").tocsr()
     C = scipy.io.mmread(stem + "_C.mtx").tocsr()
+    At = scipy.io.mmread(stem + "_At.mtx").tocsr() if os.path.exists(stem + "_At.mtx") else None
+
+    def A_at(tt):
+        return A if At is None else A - 0.1 * np.sin(tt) * At
+
     t = np.array(r["times"])
     x, lam, u = np.array(r["x"]), np.array(r["lambda"]), np.array(r["u"])
     x0 = np.array(r["x0"])
@@ -66,20 +76,38 @@ def conditions(out, stem):
         "x(t0) - x0": float(np.max(np.abs(x[0] - x0))) / sx,
         "lambda(t1) - C x(t1)": float(np.max(np.abs(lam[-1] - C @ x[-1]))) / sl,
         "B' lambda": max(float(np.max(np.abs(B.T @ l))) for l in lam) / sl,
-        "B'(H x + A' lambda)": max(float(np.max(np.abs(B.T @ (H @ xi + A.T @ li))))
-                                   for xi, li in zip(x, lam)) / max(sx, sl),
+        "B'(H x + A' lambda)": max(float(np.max(np.abs(B.T @ (H @ xi + A_at(ti).T @ li))))
+                                   for ti, xi, li in zip(t, x, lam)) / max(sx, sl),
         "u": float(np.max(np.abs(u))) / sx,
     }
     nx = len(x0)
     M = scipy.sparse.bmat([[A, None], [-H, -A.T]]).tocsc()
     z0 = np.concatenate([x[0], lam[0]])
-    zs = scipy.sparse.linalg.expm_multiply(M, z0, start=t[0], stop=t[-1], num=801,
-                                           endpoint=True)
     ts = np.linspace(t[0], t[-1], 801)
+    if At is None:
+        zs = scipy.sparse.linalg.expm_multiply(M, z0, start=t[0], stop=t[-1], num=801,
+                                               endpoint=True)
+    else:
+
+        Mt = scipy.sparse.bmat([[At, None], [None, -At.T]]).tocsr()
+
+        def rhs(tt, z):
+            return M @ z - 0.1 * np.sin(tt) * (Mt @ z)
+        sol = scipy.integrate.solve_ivp(rhs, (t[0], t[-1]), z0, method="DOP853",
+                                        t_eval=np.unique(np.concatenate([ts, t])),
+                                        rtol=1e-13, atol=1e-16 * max(sx, sl))
+        if not sol.success:
+            print("integration failed: %s" % sol.message)
+            return False
+        at = {float(tt): k for k, tt in enumerate(sol.t)}
+        zs = np.array([sol.y[:, at[float(tt)]] for tt in ts])
+        zt = [sol.y[:, at[float(tt)]] for tt in t]
     dev = 0.0
     for k in range(1, len(t)):
         j = int(round((t[k] - t[0]) / (ts[1] - ts[0])))
-        if abs(ts[j] - t[k]) > 1e-12 * max(1.0, abs(t[k])):
+        if At is not None:
+            zk = zt[k]
+        elif abs(ts[j] - t[k]) > 1e-12 * max(1.0, abs(t[k])):
             zk = scipy.sparse.linalg.expm_multiply(M * (t[k] - t[0]), z0)
         else:
             zk = zs[j]

@@ -34,11 +34,8 @@
 #include "lth/defaults.h"
 #include "lth/opdecomp.h"
 #include "lth/source.h"
+#include "opcompare.h" /* SAFETY, jet_new, maxabs, diff */
 #include "testutil.h"
-
-/* As test_opdecomp.c: the operator forms group the same products
- * differently, and each output is a sum over O(s) terms. */
-#define SAFETY 64.0
 
 /* ---- the Stokes-type system ---- */
 
@@ -236,25 +233,7 @@ static lth_opsys *st_opsys(const lth_system *sys, lth_op_pi_factor how) {
 
 /* ---- comparisons ---- */
 
-static lth_jet *jet_new(int rows, int cols, int order) {
-  lth_jet *J = lth_jet_alloc(rows, cols, order, NULL);
-  ck_assert(J != NULL);
-  return J;
-}
-static double maxabs(const lth_jet *J) { return lth_jet_maxabs(J, J->order); }
-static double diff(const lth_jet *a, const lth_jet *b, double scale) {
-  ck_assert(a->rows == b->rows && a->cols == b->cols);
-  int K = a->order < b->order ? a->order : b->order;
-  ck_assert(K >= 0);
-  double mx = 0.0;
-  for (int k = 0; k <= K; k++)
-    for (int j = 0; j < a->cols; j++)
-      for (int i = 0; i < a->rows; i++) {
-        double d = fabs(LTH_JET_AT(a, k, i, j) - LTH_JET_AT(b, k, i, j));
-        if (!(d <= mx)) mx = d;
-      }
-  return mx / scale;
-}
+/* jet_new, maxabs and diff: tests/fixtures/opcompare.h */
 
 /* The outputs of an operator point on x: P x, (I - P) x, Ahat (I - P) x,
  * G x, g, q. */

@@ -21,6 +21,8 @@
 #include <lth/problem.h>
 #include <lth/source.h>
 
+#include "system/enclose_impl.h"
+
 #define KMAX 10
 
 static lth_expr *parse(const char *s) {
@@ -478,6 +480,107 @@ START_TEST(test_point_enclosures_exact) {
 }
 END_TEST
 
+/* The sparse sources' enclosures on their patterns (mm() combinations, the
+ * equation form's blocks) give the same verdicts as the same sources
+ * enclosed entry by entry as rows x cols (lth_enclose_set_dense): answer,
+ * bound, the t named and the entry named, on smooth data, a pulse, a kink
+ * and a jump (the check lth_bvp_check_data makes: tol DBL_MAX at degrees 0
+ * and 1), and at a tolerance.  A jump of the data is found by both. */
+static void verdicts_equal(const lth_system *sys, double t0, double t1, const char *what) {
+  lth_enclose *sp = lth_enclose_alloc(sys, 16, NULL), *dn = lth_enclose_alloc(sys, 16, NULL);
+  ck_assert(sp && dn && lth_enclose_known(sp));
+  ck_assert_int_eq(lth_enclose_set_dense(dn, 1, NULL), LTH_OK);
+  const struct {
+    int degree;
+    double tol;
+  } q[] = {{0, DBL_MAX}, {1, DBL_MAX}, {8, 1e-10}, {16, 1e-6}};
+  for (size_t k = 0; k < sizeof q / sizeof q[0]; k++) {
+    for (int piece = 0; piece < 3; piece++) {
+      double a = t0 + (t1 - t0) * (piece == 2 ? 0.3 : 0.0),
+             b = piece == 1 ? t0 + 0.7 * (t1 - t0) : t1;
+      lth_enclose_verdict vs, vd;
+      ck_assert_int_eq(lth_enclose_check(sp, a, b, q[k].degree, q[k].tol, 0, &vs, NULL), LTH_OK);
+      ck_assert_int_eq(lth_enclose_check(dn, a, b, q[k].degree, q[k].tol, 0, &vd, NULL), LTH_OK);
+      ck_assert_msg(vs.answer == vd.answer && vs.bound == vd.bound &&
+                        strcmp(vs.what, vd.what) == 0 &&
+                        (vs.answer != LTH_ENCLOSE_UNRESOLVED ||
+                         (vs.t_feature == vd.t_feature && vs.t_width == vd.t_width)),
+                    "%s, degree %d on [%g, %g]: sparse %d %.17g at %.17g (%s), dense %d %.17g at "
+                    "%.17g (%s)",
+                    what, q[k].degree, a, b, vs.answer, vs.bound, vs.t_feature, vs.what, vd.answer,
+                    vd.bound, vd.t_feature, vd.what);
+    }
+  }
+  ck_assert_int_eq(lth_enclose_constant(sp, t0, t1), lth_enclose_constant(dn, t0, t1));
+  lth_enclose_free(sp);
+  lth_enclose_free(dn);
+}
+
+static const char *const PHI[] = {
+    "1 + 0.1*sin(t)", "2", "exp(-((t-3.3)/0.01)^2)", "abs(t-4.4)", "(t-6.1)/abs(t-6.1)",
+};
+
+START_TEST(test_sparse_dense_same) {
+  const char *dir = getenv("LTH_DATA_DIR");
+  char text[2048];
+  lth_error err;
+  for (size_t k = 0; k < sizeof PHI / sizeof PHI[0]; k++) {
+    /* mm() combinations (data/chain_sparse.lth's matrices) */
+    snprintf(text, sizeof text,
+             "lth 1\nproblem dae\nblocks 4 4 1\ninterval 0 10\n"
+             "A(1,1) = -mm(\"chain_D.mtx\")\nA(1,2) = -(%s) * mm(\"chain_K.mtx\")\n"
+             "A(1,3) = mm(\"chain_G.mtx\")'\nA(2,1) = eye\nA(3,2) = (%s) * mm(\"chain_G.mtx\")\n"
+             "f(3) = -0.1*sin(t)\n",
+             PHI[k], PHI[k]);
+    lth_problem *pb = NULL;
+    lth_error_clear(&err);
+    ck_assert_msg(lth_problem_parse(text, strlen(text), "mm", dir ? dir : "data", &pb, &err) ==
+                      LTH_OK,
+                  "%s", err.message);
+    verdicts_equal(lth_problem_system(pb), 0.0, 10.0, PHI[k]);
+    lth_problem_free(pb);
+    /* the equation form's blocks */
+    snprintf(text, sizeof text,
+             "problem equations\nvariables x1 x2 v1 v2 lambda\ninterval 0 10\n"
+             "x1' = v1\nx2' = v2\nv1' = -(%s)*x1 + 0.5*x2 + lambda\n"
+             "v2' = 0.5*x1 - x2 - 0.2*v2\n0 = (%s)*x1 + x2 - sin(t)\n",
+             PHI[k], PHI[k]);
+    lth_error_clear(&err);
+    ck_assert_msg(lth_problem_parse(text, strlen(text), "eq", NULL, &pb, &err) == LTH_OK, "%s",
+                  err.message);
+    verdicts_equal(lth_problem_system(pb), 0.0, 10.0, PHI[k]);
+    lth_problem_free(pb);
+  }
+}
+END_TEST
+
+/* A jump of an mm() block is found by both ways, named at its t. */
+START_TEST(test_sparse_jump_found) {
+  const char *dir = getenv("LTH_DATA_DIR");
+  const char *text = "lth 1\nproblem dae\nblocks 4 4 1\ninterval 0 10\n"
+                     "A(1,1) = -mm(\"chain_D.mtx\")\nA(1,2) = -mm(\"chain_K.mtx\")\n"
+                     "A(1,3) = mm(\"chain_G.mtx\")'\nA(2,1) = eye\n"
+                     "A(3,2) = (2 + (t-6.1)/abs(t-6.1)) * mm(\"chain_G.mtx\")\n";
+  lth_problem *pb = NULL;
+  lth_error err;
+  lth_error_clear(&err);
+  ck_assert_msg(lth_problem_parse(text, strlen(text), "jump", dir ? dir : "data", &pb, &err) ==
+                    LTH_OK,
+                "%s", err.message);
+  for (int dense = 0; dense <= 1; dense++) {
+    lth_enclose *enc = lth_enclose_alloc(lth_problem_system(pb), 4, NULL);
+    ck_assert_int_eq(lth_enclose_set_dense(enc, dense, NULL), LTH_OK);
+    lth_enclose_verdict v;
+    ck_assert_int_eq(lth_enclose_check(enc, 0.0, 10.0, 0, DBL_MAX, 1e-13, &v, NULL), LTH_OK);
+    ck_assert_int_eq(v.answer, LTH_ENCLOSE_UNRESOLVED);
+    ck_assert_msg(fabs(v.t_feature - 6.1) < 1e-11 && strcmp(v.what, "A(3,2) entry (1,4)") == 0,
+                  "dense %d: the jump named at %.17g (%s)", dense, v.t_feature, v.what);
+    lth_enclose_free(enc);
+  }
+  lth_problem_free(pb);
+}
+END_TEST
+
 static Suite *enclose_suite(void) {
   Suite *s = suite_create("enclose");
   TCase *tc = tcase_create("core");
@@ -492,6 +595,8 @@ static Suite *enclose_suite(void) {
   tcase_add_test(tc, test_equation_form_and_masses);
   tcase_add_test(tc, test_constant_data);
   tcase_add_test(tc, test_point_enclosures_exact);
+  tcase_add_test(tc, test_sparse_dense_same);
+  tcase_add_test(tc, test_sparse_jump_found);
   suite_add_tcase(s, tc);
   return s;
 }
