@@ -42,5 +42,13 @@ int lth_lqr_psd_available(void);
 double lth_lqr_psd_shift(int n, const int *colptr, const double *val);
 lth_status lth_lqr_psd_sparse(int n, const int *colptr, const int *rowind, const double *val,
                               lth_psd_result *res, lth_error *err);
+/* The same through a context that keeps CHOLMOD's analysis while the
+ * pattern stays the same (a scan of H(t)): new (NULL when out of memory),
+ * test any number of times, free. */
+typedef struct lth_psd_ctx lth_psd_ctx;
+lth_psd_ctx *lth_lqr_psd_new(void);
+lth_status lth_lqr_psd_test(lth_psd_ctx *c, int n, const int *colptr, const int *rowind,
+                            const double *val, lth_psd_result *res, lth_error *err);
+void lth_lqr_psd_free(lth_psd_ctx *c);
 
 #endif

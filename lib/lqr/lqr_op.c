@@ -204,8 +204,8 @@ static int dominant(const spm *S) {
  * positive semidefinite: by diagonal dominance when it holds, else by the
  * sparse Cholesky test (lib/lqr/lqr_psd.c).  *more = 1 (and LTH_OK) when
  * neither is available and the dense eigenvalue check should decide. */
-static lth_status psd_one(const spm *W, const char *name, int timed, double t, int dense_ok,
-                          int *more, lth_error *err) {
+static lth_status psd_one(lth_psd_ctx *ctx, const spm *W, const char *name, int timed, double t,
+                          int dense_ok, int *more, lth_error *err) {
   int at;
   double x, y;
   *more = 0;
@@ -231,7 +231,7 @@ static lth_status psd_one(const spm *W, const char *name, int timed, double t, i
     return st;
   }
   lth_psd_result r;
-  lth_status st = lth_lqr_psd_sparse(nx, W->colptr, W->rowind, W->val, &r, err);
+  lth_status st = lth_lqr_psd_test(ctx, nx, W->colptr, W->rowind, W->val, &r, err);
   if (st != LTH_OK || r.psd) return st;
   st = lth_error_set(err, LTH_EDATA,
                      "%s must be positive semidefinite, but it is indefinite (nx = %d): the "
@@ -281,17 +281,18 @@ static double *h_times(const lth_lqr_spec *spec, const double *times, size_t n, 
 static lth_status check_weights(const lth_lqr_spec *spec, const double *times, size_t n,
                                 const spm *C, lth_error *err) {
   int small = spec->nx <= DENSE_CHECK_MAX, chol = lth_lqr_psd_available(), more = 0, constant;
-  lth_status st = psd_one(C, "C", 0, spec->t0, small && !chol, &more, err);
+  lth_psd_ctx *ctx = lth_lqr_psd_new(); /* one analysis per pattern */
+  if (!ctx) return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  lth_status st = psd_one(ctx, C, "C", 0, spec->t0, small && !chol, &more, err);
   if (st == LTH_OK && more) st = lth_lqr_check_C(spec, err);
-  if (st != LTH_OK) return st;
   size_t nt = 0;
-  double *ts = h_times(spec, times, n, &nt, &constant);
-  if (!ts) return lth_error_set(err, LTH_ENOMEM, "out of memory");
+  double *ts = st == LTH_OK ? h_times(spec, times, n, &nt, &constant) : NULL;
+  if (st == LTH_OK && !ts) st = lth_error_set(err, LTH_ENOMEM, "out of memory");
   int dense_ok = small && !(chol && constant);
   for (size_t k = 0; st == LTH_OK && k < nt; k++) {
     spm H = {0};
     st = spm_at(&H, spec->H, ts[k], err);
-    if (st == LTH_OK) st = psd_one(&H, "H", 1, ts[k], dense_ok, &more, err);
+    if (st == LTH_OK) st = psd_one(ctx, &H, "H", 1, ts[k], dense_ok, &more, err);
     spm_free(&H);
     if (st == LTH_OK && more) { /* the dense check decides, on all of [t0, t1] */
       st = lth_lqr_check_H(spec, times, n, err);
@@ -299,6 +300,7 @@ static lth_status check_weights(const lth_lqr_spec *spec, const double *times, s
     }
   }
   free(ts);
+  lth_lqr_psd_free(ctx);
   return st;
 }
 

@@ -61,9 +61,14 @@ double lth_lqr_psd_shift(int n, const int *colptr, const double *val) {
 }
 
 #ifndef LTH_HAVE_CHOLMOD
-lth_status lth_lqr_psd_sparse(int n, const int *colptr, const int *rowind, const double *val,
-                              lth_psd_result *res, lth_error *err) {
-  (void)n, (void)colptr, (void)rowind, (void)val;
+struct lth_psd_ctx {
+  int unused;
+};
+lth_psd_ctx *lth_lqr_psd_new(void) { return calloc(1, sizeof(lth_psd_ctx)); }
+void lth_lqr_psd_free(lth_psd_ctx *c) { free(c); }
+lth_status lth_lqr_psd_test(lth_psd_ctx *c, int n, const int *colptr, const int *rowind,
+                            const double *val, lth_psd_result *res, lth_error *err) {
+  (void)c, (void)n, (void)colptr, (void)rowind, (void)val;
   memset(res, 0, sizeof *res);
   return lth_error_set(err, LTH_EINVAL,
                        "this build has no SuiteSparse CHOLMOD (the sparse Cholesky test of "
@@ -206,49 +211,100 @@ static int first_nonpositive(const cholmod_factor *L, double *pivot) {
   return stop < n ? stop : -1;
 }
 
-lth_status lth_lqr_psd_sparse(int n, const int *colptr, const int *rowind, const double *val,
-                              lth_psd_result *res, lth_error *err) {
+/* The CHOLMOD settings and the analysis of the last pattern, reused while
+ * the pattern stays (a scan of H(t) over [t0, t1]). */
+struct lth_psd_ctx {
+  cholmod_common cc;
+  cholmod_factor *L;
+  int n, nnz, *colptr, *rowind; /* the pattern L was analysed for */
+};
+
+lth_psd_ctx *lth_lqr_psd_new(void) {
+  lth_psd_ctx *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  cholmod_start(&c->cc);
+  c->cc.print = 0;                       /* the library never prints */
+  c->cc.error_handler = NULL;            /* nor calls back */
+  c->cc.supernodal = CHOLMOD_SIMPLICIAL; /* LDL': past a negative pivot */
+  c->cc.final_ll = 0;
+  c->cc.nmethods = 1; /* AMD only: the same order everywhere */
+  c->cc.method[0].ordering = CHOLMOD_AMD;
+  c->cc.postorder = 1;
+  return c;
+}
+
+void lth_lqr_psd_free(lth_psd_ctx *c) {
+  if (!c) return;
+  cholmod_free_factor(&c->L, &c->cc);
+  cholmod_finish(&c->cc);
+  free(c->colptr);
+  free(c->rowind);
+  free(c);
+}
+
+/* c->L analysed for this pattern: kept when it is the last one's. */
+static int analysed(lth_psd_ctx *c, int n, const int *colptr, const int *rowind,
+                    cholmod_sparse *A) {
+  int nnz = colptr[n];
+  if (c->L && c->n == n && c->nnz == nnz && !memcmp(c->colptr, colptr, sizeof(int) * (n + 1)) &&
+      !memcmp(c->rowind, rowind, sizeof(int) * (size_t)nnz)) {
+    return 1;
+  }
+  cholmod_free_factor(&c->L, &c->cc);
+  free(c->colptr);
+  free(c->rowind);
+  c->colptr = malloc(sizeof(int) * ((size_t)n + 1));
+  c->rowind = malloc(sizeof(int) * ((size_t)nnz + 1));
+  if (!c->colptr || !c->rowind) return 0;
+  memcpy(c->colptr, colptr, sizeof(int) * ((size_t)n + 1));
+  memcpy(c->rowind, rowind, sizeof(int) * (size_t)nnz);
+  c->n = n, c->nnz = nnz;
+  c->L = cholmod_analyze(A, &c->cc);
+  return c->L != NULL;
+}
+
+lth_status lth_lqr_psd_test(lth_psd_ctx *c, int n, const int *colptr, const int *rowind,
+                            const double *val, lth_psd_result *res, lth_error *err) {
   memset(res, 0, sizeof *res);
   res->psd = 1, res->column = -1, res->pivot = NAN, res->rayleigh = NAN;
   res->delta = lth_lqr_psd_shift(n, colptr, val);
   if (n == 0) return LTH_OK;
-  cholmod_common cc;
-  cholmod_start(&cc);
-  cc.print = 0;                       /* the library never prints */
-  cc.error_handler = NULL;            /* nor calls back */
-  cc.supernodal = CHOLMOD_SIMPLICIAL; /* LDL': past a negative pivot */
-  cc.final_ll = 0;
-  cc.nmethods = 1; /* AMD only: the same order everywhere */
-  cc.method[0].ordering = CHOLMOD_AMD;
-  cc.postorder = 1;
   lth_status st = LTH_OK;
-  cholmod_factor *L = NULL;
-  cholmod_sparse *A = upper_shifted(n, colptr, rowind, val, res->delta, &cc);
-  if (A) L = cholmod_analyze(A, &cc);
-  if (L) cholmod_factorize(A, L, &cc);
-  if (!A || !L || (cc.status != CHOLMOD_OK && cc.status != CHOLMOD_NOT_POSDEF)) {
-    st = lth_error_set(err, cc.status == CHOLMOD_OUT_OF_MEMORY ? LTH_ENOMEM : LTH_EINVAL,
+  cholmod_sparse *A = upper_shifted(n, colptr, rowind, val, res->delta, &c->cc);
+  int ok = A && analysed(c, n, colptr, rowind, A);
+  if (ok) cholmod_factorize(A, c->L, &c->cc);
+  if (!ok || (c->cc.status != CHOLMOD_OK && c->cc.status != CHOLMOD_NOT_POSDEF)) {
+    int oom = c->cc.status == CHOLMOD_OUT_OF_MEMORY || !A || !c->colptr || !c->rowind;
+    st = lth_error_set(err, oom ? LTH_ENOMEM : LTH_EINVAL,
                        "sparse Cholesky (CHOLMOD) of a %d x %d weight failed (status %d)", n, n,
-                       cc.status);
+                       c->cc.status);
+    cholmod_free_factor(&c->L, &c->cc); /* analysed anew next time */
   }
   double pivot = 0.0;
-  int k = st == LTH_OK ? first_nonpositive(L, &pivot) : -1;
+  int k = st == LTH_OK ? first_nonpositive(c->L, &pivot) : -1;
   if (k >= 0) {
-    const int *perm = L->Perm;
+    const int *perm = c->L->Perm;
     res->psd = 0;
     res->column = perm[k];
     res->pivot = pivot;
     double *y = malloc(sizeof(double) * 2 * (size_t)n);
     if (y) {
-      witness(L, k, y, y + n);
+      witness(c->L, k, y, y + n);
       res->rayleigh = rayleigh(n, colptr, rowind, val, y + n);
       lanczos_refine(n, colptr, rowind, val, y + n, &res->rayleigh);
     }
     free(y);
   }
-  cholmod_free_factor(&L, &cc);
-  cholmod_free_sparse(&A, &cc);
-  cholmod_finish(&cc);
+  cholmod_free_sparse(&A, &c->cc);
   return st;
 }
 #endif
+
+lth_status lth_lqr_psd_sparse(int n, const int *colptr, const int *rowind, const double *val,
+                              lth_psd_result *res, lth_error *err) {
+  lth_psd_ctx *c = lth_lqr_psd_new();
+  lth_status st = c ? lth_lqr_psd_test(c, n, colptr, rowind, val, res, err)
+                    : lth_error_set(err, LTH_ENOMEM, "out of memory");
+  lth_lqr_psd_free(c);
+  return st;
+}
