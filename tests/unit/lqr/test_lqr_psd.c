@@ -194,6 +194,44 @@ START_TEST(test_delocalised_negative) {
 }
 END_TEST
 
+/* One context over matrices of one pattern (its analysis kept) and of
+ * another: the same verdicts as fresh factorizations.  A path Laplacian
+ * plus s I, s = 1e-3, -1e-3, 1e-3, then a diagonal matrix with one -1. */
+START_TEST(test_context_reuse) {
+  if (!lth_lqr_psd_available()) return;
+  enum { n = 60 };
+  double *a = calloc((size_t)n * n, sizeof(double));
+  const double s[3] = {1e-3, -1e-3, 1e-3};
+  lth_psd_ctx *ctx = lth_lqr_psd_new();
+  ck_assert_ptr_nonnull(ctx);
+  for (int c = 0; c < 4; c++) {
+    memset(a, 0, sizeof(double) * n * n);
+    for (int i = 0; c < 3 && i + 1 < n; i++) {
+      a[i + i * n] += 1.0, a[(i + 1) + (i + 1) * n] += 1.0;
+      a[i + (i + 1) * n] = a[(i + 1) + i * n] = -1.0;
+    }
+    if (c < 3) shift(n, a, s[c]);
+    for (int i = 0; c == 3 && i < n; i++) a[i + i * n] = i == 7 ? -1.0 : 2.0;
+    csc S;
+    csc_from_dense(&S, n, a);
+    lth_psd_result r1, r2;
+    ck_assert_int_eq(lth_lqr_psd_test(ctx, n, S.cp, S.ri, S.v, &r1, NULL), LTH_OK);
+    ck_assert_int_eq(lth_lqr_psd_sparse(n, S.cp, S.ri, S.v, &r2, NULL), LTH_OK);
+    ck_assert_int_eq(r1.psd, c == 0 || c == 2);
+    ck_assert_int_eq(r1.psd, r2.psd);
+    ck_assert_int_eq(r1.column, r2.column);
+    if (c == 3) ck_assert_int_eq(r1.column, 7);
+    if (!r1.psd) {
+      double lmin = lambda_min(n, a);
+      ck_assert(r1.rayleigh >= lmin - 1e-12 && r1.rayleigh < 0.0);
+    }
+    csc_free(&S);
+  }
+  lth_lqr_psd_free(ctx);
+  free(a);
+}
+END_TEST
+
 START_TEST(test_without_cholmod) {
   if (lth_lqr_psd_available()) return;
   int cp[2] = {0, 1}, ri[1] = {0};
@@ -213,6 +251,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_boundary_against_lapack);
   tcase_add_test(tc, test_rank_deficient_gram);
   tcase_add_test(tc, test_delocalised_negative);
+  tcase_add_test(tc, test_context_reuse);
   tcase_add_test(tc, test_without_cholmod);
   suite_add_tcase(s, tc);
   return s;
