@@ -232,18 +232,24 @@ static int prepare(app_ctx *T, app_run *run) {
   return 0;
 }
 
-/* "[a, b]" with short round-trip numbers, for notes. */
+/* "[a, b]" with short round-trip numbers, for notes; a vector that does not
+ * fit in size ends "..., (N more)]" instead of being cut off mid-list. */
 static void fmt_vec(char *buf, size_t size, const double *x, int n) {
-  size_t used = 0;
+  size_t used = 0, room = 40; /* kept for the closing "..., (N more)]" */
   buf[0] = '\0';
-  for (int i = 0; i < n && used < size; i++) {
-    char b[32];
-    int k = snprintf(buf + used, size - used, "%s%s", i ? ", " : "[",
+  int i = 0;
+  for (; i < n; i++) {
+    char b[32], item[48];
+    int k = snprintf(item, sizeof item, "%s%s", i ? ", " : "[",
                      app_fmt_g(b, sizeof b, x[i] == 0.0 ? 0.0 : x[i], 10));
-    used += k > 0 ? (size_t)k : 0;
+    if (k < 0 || used + (size_t)k + room >= size) break;
+    memcpy(buf + used, item, (size_t)k + 1);
+    used += (size_t)k;
   }
-  if (used < size) {
-    snprintf(buf + used, size - used, "]");
+  if (i < n) {
+    snprintf(buf + used, size - used, "%s... (%d more)]", i ? ", " : "[", n - i);
+  } else {
+    snprintf(buf + used, size - used, "%s]", n ? "" : "[");
   }
 }
 

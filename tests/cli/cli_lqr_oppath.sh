@@ -92,6 +92,10 @@ $PY "$ROOT/scripts/gen-chain.py" --lqr 8 1 "$TMP/j8.lth" --jump
 run 0 "H jumps, nx = 16: --path dense" "$LQR" "$TMP/j8.lth" --path dense --times 0,4 \
   --format json -o "$TMP/j8.json"
 grep -q '"exists": false' "$TMP/j8.json" || fail "H jumps, nx = 16: dense exists"
+# its note lists 16-entry vectors: shortened with "... (N more)]", never cut mid-list
+note=$("$LQR" "$TMP/j8.lth" --path dense --times 0,4 2>&1 | grep -m1 'x0_consistent = ')
+[[ "$note" == *"more)], is not reachable"* && "$note" != *", ,"* ]] ||
+  fail "H jumps, nx = 16: the note's vectors are cut off: $note"
 for N in 8 1501; do
   $PY "$ROOT/scripts/gen-chain.py" --lqr $N 1 "$TMP/j$N.lth" --jump
   run 3 "H jumps, nx = $((2 * N)): --path operator" "$LQR" "$TMP/j$N.lth" --path operator \
