@@ -14,21 +14,8 @@
 
 #include "lth/expr.h"
 #include "lth/lqr.h"
+#include "lqr_di.h"
 #include "testutil.h"
-
-/* A source from expression strings (row-major list, as in a data file). */
-static lth_source *src(int rows, int cols, const char *const *e) {
-  lth_expr *ex[16];
-  for (int i = 0; i < rows; i++)
-    for (int j = 0; j < cols; j++) {
-      const char *t = e[i * cols + j];
-      lth_error err;
-      lth_error_clear(&err);
-      ck_assert_msg(lth_expr_parse(t, strlen(t), NULL, NULL, &ex[i + j * rows], &err) == LTH_OK,
-                    "%s: %s", t, err.message);
-    }
-  return lth_source_expr(rows, cols, ex, NULL);
-}
 
 static void value(const lth_source *s, double t, double *out) {
   lth_jet J = lth_jet_wrap(out, lth_source_rows(s), lth_source_cols(s), lth_source_rows(s),
@@ -37,44 +24,13 @@ static void value(const lth_source *s, double t, double *out) {
   ck_assert_int_eq(lth_source_fill(s, t, 0, &J, work, NULL), LTH_OK);
 }
 
-typedef struct {
-  lth_source *A, *B, *H;
-  double C[4], x0[2];
-  lth_lqr_spec spec;
-} problem;
-
-static void problem_free(problem *pb) {
-  lth_source_free(pb->A);
-  lth_source_free(pb->B);
-  lth_source_free(pb->H);
-}
-
 /* ---- double integrator, H = I, C = 0 on [0, T]: singular arc x2 = -x1 tanh(T - t) ----
  * x1 = a cosh(T - t), x2 = -a sinh(T - t), u = x1, lambda = (a sinh(T - t), 0),
  * J = a^2 sinh T cosh T / 2. */
-static void double_integrator(problem *pb, double T, double x01, double x02) {
-  static const char *A[] = {"0", "1", "0", "0"}, *B[] = {"0", "1"}, *H[] = {"1", "0", "0", "1"};
-  pb->A = src(2, 2, A);
-  pb->B = src(2, 1, B);
-  pb->H = src(2, 2, H);
-  memset(pb->C, 0, sizeof pb->C);
-  pb->x0[0] = x01;
-  pb->x0[1] = x02;
-  pb->spec = (lth_lqr_spec){.nx = 2,
-                            .nu = 1,
-                            .t0 = 0.0,
-                            .t1 = T,
-                            .A = pb->A,
-                            .B = pb->B,
-                            .H = pb->H,
-                            .C = pb->C,
-                            .x0 = pb->x0};
-}
-
 START_TEST(test_closed_form_double_integrator) {
   const double T = 1.3, a = 0.7;
-  problem pb;
-  double_integrator(&pb, T, a * cosh(T), -a * sinh(T));
+  lqr_problem pb;
+  lqr_double_integrator(&pb, T, a * cosh(T), -a * sinh(T));
   double times[] = {0, 0.4, 0.9, T};
   lth_lqr_result *res = NULL;
   lth_error err;
@@ -100,7 +56,7 @@ START_TEST(test_closed_form_double_integrator) {
   ck_assert_msg(fabs(res->cost - J) < 1e-9 * J, "cost %.17g vs %.17g", res->cost, J);
   ck_assert(res->theorem4 < 1e-14); /* H = I: P_1' = P_2 exactly */
   lth_lqr_result_free(res);
-  problem_free(&pb);
+  lqr_problem_free(&pb);
 }
 END_TEST
 
@@ -109,8 +65,8 @@ END_TEST
  * cosh T sinh T / (2 cosh^2 T) = tanh(T) / 2. */
 START_TEST(test_inconsistent_x0_impulse) {
   const double T = 1.3;
-  problem pb;
-  double_integrator(&pb, T, 1.0, 0.0);
+  lqr_problem pb;
+  lqr_double_integrator(&pb, T, 1.0, 0.0);
   double times[] = {0, T};
   lth_lqr_result *res = NULL;
   ck_assert_int_eq(lth_lqr_solve(&pb.spec, times, 2, NULL, &res, NULL), LTH_OK);
@@ -122,19 +78,19 @@ START_TEST(test_inconsistent_x0_impulse) {
   ck_assert(res->have_trajectory && fabs(res->x[1] + tanh(T)) < 1e-9);
   ck_assert_msg(fabs(res->cost - tanh(T) / 2) < 1e-9, "cost after the jump %.17g", res->cost);
   lth_lqr_result_free(res);
-  problem_free(&pb);
+  lqr_problem_free(&pb);
 }
 END_TEST
 
 /* ---- time-varying problem with C != 0 ----
  * general = 1: C couples with B(t1) (B'C != 0), so the optimum also jumps at t1;
  * general = 0: C = diag(0.4, 0), B(t1)'C = 0, no terminal impulse. */
-static void time_varying(problem *pb, int general) {
+static void time_varying(lqr_problem *pb, int general) {
   static const char *A[] = {"0", "1", "-(1 + 0.5*sin(t))", "-0.1"}, *B[] = {"0", "1 + 0.2*cos(t)"},
                     *H[] = {"1 + 0.3*sin(2*t)", "0.1", "0.1", "0.5"};
-  pb->A = src(2, 2, A);
-  pb->B = src(2, 1, B);
-  pb->H = src(2, 2, H);
+  pb->A = lqr_src(2, 2, A);
+  pb->B = lqr_src(2, 1, B);
+  pb->H = lqr_src(2, 2, H);
   double C1[] = {0.4, 0.1, 0.1, 0.3}, C0[] = {0.4, 0.0, 0.0, 0.0};
   memcpy(pb->C, general ? C1 : C0, sizeof pb->C);
   pb->x0[0] = 1.0;
@@ -153,7 +109,7 @@ static void time_varying(problem *pb, int general) {
 /* Direct transcription: x_{k+1} = x_k + h/2 (A_k x_k + A_{k+1} x_{k+1}) + h B_{k+1/2} u_k,
  * J = 1/2 x_N' C x_N + h/2 sum_k w_k x_k' H_k x_k (trapezoid), solved as one
  * dense KKT system with LAPACKE.  Returns J and x at the grid points. */
-static double transcription(const problem *pb, int N, double *xs) {
+static double transcription(const lqr_problem *pb, int N, double *xs) {
   const int nx = 2, nu = 1;
   double t0 = pb->spec.t0, h = (pb->spec.t1 - t0) / N;
   int nv = N * (nx + nu), nc = N * nx, n = nv + nc;
@@ -220,7 +176,7 @@ static double transcription(const problem *pb, int N, double *xs) {
 /* lth's cost and state against direct transcription on N = 100, 200, 400:
  * the gaps must shrink at the observed order q (at least 1) and the
  * Richardson extrapolation of the transcription costs must match lth. */
-static void check_transcription(problem *pb, const lth_lqr_result *res, double tol_rich) {
+static void check_transcription(lqr_problem *pb, const lth_lqr_result *res, double tol_rich) {
   double J = res->cost, Jq[3], dx[3];
   int Ns[] = {100, 200, 400};
   for (int q = 0; q < 3; q++) {
@@ -241,7 +197,7 @@ static void check_transcription(problem *pb, const lth_lqr_result *res, double t
 
 /* C != 0 compatible with B(t1) and a consistent x0: a smooth optimum. */
 START_TEST(test_direct_transcription_smooth) {
-  problem pb;
+  lqr_problem pb;
   time_varying(&pb, 0);
   double times[] = {0, 0.75, 1.5};
   lth_lqr_result *res = NULL;
@@ -261,14 +217,14 @@ START_TEST(test_direct_transcription_smooth) {
   }
   check_transcription(&pb, res, 1e-6);
   lth_lqr_result_free(res);
-  problem_free(&pb);
+  lqr_problem_free(&pb);
 }
 END_TEST
 
 /* General C and x0: impulses at both ends; the reported cost is the infimum,
  * which the transcription approaches with steep controls at the ends. */
 START_TEST(test_direct_transcription_impulses) {
-  problem pb;
+  lqr_problem pb;
   time_varying(&pb, 1);
   double times[] = {0, 0.75, 1.5};
   lth_lqr_result *res = NULL;
@@ -279,13 +235,13 @@ START_TEST(test_direct_transcription_impulses) {
    * extrapolated 0.3256988393 vs lth 0.3256983783, 1.4e-6 relative */
   check_transcription(&pb, res, 1e-5);
   lth_lqr_result_free(res);
-  problem_free(&pb);
+  lqr_problem_free(&pb);
 }
 END_TEST
 
 /* ---- R = eps I: Riccati -S' = A'S + SA - S B B' S / eps + H, S(t1) = C ---- */
 typedef struct {
-  const problem *pb;
+  const lqr_problem *pb;
   double eps;
 } riccati_ctx;
 
@@ -308,7 +264,7 @@ static int riccati_rhs(double t, const double y[], double dydt[], void *params) 
   return GSL_SUCCESS;
 }
 
-static double riccati_cost(const problem *pb, double eps) {
+static double riccati_cost(const lqr_problem *pb, double eps) {
   riccati_ctx rc = {pb, eps};
   gsl_odeiv2_system sys = {riccati_rhs, NULL, 4, &rc};
   gsl_odeiv2_driver *d =
@@ -322,7 +278,7 @@ static double riccati_cost(const problem *pb, double eps) {
 }
 
 START_TEST(test_regularised_riccati_trend) {
-  problem pb;
+  lqr_problem pb;
   time_varying(&pb, 1);
   double t1 = 1.5;
   lth_lqr_result *res = NULL;
@@ -339,7 +295,7 @@ START_TEST(test_regularised_riccati_trend) {
   ck_assert_msg(gap[4] < 1e-2 * J && gap[0] / gap[4] > 30, "gaps %.3e .. %.3e (J = %.6f)", gap[0],
                 gap[4], J);
   lth_lqr_result_free(res);
-  problem_free(&pb);
+  lqr_problem_free(&pb);
 }
 END_TEST
 
@@ -347,10 +303,10 @@ END_TEST
 START_TEST(test_singular_BHB_rejected) {
   static const char *A[] = {"0", "1", "0", "0"}, *B[] = {"0", "1"},
                     *H[] = {"1", "0", "0", "t - 0.5"};
-  problem pb;
-  pb.A = src(2, 2, A);
-  pb.B = src(2, 1, B);
-  pb.H = src(2, 2, H);
+  lqr_problem pb;
+  pb.A = lqr_src(2, 2, A);
+  pb.B = lqr_src(2, 1, B);
+  pb.H = lqr_src(2, 2, H);
   memset(pb.C, 0, sizeof pb.C);
   pb.x0[0] = 1;
   pb.x0[1] = 0;
@@ -371,7 +327,7 @@ START_TEST(test_singular_BHB_rejected) {
   ck_assert_msg(st == LTH_ECOND || st == LTH_ESING, "status %d: %s", st, err.message);
   ck_assert_msg(err.has_t && fabs(err.t - 0.5) < 0.05, "t = %g", err.t);
   ck_assert(strstr(err.message, "B'H B") != NULL);
-  problem_free(&pb);
+  lqr_problem_free(&pb);
 }
 END_TEST
 

@@ -12,6 +12,7 @@
 #include "lth/expr.h"
 #include "lth/lqr.h"
 #include "lth/problem.h"
+#include "lqr_di.h"
 #include "testutil.h"
 
 static lth_lqr_result *solve(const lth_lqr_spec *spec, lth_lqr_method method, const double *tt,
@@ -101,48 +102,9 @@ START_TEST(test_cross_check_examples) {
 }
 END_TEST
 
-typedef struct {
-  lth_source *A, *B, *H;
-  double C[4], x0[2];
-  lth_lqr_spec spec;
-} problem;
-
-static lth_source *src(int rows, int cols, const char *const *e) {
-  lth_expr *ex[4];
-  for (int k = 0; k < rows * cols; k++) {
-    ck_assert_int_eq(lth_expr_parse(e[k], strlen(e[k]), NULL, NULL, &ex[k], NULL), LTH_OK);
-  }
-  return lth_source_expr(rows, cols, ex, NULL);
-}
-
 /* Double integrator, H = I, C = 0 on [0, T]: x1 = a cosh(T - t), x2 = -a sinh(T - t),
  * u = x1, lambda = (a sinh(T - t), 0), J = a^2 sinh T cosh T / 2 (entries
  * column-major; A and H are symmetric here). */
-static void double_integrator(problem *pb, double T, double x01, double x02) {
-  static const char *A[] = {"0", "0", "1", "0"}, *B[] = {"0", "1"}, *H[] = {"1", "0", "0", "1"};
-  pb->A = src(2, 2, A);
-  pb->B = src(2, 1, B);
-  pb->H = src(2, 2, H);
-  memset(pb->C, 0, sizeof pb->C);
-  pb->x0[0] = x01;
-  pb->x0[1] = x02;
-  pb->spec = (lth_lqr_spec){.nx = 2,
-                            .nu = 1,
-                            .t0 = 0.0,
-                            .t1 = T,
-                            .A = pb->A,
-                            .B = pb->B,
-                            .H = pb->H,
-                            .C = pb->C,
-                            .x0 = pb->x0};
-}
-
-static void problem_free(problem *pb) {
-  lth_source_free(pb->A);
-  lth_source_free(pb->B);
-  lth_source_free(pb->H);
-}
-
 /* Double integrator, H = I, C = diag(c, 0) (B' C = 0: no terminal impulse) on
  * [0, T]: lambda_2 = 0, x2 = -lambda_1, x1'' = x1 and lambda_1(T) = c x1(T) give
  *     x1 = a (cosh(T - t) + c sinh(T - t)),  x2 = -a (sinh(T - t) + c cosh(T - t)),
@@ -156,8 +118,8 @@ START_TEST(test_long_horizon) {
   const double cs[] = {0.0, 0.7, 0.7}, Ts[] = {40, 40, 2};
   for (int ic = 0; ic < 3; ic++) {
     double T = Ts[ic], c = cs[ic], a = 1.0 / (cosh(T) + c * sinh(T));
-    problem pb;
-    double_integrator(&pb, T, 1.0, -a * (sinh(T) + c * cosh(T)));
+    lqr_problem pb;
+    lqr_double_integrator(&pb, T, 1.0, -a * (sinh(T) + c * cosh(T)));
     pb.C[0] = c;
     double tt[] = {0, 1, 5, 10, 20, 39, 40};
     if (T == 2) { /* the closed form on [0, 2] */
@@ -184,7 +146,7 @@ START_TEST(test_long_horizon) {
     ck_assert_msg(fabs(res->cost - J) < 1e-9, "cost %.17g vs %.17g", res->cost, J);
     ck_assert(res->cond_W < 10);
     lth_lqr_result_free(res);
-    problem_free(&pb);
+    lqr_problem_free(&pb);
   }
 }
 END_TEST
@@ -193,8 +155,8 @@ END_TEST
  * no smooth optimum; the collocation path returns the shooting path's
  * analysis (the impulse at t0 and the arc after it) unchanged. */
 START_TEST(test_fallback_inconsistent) {
-  problem pb;
-  double_integrator(&pb, 2.0, 1.0, 0.0);
+  lqr_problem pb;
+  lqr_double_integrator(&pb, 2.0, 1.0, 0.0);
   double tt[] = {0, 0.5, 2};
   lth_status st1, st2;
   lth_error err;
@@ -205,7 +167,7 @@ START_TEST(test_fallback_inconsistent) {
   ck_assert(result_diff(a, b) == 0.0 && a->x0_consistent[1] == b->x0_consistent[1]);
   lth_lqr_result_free(a);
   lth_lqr_result_free(b);
-  problem_free(&pb);
+  lqr_problem_free(&pb);
 }
 END_TEST
 

@@ -16,55 +16,14 @@
 #include "lth/expr.h"
 #include "lth/lqr.h"
 #include "lth/opdecomp.h"
+#include "lqr_di.h"
 #include "testutil.h"
-
-static lth_source *src(int rows, int cols, const char *const *e) {
-  lth_expr *ex[16];
-  for (int i = 0; i < rows; i++)
-    for (int j = 0; j < cols; j++) {
-      const char *t = e[i * cols + j];
-      ck_assert(lth_expr_parse(t, strlen(t), NULL, NULL, &ex[i + j * rows], NULL) == LTH_OK);
-    }
-  return lth_source_expr(rows, cols, ex, NULL);
-}
-
-typedef struct {
-  lth_source *A, *B, *H;
-  double C[4], x0[2];
-  lth_lqr_spec spec;
-} problem;
-
-/* x' = (x2, u), H = I, C = 0 on [0, T]. */
-static void double_integrator(problem *pb, double T, double x01, double x02) {
-  static const char *A[] = {"0", "1", "0", "0"}, *B[] = {"0", "1"}, *H[] = {"1", "0", "0", "1"};
-  pb->A = src(2, 2, A);
-  pb->B = src(2, 1, B);
-  pb->H = src(2, 2, H);
-  memset(pb->C, 0, sizeof pb->C);
-  pb->x0[0] = x01;
-  pb->x0[1] = x02;
-  pb->spec = (lth_lqr_spec){.nx = 2,
-                            .nu = 1,
-                            .t0 = 0.0,
-                            .t1 = T,
-                            .A = pb->A,
-                            .B = pb->B,
-                            .H = pb->H,
-                            .C = pb->C,
-                            .x0 = pb->x0};
-}
-
-static void problem_free(problem *pb) {
-  lth_source_free(pb->A);
-  lth_source_free(pb->B);
-  lth_source_free(pb->H);
-}
 
 START_TEST(test_op_closed_form) {
   if (!lth_lqr_op_available()) return;
   const double T = 1.3, a = 0.7;
-  problem pb;
-  double_integrator(&pb, T, a * cosh(T), -a * sinh(T));
+  lqr_problem pb;
+  lqr_double_integrator(&pb, T, a * cosh(T), -a * sinh(T));
   double times[] = {0, 0.4, 0.9, T};
   lth_lqr_result *res = NULL;
   lth_error err;
@@ -87,7 +46,7 @@ START_TEST(test_op_closed_form) {
   ck_assert(isnan(res->theorem4) && isnan(res->cond_W)); /* not computed on this path */
   ck_assert(res->intervals > 0 && res->error_estimate < 1e-9);
   lth_lqr_result_free(res);
-  problem_free(&pb);
+  lqr_problem_free(&pb);
 }
 END_TEST
 
@@ -96,8 +55,8 @@ END_TEST
 START_TEST(test_slack_is_the_impulse) {
   if (!lth_lqr_op_available()) return;
   const double T = 1.3;
-  problem pb;
-  double_integrator(&pb, T, 1.0, 0.0);
+  lqr_problem pb;
+  lqr_double_integrator(&pb, T, 1.0, 0.0);
   lth_system *sys = NULL;
   ck_assert_int_eq(lth_lqr_build_system(&pb.spec, &sys, NULL), LTH_OK);
   lth_opsys *os = lth_opsys_from_system(sys, NULL);
@@ -130,7 +89,7 @@ START_TEST(test_slack_is_the_impulse) {
                    LTH_EBC);
   lth_opsys_free(os);
   lth_system_free(sys);
-  problem_free(&pb);
+  lqr_problem_free(&pb);
 }
 END_TEST
 
@@ -140,8 +99,8 @@ END_TEST
 START_TEST(test_existence_tolerance) {
   if (!lth_lqr_op_available()) return;
   const double T = 1.3, a = 0.7, d = 1e-5;
-  problem pb;
-  double_integrator(&pb, T, a * cosh(T), -a * sinh(T) + d);
+  lqr_problem pb;
+  lqr_double_integrator(&pb, T, a * cosh(T), -a * sinh(T) + d);
   double rel = d / hypot(pb.x0[0], pb.x0[1]), times[] = {0, T};
   lth_lqr_opts o;
   lth_lqr_opts_init(&o);
@@ -162,7 +121,7 @@ START_TEST(test_existence_tolerance) {
   ck_assert_int_eq(lth_lqr_solve(&pb.spec, times, 2, &o, &res, NULL), LTH_OK);
   ck_assert(!res->exists);
   lth_lqr_result_free(res);
-  problem_free(&pb);
+  lqr_problem_free(&pb);
 }
 END_TEST
 
@@ -170,8 +129,8 @@ END_TEST
 START_TEST(test_terminal_impulse_refused) {
   if (!lth_lqr_op_available()) return;
   const double T = 1.3, a = 0.7;
-  problem pb;
-  double_integrator(&pb, T, a * cosh(T), -a * sinh(T));
+  lqr_problem pb;
+  lqr_double_integrator(&pb, T, a * cosh(T), -a * sinh(T));
   pb.C[0] = pb.C[3] = 1.0;
   double times[] = {0, T};
   lth_lqr_result *res = NULL;
@@ -180,7 +139,7 @@ START_TEST(test_terminal_impulse_refused) {
   ck_assert_int_eq(lth_lqr_solve_op(&pb.spec, times, 2, NULL, &res, &err), LTH_ENOSOL);
   ck_assert_msg(strstr(err.message, "terminal impulse") != NULL, "%s", err.message);
   ck_assert(res == NULL);
-  problem_free(&pb);
+  lqr_problem_free(&pb);
 }
 END_TEST
 
