@@ -527,27 +527,6 @@ static const char *method_text(lth_bvp_method m) {
 
 /* The operator path's proof that Pi is nonsingular between the points
  * (include/lth/bvp.h): how much of [t0, t1], or why none; as lth-solve's. */
-static void text_pi_proof(FILE *fp, const lth_bvp_result *res, const app_run *R) {
-  char b0[32], b1[32];
-  if (res->pi_proof_off) {
-    fprintf(fp,
-            "Pi             checked at the mesh points only (a sign change of det Pi between\n"
-            "               two of them is refused); not proven in between:\n"
-            "               %s\n",
-            res->pi_proof_off);
-    return;
-  }
-  double pct = 100.0 * res->pi_proven;
-  if (res->pi_proven < 1.0) pct = fmin(pct, 99.99); /* never rounded up to all */
-  fprintf(fp,
-          "Pi             proven nonsingular on %.4g%% of [%s, %s] from the data's enclosures\n",
-          pct, app_fmt_exact(b0, sizeof b0, R->t0), app_fmt_exact(b1, sizeof b1, R->t1));
-  if (res->pi_proven > 0) {
-    fprintf(fp, "               (%zu %s examined, ||Pi^-1|| <= %.3g there)%s\n", res->pi_proofs,
-            app_plural((double)res->pi_proofs, "piece", "pieces"), res->pi_inv_bound,
-            res->pi_proven < 1.0 ? "; the rest sampled and checked at the mesh points" : "");
-  }
-}
 
 static void text_header(FILE *fp, const app_ctx *C, const app_run *R) {
   const lth_bvp_result *res = C->res;
@@ -584,7 +563,10 @@ static void text_header(FILE *fp, const app_ctx *C, const app_run *R) {
             app_plural(res->intervals, "interval", "intervals"), colloc_tol(C));
     fprintf(fp, "error          ~%.3g (estimated, max-norm over the output times); drift %.3g\n",
             res->error_estimate, res->drift);
-    if (C->path.op) text_pi_proof(fp, res, R);
+    if (C->path.op) { /* Pi between the points (include/lth/bvp.h) */
+      app_text_pi_proof(fp, "the mesh points", res->pi_proof_off, res->pi_proven, res->pi_proofs,
+                        res->pi_inv_bound, R->t0, R->t1);
+    }
   } else if (is_shooting(res)) {
     fprintf(fp, "integrator     rtol %.3g, atol %.3g; drift max ||P v|| = %.3g\n", C->rtol, C->atol,
             res->drift);

@@ -579,22 +579,6 @@ static void text_vec_line(FILE *fp, const char *label, const double *x, int n) {
   fprintf(fp, "%-15s%s\n", label, b);
 }
 
-/* The operator path's proof that Pi is nonsingular between the points, as
- * lth-bvp reports it. */
-static void text_pi(FILE *fp, const app_ctx *T) {
-  const lth_lqr_result *r = T->res;
-  if (r->pi_proof_off) {
-    fprintf(fp, "Pi             checked at the mesh points only; not proven in between: %s\n",
-            r->pi_proof_off);
-    return;
-  }
-  double pct = 100.0 * r->pi_proven;
-  if (r->pi_proven < 1.0) pct = fmin(pct, 99.99); /* never rounded up to all */
-  fprintf(fp, "Pi             proven nonsingular on %.4g%% of the interval (%zu pieces", pct,
-          r->pi_proofs);
-  if (r->pi_proven > 0) fprintf(fp, ", ||Pi^-1|| <= %.3g", r->pi_inv_bound);
-  fprintf(fp, ")\n");
-}
 
 static void text_verdict(FILE *fp, const app_ctx *T) {
   const lth_lqr_result *r = T->res;
@@ -645,7 +629,9 @@ static void text_verdict(FILE *fp, const app_ctx *T) {
   if (T->path.op) {
     fprintf(fp, "checks         drift max ||P v|| %.3g; error estimate %.3g on %d intervals\n",
             r->drift, r->error_estimate, r->intervals);
-    text_pi(fp, T);
+    /* Pi between the mesh points, as lth-bvp reports it */
+    app_text_pi_proof(fp, "the mesh points", r->pi_proof_off, r->pi_proven, r->pi_proofs,
+                      r->pi_inv_bound, T->spec->t0, T->spec->t1);
   } else {
     fprintf(fp, "checks         Theorem 4 (P_1' = P_2) deviation %.3g; drift max ||P v|| %.3g\n",
             r->theorem4, r->drift);

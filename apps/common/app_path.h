@@ -14,6 +14,7 @@
 #define LTH_APP_PATH_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "lth/opdecomp.h"
 #include "lth/path.h"
@@ -48,6 +49,14 @@ int app_path_choose(app_path *p, const app_run *run, int opt, const char *dense_
 void app_path_free(app_path *p);
 /* "dense" or "operator" (the JSON key "path"). */
 const char *app_path_name(const app_path *p);
+
+/* The operator path's proof that Pi is nonsingular between its points, as
+ * the text reports of lth-solve, lth-bvp and lth-lqr give it: off (why there
+ * is no proof) or the share proven of [t0, t1], the pieces examined and the
+ * bound of ||Pi^-1|| there.  points names where Pi is checked otherwise
+ * ("the mesh points", "the decomposed times"). */
+void app_text_pi_proof(FILE *fp, const char *points, const char *off, double proven,
+                       size_t proofs, double inv_bound, double t0, double t1);
 
 #ifdef __cplusplus
 }

@@ -187,32 +187,6 @@ static void text_header(FILE *fp, const app_ctx *C, const app_run *run) {
           C->reproject ? ", reprojected at output times" : "");
 }
 
-/* The operator path's proof that Pi is nonsingular between the output
- * times (include/lth/opivp.h): how much of the interval, or why none. */
-static void text_pi_proof(FILE *fp, const app_ctx *C, const app_run *run) {
-  const solve_op_stats *o = &C->opstats;
-  char b[32], b2[32];
-  app_fmt_exact(b, sizeof b, run->t0);
-  app_fmt_exact(b2, sizeof b2, C->res->n ? C->res->times[C->res->n - 1] : run->t0);
-  if (o->pi_proof_off) {
-    fprintf(fp,
-            "Pi             checked at the decomposed times only (a sign change of det Pi\n"
-            "               between two of them is refused); not proven in between:\n"
-            "               %s\n",
-            o->pi_proof_off);
-    return;
-  }
-  double pct = 100.0 * o->pi_proven;
-  if (o->pi_proven < 1.0) pct = fmin(pct, 99.99); /* never rounded up to all */
-  fprintf(fp,
-          "Pi             proven nonsingular on %.4g%% of [%s, %s] from the data's enclosures\n",
-          pct, b, b2);
-  if (o->pi_proven > 0) {
-    fprintf(fp, "               (%zu %s examined, ||Pi^-1|| <= %.3g there)%s\n", o->pi_proofs,
-            app_plural((double)o->pi_proofs, "piece", "pieces"), o->pi_inv_bound,
-            o->pi_proven < 1.0 ? "; the rest checked at the decomposed times" : "");
-  }
-}
 
 static void text_error(FILE *fp, const app_ctx *C, const app_run *run) {
   const lth_ivp_result *res = C->res;
@@ -273,7 +247,12 @@ void solve_write_text(const app_ctx *C, app_run *run) {
             "coefficients   a decomposition per right-hand side (operator form: %zu Krylov\n"
             "               iterations, %zu products Ahat x, %zu projections)\n",
             C->opstats.lin_iters, C->opstats.jv_evals, C->opstats.projections);
-    text_pi_proof(fp, C, run);
+    /* the operator path's proof that Pi is nonsingular between the output
+     * times (include/lth/opivp.h) */
+    const solve_op_stats *o = &C->opstats;
+    app_text_pi_proof(fp, "the decomposed times", o->pi_proof_off, o->pi_proven, o->pi_proofs,
+                      o->pi_inv_bound, run->t0,
+                      C->res->n ? C->res->times[C->res->n - 1] : run->t0);
   } else {
     fprintf(fp, "coefficients   a decomposition per right-hand side\n");
   }
