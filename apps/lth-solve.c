@@ -43,7 +43,11 @@ static const char help_text[] =
     "reported.  Sampled data: the decomposition is computed at nodes placed for\n"
     "the samples and checked against --rtol (never at the output times) and\n"
     "interpolated (Hermite) in between; sampling_error estimates what the\n"
-    "samples' fits cost z.\n"
+    "samples' fits cost z.  Constant data (every block proven constant on the\n"
+    "span by its enclosure): no integrator, but the exact propagator of the\n"
+    "reduced ODE, the matrix exponential, from output to output -- one\n"
+    "decomposition, exact to rounding whatever --rtol says (stats.propagator,\n"
+    "docs/user-guide.md section 6); an explicit --method integrates instead.\n"
     "\n"
     "Initial value (at t0 of the file's interval):\n"
     "  --z0 V1,V2,...      s numbers z = (z_1, ..., z_{r-1}, u), or in the order of\n"
@@ -130,7 +134,7 @@ static const char help_tail[] =
     "z0_residual (||M0 z0 - b0|| of the given z0), with --project also z0_given,\n"
     "z0_change, z0_worst (1-based) and z0_worst_name, method, rtol, atol,\n"
     "components (names), stats {steps, rhs_evals, decomps, seconds,\n"
-    "seconds_decomp, gamma, coefficients, error_steps, error_rhs_evals,\n"
+    "seconds_decomp, gamma, coefficients, propagator, error_steps, error_rhs_evals,\n"
     "error_decomps, error_seconds; sampled data: coef_order, nodes, coef_error},\n"
     "and for sampled data \"sampling\" and sampling_error (the estimated error of\n"
     "z that the samples' fits cause).\n"
@@ -215,6 +219,7 @@ static const char *dense_only(const app_ctx *C) {
  * msbdf (CVODE's BDF) on the operator path. */
 static int choose_path(app_ctx *C, app_run *run) {
   int rc = app_path_choose(&C->path, run, C->path_opt, dense_only(C), LTH_PATH_INTEGRATES);
+  C->method_given = C->method >= 0; /* constant data: an explicit method integrates */
   if (C->method < 0) {
     C->method = C->path.op ? LTH_IVP_MSBDF : LTH_IVP_RK8PD;
   }
@@ -374,6 +379,7 @@ static lth_status compute(app_ctx *C, app_run *run, lth_error *err) {
     o.coefficients = (lth_ivp_coefficients)C->coefficients;
     o.table_max_bytes = (size_t)(C->table_memory * 1e6);
     o.error_estimate = !C->error_off;
+    o.propagate = C->method_given ? 0 : -1;
     app_ivp_setup(run, &o);
     solve_progress sp = {&run->progress, -INFINITY};
     o.progress = progress_solve;

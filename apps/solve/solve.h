@@ -19,6 +19,7 @@ struct app_ctx {
   double rtol, atol, stabilize;
   double table_memory; /* --table-memory MB (0: the library's default) */
   int method, project, reproject, coefficients;
+  int method_given; /* --method was given (constant data then integrate) */
   int error_off;    /* --error-estimate: 0 on (default), 1 off */
   const double *z0; /* the given initial value */
   const char *z0_source;

@@ -37,6 +37,7 @@ static void json_stats(app_json *j, const app_ctx *C) {
   app_json_put_number(j, "seconds_decomp", res->seconds_decomp);
   put_number_or_null(j, "gamma", res->gamma);
   app_json_put_string(j, "coefficients", lth_ivp_coefficients_name(res->coef_mode));
+  app_json_put_string(j, "propagator", res->propagated ? "exponential" : "integrator");
   if (C->path.op) {
     app_json_put_int(j, "jv_evals", (long long)C->opstats.jv_evals);
     app_json_put_int(j, "lin_iters", (long long)C->opstats.lin_iters);
@@ -115,6 +116,12 @@ static void json_error(app_json *j, const app_ctx *C, const app_run *run) {
     app_json_put_number(j, "t_error_worst", res->times[res->error_worst_k]);
   }
   app_json_rows(j, "z_error", C->z_error, run->tm.n, (size_t)run->nout);
+  if (res->propagated) { /* the exponential again, with twice the substeps: no tolerance */
+    app_json_put_string(j, "error_method", "exponential");
+    put_number_or_null(j, "error_rtol", NAN);
+    put_number_or_null(j, "error_atol", NAN);
+    return;
+  }
   app_json_put_string(j, "error_method", lth_ivp_method_name(res->error_method));
   app_json_put_number(j, "error_rtol", res->error_rtol);
   app_json_put_number(j, "error_atol", res->error_atol);
@@ -182,6 +189,10 @@ static void text_header(FILE *fp, const app_ctx *C, const app_run *run) {
             C->method == LTH_IVP_MSADAMS ? "at the output times" : "every step");
     return;
   }
+  if (res->propagated) {
+    fprintf(fp, "propagator     the matrix exponential of the reduced ODE (constant data)\n");
+    return;
+  }
   fprintf(fp, "integrator     %s, rtol %.3g, atol %.3g, drift damping gamma = %.3g%s\n",
           lth_ivp_method_name((lth_ivp_method)C->method), C->rtol, C->atol, res->gamma,
           C->reproject ? ", reprojected at output times" : "");
@@ -206,6 +217,11 @@ static void text_error(FILE *fp, const app_ctx *C, const app_run *run) {
     fprintf(fp, ", largest in %s at t = %s", run->names.name[res->error_worst],
             app_fmt_exact(b, sizeof b, res->times[res->error_worst_k]));
   }
+  if (res->propagated) {
+    fprintf(fp, "\n               (the exponential again with twice the substeps, %zu, %.3g s)\n",
+            res->error_steps, res->error_seconds);
+    return;
+  }
   fprintf(fp, "\n               (a second solve: %s, rtol %.3g, atol %.3g, %zu steps, %.3g s)\n",
           lth_ivp_method_name(res->error_method), res->error_rtol, res->error_atol,
           res->error_steps, res->error_seconds);
@@ -220,6 +236,17 @@ void solve_write_text(const app_ctx *C, app_run *run) {
           "\ndrift          max ||P v|| = %.3g (relative %.3g): how far the state part\n"
           "               left the state space range(I - P); 0 in exact arithmetic\n",
           res->drift, res->drift_rel);
+  if (res->propagated) {
+    fprintf(fp,
+            "statistics     %zu %s of the exact propagator, 1 decomposition, %.3g s\n"
+            "coefficients   constant (proven by the data's enclosures): one decomposition,\n"
+            "               v carried by the matrix exponential of the reduced ODE, exact\n"
+            "               to rounding (--method integrates instead)\n",
+            res->steps, app_plural((double)res->steps, "substep", "substeps"),
+            res->seconds_total);
+    text_error(fp, C, run);
+    return;
+  }
   fprintf(fp, "statistics     %zu %s, %zu %s, %zu %s, %.3g s (%.3g s decomposing)\n", res->steps,
           app_plural((double)res->steps, "step", "steps"), res->rhs_evals,
           app_plural((double)res->rhs_evals, "right-hand side", "right-hand sides"), res->decomps,

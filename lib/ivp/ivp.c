@@ -28,6 +28,7 @@ void lth_ivp_opts_init(lth_ivp_opts *opts) {
   opts->hermite = -1;
   opts->stabilize = -1.0;
   opts->error_estimate = 1;
+  opts->propagate = -1;
 }
 
 void lth_ivp_tolerances(const lth_ivp_opts *opts, double *rtol, double *atol) {

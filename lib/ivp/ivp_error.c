@@ -93,7 +93,7 @@ static double reference_hmax(lth_ivp_method method, const lth_ivp_result *res, d
  * atol + rtol max_k |z_ik| of the integrator's norm, each component at its
  * largest size over the output times (a component passing through zero is
  * judged against its size, not at its zero). */
-static void compare(lth_ivp_result *res, double *zref, double rtol, double atol) {
+void lth_ivp_error_compare(lth_ivp_result *res, double *zref, double rtol, double atol) {
   size_t n = res->n, s = (size_t)res->s;
   res->error_estimate = res->error_tol = 0.0;
   for (size_t i = 0; i < s; i++) {
@@ -213,7 +213,7 @@ lth_status lth_ivp_error_estimate(const lth_system *sys, lth_ivp *iv, double cha
   }
   lth_ivp_free(own);
   if (st == LTH_OK) {
-    compare(res, ref->z, rtol, atol);
+    lth_ivp_error_compare(res, ref->z, rtol, atol);
     res->z_error = ref->z; /* now z - z_ref */
     ref->z = NULL;
   } else if (st == LTH_ESING || st == LTH_ECOND || st == LTH_ENOMEM) {

@@ -109,4 +109,23 @@ lth_status lth_ivp_error_estimate(const lth_system *sys, lth_ivp *iv, double cha
                                   const double *times, size_t n, const lth_ivp_opts *o,
                                   lth_ivp_result *res, lth_error *err);
 
+/* lib/ivp/ivp_const.c: 1 when lth_ivp_solve may use the exact propagator of
+ * constant data (opts->propagate, include/lth/ivp.h) on [t0, t1]; the solve
+ * from res->z0_used into res (times, z, v, drift, output gain, counts).
+ * LTH_ERANGE (err set) where the substeps would cost more than integrating
+ * is worth: the caller integrates instead. */
+/* lib/ivp/ivp_error.c: z_error = z - z_ref (in place over zref) and
+ * error_estimate, error_tol, error_worst, error_worst_k from it. */
+void lth_ivp_error_compare(lth_ivp_result *res, double *zref, double rtol, double atol);
+
+int lth_ivp_const_applies(const lth_system *sys, double t0, double t1, const lth_ivp_opts *o);
+lth_status lth_ivp_const_solve(const lth_system *sys, double t0, const double *times, size_t n,
+                               const lth_ivp_opts *o, lth_ivp_result *res, lth_error *err);
+/* Its global error estimate (opts->error_estimate): the same propagation with
+ * twice the substeps, another exponential and another rounding, compared
+ * (lth_ivp_result.error_*; error_rtol = error_atol = 0: no tolerance). */
+lth_status lth_ivp_const_estimate(const lth_system *sys, double t0, const double *times,
+                                  size_t n, const lth_ivp_opts *o, lth_ivp_result *res,
+                                  lth_error *err);
+
 #endif

@@ -193,6 +193,13 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0, con
     return st;
   }
   double t_start = now();
+  double t_hi = n > 0 ? times[n - 1] : t0;
+  /* constant data: Pi is the same at every t, so the decomposition at t0
+   * judges it on the whole span and no scan is needed */
+  int constant = lth_ivp_const_applies(sys, t0, t_hi, &o);
+  if (constant) {
+    o.pi_scan = -1;
+  }
   /* once per solve: its integrators (the error estimate's too), tables and
    * workspaces judge cond_interval against the same scale */
   o.chain_scale = lth_coef_chain_scale(sys, &o);
@@ -200,7 +207,6 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0, con
   if (!res) {
     return lth_error_set(err, LTH_ENOMEM, "out of memory allocating a solution");
   }
-  double t_hi = n > 0 ? times[n - 1] : t0;
   lth_ivp_prescan_job scan;
   st = lth_ivp_prescan_start(&scan, sys, t0, t_hi, &o, err);
   if (st == LTH_OK) {
@@ -214,7 +220,18 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0, con
   if (iv) {
     lth_ivp_attach_scan(iv, &scan, t_hi > t0 ? (double)n / (t_hi - t0) : 0.0);
   }
-  if (st == LTH_OK) {
+  if (st == LTH_OK && constant) {
+    lth_error local;
+    lth_error_clear(&local);
+    st = lth_ivp_const_solve(sys, t0, times, n, &o, res, &local);
+    if (st == LTH_ERANGE) { /* the substeps cost more than integrating: integrate */
+      constant = 0;
+      st = LTH_OK;
+    } else if (st != LTH_OK && err) {
+      *err = local;
+    }
+  }
+  if (st == LTH_OK && !constant) {
     st = lth_ivp_integrate_outputs(iv, t0, times, n, &o, res, err);
   }
   /* the scan's refusal is the answer, whatever the integration made of it */
@@ -224,11 +241,12 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0, con
     st = scan.st;
     if (err) *err = scan_err;
   }
-  if (iv) {
+  if (iv && !constant) {
     lth_ivp_report(iv, res);
   }
   if (st == LTH_OK && o.error_estimate) {
-    st = lth_ivp_error_estimate(sys, iv, scan_scale, t0, times, n, &o, res, err);
+    st = constant ? lth_ivp_const_estimate(sys, t0, times, n, &o, res, err)
+                  : lth_ivp_error_estimate(sys, iv, scan_scale, t0, times, n, &o, res, err);
   }
   lth_ivp_free(iv);
   res->seconds_total = now() - t_start;

@@ -349,8 +349,11 @@ def _error_estimate(r, rank, srt, pb, ezx, ts, z, rtol, atol):
         "error_worst": pb.components[int(pb.variable_index[worst])] if worst >= 0 else None,
         "t_error_worst": t_worst,
         "z_error": ezx,
-        "error_method": LIB.lth_ivp_method_name(r.error_method).decode(),
-        "error_rtol": r.error_rtol, "error_atol": r.error_atol,
+        # the exact propagator's estimate is the exponential again (no tolerance)
+        "error_method": ("exponential" if r.propagated
+                         else LIB.lth_ivp_method_name(r.error_method).decode()),
+        "error_rtol": None if r.propagated else r.error_rtol,
+        "error_atol": None if r.propagated else r.error_atol,
         "stats": {"error_steps": r.error_steps, "error_rhs_evals": r.error_rhs_evals,
                   "error_decomps": r.error_decomps, "error_seconds": r.error_seconds}}
 
@@ -388,7 +391,11 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=DEFAULT_RTOL, atol=DE
     drift damping rate (None: automatic, 0: off); ``reproject``: project the
     state at output times.  ``error_estimate``: estimate the global error of z
     by a second, more accurate solve (``lth-solve --error-estimate``;
-    docs/user-guide.md section 6.6).  Returns a :class:`Solution`: ``z`` and
+    docs/user-guide.md section 6.6).  Constant data (every block proven
+    constant by its enclosure) are not integrated when ``method`` is None: the
+    exact propagator, the matrix exponential of the reduced ODE, carries the
+    state from output to output (``stats["propagator"]`` is "exponential";
+    an explicit ``method`` integrates instead).  Returns a :class:`Solution`: ``z`` and
     ``z_error`` with columns in the user's order (named by ``components``,
     every unknown), ``v`` in the chain order (named by ``state_components``);
     ``path`` the path taken (on the operator path ``output_gain`` and
@@ -409,9 +416,10 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=DEFAULT_RTOL, atol=DE
         _ivp_method(method)
     with oppath.Path(pb, path, integrates=True,
                      dense_only=_solve_dense_only(method, stabilize)) as chosen:
+        given = method is not None  # constant data: an explicit method integrates
         method = method if method is not None else "msbdf" if chosen.op else "rk8pd"
         return _solve(pb, z0v, ts, rtol, atol, method, project, reproject, stabilize, cond_max,
-                      error_estimate, chosen)
+                      error_estimate, chosen, given)
 
 
 def _opsolve(chosen, o, t0, z0c, srt, error_estimate, h, err):
@@ -434,10 +442,11 @@ def _opsolve(chosen, o, t0, z0c, srt, error_estimate, h, err):
 
 
 def _solve(pb, z0v, ts, rtol, atol, method, project, reproject, stabilize, cond_max,
-           error_estimate, chosen):
+           error_estimate, chosen, method_given=True):
     o = S["lth_ivp_opts"]()
     LIB.lth_ivp_opts_init(_ref(o))
     o.method = _ivp_method(method)
+    o.propagate = 0 if method_given else -1
     _ivp_opts(o, rtol, atol, cond_max)
     o.reproject = 1 if reproject else 0
     o.project = 1 if project else 0
@@ -486,7 +495,9 @@ def _solve(pb, z0v, ts, rtol, atol, method, project, reproject, stabilize, cond_
             reprojected=bool(reproject), gamma=nan_none(r.gamma),
             stats={"steps": r.steps, "rhs_evals": r.rhs_evals, "decomps": r.decomps,
                    "seconds": r.seconds_total, "seconds_decomp": r.seconds_decomp,
-                   "gamma": nan_none(r.gamma), **opstats, **est.pop("stats", {})},
+                   "gamma": nan_none(r.gamma),
+                   "propagator": "exponential" if r.propagated else "integrator",
+                   **opstats, **est.pop("stats", {})},
             path=chosen.name, **est)
     if pb._sampled:
         sol.sampling = sampling.report(pb, pb.grid, pb.index)

@@ -245,9 +245,11 @@ START_TEST(test_two_masses_msbdf) {
     lth_ivp_opts o;
     lth_ivp_opts_init(&o);
     o.method = method;
+    o.propagate = 0; /* the integrators (constant data: the exponential by default) */
     lth_ivp_result *res = NULL;
     ck_assert_msg(lth_ivp_solve(sys, 0.0, z0, times, 41, &o, &res, &err) == LTH_OK, "%s: %s",
                   lth_ivp_method_name(method), err.message);
+    ck_assert_int_eq(res->propagated, 0);
     double e = 0.0, et = 0.0, size[5] = {0};
     for (int k = 0; k < 41; k++)
       for (int i = 0; i < 5; i++) size[i] = fmax(size[i], fabs(res->z[k * 5 + i]));
@@ -281,6 +283,27 @@ START_TEST(test_two_masses_msbdf) {
     }
     lth_ivp_result_free(res);
   }
+  /* by default the constant data are propagated exactly (lib/ivp/ivp_const.c):
+   * rounding errors only, and an estimate (twice the substeps) at that level */
+  lth_ivp_opts o;
+  lth_ivp_opts_init(&o);
+  lth_ivp_result *res = NULL;
+  ck_assert_msg(lth_ivp_solve(sys, 0.0, z0, times, 41, &o, &res, &err) == LTH_OK, "%s",
+                err.message);
+  ck_assert_int_eq(res->propagated, 1);
+  ck_assert_int_eq(res->rhs_evals, 0);
+  double e = 0.0;
+  for (int k = 0; k < 41; k++) {
+    two_masses_exact(times[k], var_of, zs);
+    for (int i = 0; i < 5; i++) e = fmax(e, fabs(res->z[k * 5 + i] - zs[i]));
+  }
+  /* floor: the substeps' rounding, each of them exact to a few eps of |z| <= 1.5 */
+  double fl = fmax(100.0, (double)res->error_steps) * DBL_EPSILON * 1.5;
+  ck_assert_msg(e <= fl, "exponential: error %.3e above its floor %.3e", e, fl);
+  ck_assert_msg(in_band(res->error_estimate, e, fl) && res->error_tol < 1e-3,
+                "exponential: estimated %.3e (%.3g x the tolerance), true %.3e",
+                res->error_estimate, res->error_tol, e);
+  lth_ivp_result_free(res);
   lth_problem_free(pb);
 }
 END_TEST
