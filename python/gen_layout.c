@@ -158,6 +158,7 @@ static void structs(void) {
   F(lth_ivp_opts, hermite_grid);
   F(lth_ivp_opts, hermite_n);
   F(lth_ivp_opts, error_estimate);
+  F(lth_ivp_opts, propagate);
 
   STRUCT(lth_ivp_result);
   F(lth_ivp_result, n);
@@ -176,6 +177,7 @@ static void structs(void) {
   F(lth_ivp_result, gamma);
   F(lth_ivp_result, steps);
   F(lth_ivp_result, rhs_evals);
+  F(lth_ivp_result, propagated);
   F(lth_ivp_result, decomps);
   F(lth_ivp_result, seconds_total);
   F(lth_ivp_result, seconds_decomp);

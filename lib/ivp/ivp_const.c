@@ -236,7 +236,11 @@ static lth_status const_solve(const lth_system *sys, double t0, const double *ti
     lth_decomp_ws_set_cond_max(ws, o->cond_max);
   }
   if (st == LTH_OK) {
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
     st = lth_decomp_at(ws, t0, pt, err); /* the same at every t of the span */
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    res->seconds_decomp = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
   }
   double na = 0.0, *v = NULL;
   if (st == LTH_OK) {

@@ -194,9 +194,33 @@ run 0 "pendulum, no amplification warning without the estimate" "$SOLVE" "$PEND"
 grep -q "amplifies" "$TMP/err" && fail "the pendulum (output_gain 9.81) warned of amplification"
 
 # counts of one take the singular ("table of 1 panels" before)
-run 0 "one panel" "$SOLVE" "$PEND" --times 0,1 &&
+run 0 "one panel" "$SOLVE" "$PEND" --times 0,1 --method rk8pd &&
   { grep -q '^coefficients   table of 1 panel (' "$TMP/out" ||
     fail "one panel: $(grep coefficients "$TMP/out")"; }
+
+# constant data (the pendulum): the exact propagator, unless a method is given
+w=$(awk 'BEGIN { printf "%.17g", sqrt(9.81) }')
+run 0 "constant data, json" "$SOLVE" "$PEND" --times 0,2.5,10 --format json &&
+  cp "$TMP/out" "$TMP/const.json"
+[ "$("$JT" get "$TMP/const.json" stats.propagator)" = exponential ] ||
+  fail "constant data: stats.propagator is $("$JT" get "$TMP/const.json" stats.propagator)"
+[ "$("$JT" get "$TMP/const.json" stats.rhs_evals)" = 0 ] || fail "constant data: right-hand sides"
+[ "$("$JT" get "$TMP/const.json" error_method)" = exponential ] || fail "constant data: error_method"
+# dx(t) = 0.05 cos(w t) + (0.1/w) sin(w t), w = sqrt(9.81): exact to rounding (|dx| <= 0.06)
+for k in 1 2; do
+  t=$("$JT" get "$TMP/const.json" "times[$k]")
+  got=$("$JT" get "$TMP/const.json" "z[$k][2]")
+  awk -v t="$t" -v w="$w" -v got="$got" 'BEGIN {
+    ex = 0.05 * cos(w * t) + (0.1 / w) * sin(w * t); d = got - ex; if (d < 0) d = -d
+    exit !(d < 1e-14) }' || fail "constant data: dx($t) = $got, exact differs by more than 1e-14"
+done
+run 0 "constant data, explicit method" "$SOLVE" "$PEND" --times 0,2.5,10 --format json \
+  --method rk8pd && cp "$TMP/out" "$TMP/int.json"
+[ "$("$JT" get "$TMP/int.json" stats.propagator)" = integrator ] ||
+  fail "--method rk8pd: stats.propagator is $("$JT" get "$TMP/int.json" stats.propagator)"
+run 0 "constant data, text" "$SOLVE" "$PEND" --times 0,1 &&
+  { grep -q '^propagator     the matrix exponential' "$TMP/out" ||
+    fail "constant data: no propagator line: $(head -5 "$TMP/out")"; }
 run 1 "--z0 with one value" "$SOLVE" "$PEND" --z0 1 && err_has "--z0 has 1 value;" "--z0 with one value"
 
 finish cli_solve

@@ -177,6 +177,7 @@ def compare_solve(sol, js, pb):
     assert pb.chain_components == js["components"] and sol.method == js["method"]
     for key in ("steps", "rhs_evals", "decomps", "gamma"):
         same(sol.stats[key], js["stats"][key], "stats " + key)
+    assert sol.stats["propagator"] == js["stats"]["propagator"]
     # the global error estimate
     for key in ("error_estimate", "error_tol", "error_rtol", "error_atol"):
         same(getattr(sol, key), js[key], "solve " + key)
@@ -207,6 +208,25 @@ def test_solve_options():
                     project=True, reproject=True, stabilize=2)
     assert sol.projected
     compare_solve(sol, js, pb)
+
+
+def test_solve_constant_data_exact():
+    """Constant data: the matrix exponential, exact to rounding (the pendulum's
+    swing dx = 0.05 cos(w t) + (0.1/w) sin(w t), w = sqrt(9.81)); an explicit
+    method integrates, as lth-solve --method."""
+    pb = lth.load(data("pendulum.lth"))
+    ts = [0.0, 0.7, 2.5, 10.0]
+    sol = lth.solve(pb, times=ts)
+    assert sol.stats["propagator"] == "exponential" and sol.stats["rhs_evals"] == 0
+    assert sol.error_method == "exponential" and sol.error_rtol is None
+    w = np.sqrt(9.81)
+    exact = [0.05 * np.cos(w * t) + 0.1 / w * np.sin(w * t) for t in ts]
+    dx = pb.to_chain(sol.z)[:, 2]
+    assert np.max(np.abs(dx - exact)) < 1e-14, dx - exact
+    integ = lth.solve(pb, times=ts, method="rk8pd")
+    assert integ.stats["propagator"] == "integrator" and integ.stats["rhs_evals"] > 0
+    # the two agree within the integrator's own estimate
+    assert np.max(np.abs(integ.z - sol.z)) <= 10 * integ.error_estimate + 1e-15
 
 
 @pytest.mark.parametrize("method", ["shooting", "multiple", "fd", "collocation"])
