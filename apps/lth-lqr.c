@@ -371,12 +371,7 @@ static lth_status compute_op(app_ctx *T, app_run *run, const lth_lqr_opts *o, lt
       st = err->status = LTH_ECOND; /* exit 3: a refusal, not an answer */
     }
   } else if (st == LTH_EDATA) {
-    lth_error at;
-    lth_error_clear(&at);
-    if (T->spec->nx <= 2000 &&
-        lth_problem_lqr_check(run->pb, run->tm.t, run->tm.n, &at) == LTH_EDATA) {
-      *err = at;
-    }
+    lth_problem_lqr_locate(run->pb, err); /* the H or C statement */
   }
   if (st == LTH_OK) compose_note(T);
   return st;
@@ -399,12 +394,7 @@ static lth_status compute(app_ctx *T, app_run *run, lth_error *err) {
   }
   lth_status st = lth_lqr_solve(T->spec, run->tm.t, run->tm.n, &o, &T->res, err);
   if (st == LTH_EDATA) {
-    /* H or C refused: the same check again, now naming the statement */
-    lth_error at;
-    lth_error_clear(&at);
-    if (lth_problem_lqr_check(run->pb, run->tm.t, run->tm.n, &at) == LTH_EDATA) {
-      *err = at;
-    }
+    lth_problem_lqr_locate(run->pb, err); /* H or C refused: name the statement */
   }
   if (st == LTH_OK) {
     st = sampling_error(T, run, &o, err);

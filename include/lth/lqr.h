@@ -134,7 +134,8 @@ int lth_lqr_op_available(void);
  *   LTH_ENOTUNIQUE  the collocation system is singular or its condition
  *                   estimate exceeds cond_max: W is not injective (or not
  *                   numerically);
- *   LTH_EDATA       H(t) or C not symmetric, or not positive semidefinite:
+ *   LTH_EDATA       H(t) or C not symmetric, or not positive semidefinite (the
+ *                   message begins with "H " or "C ": lth_problem_lqr_locate):
  *                   shown by diagonal dominance with a nonnegative diagonal
  *                   (Gershgorin), else for a time-varying H of nx <= 2000
  *                   by its eigenvalues as lth_lqr_solve (also a constant

@@ -103,6 +103,13 @@ const lth_lqr_spec *lth_problem_lqr(const lth_problem *pb);
  * LTH_EINVAL for other files. */
 lth_status lth_problem_lqr_check(const lth_problem *pb, const double *times, size_t n,
                                  lth_error *err);
+/* The same position without checking again: err is a refusal of H or C by
+ * lth_lqr_solve or lth_lqr_solve_op on this file's data (LTH_EDATA, its
+ * message beginning with the weight's name, "H " or "C ", as theirs do);
+ * the H or C statement's file:line:column is set in it, the message, status
+ * and t are kept.  LTH_OK when set; LTH_EINVAL (err untouched) for another
+ * error or another file. */
+lth_status lth_problem_lqr_locate(const lth_problem *pb, lth_error *err);
 
 /* ---- inputs and outputs (docs/equations.md section 11) ----
  * E z' = A z + B(t) u + f, y = C(t) z + D(t) u + y0 (lth/system.h): the

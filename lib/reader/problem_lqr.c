@@ -239,3 +239,13 @@ lth_status lth_problem_lqr_check(const lth_problem *pb, const double *times, siz
   }
   return st;
 }
+
+lth_status lth_problem_lqr_locate(const lth_problem *pb, lth_error *err) {
+  if (!pb || pb->kind != LTH_PROBLEM_LQR || !pb->name || !err || err->status != LTH_EDATA ||
+      (err->message[0] != 'H' && err->message[0] != 'C') || err->message[1] != ' ') {
+    return LTH_EINVAL;
+  }
+  int which = err->message[0] == 'H' ? LTH_P_LQR_H : LTH_P_LQR_C;
+  lth_error_set_pos(err, pb->name, pb->lqr_at[which].line, pb->lqr_at[which].col);
+  return LTH_OK;
+}

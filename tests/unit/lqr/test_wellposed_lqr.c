@@ -89,6 +89,43 @@ START_TEST(refusal_names_the_statement) {
   ck_assert_int_eq(err.line, 7);
   ck_assert_ptr_nonnull(strstr(err.message, "C must be positive semidefinite"));
   lth_problem_free(pb);
+  /* lth_problem_lqr_locate: the solvers' own refusals, both paths, named
+   * without checking again (H: line 6, C: line 7) */
+  const char *bad[2] = {
+      lqr("2 1", "0 2", "[0, 1; 0, 0]", "[0; 1]", "[-1, 0; 0, 1]", "[0, 0; 0, 0]", "[1; 0]"),
+      NULL};
+  char bad_h[1024];
+  snprintf(bad_h, sizeof bad_h, "%s", bad[0]);
+  bad[0] = bad_h;
+  bad[1] = lqr("2 1", "0 1", "[0, 1; 0, 0]", "[0; 1]", "[1, 0; 0, 1]", "[1, 2; 2, 1]", "[1; 0]");
+  const double ends[2] = {0.0, 1.0}; /* in both intervals */
+  for (int k = 0; k < 2; k++) {
+    for (int op = 0; op < 2; op++) {
+      pb = wp_parse(bad[k]);
+      lth_lqr_result *res = NULL;
+      lth_error_clear(&err);
+      lth_status st = op ? lth_lqr_solve_op(lth_problem_lqr(pb), ends, 2, NULL, &res, &err)
+                         : lth_lqr_solve(lth_problem_lqr(pb), ends, 2, NULL, &res, &err);
+      ck_assert_int_eq(st, LTH_EDATA);
+      ck_assert_int_eq(err.line, 0);
+      ck_assert_int_eq(lth_problem_lqr_locate(pb, &err), LTH_OK);
+      ck_assert_str_eq(err.file, "test.lth");
+      ck_assert_msg(err.line == 6 + k, "%s path: line %d for %s", op ? "operator" : "dense",
+                    err.line, err.message);
+      ck_assert_int_eq(err.status, LTH_EDATA);
+      lth_lqr_result_free(res);
+      lth_problem_free(pb);
+    }
+  }
+  /* anything else is not located */
+  pb = wp_parse(bad[1]);
+  lth_error_clear(&err);
+  lth_error_set(&err, LTH_EDATA, "A is bad");
+  ck_assert_int_eq(lth_problem_lqr_locate(pb, &err), LTH_EINVAL);
+  ck_assert_int_eq(err.line, 0);
+  lth_error_set(&err, LTH_ECOND, "H 1");
+  ck_assert_int_eq(lth_problem_lqr_locate(pb, &err), LTH_EINVAL);
+  lth_problem_free(pb);
   /* data the theory accepts; a DAE file is a misuse */
   pb = wp_parse(
       lqr("2 1", "0 1", "[0, 1; 0, 0]", "[0; 1]", "[1, 1; 1, 1]", "[1, 1; 1, 1]", "[1; 0]"));
