@@ -195,24 +195,64 @@ lth_status lth_lqr_check_data(const lth_lqr_spec *spec, const double *times, siz
   return st == LTH_OK ? lth_lqr_check_H(spec, times, n, err) : st;
 }
 
+/* 1 if src is proven constant on [t0, t1]: a sparse source whose enclosure
+ * of the first Taylor coefficient there is exactly zero. */
+static int proven_constant(const lth_source *src, double t0, double t1) {
+  int nnz = 0;
+  const int *cp, *ri;
+  if (!lth_source_can_enclose_csc(src) || lth_source_csc_pattern(src, &nnz, &cp, &ri, NULL))
+    return 0;
+  size_t w = lth_source_enclose_work_size(src, 1);
+  lth_interval *iv = malloc(sizeof *iv * (2 * (size_t)nnz + w + 1));
+  int c = iv && lth_source_enclose_csc(src, t0, t1, 1, iv, nnz ? (size_t)nnz : 1,
+                                       iv + 2 * (size_t)nnz, NULL) == LTH_OK;
+  for (int q = 0; c && q < nnz; q++) c = iv[nnz + q].lo == 0.0 && iv[nnz + q].hi == 0.0;
+  free(iv);
+  return c;
+}
+
+/* The same for a dense source (entry by entry: 2 nx^2 intervals, 288 MB at
+ * LQR_DENSE_ENCLOSE_MAX). */
+static int proven_constant_dense(const lth_source *src, double t0, double t1) {
+  if (lth_source_is_sparse(src) || !lth_source_can_enclose(src)) return 0;
+  size_t rc = (size_t)lth_source_rows(src) * (size_t)lth_source_cols(src);
+  size_t w = lth_source_enclose_work_size(src, 1);
+  lth_interval *iv = malloc(sizeof *iv * (2 * rc + w + 1));
+  int c = iv && lth_source_enclose(src, t0, t1, 1, iv, iv + 2 * rc, NULL) == LTH_OK;
+  for (size_t q = 0; c && q < rc; q++) c = iv[rc + q].lo == 0.0 && iv[rc + q].hi == 0.0;
+  free(iv);
+  return c;
+}
+
+int lth_lqr_proven_constant(const lth_source *src, double t0, double t1) {
+  if (!src) return 1; /* absent: zero */
+  if (lth_source_is_sparse(src)) return proven_constant(src, t0, t1);
+  return (double)lth_source_rows(src) * lth_source_cols(src) <=
+             (double)LQR_DENSE_ENCLOSE_MAX * LQR_DENSE_ENCLOSE_MAX &&
+         proven_constant_dense(src, t0, t1);
+}
+
 lth_status lth_lqr_check_H(const lth_lqr_spec *spec, const double *times, size_t n,
                            lth_error *err) {
   lth_status st = LTH_OK;
   h_eval h;
   if ((st = h_alloc(&h, spec, err)) != LTH_OK) return st;
-  size_t ns = LQR_H_SCAN_POINTS + n;
+  /* a constant H has the same eigenvalues at every t: one point decides */
+  int constant = lth_lqr_proven_constant(spec->H, spec->t0, spec->t1);
+  size_t ns = constant ? 1 : LQR_H_SCAN_POINTS + n;
   h_sample *sm = malloc((ns + 1) * sizeof *sm);
   if (!sm) {
     h_free(&h);
     return lth_error_set(err, LTH_ENOMEM, "out of memory");
   }
   double t0 = spec->t0, t1 = spec->t1, scale = 0.0;
-  for (size_t k = 0; k < LQR_H_SCAN_POINTS; k++) {
+  for (size_t k = 0; k < LQR_H_SCAN_POINTS && !constant; k++) {
     double t =
         k + 1 == LQR_H_SCAN_POINTS ? t1 : t0 + (t1 - t0) * (double)k / (LQR_H_SCAN_POINTS - 1);
     h_at(&h, t, &sm[k]);
   }
-  for (size_t k = 0; k < n; k++) h_at(&h, times[k], &sm[LQR_H_SCAN_POINTS + k]);
+  for (size_t k = 0; k < n && !constant; k++) h_at(&h, times[k], &sm[LQR_H_SCAN_POINTS + k]);
+  if (constant) h_at(&h, t0, &sm[0]);
   qsort(sm, ns, sizeof *sm, cmp_sample);
   for (size_t k = 0; k < ns; k++) {
     if (!sm[k].ok) continue;

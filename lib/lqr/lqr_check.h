@@ -21,6 +21,14 @@ lth_status lth_lqr_check_C(const lth_lqr_spec *spec, lth_error *err);
 lth_status lth_lqr_dense_C(const lth_lqr_spec *spec, const double **C, double **own,
                            lth_error *err);
 lth_status lth_lqr_check_H(const lth_lqr_spec *spec, const double *times, size_t n, lth_error *err);
+/* Largest nx for which a dense source is enclosed entry by entry to prove it
+ * constant (larger dense ones count as time-varying). */
+#define LQR_DENSE_ENCLOSE_MAX 3000
+/* 1 if src (NULL: absent, zero) is proven constant on [t0, t1]: the
+ * enclosure of every entry's first Taylor coefficient there is exactly zero
+ * (a sparse source on its pattern, a dense one entry by entry up to
+ * LQR_DENSE_ENCLOSE_MAX squared entries); 0 for callbacks and samples. */
+int lth_lqr_proven_constant(const lth_source *src, double t0, double t1);
 lth_status lth_lqr_check_data(const lth_lqr_spec *spec, const double *times, size_t n,
                               lth_error *err);
 

@@ -58,9 +58,6 @@
 
 /* Largest nx for which dense H or C are checked by their eigenvalues. */
 #define DENSE_CHECK_MAX 2000
-/* Largest nx for which a dense H is enclosed entry by entry to prove it
- * constant (larger dense ones are scanned as time-varying). */
-#define DENSE_ENCLOSE_MAX 3000
 
 int lth_lqr_op_available(void) { return lth_bvp_op_available(); }
 
@@ -126,34 +123,6 @@ static lth_status spm_at(spm *S, const lth_source *src, double t, lth_error *err
   return lth_source_fill_csc(src, t, 0, S->val, (size_t)(nnz ? nnz : 1), S->val + nnz, err);
 }
 
-/* 1 if src is proven constant on [t0, t1]: a sparse source whose enclosure
- * of the first Taylor coefficient there is exactly zero. */
-static int proven_constant(const lth_source *src, double t0, double t1) {
-  int nnz = 0;
-  const int *cp, *ri;
-  if (!lth_source_can_enclose_csc(src) || lth_source_csc_pattern(src, &nnz, &cp, &ri, NULL))
-    return 0;
-  size_t w = lth_source_enclose_work_size(src, 1);
-  lth_interval *iv = malloc(sizeof *iv * (2 * (size_t)nnz + w + 1));
-  int c = iv && lth_source_enclose_csc(src, t0, t1, 1, iv, nnz ? (size_t)nnz : 1,
-                                       iv + 2 * (size_t)nnz, NULL) == LTH_OK;
-  for (int q = 0; c && q < nnz; q++) c = iv[nnz + q].lo == 0.0 && iv[nnz + q].hi == 0.0;
-  free(iv);
-  return c;
-}
-
-/* The same for a dense source (entry by entry: 2 nx^2 intervals, 288 MB at
- * DENSE_ENCLOSE_MAX). */
-static int proven_constant_dense(const lth_source *src, double t0, double t1) {
-  if (lth_source_is_sparse(src) || !lth_source_can_enclose(src)) return 0;
-  size_t rc = (size_t)lth_source_rows(src) * (size_t)lth_source_cols(src);
-  size_t w = lth_source_enclose_work_size(src, 1);
-  lth_interval *iv = malloc(sizeof *iv * (2 * rc + w + 1));
-  int c = iv && lth_source_enclose(src, t0, t1, 1, iv, iv + 2 * rc, NULL) == LTH_OK;
-  for (size_t q = 0; c && q < rc; q++) c = iv[rc + q].lo == 0.0 && iv[rc + q].hi == 0.0;
-  free(iv);
-  return c;
-}
 
 /* Symmetric on the pattern: 0, or 1 with the row in *at and |a_ij - a_ji|,
  * max |a| in *x, *y. */
@@ -247,14 +216,13 @@ static lth_status psd_one(lth_psd_ctx *ctx, const spm *W, const char *name, int 
 }
 
 /* Where H(t) is checked: once (at t0) when its enclosures prove it constant
- * on [t0, t1] (a dense H's entry by entry only up to DENSE_ENCLOSE_MAX);
+ * on [t0, t1] (lth_lqr_proven_constant);
  * otherwise on the dense check's scan of [t0, t1] (LQR_H_SCAN_POINTS,
  * lib/lqr/lqr_check.c) and at the output times.  Between the points an H(t)
  * that dips below -delta for less than the spacing may go unseen. */
 static double *h_times(const lth_lqr_spec *spec, const double *times, size_t n, size_t *nt,
                        int *constant) {
-  *constant = proven_constant(spec->H, spec->t0, spec->t1) ||
-              (spec->nx <= DENSE_ENCLOSE_MAX && proven_constant_dense(spec->H, spec->t0, spec->t1));
+  *constant = lth_lqr_proven_constant(spec->H, spec->t0, spec->t1);
   size_t ns = *constant ? 1 : LQR_H_SCAN_POINTS + n;
   double *ts = malloc(sizeof(double) * (ns + 1));
   if (!ts) return NULL;
@@ -429,8 +397,8 @@ static void fill(const lth_lqr_spec *spec, const lth_bvp_result *br, double resi
  * data cannot jump; time-varying data are checked. */
 static lth_status check_jumps(const lth_lqr_spec *spec, const lth_system *sys, lth_error *err) {
   double t0 = spec->t0, t1 = spec->t1;
-  if (proven_constant(spec->A, t0, t1) && proven_constant(spec->B, t0, t1) &&
-      proven_constant(spec->H, t0, t1)) {
+  if (lth_lqr_proven_constant(spec->A, t0, t1) && lth_lqr_proven_constant(spec->B, t0, t1) &&
+      lth_lqr_proven_constant(spec->H, t0, t1)) {
     return LTH_OK;
   }
   return lth_bvp_check_data(sys, t0, t1, err);
