@@ -11,8 +11,8 @@
  * P g = 0), while the part of Ahat off it -- arbitrary, and often far the
  * largest -- sets neither the substeps nor the rounding.
  * No step-size control, no tolerance: the state is carried from output to
- * output in substeps d with ||Ahat||_1 d <= 1, each the matrix exponential
- * (GSL's scaling and squaring, which needs no squaring at that norm) followed
+ * output in substeps d with ||As||_1 d <= 1, each the matrix exponential
+ * (GSL's scaling and squaring, lib/ivp/ivp_expm.c) followed
  * by the projection I - P.  The exact flow keeps v in the state space, so
  * the projection changes nothing but rounding.  The error is the substeps'
  * rounding carried by the problem's own dynamics, as for any one-step
@@ -20,9 +20,7 @@
  * LTH_IVP_CONST_MAX_WORK multiply-adds (a stiff system over a long span),
  * LTH_ERANGE leaves the solve to the integrator. */
 #define _POSIX_C_SOURCE 200809L
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_linalg.h>
-#include <gsl/gsl_matrix.h>
+#include <cblas.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -30,9 +28,9 @@
 #include <time.h>
 
 #include "core/errors.h"
+#include "core/small_blas.h"
 #include "ivp_impl.h"
 #include "lth/decomp.h"
-#include "lth/defaults.h"
 #include "lth/enclose.h"
 
 /* Above this many multiply-adds of substeps the integrator takes over
@@ -65,8 +63,8 @@ static double substeps(double d, double na) {
   return d > 0 ? fmax(1.0, ceil(d * na)) : 0.0;
 }
 
-/* The substeps the exact propagation would take, for the cost check in
- * lth_ivp_solve: sum over the output intervals of ceil(||Ahat||_1 d). */
+/* The substeps the exact propagation would take (for its cost check): the
+ * sum over the output intervals of ceil(||As||_1 d). */
 static double total_substeps(double na, double t0, const double *times, size_t n) {
   double t = t0, k = 0.0;
   for (size_t i = 0; i < n; i++) {
@@ -80,61 +78,51 @@ typedef struct {
   int m;
   const lth_point *pt;
   double *As, *gs;   /* (I - P) Ahat (I - P) and (I - P) g */
-  gsl_matrix *X, *E; /* (m + 1)^2: d [As gs; 0 0] and its exponential */
+  double *W;         /* m x m scratch */
+  double *X, *E;     /* (m + 1)^2: d [As gs; 0 0] and its exponential */
   double *F;         /* m x (m + 1): (I - P) [exp(d Ahat)  phi_1 g] */
   double *w;         /* m */
   double d;          /* the substep F was formed for (NAN: none) */
 } propagator;
 
+/* As = (I - P) Ahat (I - P), gs = (I - P) g (W: m x m doubles of scratch). */
+static void restrict_to_state(const lth_point *pt, double *As, double *gs, double *W) {
+  int m = pt->m;
+  const double *A = pt->Ahat.c, *P = pt->P.c;
+  int la = pt->Ahat.ld, lp = pt->P.ld;
+  /* W = Ahat (I - P), then As = (I - P) W */
+  for (int j = 0; j < m; j++) {
+    memcpy(W + (size_t)j * m, A + (size_t)j * la, (size_t)m * sizeof(double));
+  }
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, m, m, -1.0, A, la, P, lp, 1.0, W, m);
+  memcpy(As, W, (size_t)m * m * sizeof(double));
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, m, m, -1.0, P, lp, W, m, 1.0, As, m);
+  memcpy(gs, pt->g.c, (size_t)m * sizeof(double));
+  cblas_dgemv(CblasColMajor, CblasNoTrans, m, m, -1.0, P, lp, pt->g.c, 1, 1.0, gs, 1);
+}
+
 /* F for the substep d. */
 static lth_status form(propagator *pr, double d, lth_error *err) {
-  int m = pr->m;
+  int m = pr->m, n = m + 1;
   const lth_point *pt = pr->pt;
-  gsl_matrix_set_zero(pr->X);
+  memset(pr->X, 0, (size_t)n * n * sizeof(double));
   for (int j = 0; j < m; j++) {
-    for (int i = 0; i < m; i++) gsl_matrix_set(pr->X, i, j, d * pr->As[i + (size_t)j * m]);
+    for (int i = 0; i < m; i++) pr->X[i + (size_t)j * n] = d * pr->As[i + (size_t)j * m];
   }
-  for (int i = 0; i < m; i++) gsl_matrix_set(pr->X, i, m, d * pr->gs[i]);
-  gsl_error_handler_t *saved = gsl_set_error_handler_off();
-  int rc = gsl_linalg_exponential_ss(pr->X, pr->E, GSL_PREC_DOUBLE);
-  gsl_set_error_handler(saved);
-  if (rc != GSL_SUCCESS) {
+  for (int i = 0; i < m; i++) pr->X[i + (size_t)m * n] = d * pr->gs[i];
+  const char *why = "";
+  if (lth_ivp_expm(pr->X, n, n, pr->E, n, &why) != 0) {
     return lth_error_set(err, LTH_EINTEG, "the matrix exponential of the reduced ODE failed: %s",
-                         gsl_strerror(rc));
+                         why);
   }
   /* F = (I - P) E(1:m, :) */
   for (int j = 0; j <= m; j++) {
-    for (int i = 0; i < m; i++) {
-      double s = gsl_matrix_get(pr->E, i, j);
-      for (int l = 0; l < m; l++) s -= LTH_JET_AT(&pt->P, 0, i, l) * gsl_matrix_get(pr->E, l, j);
-      pr->F[i + (size_t)j * m] = s;
-    }
+    memcpy(pr->F + (size_t)j * m, pr->E + (size_t)j * n, (size_t)m * sizeof(double));
   }
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, m, -1.0, pt->P.c, pt->P.ld, pr->E, n,
+              1.0, pr->F, m);
   pr->d = d;
   return LTH_OK;
-}
-
-/* As = (I - P) Ahat (I - P), gs = (I - P) g (w: m doubles of scratch). */
-static void restrict_to_state(const lth_point *pt, double *As, double *gs, double *w) {
-  int m = pt->m;
-  /* As = Ahat (I - P), column by column, then (I - P) from the left */
-  for (int j = 0; j < m; j++) {
-    for (int i = 0; i < m; i++) {
-      double s = LTH_JET_AT(&pt->Ahat, 0, i, j);
-      for (int l = 0; l < m; l++) s -= LTH_JET_AT(&pt->Ahat, 0, i, l) * LTH_JET_AT(&pt->P, 0, l, j);
-      w[i] = s;
-    }
-    for (int i = 0; i < m; i++) {
-      double s = w[i];
-      for (int l = 0; l < m; l++) s -= LTH_JET_AT(&pt->P, 0, i, l) * w[l];
-      As[i + (size_t)j * m] = s;
-    }
-  }
-  for (int i = 0; i < m; i++) {
-    double s = pt->g.c[i];
-    for (int l = 0; l < m; l++) s -= LTH_JET_AT(&pt->P, 0, i, l) * pt->g.c[l];
-    gs[i] = s;
-  }
 }
 
 /* v <- F [v; 1], k times. */
@@ -142,11 +130,8 @@ static void advance(propagator *pr, double *v, double k) {
   int m = pr->m;
   const double *F = pr->F;
   for (double q = 0; q < k; q++) {
-    for (int i = 0; i < m; i++) {
-      double s = F[i + (size_t)m * m];
-      for (int j = 0; j < m; j++) s += F[i + (size_t)j * m] * v[j];
-      pr->w[i] = s;
-    }
+    memcpy(pr->w, F + (size_t)m * m, (size_t)m * sizeof(double));
+    lth_small_gemm(CblasNoTrans, CblasNoTrans, m, 1, m, 1.0, F, m, v, m, 1.0, pr->w, m);
     memcpy(v, pr->w, (size_t)m * sizeof(double));
   }
 }
@@ -222,10 +207,10 @@ static lth_status const_solve(const lth_system *sys, double t0, const double *ti
   lth_point *pt = ws ? lth_point_alloc(sys, 0, err) : NULL;
   int m = lth_system_state_dim(sys);
   propagator pr = {.m = m, .pt = pt, .d = NAN};
-  pr.X = gsl_matrix_alloc((size_t)m + 1, (size_t)m + 1);
-  pr.E = gsl_matrix_alloc((size_t)m + 1, (size_t)m + 1);
-  /* F, w, As, gs, v */
-  double *mem = malloc(((size_t)m * (2 * m + 4) + 1) * sizeof(double));
+  pr.X = malloc(((size_t)m + 1) * (m + 1) * sizeof(double));
+  pr.E = malloc(((size_t)m + 1) * (m + 1) * sizeof(double));
+  /* F, w, As, gs, v, W */
+  double *mem = malloc(((size_t)m * (3 * m + 4) + 1) * sizeof(double));
   lth_status st = LTH_OK;
   if (!pt) {
     st = lth_error_status(err);
@@ -249,7 +234,8 @@ static lth_status const_solve(const lth_system *sys, double t0, const double *ti
     pr.As = pr.w + m;
     pr.gs = pr.As + (size_t)m * m;
     v = pr.gs + m;
-    restrict_to_state(pt, pr.As, pr.gs, pr.w);
+    pr.W = v + m;
+    restrict_to_state(pt, pr.As, pr.gs, pr.W);
     na = norm1(pr.As, m, m);
     double work = refine * total_substeps(na, t0, times, n) * (double)m * (m + 1);
     if (!(work <= LTH_IVP_CONST_MAX_WORK)) {
@@ -270,8 +256,8 @@ static lth_status const_solve(const lth_system *sys, double t0, const double *ti
     res->table_end = NAN;
     res->propagated = 1;
   }
-  gsl_matrix_free(pr.X);
-  gsl_matrix_free(pr.E);
+  free(pr.X);
+  free(pr.E);
   free(mem);
   lth_point_free(pt);
   lth_decomp_ws_free(ws);

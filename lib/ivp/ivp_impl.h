@@ -118,6 +118,10 @@ lth_status lth_ivp_error_estimate(const lth_system *sys, lth_ivp *iv, double cha
  * error_estimate, error_tol, error_worst, error_worst_k from it. */
 void lth_ivp_error_compare(lth_ivp_result *res, double *zref, double rtol, double atol);
 
+/* lib/ivp/ivp_expm.c: E = exp(X) (n x n, column-major), GSL's scaling and
+ * squaring; 0, or -1 with GSL's reason in *why. */
+int lth_ivp_expm(const double *X, int n, int ldx, double *E, int lde, const char **why);
+
 int lth_ivp_const_applies(const lth_system *sys, double t0, double t1, const lth_ivp_opts *o);
 lth_status lth_ivp_const_solve(const lth_system *sys, double t0, const double *times, size_t n,
                                const lth_ivp_opts *o, lth_ivp_result *res, lth_error *err);
