@@ -116,12 +116,6 @@ static void json_error(app_json *j, const app_ctx *C, const app_run *run) {
     app_json_put_number(j, "t_error_worst", res->times[res->error_worst_k]);
   }
   app_json_rows(j, "z_error", C->z_error, run->tm.n, (size_t)run->nout);
-  if (res->propagated) { /* the exponential again, with twice the substeps: no tolerance */
-    app_json_put_string(j, "error_method", "exponential");
-    put_number_or_null(j, "error_rtol", NAN);
-    put_number_or_null(j, "error_atol", NAN);
-    return;
-  }
   app_json_put_string(j, "error_method", lth_ivp_method_name(res->error_method));
   app_json_put_number(j, "error_rtol", res->error_rtol);
   app_json_put_number(j, "error_atol", res->error_atol);
@@ -216,11 +210,6 @@ static void text_error(FILE *fp, const app_ctx *C, const app_run *run) {
   if (res->error_worst >= 0) {
     fprintf(fp, ", largest in %s at t = %s", run->names.name[res->error_worst],
             app_fmt_exact(b, sizeof b, res->times[res->error_worst_k]));
-  }
-  if (res->propagated) {
-    fprintf(fp, "\n               (the exponential again with twice the substeps, %zu, %.3g s)\n",
-            res->error_steps, res->error_seconds);
-    return;
   }
   fprintf(fp, "\n               (a second solve: %s, rtol %.3g, atol %.3g, %zu steps, %.3g s)\n",
           lth_ivp_method_name(res->error_method), res->error_rtol, res->error_atol,

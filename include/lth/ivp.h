@@ -107,9 +107,11 @@ typedef struct lth_ivp_opts {
                          not for callbacks or samples), with coefficients LTH_COEF_AUTO and
                          automatic stabilize, the reduced ODE is solved by its exact
                          propagator, the matrix exponential (docs/user-guide.md section 6,
-                         "Constant data"): one decomposition, no step-size control, exact
-                         to rounding at every rtol (lth_ivp_result.propagated); 0: always
-                         the integrator.  lth_ivp_solve only */
+                         "Constant data"): one decomposition, no step-size control, only
+                         rounding left (lth_ivp_result.propagated).  The error estimate
+                         stays the integrator's second solve, and where it exceeds the
+                         tolerance the solve integrates instead.  0: always the
+                         integrator.  lth_ivp_solve only */
   double chain_scale; /* the scale cond_interval is judged against: the largest chain
                          norm on the system's interval (lth_pi_chain_scale).  0 (default):
                          computed once by each solve (or lth_ivp_alloc) and shared by its
@@ -140,7 +142,7 @@ typedef struct lth_ivp_result {
   size_t steps, rhs_evals, decomps;
   double seconds_total, seconds_decomp; /* decomp: decompositions, table building included */
   int propagated; /* 1: the data are constant and the exact propagator carried v from output to
-                     output (opts.propagate): steps counts its substeps (||As||_1 d <= 1 each),
+                     output (opts.propagate): steps counts its substeps (||As||_1 d <= 16 each),
                      rhs_evals is 0, decomps 1, coef_mode _DIRECT */
   lth_ivp_coefficients coef_mode;       /* what served the coefficients: _DIRECT, _TABLE, _HERMITE
                                            (_TABLE also when auto fell back to direct part-way) */

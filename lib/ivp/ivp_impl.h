@@ -125,11 +125,6 @@ int lth_ivp_expm(const double *X, int n, int ldx, double *E, int lde, const char
 int lth_ivp_const_applies(const lth_system *sys, double t0, double t1, const lth_ivp_opts *o);
 lth_status lth_ivp_const_solve(const lth_system *sys, double t0, const double *times, size_t n,
                                const lth_ivp_opts *o, lth_ivp_result *res, lth_error *err);
-/* Its global error estimate (opts->error_estimate): the same propagation with
- * twice the substeps, another exponential and another rounding, compared
- * (lth_ivp_result.error_*; error_rtol = error_atol = 0: no tolerance). */
-lth_status lth_ivp_const_estimate(const lth_system *sys, double t0, const double *times,
-                                  size_t n, const lth_ivp_opts *o, lth_ivp_result *res,
-                                  lth_error *err);
+
 
 #endif

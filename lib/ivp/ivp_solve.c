@@ -178,6 +178,82 @@ lth_status lth_ivp_integrate_outputs(lth_ivp *iv, double t0, const double *times
   return st;
 }
 
+/* The exact propagator of constant data (lib/ivp/ivp_const.c) into res;
+ * *constant = 0 where its substeps would cost more than integrating. */
+static lth_status propagate(const lth_system *sys, double t0, const double *times, size_t n,
+                            const lth_ivp_opts *o, lth_ivp_result *res, int *constant,
+                            lth_error *err) {
+  lth_error local;
+  lth_error_clear(&local);
+  lth_status st = lth_ivp_const_solve(sys, t0, times, n, o, res, &local);
+  if (st == LTH_ERANGE) {
+    *constant = 0;
+    return LTH_OK;
+  }
+  if (st != LTH_OK && err) *err = local;
+  return st;
+}
+
+/* One solve: the scan of Pi beside (none for constant data: Pi is the same
+ * at every t, so the decomposition at t0 judges it on the whole span), the
+ * initial value, the exact propagator (constant) or the integrator, and the
+ * error estimate -- always by the integrator's second, more accurate solve,
+ * whose decompositions at many t are independent of the propagator's one. */
+static lth_status solve_pass(const lth_system *sys, double t0, const double *z0,
+                             const double *times, size_t n, lth_ivp_opts o, int constant,
+                             lth_ivp_result **out, lth_error *err) {
+  double t_hi = n > 0 ? times[n - 1] : t0;
+  if (constant) {
+    o.pi_scan = -1;
+  }
+  /* once per solve: its integrators (the error estimate's too), tables and
+   * workspaces judge cond_interval against the same scale */
+  o.chain_scale = lth_coef_chain_scale(sys, &o);
+  lth_ivp_result *res = lth_ivp_result_alloc(lth_system_size(sys), lth_system_state_dim(sys), n);
+  if (!res) {
+    return lth_error_set(err, LTH_ENOMEM, "out of memory allocating a solution");
+  }
+  lth_ivp_prescan_job scan;
+  lth_status st = lth_ivp_prescan_start(&scan, sys, t0, t_hi, &o, err);
+  if (st == LTH_OK) {
+    st = initial_value(sys, t0, z0, &o, res, err);
+  }
+  if (st == LTH_OK && constant) {
+    st = propagate(sys, t0, times, n, &o, res, &constant, err);
+  }
+  lth_ivp *iv = NULL;
+  if (st == LTH_OK && (!constant || o.error_estimate)) {
+    iv = lth_ivp_alloc(sys, 1, 1, &o, t0, t_hi, err);
+    st = iv ? LTH_OK : (lth_error_status(err));
+  }
+  if (iv) {
+    lth_ivp_attach_scan(iv, &scan, t_hi > t0 ? (double)n / (t_hi - t0) : 0.0);
+  }
+  if (st == LTH_OK && !constant) {
+    st = lth_ivp_integrate_outputs(iv, t0, times, n, &o, res, err);
+  }
+  /* the scan's refusal is the answer, whatever the integration made of it */
+  lth_error scan_err;
+  double scan_scale = 0.0;
+  if (lth_ivp_prescan_join(&scan, &scan_scale, &scan_err) != LTH_OK) {
+    st = scan.st;
+    if (err) *err = scan_err;
+  }
+  if (iv && !constant) {
+    lth_ivp_report(iv, res);
+  }
+  if (st == LTH_OK && o.error_estimate) {
+    st = lth_ivp_error_estimate(sys, iv, scan_scale, t0, times, n, &o, res, err);
+  }
+  lth_ivp_free(iv);
+  if (st != LTH_OK) {
+    lth_ivp_result_free(res);
+    return st;
+  }
+  *out = res;
+  return LTH_OK;
+}
+
 lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0, const double *times,
                          size_t n, const lth_ivp_opts *opts, lth_ivp_result **out, lth_error *err) {
   LTH_ERROR_RECORD(err);
@@ -194,66 +270,22 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0, con
   }
   double t_start = now();
   double t_hi = n > 0 ? times[n - 1] : t0;
-  /* constant data: Pi is the same at every t, so the decomposition at t0
-   * judges it on the whole span and no scan is needed */
-  int constant = lth_ivp_const_applies(sys, t0, t_hi, &o);
-  if (constant) {
-    o.pi_scan = -1;
-  }
-  /* once per solve: its integrators (the error estimate's too), tables and
-   * workspaces judge cond_interval against the same scale */
-  o.chain_scale = lth_coef_chain_scale(sys, &o);
-  lth_ivp_result *res = lth_ivp_result_alloc(lth_system_size(sys), lth_system_state_dim(sys), n);
-  if (!res) {
-    return lth_error_set(err, LTH_ENOMEM, "out of memory allocating a solution");
-  }
-  lth_ivp_prescan_job scan;
-  st = lth_ivp_prescan_start(&scan, sys, t0, t_hi, &o, err);
-  if (st == LTH_OK) {
-    st = initial_value(sys, t0, z0, &o, res, err);
-  }
-  lth_ivp *iv = NULL;
-  if (st == LTH_OK) {
-    iv = lth_ivp_alloc(sys, 1, 1, &o, t0, t_hi, err);
-    st = iv ? LTH_OK : (lth_error_status(err));
-  }
-  if (iv) {
-    lth_ivp_attach_scan(iv, &scan, t_hi > t0 ? (double)n / (t_hi - t0) : 0.0);
-  }
-  if (st == LTH_OK && constant) {
-    lth_error local;
-    lth_error_clear(&local);
-    st = lth_ivp_const_solve(sys, t0, times, n, &o, res, &local);
-    if (st == LTH_ERANGE) { /* the substeps cost more than integrating: integrate */
-      constant = 0;
-      st = LTH_OK;
-    } else if (st != LTH_OK && err) {
-      *err = local;
-    }
-  }
-  if (st == LTH_OK && !constant) {
-    st = lth_ivp_integrate_outputs(iv, t0, times, n, &o, res, err);
-  }
-  /* the scan's refusal is the answer, whatever the integration made of it */
-  lth_error scan_err;
-  double scan_scale = 0.0;
-  if (lth_ivp_prescan_join(&scan, &scan_scale, &scan_err) != LTH_OK) {
-    st = scan.st;
-    if (err) *err = scan_err;
-  }
-  if (iv && !constant) {
-    lth_ivp_report(iv, res);
-  }
-  if (st == LTH_OK && o.error_estimate) {
-    st = constant ? lth_ivp_const_estimate(sys, t0, times, n, &o, res, err)
-                  : lth_ivp_error_estimate(sys, iv, scan_scale, t0, times, n, &o, res, err);
-  }
-  lth_ivp_free(iv);
-  res->seconds_total = now() - t_start;
-  if (st != LTH_OK) {
+  lth_ivp_result *res = NULL;
+  st = solve_pass(sys, t0, z0, times, n, o, lth_ivp_const_applies(sys, t0, t_hi, &o), &res, err);
+  if (st == LTH_OK && res->propagated && o.error_estimate && res->error_tol > 1) {
+    /* the exponential missed the tolerance -- one decomposition's rounding,
+     * carried along the span, where the integrator's many decompositions
+     * average theirs out: integrate instead */
+    lth_ivp_result *again = NULL;
+    o.propagate = 0;
+    st = solve_pass(sys, t0, z0, times, n, o, 0, &again, err);
     lth_ivp_result_free(res);
+    res = again;
+  }
+  if (st != LTH_OK) {
     return st;
   }
+  res->seconds_total = now() - t_start;
   *out = res;
   return LTH_OK;
 }

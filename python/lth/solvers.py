@@ -349,11 +349,8 @@ def _error_estimate(r, rank, srt, pb, ezx, ts, z, rtol, atol):
         "error_worst": pb.components[int(pb.variable_index[worst])] if worst >= 0 else None,
         "t_error_worst": t_worst,
         "z_error": ezx,
-        # the exact propagator's estimate is the exponential again (no tolerance)
-        "error_method": ("exponential" if r.propagated
-                         else LIB.lth_ivp_method_name(r.error_method).decode()),
-        "error_rtol": None if r.propagated else r.error_rtol,
-        "error_atol": None if r.propagated else r.error_atol,
+        "error_method": LIB.lth_ivp_method_name(r.error_method).decode(),
+        "error_rtol": r.error_rtol, "error_atol": r.error_atol,
         "stats": {"error_steps": r.error_steps, "error_rhs_evals": r.error_rhs_evals,
                   "error_decomps": r.error_decomps, "error_seconds": r.error_seconds}}
 
@@ -395,7 +392,8 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=DEFAULT_RTOL, atol=DE
     constant by its enclosure) are not integrated when ``method`` is None: the
     exact propagator, the matrix exponential of the reduced ODE, carries the
     state from output to output (``stats["propagator"]`` is "exponential";
-    an explicit ``method`` integrates instead).  Returns a :class:`Solution`: ``z`` and
+    where the error estimate says it missed the tolerance, and with an
+    explicit ``method``, the integrator solves instead).  Returns a :class:`Solution`: ``z`` and
     ``z_error`` with columns in the user's order (named by ``components``,
     every unknown), ``v`` in the chain order (named by ``state_components``);
     ``path`` the path taken (on the operator path ``output_gain`` and

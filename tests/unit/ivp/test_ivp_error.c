@@ -284,7 +284,8 @@ START_TEST(test_two_masses_msbdf) {
     lth_ivp_result_free(res);
   }
   /* by default the constant data are propagated exactly (lib/ivp/ivp_const.c):
-   * rounding errors only, and an estimate (twice the substeps) at that level */
+   * rounding errors only; the estimate is rk8pd's second solve as above, here
+   * the larger error of the two, so it may only overstate */
   lth_ivp_opts o;
   lth_ivp_opts_init(&o);
   lth_ivp_result *res = NULL;
@@ -298,9 +299,10 @@ START_TEST(test_two_masses_msbdf) {
     for (int i = 0; i < 5; i++) e = fmax(e, fabs(res->z[k * 5 + i] - zs[i]));
   }
   /* floor: the substeps' rounding, each of them exact to a few eps of |z| <= 1.5 */
-  double fl = fmax(100.0, (double)res->error_steps) * DBL_EPSILON * 1.5;
+  double fl = fmax(100.0, (double)res->steps) * DBL_EPSILON * 1.5;
   ck_assert_msg(e <= fl, "exponential: error %.3e above its floor %.3e", e, fl);
-  ck_assert_msg(in_band(res->error_estimate, e, fl) && res->error_tol < 1e-3,
+  ck_assert_int_eq(res->error_method, LTH_IVP_RK8PD);
+  ck_assert_msg(res->error_estimate >= 0.5 * e && res->error_tol < 1,
                 "exponential: estimated %.3e (%.3g x the tolerance), true %.3e",
                 res->error_estimate, res->error_tol, e);
   lth_ivp_result_free(res);
