@@ -179,14 +179,15 @@ lth_status lth_ivp_integrate_outputs(lth_ivp *iv, double t0, const double *times
 }
 
 /* The exact propagator of constant data (lib/ivp/ivp_const.c) into res;
- * *constant = 0 where its substeps would cost more than integrating. */
+ * *constant = 0 where its substeps would cost more than integrating or the
+ * matrix exponential failed: the integrator then solves. */
 static lth_status propagate(const lth_system *sys, double t0, const double *times, size_t n,
                             const lth_ivp_opts *o, lth_ivp_result *res, int *constant,
                             lth_error *err) {
   lth_error local;
   lth_error_clear(&local);
   lth_status st = lth_ivp_const_solve(sys, t0, times, n, o, res, &local);
-  if (st == LTH_ERANGE) {
+  if (st == LTH_ERANGE || st == LTH_EINTEG) {
     *constant = 0;
     return LTH_OK;
   }
