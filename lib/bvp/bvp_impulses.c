@@ -40,14 +40,15 @@ static lth_status mark_columns(const lth_source *src, double t0, double t1,
   if (!any) return LTH_OK;
   int nnz = 0;
   const int *cp = NULL, *ri = NULL;
-  int sparse = lth_source_is_sparse(src) &&
-               lth_source_csc_pattern(src, &nnz, &cp, &ri, NULL) == LTH_OK;
+  int sparse =
+      lth_source_is_sparse(src) && lth_source_csc_pattern(src, &nnz, &cp, &ri, NULL) == LTH_OK;
   int enc = sparse ? lth_source_can_enclose_csc(src) : lth_source_can_enclose_dense(src);
   size_t n = sparse ? (size_t)nnz : (size_t)rows * (size_t)cols;
   lth_interval *v = NULL, *work = NULL;
   if (enc) {
     v = malloc((n + 1) * sizeof *v);
-    size_t nw = sparse ? lth_source_enclose_work_size(src, 0) : lth_source_enclose_dense_work(src, 0);
+    size_t nw =
+        sparse ? lth_source_enclose_work_size(src, 0) : lth_source_enclose_dense_work(src, 0);
     work = malloc((nw + 1) * sizeof *work);
     if (!v || !work) {
       free(v);

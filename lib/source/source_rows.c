@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Row-masked views of a source (source_rows.h).
  *
- * Only sources that carry an enclosure are viewed: the view exists to be
+ * Only sources that carry an enclosure (or scaled views of dense ones that
+ * do: lth_source_enclose_dense) are viewed: the view exists to be
  * enclosed (lth_enclose treats it as a piece of data of its own, whose
  * dropped rows are {0} at every order and so never decide a check).  A
  * sparse base keeps its pattern; entries in dropped rows stay in it with the
@@ -93,8 +94,8 @@ static lth_status rows_enclose_csc(const void *state, double a, double b, int or
   return st;
 }
 
-static lth_status rows_enclose(const void *state, double a, double b, int order,
-                               lth_interval *coef, lth_interval *work, lth_error *err) {
+static lth_status rows_enclose(const void *state, double a, double b, int order, lth_interval *coef,
+                               lth_interval *work, lth_error *err) {
   const rows_state *rs = state;
   int rows = lth_source_rows(rs->base), cols = lth_source_cols(rs->base);
   size_t sz = (size_t)rows * (size_t)cols;
@@ -126,7 +127,7 @@ static lth_status rows_enclose(const void *state, double a, double b, int order,
 
 #define ROWS_TYPE(exact_, sparse_)                                                                 \
   {                                                                                                \
-    .name = "rows", .fill = rows_fill, .work_size = rows_work_size, .domain = rows_domain,        \
+    .name = "rows", .fill = rows_fill, .work_size = rows_work_size, .domain = rows_domain,         \
     .destroy = rows_destroy, .exact = exact_, .enclose = rows_enclose,                             \
     .enclose_work_size = rows_enclose_work, .csc_pattern = sparse_ ? rows_pattern : NULL,          \
     .fill_csc = sparse_ ? rows_fill_csc : NULL, .enclose_csc = sparse_ ? rows_enclose_csc : NULL   \

@@ -83,8 +83,7 @@ START_TEST(test_unreached_jump_solved) {
   double y0 = -x2_1 / (1.0 - exp(-1.0));
   double times[] = {0.0, 0.25, 0.5, C_JUMP - 1e-3, C_JUMP + 1e-3, 0.75, 1.0};
   const int nt = (int)(sizeof times / sizeof *times);
-  static const lth_bvp_method methods[] = {LTH_BVP_COLLOCATION, LTH_BVP_SHOOTING,
-                                           LTH_BVP_MULTIPLE};
+  static const lth_bvp_method methods[] = {LTH_BVP_COLLOCATION, LTH_BVP_SHOOTING, LTH_BVP_MULTIPLE};
   for (int m = 0; m < 3; m++) {
     lth_bvp_opts o;
     lth_bvp_opts_init(&o);
@@ -93,9 +92,9 @@ START_TEST(test_unreached_jump_solved) {
     o.ivp.rtol = 1e-10;
     o.ivp.atol = 1e-12;
     lth_bvp_result *res = NULL;
-    ck_assert_msg(lth_bvp_solve(sys, 0.0, 1.0, 2, B0, B1, beta, times, (size_t)nt, &o, &res,
-                                &err) == LTH_OK,
-                  "%s: %s", lth_bvp_method_name(methods[m]), err.message);
+    ck_assert_msg(
+        lth_bvp_solve(sys, 0.0, 1.0, 2, B0, B1, beta, times, (size_t)nt, &o, &res, &err) == LTH_OK,
+        "%s: %s", lth_bvp_method_name(methods[m]), err.message);
     double e = 0.0;
     for (int k = 0; k < nt; k++) {
       double t = times[k], x2, y2;
@@ -106,9 +105,10 @@ START_TEST(test_unreached_jump_solved) {
     /* collocation: its estimate (relative to max(1, |z|) = 1 here) and the
      * rounding of a few hundred steps; the shooting methods: the integrator's
      * tolerance, amplified by cond_bvp */
-    double bound = methods[m] == LTH_BVP_COLLOCATION
-                       ? 10.0 * res->error_estimate + 1e-12
-                       : 10.0 * o.ivp.rtol * fmax(1.0, isfinite(res->cond_bvp) ? res->cond_bvp : 1.0);
+    double bound =
+        methods[m] == LTH_BVP_COLLOCATION
+            ? 10.0 * res->error_estimate + 1e-12
+            : 10.0 * o.ivp.rtol * fmax(1.0, isfinite(res->cond_bvp) ? res->cond_bvp : 1.0);
     ck_assert_msg(e <= bound, "%s: error %.3g above %.3g (estimate %.3g)",
                   lth_bvp_method_name(methods[m]), e, bound, res->error_estimate);
     lth_bvp_result_free(res);
@@ -136,9 +136,9 @@ START_TEST(test_reached_refused) {
   lth_bvp_opts_init(&o);
   o.method = LTH_BVP_COLLOCATION;
   lth_bvp_result *res = NULL;
-  ck_assert_int_eq(lth_bvp_solve(lth_problem_system(pb), 0, 1, 2, B0, B1, beta, times, 2, &o,
-                                 &res, &err),
-                   LTH_ENOSOL);
+  ck_assert_int_eq(
+      lth_bvp_solve(lth_problem_system(pb), 0, 1, 2, B0, B1, beta, times, 2, &o, &res, &err),
+      LTH_ENOSOL);
   ck_assert(res == NULL && fabs(err.t - C_JUMP) < 1e-12);
   lth_problem_free(pb);
   pb = idx3("[1, 0; 0, 0]", "[0, 0.3*" SIGN "; 0, -1]", "[0; 0]");

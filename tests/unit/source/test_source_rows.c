@@ -62,7 +62,7 @@ static void compare(const lth_source *base, const unsigned char *keep) {
     TU_ASSERT_OK(lth_source_enclose(base, 0.2, 0.6, ORDER, cb, wk, NULL));
     for (size_t e = 0; e < sz * (ORDER + 1); e++) {
       ck_assert(kept(keep, (int)(e % sz % (size_t)rows)) ? same(cv[e], cb[e])
-                                                          : cv[e].lo == 0 && cv[e].hi == 0);
+                                                         : cv[e].lo == 0 && cv[e].hi == 0);
     }
     free(cb);
     free(wk);
@@ -75,7 +75,8 @@ static void compare(const lth_source *base, const unsigned char *keep) {
     TU_ASSERT_OK(lth_source_csc_pattern(v, &nv, &cpv, &riv, NULL));
     ck_assert(nv == nnz && cpv == cp && riv == ri);
     size_t n = (size_t)nnz;
-    lth_interval *eb = malloc(n * (ORDER + 1) * sizeof *eb), *ev = malloc(n * (ORDER + 1) * sizeof *ev);
+    lth_interval *eb = malloc(n * (ORDER + 1) * sizeof *eb),
+                 *ev = malloc(n * (ORDER + 1) * sizeof *ev);
     lth_interval *wk = malloc((lth_source_enclose_work_size(base, ORDER) + 1) * sizeof *wk);
     double *vb = malloc(n * (ORDER + 1) * sizeof *vb), *vv = malloc(n * (ORDER + 1) * sizeof *vv);
     TU_ASSERT_OK(lth_source_enclose_csc(base, 0.2, 0.6, ORDER, eb, n, wk, NULL));
@@ -113,8 +114,8 @@ static void compare(const lth_source *base, const unsigned char *keep) {
 }
 
 START_TEST(test_dense_expr) {
-  static const char *const ent[] = {"sin(t)", "2.385", "exp(-t)", "t^2",  "abs(t-0.3)",
-                                    "cos(3*t)", "1/(2+t)", "-t",  "0.5"};
+  static const char *const ent[] = {"sin(t)",   "2.385",   "exp(-t)", "t^2", "abs(t-0.3)",
+                                    "cos(3*t)", "1/(2+t)", "-t",      "0.5"};
   lth_expr *e[9];
   for (int k = 0; k < 9; k++) e[k] = parse(ent[k]);
   lth_source *s = lth_source_expr(3, 3, e, NULL);
