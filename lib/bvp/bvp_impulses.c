@@ -5,7 +5,7 @@
  * Which rows of block row j the hidden constraints hold.  Write the m-th
  * derivative of the constraint 0 = A(r,r-1) z_{r-1} + f_r as
  * sum_k C_k^(m) z_k + g^(m) = 0, with each z_l' replaced by row l of the DAE
- * (MATH.md section 1): C^(0) is row r's blocks, and
+ * (docs/theory.md section 1): C^(0) is row r's blocks, and
  *     C_k^(m+1) = (C_k^(m))' + sum_l C_l^(m) A(l,k),
  * while row l's data enter g^(m+1) as C_l^(m) f_l and C_l^(m) A(l,k).  So
  * row i of block row l reaches a constraint of order <= r - 2 only if column

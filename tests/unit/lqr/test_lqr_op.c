@@ -149,7 +149,8 @@ END_TEST
  * (row 1 of A(2,2) = -A') is a jump of lambda_1's equation, which the
  * constraint never differentiates (docs/collocation.md section 8): the
  * operator path answers, and agrees with the dense path within both
- * results' tolerances.  x0 is put on the arc by the dense path first. */
+ * results' tolerances.  x0 is put on the arc by the dense path first.  A
+ * jump in row 2 of A' (B's row) is still refused. */
 START_TEST(test_jump_off_the_constraint) {
   if (!lth_lqr_op_available()) return;
   static const char *const Hj[] = {"1 + 0.5*(t-0.61)/abs(t-0.61)", "0", "0", "1"};
@@ -199,6 +200,24 @@ START_TEST(test_jump_off_the_constraint) {
     lth_lqr_result_free(op);
     lqr_problem_free(&pb);
   }
+  /* A(1,2) jumps: row 2 of A(2,2) = -A', which 0 = B' lambda differentiates
+   * (lambda_2' = -lambda_1 - A(1,2) ... : x would jump), refused naming t
+   * and the entry of A(2,2) (A' numbering) */
+  static const char *const Ar[] = {"0", "1 + 0.3*(t-0.61)/abs(t-0.61)", "0", "0"};
+  lqr_problem pb;
+  lqr_double_integrator(&pb, T, 0.7 * cosh(T), -0.7 * sinh(T));
+  lth_source_free(pb.A);
+  pb.spec.A = pb.A = lqr_src(2, 2, Ar);
+  double times[] = {0, T};
+  lth_lqr_result *op = NULL;
+  lth_error err;
+  lth_error_clear(&err);
+  ck_assert_int_eq(lth_lqr_solve_op(&pb.spec, times, 2, NULL, &op, &err), LTH_ENOSOL);
+  ck_assert_msg(strstr(err.message, "without an impulse") &&
+                    strstr(err.message, "A(2,2) entry (2,1)"),
+                "%s", err.message);
+  ck_assert(op == NULL && err.has_t && fabs(err.t - 0.61) < 1e-12);
+  lqr_problem_free(&pb);
 }
 END_TEST
 
