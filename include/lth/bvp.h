@@ -177,8 +177,8 @@ typedef struct lth_bvp_sparse_bc {
  * Only the rows the hidden constraints reach are checked: row i of block
  * row j when some path of entries not proven zero on [t0, t1] leads there
  * from the last row's blocks (at index 3: column i of A(3,2) is not zero;
- * docs/collocation.md section 8); a jump elsewhere moves only the
- * algebraic components.  Data without enclosures (callbacks, samples) pass
+ * docs/collocation.md section 8); a jump elsewhere leaves the differential
+ * components continuous.  Data without enclosures (callbacks, samples) pass
  * the check (their entries count as nonzero when the rows are decided).
  * lth_bvp_solve_op sees only the operator form, which has no enclosures:
  * call this on the system it was made from first (lth-bvp does). */

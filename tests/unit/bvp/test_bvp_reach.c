@@ -18,11 +18,12 @@
 #define C_JUMP 0.5037
 #define SIGN   "(t-0.5037)/abs(t-0.5037)" /* -1 before C_JUMP, 1 after */
 
-/* Index 3, blocks (2, 2, 1), z = (x1, x2, y1, y2, u):
- *   x1' = u,  x2' = y2,  y1' = x1 + a21 x2 ... (row 2 of A(2,1) below),
- *   y2' = -y2 + h(t),    0 = y1 - sin t.
- * The constraint y1 = sin t reaches x1 and y1 (A(3,2) = [1, 0]); x2 and y2
- * are the free components (p = 2).  The blocks are given as text. */
+/* Index 3, blocks (2, 2, 1), z = (x1, x2, y1, y2, u), with the blocks
+ * A(2,1), A(2,2), f(2) given (the base case: [1, 0; 0, 0], [0, 0; 0, -1],
+ * [0; h(t)]):
+ *   x1' = u,  x2' = y2,  y1' = x1,  y2' = -y2 + h(t),  0 = y1 - sin t.
+ * The constraint y1 = sin t reaches x1 and y1 (A(3,2) = [1, 0]), never
+ * y2's row; x2 and y2 are the free components (p = 2). */
 static lth_problem *idx3(const char *A21, const char *A22, const char *f2) {
   char text[1024];
   snprintf(text, sizeof text,
