@@ -105,8 +105,11 @@ static lth_status reached_rows(const lth_system *sys, double t0, double t1, unsi
 }
 
 /* One block of row j, its rows where keep[i] is set: its first non-smooth
- * point at order j - 1, if any.  Data without an enclosure of their own
- * (composites, seen through their parts) are checked in every row. */
+ * point at order j - 1, if any.  The block is enclosed through a row view
+ * (source_rows.h) when rows are dropped, and also when it is a scaled view
+ * (B', -A' of an LQR system), which lth_enclose would examine through its
+ * base and name the base's entries.  Data without an enclosure by either
+ * route (composites, seen through their parts) are checked in every row. */
 static lth_status block_impulse(const lth_source *src, const unsigned char *keep, const char *name,
                                 int j, double t0, double t1, lth_error *err) {
   LTH_ERROR_RECORD(err);
@@ -114,7 +117,9 @@ static lth_status block_impulse(const lth_source *src, const unsigned char *keep
   for (int i = 0; i < rows; i++) nkeep += keep[i] != 0;
   if (nkeep == 0) return LTH_OK;
   lth_source *view = NULL;
-  if (nkeep < rows && (lth_source_can_enclose_dense(src) || lth_source_can_enclose_csc(src))) {
+  int leaf = lth_source_can_enclose(src);
+  if ((nkeep < rows || !leaf) &&
+      (lth_source_can_enclose_dense(src) || lth_source_can_enclose_csc(src))) {
     if (!(view = lth_source_rows_kept(src, keep, err))) return lth_error_status(err);
     src = view;
   }

@@ -221,6 +221,29 @@ START_TEST(test_jump_off_the_constraint) {
 }
 END_TEST
 
+/* The refusal names the entry of the block as the DAE has it: a jump of
+ * A(1,2) is entry (2,1) of A(2,2) = -A' (B = (1, 1)' reaches both rows). */
+START_TEST(test_jump_names_the_transpose) {
+  static const char *const Aj[] = {"0", "1 + 0.3*(t-0.61)/abs(t-0.61)", "0", "0"},
+                           *B[] = {"1", "1"};
+  lqr_problem pb;
+  lqr_double_integrator(&pb, 1.3, 1.0, 0.0);
+  lth_source_free(pb.A);
+  lth_source_free(pb.B);
+  pb.spec.A = pb.A = lqr_src(2, 2, Aj);
+  pb.spec.B = pb.B = lqr_src(2, 1, B);
+  lth_system *sys = NULL;
+  ck_assert_int_eq(lth_lqr_build_system(&pb.spec, &sys, NULL), LTH_OK);
+  lth_error err;
+  lth_error_clear(&err);
+  ck_assert_int_eq(lth_bvp_check_data(sys, 0.0, 1.3, &err), LTH_ENOSOL);
+  ck_assert_msg(strstr(err.message, "A(2,2) entry (2,1)") != NULL, "%s", err.message);
+  ck_assert(err.has_t && fabs(err.t - 0.61) < 1e-12);
+  lth_system_free(sys);
+  lqr_problem_free(&pb);
+}
+END_TEST
+
 static Suite *lqr_op_suite(void) {
   Suite *s = suite_create("lqr_op");
   TCase *tc = tcase_create("core");
@@ -230,6 +253,7 @@ static Suite *lqr_op_suite(void) {
   tcase_add_test(tc, test_existence_tolerance);
   tcase_add_test(tc, test_terminal_impulse_refused);
   tcase_add_test(tc, test_jump_off_the_constraint);
+  tcase_add_test(tc, test_jump_names_the_transpose);
   suite_add_tcase(s, tc);
   return s;
 }
