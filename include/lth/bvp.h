@@ -142,8 +142,9 @@ typedef struct lth_bvp_result {
  * Errors: LTH_EBC (rows != p, or rank [B0 B1] < p: input errors),
  * LTH_ENOTUNIQUE (singular or too ill-conditioned shooting matrix),
  * LTH_ENOSOL (data of block row j >= 2 whose derivative of order j - 2 jumps
- * at some t, e.g. a jump in f(2) at index 2: the solution would need an
- * impulse; err names t and the block), LTH_ETOL (finite differences: data not
+ * at some t in a row the hidden constraints reach, e.g. a jump in f(2) at
+ * index 2: the solution would need an impulse; err names t and the block;
+ * lth_bvp_check_data says which rows), LTH_ETOL (finite differences: data not
  * resolved on the grid's cells, or an output time just after a point where
  * the constraints' data are not smooth; collocation: tolerance not reached).
  * Between its points every method relies on enclosures of the data where
@@ -172,10 +173,15 @@ typedef struct lth_bvp_sparse_bc {
 
 /* The refusal lth_bvp_solve makes before any method: data of block row
  * j >= 2 whose derivative of order j - 2 jumps somewhere in [t0, t1] (the
- * solution would need an impulse) is LTH_ENOSOL naming t and the block;
- * data without enclosures (callbacks, samples) pass.  lth_bvp_solve_op
- * sees only the operator form, which has no enclosures: call this on the
- * system it was made from first (lth-bvp does). */
+ * solution would need an impulse) is LTH_ENOSOL naming t and the block.
+ * Only the rows the hidden constraints reach are checked: row i of block
+ * row j when some path of entries not proven zero on [t0, t1] leads there
+ * from the last row's blocks (at index 3: column i of A(3,2) is not zero;
+ * docs/collocation.md section 8); a jump elsewhere leaves the differential
+ * components continuous.  Data without enclosures (callbacks, samples) pass
+ * the check (their entries count as nonzero when the rows are decided).
+ * lth_bvp_solve_op sees only the operator form, which has no enclosures:
+ * call this on the system it was made from first (lth-bvp does). */
 lth_status lth_bvp_check_data(const lth_system *sys, double t0, double t1, lth_error *err);
 
 /* 1 if lth_bvp_solve_op works in this build (it factors with SuiteSparse

@@ -60,7 +60,9 @@ lth_status lth_bvp_collocation(const lth_bvp_problem *bp, const lth_bvp_opts *o,
  * shows.  A row-j block whose enclosure of order j - 1 is unbounded at some t
  * (e.g. a jump in f(2) at index 2, a kink in f(3) at index 3) would make the
  * solution jump, an impulse the DAE's solutions do not have: LTH_ENOSOL
- * naming t and the block.  Data without enclosures: LTH_OK. */
+ * naming t and the block.  Only the rows of block row j that the
+ * constraints reach are looked at (bvp_impulses.c says which: a pattern of
+ * the blocks, not their values).  Data without enclosures: LTH_OK. */
 lth_status lth_bvp_check_impulses(const lth_system *sys, double t0, double t1, lth_error *err);
 
 /* After LTH_ENOTUNIQUE: append which conditions are dependent on the

@@ -41,9 +41,11 @@
  * Cholesky test of lib/lqr/lqr_psd.c (CHOLMOD), which proves W >= -delta I
  * to rounding or refuses with a witness.  H(t) is checked where the dense
  * check samples it (h_times below).
- * Data that jump need an impulse (lth_bvp_check_data refuses them); that
- * check encloses the sparse blocks on their patterns (O(nnz) per order),
- * and constant data (proven so by their enclosures) skip it.
+ * Data that jump where the constraint 0 = B' lambda reaches them (the rows
+ * of H and A' where B is not zero) need an impulse (lth_bvp_check_data
+ * refuses them; jumps in the other rows pass); that check encloses the
+ * sparse blocks on their patterns (O(nnz) per order), and constant data
+ * (proven so by their enclosures) skip it.
  */
 #include <float.h>
 #include <math.h>

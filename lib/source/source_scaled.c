@@ -16,6 +16,7 @@
 #include "csc.h"
 #include "lth/source.h"
 #include "source_rebind.h"
+#include "source_rows.h"
 
 typedef struct {
   const lth_source *base;
@@ -250,4 +251,47 @@ static lth_status scaled_rebind(const void *state, lth_leaf_map map, void *ctx, 
 
 lth_source *lth_source_scaled(const lth_source *base, double alpha, int transpose, lth_error *err) {
   return scaled_new(base, alpha, transpose, NULL, err);
+}
+
+/* ---- dense enclosures through a view (source_rows.h) ---- */
+
+/* src is a scaled view of a dense base that carries an enclosure. */
+static const scaled_state *scaled_dense_enclosed(const lth_source *src) {
+  const lth_source_type *ty = lth_source_get_type(src);
+  if (ty->fill != scaled_fill || ty->csc_pattern) return NULL;
+  const scaled_state *ss = lth_source_state(src);
+  return lth_source_get_type(ss->base)->enclose ? ss : NULL;
+}
+
+int lth_source_can_enclose_dense(const lth_source *src) {
+  return src && (lth_source_get_type(src)->enclose || scaled_dense_enclosed(src));
+}
+
+size_t lth_source_enclose_dense_work(const lth_source *src, int order) {
+  const scaled_state *ss = lth_source_get_type(src)->enclose ? NULL : scaled_dense_enclosed(src);
+  if (!ss) return lth_source_enclose_work_size(src, order);
+  size_t sz = (size_t)lth_source_rows(src) * (size_t)lth_source_cols(src);
+  return lth_source_enclose_work_size(ss->base, order) +
+         (ss->transpose ? sz * (size_t)(order + 1) : 0) + 1;
+}
+
+lth_status lth_source_enclose_dense(const lth_source *src, double a, double b, int order,
+                                    lth_interval *coef, lth_interval *work, lth_error *err) {
+  const scaled_state *ss = lth_source_get_type(src)->enclose ? NULL : scaled_dense_enclosed(src);
+  if (!ss) return lth_source_enclose(src, a, b, order, coef, work, err);
+  const lth_source *B = ss->base;
+  int rows = lth_source_rows(B), cols = lth_source_cols(B);
+  size_t sz = (size_t)rows * (size_t)cols;
+  lth_interval *tmp = ss->transpose ? work + lth_source_enclose_work_size(B, order) : coef;
+  lth_status st = lth_source_enclose(B, a, b, order, tmp, work, err);
+  for (int m = 0; m <= order && st == LTH_OK; m++) {
+    for (int j = 0; j < cols; j++) {
+      for (int i = 0; i < rows; i++) {
+        size_t from = (size_t)m * sz + (size_t)i + (size_t)j * (size_t)rows;
+        size_t to = ss->transpose ? (size_t)m * sz + (size_t)j + (size_t)i * (size_t)cols : from;
+        coef[to] = iv_scale(ss->alpha, tmp[from]);
+      }
+    }
+  }
+  return st;
 }

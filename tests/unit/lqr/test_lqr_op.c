@@ -9,6 +9,7 @@
  * dense path, never against itself. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,6 +144,106 @@ START_TEST(test_terminal_impulse_refused) {
 }
 END_TEST
 
+/* Data that jump where the constraint 0 = B' lambda cannot see them: with
+ * B = (0, 1)' row 1 of B is zero, so a jump of H(1,1) or of A's column 1
+ * (row 1 of A(2,2) = -A') is a jump of lambda_1's equation, which the
+ * constraint never differentiates (docs/collocation.md section 8): the
+ * operator path answers, and agrees with the dense path within both
+ * results' tolerances.  x0 is put on the arc by the dense path first.  A
+ * jump in row 2 of A' (B's row) is still refused. */
+START_TEST(test_jump_off_the_constraint) {
+  if (!lth_lqr_op_available()) return;
+  static const char *const Hj[] = {"1 + 0.5*(t-0.61)/abs(t-0.61)", "0", "0", "1"};
+  static const char *const Aj[] = {"0", "1", "0.3*(t-0.61)/abs(t-0.61)", "0"};
+  const double T = 1.3;
+  for (int k = 0; k < 2; k++) {
+    lqr_problem pb;
+    lqr_double_integrator(&pb, T, 0.7 * cosh(T), -0.7 * sinh(T));
+    if (k == 0) {
+      lth_source_free(pb.H);
+      pb.spec.H = pb.H = lqr_src(2, 2, Hj);
+    } else {
+      lth_source_free(pb.A);
+      pb.spec.A = pb.A = lqr_src(2, 2, Aj);
+    }
+    double times[] = {0, 0.3, 0.6, 0.62, 1.0, T};
+    lth_lqr_opts o;
+    lth_lqr_opts_init(&o);
+    o.ivp.rtol = 1e-10;
+    o.ivp.atol = 1e-12;
+    lth_lqr_result *dn = NULL, *op = NULL;
+    lth_error err;
+    lth_error_clear(&err);
+    ck_assert_msg(lth_lqr_solve(&pb.spec, times, 6, &o, &dn, &err) == LTH_OK, "%s", err.message);
+    memcpy(pb.x0, dn->x0_consistent, sizeof pb.x0);
+    lth_lqr_result_free(dn);
+    dn = NULL;
+    ck_assert_msg(lth_lqr_solve(&pb.spec, times, 6, &o, &dn, &err) == LTH_OK, "%s", err.message);
+    ck_assert(dn->exists && dn->have_trajectory);
+    ck_assert_msg(lth_lqr_solve_op(&pb.spec, times, 6, &o, &op, &err) == LTH_OK, "case %d: %s", k,
+                  err.message);
+    ck_assert(op->exists && op->have_trajectory);
+    double e = 0.0, scale = 1.0;
+    for (int q = 0; q < 6; q++) {
+      for (int i = 0; i < 2; i++) {
+        e = fmax(e, fabs(op->x[2 * q + i] - dn->x[2 * q + i]));
+        e = fmax(e, fabs(op->lambda[2 * q + i] - dn->lambda[2 * q + i]));
+        scale = fmax(scale, fmax(fabs(dn->x[2 * q + i]), fabs(dn->lambda[2 * q + i])));
+      }
+      e = fmax(e, fabs(op->u[q] - dn->u[q]));
+    }
+    /* the operator path's estimate and the dense path's integrator
+     * tolerance (relative to the solution's size), each with a margin of 10 */
+    double tol = 10.0 * (op->error_estimate + o.ivp.rtol) * scale;
+    ck_assert_msg(e <= tol, "case %d: the paths differ by %.3g (allowed %.3g)", k, e, tol);
+    lth_lqr_result_free(dn);
+    lth_lqr_result_free(op);
+    lqr_problem_free(&pb);
+  }
+  /* A(1,2) jumps: row 2 of A(2,2) = -A', which 0 = B' lambda differentiates
+   * (lambda_2' = -lambda_1 - A(1,2) ... : x would jump), refused naming t
+   * and the entry of A(2,2) (A' numbering) */
+  static const char *const Ar[] = {"0", "1 + 0.3*(t-0.61)/abs(t-0.61)", "0", "0"};
+  lqr_problem pb;
+  lqr_double_integrator(&pb, T, 0.7 * cosh(T), -0.7 * sinh(T));
+  lth_source_free(pb.A);
+  pb.spec.A = pb.A = lqr_src(2, 2, Ar);
+  double times[] = {0, T};
+  lth_lqr_result *op = NULL;
+  lth_error err;
+  lth_error_clear(&err);
+  ck_assert_int_eq(lth_lqr_solve_op(&pb.spec, times, 2, NULL, &op, &err), LTH_ENOSOL);
+  ck_assert_msg(strstr(err.message, "without an impulse") &&
+                    strstr(err.message, "A(2,2) entry (2,1)"),
+                "%s", err.message);
+  ck_assert(op == NULL && err.has_t && fabs(err.t - 0.61) < 1e-12);
+  lqr_problem_free(&pb);
+}
+END_TEST
+
+/* The refusal names the entry of the block as the DAE has it: a jump of
+ * A(1,2) is entry (2,1) of A(2,2) = -A' (B = (1, 1)' reaches both rows). */
+START_TEST(test_jump_names_the_transpose) {
+  static const char *const Aj[] = {"0", "1 + 0.3*(t-0.61)/abs(t-0.61)", "0", "0"},
+                           *B[] = {"1", "1"};
+  lqr_problem pb;
+  lqr_double_integrator(&pb, 1.3, 1.0, 0.0);
+  lth_source_free(pb.A);
+  lth_source_free(pb.B);
+  pb.spec.A = pb.A = lqr_src(2, 2, Aj);
+  pb.spec.B = pb.B = lqr_src(2, 1, B);
+  lth_system *sys = NULL;
+  ck_assert_int_eq(lth_lqr_build_system(&pb.spec, &sys, NULL), LTH_OK);
+  lth_error err;
+  lth_error_clear(&err);
+  ck_assert_int_eq(lth_bvp_check_data(sys, 0.0, 1.3, &err), LTH_ENOSOL);
+  ck_assert_msg(strstr(err.message, "A(2,2) entry (2,1)") != NULL, "%s", err.message);
+  ck_assert(err.has_t && fabs(err.t - 0.61) < 1e-12);
+  lth_system_free(sys);
+  lqr_problem_free(&pb);
+}
+END_TEST
+
 static Suite *lqr_op_suite(void) {
   Suite *s = suite_create("lqr_op");
   TCase *tc = tcase_create("core");
@@ -151,6 +252,8 @@ static Suite *lqr_op_suite(void) {
   tcase_add_test(tc, test_slack_is_the_impulse);
   tcase_add_test(tc, test_existence_tolerance);
   tcase_add_test(tc, test_terminal_impulse_refused);
+  tcase_add_test(tc, test_jump_off_the_constraint);
+  tcase_add_test(tc, test_jump_names_the_transpose);
   suite_add_tcase(s, tc);
   return s;
 }
