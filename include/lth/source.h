@@ -220,9 +220,11 @@ lth_status lth_source_fill(const lth_source *src, double t, int order, lth_jet *
 /* ---- enclosures of the data (docs/enclosures.md, include/lth/enclose.h) ---- */
 
 /* 1 if the source carries an enclosure of its own (constants, expressions,
- * the equation form's blocks of those, scaled views); 0 otherwise (callbacks,
- * sampled data, composite sources such as mass-matrix solves, which
- * lth_enclose examines through their parts). */
+ * the equation form's blocks of those); 0 otherwise (callbacks, sampled
+ * data, and sources that lth_enclose examines through their parts:
+ * mass-matrix solves, and dense scaled or transposed views
+ * (lth_source_scaled), whose enclosure is their base's; a sparse scaled
+ * view carries one on its pattern, lth_source_can_enclose_csc). */
 int lth_source_can_enclose(const lth_source *src);
 /* Intervals of workspace for lth_source_enclose at this order. */
 size_t lth_source_enclose_work_size(const lth_source *src, int order);
