@@ -431,6 +431,8 @@ void lth_problem_free(lth_problem *pb) {
   free(pb->B1);
   lth_csc_free(pb->bcsp[0]);
   lth_csc_free(pb->bcsp[1]);
+  free(pb->bc_wrote[0]);
+  free(pb->bc_wrote[1]);
   pthread_mutex_destroy(&pb->bc_mu);
   free(pb->beta);
   free(pb->C);

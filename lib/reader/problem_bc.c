@@ -369,8 +369,12 @@ static lth_status fill_user(lth_pp *P, int p, const int *pos, double *B0, double
       const lth_pterm *tm = &r->lin.t[j];
       int col = 0;
       if ((st = column(P, r, base, tm, &col)) == LTH_OK) {
-        double *dst = r->tm[tm->var % BC_NT].end ? B1 : B0;
-        dst[i + (size_t)pos[col] * p] += tm->c.v;
+        int e = r->tm[tm->var % BC_NT].end;
+        size_t k = i + (size_t)pos[col] * p;
+        (e ? B1 : B0)[k] += tm->c.v;
+        if (lth_problem_bc_wrote(P->pb, e, k) != 0) {
+          st = lth_pp_at_error(P, r->at, LTH_ENOMEM, "out of memory");
+        }
       }
     }
     beta[i] = -r->lin.c0.v;
@@ -416,6 +420,7 @@ lth_status lth_pp_bc_finish(lth_pp *P, const lth_model *m) {
   lth_problem *pb = P->pb;
   pb->B0 = calloc((size_t)p * s, sizeof *pb->B0);
   pb->B1 = calloc((size_t)p * s, sizeof *pb->B1);
+  pb->bc_listed = 1; /* fill_user and lth_pp_fold_index1 list what they write */
   lth_status st = beta && pos && pb->B0 && pb->B1
                       ? LTH_OK
                       : lth_pp_at_error(P, B->row[0].at, LTH_ENOMEM, "out of memory");

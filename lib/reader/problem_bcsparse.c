@@ -49,6 +49,53 @@ static lth_csc *to_sparse(const double *B, int rows, int s) {
   return m;
 }
 
+int lth_problem_bc_wrote(lth_problem *pb, int which, size_t k) {
+  if (pb->bc_nwrote[which] == pb->bc_capwrote[which]) {
+    size_t cap = pb->bc_capwrote[which] ? 2 * pb->bc_capwrote[which] : 64;
+    size_t *g = realloc(pb->bc_wrote[which], cap * sizeof *g);
+    if (!g) {
+      return -1;
+    }
+    pb->bc_wrote[which] = g;
+    pb->bc_capwrote[which] = cap;
+  }
+  pb->bc_wrote[which][pb->bc_nwrote[which]++] = k;
+  return 0;
+}
+
+static int cmp_index(const void *a, const void *b) {
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Compressed columns of the dense rows x s matrix B from the n entries k
+ * (= i + col rows, repeats allowed) that were written, read alone: sorted,
+ * k runs through the columns in order and each column's rows in order. */
+static lth_csc *to_sparse_listed(const double *B, int rows, int s, size_t *k, size_t n) {
+  qsort(k, n, sizeof *k, cmp_index);
+  size_t nz = 0, end = (size_t)rows * s;
+  for (size_t q = 0; q < n; q++) {
+    nz += (q == 0 || k[q] != k[q - 1]) && k[q] < end && B[k[q]] != 0.0;
+  }
+  lth_csc *m = nz < 2147483647u ? lth_csc_alloc(rows, s, (int)nz, 0, NULL) : NULL;
+  int at = 0, c = 0;
+  for (size_t q = 0; m && q < n; q++) {
+    if ((q > 0 && k[q] == k[q - 1]) || k[q] >= end || B[k[q]] == 0.0) {
+      continue;
+    }
+    int col = (int)(k[q] / (size_t)rows);
+    while (c <= col) {
+      m->colptr[c++] = at;
+    }
+    m->rowind[at] = (int)(k[q] % (size_t)rows);
+    m->val[at++] = B[k[q]];
+  }
+  while (m && c <= s) {
+    m->colptr[c++] = at;
+  }
+  return m;
+}
+
 int lth_problem_bc(const lth_problem *pb, const double **B0, const double **B1,
                    const double **beta) {
   lth_problem *w = (lth_problem *)pb; /* the cache; pb was allocated writable */
@@ -73,7 +120,8 @@ int lth_problem_bc_csc(const lth_problem *pb, lth_bvp_sparse_bc *bc) {
   for (int k = 0; k < 2 && pb->nbc > 0; k++) {
     const double *d = k == 0 ? pb->B0 : pb->B1;
     if (!pb->bcsp[k] && d) {
-      w->bcsp[k] = to_sparse(d, pb->nbc, s);
+      w->bcsp[k] = pb->bc_listed ? to_sparse_listed(d, pb->nbc, s, w->bc_wrote[k], pb->bc_nwrote[k])
+                                 : to_sparse(d, pb->nbc, s);
     }
     ok = ok && pb->bcsp[k];
   }

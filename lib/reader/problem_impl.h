@@ -419,6 +419,13 @@ struct lth_problem {
    * B0, B1 made from them on the first lth_problem_bc; bc_mu guards both */
   struct lth_csc *bcsp[2];
   pthread_mutex_t bc_mu;
+  /* the equation form's bc (bc_listed): the entries k = i + col p of B0, B1
+   * that its terms and the folding of index-1 unknowns wrote (repeats
+   * allowed), so that the compressed columns are made from them alone --
+   * reading the p x s zero pages costs memory on kernels that back a page
+   * read with a page (1.6 GB at s = 10^4) */
+  int bc_listed;
+  size_t *bc_wrote[2], bc_nwrote[2], bc_capwrote[2];
   lth_psampled *sampled;
   size_t nsampled;
   /* `problem lqr` */
@@ -709,6 +716,9 @@ void lth_pp_bc_free(lth_pp *P);
 lth_status lth_pp_user_z0(lth_pp *P, const lth_pval *z, const lth_model *m);
 lth_status lth_pp_user_bc(lth_pp *P, const lth_pval bc[3], const lth_model *m);
 lth_status lth_pp_fold_index1(lth_pp *P, const lth_model *m, int p, int s);
+/* lib/reader/problem_bcsparse.c: entry k of B0 (which = 0) or B1 was
+ * written (pb->bc_listed); 0, or -1 when out of memory. */
+int lth_problem_bc_wrote(lth_problem *pb, int which, size_t k);
 /* Names and orders once the system exists. */
 lth_status lth_pp_make_names(lth_pp *P);
 void lth_pp_names_free(lth_problem *pb);

@@ -52,8 +52,15 @@ lth_status lth_pp_fold_index1(lth_pp *P, const lth_model *m, int p, int s) {
     for (int i = 0; i < p; i++) {
       for (int j = 0; j < ny; j++) {
         double b = B[e][i + (size_t)(s + j) * p];
-        for (int k = 0; b != 0.0 && k < s; k++) {
-          B[e][i + (size_t)k * p] += b * Y[j + (size_t)k * ny];
+        for (int k = 0; b != 0.0 && k < s && st == LTH_OK; k++) {
+          double y = Y[j + (size_t)k * ny];
+          if (y == 0.0) {
+            continue; /* (no page of B touched for nothing) */
+          }
+          B[e][i + (size_t)k * p] += b * y;
+          if (P->pb->bc_listed && lth_problem_bc_wrote(P->pb, e, i + (size_t)k * p) != 0) {
+            st = lth_pp_at_error(P, P->at_bc[e], LTH_ENOMEM, "out of memory");
+          }
         }
         P->pb->beta[i] -= b * y0[j];
       }
