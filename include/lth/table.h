@@ -120,6 +120,18 @@ lth_status lth_table_eval_hint(const lth_table *tab, double t, int order, int ou
 lth_status lth_table_eval_rhs(const lth_table *tab, double t, double w, lth_point *pt, size_t *hint,
                               lth_error *err);
 
+/* The end b of the panel holding t where that panel is tabulated and the
+ * right-hand side's fields (Ahat, g, P) are polynomials of degree at most
+ * `degree` on it: every lth_table_eval_rhs on [t, b] sums one series of
+ * that degree or less.  t itself where the panel is a direct one, has a
+ * higher degree, or t is not covered (or is the covered part's end).  An
+ * integrator that needs the data resolved at `degree` over a stretch
+ * (lib/ivp) has that on [t, b] exactly, for the polynomials it integrates;
+ * how far they are from the data is the table's tolerance, which its panel
+ * checks bound (docs/enclosures.md).  One panel only: the next may be
+ * narrow, holding a pulse that a step reaching across would skip. */
+double lth_table_panel_end(const lth_table *tab, double t, int degree);
+
 /* How many lth_table_eval calls with outputs = 1 per unit t the caller
  * expects (0: none, INFINITY: everywhere, the default; negative counts as 0):
  * a panel built after the call tabulates Bhat, q and G only where about

@@ -91,6 +91,9 @@ struct lth_ivp {
   double enc_lo, enc_hi, enc_w;
   double enc_grow;           /* the next stretch's first width, relative to enc_w */
   double cross_lo, cross_hi; /* a kink or jump located inside: crossed in one step */
+  int tab_stretch;           /* [enc_lo, enc_hi] is the table's (lth_coef_table_end) */
+  unsigned tab_gen;          /* ... planned at this lth_coef_generation */
+  int replan;                /* the table's stretch went stale mid-advance: plan again */
   double hmin;               /* the integrator's minimum step (lth_ivp_start) */
   double hmin_frac;          /* smallest step, relative to the span */
   double hmax;               /* largest step (0: none) */
@@ -111,6 +114,18 @@ struct lth_ivp {
  * after stretch (bench_peer rational at rtol 1e-8: 60 searches, 48 such). */
 #define IVP_ENC_REGROW 1.25
 
+/* A stretch taken from the table's panels (resolved_end) holds while the
+ * table serves it: after a fall-back to direct decompositions, or a table
+ * rebuilt to a tighter tolerance, the integrator stops (1) and the stretch
+ * is planned again from where its last step ended. */
+static int stale_stretch(lth_ivp *iv) {
+  if (iv->tab_stretch && lth_coef_generation(iv->coef) != iv->tab_gen) {
+    iv->replan = 1;
+    return 1;
+  }
+  return 0;
+}
+
 /* V' = Ahat V (+ g e_last^T): Clark (3.9) for every column.  Non-zero stops
  * the integrator (the reason in iv->st, iv->err). */
 static int rhs(double t, const double *y, double *dydt, void *params) {
@@ -123,6 +138,9 @@ static int rhs(double t, const double *y, double *dydt, void *params) {
   lth_status st = iv->guard.pending && lth_ivp_prescan_failed(iv->guard.pending)
                       ? iv->guard.pending->st
                       : lth_coef_eval_damped(iv->coef, t, iv->gamma, &pt, &damped, e);
+  if (st == LTH_OK && stale_stretch(iv)) {
+    return 1;
+  }
   if (st == LTH_OK) {
     st = lth_ivp_guard_point(&iv->guard, pt, e);
   }
@@ -152,6 +170,9 @@ static int jac(double t, const double *y, double *dfdy, double *dfdt, void *para
   const lth_point *pt;
   lth_error *e = iv->st == LTH_OK ? &iv->err : NULL;
   lth_status st = lth_coef_eval(iv->coef, t, 1, &pt, e);
+  if (st == LTH_OK && stale_stretch(iv)) {
+    return 1;
+  }
   if (st == LTH_OK) {
     st = lth_ivp_guard_point(&iv->guard, pt, e);
   }
@@ -454,7 +475,25 @@ static double resolved_end(lth_ivp *iv, double t, int *crossing) {
     *crossing = 1;
     return fmin(t, iv->cross_hi);
   }
+  if (iv->tab_stretch && lth_coef_generation(iv->coef) != iv->tab_gen) {
+    iv->tab_stretch = 0; /* (stale_stretch, between two advances) */
+    iv->enc_lo = iv->enc_hi = a;
+  }
   if (a >= iv->enc_lo && a < iv->enc_hi) {
+    return fmin(t, iv->enc_hi);
+  }
+  /* on a table's panel the integrator integrates the panel's polynomials:
+   * where their degree is at most IVP_ENC_DEGREE they are resolved at that
+   * degree by construction, with no enclosure to check (their distance from
+   * the data is the table's tolerance, bounded by the table's own panel
+   * checks).  One panel a stretch: the next may be a narrow one holding a
+   * pulse (test_pulse_between_table_panels). */
+  double b = lth_coef_table_end(iv->coef, a, IVP_ENC_DEGREE);
+  iv->tab_stretch = b > a;
+  if (iv->tab_stretch) {
+    iv->tab_gen = lth_coef_generation(iv->coef);
+    iv->enc_lo = a;
+    iv->enc_hi = b >= iv->t_hi ? INFINITY : b;
     return fmin(t, iv->enc_hi);
   }
   double wmax = iv->enc_w > 0 ? fmin(span, iv->enc_grow * iv->enc_w) : span;
@@ -504,6 +543,15 @@ lth_status lth_ivp_advance(lth_ivp *iv, double t, double *V, lth_error *err) {
         ity->set_hmin(iv->it, iv->hmin);
       }
       iv->steps += n;
+      if (rc != 0 && iv->replan) {
+        /* the table's stretch went stale (stale_stretch): from the last
+         * accepted step on, a stretch of its own */
+        iv->replan = iv->tab_stretch = 0;
+        iv->enc_lo = iv->enc_hi = iv->t;
+        ity->reset(iv->it);
+        rc = 0;
+        continue;
+      }
       if (rc == 0 && crossing && iv->t >= iv->cross_hi) {
         /* past a kink or jump: no history (multistep methods), the step size of
          * before (not below the minimum step, which restart may refuse) */

@@ -272,6 +272,7 @@ static int table_pays(const lth_coef *c) {
 
 static void fall_back(lth_coef *c) {
   c->fell_back = 1;
+  c->gen++;
   c->t_switch = lth_table_covered(c->tab);
 }
 
@@ -308,6 +309,7 @@ static int retable(lth_coef *c, double peak) {
   c->tab_opts = to;
   c->retabled = 1;
   c->hint = 0;
+  c->gen++;
   c->bias_cover = NAN;
   return 1;
 }
@@ -333,6 +335,7 @@ static int table_biased(lth_coef *c, double gamma) {
     return 2;
   }
   c->fell_back = 1;
+  c->gen++;
   /* (nothing served yet: not even t_lo) */
   c->t_switch = c->t_served > -INFINITY ? fmin(covered, fmax(t_pass, c->t_served)) : -INFINITY;
   return 1;
@@ -429,6 +432,23 @@ lth_status lth_coef_eval_damped(lth_coef *c, double t, double gamma, const lth_p
   }
   return lth_coef_eval(c, t, 0, pt, err);
 }
+
+double lth_coef_table_end(lth_coef *c, double t, int degree) {
+  if (c->mode != LTH_COEF_TABLE || !c->tab || c->fell_back || !(t >= c->t_lo && t < c->t_hi)) {
+    return t;
+  }
+  if (t >= lth_table_covered(c->tab)) {
+    /* the panels ahead, built as the integrator's next right-hand side
+     * beyond the covered part would build them */
+    const lth_point *pt;
+    if (table_eval(c, nextafter(t, INFINITY), 0, 0, 0.0, 0, &pt, NULL) != LTH_OK || c->fell_back) {
+      return t;
+    }
+  }
+  return lth_table_panel_end(c->tab, t, degree);
+}
+
+unsigned lth_coef_generation(const lth_coef *c) { return c->gen; }
 
 lth_status lth_coef_eval_full(lth_coef *c, double t, const lth_point **pt, lth_error *err) {
   if (c->mode == LTH_COEF_HERMITE) {

@@ -48,6 +48,14 @@ lth_status lth_coef_eval_damped(lth_coef *c, double t, double gamma, const lth_p
 /* Every field (P, Ahat, g, Bhat, q, G) at t, order 0. */
 lth_status lth_coef_eval_full(lth_coef *c, double t, const lth_point **pt, lth_error *err);
 double lth_coef_span(const lth_coef *c);
+/* Where the right-hand side from t on is served by one table panel's
+ * polynomials of degree <= degree (lth_table_panel_end; the panels ahead are built
+ * first where t ends the covered part); t where it is not (no table, auto
+ * fell back, a direct panel, a higher degree).  Valid while
+ * lth_coef_generation stays the same: a fall-back or a rebuilt table
+ * changes what serves the right-hand side. */
+double lth_coef_table_end(lth_coef *c, double t, int degree);
+unsigned lth_coef_generation(const lth_coef *c);
 /* How many lth_coef_eval_full calls per unit t the caller expects (a table
  * tabulates the output maps only on panels where that many pay for it;
  * default: every panel). */

@@ -36,6 +36,8 @@ struct lth_coef {
   double t_served;         /* the latest time the table has served */
   lth_table_opts tab_opts; /* the table's options (tol lowered by retable) */
   int retabled;            /* the table was rebuilt once to a tighter tolerance */
+  unsigned gen;            /* counts the changes of what serves the right-hand side
+                              (fall-backs, retable): lth_coef_generation */
   /* Hermite mode */
   lth_grid_result *grid; /* the nodes */
   int k;                 /* order of the stored jets */

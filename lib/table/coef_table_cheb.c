@@ -487,6 +487,11 @@ static const tab_panel *find_panel(const lth_table *tab, double t, size_t *hint)
   return &tab->store.panels[lo];
 }
 
+double lth_table_panel_end(const lth_table *tab, double t, int degree) {
+  const tab_panel *p = find_panel(tab, t, NULL);
+  return p && !p->direct && p->deg_rhs <= degree && p->b > t ? p->b : t;
+}
+
 static lth_jet *field_jet(lth_point *pt, int f) {
   lth_jet *list[TAB_NFIELDS] = {&pt->Ahat, &pt->g, &pt->P, &pt->Bhat, &pt->q, &pt->G};
   return list[f];

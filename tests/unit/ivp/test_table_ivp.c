@@ -17,6 +17,7 @@
 
 #include "ivp/ivp_impl.h"
 #include "lth/ivp.h"
+#include "lth/problem.h"
 #include "lth/samples.h"
 #include "testsys.h"
 #include "testutil.h"
@@ -469,6 +470,53 @@ START_TEST(test_scan_beside_integration) {
 }
 END_TEST
 
+/* On the table's panels the integrator's stretches are the panels
+ * themselves (lth_coef_table_end: no enclosure checks where a panel's
+ * polynomials have degree <= 16).  A pulse of width 0.002 at t = 6.3 in f
+ * must not be stepped over: narrow panels hold it, and a step may not reach
+ * across a panel's end.  The table's solution against direct decompositions
+ * at 20 output times (0.5 apart, so that without stretches a step could
+ * cover the pulse): within 100 rtol of the solution's size, where skipping
+ * the pulse costs about 4e-3. */
+START_TEST(test_pulse_between_table_panels) {
+  const char *text = "lth 1\nproblem dae\nblocks 2 1\ninterval 0 10\n"
+                     "A(1,1) = [-1, 1/(1+t); t/(1+t^2), -2]\nA(1,2) = [1; 1/(2+t)]\n"
+                     "A(2,1) = [1, 1/(1+t^2)]\n"
+                     "f(1) = [cos(t)/(1+t); exp(-((t-6.3)/0.002)^2)]\nf(2) = -1/(3+t)\n";
+  lth_problem *pb = NULL;
+  lth_error err;
+  lth_error_clear(&err);
+  ck_assert_msg(lth_problem_parse(text, strlen(text), "pulse", NULL, &pb, &err) == LTH_OK, "%s",
+                err.message);
+  const lth_system *sys = lth_problem_system(pb);
+  double times[20], z0[3] = {0.0, 0.0, 0.0};
+  for (int k = 0; k < 20; k++) times[k] = 0.5 * (k + 1);
+  lth_ivp_result *res[2] = {NULL, NULL};
+  for (int d = 0; d < 2; d++) {
+    lth_ivp_opts o;
+    lth_ivp_opts_init(&o);
+    o.rtol = 1e-8;
+    o.atol = 1e-10;
+    o.project = 1;
+    o.error_estimate = 0;
+    o.coefficients = d ? LTH_COEF_DIRECT : LTH_COEF_TABLE;
+    ck_assert_msg(lth_ivp_solve(sys, 0.0, z0, times, 20, &o, &res[d], &err) == LTH_OK, "%s",
+                  err.message);
+  }
+  ck_assert_int_eq(res[0]->coef_mode, LTH_COEF_TABLE);
+  double diff = 0.0, scale = 1.0;
+  for (size_t k = 0; k < 20 * 3; k++) {
+    diff = fmax(diff, fabs(res[0]->z[k] - res[1]->z[k]));
+    scale = fmax(scale, fabs(res[1]->z[k]));
+  }
+  ck_assert_msg(diff < 100 * 1e-8 * scale, "table and direct differ by %.2e (scale %.2e)", diff,
+                scale);
+  lth_ivp_result_free(res[0]);
+  lth_ivp_result_free(res[1]);
+  lth_problem_free(pb);
+}
+END_TEST
+
 static Suite *table_ivp_suite(void) {
   Suite *s = suite_create("table_ivp");
   TCase *tc = tcase_create("core");
@@ -481,6 +529,7 @@ static Suite *table_ivp_suite(void) {
   tcase_add_test(tc, test_sampled_hermite_order_and_accuracy);
   tcase_add_test(tc, test_output_times_sparse_and_dense);
   tcase_add_test(tc, test_scan_beside_integration);
+  tcase_add_test(tc, test_pulse_between_table_panels);
   suite_add_tcase(s, tc);
   return s;
 }

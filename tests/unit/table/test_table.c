@@ -623,6 +623,80 @@ START_TEST(test_cut_panels_then_pulse) {
 }
 END_TEST
 
+/* lth_table_panel_end (the integrator's stretches on a table): on [t, b]
+ * the right-hand side the table serves is one polynomial of degree <= 16,
+ * so its degree-16 interpolant at 17 Chebyshev points inside (t, b) reproduces
+ * it at 40 other times there to rounding (relative 1e-11 of the field's
+ * size: the interpolant's Lebesgue constant times a few ulps of the sums).
+ * On the pulse problem of test_cut_panels_then_pulse at tol 1e-8, from 600
+ * times; an end past the panel's (a piecewise polynomial with jumps of the
+ * tolerance at the panel ends) or the pulse's panel of degree 19 taken for
+ * one of degree <= 16 fails it (both tried), and the panels' ends are
+ * reached (b > t) from most times. */
+START_TEST(test_panel_end_is_one_polynomial) {
+  const char *text = "lth 1\nproblem dae\nblocks 2 1\ninterval 0 10\n"
+                     "A(1,1) = [-1, 1/(1+t); t/(1+t^2), -2]\nA(1,2) = [1; 1/(2+t)]\n"
+                     "A(2,1) = [1, 1/(1+t^2)]\n"
+                     "f(1) = [cos(t)/(1+t); exp(-((t-6.3)/0.002)^2)]\nf(2) = -1/(3+t)\n";
+  lth_problem *pb = NULL;
+  lth_error err;
+  lth_error_clear(&err);
+  ck_assert_msg(lth_problem_parse(text, strlen(text), "cut", NULL, &pb, &err) == LTH_OK, "%s",
+                err.message);
+  const lth_system *sys = lth_problem_system(pb);
+  lth_table *tab = build(sys, 0.0, 10.0, 1e-8, 1, 1, 0);
+  lth_point *pt = lth_point_alloc(sys, 0, NULL);
+  enum { D = 16, NE = 3 * 3 }; /* m = 2: Ahat (4 entries), g (2) -- 6 used */
+  double node[D + 1][NE], wt[D + 1], x[D + 1];
+  int reached = 0;
+  for (int j = 0; j <= D; j++) {
+    /* Chebyshev points of the first kind: inside (t, b), as the panel's end
+     * b already belongs to the next panel */
+    double th = (2 * j + 1) * M_PI / (2 * D + 2);
+    x[j] = cos(th);
+    wt[j] = (j % 2 ? -1.0 : 1.0) * sin(th);
+  }
+  for (int k = 0; k < 600; k++) {
+    /* 400 times over the span, 200 across the pulse (whose panels are
+     * narrow, one of them of degree 19 at tol 1e-8) */
+    double t = k < 400 ? 10.0 * k / 400.0 + 1e-4 : 6.29 + 1e-4 * (k - 400);
+    double b = lth_table_panel_end(tab, t, D);
+    ck_assert(b >= t && b <= 10.0);
+    if (b == t) continue;
+    reached++;
+    double scale = 1.0;
+    for (int j = 0; j <= D; j++) {
+      double tj = 0.5 * (t + b) + 0.5 * (b - t) * x[j];
+      ck_assert_int_eq(lth_table_eval_rhs(tab, tj, 0.0, pt, NULL, NULL), LTH_OK);
+      for (int e = 0; e < 4; e++) node[j][e] = pt->Ahat.c[e];
+      for (int e = 0; e < 2; e++) node[j][4 + e] = pt->g.c[e];
+      for (int e = 0; e < 6; e++) scale = fmax(scale, fabs(node[j][e]));
+    }
+    for (int i = 1; i <= 40; i++) {
+      double xi = -1.0 + 2.0 * (i - 0.37) / 40.0, ti = 0.5 * (t + b) + 0.5 * (b - t) * xi;
+      ck_assert_int_eq(lth_table_eval_rhs(tab, ti, 0.0, pt, NULL, NULL), LTH_OK);
+      double num[6] = {0}, den = 0.0; /* barycentric formula of the second kind */
+      for (int j = 0; j <= D; j++) {
+        double c = wt[j] / (xi - x[j]);
+        den += c;
+        for (int e = 0; e < 6; e++) num[e] += c * node[j][e];
+      }
+      double got[6] = {pt->Ahat.c[0], pt->Ahat.c[1], pt->Ahat.c[2],
+                       pt->Ahat.c[3], pt->g.c[0],    pt->g.c[1]};
+      for (int e = 0; e < 6; e++) {
+        ck_assert_msg(fabs(num[e] / den - got[e]) <= 1e-11 * scale,
+                      "[%.6f, %.6f] at %.6f entry %d: interpolant off by %.2e (scale %.2e)", t, b,
+                      ti, e, fabs(num[e] / den - got[e]), scale);
+      }
+    }
+  }
+  ck_assert_msg(reached > 450, "only %d of 600 times on a panel of degree <= %d", reached, D);
+  lth_point_free(pt);
+  lth_table_free(tab);
+  lth_problem_free(pb);
+}
+END_TEST
+
 static Suite *table_suite(void) {
   Suite *s = suite_create("table");
   TCase *tc = tcase_create("core");
@@ -639,6 +713,7 @@ static Suite *table_suite(void) {
   tcase_add_test(tc, test_bad_arguments);
   tcase_add_test(tc, test_constant_data_one_decomposition);
   tcase_add_test(tc, test_cut_panels_then_pulse);
+  tcase_add_test(tc, test_panel_end_is_one_polynomial);
   suite_add_tcase(s, tc);
   return s;
 }
