@@ -61,7 +61,10 @@ static const char help_text[] =
     "  --method M          rk8pd (default: explicit Runge-Kutta Prince-Dormand\n"
     "                      8(9)), rkf45 (Runge-Kutta-Fehlberg 4(5)), msadams\n"
     "                      (variable-order Adams), msbdf (variable-order BDF, for\n"
-    "                      stiff problems), bsimp (implicit Bulirsch-Stoer, stiff)\n"
+    "                      stiff problems), bsimp (implicit Bulirsch-Stoer, stiff),\n"
+    "                      cheb (Chebyshev collocation of the linear reduced ODE:\n"
+    "                      one linear system of 16 m unknowns a step, long steps at\n"
+    "                      tight tolerances, stiff or not; state dimension m <= 32)\n"
     "  --rtol R            relative local error tolerance (default 1e-10)\n"
     "  --atol A            absolute local error tolerance (default 1e-12)\n"
     "  --stabilize G       drift damping rate (default: auto, 0 = off).  Ahat is\n"
@@ -106,7 +109,7 @@ static const char help_text[] =
     "                      GMRES, projected onto range(I - P) every step) or\n"
     "                      msadams; auto takes it from s = 500 on when A stores\n"
     "                      at most 50% of s^2 entries.  Sampled data, --method\n"
-    "                      rk8pd, rkf45 or bsimp, --stabilize, --coefficients\n"
+    "                      rk8pd, rkf45, bsimp or cheb, --stabilize, --coefficients\n"
     "                      table and --table-memory keep auto on the dense path\n"
     "                      (a warning says so) and refuse --path operator.  On the\n"
     "                      operator path output_gain and stats.gamma are null,\n"
@@ -203,9 +206,12 @@ static int index1_z0(const app_ctx *C, const app_run *run) {
 
 /* What this run asks that only the dense path does (NULL: nothing). */
 static const char *dense_only(const app_ctx *C) {
-  if (C->method == LTH_IVP_RK8PD || C->method == LTH_IVP_RKF45 || C->method == LTH_IVP_BSIMP) {
+  if (C->method == LTH_IVP_BSIMP || C->method == LTH_IVP_CHEB) {
     return C->method == LTH_IVP_BSIMP ? "--method bsimp (its methods are msbdf and msadams)"
-                                      : "an explicit --method (its methods are msbdf and msadams)";
+                                      : "--method cheb (its methods are msbdf and msadams)";
+  }
+  if (C->method == LTH_IVP_RK8PD || C->method == LTH_IVP_RKF45) {
+    return "an explicit --method (its methods are msbdf and msadams)";
   }
   if (C->stabilize >= 0) {
     return "--stabilize (it projects onto the state space instead)";
@@ -553,7 +559,7 @@ static app_option opts[] = {
     APP_DOUBLE("table-memory", &ctx.table_memory, 1e-3, 1e9),
     APP_DOUBLE("rtol", &ctx.rtol, 1e-15, 1),
     APP_DOUBLE("atol", &ctx.atol, 1e-300, 1e300),
-    APP_CHOICE("method", &ctx.method, "rk8pd|rkf45|msadams|msbdf|bsimp"),
+    APP_CHOICE("method", &ctx.method, "rk8pd|rkf45|msadams|msbdf|bsimp|cheb"),
     APP_FLAG("project", &ctx.project),
     APP_FLAG("reproject", &ctx.reproject),
     APP_DOUBLE("stabilize", &ctx.stabilize, 0, 1e300),

@@ -36,10 +36,11 @@ typedef enum lth_ivp_method {
   LTH_IVP_RKF45,     /* explicit Runge-Kutta-Fehlberg (4,5) */
   LTH_IVP_MSADAMS,   /* variable-order Adams, non-stiff */
   LTH_IVP_MSBDF,     /* variable-order BDF, stiff (dense Jacobian = Ahat) */
-  LTH_IVP_BSIMP      /* implicit Bulirsch-Stoer, stiff (dense Jacobian) */
+  LTH_IVP_BSIMP,     /* implicit Bulirsch-Stoer, stiff (dense Jacobian) */
+  LTH_IVP_CHEB       /* Chebyshev collocation of the linear reduced ODE (small systems) */
 } lth_ivp_method;
 
-/* Name ("rk8pd", "rkf45", "msadams", "msbdf", "bsimp") <-> method; -1 if unknown. */
+/* Name ("rk8pd", "rkf45", "msadams", "msbdf", "bsimp", "cheb") <-> method; -1 if unknown. */
 int lth_ivp_method_from_name(const char *name);
 const char *lth_ivp_method_name(lth_ivp_method method);
 

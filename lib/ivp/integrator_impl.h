@@ -29,11 +29,16 @@ typedef int (*lth_ode_rhs)(double t, const double *y, double *dydt, void *ctx);
  * for the methods that need a Jacobian (lth_ivp_method_is_stiff). */
 typedef int (*lth_ode_jac)(double t, const double *y, double *dfdy, double *dfdt, void *ctx);
 
+/* The linear form f(t, y) = M(t) y + b(t): M (dim x dim, column-major) and b
+ * at t, for the methods that solve linear systems in y (lth_integrator_cheb). */
+typedef int (*lth_ode_lin)(double t, double *M, double *b, void *ctx);
+
 typedef struct lth_ode {
   size_t dim;
   lth_ode_rhs rhs;
   lth_ode_jac jac; /* NULL: explicit methods only */
   void *ctx;       /* passed to rhs and jac */
+  lth_ode_lin lin; /* NULL: not given (the methods that need it refuse) */
 } lth_ode;
 
 /* What lth_integrator_type.start fixes until the next start (hmin also
@@ -78,9 +83,15 @@ typedef struct lth_integrator_type {
   void (*set_hmin)(lth_integrator *it, double hmin);
   /* What an advance's non-zero code means. */
   const char *(*strerror)(int code);
+  /* Optional (NULL: steps end at t1): the next advance may evaluate f and
+   * take its steps up to t_far >= t1, serving t1 from inside a longer step
+   * (a method with a continuous extension, as collocation). */
+  void (*set_horizon)(lth_integrator *it, double t_far);
 } lth_integrator_type;
 
 /* lib/ivp/integrator_gsl.c: GSL's odeiv2 driver, every lth_ivp_method. */
 extern const lth_integrator_type lth_integrator_gsl;
+/* lib/ivp/integrator_cheb.c: Chebyshev collocation of a linear ODE (cheb). */
+extern const lth_integrator_type lth_integrator_cheb;
 
 #endif

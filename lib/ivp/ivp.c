@@ -40,10 +40,11 @@ int lth_ivp_method_is_stiff(lth_ivp_method method) {
   return method == LTH_IVP_MSBDF || method == LTH_IVP_BSIMP;
 }
 
-static const char *const method_names[] = {"rk8pd", "rkf45", "msadams", "msbdf", "bsimp"};
+static const char *const method_names[] = {"rk8pd", "rkf45", "msadams", "msbdf", "bsimp", "cheb"};
+#define NMETHODS ((int)(sizeof method_names / sizeof method_names[0]))
 
 int lth_ivp_method_from_name(const char *name) {
-  for (int k = 0; k < 5; k++) {
+  for (int k = 0; k < NMETHODS; k++) {
     if (strcmp(name, method_names[k]) == 0) {
       return k;
     }
@@ -52,14 +53,13 @@ int lth_ivp_method_from_name(const char *name) {
 }
 
 const char *lth_ivp_method_name(lth_ivp_method method) {
-  return (unsigned)method < 5 ? method_names[method] : "unknown";
+  return (unsigned)method < (unsigned)NMETHODS ? method_names[method] : "unknown";
 }
 
 /* The integrator that implements a method (lib/ivp/integrator_impl.h): GSL's
- * odeiv2 for every method today. */
+ * odeiv2, or Chebyshev collocation for cheb. */
 static const lth_integrator_type *integrator_for(lth_ivp_method method) {
-  (void)method;
-  return &lth_integrator_gsl;
+  return method == LTH_IVP_CHEB ? &lth_integrator_cheb : &lth_integrator_gsl;
 }
 
 static int is_stiff(lth_ivp_method method) { return lth_ivp_method_is_stiff(method); }
@@ -164,6 +164,47 @@ static int rhs(double t, const double *y, double *dydt, void *params) {
   return 0;
 }
 
+/* The linear form of rhs, M = I (x) (Ahat - gamma P) and b = g in the last
+ * column (affine), for Chebyshev collocation (lib/ivp/integrator_cheb.c). */
+static int lin(double t, double *M, double *b, void *params) {
+  lth_ivp *iv = params;
+  const lth_point *pt;
+  iv->rhs_evals++;
+  lth_error *e = iv->st == LTH_OK ? &iv->err : NULL;
+  int damped = 0;
+  lth_status st = iv->guard.pending && lth_ivp_prescan_failed(iv->guard.pending)
+                      ? iv->guard.pending->st
+                      : lth_coef_eval_damped(iv->coef, t, iv->gamma, &pt, &damped, e);
+  if (st == LTH_OK && stale_stretch(iv)) {
+    return 1;
+  }
+  if (st == LTH_OK) {
+    st = lth_ivp_guard_point(&iv->guard, pt, e);
+  }
+  if (st != LTH_OK) {
+    iv->st = iv->st == LTH_OK ? st : iv->st;
+    return 1;
+  }
+  int m = iv->m;
+  size_t dim = iv->dim;
+  double g = damped ? 0.0 : iv->gamma; /* (a table's Ahat is Ahat - gamma P already) */
+  memset(M, 0, dim * dim * sizeof(double));
+  memset(b, 0, dim * sizeof(double));
+  for (int c = 0; c < iv->ncols; c++) {
+    size_t o = (size_t)c * m;
+    for (int j = 0; j < m; j++) {
+      for (int i = 0; i < m; i++) {
+        double p = g > 0 ? g * LTH_JET_AT(&pt->P, 0, i, j) : 0.0;
+        M[o + i + (o + j) * dim] = LTH_JET_AT(&pt->Ahat, 0, i, j) - p;
+      }
+    }
+  }
+  if (iv->affine) {
+    memcpy(b + (size_t)(iv->ncols - 1) * m, pt->g.c, (size_t)m * sizeof(double));
+  }
+  return 0;
+}
+
 /* Jacobian I (x) Ahat and df/dt = Ahat' V (+ g') for the stiff steppers. */
 static int jac(double t, const double *y, double *dfdy, double *dfdt, void *params) {
   lth_ivp *iv = params;
@@ -239,7 +280,8 @@ lth_ivp *lth_ivp_alloc(const lth_system *sys, int ncols, int affine, const lth_i
   }
   iv->t_hi = t_hi;
   iv->hmin_frac = HMIN_FRAC;
-  if (!stiff && iv->opts.stabilize * (t_hi - t_lo) > LTH_IVP_EXPLICIT_GAMMA_SPAN) {
+  if (!stiff && iv->opts.method != LTH_IVP_CHEB &&
+      iv->opts.stabilize * (t_hi - t_lo) > LTH_IVP_EXPLICIT_GAMMA_SPAN) {
     /* the drift directions decay at rate gamma: an explicit method needs
      * h < ~3 / gamma and would run for hours instead of failing */
     lth_error_set(err, LTH_EINVAL,
@@ -263,7 +305,7 @@ lth_ivp *lth_ivp_alloc(const lth_system *sys, int ncols, int affine, const lth_i
     return NULL;
   }
   iv->itype = integrator_for(iv->opts.method);
-  lth_ode ode = {iv->dim, rhs, stiff ? jac : NULL, iv};
+  lth_ode ode = {iv->dim, rhs, stiff ? jac : NULL, iv, lin};
   iv->it = iv->itype->alloc(&ode, err);
   if (!iv->it) {
     lth_ivp_free(iv);
@@ -538,6 +580,19 @@ lth_status lth_ivp_advance(lth_ivp *iv, double t, double *V, lth_error *err) {
         ity->set_hmin(iv->it, 0.0);
       }
       size_t n = 0;
+      if (ity->set_horizon) {
+        /* a step may reach past the output time t to the stretch's end (never
+         * across it; data without enclosures have no stretches: the span's end) */
+        double far = to;
+        if (to == t && !crossing) {
+          if (!lth_enclose_known(iv->enc)) {
+            far = iv->t_hi;
+          } else if (iv->t >= iv->enc_lo && iv->t < iv->enc_hi) {
+            far = fmin(iv->enc_hi, iv->t_hi);
+          }
+        }
+        ity->set_horizon(iv->it, fmax(far, to));
+      }
       rc = ity->advance(iv->it, &iv->t, to, iv->y, &n);
       if (near) {
         ity->set_hmin(iv->it, iv->hmin);

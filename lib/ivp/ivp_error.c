@@ -64,7 +64,9 @@ static double reference_tighten(lth_ivp_method method) {
  * the method itself, as the problem may be stiff (an explicit reference
  * could need 1e4 times the steps). */
 static lth_ivp_method reference_method(lth_ivp_method m) {
-  return lth_ivp_method_is_stiff(m) ? m : LTH_IVP_RK8PD;
+  /* (cheb: itself too -- the damped reduced ODE may be stiff for rk8pd, and
+   * the half-length steps of reference_hmax make its polynomials others) */
+  return lth_ivp_method_is_stiff(m) || m == LTH_IVP_CHEB ? m : LTH_IVP_RK8PD;
 }
 
 /* The same method must not take the same steps: where the outputs, not the

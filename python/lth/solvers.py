@@ -313,8 +313,8 @@ def _ivp_method(name):
         raise errors.UsageError("method must be a string")
     k = LIB.lth_ivp_method_from_name(name.encode())
     if k < 0 or "\0" in name:
-        raise errors.UsageError("unknown integrator %r: use rk8pd, rkf45, msadams, msbdf or "
-                                "bsimp" % name)
+        raise errors.UsageError("unknown integrator %r: use rk8pd, rkf45, msadams, msbdf, "
+                                "bsimp or cheb" % name)
     return k
 
 
@@ -359,8 +359,8 @@ def _solve_dense_only(method, stabilize):
     """What a solve asks that only the dense path does (lth-solve's), or None."""
     if method in ("rk8pd", "rkf45"):
         return "an explicit method (its methods are msbdf and msadams)"
-    if method == "bsimp":
-        return "method='bsimp' (its methods are msbdf and msadams)"
+    if method in ("bsimp", "cheb"):
+        return "method=%r (its methods are msbdf and msadams)" % method
     if stabilize is not None:
         return "stabilize (it projects onto the state space instead)"
     return None
@@ -375,7 +375,8 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=DEFAULT_RTOL, atol=DE
     order; default: the grid), as ``lth-solve``.
 
     The state part is integrated through Clark's reduced ODE (``method``:
-    rk8pd, rkf45, msadams, msbdf, bsimp with GSL on the dense path; msbdf or
+    rk8pd, rkf45, msadams, msbdf, bsimp with GSL, or cheb (Chebyshev
+    collocation), on the dense path; msbdf or
     msadams with SUNDIALS CVODE on the operator path; None: rk8pd on the
     dense path, msbdf on the operator path; ``rtol``/``atol``).  ``path``:
     "auto" (default), "dense" or "operator", as ``lth-solve --path``

@@ -34,7 +34,7 @@ done
 out=$(complete_words lth-solve lth-solve --me)
 [ "$out" = "--method" ] || fail "lth-solve --me completes to '$out', expected --method"
 out=$(complete_words lth-solve lth-solve --method "" | sort | tr '\n' ' ')
-[ "$out" = "bsimp msadams msbdf rk8pd rkf45 " ] || fail "lth-solve --method values: '$out'"
+[ "$out" = "bsimp cheb msadams msbdf rk8pd rkf45 " ] || fail "lth-solve --method values: '$out'"
 out=$(complete_words lth-decompose lth-decompose --format j)
 [ "$out" = "json" ] || fail "lth-decompose --format j completes to '$out'"
 out=$(complete_words lth-bvp lth-bvp --method = "" | sort | tr '\n' ' ')

@@ -88,7 +88,7 @@ IFS=, read -r -a row <<<"$(sed -n 3p "$TMP/pend.csv")"
 [ "${row[3]:-}" = "$("$JT" get "$TMP/pend.json" 'z[1][2]')" ] || fail "CSV dx(1) differs from JSON"
 
 # ---- the other integrators
-for m in msbdf rkf45 msadams bsimp; do
+for m in msbdf rkf45 msadams bsimp cheb; do
   run 0 "--method $m" "$SOLVE" "$PEND" --times 0,1 --method $m --format json &&
     near "$TMP/out" 'z[1][2]' "$(calc "0.05 * cos(sqrt(9.81)) + 0.1 / sqrt(9.81) * sin(sqrt(9.81))")" 1e-6 "--method $m"
   [ "$("$JT" get "$TMP/out" method)" = "$m" ] || fail "--method $m: JSON method is not $m"

@@ -67,7 +67,7 @@ print(",".join("%.17g" % x for x in z))' "$TMP/ic.json")")
   fi
   "$SOLVE" "$f" "${extra[@]}" --rtol 1e-14 --atol 1e-16 --error-estimate off --format json -q \
     >"$TMP/ref_$b.json" 2>"$TMP/err" || { fail "$b: reference solve: $(head -c 300 "$TMP/err")"; continue; }
-  for m in rk8pd rkf45 msadams msbdf bsimp; do
+  for m in rk8pd rkf45 msadams msbdf bsimp cheb; do
     "$SOLVE" "$f" "${extra[@]}" --method "$m" --format json -q >"$TMP/out" 2>"$TMP/err"
     rc=$?
     if [ "$rc" -eq 3 ]; then

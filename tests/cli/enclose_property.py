@@ -30,7 +30,7 @@ import sys
 import tempfile
 
 TOL = 1e-7  # |y - truth| <= TOL max(1, |truth|); lth runs at rtol 1e-10
-METHODS = ["rk8pd", "rkf45", "msadams", "msbdf", "bsimp"]
+METHODS = ["rk8pd", "rkf45", "msadams", "msbdf", "bsimp", "cheb"]
 SQPI = math.sqrt(math.pi)
 
 

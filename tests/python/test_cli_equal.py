@@ -229,6 +229,22 @@ def test_solve_constant_data_exact():
     assert np.max(np.abs(integ.z - sol.z)) <= 10 * integ.error_estimate + 1e-15
 
 
+def test_solve_cheb_stiff():
+    """method="cheb" (Chebyshev collocation) is lth-solve --method cheb: on the
+    stiff index-2 DAE of data/stiff.lth (u = sin t) the same numbers as the
+    tool, u(10) within 1e-9, its own method as the error estimate's
+    reference, and the operator path refuses it by name."""
+    pb = lth.load(data("stiff.lth"))
+    sol = lth.solve(pb, times=[1, 10], method="cheb")
+    js = run_tool("lth-solve", data("stiff.lth"), "--format", "json", "-q", "--times", "1,10",
+                  "--method", "cheb")
+    assert js["method"] == "cheb" and sol.error_method == "cheb"
+    assert np.max(np.abs(np.array(js["z"]) - sol.z)) == 0.0
+    assert abs(sol.z[-1][-1] - np.sin(10.0)) < 1e-9
+    with pytest.raises(lth.UsageError, match="method='cheb'"):
+        lth.solve(pb, times=[1], method="cheb", path="operator")
+
+
 @pytest.mark.parametrize("method", ["shooting", "multiple", "fd", "collocation"])
 def test_bvp(method):
     js = run_tool("lth-bvp", data("index2.lth"), "--format", "json", "--method", method)
