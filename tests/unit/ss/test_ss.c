@@ -59,8 +59,8 @@ static void plant_make(plant *pl, int r, const int *n, uint64_t seed, unsigned r
   for (int k = 0; k < NU; k++) {
     for (int l = 0; l < 4; l++) pl->u[k].a[l] = ts_draw(&g, -1, 1);
     pl->u[k].s = ts_draw_oscillation(&g);
-    TU_ASSERT_OK(lth_system_set_input(pl->sys, k, lth_source_callback(1, 1, is_u_cb, &pl->u[k], NULL),
-                                      NULL));
+    TU_ASSERT_OK(lth_system_set_input(pl->sys, k,
+                                      lth_source_callback(1, 1, is_u_cb, &pl->u[k], NULL), NULL));
   }
 }
 
@@ -82,7 +82,8 @@ static double u_deriv(const plant *pl, int k, double t, int j) {
   return f * c[j];
 }
 
-static void add_maps(const plant *pl, const double *maps, int nmaps, int rows, double t, double *acc) {
+static void add_maps(const plant *pl, const double *maps, int nmaps, int rows, double t,
+                     double *acc) {
   if (!maps || rows == 0) return; /* no maps (NULL + 0 is undefined) */
   for (int j = 0; j < nmaps; j++)
     for (int k = 0; k < NU; k++) {
@@ -140,7 +141,8 @@ static void simulate(const plant *pl, int raw, double t0, const double *v0, cons
     for (int l = 0; l < m; l++) x[i] -= c.pt->Q[l + (size_t)i * m] * w[l];
   }
   gsl_odeiv2_system gs = {sim_rhs, NULL, (size_t)p, &c};
-  gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_y_new(&gs, gsl_odeiv2_step_rk8pd, 1e-3, 1e-13, 1e-13);
+  gsl_odeiv2_driver *d =
+      gsl_odeiv2_driver_alloc_y_new(&gs, gsl_odeiv2_step_rk8pd, 1e-3, 1e-13, 1e-13);
   double t = t0;
   for (int k = 0; k < NT; k++) {
     if (times[k] > t) {
@@ -209,8 +211,8 @@ static void check_plant(const plant *pl, double t0, const double *times, uint64_
   lth_ivp_result *res = NULL;
   lth_error err;
   lth_error_clear(&err);
-  ck_assert_msg(lth_ivp_solve(pl->sys, t0, z0, times, NT, &o, &res, &err) == LTH_OK, "%s: %s",
-                what, err.message);
+  ck_assert_msg(lth_ivp_solve(pl->sys, t0, z0, times, NT, &o, &res, &err) == LTH_OK, "%s: %s", what,
+                err.message);
   ck_assert_msg(res->z0_change <= 1e-10 * (1.0 + res->z0_change), "z0 was not consistent");
   double zs[2][NT * TS_MAXS], ys[2][NT * 8], yd[NT * 8];
   ck_assert(ny <= 8);
@@ -340,7 +342,8 @@ START_TEST(test_basis) {
         for (int l = 0; l < m; l++) sum += LTH_JET_AT(&dp->P, 0, i, l) * a->Q[l + (size_t)y * m];
         pq = fmax(pq, fabs(sum));
       }
-    for (int i = 0; i < m * m; i++) pn = fmax(pn, fabs(dp->P.c[(i % m) + (size_t)(i / m) * dp->P.ld]));
+    for (int i = 0; i < m * m; i++)
+      pn = fmax(pn, fabs(dp->P.c[(i % m) + (size_t)(i / m) * dp->P.ld]));
     ck_assert_msg(pq <= 1e-13 * fmax(1.0, pn), "|P Q| = %.3e", pq);
     /* another start: the same minimal-rotation family, one constant rotation apart */
     TU_ASSERT_OK(lth_ss_at(ss2, t, c, NULL));
@@ -374,6 +377,44 @@ END_TEST
 
 /* The table against lth_ss_at at times between its nodes: every entry to
  * 100 times the table's tolerance relative to max(1, |entry|). */
+/* Long moves of the basis: data/circuit_io.lth (p = 3, decaying modes) from
+ * t = 0 to 10 in one call, back to 0 and to 5.  The basis ODE holds Q
+ * orthonormal and in range(I - P) only in exact arithmetic; before the
+ * moves were broken up and reprojected (lib/ss/ss_basis.c) rounding grew
+ * there to O(1) and the steps collapsed (a 5-unit move failed with two of
+ * three OpenBLAS kernels, this one with every kernel).  Each point: Q
+ * orthonormal to 1e-12 and ||P Q|| below 1e-10; back at 0, Q as it began
+ * to 1e-8 (the move there and back is the same ODE both ways). */
+START_TEST(test_long_moves) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/../data/circuit_io.lth", getenv("LTH_TEST_DIR"));
+  lth_problem *pb = NULL;
+  TU_ASSERT_OK(lth_problem_read(path, &pb, NULL));
+  lth_ss *ss = lth_ss_alloc(lth_problem_system(pb), NULL, NULL);
+  lth_ss_point *a = ss ? lth_ss_point_alloc(ss, NULL) : NULL;
+  ck_assert(ss && a);
+  double Q0[64], ts[4] = {0.0, 10.0, 0.0, 5.0};
+  for (int k = 0; k < 4; k++) {
+    lth_error err;
+    lth_error_clear(&err);
+    ck_assert_msg(lth_ss_at(ss, ts[k], a, &err) == LTH_OK, "t = %g: %s", ts[k], err.message);
+    ck_assert_msg(a->orth_err <= 1e-12 && a->range_err <= 1e-10, "t = %g: orth %.2e range %.2e",
+                  ts[k], a->orth_err, a->range_err);
+    int mp = a->m * a->p;
+    ck_assert(mp <= 64);
+    double d = 0.0;
+    for (int i = 0; i < mp; i++) {
+      if (k == 0) Q0[i] = a->Q[i];
+      if (k == 2) d = fmax(d, fabs(a->Q[i] - Q0[i]));
+    }
+    ck_assert_msg(d <= 1e-8, "back at t = 0: Q moved by %.2e", d);
+  }
+  lth_ss_point_free(a);
+  lth_ss_free(ss);
+  lth_problem_free(pb);
+}
+END_TEST
+
 START_TEST(test_table) {
   char path[4096];
   snprintf(path, sizeof path, "%s/data/ss_carts.lth", getenv("LTH_TEST_DIR"));
@@ -396,9 +437,10 @@ START_TEST(test_table) {
     TU_ASSERT_OK(lth_ss_at(ref, t, b, NULL));
     const double *x[] = {a->A, a->B, a->C, a->D, a->Z, a->Dz, a->g, a->yf};
     const double *y[] = {b->A, b->B, b->C, b->D, b->Z, b->Dz, b->g, b->yf};
-    size_t n[] = {(size_t)a->p * a->p, (size_t)a->p * a->nu * a->nb, (size_t)a->ny * a->p,
-                  (size_t)a->ny * a->nu * a->nd, (size_t)a->s * a->p, (size_t)a->s * a->nu * a->nd,
-                  (size_t)a->p, (size_t)a->ny};
+    size_t n[] = {(size_t)a->p * a->p,  (size_t)a->p * a->nu * a->nb,
+                  (size_t)a->ny * a->p, (size_t)a->ny * a->nu * a->nd,
+                  (size_t)a->s * a->p,  (size_t)a->s * a->nu * a->nd,
+                  (size_t)a->p,         (size_t)a->ny};
     for (int f = 0; f < 8; f++)
       for (size_t i = 0; i < n[f]; i++)
         worst = fmax(worst, fabs(x[f][i] - y[f][i]) / fmax(1.0, fabs(y[f][i])));
@@ -532,6 +574,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_basis);
   tcase_add_test(tc, test_outputs_file);
   tcase_add_test(tc, test_table);
+  tcase_add_test(tc, test_long_moves);
   tcase_add_test(tc, test_jets);
   tcase_add_test(tc, test_refusals);
   suite_add_tcase(s, tc);
