@@ -126,26 +126,37 @@ static int stale_stretch(lth_ivp *iv) {
   return 0;
 }
 
+/* The right-hand side's coefficients at t (Ahat - gamma P at once where a
+ * table serves them: *damped), judged by the guard: 0, or 1 to stop the
+ * integrator (the reason in iv->st, iv->err; a stale stretch in iv->replan). */
+static int rhs_point(lth_ivp *iv, double t, const lth_point **pt, int *damped) {
+  iv->rhs_evals++;
+  lth_error *e = iv->st == LTH_OK ? &iv->err : NULL;
+  *damped = 0;
+  /* the scan of Pi running beside refused: its verdict ends the solve */
+  lth_status st = iv->guard.pending && lth_ivp_prescan_failed(iv->guard.pending)
+                      ? iv->guard.pending->st
+                      : lth_coef_eval_damped(iv->coef, t, iv->gamma, pt, damped, e);
+  if (st == LTH_OK && stale_stretch(iv)) {
+    return 1;
+  }
+  if (st == LTH_OK) {
+    st = lth_ivp_guard_point(&iv->guard, *pt, e);
+  }
+  if (st != LTH_OK) {
+    iv->st = iv->st == LTH_OK ? st : iv->st; /* keep the first error (points may be retried) */
+    return 1;
+  }
+  return 0;
+}
+
 /* V' = Ahat V (+ g e_last^T): Clark (3.9) for every column.  Non-zero stops
  * the integrator (the reason in iv->st, iv->err). */
 static int rhs(double t, const double *y, double *dydt, void *params) {
   lth_ivp *iv = params;
   const lth_point *pt;
-  iv->rhs_evals++;
-  lth_error *e = iv->st == LTH_OK ? &iv->err : NULL;
-  /* the scan of Pi running beside refused: its verdict ends the solve */
-  int damped = 0;
-  lth_status st = iv->guard.pending && lth_ivp_prescan_failed(iv->guard.pending)
-                      ? iv->guard.pending->st
-                      : lth_coef_eval_damped(iv->coef, t, iv->gamma, &pt, &damped, e);
-  if (st == LTH_OK && stale_stretch(iv)) {
-    return 1;
-  }
-  if (st == LTH_OK) {
-    st = lth_ivp_guard_point(&iv->guard, pt, e);
-  }
-  if (st != LTH_OK) {
-    iv->st = iv->st == LTH_OK ? st : iv->st; /* keep the first error (points may be retried) */
+  int damped;
+  if (rhs_point(iv, t, &pt, &damped) != 0) {
     return 1;
   }
   int m = iv->m;
@@ -169,20 +180,8 @@ static int rhs(double t, const double *y, double *dydt, void *params) {
 static int lin(double t, double *M, double *b, void *params) {
   lth_ivp *iv = params;
   const lth_point *pt;
-  iv->rhs_evals++;
-  lth_error *e = iv->st == LTH_OK ? &iv->err : NULL;
-  int damped = 0;
-  lth_status st = iv->guard.pending && lth_ivp_prescan_failed(iv->guard.pending)
-                      ? iv->guard.pending->st
-                      : lth_coef_eval_damped(iv->coef, t, iv->gamma, &pt, &damped, e);
-  if (st == LTH_OK && stale_stretch(iv)) {
-    return 1;
-  }
-  if (st == LTH_OK) {
-    st = lth_ivp_guard_point(&iv->guard, pt, e);
-  }
-  if (st != LTH_OK) {
-    iv->st = iv->st == LTH_OK ? st : iv->st;
+  int damped;
+  if (rhs_point(iv, t, &pt, &damped) != 0) {
     return 1;
   }
   int m = iv->m;

@@ -19,6 +19,7 @@
 #include "lth/ivp.h"
 #include "lth/problem.h"
 #include "lth/samples.h"
+#include "pulse_problem.h"
 #include "testsys.h"
 #include "testutil.h"
 
@@ -479,10 +480,7 @@ END_TEST
  * cover the pulse): within 100 rtol of the solution's size, where skipping
  * the pulse costs about 4e-3. */
 START_TEST(test_pulse_between_table_panels) {
-  const char *text = "lth 1\nproblem dae\nblocks 2 1\ninterval 0 10\n"
-                     "A(1,1) = [-1, 1/(1+t); t/(1+t^2), -2]\nA(1,2) = [1; 1/(2+t)]\n"
-                     "A(2,1) = [1, 1/(1+t^2)]\n"
-                     "f(1) = [cos(t)/(1+t); exp(-((t-6.3)/0.002)^2)]\nf(2) = -1/(3+t)\n";
+  const char *text = pulse_problem_text;
   lth_problem *pb = NULL;
   lth_error err;
   lth_error_clear(&err);

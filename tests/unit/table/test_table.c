@@ -15,6 +15,7 @@
 #include "lth/decomp.h"
 #include "lth/problem.h"
 #include "lth/table.h"
+#include "pulse_problem.h"
 #include "testsys.h"
 #include "testutil.h"
 
@@ -586,10 +587,7 @@ END_TEST
  * the pulse.  The table against the decomposition at 6001 times (every 0.0005
  * around the pulse) stays within 10 tol. */
 START_TEST(test_cut_panels_then_pulse) {
-  const char *text = "lth 1\nproblem dae\nblocks 2 1\ninterval 0 10\n"
-                     "A(1,1) = [-1, 1/(1+t); t/(1+t^2), -2]\nA(1,2) = [1; 1/(2+t)]\n"
-                     "A(2,1) = [1, 1/(1+t^2)]\n"
-                     "f(1) = [cos(t)/(1+t); exp(-((t-6.3)/0.002)^2)]\nf(2) = -1/(3+t)\n";
+  const char *text = pulse_problem_text;
   lth_problem *pb = NULL;
   lth_error err;
   lth_error_clear(&err);
@@ -634,10 +632,7 @@ END_TEST
  * one of degree <= 16 fails it (both tried), and the panels' ends are
  * reached (b > t) from most times. */
 START_TEST(test_panel_end_is_one_polynomial) {
-  const char *text = "lth 1\nproblem dae\nblocks 2 1\ninterval 0 10\n"
-                     "A(1,1) = [-1, 1/(1+t); t/(1+t^2), -2]\nA(1,2) = [1; 1/(2+t)]\n"
-                     "A(2,1) = [1, 1/(1+t^2)]\n"
-                     "f(1) = [cos(t)/(1+t); exp(-((t-6.3)/0.002)^2)]\nf(2) = -1/(3+t)\n";
+  const char *text = pulse_problem_text;
   lth_problem *pb = NULL;
   lth_error err;
   lth_error_clear(&err);
