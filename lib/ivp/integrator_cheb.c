@@ -48,7 +48,8 @@ struct lth_integrator {
   double h;    /* length of the next step (0: the whole horizon) */
   double hmin; /* smallest step */
   /* the last accepted step's polynomial: values Y[(N+1) dim] at the nodes of [pa, pb] */
-  int have, pN;
+  int N; /* the degree of every step (cheb_degree), its nodes x, weights w and D below */
+  int have;
   double pa, pb, t_out;
   double t_far;      /* the next advance's horizon (set_horizon; 0: t1) */
   double *Y, *y_out; /* y_out: the state handed out at t_out (continuity check) */
@@ -56,6 +57,15 @@ struct lth_integrator {
   double *M, *b, *A, *r, *D, *x, *w;
   lapack_int *ipiv;
 };
+
+static void cheb_free(lth_integrator *it) {
+  if (!it) return;
+  free(it->Y), free(it->y_out), free(it->M), free(it->b), free(it->A), free(it->r);
+  free(it->D), free(it->x), free(it->w), free(it->ipiv);
+  free(it);
+}
+
+static void nodes(lth_integrator *it, int N);
 
 static lth_integrator *cheb_alloc(const lth_ode *ode, lth_error *err) {
   if (!ode->lin || ode->dim == 0 || ode->dim > CHEB_MAX_DIM) {
@@ -83,22 +93,13 @@ static lth_integrator *cheb_alloc(const lth_ode *ode, lth_error *err) {
   }
   if (!it || !it->Y || !it->y_out || !it->M || !it->b || !it->A || !it->r || !it->D || !it->x ||
       !it->w || !it->ipiv) {
-    if (it) {
-      free(it->Y), free(it->y_out), free(it->M), free(it->b), free(it->A), free(it->r);
-      free(it->D), free(it->x), free(it->w), free(it->ipiv);
-    }
-    free(it);
+    cheb_free(it);
     lth_error_set(err, LTH_ENOMEM, "out of memory allocating an integrator");
     return NULL;
   }
+  it->N = cheb_degree(d);
+  nodes(it, it->N); /* (the same for every step: h only scales D) */
   return it;
-}
-
-static void cheb_free(lth_integrator *it) {
-  if (!it) return;
-  free(it->Y), free(it->y_out), free(it->M), free(it->b), free(it->A), free(it->r);
-  free(it->D), free(it->x), free(it->w), free(it->ipiv);
-  free(it);
 }
 
 static lth_status cheb_start(lth_integrator *it, const lth_integrator_setup *s, lth_error *err) {
@@ -136,11 +137,10 @@ static void nodes(lth_integrator *it, int N) {
 /* The interpolant of the stored step at t (in [pa, pb]) into y. */
 static void interp(lth_integrator *it, double t, double *y) {
   size_t d = it->dim;
-  int N = it->pN;
+  int N = it->N;
   double x = -1.0 + 2.0 * (t - it->pa) / (it->pb - it->pa);
   for (int j = 0; j <= N; j++) {
-    double xj = -cos(CHEB_PI * j / N);
-    if (x == xj) {
+    if (x == it->x[j]) {
       memcpy(y, it->Y + (size_t)j * d, d * sizeof(double));
       return;
     }
@@ -148,22 +148,21 @@ static void interp(lth_integrator *it, double t, double *y) {
   double den = 0.0;
   memset(y, 0, d * sizeof(double));
   for (int j = 0; j <= N; j++) {
-    double xj = -cos(CHEB_PI * j / N), wj = (j % 2 ? -1.0 : 1.0) * (j == 0 || j == N ? 0.5 : 1.0);
-    double c = wj / (x - xj);
+    double c = it->w[j] / (x - it->x[j]);
     den += c;
     for (size_t i = 0; i < d; i++) y[i] += c * it->Y[(size_t)j * d + i];
   }
   for (size_t i = 0; i < d; i++) y[i] /= den;
 }
 
-/* One collocation on [a, a + h] from y0 at degree N into it->Y; *est the
+/* One collocation on [a, a + h] from y0 at degree it->N into it->Y; *est the
  * largest tail (max of |c_N| / 2, |c_{N-1}|, |c_{N-2}|) relative to atol +
  * rtol max |y_i|, INFINITY where the system is singular or the data not
  * finite.  Returns CHEB_OK or CHEB_STOP (a callback stopped). */
-static int collocate(lth_integrator *it, double a, double h, int N, const double *y0, double *est) {
+static int collocate(lth_integrator *it, double a, double h, const double *y0, double *est) {
+  int N = it->N;
   size_t d = it->dim, nu = (size_t)N * d;
   int n1 = N + 1;
-  nodes(it, N);
   for (int j = 1; j <= N; j++) {
     double tj = a + 0.5 * h * (it->x[j] + 1.0);
     if (j == N) tj = a + h;
@@ -229,7 +228,7 @@ static int cheb_advance(lth_integrator *it, double *t, double t1, double *y, siz
       /* inside the last step: its polynomial */
       double to = fmin(t1, it->pb);
       if (to == it->pb) {
-        memcpy(y, it->Y + (size_t)it->pN * d, d * sizeof(double));
+        memcpy(y, it->Y + (size_t)it->N * d, d * sizeof(double));
       } else {
         interp(it, to, y);
       }
@@ -245,7 +244,7 @@ static int cheb_advance(lth_integrator *it, double *t, double t1, double *y, siz
     if (it->s.hmax > 0) h = fmin(h, it->s.hmax);
     double est = INFINITY;
     for (;;) {
-      int c = collocate(it, a, h, cheb_degree(d), y, &est);
+      int c = collocate(it, a, h, y, &est);
       if (c != CHEB_OK) {
         rc = c;
         break;
@@ -253,7 +252,7 @@ static int cheb_advance(lth_integrator *it, double *t, double t1, double *y, siz
       if (est <= 1.0) {
         break;
       }
-      h *= isfinite(est) ? fmax(CHEB_SHRINK_MIN, CHEB_SAFETY * pow(est, -1.0 / cheb_degree(d)))
+      h *= isfinite(est) ? fmax(CHEB_SHRINK_MIN, CHEB_SAFETY * pow(est, -1.0 / it->N))
                          : CHEB_SHRINK_MIN;
       /* (the rounding floor of t too: a step collapsing to nothing) */
       if ((h < it->hmin || h < 64 * DBL_EPSILON * fmax(1.0, fabs(a))) && h < end - a) {
@@ -266,13 +265,12 @@ static int cheb_advance(lth_integrator *it, double *t, double t1, double *y, siz
     }
     n++;
     it->have = 1;
-    it->pN = cheb_degree(d);
     it->pa = a;
     it->pb = a + h;
     /* next: from this tail; a step the horizon cut short keeps the longer
      * length it was given */
-    double grow = est > 0 ? fmin(CHEB_GROW_MAX, CHEB_SAFETY * pow(est, -1.0 / cheb_degree(d)))
-                          : CHEB_GROW_MAX;
+    double grow =
+        est > 0 ? fmin(CHEB_GROW_MAX, CHEB_SAFETY * pow(est, -1.0 / it->N)) : CHEB_GROW_MAX;
     double base = h < end - a || it->h <= 0 ? h : fmax(h, it->h);
     it->h = base * fmax(1.0, grow);
   }

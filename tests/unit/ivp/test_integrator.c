@@ -25,12 +25,20 @@ typedef struct ode_ctx {
   double t_last;       /* t of the last call */
 } ode_ctx;
 
-static int rot_rhs(double t, const double *y, double *dydt, void *vp) {
-  ode_ctx *c = vp;
+/* A call at t counted; 1 where the callback refuses it (t > t_fail). */
+static int refused(ode_ctx *c, double t) {
   c->calls++;
   c->t_last = t;
   if (t > c->t_fail) {
     c->calls_failed++;
+    return 1;
+  }
+  return 0;
+}
+
+static int rot_rhs(double t, const double *y, double *dydt, void *vp) {
+  ode_ctx *c = vp;
+  if (refused(c, t)) {
     return 1;
   }
   dydt[0] = -ROT_A * y[0] + ROT_W * y[1];
@@ -55,11 +63,7 @@ static int rot_jac(double t, const double *y, double *dfdy, double *dfdt, void *
 
 /* The linear form (lth_ode.lin): M column-major, b = 0. */
 static int rot_lin(double t, double *M, double *b, void *vp) {
-  ode_ctx *c = vp;
-  c->calls++;
-  c->t_last = t;
-  if (t > c->t_fail) {
-    c->calls_failed++;
+  if (refused(vp, t)) {
     return 1;
   }
   M[0] = -ROT_A;
