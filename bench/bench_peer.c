@@ -31,14 +31,15 @@
  * ladder whose error is at most the target.
  *
  *   bench_peer [--quick] [--csv] [--ladder] [--problem NAME] [--only lth|ida]
- *              [--lth-method M] [--rtol X] [--min-time S] [--data DIR]
+ *              [--lth-method M] [--lth-coefficients auto|direct|table] [--rtol X] [--min-time S]
+ * [--data DIR]
  *
  * --quick checks the problems (the residual of IDA's index-1 form at the exact
  * solution; at rtol 1e-8 lth below 1e-6, IDA below 1e-4) without timing: the smoke
  * test.  --ladder also prints every rung.  --rtol X runs one rtol of the chosen problems in a loop
  * (for perf).  --lth-method M gives lth another integrator than its default (an
- * lth-solve --method name), to compare the methods on one problem. Built only when Debian's libsundials-dev is found (bench/ivp_bvp.cmake); never a
- * dependency of the library. */
+ * lth-solve --method name), to compare the methods on one problem. Built only when Debian's
+ * libsundials-dev is found (bench/ivp_bvp.cmake); never a dependency of the library. */
 #define _DEFAULT_SOURCE /* getloadavg, setenv */
 #define _POSIX_C_SOURCE 200809L
 #include <ida/ida.h>
@@ -373,6 +374,8 @@ done:
 
 /* --lth-method: the integrator given to lth (-1: lth's default). */
 static int lth_method = -1;
+/* --lth-coefficients: what serves the coefficients (LTH_COEF_AUTO: lth's default). */
+static lth_ivp_coefficients lth_coef = LTH_COEF_AUTO;
 
 /* One lth solve (lth_ivp_solve, defaults but tolerances and the error estimate). */
 static double lth_run(const peer *P, double rtol, double *err, long *steps) {
@@ -385,6 +388,7 @@ static double lth_run(const peer *P, double rtol, double *err, long *steps) {
   o.atol = rtol;
   o.error_estimate = 0;
   if (lth_method >= 0) o.method = (lth_ivp_method)lth_method;
+  o.coefficients = lth_coef;
   lth_ivp_result *res = NULL;
   double cpu = bench_cpu_now();
   lth_status st = lth_ivp_solve(P->sys, P->t0, z0, times, NOUT, &o, &res, NULL);
@@ -612,6 +616,18 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_peer: --lth-method: an lth-solve --method name\n");
         return 1;
       }
+    } else if (strcmp(argv[k], "--lth-coefficients") == 0 && k + 1 < argc) {
+      k++;
+      if (strcmp(argv[k], "direct") == 0) {
+        lth_coef = LTH_COEF_DIRECT;
+      } else if (strcmp(argv[k], "table") == 0) {
+        lth_coef = LTH_COEF_TABLE;
+      } else if (strcmp(argv[k], "auto") == 0) {
+        lth_coef = LTH_COEF_AUTO;
+      } else {
+        fprintf(stderr, "bench_peer: --lth-coefficients auto|direct|table\n");
+        return 1;
+      }
     } else if (strcmp(argv[k], "--min-time") == 0 && k + 1 < argc) {
       min_time = atof(argv[++k]);
     } else if (strcmp(argv[k], "--data") == 0 && k + 1 < argc) {
@@ -619,7 +635,8 @@ int main(int argc, char **argv) {
     } else {
       fprintf(stderr,
               "usage: %s [--quick] [--csv] [--ladder] [--problem rational|slope|random3|ap] "
-              "[--only lth|ida] [--ida-form algebraic|yprime] [--lth-method M] [--rtol X] "
+              "[--only lth|ida] [--ida-form algebraic|yprime] [--lth-method M] "
+              "[--lth-coefficients auto|direct|table] [--rtol X] "
               "[--min-time S] "
               "[--data DIR]\n",
               argv[0]);

@@ -55,6 +55,10 @@ if(LTH_BENCH_SUNDIALS AND LTH_IDA_INCLUDE_DIR AND LTH_IDA_LIB AND LTH_IDA_NVEC A
     # exact solution or, at rtol 1e-8, lth misses 1e-6 or IDA 1e-4
     add_test(NAME bench_peer_quick COMMAND bench_peer --quick)
     set_tests_properties(bench_peer_quick PROPERTIES TIMEOUT 120)
+    # (bench/README.md's options for lth's method and coefficients)
+    add_test(NAME bench_peer_quick_cheb COMMAND bench_peer --quick --only lth --lth-method cheb
+                                                --lth-coefficients direct)
+    set_tests_properties(bench_peer_quick_cheb PROPERTIES TIMEOUT 120)
   endif()
   # bench_scale: IDA with the KLU sparse solver (SuiteSparse) against lth at size
   find_library(LTH_IDA_SPMAT sundials_sunmatrixsparse)

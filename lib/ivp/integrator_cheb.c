@@ -24,14 +24,21 @@
 #define CHEB_PI 3.14159265358979323846
 
 #define CHEB_MAX_DIM 32
-/* The degree of every step.  16 points of a smooth solution over a stretch
- * on which the data are resolved at degree 16 (lib/ivp/ivp.c) usually
- * leave a tail far below the tolerance; a higher degree costs its linear
- * system (16 dim unknowns) more than a shorter step costs. */
-#define CHEB_N 16
-/* ... for dim <= 4; 12 up to dim 8, 8 above: the system's (N dim)^3 / 3
- * flops grow with dim^3, the steps only as tol^(-1/N) */
-static int cheb_degree(size_t dim) { return dim <= 4 ? CHEB_N : dim <= 8 ? 12 : 8; }
+/* The degrees a step may take.  16 points of a smooth solution over a
+ * stretch on which the data are resolved at degree 16 (lib/ivp/ivp.c) often
+ * leave a tail far below the tolerance: where the accepted step's own
+ * Chebyshev coefficients say a lower degree would have met it, the next step
+ * takes that degree (each of its N points costs a decomposition, its linear
+ * system (N dim)^3 / 3 flops).  The highest is 16 for dim <= 4, 12 up to
+ * dim 8, 8 above: the system's flops grow with dim^3, the steps only as
+ * tol^(-1/N). */
+#define CHEB_LEVELS 3
+static const int cheb_degrees[CHEB_LEVELS] = {8, 12, 16};
+static int cheb_levels(size_t dim) { return dim <= 4 ? 3 : dim <= 8 ? 2 : 1; }
+#define CHEB_NMAX 16
+/* A lower degree is taken when its tail, read from the accepted step, is at
+ * most this fraction of the tolerance (room for the step to grow). */
+#define CHEB_DOWN 0.1
 /* A step's length follows its tail: tail ~ h^N for a function analytic
  * around the step, so h (tol/tail)^(1/N) times this safety factor, within
  * [CHEB_SHRINK_MIN, CHEB_GROW_MAX] of h. */
@@ -41,31 +48,46 @@ static int cheb_degree(size_t dim) { return dim <= 4 ? CHEB_N : dim <= 8 ? 12 : 
 
 enum { CHEB_OK = 0, CHEB_STOP = 1, CHEB_HMIN = 2, CHEB_NSTEPS = 3 };
 
+/* One degree's rule: nodes x_j = -cos(pi j / N), barycentric weights w, the
+ * differentiation matrix D ((N+1) x (N+1)) and T_k(x_j) (T[j + k (N+1)]). */
+typedef struct {
+  int N;
+  double *x, *w, *D, *T;
+} cheb_rule;
+
 struct lth_integrator {
   lth_ode ode;
   lth_integrator_setup s;
   size_t dim;
   double h;    /* length of the next step (0: the whole horizon) */
   double hmin; /* smallest step */
-  /* the last accepted step's polynomial: values Y[(N+1) dim] at the nodes of [pa, pb] */
-  int N; /* the degree of every step (cheb_degree), its nodes x, weights w and D below */
-  int have;
+  cheb_rule rule[CHEB_LEVELS];
+  int top; /* the highest level this dim may take (cheb_levels - 1) */
+  int lev; /* the next step's level */
+  /* the last accepted step's polynomial: values Y[(N+1) dim] at the nodes
+   * of [pa, pb], at level lev_have */
+  int have, lev_have;
   double pa, pb, t_out;
-  double t_far;      /* the next advance's horizon (set_horizon; 0: t1) */
-  double *Y, *y_out; /* y_out: the state handed out at t_out (continuity check) */
-  /* work (for CHEB_N) */
-  double *M, *b, *A, *r, *D, *x, *w;
+  double t_far;               /* the next advance's horizon (set_horizon; 0: t1) */
+  double *Y, *y_out;          /* y_out: the state handed out at t_out (continuity check) */
+  double *Ytry;               /* the step being tried */
+  double est_at[CHEB_LEVELS]; /* the tried step's tail at each level, in tolerances */
+  /* work (for CHEB_NMAX) */
+  double *M, *b, *A, *r;
   lapack_int *ipiv;
 };
 
 static void cheb_free(lth_integrator *it) {
   if (!it) return;
-  free(it->Y), free(it->y_out), free(it->M), free(it->b), free(it->A), free(it->r);
-  free(it->D), free(it->x), free(it->w), free(it->ipiv);
+  free(it->Y), free(it->y_out), free(it->Ytry), free(it->M), free(it->b), free(it->A);
+  free(it->r), free(it->ipiv);
+  for (int l = 0; l < CHEB_LEVELS; l++) {
+    free(it->rule[l].x), free(it->rule[l].w), free(it->rule[l].D), free(it->rule[l].T);
+  }
   free(it);
 }
 
-static void nodes(lth_integrator *it, int N);
+static int rule_alloc(cheb_rule *R, int N);
 
 static lth_integrator *cheb_alloc(const lth_ode *ode, lth_error *err) {
   if (!ode->lin || ode->dim == 0 || ode->dim > CHEB_MAX_DIM) {
@@ -76,29 +98,29 @@ static lth_integrator *cheb_alloc(const lth_ode *ode, lth_error *err) {
     return NULL;
   }
   lth_integrator *it = calloc(1, sizeof *it);
-  size_t d = ode->dim, n1 = CHEB_N + 1, nu = (size_t)CHEB_N * d;
-  if (it) {
+  size_t d = ode->dim, n1 = CHEB_NMAX + 1, nu = (size_t)CHEB_NMAX * d;
+  int ok = it != NULL;
+  if (ok) {
     it->ode = *ode;
     it->dim = d;
+    it->top = cheb_levels(d) - 1;
     it->Y = malloc(n1 * d * sizeof(double));
+    it->Ytry = malloc(n1 * d * sizeof(double));
     it->y_out = malloc(d * sizeof(double));
     it->M = malloc(n1 * d * d * sizeof(double));
     it->b = malloc(n1 * d * sizeof(double));
     it->A = malloc(nu * nu * sizeof(double));
     it->r = malloc(nu * sizeof(double));
-    it->D = malloc(n1 * n1 * sizeof(double));
-    it->x = malloc(n1 * sizeof(double));
-    it->w = malloc(n1 * sizeof(double));
     it->ipiv = malloc(nu * sizeof(lapack_int));
+    ok = it->Y && it->Ytry && it->y_out && it->M && it->b && it->A && it->r && it->ipiv;
+    /* (the rules are the same for every step: h only scales D) */
+    for (int l = 0; ok && l <= it->top; l++) ok = rule_alloc(&it->rule[l], cheb_degrees[l]);
   }
-  if (!it || !it->Y || !it->y_out || !it->M || !it->b || !it->A || !it->r || !it->D || !it->x ||
-      !it->w || !it->ipiv) {
+  if (!ok) {
     cheb_free(it);
     lth_error_set(err, LTH_ENOMEM, "out of memory allocating an integrator");
     return NULL;
   }
-  it->N = cheb_degree(d);
-  nodes(it, it->N); /* (the same for every step: h only scales D) */
   return it;
 }
 
@@ -109,38 +131,47 @@ static lth_status cheb_start(lth_integrator *it, const lth_integrator_setup *s, 
   it->h = 0.0;
   it->hmin = s->hmin;
   it->have = 0;
+  it->lev = it->top;
   return LTH_OK;
 }
 
-/* Nodes x_j = -cos(pi j / N) (x_0 = -1: the step's start), barycentric
- * weights, and the differentiation matrix D (d/dx of the interpolant at the
- * nodes, (N+1) x (N+1) column-major). */
-static void nodes(lth_integrator *it, int N) {
-  int n1 = N + 1;
+/* Degree N's rule (cheb_rule); 0 when out of memory. */
+static int rule_alloc(cheb_rule *R, int N) {
+  size_t n1 = (size_t)N + 1;
+  R->N = N;
+  R->x = malloc(n1 * sizeof(double));
+  R->w = malloc(n1 * sizeof(double));
+  R->D = malloc(n1 * n1 * sizeof(double));
+  R->T = malloc(n1 * n1 * sizeof(double));
+  if (!R->x || !R->w || !R->D || !R->T) return 0;
   for (int j = 0; j <= N; j++) {
-    it->x[j] = -cos(CHEB_PI * j / N);
-    it->w[j] = (j % 2 ? -1.0 : 1.0) * (j == 0 || j == N ? 0.5 : 1.0);
+    R->x[j] = -cos(CHEB_PI * j / N);
+    R->w[j] = (j % 2 ? -1.0 : 1.0) * (j == 0 || j == N ? 0.5 : 1.0);
+    /* T_k(x_j) = cos(k pi (N - j) / N) at the ascending nodes */
+    for (int k = 0; k <= N; k++) R->T[j + k * n1] = cos((double)k * CHEB_PI * (N - j) / N);
   }
   for (int i = 0; i <= N; i++) {
     double diag = 0.0;
     for (int j = 0; j <= N; j++) {
       if (i != j) {
-        double v = it->w[j] / it->w[i] / (it->x[i] - it->x[j]);
-        it->D[i + (size_t)j * n1] = v;
+        double v = R->w[j] / R->w[i] / (R->x[i] - R->x[j]);
+        R->D[i + (size_t)j * n1] = v;
         diag -= v;
       }
     }
-    it->D[i + (size_t)i * n1] = diag; /* rows sum to 0: constants differentiate to 0 */
+    R->D[i + (size_t)i * n1] = diag; /* rows sum to 0: constants differentiate to 0 */
   }
+  return 1;
 }
 
 /* The interpolant of the stored step at t (in [pa, pb]) into y. */
 static void interp(lth_integrator *it, double t, double *y) {
   size_t d = it->dim;
-  int N = it->N;
+  const cheb_rule *R = &it->rule[it->lev_have];
+  int N = R->N;
   double x = -1.0 + 2.0 * (t - it->pa) / (it->pb - it->pa);
   for (int j = 0; j <= N; j++) {
-    if (x == it->x[j]) {
+    if (x == R->x[j]) {
       memcpy(y, it->Y + (size_t)j * d, d * sizeof(double));
       return;
     }
@@ -148,23 +179,64 @@ static void interp(lth_integrator *it, double t, double *y) {
   double den = 0.0;
   memset(y, 0, d * sizeof(double));
   for (int j = 0; j <= N; j++) {
-    double c = it->w[j] / (x - it->x[j]);
+    double c = R->w[j] / (x - R->x[j]);
     den += c;
     for (size_t i = 0; i < d; i++) y[i] += c * it->Y[(size_t)j * d + i];
   }
   for (size_t i = 0; i < d; i++) y[i] /= den;
 }
 
-/* One collocation on [a, a + h] from y0 at degree it->N into it->Y; *est the
- * largest tail (max of |c_N| / 2, |c_{N-1}|, |c_{N-2}|) relative to atol +
- * rtol max |y_i|, INFINITY where the system is singular or the data not
+/* The tail of degree n read from coefficients a_0 .. a_N of a degree-N >= n
+ * polynomial: the largest of |a_n|, |a_{n-1}|, |a_{n-2}| -- three, so that a
+ * solution even or odd about the step's midpoint, whose every other
+ * coefficient vanishes, still shows its tail. */
+static double tail_of(const double *a, int n) {
+  return fmax(fabs(a[n]), fmax(fabs(a[n - 1]), fabs(a[n - 2])));
+}
+
+/* The tried step's tails (it->Ytry, level lev) at its own degree and every
+ * lower one, relative to atol + rtol max |y_i|, into it->est_at; returns its
+ * own.  A lower degree's tail is read from this polynomial's coefficients:
+ * what a degree-n interpolant of it would leave out. */
+static double tails(lth_integrator *it, int lev) {
+  const cheb_rule *R = &it->rule[lev];
+  int N = R->N;
+  size_t d = it->dim, n1 = (size_t)N + 1;
+  for (int l = 0; l <= lev; l++) it->est_at[l] = 0.0;
+  for (size_t i = 0; i < d; i++) {
+    double a[CHEB_NMAX + 1], ymax = 0.0;
+    for (int j = 0; j <= N; j++) ymax = fmax(ymax, fabs(it->Ytry[(size_t)j * d + i]));
+    for (int k = 0; k <= N; k++) {
+      /* a_k = (2/N) sum'' y_j T_k(x_j) (ends halved; a_0, a_N halved again) */
+      double sum = 0.0;
+      for (int j = 0; j <= N; j++) {
+        double yj = it->Ytry[(size_t)j * d + i];
+        sum += (j == 0 || j == N ? 0.5 : 1.0) * yj * R->T[j + k * n1];
+      }
+      a[k] = sum * (k == 0 || k == N ? 1.0 : 2.0) / N;
+    }
+    double tol = it->s.atol + it->s.rtol * ymax;
+    for (int l = 0; l <= lev; l++) {
+      it->est_at[l] = fmax(it->est_at[l], tail_of(a, cheb_degrees[l]) / tol);
+    }
+  }
+  for (int l = 0; l <= lev; l++) {
+    if (!isfinite(it->est_at[l])) it->est_at[l] = INFINITY; /* (data not finite at a node) */
+  }
+  return it->est_at[lev];
+}
+
+/* One collocation on [a, a + h] from y0 at level lev into it->Ytry; *est its
+ * tail (tails), INFINITY where the system is singular or the data not
  * finite.  Returns CHEB_OK or CHEB_STOP (a callback stopped). */
-static int collocate(lth_integrator *it, double a, double h, const double *y0, double *est) {
-  int N = it->N;
+static int collocate(lth_integrator *it, int lev, double a, double h, const double *y0,
+                     double *est) {
+  const cheb_rule *R = &it->rule[lev];
+  int N = R->N;
   size_t d = it->dim, nu = (size_t)N * d;
   int n1 = N + 1;
   for (int j = 1; j <= N; j++) {
-    double tj = a + 0.5 * h * (it->x[j] + 1.0);
+    double tj = a + 0.5 * h * (R->x[j] + 1.0);
     if (j == N) tj = a + h;
     if (it->ode.lin(tj, it->M + (size_t)(j - 1) * d * d, it->b + (size_t)(j - 1) * d,
                     it->ode.ctx) != 0) {
@@ -178,12 +250,12 @@ static int collocate(lth_integrator *it, double a, double h, const double *y0, d
     for (size_t i = 0; i < d; i++) {
       size_t row = (size_t)(j - 1) * d + i;
       for (int k = 1; k <= N; k++) {
-        it->A[row + ((size_t)(k - 1) * d + i) * nu] += s * it->D[j + (size_t)k * n1];
+        it->A[row + ((size_t)(k - 1) * d + i) * nu] += s * R->D[j + (size_t)k * n1];
       }
       for (size_t c = 0; c < d; c++) {
         it->A[row + ((size_t)(j - 1) * d + c) * nu] -= Mj[i + c * d];
       }
-      it->r[row] = it->b[(size_t)(j - 1) * d + i] - s * it->D[j] * y0[i];
+      it->r[row] = it->b[(size_t)(j - 1) * d + i] - s * R->D[j] * y0[i];
     }
   }
   if (LAPACKE_dgesv(LAPACK_COL_MAJOR, (lapack_int)nu, 1, it->A, (lapack_int)nu, it->ipiv, it->r,
@@ -191,29 +263,29 @@ static int collocate(lth_integrator *it, double a, double h, const double *y0, d
     *est = INFINITY; /* (singular at this h: rejected, a shorter step tried) */
     return CHEB_OK;
   }
-  memcpy(it->Y, y0, d * sizeof(double));
-  memcpy(it->Y + d, it->r, nu * sizeof(double));
-  /* the three highest Chebyshev coefficients of each component (T_n(x_j) =
-   * cos(n pi (N - j) / N) at the ascending nodes; c_N is halved): three, so
-   * that a solution even or odd about the step's midpoint, whose every
-   * other coefficient vanishes, still shows its tail */
-  *est = 0.0;
-  for (size_t i = 0; i < d; i++) {
-    double c[3] = {0.0, 0.0, 0.0}, ymax = 0.0;
-    for (int j = 0; j <= N; j++) {
-      double yj = it->Y[(size_t)j * d + i], half = (j == 0 || j == N) ? 0.5 : 1.0;
-      for (int q = 0; q < 3; q++) {
-        c[q] += half * yj * cos((double)(N - q) * CHEB_PI * (N - j) / N);
-      }
-      ymax = fmax(ymax, fabs(yj));
-    }
-    double tail = fmax(0.5 * fabs(c[0]), fmax(fabs(c[1]), fabs(c[2]))) * 2.0 / N;
-    *est = fmax(*est, tail / (it->s.atol + it->s.rtol * ymax));
-  }
-  if (!isfinite(*est)) {
-    *est = INFINITY; /* (data not finite at a node, a pole: rejected) */
-  }
+  memcpy(it->Ytry, y0, d * sizeof(double));
+  memcpy(it->Ytry + d, it->r, nu * sizeof(double));
+  *est = tails(it, lev);
   return CHEB_OK;
+}
+
+/* The step after an accepted one at level lev, of length h and tail est: the
+ * lowest level whose tail the step already meets with room (CHEB_DOWN), and
+ * the length that level's tail allows (a step the horizon cut short keeps
+ * the longer length it was given, `given`). */
+static void plan_next(lth_integrator *it, int lev, double h, double given) {
+  int next = lev;
+  for (int l = 0; l < lev; l++) {
+    if (it->est_at[l] <= CHEB_DOWN) {
+      next = l;
+      break;
+    }
+  }
+  double est = it->est_at[next];
+  double grow = est > 0 ? fmin(CHEB_GROW_MAX, CHEB_SAFETY * pow(est, -1.0 / it->rule[next].N))
+                        : CHEB_GROW_MAX;
+  it->lev = next;
+  it->h = fmax(h, given) * fmax(1.0, grow);
 }
 
 static int cheb_advance(lth_integrator *it, double *t, double t1, double *y, size_t *steps) {
@@ -228,7 +300,7 @@ static int cheb_advance(lth_integrator *it, double *t, double t1, double *y, siz
       /* inside the last step: its polynomial */
       double to = fmin(t1, it->pb);
       if (to == it->pb) {
-        memcpy(y, it->Y + (size_t)it->N * d, d * sizeof(double));
+        memcpy(y, it->Y + (size_t)it->rule[it->lev_have].N * d, d * sizeof(double));
       } else {
         interp(it, to, y);
       }
@@ -243,8 +315,9 @@ static int cheb_advance(lth_integrator *it, double *t, double t1, double *y, siz
     double a = *t, h = it->h > 0 ? fmin(it->h, end - a) : end - a;
     if (it->s.hmax > 0) h = fmin(h, it->s.hmax);
     double est = INFINITY;
+    int lev = it->lev;
     for (;;) {
-      int c = collocate(it, a, h, y, &est);
+      int c = collocate(it, lev, a, h, y, &est);
       if (c != CHEB_OK) {
         rc = c;
         break;
@@ -252,7 +325,11 @@ static int cheb_advance(lth_integrator *it, double *t, double t1, double *y, siz
       if (est <= 1.0) {
         break;
       }
-      h *= isfinite(est) ? fmax(CHEB_SHRINK_MIN, CHEB_SAFETY * pow(est, -1.0 / it->N))
+      if (lev < it->top) {
+        lev = it->top; /* a lower degree missed: the highest, on the same step */
+        continue;
+      }
+      h *= isfinite(est) ? fmax(CHEB_SHRINK_MIN, CHEB_SAFETY * pow(est, -1.0 / it->rule[lev].N))
                          : CHEB_SHRINK_MIN;
       /* (the rounding floor of t too: a step collapsing to nothing) */
       if ((h < it->hmin || h < 64 * DBL_EPSILON * fmax(1.0, fabs(a))) && h < end - a) {
@@ -264,15 +341,14 @@ static int cheb_advance(lth_integrator *it, double *t, double t1, double *y, siz
       break;
     }
     n++;
+    double *keep = it->Y;
+    it->Y = it->Ytry;
+    it->Ytry = keep;
     it->have = 1;
+    it->lev_have = lev;
     it->pa = a;
     it->pb = a + h;
-    /* next: from this tail; a step the horizon cut short keeps the longer
-     * length it was given */
-    double grow =
-        est > 0 ? fmin(CHEB_GROW_MAX, CHEB_SAFETY * pow(est, -1.0 / it->N)) : CHEB_GROW_MAX;
-    double base = h < end - a || it->h <= 0 ? h : fmax(h, it->h);
-    it->h = base * fmax(1.0, grow);
+    plan_next(it, lev, h, h < end - a || it->h <= 0 ? h : it->h);
   }
   *steps = n;
   it->t_far = 0.0;
@@ -290,6 +366,7 @@ static void cheb_reset(lth_integrator *it) { it->have = 0; }
 static void cheb_restart(lth_integrator *it, double h) {
   it->have = 0;
   it->h = h;
+  it->lev = it->top;
 }
 
 static double cheb_step(const lth_integrator *it) { return it->h; }
