@@ -58,15 +58,17 @@ static const char help_text[] =
     "                      Corollary 3 projection (as `lth-ic`) and report what\n"
     "                      changed.  Without it an inconsistent z0 fails (exit 3)\n"
     "Integration:\n"
-    "  --method M          rk8pd (default: explicit Runge-Kutta Prince-Dormand\n"
-    "                      8(9)), rkf45 (Runge-Kutta-Fehlberg 4(5)), msadams\n"
-    "                      (variable-order Adams), msbdf (variable-order BDF, for\n"
-    "                      stiff problems), bsimp (implicit Bulirsch-Stoer, stiff),\n"
-    "                      cheb (Chebyshev collocation of the linear reduced ODE:\n"
+    "  --method M          cheb (Chebyshev collocation of the linear reduced ODE:\n"
     "                      one linear system of N m unknowns a step, N = 8, 12\n"
     "                      or 16 by the tail (at most 12 above m = 4, 8 above\n"
-    "                      m = 8), long steps at\n"
-    "                      tight tolerances, stiff or not; state dimension m <= 32)\n"
+    "                      m = 8), long steps, stiff or not; state dimension\n"
+    "                      m <= 32), rk8pd (explicit Runge-Kutta Prince-Dormand\n"
+    "                      8(9)), rkf45 (Runge-Kutta-Fehlberg 4(5)), msadams\n"
+    "                      (variable-order Adams), msbdf (variable-order BDF, for\n"
+    "                      stiff problems), bsimp (implicit Bulirsch-Stoer,\n"
+    "                      stiff).  Default: cheb for state dimension m <= 8,\n"
+    "                      rk8pd above (the output's integrator line and JSON\n"
+    "                      method name the one taken)\n"
     "  --rtol R            relative local error tolerance (default 1e-10)\n"
     "  --atol A            absolute local error tolerance (default 1e-12)\n"
     "  --stabilize G       drift damping rate (default: auto, 0 = off).  Ahat is\n"
@@ -82,7 +84,8 @@ static const char help_text[] =
     "                      the larger at t0 and the span's end); too large a G\n"
     "                      makes the ODE stiff\n"
     "  --reproject         also set v <- (I - P) v at every output time\n"
-    "  --coefficients C    where Ahat, g, G, q come from: auto (default: a table\n"
+    "  --coefficients C    where Ahat, g, G, q come from: auto (default: with\n"
+    "                      cheb direct decompositions; else a table\n"
     "                      of Chebyshev interpolants built once, error-controlled\n"
     "                      to 1e-3 rtol, when it pays and while a bound of what\n"
     "                      its errors add to the solution stays below rtol,\n"
@@ -224,13 +227,14 @@ static const char *dense_only(const app_ctx *C) {
   return NULL;
 }
 
-/* The path, and the method left to the default: rk8pd on the dense path,
+/* The path, and the method left to the default: auto on the dense path (cheb
+ * for state dimension m <= LTH_IVP_AUTO_CHEB_MAX, else rk8pd),
  * msbdf (CVODE's BDF) on the operator path. */
 static int choose_path(app_ctx *C, app_run *run) {
   int rc = app_path_choose(&C->path, run, C->path_opt, dense_only(C), LTH_PATH_INTEGRATES);
   C->method_given = C->method >= 0; /* constant data: an explicit method integrates */
   if (C->method < 0) {
-    C->method = C->path.op ? LTH_IVP_MSBDF : LTH_IVP_RK8PD;
+    C->method = C->path.op ? LTH_IVP_MSBDF : LTH_IVP_AUTO;
   }
   return rc;
 }
@@ -553,7 +557,8 @@ static app_ctx ctx = {
     .atol = LTH_DEFAULT_ATOL,
     .stabilize = -1.0,
     .sampling_error = NAN,
-    .method = -1, /* not given: rk8pd on the dense path, msbdf on the operator path */
+    .method =
+        -1, /* not given: auto (cheb or rk8pd) on the dense path, msbdf on the operator path */
 };
 static app_option opts[] = {
     APP_LIST("z0", &ctx.z0_opt),

@@ -175,6 +175,7 @@ static void structs(void) {
   F(lth_ivp_result, z0_worst);
   F(lth_ivp_result, z0_residual);
   F(lth_ivp_result, gamma);
+  F(lth_ivp_result, method);
   F(lth_ivp_result, steps);
   F(lth_ivp_result, rhs_evals);
   F(lth_ivp_result, propagated);
@@ -525,9 +526,8 @@ static void functions(void) {
   FN(lth_source_const, lth_source * (*)(int, int, const double *, int, lth_error *), "ptr",
      "int,int,ptr,int,ptr");
   FN(lth_source_identity, lth_source * (*)(int, int, lth_error *), "ptr", "int,int,ptr");
-  FN(lth_source_callback,
-     lth_source * (*)(int, int, lth_source_callback_fn, void *, lth_error *), "ptr",
-     "int,int,ptr,ptr,ptr");
+  FN(lth_source_callback, lth_source * (*)(int, int, lth_source_callback_fn, void *, lth_error *),
+     "ptr", "int,int,ptr,ptr,ptr");
   FN(lth_source_expr, lth_source * (*)(int, int, lth_expr **, lth_error *), "ptr",
      "int,int,ptr,ptr");
   FN(lth_source_free, void (*)(lth_source *), "void", "ptr");

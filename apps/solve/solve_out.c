@@ -26,6 +26,12 @@ static void put_number_or_null(app_json *j, const char *key, double x) {
   }
 }
 
+/* The method that integrated: the operator path's own, or the dense solve's
+ * (its default, auto, resolved by lth_ivp_solve). */
+static const char *method_used(const app_ctx *C) {
+  return lth_ivp_method_name(C->path.op ? (lth_ivp_method)C->method : C->res->method);
+}
+
 static void json_stats(app_json *j, const app_ctx *C) {
   const lth_ivp_result *res = C->res;
   app_json_key(j, "stats");
@@ -135,7 +141,7 @@ void solve_write_json(const app_ctx *C, app_run *run) {
   json_initial(j, C, run);
   app_json_put_number(j, "t0", run->t0);
   app_json_names(j, "components", &run->names);
-  app_json_put_string(j, "method", lth_ivp_method_name((lth_ivp_method)C->method));
+  app_json_put_string(j, "method", method_used(C));
   app_json_put_number(j, "rtol", C->rtol);
   app_json_put_number(j, "atol", C->atol);
   app_json_put_bool(j, "reprojected", C->reproject);
@@ -188,10 +194,9 @@ static void text_header(FILE *fp, const app_ctx *C, const app_run *run) {
     return;
   }
   fprintf(fp, "integrator     %s, rtol %.3g, atol %.3g, drift damping gamma = %.3g%s\n",
-          lth_ivp_method_name((lth_ivp_method)C->method), C->rtol, C->atol, res->gamma,
+          method_used(C), C->rtol, C->atol, res->gamma,
           C->reproject ? ", reprojected at output times" : "");
 }
-
 
 static void text_error(FILE *fp, const app_ctx *C, const app_run *run) {
   const lth_ivp_result *res = C->res;
@@ -231,8 +236,7 @@ void solve_write_text(const app_ctx *C, app_run *run) {
             "coefficients   constant (proven by the data's enclosures): one decomposition,\n"
             "               v carried by the matrix exponential of the reduced ODE, exact\n"
             "               to rounding (--method integrates instead)\n",
-            res->steps, app_plural((double)res->steps, "substep", "substeps"),
-            res->seconds_total);
+            res->steps, app_plural((double)res->steps, "substep", "substeps"), res->seconds_total);
     text_error(fp, C, run);
     return;
   }
@@ -267,8 +271,7 @@ void solve_write_text(const app_ctx *C, app_run *run) {
      * times (include/lth/opivp.h) */
     const solve_op_stats *o = &C->opstats;
     app_text_pi_proof(fp, "the decomposed times", o->pi_proof_off, o->pi_proven, o->pi_proofs,
-                      o->pi_inv_bound, run->t0,
-                      C->res->n ? C->res->times[C->res->n - 1] : run->t0);
+                      o->pi_inv_bound, run->t0, C->res->n ? C->res->times[C->res->n - 1] : run->t0);
   } else {
     fprintf(fp, "coefficients   a decomposition per right-hand side\n");
   }

@@ -32,15 +32,29 @@ extern "C" {
 #endif
 
 typedef enum lth_ivp_method {
-  LTH_IVP_RK8PD = 0, /* explicit Runge-Kutta Prince-Dormand (8,9): default */
+  LTH_IVP_RK8PD = 0, /* explicit Runge-Kutta Prince-Dormand (8,9) */
   LTH_IVP_RKF45,     /* explicit Runge-Kutta-Fehlberg (4,5) */
   LTH_IVP_MSADAMS,   /* variable-order Adams, non-stiff */
   LTH_IVP_MSBDF,     /* variable-order BDF, stiff (dense Jacobian = Ahat) */
   LTH_IVP_BSIMP,     /* implicit Bulirsch-Stoer, stiff (dense Jacobian) */
-  LTH_IVP_CHEB       /* Chebyshev collocation of the linear reduced ODE (small systems) */
+  LTH_IVP_CHEB,      /* Chebyshev collocation of the linear reduced ODE (small systems) */
+  LTH_IVP_AUTO       /* default: lth_ivp_solve takes cheb where the state dimension m is 1 ..
+                        LTH_IVP_AUTO_CHEB_MAX, rk8pd above (docs/user-guide.md, "Which
+                        method"); lth_ivp_alloc (fundamental solutions, BVP, LQR) rk8pd */
 } lth_ivp_method;
 
-/* Name ("rk8pd", "rkf45", "msadams", "msbdf", "bsimp", "cheb") <-> method; -1 if unknown. */
+/* The largest state dimension for which LTH_IVP_AUTO takes cheb: its linear
+ * system of N m unknowns a step (N = 16 up to m = 4, 12 up to m = 8) costs
+ * no more than rk8pd's 13 stages there; above, its degree drops to 8 and
+ * it takes more steps than rk8pd (docs/performance.md, "The default method"). */
+#define LTH_IVP_AUTO_CHEB_MAX 8
+
+/* The method LTH_IVP_AUTO stands for in lth_ivp_solve on sys (any other
+ * method: itself). */
+lth_ivp_method lth_ivp_method_resolve(lth_ivp_method method, const lth_system *sys);
+
+/* Name ("rk8pd", "rkf45", "msadams", "msbdf", "bsimp", "cheb", "auto") <-> method; -1 if
+ * unknown. */
 int lth_ivp_method_from_name(const char *name);
 const char *lth_ivp_method_name(lth_ivp_method method);
 
@@ -129,28 +143,29 @@ void lth_ivp_opts_init(lth_ivp_opts *opts);
 typedef struct lth_ivp_result {
   size_t n;
   int s, m;
-  double *times;      /* n output times */
-  double *z;          /* s x n: z(times[k]) at z + k*s */
-  double *v;          /* m x n: the state part */
-  double drift;       /* max_k ||P(t_k) v(t_k)||_2 (before any reprojection) */
-  double drift_rel;   /* the same relative to max(1, ||v||) */
-  double *z0_used;    /* s: the initial value actually used */
-  int projected;      /* 1 if z0 was replaced by its projection */
-  double z0_change;   /* ||z0_used - z0||_2 */
-  int z0_worst;       /* component (0-based) that changed most (-1 if none) */
-  double z0_residual; /* ||M0 z0 - b0|| of the given z0 */
-  double gamma;       /* drift damping rate used */
+  double *times;         /* n output times */
+  double *z;             /* s x n: z(times[k]) at z + k*s */
+  double *v;             /* m x n: the state part */
+  double drift;          /* max_k ||P(t_k) v(t_k)||_2 (before any reprojection) */
+  double drift_rel;      /* the same relative to max(1, ||v||) */
+  double *z0_used;       /* s: the initial value actually used */
+  int projected;         /* 1 if z0 was replaced by its projection */
+  double z0_change;      /* ||z0_used - z0||_2 */
+  int z0_worst;          /* component (0-based) that changed most (-1 if none) */
+  double z0_residual;    /* ||M0 z0 - b0|| of the given z0 */
+  double gamma;          /* drift damping rate used */
+  lth_ivp_method method; /* the method that integrated (LTH_IVP_AUTO resolved) */
   size_t steps, rhs_evals, decomps;
   double seconds_total, seconds_decomp; /* decomp: decompositions, table building included */
   int propagated; /* 1: the data are constant and the exact propagator carried v from output to
                      output (opts.propagate): steps counts its substeps (||As||_1 d <= 16 each),
                      rhs_evals is 0, decomps 1, coef_mode _DIRECT */
-  lth_ivp_coefficients coef_mode;       /* what served the coefficients: _DIRECT, _TABLE, _HERMITE
-                                           (_TABLE also when auto fell back to direct part-way) */
-  int coef_order;      /* Hermite: the jet order k at the nodes (interpolation degree
-                          2k + 1); table: the highest Chebyshev degree kept; direct: -1 */
-  size_t table_panels; /* table: panels built (table_direct_panels of them left direct);
-                          Hermite: intervals between the nodes */
+  lth_ivp_coefficients coef_mode; /* what served the coefficients: _DIRECT, _TABLE, _HERMITE
+                                     (_TABLE also when auto fell back to direct part-way) */
+  int coef_order;                 /* Hermite: the jet order k at the nodes (interpolation degree
+                                     2k + 1); table: the highest Chebyshev degree kept; direct: -1 */
+  size_t table_panels;            /* table: panels built (table_direct_panels of them left direct);
+                                     Hermite: intervals between the nodes */
   size_t table_direct_panels;
   double coef_error;  /* table, Hermite: largest estimated interpolation error (relative to
                          max(1, |field|)); 0 otherwise */

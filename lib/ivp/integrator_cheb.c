@@ -1,20 +1,28 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Chebyshev collocation behind the integrator seam (lib/ivp/integrator_impl.h)
  * for the linear reduced ODE y' = M(t) y + b(t) (Clark (3.9) with its drift
- * damping): on a step [a, a + h] the solution is the polynomial of degree N
- * that takes y(a) at a and satisfies the ODE at the other N Chebyshev points
- * x_j = -cos(pi j / N) -- one dense linear system of N dim unknowns (LAPACK's
- * dgesv), no stage iteration and no stability limit on h (the damping rate
- * gamma sets no step size).  The step is accepted when the last three
- * Chebyshev coefficients of every component are below atol + rtol max |y_i|
- * on the step: a decision from the polynomial's own coefficients, an estimate
- * as every integrator's local error is (docs/user-guide.md, "Which method").
+ * damping): on a step [a, a + h] the unknowns are the derivatives F_j =
+ * y'(t_j) at the Chebyshev points x_j = -cos(pi j / N), j = 0 .. N, and
+ * y(t_j) = y(a) + (h/2) sum_k S_jk F_k with the spectral integration matrix S
+ * (the integral from -1 to x_j of the interpolant through the F_k): the
+ * polynomial that takes y(a) at a and satisfies the ODE at every point.  One
+ * dense linear system (LAPACK's dgesv) of N dim unknowns (F_0 = M(a) y(a) +
+ * b(a) is known), no stage iteration and no stability limit on h (the
+ * damping rate gamma sets no step size).  Solving for the derivatives, not
+ * the values, keeps the system's condition near 1 + h ||M|| where the values'
+ * (the differentiation matrix's) grows like N^2 / h, and y(a) is added
+ * exactly: over Clark's long horizons the rounding of each step's solve is
+ * what accumulates.  The step is accepted when the last three Chebyshev
+ * coefficients of every component are below atol + rtol max |y_i| on the
+ * step: a decision from the polynomial's own coefficients, an estimate as
+ * every integrator's local error is (docs/user-guide.md, "Which method").
  * A step may reach past t1 up to the horizon the caller sets (set_horizon),
  * and the polynomial then serves the output times inside it (barycentric
  * interpolation).  Needs lth_ode.lin (M and b at t); small systems only
  * (dim <= CHEB_MAX_DIM). */
 #include <float.h>
 #include <lapacke.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,21 +57,29 @@ static int cheb_levels(size_t dim) { return dim <= 4 ? 3 : dim <= 8 ? 2 : 1; }
 enum { CHEB_OK = 0, CHEB_STOP = 1, CHEB_HMIN = 2, CHEB_NSTEPS = 3 };
 
 /* One degree's rule: nodes x_j = -cos(pi j / N), barycentric weights w, the
- * differentiation matrix D ((N+1) x (N+1)) and T_k(x_j) (T[j + k (N+1)]). */
+ * integration matrix S ((N+1) x (N+1): S[j + k (N+1)] = the integral from
+ * -1 to x_j of the k-th Lagrange polynomial) and T_k(x_j) (T[j + k (N+1)]). */
 typedef struct {
   int N;
-  double *x, *w, *D, *T;
+  double x[CHEB_NMAX + 1], w[CHEB_NMAX + 1];
+  double S[(CHEB_NMAX + 1) * (CHEB_NMAX + 1)], T[(CHEB_NMAX + 1) * (CHEB_NMAX + 1)];
 } cheb_rule;
+
+/* The rules of cheb_degrees, made once per process (they depend on nothing
+ * else; made per integrator, they were a third of a small solve). */
+static cheb_rule rules[CHEB_LEVELS];
+static pthread_once_t rules_once = PTHREAD_ONCE_INIT;
+static void rules_make(void);
 
 struct lth_integrator {
   lth_ode ode;
   lth_integrator_setup s;
   size_t dim;
-  double h;    /* length of the next step (0: the whole horizon) */
-  double hmin; /* smallest step */
-  cheb_rule rule[CHEB_LEVELS];
-  int top; /* the highest level this dim may take (cheb_levels - 1) */
-  int lev; /* the next step's level */
+  double h;              /* length of the next step (0: the whole horizon) */
+  double hmin;           /* smallest step */
+  const cheb_rule *rule; /* rules */
+  int top;               /* the highest level this dim may take (cheb_levels - 1) */
+  int lev;               /* the next step's level */
   /* the last accepted step's polynomial: values Y[(N+1) dim] at the nodes
    * of [pa, pb], at level lev_have */
   int have, lev_have;
@@ -72,22 +88,22 @@ struct lth_integrator {
   double *Y, *y_out;          /* y_out: the state handed out at t_out (continuity check) */
   double *Ytry;               /* the step being tried */
   double est_at[CHEB_LEVELS]; /* the tried step's tail at each level, in tolerances */
+  /* M and b at the last two step ends asked for (the next step, or the
+   * retry of a rejected one, starts at one of them) */
+  double end_t[2], *end_M[2], *end_b[2];
+  int end_ok[2], end_next;
   /* work (for CHEB_NMAX) */
-  double *M, *b, *A, *r;
+  double *M, *b, *A, *r, *F;
   lapack_int *ipiv;
 };
 
 static void cheb_free(lth_integrator *it) {
   if (!it) return;
   free(it->Y), free(it->y_out), free(it->Ytry), free(it->M), free(it->b), free(it->A);
-  free(it->r), free(it->ipiv);
-  for (int l = 0; l < CHEB_LEVELS; l++) {
-    free(it->rule[l].x), free(it->rule[l].w), free(it->rule[l].D), free(it->rule[l].T);
-  }
+  free(it->r), free(it->F), free(it->ipiv);
+  for (int e = 0; e < 2; e++) free(it->end_M[e]), free(it->end_b[e]);
   free(it);
 }
-
-static int rule_alloc(cheb_rule *R, int N);
 
 static lth_integrator *cheb_alloc(const lth_ode *ode, lth_error *err) {
   if (!ode->lin || ode->dim == 0 || ode->dim > CHEB_MAX_DIM) {
@@ -111,10 +127,16 @@ static lth_integrator *cheb_alloc(const lth_ode *ode, lth_error *err) {
     it->b = malloc(n1 * d * sizeof(double));
     it->A = malloc(nu * nu * sizeof(double));
     it->r = malloc(nu * sizeof(double));
+    it->F = malloc(n1 * d * sizeof(double));
     it->ipiv = malloc(nu * sizeof(lapack_int));
-    ok = it->Y && it->Ytry && it->y_out && it->M && it->b && it->A && it->r && it->ipiv;
-    /* (the rules are the same for every step: h only scales D) */
-    for (int l = 0; ok && l <= it->top; l++) ok = rule_alloc(&it->rule[l], cheb_degrees[l]);
+    ok = it->Y && it->Ytry && it->y_out && it->M && it->b && it->A && it->r && it->F && it->ipiv;
+    for (int e = 0; ok && e < 2; e++) {
+      it->end_M[e] = malloc(d * d * sizeof(double));
+      it->end_b[e] = malloc(d * sizeof(double));
+      ok = it->end_M[e] && it->end_b[e];
+    }
+    pthread_once(&rules_once, rules_make);
+    it->rule = rules; /* (the same for every step: h only scales S) */
   }
   if (!ok) {
     cheb_free(it);
@@ -132,36 +154,53 @@ static lth_status cheb_start(lth_integrator *it, const lth_integrator_setup *s, 
   it->hmin = s->hmin;
   it->have = 0;
   it->lev = it->top;
+  it->end_ok[0] = it->end_ok[1] = 0;
   return LTH_OK;
 }
 
-/* Degree N's rule (cheb_rule); 0 when out of memory. */
-static int rule_alloc(cheb_rule *R, int N) {
+/* cos(pi q / N) for any integer q >= 0, from the table c[0 .. 2N - 1]. */
+static double cos_pi(const double *c, int N, int q) { return c[q % (2 * N)]; }
+
+/* The antiderivative of T_n at x_j = cos(pi (N - j) / N), up to a constant:
+ * T_1 (n = 0), T_2 / 4 (n = 1), T_{n+1} / (2 (n+1)) - T_{n-1} / (2 (n-1));
+ * q = N - j (q = N: x = -1). */
+static double int_T(const double *c, int N, int n, int q) {
+  if (n == 0) return cos_pi(c, N, q);
+  if (n == 1) return 0.25 * cos_pi(c, N, 2 * q);
+  return cos_pi(c, N, (n + 1) * q) / (2.0 * (n + 1)) - cos_pi(c, N, (n - 1) * q) / (2.0 * (n - 1));
+}
+
+/* Degree N's rule (cheb_rule).  S through Chebyshev coefficients, exact but
+ * for rounding: the k-th Lagrange polynomial is sum_n a_nk T_n with a_nk =
+ * (2/N) c_k T_n(x_k) (c_k = 1/2 at the ends, a_0k and a_Nk halved again),
+ * integrated term by term from -1.  Every cosine is one of cos(pi q / N),
+ * q < 2N. */
+static void rule_make(cheb_rule *R, int N) {
   size_t n1 = (size_t)N + 1;
+  double c[2 * CHEB_NMAX];
   R->N = N;
-  R->x = malloc(n1 * sizeof(double));
-  R->w = malloc(n1 * sizeof(double));
-  R->D = malloc(n1 * n1 * sizeof(double));
-  R->T = malloc(n1 * n1 * sizeof(double));
-  if (!R->x || !R->w || !R->D || !R->T) return 0;
+  for (int q = 0; q < 2 * N; q++) c[q] = cos(CHEB_PI * q / N);
   for (int j = 0; j <= N; j++) {
-    R->x[j] = -cos(CHEB_PI * j / N);
+    R->x[j] = -c[j] + 0.0; /* (-cos(pi j / N); + 0.0: no -0 at the middle) */
     R->w[j] = (j % 2 ? -1.0 : 1.0) * (j == 0 || j == N ? 0.5 : 1.0);
     /* T_k(x_j) = cos(k pi (N - j) / N) at the ascending nodes */
-    for (int k = 0; k <= N; k++) R->T[j + k * n1] = cos((double)k * CHEB_PI * (N - j) / N);
+    for (int k = 0; k <= N; k++) R->T[j + k * n1] = cos_pi(c, N, k * (N - j));
   }
-  for (int i = 0; i <= N; i++) {
-    double diag = 0.0;
+  for (int k = 0; k <= N; k++) {
+    double ck = (k == 0 || k == N) ? 0.5 : 1.0;
     for (int j = 0; j <= N; j++) {
-      if (i != j) {
-        double v = R->w[j] / R->w[i] / (R->x[i] - R->x[j]);
-        R->D[i + (size_t)j * n1] = v;
-        diag -= v;
+      double sum = 0.0;
+      for (int n = 0; j > 0 && n <= N; n++) {
+        double a = (2.0 / N) * ck * R->T[k + n * n1] * ((n == 0 || n == N) ? 0.5 : 1.0);
+        sum += a * (int_T(c, N, n, N - j) - int_T(c, N, n, N));
       }
+      R->S[j + k * n1] = sum;
     }
-    R->D[i + (size_t)i * n1] = diag; /* rows sum to 0: constants differentiate to 0 */
   }
-  return 1;
+}
+
+static void rules_make(void) {
+  for (int l = 0; l < CHEB_LEVELS; l++) rule_make(&rules[l], cheb_degrees[l]);
 }
 
 /* The interpolant of the stored step at t (in [pa, pb]) into y. */
@@ -226,36 +265,67 @@ static double tails(lth_integrator *it, int lev) {
   return it->est_at[lev];
 }
 
+/* M and b at t into Mt, bt: from the two step ends kept, or the callback
+ * (kept then as the newer end).  Non-zero: the callback stopped. */
+static int lin_at(lth_integrator *it, double t, double *Mt, double *bt) {
+  size_t d = it->dim;
+  for (int e = 0; e < 2; e++) {
+    if (it->end_ok[e] && it->end_t[e] == t) {
+      memcpy(Mt, it->end_M[e], d * d * sizeof(double));
+      memcpy(bt, it->end_b[e], d * sizeof(double));
+      return 0;
+    }
+  }
+  if (it->ode.lin(t, Mt, bt, it->ode.ctx) != 0) return 1;
+  int e = it->end_next;
+  it->end_next = 1 - e;
+  it->end_t[e] = t;
+  memcpy(it->end_M[e], Mt, d * d * sizeof(double));
+  memcpy(it->end_b[e], bt, d * sizeof(double));
+  it->end_ok[e] = 1;
+  return 0;
+}
+
 /* One collocation on [a, a + h] from y0 at level lev into it->Ytry; *est its
  * tail (tails), INFINITY where the system is singular or the data not
- * finite.  Returns CHEB_OK or CHEB_STOP (a callback stopped). */
+ * finite.  Returns CHEB_OK or CHEB_STOP (a callback stopped).  M(t_j), b(t_j)
+ * at it->M, it->b + j (d^2, d); the ends through lin_at (the next step
+ * starts where this one ends). */
 static int collocate(lth_integrator *it, int lev, double a, double h, const double *y0,
                      double *est) {
   const cheb_rule *R = &it->rule[lev];
   int N = R->N;
-  size_t d = it->dim, nu = (size_t)N * d;
-  int n1 = N + 1;
-  for (int j = 1; j <= N; j++) {
-    double tj = a + 0.5 * h * (R->x[j] + 1.0);
-    if (j == N) tj = a + h;
-    if (it->ode.lin(tj, it->M + (size_t)(j - 1) * d * d, it->b + (size_t)(j - 1) * d,
-                    it->ode.ctx) != 0) {
-      return CHEB_STOP;
-    }
+  size_t d = it->dim, d2 = d * d, nu = (size_t)N * d, n1 = (size_t)N + 1;
+  for (int j = 0; j <= N; j++) {
+    double tj = j == 0 ? a : j == N ? a + h : a + 0.5 * h * (R->x[j] + 1.0);
+    double *Mj = it->M + (size_t)j * d2, *bj = it->b + (size_t)j * d;
+    int stop = (j == 0 || j == N) ? lin_at(it, tj, Mj, bj) : it->ode.lin(tj, Mj, bj, it->ode.ctx);
+    if (stop) return CHEB_STOP;
   }
-  double s = 2.0 / h;
+  /* F_0 = M_0 y0 + b_0 */
+  for (size_t i = 0; i < d; i++) {
+    double f = it->b[i];
+    for (size_t c = 0; c < d; c++) f += it->M[i + c * d] * y0[c];
+    it->F[i] = f;
+  }
+  /* rows (j, i), j = 1 .. N: F_j - (h/2) M_j sum_{k>=1} S_jk F_k
+   *                          = M_j (y0 + (h/2) S_j0 F_0) + b_j */
+  double hh = 0.5 * h;
   memset(it->A, 0, nu * nu * sizeof(double));
   for (int j = 1; j <= N; j++) {
-    const double *Mj = it->M + (size_t)(j - 1) * d * d;
+    const double *Mj = it->M + (size_t)j * d2, *bj = it->b + (size_t)j * d;
+    double sj0 = hh * R->S[j];
     for (size_t i = 0; i < d; i++) {
       size_t row = (size_t)(j - 1) * d + i;
+      double rhs = bj[i];
+      for (size_t c = 0; c < d; c++) rhs += Mj[i + c * d] * (y0[c] + sj0 * it->F[c]);
+      it->r[row] = rhs;
+      it->A[row + row * nu] = 1.0;
       for (int k = 1; k <= N; k++) {
-        it->A[row + ((size_t)(k - 1) * d + i) * nu] += s * R->D[j + (size_t)k * n1];
+        double sjk = hh * R->S[j + k * n1];
+        double *col = it->A + row + (size_t)(k - 1) * d * nu;
+        for (size_t c = 0; c < d; c++) col[c * nu] -= sjk * Mj[i + c * d];
       }
-      for (size_t c = 0; c < d; c++) {
-        it->A[row + ((size_t)(j - 1) * d + c) * nu] -= Mj[i + c * d];
-      }
-      it->r[row] = it->b[(size_t)(j - 1) * d + i] - s * R->D[j] * y0[i];
     }
   }
   if (LAPACKE_dgesv(LAPACK_COL_MAJOR, (lapack_int)nu, 1, it->A, (lapack_int)nu, it->ipiv, it->r,
@@ -263,8 +333,17 @@ static int collocate(lth_integrator *it, int lev, double a, double h, const doub
     *est = INFINITY; /* (singular at this h: rejected, a shorter step tried) */
     return CHEB_OK;
   }
+  memcpy(it->F + d, it->r, nu * sizeof(double));
+  /* y_j = y0 + (h/2) sum_k S_jk F_k: y0 added exactly */
   memcpy(it->Ytry, y0, d * sizeof(double));
-  memcpy(it->Ytry + d, it->r, nu * sizeof(double));
+  for (int j = 1; j <= N; j++) {
+    double *yj = it->Ytry + (size_t)j * d;
+    for (size_t i = 0; i < d; i++) {
+      double inc = 0.0;
+      for (int k = 0; k <= N; k++) inc += R->S[j + k * n1] * it->F[(size_t)k * d + i];
+      yj[i] = y0[i] + hh * inc;
+    }
+  }
   *est = tails(it, lev);
   return CHEB_OK;
 }

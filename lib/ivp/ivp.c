@@ -22,7 +22,7 @@
 
 void lth_ivp_opts_init(lth_ivp_opts *opts) {
   memset(opts, 0, sizeof *opts);
-  opts->method = LTH_IVP_RK8PD;
+  opts->method = LTH_IVP_AUTO;
   opts->rtol = LTH_DEFAULT_RTOL;
   opts->atol = LTH_DEFAULT_ATOL;
   opts->hermite = -1;
@@ -40,7 +40,8 @@ int lth_ivp_method_is_stiff(lth_ivp_method method) {
   return method == LTH_IVP_MSBDF || method == LTH_IVP_BSIMP;
 }
 
-static const char *const method_names[] = {"rk8pd", "rkf45", "msadams", "msbdf", "bsimp", "cheb"};
+static const char *const method_names[] = {"rk8pd", "rkf45", "msadams", "msbdf",
+                                           "bsimp", "cheb",  "auto"};
 #define NMETHODS ((int)(sizeof method_names / sizeof method_names[0]))
 
 int lth_ivp_method_from_name(const char *name) {
@@ -54,6 +55,12 @@ int lth_ivp_method_from_name(const char *name) {
 
 const char *lth_ivp_method_name(lth_ivp_method method) {
   return (unsigned)method < (unsigned)NMETHODS ? method_names[method] : "unknown";
+}
+
+lth_ivp_method lth_ivp_method_resolve(lth_ivp_method method, const lth_system *sys) {
+  if (method != LTH_IVP_AUTO) return method;
+  int m = sys ? lth_system_state_dim(sys) : 0;
+  return m >= 1 && m <= LTH_IVP_AUTO_CHEB_MAX ? LTH_IVP_CHEB : LTH_IVP_RK8PD;
 }
 
 /* The integrator that implements a method (lib/ivp/integrator_impl.h): GSL's
@@ -264,6 +271,11 @@ lth_ivp *lth_ivp_alloc(const lth_system *sys, int ncols, int affine, const lth_i
   } else {
     lth_ivp_opts_init(&iv->opts);
   }
+  if (iv->opts.method == LTH_IVP_AUTO) {
+    /* (lth_ivp_solve resolved it for its one column: here the fundamental
+     * solutions of the BVP and LQR solvers, as before cheb) */
+    iv->opts.method = LTH_IVP_RK8PD;
+  }
   iv->sys = sys;
   iv->m = lth_system_state_dim(sys);
   iv->ncols = ncols;
@@ -294,6 +306,7 @@ lth_ivp *lth_ivp_alloc(const lth_system *sys, int ncols, int affine, const lth_i
     return NULL;
   }
   lth_ivp_guard_init(&iv->guard, t_lo, 0.0, iv->opts.cond_max);
+  iv->guard.sys = sys;
   iv->coef = lth_coef_alloc(sys, &iv->opts, stiff ? 1 : 0, t_lo, t_hi, err);
   iv->y = malloc((iv->dim ? iv->dim : 1) * sizeof(double));
   if (!iv->coef || !iv->y) {

@@ -94,8 +94,18 @@ lth_status lth_ivp_guard_locate(lth_ivp_guard *g, int r, lth_ivp_guard_eval eval
     double mid = 0.5 * (a + b);
     const lth_point *pt;
     lth_status st = eval(ctx, mid, &pt);
-    if (st != LTH_OK) { /* the decomposition itself refuses there: it names t */
-      b = mid;
+    if (st != LTH_OK) {
+      /* the decomposition refuses this close to the root, on either side of
+       * it: the scan of Pi, which samples det Pi's sign without judging the
+       * condition, brackets the root inside [a, b] (before, [a, mid] was
+       * named, which missed the root whenever mid lay before it) */
+      lth_pi_scan sc;
+      if (g->sys && lth_pi_scan_run(g->sys, a, b, 17, 1, &sc, NULL) == LTH_OK && sc.sign_change &&
+          sc.lo >= a && sc.hi <= b) {
+        a = sc.lo;
+        b = sc.hi;
+        pinv = fmax(pinv, sc.pi_inv);
+      }
       break;
     }
     pinv = fmax(pinv, pt->pi_inv_norm);

@@ -58,6 +58,7 @@ typedef struct lth_ivp_guard {
   int tripped;  /* 1: sign change at t_flip; 2: cond_interval above cond_max */
   double t_flip, kappa;
   struct lth_ivp_prescan_job *pending; /* the scan whose chain scale is still to come */
+  const lth_system *sys; /* (lth_ivp_guard_locate's scan where a decomposition refuses) */
 } lth_ivp_guard;
 
 void lth_ivp_guard_init(lth_ivp_guard *g, double t_start, double scale, double cond_max);
@@ -125,6 +126,5 @@ int lth_ivp_expm(const double *X, int n, int ldx, double *E, int lde, const char
 int lth_ivp_const_applies(const lth_system *sys, double t0, double t1, const lth_ivp_opts *o);
 lth_status lth_ivp_const_solve(const lth_system *sys, double t0, const double *times, size_t n,
                                const lth_ivp_opts *o, lth_ivp_result *res, lth_error *err);
-
 
 #endif

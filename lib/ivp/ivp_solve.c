@@ -284,6 +284,7 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0, con
   if (st != LTH_OK) {
     return st;
   }
+  o.method = lth_ivp_method_resolve(o.method, sys);
   double t_start = now();
   double t_hi = n > 0 ? times[n - 1] : t0;
   lth_ivp_result *res = NULL;
@@ -302,6 +303,7 @@ lth_status lth_ivp_solve(const lth_system *sys, double t0, const double *z0, con
     return st;
   }
   res->seconds_total = now() - t_start;
+  res->method = o.method;
   *out = res;
   return LTH_OK;
 }

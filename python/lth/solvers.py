@@ -377,8 +377,10 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=DEFAULT_RTOL, atol=DE
     The state part is integrated through Clark's reduced ODE (``method``:
     rk8pd, rkf45, msadams, msbdf, bsimp with GSL, or cheb (Chebyshev
     collocation), on the dense path; msbdf or
-    msadams with SUNDIALS CVODE on the operator path; None: rk8pd on the
-    dense path, msbdf on the operator path; ``rtol``/``atol``).  ``path``:
+    msadams with SUNDIALS CVODE on the operator path; None: "auto" on the
+    dense path (cheb for a state dimension m <= 8, else rk8pd; the
+    Solution's ``method`` names the one taken), msbdf on the operator path;
+    ``rtol``/``atol``).  ``path``:
     "auto" (default), "dense" or "operator", as ``lth-solve --path``
     (:mod:`lth.oppath`: the operator path from s = 500 on for a sparse A;
     an explicit method or ``stabilize`` keep it dense).  An
@@ -416,7 +418,7 @@ def solve(problem, z0=None, times=None, *, grid=None, rtol=DEFAULT_RTOL, atol=DE
     with oppath.Path(pb, path, integrates=True,
                      dense_only=_solve_dense_only(method, stabilize)) as chosen:
         given = method is not None  # constant data: an explicit method integrates
-        method = method if method is not None else "msbdf" if chosen.op else "rk8pd"
+        method = method if method is not None else "msbdf" if chosen.op else "auto"
         return _solve(pb, z0v, ts, rtol, atol, method, project, reproject, stabilize, cond_max,
                       error_estimate, chosen, given)
 
@@ -490,7 +492,9 @@ def _solve(pb, z0v, ts, rtol, atol, method, project, reproject, stabilize, cond_
             z0_given=z0v, z0_residual=r.z0_residual, z0_change=r.z0_change,
             z0_worst=int(pb.variable_index[r.z0_worst]) if r.z0_worst >= 0 else None, t0=t0,
             components=list(pb.components), state_components=list(pb.state_components),
-            method=method, rtol=o.rtol, atol=o.atol, outputs=list(pb.outputs), y=y,
+            method=method if chosen.op else LIB.lth_ivp_method_name(r.method).decode(),
+            rtol=o.rtol, atol=o.atol,
+            outputs=list(pb.outputs), y=y,
             reprojected=bool(reproject), gamma=nan_none(r.gamma),
             stats={"steps": r.steps, "rhs_evals": r.rhs_evals, "decomps": r.decomps,
                    "seconds": r.seconds_total, "seconds_decomp": r.seconds_decomp,

@@ -179,6 +179,46 @@ START_TEST(test_degree_follows_tail) {
 }
 END_TEST
 
+/* The default method (LTH_IVP_AUTO): lth_ivp_solve takes cheb for a state
+ * dimension m = 1 .. LTH_IVP_AUTO_CHEB_MAX and rk8pd above, and reports the
+ * one it took; an explicit method stays itself.  Random index-2 systems with
+ * blocks (n1, 1): m = n1, here 3 and 9, within 1e-6 of their
+ * manufactured solutions at rtol 1e-8. */
+START_TEST(test_auto_method) {
+  int sizes[2] = {3, LTH_IVP_AUTO_CHEB_MAX + 1};
+  for (int q = 0; q < 2; q++) {
+    int n[2] = {sizes[q], 1};
+    ts_sys *S = ts_new(2, n, 4711 + (uint64_t)q, 0.2, 1);
+    lth_system *sys = ts_system(S);
+    int m = lth_system_state_dim(sys);
+    lth_ivp_method want = m <= LTH_IVP_AUTO_CHEB_MAX ? LTH_IVP_CHEB : LTH_IVP_RK8PD;
+    ck_assert_int_eq(m, sizes[q]);
+    ck_assert_int_eq(lth_ivp_method_resolve(LTH_IVP_AUTO, sys), want);
+    ck_assert_int_eq(lth_ivp_method_resolve(LTH_IVP_MSBDF, sys), LTH_IVP_MSBDF);
+    double z0[16], times[4];
+    ts_z_coef(S, 0.0, 0, z0);
+    for (int k = 0; k < 4; k++) times[k] = 1.5 * (k + 1);
+    lth_ivp_opts o;
+    lth_ivp_opts_init(&o);
+    ck_assert_int_eq(o.method, LTH_IVP_AUTO);
+    o.rtol = 1e-8;
+    o.atol = 1e-10;
+    o.error_estimate = 0;
+    lth_ivp_result *res = NULL;
+    lth_error err;
+    lth_error_clear(&err);
+    ck_assert_msg(lth_ivp_solve(sys, 0.0, z0, times, 4, &o, &res, &err) == LTH_OK, "%s",
+                  err.message);
+    ck_assert_int_eq(res->method, want);
+    double e = ts_error(S, times, 4, res->z, 0);
+    ck_assert_msg(e < 1e-6, "m = %d (%s): error %.2e", m, lth_ivp_method_name(res->method), e);
+    lth_ivp_result_free(res);
+    lth_system_free(sys);
+    ts_free(S);
+  }
+}
+END_TEST
+
 /* Above 32 state unknowns the collocation system (8 m unknowns a step above
  * m = 8) is not worth forming: refused, naming the limit and the size.  34 masses
  * x_i' = -x_i + u held to sum(x) = 1 (index 2, m = 34). */
@@ -219,6 +259,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_ap_tight);
   tcase_add_test(tc, test_random_families);
   tcase_add_test(tc, test_degree_follows_tail);
+  tcase_add_test(tc, test_auto_method);
   tcase_add_test(tc, test_large_state_refused);
   suite_add_tcase(s, tc);
   return s;
