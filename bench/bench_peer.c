@@ -55,6 +55,7 @@
 #include "app_blas.h"
 #include "benchutil.h"
 #include "testsys.h"
+#include "rational_problem.h"
 #include "lth/ivp.h"
 #include "lth/problem.h"
 
@@ -97,31 +98,10 @@ typedef struct peer {
   const lth_system *sys;
 } peer;
 
-/* rational: index 2, z_1 = (x1..x4), u = (u1, u2),
- *   A(1,1) = [-1, 1/(1+t), 0, 0; 0, -2, 0, t/(1+t^2); 1/(2+t), 0, -1, 0; 0, 0, 1/(1+t^2), -1]
- *   A(1,2) = [1, 0; 0, 1; 1/(1+t), 0; 0, 2/(2+t)]
- *   A(2,1) = [1, 0, t/(1+t), 1/(3+t); 0, 1/(1+t^2), 0, 1]
- * Pi = A(2,1) A(1,2) = [1 + t/(1+t)^2, 2/((2+t)(3+t)); 0, 1/(1+t^2) + 2/(2+t)];
- * exact x = (cos t, sin t, 1/(1+t), t/(1+t^2)), u = (cos 2t, 1/(2+t)) and
- * f = E z*' - A z* written term by term. */
-static const char rational_text[] =
-    "lth 1\nproblem dae\nblocks 4 2\ninterval 0 10\n"
-    "A(1,1) = [-1, 1/(1+t), 0, 0; 0, -2, 0, t/(1+t^2); 1/(2+t), 0, -1, 0; 0, 0, 1/(1+t^2), -1]\n"
-    "A(1,2) = [1, 0; 0, 1; 1/(1+t), 0; 0, 2/(2+t)]\n"
-    "A(2,1) = [1, 0, t/(1+t), 1/(3+t); 0, 1/(1+t^2), 0, 1]\n"
-    "f(1) = [-sin(t) + cos(t) - sin(t)/(1+t) - cos(2*t); "
-    "cos(t) + 2*sin(t) - t^2/(1+t^2)^2 - 1/(2+t); "
-    "-1/(1+t)^2 - cos(t)/(2+t) + 1/(1+t) - cos(2*t)/(1+t); "
-    "(1-t^2)/(1+t^2)^2 - 1/((1+t)*(1+t^2)) + t/(1+t^2) - 2/(2+t)^2]\n"
-    "f(2) = [-(cos(t) + t/(1+t)^2 + t/((1+t^2)*(3+t))); -(sin(t) + t)/(1+t^2)]\n";
-
+/* rational: tests/fixtures/rational_problem.h */
 static void rational_exact(const peer *P, double t, double *z, double *zp) {
   (void)P;
-  double q = 1 + t * t;
-  z[0] = cos(t), z[1] = sin(t), z[2] = 1 / (1 + t), z[3] = t / q;
-  z[4] = cos(2 * t), z[5] = 1 / (2 + t);
-  zp[0] = -sin(t), zp[1] = cos(t), zp[2] = -1 / ((1 + t) * (1 + t)), zp[3] = (1 - t * t) / (q * q);
-  zp[4] = -2 * sin(2 * t), zp[5] = -1 / ((2 + t) * (2 + t));
+  rational_solution(t, z, zp);
 }
 
 /* The dynamic rows as written in the data file; the constraint differentiated

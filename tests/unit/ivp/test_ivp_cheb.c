@@ -14,6 +14,7 @@
 
 #include "lth/ivp.h"
 #include "lth/problem.h"
+#include "rational_problem.h"
 #include "testsys.h"
 #include "testutil.h"
 
@@ -128,22 +129,8 @@ END_TEST
  * 16 the next takes the lowest degree whose tail the last step met with
  * room -- 8 or 12 at these tolerances.  Decomposed directly and through the
  * table, at rtol = atol = 1e-4, 1e-6, 1e-8 and 1e-10, every output within 100 rtol
- * of the exact solution (relative to max(1, |z|)). */
-static const char rational_text[] =
-    "lth 1\nproblem dae\nblocks 4 2\ninterval 0 10\n"
-    "A(1,1) = [-1, 1/(1+t), 0, 0; 0, -2, 0, t/(1+t^2); 1/(2+t), 0, -1, 0; 0, 0, 1/(1+t^2), -1]\n"
-    "A(1,2) = [1, 0; 0, 1; 1/(1+t), 0; 0, 2/(2+t)]\n"
-    "A(2,1) = [1, 0, t/(1+t), 1/(3+t); 0, 1/(1+t^2), 0, 1]\n"
-    "f(1) = [-sin(t) + cos(t) - sin(t)/(1+t) - cos(2*t); "
-    "cos(t) + 2*sin(t) - t^2/(1+t^2)^2 - 1/(2+t); "
-    "-1/(1+t)^2 - cos(t)/(2+t) + 1/(1+t) - cos(2*t)/(1+t); "
-    "(1-t^2)/(1+t^2)^2 - 1/((1+t)*(1+t^2)) + t/(1+t^2) - 2/(2+t)^2]\n"
-    "f(2) = [-(cos(t) + t/(1+t)^2 + t/((1+t^2)*(3+t))); -(sin(t) + t)/(1+t^2)]\n";
-
-static void rational_exact(double t, double *z) {
-  z[0] = cos(t), z[1] = sin(t), z[2] = 1 / (1 + t), z[3] = t / (1 + t * t);
-  z[4] = cos(2 * t), z[5] = 1 / (2 + t);
-}
+ * of the exact solution (tests/fixtures/rational_problem.h). */
+static void rational_exact(double t, double *z) { rational_solution(t, z, NULL); }
 
 START_TEST(test_degree_follows_tail) {
   lth_problem *pb = parse(rational_text);
