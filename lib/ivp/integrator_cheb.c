@@ -440,10 +440,11 @@ static int cheb_advance(lth_integrator *it, double *t, double t1, double *y, siz
   return rc;
 }
 
-static void cheb_reset(lth_integrator *it) { it->have = 0; }
+/* (the kept step ends too: a reset follows new coefficients, a table rebuilt) */
+static void cheb_reset(lth_integrator *it) { it->have = it->end_ok[0] = it->end_ok[1] = 0; }
 
 static void cheb_restart(lth_integrator *it, double h) {
-  it->have = 0;
+  it->have = it->end_ok[0] = it->end_ok[1] = 0;
   it->h = h;
   it->lev = it->top;
 }
