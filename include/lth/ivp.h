@@ -154,7 +154,8 @@ typedef struct lth_ivp_result {
   int z0_worst;          /* component (0-based) that changed most (-1 if none) */
   double z0_residual;    /* ||M0 z0 - b0|| of the given z0 */
   double gamma;          /* drift damping rate used */
-  lth_ivp_method method; /* the method that integrated (LTH_IVP_AUTO resolved) */
+  lth_ivp_method method; /* the method that integrated (LTH_IVP_AUTO resolved; lth_opsolve: msbdf
+                            or msadams, CVODE's BDF or Adams) */
   size_t steps, rhs_evals, decomps;
   double seconds_total, seconds_decomp; /* decomp: decompositions, table building included */
   int propagated; /* 1: the data are constant and the exact propagator carried v from output to

@@ -184,6 +184,7 @@ lth_status lth_opsolve(const lth_opsys *sys, double t0, const double *z0, const 
   if (!res) {
     return lth_error_set(err, LTH_ENOMEM, "out of memory");
   }
+  res->method = c.method == LTH_OPIVP_ADAMS ? LTH_IVP_MSADAMS : LTH_IVP_MSBDF;
   st = initial_value(sys, t0, z0, &c, res, err);
   if (st == LTH_OK && error_estimate) {
     st = estimate_error(sys, t0, times, n, &c, res, err);

@@ -166,6 +166,7 @@ START_TEST(test_opsolve_error_estimate) {
   ck_assert(res->z_error && fabs(res->error_rtol - 1e-9) <= 1e-24 &&
             fabs(res->error_atol - 1e-11) <= 1e-26);
   ck_assert(isnan(res->gamma) && isnan(res->output_gain) && st.jv_evals > 0);
+  ck_assert_int_eq(res->method, LTH_IVP_MSBDF); /* (CVODE's BDF, the default) */
   double worst = 0.0, floor = o.atol + o.rtol;
   for (size_t k = 0; k < 3; k++) {
     exact(times[k], zt);
