@@ -60,14 +60,15 @@ const char *lth_ivp_method_name(lth_ivp_method method);
 
 /* Where the integrator gets Ahat, g, P (and Bhat, q, G at output times). */
 typedef enum lth_ivp_coefficients {
-  LTH_COEF_AUTO = 0, /* default: the table for exact data while it pays (right-hand sides
-                        served >= 2 x its decompositions, judged panel by panel, else
-                        direct from there on) and while its interpolation errors cannot
-                        cost the solution more than rtol (docs/performance.md, "bias":
-                        if that fails before the table served the integrator, the table
-                        is rebuilt once to a tolerance that passes, where one above its
-                        floor does; else direct from the panel where they could); the Hermite grid
-                        for sampled data */
+  LTH_COEF_AUTO = 0, /* default: exact data with cheb, direct decompositions (a table's
+                        interpolation error would be most of its error); else the table for exact
+                        data while it pays (right-hand sides served >= 2 x its decompositions,
+                        judged panel by panel, else direct from there on) and while its
+                        interpolation errors cannot cost the solution more than rtol
+                        (docs/performance.md, "bias": if that fails before the table served the
+                        integrator, the table is rebuilt once to a tolerance that passes, where one
+                        above its floor does; else direct from the panel where they could); the
+                        Hermite grid for sampled data */
   LTH_COEF_DIRECT,   /* a decomposition at every t asked for */
   LTH_COEF_TABLE,    /* the coefficient table (sampled data: the Hermite grid) */
   LTH_COEF_HERMITE   /* (reported in lth_ivp_result.coef_mode) Hermite interpolation on a grid */
@@ -78,21 +79,21 @@ int lth_ivp_coefficients_from_name(const char *name);
 const char *lth_ivp_coefficients_name(lth_ivp_coefficients mode);
 
 typedef struct lth_ivp_opts {
-  lth_ivp_method method;
-  double rtol, atol; /* local error control (defaults 1e-10, 1e-12) */
-  double h0;         /* first step (0: 1e-3 of the span; at least the smallest step,
-                        1e-10 of the span) */
-  size_t max_steps;  /* per output interval (0: 10^7) */
-  double cond_max;   /* threshold for Pi's chain condition (0: default) */
-  int reproject;     /* 1: v <- (I - P) v at output times */
-  int project;       /* 1: accept an inconsistent z0 and replace it by Corollary 3's
-                        oblique projection (result says what changed); 0: error */
-  double stabilize;  /* drift damping rate gamma: the integrator uses Ahat - gamma P,
-                        equal to Ahat on the state space, so solutions are unchanged
-                        while drift decays.  < 0: auto (default; docs/user-guide.md
-                        section 6, "Drift damping"), 0: off.  gamma makes
-                        the ODE stiff: an explicit method refuses gamma (t1 - t0) above
-                        LTH_IVP_EXPLICIT_GAMMA_SPAN (LTH_EINVAL, at once) */
+  lth_ivp_method method; /* LTH_IVP_AUTO (default): cheb for m <= LTH_IVP_AUTO_CHEB_MAX */
+  double rtol, atol;     /* local error control (defaults 1e-10, 1e-12) */
+  double h0;             /* first step (0: 1e-3 of the span; at least the smallest step,
+                            1e-10 of the span) */
+  size_t max_steps;      /* per output interval (0: 10^7) */
+  double cond_max;       /* threshold for Pi's chain condition (0: default) */
+  int reproject;         /* 1: v <- (I - P) v at output times */
+  int project;           /* 1: accept an inconsistent z0 and replace it by Corollary 3's
+                            oblique projection (result says what changed); 0: error */
+  double stabilize;      /* drift damping rate gamma: the integrator uses Ahat - gamma P,
+                            equal to Ahat on the state space, so solutions are unchanged
+                            while drift decays.  < 0: auto (default; docs/user-guide.md
+                            section 6, "Drift damping"), 0: off.  gamma makes
+                            the ODE stiff: an explicit method refuses gamma (t1 - t0) above
+                            LTH_IVP_EXPLICIT_GAMMA_SPAN (LTH_EINVAL, at once) */
   lth_ivp_coefficients coefficients; /* LTH_COEF_AUTO (default), _DIRECT or _TABLE */
   double table_tol;           /* interpolation error of the table, relative to max(1, |field|)
                                  (0: auto, 1e-3 rtol, in [3e-15, 1e-6]) */
