@@ -75,11 +75,10 @@ struct lth_integrator {
   lth_ode ode;
   lth_integrator_setup s;
   size_t dim;
-  double h;              /* length of the next step (0: the whole horizon) */
-  double hmin;           /* smallest step */
-  const cheb_rule *rule; /* rules */
-  int top;               /* the highest level this dim may take (cheb_levels - 1) */
-  int lev;               /* the next step's level */
+  double h;    /* length of the next step (0: the whole horizon) */
+  double hmin; /* smallest step */
+  int top;     /* the highest level this dim may take (cheb_levels - 1) */
+  int lev;     /* the next step's level */
   /* the last accepted step's polynomial: values Y[(N+1) dim] at the nodes
    * of [pa, pb], at level lev_have */
   int have, lev_have;
@@ -135,8 +134,7 @@ static lth_integrator *cheb_alloc(const lth_ode *ode, lth_error *err) {
       it->end_b[e] = malloc(d * sizeof(double));
       ok = it->end_M[e] && it->end_b[e];
     }
-    pthread_once(&rules_once, rules_make);
-    it->rule = rules; /* (the same for every step: h only scales S) */
+    pthread_once(&rules_once, rules_make); /* (the same for every step: h only scales S) */
   }
   if (!ok) {
     cheb_free(it);
@@ -206,7 +204,7 @@ static void rules_make(void) {
 /* The interpolant of the stored step at t (in [pa, pb]) into y. */
 static void interp(lth_integrator *it, double t, double *y) {
   size_t d = it->dim;
-  const cheb_rule *R = &it->rule[it->lev_have];
+  const cheb_rule *R = &rules[it->lev_have];
   int N = R->N;
   double x = -1.0 + 2.0 * (t - it->pa) / (it->pb - it->pa);
   for (int j = 0; j <= N; j++) {
@@ -238,7 +236,7 @@ static double tail_of(const double *a, int n) {
  * own.  A lower degree's tail is read from this polynomial's coefficients:
  * what a degree-n interpolant of it would leave out. */
 static double tails(lth_integrator *it, int lev) {
-  const cheb_rule *R = &it->rule[lev];
+  const cheb_rule *R = &rules[lev];
   int N = R->N;
   size_t d = it->dim, n1 = (size_t)N + 1;
   for (int l = 0; l <= lev; l++) it->est_at[l] = 0.0;
@@ -293,7 +291,7 @@ static int lin_at(lth_integrator *it, double t, double *Mt, double *bt) {
  * starts where this one ends). */
 static int collocate(lth_integrator *it, int lev, double a, double h, const double *y0,
                      double *est) {
-  const cheb_rule *R = &it->rule[lev];
+  const cheb_rule *R = &rules[lev];
   int N = R->N;
   size_t d = it->dim, d2 = d * d, nu = (size_t)N * d, n1 = (size_t)N + 1;
   for (int j = 0; j <= N; j++) {
@@ -361,8 +359,8 @@ static void plan_next(lth_integrator *it, int lev, double h, double given) {
     }
   }
   double est = it->est_at[next];
-  double grow = est > 0 ? fmin(CHEB_GROW_MAX, CHEB_SAFETY * pow(est, -1.0 / it->rule[next].N))
-                        : CHEB_GROW_MAX;
+  double grow =
+      est > 0 ? fmin(CHEB_GROW_MAX, CHEB_SAFETY * pow(est, -1.0 / rules[next].N)) : CHEB_GROW_MAX;
   it->lev = next;
   it->h = fmax(h, given) * fmax(1.0, grow);
 }
@@ -379,7 +377,7 @@ static int cheb_advance(lth_integrator *it, double *t, double t1, double *y, siz
       /* inside the last step: its polynomial */
       double to = fmin(t1, it->pb);
       if (to == it->pb) {
-        memcpy(y, it->Y + (size_t)it->rule[it->lev_have].N * d, d * sizeof(double));
+        memcpy(y, it->Y + (size_t)rules[it->lev_have].N * d, d * sizeof(double));
       } else {
         interp(it, to, y);
       }
@@ -408,7 +406,7 @@ static int cheb_advance(lth_integrator *it, double *t, double t1, double *y, siz
         lev = it->top; /* a lower degree missed: the highest, on the same step */
         continue;
       }
-      h *= isfinite(est) ? fmax(CHEB_SHRINK_MIN, CHEB_SAFETY * pow(est, -1.0 / it->rule[lev].N))
+      h *= isfinite(est) ? fmax(CHEB_SHRINK_MIN, CHEB_SAFETY * pow(est, -1.0 / rules[lev].N))
                          : CHEB_SHRINK_MIN;
       /* (the rounding floor of t too: a step collapsing to nothing) */
       if ((h < it->hmin || h < 64 * DBL_EPSILON * fmax(1.0, fabs(a))) && h < end - a) {
