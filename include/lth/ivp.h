@@ -183,9 +183,9 @@ typedef struct lth_ivp_result {
    * z_ref is a second solve of the reduced ODE from the same initial value, with
    * the same output maps, more accurate in each part of the solve's error:
    * tighter tolerances (error_rtol, error_atol: 0.1 times the solve's for rk8pd,
-   * 0.01 for msbdf and bsimp), rk8pd for the non-stiff methods and the method
-   * itself for msbdf and
-   * bsimp (error_method), smaller steps where the outputs set the steps, and
+   * 0.01 for cheb, msbdf and bsimp), rk8pd for rk8pd, rkf45 and msadams and the
+   * method itself for cheb, msbdf and bsimp (error_method), smaller steps where
+   * the outputs set the steps, and
    * where the solve read a coefficient table, a table of its own 10 times as
    * accurate;
    * so z_error = z - z_ref estimates the error of z at the output times -- the
