@@ -22,14 +22,12 @@
  * (dim <= CHEB_MAX_DIM). */
 #include <float.h>
 #include <lapacke.h>
-#include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cheb_rule.h"
 #include "integrator_impl.h"
-
-#define CHEB_PI 3.14159265358979323846
 
 #define CHEB_MAX_DIM 32
 /* The degrees a step may take.  16 points of a smooth solution over a
@@ -40,10 +38,10 @@
  * system (N dim)^3 / 3 flops).  The highest is 16 for dim <= 4, 12 up to
  * dim 8, 8 above: the system's flops grow with dim^3, the steps only as
  * tol^(-1/N). */
-#define CHEB_LEVELS 3
-static const int cheb_degrees[CHEB_LEVELS] = {8, 12, 16};
+#define CHEB_LEVELS  LTH_CHEB_NDEGREES
+#define cheb_degrees lth_cheb_degrees
 static int cheb_levels(size_t dim) { return dim <= 4 ? 3 : dim <= 8 ? 2 : 1; }
-#define CHEB_NMAX 16
+#define CHEB_NMAX LTH_CHEB_NMAX
 /* A lower degree is taken when its tail, read from the accepted step, is at
  * most this fraction of the tolerance (room for the step to grow). */
 #define CHEB_DOWN 0.1
@@ -55,21 +53,6 @@ static int cheb_levels(size_t dim) { return dim <= 4 ? 3 : dim <= 8 ? 2 : 1; }
 #define CHEB_GROW_MAX   4.0
 
 enum { CHEB_OK = 0, CHEB_STOP = 1, CHEB_HMIN = 2, CHEB_NSTEPS = 3 };
-
-/* One degree's rule: nodes x_j = -cos(pi j / N), barycentric weights w, the
- * integration matrix S ((N+1) x (N+1): S[j + k (N+1)] = the integral from
- * -1 to x_j of the k-th Lagrange polynomial) and T_k(x_j) (T[j + k (N+1)]). */
-typedef struct {
-  int N;
-  double x[CHEB_NMAX + 1], w[CHEB_NMAX + 1];
-  double S[(CHEB_NMAX + 1) * (CHEB_NMAX + 1)], T[(CHEB_NMAX + 1) * (CHEB_NMAX + 1)];
-} cheb_rule;
-
-/* The rules of cheb_degrees, made once per process (they depend on nothing
- * else; made per integrator, they were a third of a small solve). */
-static cheb_rule rules[CHEB_LEVELS];
-static pthread_once_t rules_once = PTHREAD_ONCE_INIT;
-static void rules_make(void);
 
 struct lth_integrator {
   lth_ode ode;
@@ -83,9 +66,10 @@ struct lth_integrator {
    * of [pa, pb], at level lev_have */
   int have, lev_have;
   double pa, pb, t_out;
-  double t_far;               /* the next advance's horizon (set_horizon; 0: t1) */
-  double *Y, *y_out;          /* y_out: the state handed out at t_out (continuity check) */
-  double *Ytry;               /* the step being tried */
+  double t_far;      /* the next advance's horizon (set_horizon; 0: t1) */
+  double *Y, *y_out; /* y_out: the state handed out at t_out (continuity check) */
+  double *Ytry;      /* the step being tried */
+  double tn[CHEB_NMAX + 1], tn_try[CHEB_NMAX + 1]; /* their nodes in t */
   double est_at[CHEB_LEVELS]; /* the tried step's tail at each level, in tolerances */
   /* M and b at the last two step ends asked for (the next step, or the
    * retry of a rejected one, starts at one of them) */
@@ -134,7 +118,7 @@ static lth_integrator *cheb_alloc(const lth_ode *ode, lth_error *err) {
       it->end_b[e] = malloc(d * sizeof(double));
       ok = it->end_M[e] && it->end_b[e];
     }
-    pthread_once(&rules_once, rules_make); /* (the same for every step: h only scales S) */
+    (void)lth_cheb_rule_at(0); /* (made once per process: the same for every step) */
   }
   if (!ok) {
     cheb_free(it);
@@ -144,6 +128,20 @@ static lth_integrator *cheb_alloc(const lth_ode *ode, lth_error *err) {
   return it;
 }
 
+/* The first step's level, before any tail is known: the lowest degree N
+ * with 10^(-N/3) <= rtol, the decay of a function analytic in the Bernstein
+ * ellipse of parameter 2.15 about the step (smooth over the horizon); a miss
+ * retries at the highest, as every lower degree's miss does.  At the
+ * highest degree first, a loose tolerance paid 17 decompositions for what 13
+ * resolve (Ascher and Petzold's example at rtol 1e-3: error 4.5e-7 at degree
+ * 12); at a lower one first, a tight tolerance paid 9 or 13 more. */
+static int first_level(int top, double rtol) {
+  for (int l = 0; l < top; l++) {
+    if (pow(10.0, -cheb_degrees[l] / 3.0) <= rtol) return l;
+  }
+  return top;
+}
+
 static lth_status cheb_start(lth_integrator *it, const lth_integrator_setup *s, lth_error *err) {
   (void)err;
   it->s = *s;
@@ -151,84 +149,15 @@ static lth_status cheb_start(lth_integrator *it, const lth_integrator_setup *s, 
   it->h = 0.0;
   it->hmin = s->hmin;
   it->have = 0;
-  it->lev = it->top;
+  it->lev = first_level(it->top, s->rtol);
   it->end_ok[0] = it->end_ok[1] = 0;
   return LTH_OK;
 }
 
-/* cos(pi q / N) for any integer q >= 0, from the table c[0 .. 2N - 1]. */
-static double cos_pi(const double *c, int N, int q) { return c[q % (2 * N)]; }
-
-/* The antiderivative of T_n at x_j = cos(pi (N - j) / N), up to a constant:
- * T_1 (n = 0), T_2 / 4 (n = 1), T_{n+1} / (2 (n+1)) - T_{n-1} / (2 (n-1));
- * q = N - j (q = N: x = -1). */
-static double int_T(const double *c, int N, int n, int q) {
-  if (n == 0) return cos_pi(c, N, q);
-  if (n == 1) return 0.25 * cos_pi(c, N, 2 * q);
-  return cos_pi(c, N, (n + 1) * q) / (2.0 * (n + 1)) - cos_pi(c, N, (n - 1) * q) / (2.0 * (n - 1));
-}
-
-/* Degree N's rule (cheb_rule).  S through Chebyshev coefficients, exact but
- * for rounding: the k-th Lagrange polynomial is sum_n a_nk T_n with a_nk =
- * (2/N) c_k T_n(x_k) (c_k = 1/2 at the ends, a_0k and a_Nk halved again),
- * integrated term by term from -1.  Every cosine is one of cos(pi q / N),
- * q < 2N. */
-static void rule_make(cheb_rule *R, int N) {
-  size_t n1 = (size_t)N + 1;
-  double c[2 * CHEB_NMAX];
-  R->N = N;
-  for (int q = 0; q < 2 * N; q++) c[q] = cos(CHEB_PI * q / N);
-  for (int j = 0; j <= N; j++) {
-    R->x[j] = -c[j] + 0.0; /* (-cos(pi j / N); + 0.0: no -0 at the middle) */
-    R->w[j] = (j % 2 ? -1.0 : 1.0) * (j == 0 || j == N ? 0.5 : 1.0);
-    /* T_k(x_j) = cos(k pi (N - j) / N) at the ascending nodes */
-    for (int k = 0; k <= N; k++) R->T[j + k * n1] = cos_pi(c, N, k * (N - j));
-  }
-  for (int k = 0; k <= N; k++) {
-    double ck = (k == 0 || k == N) ? 0.5 : 1.0;
-    for (int j = 0; j <= N; j++) {
-      double sum = 0.0;
-      for (int n = 0; j > 0 && n <= N; n++) {
-        double a = (2.0 / N) * ck * R->T[k + n * n1] * ((n == 0 || n == N) ? 0.5 : 1.0);
-        sum += a * (int_T(c, N, n, N - j) - int_T(c, N, n, N));
-      }
-      R->S[j + k * n1] = sum;
-    }
-  }
-}
-
-static void rules_make(void) {
-  for (int l = 0; l < CHEB_LEVELS; l++) rule_make(&rules[l], cheb_degrees[l]);
-}
-
 /* The interpolant of the stored step at t (in [pa, pb]) into y. */
 static void interp(lth_integrator *it, double t, double *y) {
-  size_t d = it->dim;
-  const cheb_rule *R = &rules[it->lev_have];
-  int N = R->N;
   double x = -1.0 + 2.0 * (t - it->pa) / (it->pb - it->pa);
-  for (int j = 0; j <= N; j++) {
-    if (x == R->x[j]) {
-      memcpy(y, it->Y + (size_t)j * d, d * sizeof(double));
-      return;
-    }
-  }
-  double den = 0.0;
-  memset(y, 0, d * sizeof(double));
-  for (int j = 0; j <= N; j++) {
-    double c = R->w[j] / (x - R->x[j]);
-    den += c;
-    for (size_t i = 0; i < d; i++) y[i] += c * it->Y[(size_t)j * d + i];
-  }
-  for (size_t i = 0; i < d; i++) y[i] /= den;
-}
-
-/* The tail of degree n read from coefficients a_0 .. a_N of a degree-N >= n
- * polynomial: the largest of |a_n|, |a_{n-1}|, |a_{n-2}| -- three, so that a
- * solution even or odd about the step's midpoint, whose every other
- * coefficient vanishes, still shows its tail. */
-static double tail_of(const double *a, int n) {
-  return fmax(fabs(a[n]), fmax(fabs(a[n - 1]), fabs(a[n - 2])));
+  lth_cheb_interp(lth_cheb_rule_at(it->lev_have), x, it->Y, it->dim, it->dim, y);
 }
 
 /* The tried step's tails (it->Ytry, level lev) at its own degree and every
@@ -236,25 +165,17 @@ static double tail_of(const double *a, int n) {
  * own.  A lower degree's tail is read from this polynomial's coefficients:
  * what a degree-n interpolant of it would leave out. */
 static double tails(lth_integrator *it, int lev) {
-  const cheb_rule *R = &rules[lev];
+  const lth_cheb_rule *R = lth_cheb_rule_at(lev);
   int N = R->N;
-  size_t d = it->dim, n1 = (size_t)N + 1;
+  size_t d = it->dim;
   for (int l = 0; l <= lev; l++) it->est_at[l] = 0.0;
   for (size_t i = 0; i < d; i++) {
     double a[CHEB_NMAX + 1], ymax = 0.0;
     for (int j = 0; j <= N; j++) ymax = fmax(ymax, fabs(it->Ytry[(size_t)j * d + i]));
-    for (int k = 0; k <= N; k++) {
-      /* a_k = (2/N) sum'' y_j T_k(x_j) (ends halved; a_0, a_N halved again) */
-      double sum = 0.0;
-      for (int j = 0; j <= N; j++) {
-        double yj = it->Ytry[(size_t)j * d + i];
-        sum += (j == 0 || j == N ? 0.5 : 1.0) * yj * R->T[j + k * n1];
-      }
-      a[k] = sum * (k == 0 || k == N ? 1.0 : 2.0) / N;
-    }
+    lth_cheb_coefs(R, it->Ytry + i, d, a);
     double tol = it->s.atol + it->s.rtol * ymax;
     for (int l = 0; l <= lev; l++) {
-      it->est_at[l] = fmax(it->est_at[l], tail_of(a, cheb_degrees[l]) / tol);
+      it->est_at[l] = fmax(it->est_at[l], lth_cheb_tail(a, cheb_degrees[l]) / tol);
     }
   }
   for (int l = 0; l <= lev; l++) {
@@ -291,12 +212,13 @@ static int lin_at(lth_integrator *it, double t, double *Mt, double *bt) {
  * starts where this one ends). */
 static int collocate(lth_integrator *it, int lev, double a, double h, const double *y0,
                      double *est) {
-  const cheb_rule *R = &rules[lev];
+  const lth_cheb_rule *R = lth_cheb_rule_at(lev);
   int N = R->N;
   size_t d = it->dim, d2 = d * d, nu = (size_t)N * d, n1 = (size_t)N + 1;
   for (int j = 0; j <= N; j++) {
     double tj = j == 0 ? a : j == N ? a + h : a + 0.5 * h * (R->x[j] + 1.0);
     double *Mj = it->M + (size_t)j * d2, *bj = it->b + (size_t)j * d;
+    it->tn_try[j] = tj;
     int stop = (j == 0 || j == N) ? lin_at(it, tj, Mj, bj) : it->ode.lin(tj, Mj, bj, it->ode.ctx);
     if (stop) return CHEB_STOP;
   }
@@ -359,8 +281,8 @@ static void plan_next(lth_integrator *it, int lev, double h, double given) {
     }
   }
   double est = it->est_at[next];
-  double grow =
-      est > 0 ? fmin(CHEB_GROW_MAX, CHEB_SAFETY * pow(est, -1.0 / rules[next].N)) : CHEB_GROW_MAX;
+  double grow = est > 0 ? fmin(CHEB_GROW_MAX, CHEB_SAFETY * pow(est, -1.0 / cheb_degrees[next]))
+                        : CHEB_GROW_MAX;
   it->lev = next;
   it->h = fmax(h, given) * fmax(1.0, grow);
 }
@@ -377,7 +299,7 @@ static int cheb_advance(lth_integrator *it, double *t, double t1, double *y, siz
       /* inside the last step: its polynomial */
       double to = fmin(t1, it->pb);
       if (to == it->pb) {
-        memcpy(y, it->Y + (size_t)rules[it->lev_have].N * d, d * sizeof(double));
+        memcpy(y, it->Y + (size_t)cheb_degrees[it->lev_have] * d, d * sizeof(double));
       } else {
         interp(it, to, y);
       }
@@ -406,7 +328,7 @@ static int cheb_advance(lth_integrator *it, double *t, double t1, double *y, siz
         lev = it->top; /* a lower degree missed: the highest, on the same step */
         continue;
       }
-      h *= isfinite(est) ? fmax(CHEB_SHRINK_MIN, CHEB_SAFETY * pow(est, -1.0 / rules[lev].N))
+      h *= isfinite(est) ? fmax(CHEB_SHRINK_MIN, CHEB_SAFETY * pow(est, -1.0 / cheb_degrees[lev]))
                          : CHEB_SHRINK_MIN;
       /* (the rounding floor of t too: a step collapsing to nothing) */
       if ((h < it->hmin || h < 64 * DBL_EPSILON * fmax(1.0, fabs(a))) && h < end - a) {
@@ -421,6 +343,7 @@ static int cheb_advance(lth_integrator *it, double *t, double t1, double *y, siz
     double *keep = it->Y;
     it->Y = it->Ytry;
     it->Ytry = keep;
+    memcpy(it->tn, it->tn_try, sizeof it->tn);
     it->have = 1;
     it->lev_have = lev;
     it->pa = a;
@@ -455,6 +378,14 @@ static int cheb_has_method(lth_ivp_method method) { return method == LTH_IVP_CHE
 
 static void cheb_set_horizon(lth_integrator *it, double t_far) { it->t_far = t_far; }
 
+static int cheb_last_step(const lth_integrator *it, int *N, const double **tn, const double **Y) {
+  if (!it->have) return 0;
+  *N = cheb_degrees[it->lev_have];
+  *tn = it->tn;
+  *Y = it->Y;
+  return 1;
+}
+
 static const char *cheb_strerror(int code) {
   switch (code) {
   case CHEB_STOP:
@@ -481,4 +412,5 @@ const lth_integrator_type lth_integrator_cheb = {
     .set_hmin = cheb_set_hmin,
     .strerror = cheb_strerror,
     .set_horizon = cheb_set_horizon,
+    .last_step = cheb_last_step,
 };

@@ -87,6 +87,12 @@ typedef struct lth_integrator_type {
    * take its steps up to t_far >= t1, serving t1 from inside a longer step
    * (a method with a continuous extension, as collocation). */
   void (*set_horizon)(lth_integrator *it, double t_far);
+  /* Optional (NULL: none): the last accepted step as the polynomial of
+   * degree *N through the values Y + j dim at the nodes tn[j], j = 0 .. N
+   * (ascending; tn[0] and tn[N] its ends; the Chebyshev points of
+   * lib/ivp/cheb_rule.h), where the method has one (collocation); 0 when no
+   * step is kept.  The pointers hold until the next advance, reset or start. */
+  int (*last_step)(const lth_integrator *it, int *N, const double **tn, const double **Y);
 } lth_integrator_type;
 
 /* lib/ivp/integrator_gsl.c: GSL's odeiv2 driver, every lth_ivp_method. */

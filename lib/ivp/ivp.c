@@ -104,6 +104,7 @@ struct lth_ivp {
   double hmin;               /* the integrator's minimum step (lth_ivp_start) */
   double hmin_frac;          /* smallest step, relative to the span */
   double hmax;               /* largest step (0: none) */
+  lth_ivp_nodes *nodes;      /* the linear form's points, for the outputs (NULL: none) */
 };
 
 /* Degree of the polynomial that must resolve the data over one stretch
@@ -190,6 +191,9 @@ static int lin(double t, double *M, double *b, void *params) {
   int damped;
   if (rhs_point(iv, t, &pt, &damped) != 0) {
     return 1;
+  }
+  if (iv->nodes && lth_coef_is_exact(iv->coef, pt)) {
+    lth_ivp_nodes_keep(iv->nodes, pt);
   }
   int m = iv->m;
   size_t dim = iv->dim;
@@ -328,6 +332,10 @@ lth_ivp *lth_ivp_alloc(const lth_system *sys, int ncols, int affine, const lth_i
     lth_ivp_free(iv);
     return NULL;
   }
+  if (iv->itype->last_step && ncols == 1) {
+    /* (NULL where too large to keep: the outputs decompose) */
+    iv->nodes = lth_ivp_nodes_alloc(lth_system_size(sys), iv->m);
+  }
   iv->enc_lo = iv->enc_hi = t_lo;
   iv->enc_grow = 2.0;
   iv->cross_lo = iv->cross_hi = t_lo;
@@ -344,6 +352,7 @@ void lth_ivp_free(lth_ivp *iv) {
   }
   lth_coef_free(iv->coef);
   lth_enclose_free(iv->enc);
+  lth_ivp_nodes_free(iv->nodes);
   free(iv->y);
   free(iv);
 }
@@ -659,6 +668,17 @@ lth_status lth_ivp_advance(lth_ivp *iv, double t, double *V, lth_error *err) {
 
 lth_status lth_ivp_point(lth_ivp *iv, double t, const lth_point **pt, lth_error *err) {
   return lth_coef_eval_full(iv->coef, t, pt, err);
+}
+
+int lth_ivp_output_from_step(lth_ivp *iv, double t, double *z, double *drift, double *gain) {
+  int N;
+  const double *tn, *Y;
+  if (!iv->nodes || !iv->started || t != iv->t || !iv->itype->last_step(iv->it, &N, &tn, &Y)) {
+    return 0;
+  }
+  double rtol, atol;
+  lth_ivp_tolerances(&iv->opts, &rtol, &atol);
+  return lth_ivp_nodes_output(iv->nodes, N, tn, Y, t, rtol, atol, z, drift, gain);
 }
 
 double lth_ivp_gamma(const lth_ivp *iv) { return iv->gamma; }

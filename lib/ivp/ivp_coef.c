@@ -457,6 +457,10 @@ double lth_coef_table_end(lth_coef *c, double t, int degree) {
 
 unsigned lth_coef_generation(const lth_coef *c) { return c->gen; }
 
+int lth_coef_is_exact(const lth_coef *c, const lth_point *pt) {
+  return c->mode != LTH_COEF_HERMITE && pt == c->pt && c->t_cached == pt->t;
+}
+
 lth_status lth_coef_eval_full(lth_coef *c, double t, const lth_point **pt, lth_error *err) {
   if (c->mode == LTH_COEF_HERMITE) {
     return lth_coef_hermite_eval(c, t, 0, 1, pt, err);

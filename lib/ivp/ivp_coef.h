@@ -56,6 +56,9 @@ double lth_coef_span(const lth_coef *c);
  * changes what serves the right-hand side. */
 double lth_coef_table_end(lth_coef *c, double t, int degree);
 unsigned lth_coef_generation(const lth_coef *c);
+/* 1 when pt (just served by c) is a decomposition at pt->t, with its outputs
+ * Bhat and q, rather than a table's interpolant. */
+int lth_coef_is_exact(const lth_coef *c, const lth_point *pt);
 /* How many lth_coef_eval_full calls per unit t the caller expects (a table
  * tabulates the output maps only on panels where that many pay for it;
  * default: every panel). */

@@ -82,6 +82,27 @@ lth_status lth_ivp_guard_probe(lth_ivp_guard *g, int r, double tf, double t_to, 
 /* Raise the guard's chain-norm scale (e.g. to the scan's). */
 void lth_ivp_guard_scale(lth_ivp *iv, double scale);
 
+/* lib/ivp/ivp_outpoly.c: the decomposed points the collocation integrator
+ * asked for (P, Bhat, q at its nodes), kept so that an output time inside
+ * its step takes z = (Nhat + Bhat) v + q from the polynomial through the
+ * step's points instead of a decomposition of its own.  alloc: NULL where
+ * the points are too large to keep (or no memory): every output decomposes. */
+typedef struct lth_ivp_nodes lth_ivp_nodes;
+lth_ivp_nodes *lth_ivp_nodes_alloc(int s, int m);
+void lth_ivp_nodes_free(lth_ivp_nodes *nd);
+/* Keep a point decomposed at pt->t (a full decomposition: P, Bhat, q). */
+void lth_ivp_nodes_keep(lth_ivp_nodes *nd, const lth_point *pt);
+/* z (s), ||P v|| and ||Nhat + Bhat||_inf (Bhat interpolated as z is) at t in the step of degree N
+ * with nodes tn and values v at Y + j m: 1, or 0 where a point is not kept or z is not resolved by
+ * the step's degree. */
+int lth_ivp_nodes_output(lth_ivp_nodes *nd, int N, const double *tn, const double *Y, double t,
+                         double rtol, double atol, double *z, double *drift, double *gain);
+
+/* lib/ivp/ivp.c for lib/ivp/ivp_solve.c: z, ||P v|| and the output gain at
+ * t (the integrator's last time) from the integrator's last step
+ * (lth_ivp_nodes_output); 0 where it cannot serve them. */
+int lth_ivp_output_from_step(lth_ivp *iv, double t, double *z, double *drift, double *gain);
+
 /* lib/ivp/ivp.c for lib/ivp/ivp_solve.c: the scan the guard waits for and the
  * output density the table is told; the run's statistics into res. */
 void lth_ivp_attach_scan(lth_ivp *iv, lth_ivp_prescan_job *scan, double outputs_per_t);

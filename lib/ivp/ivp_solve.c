@@ -124,6 +124,15 @@ static double output_gain(const lth_point *pt) {
 static lth_status output_at(lth_ivp *iv, double t, double *v, double *z, lth_ivp_result *res,
                             int reproject, lth_error *err) {
   double *drift = &res->drift, *drift_rel = &res->drift_rel;
+  double d, gain;
+  if (!reproject && lth_ivp_output_from_step(iv, t, z, &d, &gain)) {
+    /* (from the points the step decomposed at: lib/ivp/ivp_outpoly.c) */
+    double nv = cblas_dnrm2(res->m, v, 1);
+    *drift = fmax(*drift, d);
+    *drift_rel = fmax(*drift_rel, d / fmax(1.0, nv));
+    res->output_gain = fmax(res->output_gain, gain);
+    return LTH_OK;
+  }
   const lth_point *pt;
   lth_status st = lth_ivp_point(iv, t, &pt, err);
   if (st != LTH_OK) {
@@ -132,7 +141,8 @@ static lth_status output_at(lth_ivp *iv, double t, double *v, double *z, lth_ivp
   int m = pt->m, s = pt->s;
   double *Pv = z; /* scratch: z is overwritten below */
   cblas_dgemv(CblasColMajor, CblasNoTrans, m, m, 1.0, pt->P.c, pt->P.ld, v, 1, 0.0, Pv, 1);
-  double d = cblas_dnrm2(m, Pv, 1), nv = cblas_dnrm2(m, v, 1);
+  d = cblas_dnrm2(m, Pv, 1);
+  double nv = cblas_dnrm2(m, v, 1);
   *drift = fmax(*drift, d);
   *drift_rel = fmax(*drift_rel, d / fmax(1.0, nv));
   if (reproject) {
