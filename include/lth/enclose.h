@@ -104,6 +104,13 @@ lth_status lth_enclose_check(lth_enclose *enc, double a, double b, int degree, d
  * resolved may be NULL. */
 lth_status lth_enclose_width(lth_enclose *enc, double a, double wmax, double wmin, int degree,
                              double tol, double *w, int *resolved, lth_error *err);
+/* As lth_enclose_width, and the bound of the last check into *bound (NaN
+ * where no check ran): with *resolved = 1 the bound that met tol at *w,
+ * from which the width the next stretch may take is predicted (the bound
+ * scales like w^(degree + 1)). */
+lth_status lth_enclose_width_bound(lth_enclose *enc, double a, double wmax, double wmin, int degree,
+                                   double tol, double *w, int *resolved, double *bound,
+                                   lth_error *err);
 
 /* 1 if every piece of data is constant on [a, b]: the enclosure of its
  * first derivative there is exactly {0} for every entry (constant matrices,

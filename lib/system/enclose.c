@@ -531,8 +531,17 @@ lth_status lth_enclose_check(lth_enclose *enc, double a, double b, int degree, d
 
 lth_status lth_enclose_width(lth_enclose *enc, double a, double wmax, double wmin, int degree,
                              double tol, double *w, int *resolved, lth_error *err) {
+  return lth_enclose_width_bound(enc, a, wmax, wmin, degree, tol, w, resolved, NULL, err);
+}
+
+lth_status lth_enclose_width_bound(lth_enclose *enc, double a, double wmax, double wmin, int degree,
+                                   double tol, double *w, int *resolved, double *bound,
+                                   lth_error *err) {
   int res = LTH_ENCLOSE_UNKNOWN;
   *w = wmax;
+  if (bound) {
+    *bound = NAN;
+  }
   if (!enc || !enc->known || wmax == 0.0) {
     if (resolved) {
       *resolved = enc && enc->known ? 1 : res;
@@ -551,6 +560,9 @@ lth_status lth_enclose_width(lth_enclose *enc, double a, double wmax, double wmi
       return st;
     }
     *w = x;
+    if (bound) {
+      *bound = worst;
+    }
     if (worst <= tol || fabs(x) <= fabs(wmin)) {
       res = worst <= tol;
       break;

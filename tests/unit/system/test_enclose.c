@@ -328,6 +328,37 @@ static int cb(void *ctx, double t, int order, double *coef, int ld, size_t strid
   return 0;
 }
 
+/* lth_enclose_width_bound: the width and verdict of lth_enclose_width, and
+ * the bound that resolved it -- at most tol, and the bound lth_enclose_check
+ * gives on [a, a + w] (the integrator predicts its next stretch from it). */
+START_TEST(test_width_bound) {
+  static const char *const DATA[] = {"1/(1+t^2)", "1/(1+t) * cos(2*t)", "exp(-t) * sin(5*t)"};
+  static const double TOL[] = {1e-2, 1e-6, 1e-10};
+  for (size_t i = 0; i < sizeof DATA / sizeof DATA[0]; i++) {
+    lth_source *src = expr_source(DATA[i]);
+    const lth_source *set[1] = {src};
+    lth_enclose *enc = lth_enclose_alloc_sources(set, 1, 16, NULL);
+    ck_assert_ptr_nonnull(enc);
+    for (size_t m = 0; m < 3; m++) {
+      double a = 0.25 * (double)m, w, w2, bound;
+      int res, res2;
+      ck_assert_int_eq(lth_enclose_width(enc, a, 10.0, 1e-6, 16, TOL[m], &w, &res, NULL), LTH_OK);
+      ck_assert_int_eq(
+          lth_enclose_width_bound(enc, a, 10.0, 1e-6, 16, TOL[m], &w2, &res2, &bound, NULL),
+          LTH_OK);
+      ck_assert(w2 == w && res2 == res && res == 1);
+      ck_assert_msg(bound >= 0 && bound <= TOL[m], "%s: bound %g, tol %g", DATA[i], bound, TOL[m]);
+      lth_enclose_verdict v;
+      ck_assert_int_eq(lth_enclose_check(enc, a, a + w, 16, TOL[m], 1e-3, &v, NULL), LTH_OK);
+      ck_assert_msg(fabs(v.bound - bound) <= 1e-12 * TOL[m], "%s: %g against the check's %g",
+                    DATA[i], bound, v.bound);
+    }
+    lth_enclose_free(enc);
+    lth_source_free(src);
+  }
+}
+END_TEST
+
 START_TEST(test_callback_unknown) {
   lth_source *src = lth_source_callback(1, 1, cb, NULL, NULL);
   ck_assert(!lth_source_can_enclose(src));
@@ -591,6 +622,7 @@ static Suite *enclose_suite(void) {
   tcase_add_test(tc, test_pulse_found);
   tcase_add_test(tc, test_kink_found);
   tcase_add_test(tc, test_width_is_resolved);
+  tcase_add_test(tc, test_width_bound);
   tcase_add_test(tc, test_callback_unknown);
   tcase_add_test(tc, test_equation_form_and_masses);
   tcase_add_test(tc, test_constant_data);
