@@ -248,8 +248,9 @@ static int collocate(lth_integrator *it, int lev, double a, double h, const doub
       }
     }
   }
-  if (LAPACKE_dgesv(LAPACK_COL_MAJOR, (lapack_int)nu, 1, it->A, (lapack_int)nu, it->ipiv, it->r,
-                    (lapack_int)nu) != 0) {
+  /* (_work: M and b are finite, each point's decomposition checked them) */
+  if (LAPACKE_dgesv_work(LAPACK_COL_MAJOR, (lapack_int)nu, 1, it->A, (lapack_int)nu, it->ipiv,
+                         it->r, (lapack_int)nu) != 0) {
     *est = INFINITY; /* (singular at this h: rejected, a shorter step tried) */
     return CHEB_OK;
   }
