@@ -88,6 +88,9 @@ void lth_ivp_guard_scale(lth_ivp *iv, double scale);
  * step's points instead of a decomposition of its own.  alloc: NULL where
  * the points are too large to keep (or no memory): every output decomposes. */
 typedef struct lth_ivp_nodes lth_ivp_nodes;
+/* ||Nhat + Bhat||_inf (Nhat = [I_m; 0]) of Bhat (s x m, leading dimension
+ * ldb): how much z = (Nhat + Bhat) v + q can amplify an error of v. */
+double lth_ivp_output_gain(const double *B, int ldb, int s, int m);
 lth_ivp_nodes *lth_ivp_nodes_alloc(int s, int m);
 void lth_ivp_nodes_free(lth_ivp_nodes *nd);
 /* Keep a point decomposed at pt->t (a full decomposition: P, Bhat, q). */

@@ -83,12 +83,11 @@ void lth_ivp_nodes_free(lth_ivp_nodes *nd) {
   free(nd);
 }
 
-/* ||Nhat + Bhat||_inf (Nhat = [I_m; 0]) of a point's Bhat (s x m, ld s). */
-static double gain_of(const double *B, int s, int m) {
+double lth_ivp_output_gain(const double *B, int ldb, int s, int m) {
   double g = 0.0;
   for (int i = 0; i < s; i++) {
     double row = 0.0;
-    for (int j = 0; j < m; j++) row += fabs(B[i + (size_t)j * s] + (i == j ? 1.0 : 0.0));
+    for (int j = 0; j < m; j++) row += fabs(B[i + (size_t)j * ldb] + (i == j ? 1.0 : 0.0));
     g = fmax(g, row);
   }
   return g;
@@ -142,7 +141,8 @@ static int fill_nodes(lth_ivp_nodes *nd, const double *tn, const double *Y) {
 static double nodes_gain(const lth_ivp_nodes *nd) {
   double g = 0.0;
   for (int j = 0; j <= nd->N; j++) {
-    g = fmax(g, gain_of(nd->W + (size_t)j * nd->ld + nd->s + nd->m, nd->s, nd->m));
+    g = fmax(g,
+             lth_ivp_output_gain(nd->W + (size_t)j * nd->ld + nd->s + nd->m, nd->s, nd->s, nd->m));
   }
   return g;
 }
@@ -205,6 +205,6 @@ int lth_ivp_nodes_output(lth_ivp_nodes *nd, int N, const double *tn, const doubl
   memcpy(z, nd->at, (size_t)nd->s * sizeof(double));
   for (int i = 0; i < nd->m; i++) d2 += nd->at[nd->s + i] * nd->at[nd->s + i];
   *drift = sqrt(d2);
-  *gain = gain_of(nd->at + nd->s + nd->m, nd->s, nd->m);
+  *gain = lth_ivp_output_gain(nd->at + nd->s + nd->m, nd->s, nd->s, nd->m);
   return 1;
 }

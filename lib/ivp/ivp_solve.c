@@ -105,20 +105,6 @@ static lth_status initial_value(const lth_system *sys, double t0, const double *
   return st;
 }
 
-/* ||Nhat + Bhat||_inf (Nhat = [I_m; 0]): how much z = (Nhat + Bhat) v + q can
- * amplify an error of v. */
-static double output_gain(const lth_point *pt) {
-  double g = 0.0;
-  for (int i = 0; i < pt->s; i++) {
-    double row = 0.0;
-    for (int j = 0; j < pt->m; j++) {
-      row += fabs(pt->Bhat.c[i + (size_t)j * pt->Bhat.ld] + (i == j ? 1.0 : 0.0));
-    }
-    g = fmax(g, row);
-  }
-  return g;
-}
-
 /* z = (Nhat + Bhat) v + q, drift ||P v||, the output gain, optional
  * reprojection v <- (I - P) v. */
 static lth_status output_at(lth_ivp *iv, double t, double *v, double *z, lth_ivp_result *res,
@@ -151,7 +137,8 @@ static lth_status output_at(lth_ivp *iv, double t, double *v, double *z, lth_ivp
   memcpy(z, pt->q.c, (size_t)s * sizeof(double));
   cblas_daxpy(m, 1.0, v, 1, z, 1);
   cblas_dgemv(CblasColMajor, CblasNoTrans, s, m, 1.0, pt->Bhat.c, pt->Bhat.ld, v, 1, 1.0, z, 1);
-  res->output_gain = fmax(res->output_gain, output_gain(pt));
+  res->output_gain =
+      fmax(res->output_gain, lth_ivp_output_gain(pt->Bhat.c, pt->Bhat.ld, pt->s, pt->m));
   return LTH_OK;
 }
 
