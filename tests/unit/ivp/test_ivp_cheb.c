@@ -125,9 +125,9 @@ END_TEST
 
 /* Rational coefficients with poles at -1, -2, -3 and +-i (index 2, blocks
  * 4 and 2) on [0, 10]: the stretches on which the data are resolved are
- * shorter than the steps the solution allows, so after each step at degree
- * 16 the next takes the lowest degree whose tail the last step met with
- * room -- 8 or 12 at these tolerances.  Decomposed directly and through the
+ * shorter than the steps the solution allows, so after each step the next
+ * takes the lowest degree whose tail the last step met with room -- 8 or 12
+ * at these tolerances.  Decomposed directly and through the
  * table, at rtol = atol = 1e-4, 1e-6, 1e-8 and 1e-10, every output within 100 rtol
  * of the exact solution (tests/fixtures/rational_problem.h). */
 static void rational_exact(double t, double *z) { rational_solution(t, z, NULL); }
