@@ -131,10 +131,10 @@ static lth_integrator *cheb_alloc(const lth_ode *ode, lth_error *err) {
 /* The first step's level, before any tail is known: the lowest degree N
  * with 10^(-N/3) <= rtol, the decay of a function analytic in the Bernstein
  * ellipse of parameter 2.15 about the step (smooth over the horizon); a miss
- * retries at the highest, as every lower degree's miss does.  At the
- * highest degree first, a loose tolerance paid 17 decompositions for what 13
- * resolve (Ascher and Petzold's example at rtol 1e-3: error 4.5e-7 at degree
- * 12); at a lower one first, a tight tolerance paid 9 or 13 more. */
+ * retries at the highest, as every lower degree's miss does.  The highest
+ * first paid 17 decompositions where 13 resolve a smooth solution at a loose
+ * tolerance; a lower one first, 9 or 13 more at a tight one
+ * (docs/performance.md). */
 static int first_level(int top, double rtol) {
   for (int l = 0; l < top; l++) {
     if (pow(10.0, -cheb_degrees[l] / 3.0) <= rtol) return l;

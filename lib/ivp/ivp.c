@@ -119,9 +119,8 @@ struct lth_ivp {
 /* The least a stretch grows past the last one (stretch_growth; 2x at most):
  * a search that starts at more than the width the data allow fails one
  * check first and then lands short of that width, stretch after stretch
- * (bench_peer rational, growing 2x at every stretch its search did not have
- * to shorten: at rtol 1e-2 12 stretches and 18 checks, 0.99 ms; from the
- * bound, 11 stretches, 0.84 ms). */
+ * (docs/performance.md, "Outputs from the step's points, the first degree,
+ * the stretches' growth"). */
 #define IVP_ENC_REGROW 1.25
 
 /* A stretch taken from the table's panels (resolved_end) holds while the
