@@ -102,9 +102,8 @@ static lth_ivp_coefficients choose_mode_for(const lth_system *sys, const lth_ivp
   }
   if (o->coefficients == LTH_COEF_AUTO && o->method == LTH_IVP_CHEB) {
     /* cheb decomposes once at each of its points, and a table's interpolation
-     * error would be the largest part of its error: Ascher and Petzold's
-     * example (alpha = 50) at rtol 1e-8 erred 3.3e-8 through the table, 1.3e-9
-     * decomposing directly, in 0.22 against 0.19 ms */
+     * error would be the largest part of its error (docs/performance.md,
+     * "The default method: cheb up to m = 8") */
     return LTH_COEF_DIRECT;
   }
   *auto_table = o->coefficients != LTH_COEF_TABLE;

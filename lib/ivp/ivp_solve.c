@@ -105,20 +105,10 @@ static lth_status initial_value(const lth_system *sys, double t0, const double *
   return st;
 }
 
-/* z = (Nhat + Bhat) v + q, drift ||P v||, the output gain, optional
- * reprojection v <- (I - P) v. */
-static lth_status output_at(lth_ivp *iv, double t, double *v, double *z, lth_ivp_result *res,
-                            int reproject, lth_error *err) {
-  double *drift = &res->drift, *drift_rel = &res->drift_rel;
-  double d, gain;
-  if (!reproject && lth_ivp_output_from_step(iv, t, z, &d, &gain)) {
-    /* (from the points the step decomposed at: lib/ivp/ivp_outpoly.c) */
-    double nv = cblas_dnrm2(res->m, v, 1);
-    *drift = fmax(*drift, d);
-    *drift_rel = fmax(*drift_rel, d / fmax(1.0, nv));
-    res->output_gain = fmax(res->output_gain, gain);
-    return LTH_OK;
-  }
+/* z = (Nhat + Bhat) v + q from a decomposition at t, *d = ||P v||, *gain =
+ * ||Nhat + Bhat||_inf, optional reprojection v <- (I - P) v. */
+static lth_status decomposed_output(lth_ivp *iv, double t, double *v, double *z, int reproject,
+                                    double *d, double *gain, lth_error *err) {
   const lth_point *pt;
   lth_status st = lth_ivp_point(iv, t, &pt, err);
   if (st != LTH_OK) {
@@ -127,18 +117,33 @@ static lth_status output_at(lth_ivp *iv, double t, double *v, double *z, lth_ivp
   int m = pt->m, s = pt->s;
   double *Pv = z; /* scratch: z is overwritten below */
   cblas_dgemv(CblasColMajor, CblasNoTrans, m, m, 1.0, pt->P.c, pt->P.ld, v, 1, 0.0, Pv, 1);
-  d = cblas_dnrm2(m, Pv, 1);
-  double nv = cblas_dnrm2(m, v, 1);
-  *drift = fmax(*drift, d);
-  *drift_rel = fmax(*drift_rel, d / fmax(1.0, nv));
+  *d = cblas_dnrm2(m, Pv, 1);
   if (reproject) {
     cblas_daxpy(m, -1.0, Pv, 1, v, 1);
   }
   memcpy(z, pt->q.c, (size_t)s * sizeof(double));
   cblas_daxpy(m, 1.0, v, 1, z, 1);
   cblas_dgemv(CblasColMajor, CblasNoTrans, s, m, 1.0, pt->Bhat.c, pt->Bhat.ld, v, 1, 1.0, z, 1);
-  res->output_gain =
-      fmax(res->output_gain, lth_ivp_output_gain(pt->Bhat.c, pt->Bhat.ld, pt->s, pt->m));
+  *gain = lth_ivp_output_gain(pt->Bhat.c, pt->Bhat.ld, s, m);
+  return LTH_OK;
+}
+
+/* z at t, the drift ||P v|| and the output gain into res: from the points
+ * the integrator's step decomposed at where they resolve z
+ * (lib/ivp/ivp_outpoly.c), else from a decomposition at t (with the
+ * optional reprojection v <- (I - P) v). */
+static lth_status output_at(lth_ivp *iv, double t, double *v, double *z, lth_ivp_result *res,
+                            int reproject, lth_error *err) {
+  double nv = cblas_dnrm2(res->m, v, 1), d, gain;
+  if (reproject || !lth_ivp_output_from_step(iv, t, z, &d, &gain)) {
+    lth_status st = decomposed_output(iv, t, v, z, reproject, &d, &gain, err);
+    if (st != LTH_OK) {
+      return st;
+    }
+  }
+  res->drift = fmax(res->drift, d);
+  res->drift_rel = fmax(res->drift_rel, d / fmax(1.0, nv));
+  res->output_gain = fmax(res->output_gain, gain);
   return LTH_OK;
 }
 
