@@ -93,6 +93,25 @@ const lth_interval *lth_expr_iseries(const lth_expr *e, const lth_interval *work
                                      int order);
 lth_status lth_expr_enclose(const lth_expr *e, double a, double b, int order, lth_interval *coef,
                             lth_interval *work, lth_error *err);
+/* Bounds over the Bernstein ellipse E_rho of [a, b] (foci a and b, semi-axes
+ * summing to rho (b - a) / 2, rho > 1): M[k] >= |x_k(z)| for every z in the
+ * closed region bounded by E_rho, where x_k is node roots[k] of e (0 for
+ * roots[k] < 0), and x_k is analytic there.  INFINITY where that is not
+ * proven (a pole or a branch cut within reach, an operation without a
+ * complex evaluation: asin, acos, atan, abs).  With it, the Chebyshev
+ * interpolant of degree K on [a, b] is within 4 M[k] rho^-K / (rho - 1) of
+ * x_k (docs/enclosures.md).  target (NULL: none) says how small each M[k]
+ * is wanted: the cover of the region is refined, within a fixed budget,
+ * where some M[k] exceeds it, and where that fails the cover stops and
+ * every M[k] is INFINITY.  Returns LTH_ELLIPSE_BOUNDED (every M[k] a bound,
+ * the targets met or not), LTH_ELLIPSE_MISSED (stopped on a finite value
+ * over its target) or LTH_ELLIPSE_UNBOUNDED (stopped on, or found, an
+ * unbounded one).  work: lth_expr_ellipse_work_size(e, nroots) intervals.
+ * Thread-safe for distinct work arrays. */
+enum { LTH_ELLIPSE_BOUNDED, LTH_ELLIPSE_MISSED, LTH_ELLIPSE_UNBOUNDED };
+size_t lth_expr_ellipse_work_size(const lth_expr *e, size_t nroots);
+int lth_expr_ellipse_bound(const lth_expr *e, double a, double b, double rho, const int *roots,
+                           size_t nroots, const double *target, double *M, lth_interval *work);
 /* 1 if e is identically zero: its value is the constant 0, or its
  * enclosure (on [-1, 1]) is exactly {0} (e.g. 0 * sin(t), x - x for the same
  * subexpression x).  Decided from the expression, never from samples. */

@@ -66,6 +66,15 @@ typedef struct lth_source_type {
    * `enclose` on the pattern, without the rows x cols of it. */
   lth_status (*enclose_csc)(const void *state, double a, double b, int order, lth_interval *coef,
                             size_t stride, lth_interval *work, lth_error *err);
+  /* Optional (a dense source whose entries are analytic functions of t,
+   * include/lth/expr.h, lth_expr_ellipse_bound): M[k] >= |entry k| (k
+   * column-major) over the closed region bounded by the Bernstein ellipse
+   * E_rho of [a, b], the entry analytic there; INFINITY where that is not
+   * proven; target (NULL: none) and the value returned as
+   * lth_expr_ellipse_bound's.  work: ellipse_work_size(state) intervals. */
+  int (*ellipse)(const void *state, double a, double b, double rho, const double *target, double *M,
+                 lth_interval *work);
+  size_t (*ellipse_work_size)(const void *state);
 } lth_source_type;
 
 /* A source of a given type over `state`: a kind of one's own is an

@@ -299,8 +299,8 @@ static lth_status expr_enclose(const void *state, double a, double b, int order,
     lth_expr_enclose_all(es->prog, a, b, order, work);
   }
   for (size_t k = 0; k < sz; k++) {
-    const lth_interval *y = es->root[k] >= 0 ? lth_expr_iseries(es->prog, work, es->root[k], order)
-                                             : NULL;
+    const lth_interval *y =
+        es->root[k] >= 0 ? lth_expr_iseries(es->prog, work, es->root[k], order) : NULL;
     for (int m = 0; m <= order; m++) {
       coef[m * sz + k] = y ? y[m] : (lth_interval){0.0, 0.0};
     }
@@ -308,7 +308,25 @@ static lth_status expr_enclose(const void *state, double a, double b, int order,
   return LTH_OK;
 }
 
+static size_t expr_ellipse_work(const void *state) {
+  const expr_state *es = state;
+  return lth_expr_ellipse_work_size(es->prog, (size_t)es->rows * (size_t)es->cols);
+}
+
+static int expr_ellipse(const void *state, double a, double b, double rho, const double *target,
+                        double *M, lth_interval *work) {
+  const expr_state *es = state;
+  size_t sz = (size_t)es->rows * (size_t)es->cols;
+  if (!es->any) {
+    for (size_t k = 0; k < sz; k++) M[k] = 0.0;
+    return LTH_ELLIPSE_BOUNDED;
+  }
+  return lth_expr_ellipse_bound(es->prog, a, b, rho, es->root, sz, target, M, work);
+}
+
 static const lth_source_type expr_type = {.name = "expression",
+                                          .ellipse = expr_ellipse,
+                                          .ellipse_work_size = expr_ellipse_work,
                                           .fill = expr_fill,
                                           .work_size = expr_work_size,
                                           .destroy = expr_destroy,

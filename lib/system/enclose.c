@@ -32,6 +32,27 @@ lth_status lth_source_enclose(const lth_source *src, double a, double b, int ord
   return lth_source_get_type(src)->enclose(lth_source_state(src), a, b, order, coef, work, err);
 }
 
+/* The type's `ellipse` (include/lth/source.h), where it has one. */
+static int can_ellipse(const lth_source *src) {
+  return src && lth_source_get_type(src)->ellipse != NULL;
+}
+
+static size_t ellipse_work_size_of(const lth_source *src) {
+  const lth_source_type *ty = src ? lth_source_get_type(src) : NULL;
+  return ty && ty->ellipse && ty->ellipse_work_size ? ty->ellipse_work_size(lth_source_state(src))
+                                                    : 0;
+}
+
+static int source_ellipse(const lth_source *src, double a, double b, double rho,
+                          const double *target, double *M, lth_interval *work) {
+  size_t n = (size_t)lth_source_rows(src) * (size_t)lth_source_cols(src);
+  if (!can_ellipse(src)) {
+    for (size_t k = 0; k < n; k++) M[k] = INFINITY;
+    return LTH_ELLIPSE_UNBOUNDED;
+  }
+  return lth_source_get_type(src)->ellipse(lth_source_state(src), a, b, rho, target, M, work);
+}
+
 /* ---- the pieces of a system ---- */
 
 #define MAX_PARTS 4
@@ -65,6 +86,8 @@ struct lth_enclose {
   int max_degree;
   int dense; /* enclose every leaf entry by entry (lth_enclose_set_dense) */
   lth_interval *coef, *work;
+  lth_interval *ework;       /* leaf_ellipse's: the largest ellipse_work_size_of */
+  double *M, *best, *target; /* leaf_ellipse's, one per entry of the largest leaf */
   size_t evals;
   int fail_leaf; /* the source that failed the last width search's check */
   /* the last check's question and answer: a width search that failed ahead
@@ -161,17 +184,30 @@ static int walk(lth_enclose *enc, const lth_source *src, label what, int depth) 
 static lth_status finish(lth_enclose *enc, lth_error *err) {
   free(enc->coef);
   free(enc->work);
-  size_t wn = 1, cn = 1, K1 = (size_t)enc->max_degree + 2;
+  free(enc->ework);
+  free(enc->M);
+  free(enc->best);
+  free(enc->target);
+  size_t wn = 1, cn = 1, en = 1, mn = 1, K1 = (size_t)enc->max_degree + 2;
   for (int k = 0; enc->known && k < enc->n; k++) {
     const leaf *l = &enc->leaves[k];
     size_t w = lth_source_enclose_work_size(l->src, (int)K1 - 1);
     size_t c = (leaf_size(enc, l) + 1) * K1;
     wn = w > wn ? w : wn;
     cn = c > cn ? c : cn;
+    if (can_ellipse(l->src)) {
+      size_t ew = ellipse_work_size_of(l->src), m = (size_t)l->rows * (size_t)l->cols;
+      en = ew > en ? ew : en;
+      mn = m > mn ? m : mn;
+    }
   }
   enc->coef = malloc(cn * sizeof *enc->coef);
   enc->work = malloc(wn * sizeof *enc->work);
-  if (!enc->coef || !enc->work) {
+  enc->ework = malloc(en * sizeof *enc->ework);
+  enc->M = malloc(mn * sizeof *enc->M);
+  enc->best = malloc(mn * sizeof *enc->best);
+  enc->target = malloc(mn * sizeof *enc->target);
+  if (!enc->coef || !enc->work || !enc->ework || !enc->M || !enc->best || !enc->target) {
     return lth_error_set(err, LTH_ENOMEM, "out of memory allocating enclosures");
   }
   return LTH_OK;
@@ -246,6 +282,10 @@ void lth_enclose_free(lth_enclose *enc) {
   free(enc->leaves);
   free(enc->coef);
   free(enc->work);
+  free(enc->ework);
+  free(enc->M);
+  free(enc->best);
+  free(enc->target);
   free(enc);
 }
 
@@ -322,6 +362,77 @@ static lth_status leaf_bound(lth_enclose *enc, const leaf *l, double a, double b
   return LTH_OK;
 }
 
+/* The Bernstein-ellipse bound of a dense leaf with analytic entries at
+ * degree K (include/lth/expr.h, lth_expr_ellipse_bound): entry e's degree-K
+ * Chebyshev interpolant is within 4 M_e rho^-K / (rho - 1) of it on [a, b]
+ * (Trefethen, Approximation Theory and Approximation Practice, Theorem
+ * 8.2), relative to max(1, |entry|) on [a, b] as remainder_rel is.  The
+ * cover of the ellipse is refined towards M_e <= the M that makes this tol.
+ * The best rho lies short of the entries' nearest singularity: the leaf's
+ * last good one first, then ELLIPSE_STEP times closer in and further out,
+ * each entry keeping its least bound.  INFINITY where no bound is proven
+ * (an entry with a pole near [a, b], or one the complex evaluation does not
+ * cover: the interval Taylor bound decides alone). */
+#define ELLIPSE_STEP       1.6
+#define ELLIPSE_RHO_MIN    1.05
+#define ELLIPSE_RHO_MAX    64.0
+#define ELLIPSE_RHO_MARGIN 1.25
+#define ELLIPSE_EVALS      3
+static double ellipse_worst(lth_enclose *enc, const leaf *l, double a, double b, double rho, int K,
+                            double tol, size_t n, int *how) {
+  double f = 4.0 * exp(-K * log(rho)) / (rho - 1.0) * (1.0 + 1e-12), worst = 0.0;
+  for (size_t e = 0; e < n; e++) {
+    enc->target[e] = tol * fmax(1.0, mag(enc->coef[e])) / f;
+  }
+  *how = source_ellipse(l->src, a, b, rho, tol > 0 ? enc->target : NULL, enc->M, enc->ework);
+  for (size_t e = 0; e < n; e++) {
+    double r = enc->M[e] == 0.0 ? 0.0 : f * enc->M[e] / fmax(1.0, mag(enc->coef[e]));
+    enc->best[e] = fmin(enc->best[e], isnan(r) ? INFINITY : r);
+    worst = fmax(worst, enc->best[e]);
+  }
+  return worst;
+}
+
+static double leaf_ellipse(lth_enclose *enc, const leaf *l, double a, double b, int K, double tol,
+                           size_t *at) {
+  *at = 0;
+  if (!can_ellipse(l->src) || !(a < b) || !(tol > 0) || K < 1 || (l->nnz >= 0 && !enc->dense)) {
+    return INFINITY;
+  }
+  size_t n = (size_t)l->rows * (size_t)l->cols;
+  /* the value's enclosure on [a, b], for the scale */
+  if (lth_source_enclose(l->src, a, b, 0, enc->coef, enc->work, NULL) != LTH_OK) {
+    return INFINITY;
+  }
+  for (size_t e = 0; e < n; e++) enc->best[e] = INFINITY;
+  /* from the least rho at which entries of modulus 1 would pass: closer in
+   * where some entry is unbounded (a singularity within reach), further out
+   * where all are bounded but too large for this rho's factor.  (From the
+   * question alone, not from the last answer: the same question gets the
+   * same answer.) */
+  double rho = fmax(ELLIPSE_RHO_MIN, ELLIPSE_RHO_MARGIN * exp(log(4.0 / tol) / K));
+  double worst = INFINITY, dir = 0.0;
+  for (int k = 0; k < ELLIPSE_EVALS; k++) {
+    int how;
+    if ((worst = ellipse_worst(enc, l, a, b, rho, K, tol, n, &how)) <= tol) {
+      break;
+    }
+    double d = how == LTH_ELLIPSE_UNBOUNDED ? 1.0 / ELLIPSE_STEP : ELLIPSE_STEP;
+    if ((dir != 0.0 && d != dir) || rho * d < ELLIPSE_RHO_MIN || rho * d > ELLIPSE_RHO_MAX) {
+      break; /* turned back, or at the end of the range */
+    }
+    dir = d;
+    rho *= d;
+  }
+  for (size_t e = 0; e < n; e++) {
+    if (enc->best[e] >= worst) {
+      *at = e;
+      break;
+    }
+  }
+  return worst;
+}
+
 /* Lower degrees first.  The interpolation-remainder bound r_d of a degree
  * d < K bounds the best approximation error of degree d, hence of degree K,
  * and the Chebyshev interpolant of degree K is within 1 + Lambda_K of the
@@ -392,6 +503,23 @@ static lth_status leaf_ladder(lth_enclose *enc, const leaf *l, double a, double 
   return LTH_OK;
 }
 
+/* A leaf's bound: the ellipse's where it resolves, else the least of it
+ * and the Taylor ladder's. */
+static lth_status leaf_check(lth_enclose *enc, const leaf *l, double a, double b, int K, double tol,
+                             int predict, double *worst, size_t *at, lth_error *err) {
+  size_t eat = 0;
+  double eb = leaf_ellipse(enc, l, a, b, K, tol, &eat);
+  if (eb <= tol) {
+    *worst = eb;
+    *at = eat;
+    return LTH_OK;
+  }
+  /* (where the ellipse fails, the ladder's answer alone: its bound's
+   * scaling in the width steers the width searches and the bisection
+   * towards a feature, lth_enclose_check) */
+  return leaf_ladder(enc, l, a, b, K, tol, predict, worst, at, err);
+}
+
 /* "A(1,2) entry (3,4)": entry e (column-major) of leaf l. */
 static void name_entry(const leaf *l, size_t e, char *what, size_t wsize) {
   char src[40], ent[32];
@@ -429,7 +557,7 @@ static lth_status check_leaves(lth_enclose *enc, double a, double b, int K, doub
     const leaf *l = &enc->leaves[k];
     double w;
     size_t e;
-    lth_status st = leaf_ladder(enc, l, a, b, K, tol, predict, &w, &e, err);
+    lth_status st = leaf_check(enc, l, a, b, K, tol, predict, &w, &e, err);
     if (st != LTH_OK) {
       return st;
     }
