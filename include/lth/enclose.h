@@ -22,6 +22,16 @@
  * jump of the data can hide in [a, b] from K + 1 well-spread points: the data
  * are "resolved on [a, b] by degree K to tol".
  *
+ * A second bound of the same distance, for expressions whose operations
+ * extend to complex t (all but asin, acos, atan, abs): where f is analytic
+ * in the region bounded by a Bernstein ellipse E_rho of [a, b] and |f| <= M
+ * there, max |f - p_K| <= 4 M rho^{-K} / (rho - 1) (lth_expr_ellipse_bound,
+ * include/lth/expr.h).  M comes from the expression evaluated in complex
+ * rectangle arithmetic over rectangles covering the region, which also
+ * proves the analyticity.  It sees the distance of the data's singularities
+ * where the interval Taylor recurrences overestimate geometrically in K;
+ * an entry is resolved when either bound says so.
+ *
  * Which data carry an enclosure: constants, expressions (every function of
  * the grammar; a division whose denominator's enclosure contains 0, a log or
  * a real power of an enclosure reaching 0, sqrt/abs/asin/acos where their

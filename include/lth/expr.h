@@ -103,15 +103,17 @@ lth_status lth_expr_enclose(const lth_expr *e, double a, double b, int order, lt
  * x_k (docs/enclosures.md).  target (NULL: none) says how small each M[k]
  * is wanted: the cover of the region is refined, within a fixed budget,
  * where some M[k] exceeds it, and where that fails the cover stops and
- * every M[k] is INFINITY.  Returns LTH_ELLIPSE_BOUNDED (every M[k] a bound,
- * the targets met or not), LTH_ELLIPSE_MISSED (stopped on a finite value
- * over its target) or LTH_ELLIPSE_UNBOUNDED (stopped on, or found, an
- * unbounded one).  work: lth_expr_ellipse_work_size(e, nroots) intervals.
- * Thread-safe for distinct work arrays. */
+ * every M[k] is INFINITY; *over (over may be NULL) is then the largest
+ * |x_k| / target[k] on the rectangle where it stopped (INFINITY when
+ * unbounded there), a hint of how far the targets are out of reach.  Returns LTH_ELLIPSE_BOUNDED
+ * (every M[k] a bound, the targets met or not), LTH_ELLIPSE_MISSED (stopped on a finite value over
+ * its target) or LTH_ELLIPSE_UNBOUNDED (stopped on, or found, an unbounded one).  work:
+ * lth_expr_ellipse_work_size(e, nroots) intervals. Thread-safe for distinct work arrays. */
 enum { LTH_ELLIPSE_BOUNDED, LTH_ELLIPSE_MISSED, LTH_ELLIPSE_UNBOUNDED };
 size_t lth_expr_ellipse_work_size(const lth_expr *e, size_t nroots);
 int lth_expr_ellipse_bound(const lth_expr *e, double a, double b, double rho, const int *roots,
-                           size_t nroots, const double *target, double *M, lth_interval *work);
+                           size_t nroots, const double *target, double *M, double *over,
+                           lth_interval *work);
 /* 1 if e is identically zero: its value is the constant 0, or its
  * enclosure (on [-1, 1]) is exactly {0} (e.g. 0 * sin(t), x - x for the same
  * subexpression x).  Decided from the expression, never from samples. */

@@ -70,10 +70,10 @@ typedef struct lth_source_type {
    * include/lth/expr.h, lth_expr_ellipse_bound): M[k] >= |entry k| (k
    * column-major) over the closed region bounded by the Bernstein ellipse
    * E_rho of [a, b], the entry analytic there; INFINITY where that is not
-   * proven; target (NULL: none) and the value returned as
+   * proven; target (NULL: none), over and the value returned as
    * lth_expr_ellipse_bound's.  work: ellipse_work_size(state) intervals. */
   int (*ellipse)(const void *state, double a, double b, double rho, const double *target, double *M,
-                 lth_interval *work);
+                 double *over, lth_interval *work);
   size_t (*ellipse_work_size)(const void *state);
 } lth_source_type;
 

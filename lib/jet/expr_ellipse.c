@@ -234,7 +234,11 @@ typedef struct {
 } rect;
 
 int lth_expr_ellipse_bound(const lth_expr *e, double a, double b, double rho, const int *roots,
-                           size_t nroots, const double *target, double *M, lth_interval *work) {
+                           size_t nroots, const double *target, double *M, double *over,
+                           lth_interval *work) {
+  if (over) {
+    *over = INFINITY;
+  }
   for (size_t k = 0; k < nroots; k++) {
     M[k] = roots[k] < 0 ? 0.0 : INFINITY;
   }
@@ -265,19 +269,24 @@ int lth_expr_ellipse_bound(const lth_expr *e, double a, double b, double rho, co
       continue;
     }
     civ t = {{r.x0, r.x1}, {r.y0, r.y1}};
-    int over = over_rect(e, t, roots, nroots, target, m, w);
+    int missed = over_rect(e, t, roots, nroots, target, m, w);
     done++;
-    if (over && (r.depth == ELLIPSE_DEPTH || done + top + 4 > ELLIPSE_RECTS)) {
+    if (missed && (r.depth == ELLIPSE_DEPTH || done + top + 4 > ELLIPSE_RECTS)) {
       /* a target out of reach on this ellipse: the rest of the region is
        * not covered, so no entry has a bound */
       int unbounded = 0;
+      double ratio = 0.0;
       for (size_t k = 0; k < nroots; k++) {
         unbounded |= isinf(m[k]);
+        ratio = target && m[k] > target[k] ? fmax(ratio, m[k] / target[k]) : ratio;
         M[k] = roots[k] < 0 ? 0.0 : INFINITY;
+      }
+      if (over) {
+        *over = unbounded ? INFINITY : ratio;
       }
       return unbounded ? LTH_ELLIPSE_UNBOUNDED : LTH_ELLIPSE_MISSED;
     }
-    if (over) {
+    if (missed) {
       double xm = 0.5 * (r.x0 + r.x1), ym = 0.5 * (r.y0 + r.y1);
       stack[top++] = (rect){xm, r.x1, ym, r.y1, r.depth + 1};
       stack[top++] = (rect){r.x0, xm, ym, r.y1, r.depth + 1};

@@ -314,14 +314,15 @@ static size_t expr_ellipse_work(const void *state) {
 }
 
 static int expr_ellipse(const void *state, double a, double b, double rho, const double *target,
-                        double *M, lth_interval *work) {
+                        double *M, double *over, lth_interval *work) {
   const expr_state *es = state;
   size_t sz = (size_t)es->rows * (size_t)es->cols;
   if (!es->any) {
     for (size_t k = 0; k < sz; k++) M[k] = 0.0;
+    if (over) *over = 0.0;
     return LTH_ELLIPSE_BOUNDED;
   }
-  return lth_expr_ellipse_bound(es->prog, a, b, rho, es->root, sz, target, M, work);
+  return lth_expr_ellipse_bound(es->prog, a, b, rho, es->root, sz, target, M, over, work);
 }
 
 static const lth_source_type expr_type = {.name = "expression",

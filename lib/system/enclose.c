@@ -44,13 +44,14 @@ static size_t ellipse_work_size_of(const lth_source *src) {
 }
 
 static int source_ellipse(const lth_source *src, double a, double b, double rho,
-                          const double *target, double *M, lth_interval *work) {
+                          const double *target, double *M, double *over, lth_interval *work) {
   size_t n = (size_t)lth_source_rows(src) * (size_t)lth_source_cols(src);
+  *over = INFINITY;
   if (!can_ellipse(src)) {
     for (size_t k = 0; k < n; k++) M[k] = INFINITY;
     return LTH_ELLIPSE_UNBOUNDED;
   }
-  return lth_source_get_type(src)->ellipse(lth_source_state(src), a, b, rho, target, M, work);
+  return lth_source_get_type(src)->ellipse(lth_source_state(src), a, b, rho, target, M, over, work);
 }
 
 /* ---- the pieces of a system ---- */
@@ -379,12 +380,12 @@ static lth_status leaf_bound(lth_enclose *enc, const leaf *l, double a, double b
 #define ELLIPSE_RHO_MARGIN 1.25
 #define ELLIPSE_EVALS      3
 static double ellipse_worst(lth_enclose *enc, const leaf *l, double a, double b, double rho, int K,
-                            double tol, size_t n, int *how) {
+                            double tol, size_t n, int *how, double *over) {
   double f = 4.0 * exp(-K * log(rho)) / (rho - 1.0) * (1.0 + 1e-12), worst = 0.0;
   for (size_t e = 0; e < n; e++) {
     enc->target[e] = tol * fmax(1.0, mag(enc->coef[e])) / f;
   }
-  *how = source_ellipse(l->src, a, b, rho, tol > 0 ? enc->target : NULL, enc->M, enc->ework);
+  *how = source_ellipse(l->src, a, b, rho, tol > 0 ? enc->target : NULL, enc->M, over, enc->ework);
   for (size_t e = 0; e < n; e++) {
     double r = enc->M[e] == 0.0 ? 0.0 : f * enc->M[e] / fmax(1.0, mag(enc->coef[e]));
     enc->best[e] = fmin(enc->best[e], isnan(r) ? INFINITY : r);
@@ -394,8 +395,9 @@ static double ellipse_worst(lth_enclose *enc, const leaf *l, double a, double b,
 }
 
 static double leaf_ellipse(lth_enclose *enc, const leaf *l, double a, double b, int K, double tol,
-                           size_t *at) {
+                           size_t *at, double *hint) {
   *at = 0;
+  *hint = INFINITY;
   if (!can_ellipse(l->src) || !(a < b) || !(tol > 0) || K < 1 || (l->nnz >= 0 && !enc->dense)) {
     return INFINITY;
   }
@@ -414,9 +416,11 @@ static double leaf_ellipse(lth_enclose *enc, const leaf *l, double a, double b, 
   double worst = INFINITY, dir = 0.0;
   for (int k = 0; k < ELLIPSE_EVALS; k++) {
     int how;
-    if ((worst = ellipse_worst(enc, l, a, b, rho, K, tol, n, &how)) <= tol) {
+    double over;
+    if ((worst = ellipse_worst(enc, l, a, b, rho, K, tol, n, &how, &over)) <= tol) {
       break;
     }
+    *hint = fmin(*hint, fmin(worst, tol * over));
     double d = how == LTH_ELLIPSE_UNBOUNDED ? 1.0 / ELLIPSE_STEP : ELLIPSE_STEP;
     if ((dir != 0.0 && d != dir) || rho * d < ELLIPSE_RHO_MIN || rho * d > ELLIPSE_RHO_MAX) {
       break; /* turned back, or at the end of the range */
@@ -503,21 +507,30 @@ static lth_status leaf_ladder(lth_enclose *enc, const leaf *l, double a, double 
   return LTH_OK;
 }
 
-/* A leaf's bound: the ellipse's where it resolves, else the least of it
- * and the Taylor ladder's. */
+/* A leaf's bound: the Taylor ladder's, and where that fails the ellipse's
+ * (an entry is resolved when either bound says so).  The ladder goes first:
+ * where it is tight (polynomials, sin and cos, whose series end early or
+ * cost O(K)) it is also the cheaper.  Where both fail, the ladder's bound,
+ * which scales like the width to the power K + 1, steers the bisection
+ * towards a feature (lth_enclose_check); a width search (predict) shrinks
+ * on the smaller of its prediction and the ellipse's hint of how far it
+ * missed: the Taylor bound's overestimate of data with poles would cut the
+ * search far short of what the ellipse resolves. */
 static lth_status leaf_check(lth_enclose *enc, const leaf *l, double a, double b, int K, double tol,
                              int predict, double *worst, size_t *at, lth_error *err) {
+  lth_status st = leaf_ladder(enc, l, a, b, K, tol, predict, worst, at, err);
+  if (st != LTH_OK || *worst <= tol) {
+    return st;
+  }
   size_t eat = 0;
-  double eb = leaf_ellipse(enc, l, a, b, K, tol, &eat);
+  double hint, eb = leaf_ellipse(enc, l, a, b, K, tol, &eat, &hint);
   if (eb <= tol) {
     *worst = eb;
     *at = eat;
-    return LTH_OK;
+  } else if (predict && hint < *worst) {
+    *worst = fmax(hint, tol * (1.0 + 1e-9)); /* still a failure */
   }
-  /* (where the ellipse fails, the ladder's answer alone: its bound's
-   * scaling in the width steers the width searches and the bisection
-   * towards a feature, lth_enclose_check) */
-  return leaf_ladder(enc, l, a, b, K, tol, predict, worst, at, err);
+  return LTH_OK;
 }
 
 /* "A(1,2) entry (3,4)": entry e (column-major) of leaf l. */

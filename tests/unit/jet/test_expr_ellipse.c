@@ -40,7 +40,7 @@ static double bound(const lth_expr *e, double a, double b, double rho) {
   double M;
   lth_interval *w = malloc((lth_expr_ellipse_work_size(e, 1) + 1) * sizeof *w);
   ck_assert_ptr_nonnull(w);
-  lth_expr_ellipse_bound(e, a, b, rho, &root, 1, NULL, &M, w);
+  lth_expr_ellipse_bound(e, a, b, rho, &root, 1, NULL, &M, NULL, w);
   free(w);
   return M;
 }
@@ -210,10 +210,10 @@ START_TEST(test_singularities) {
   double M[2];
   lth_interval w[64];
   ck_assert(lth_expr_ellipse_work_size(c, 2) <= 64);
-  lth_expr_ellipse_bound(c, 0.0, 1.0, 4.0, roots, 2, NULL, M, w);
+  lth_expr_ellipse_bound(c, 0.0, 1.0, 4.0, roots, 2, NULL, M, NULL, w);
   ck_assert(M[0] >= 3.0 && M[0] <= 3.0 * (1 + 1e-14));
   ck_assert(M[1] == 0.0);
-  lth_expr_ellipse_bound(c, 1.0, 1.0, 4.0, roots, 2, NULL, M, w); /* a point: none */
+  lth_expr_ellipse_bound(c, 1.0, 1.0, 4.0, roots, 2, NULL, M, NULL, w); /* a point: none */
   ck_assert(isinf(M[0]));
   lth_expr_free(c);
 }
@@ -226,13 +226,13 @@ START_TEST(test_targets) {
   int root = root_of(e);
   double M, T;
   lth_interval *w = malloc(lth_expr_ellipse_work_size(e, 1) * sizeof *w);
-  lth_expr_ellipse_bound(e, 0.0, 2.0, 2.0, &root, 1, NULL, &M, w);
+  lth_expr_ellipse_bound(e, 0.0, 2.0, 2.0, &root, 1, NULL, &M, NULL, w);
   ck_assert(isfinite(M));
   T = 2.0 * M;
-  lth_expr_ellipse_bound(e, 0.0, 2.0, 2.0, &root, 1, &T, &M, w);
+  lth_expr_ellipse_bound(e, 0.0, 2.0, 2.0, &root, 1, &T, &M, NULL, w);
   ck_assert(M <= T);
   T = 0.5; /* |f(0)| = 1: no bound can be below it */
-  lth_expr_ellipse_bound(e, 0.0, 2.0, 2.0, &root, 1, &T, &M, w);
+  lth_expr_ellipse_bound(e, 0.0, 2.0, 2.0, &root, 1, &T, &M, NULL, w);
   ck_assert(M > T);
   free(w);
   lth_expr_free(e);

@@ -685,10 +685,11 @@ START_TEST(test_panel_end_is_one_polynomial) {
       }
     }
   }
-  /* (the share depends on the panels' widths: the enclosures' Bernstein
-   * ellipses let panels grow wider, to degrees above 16, than the interval
-   * Taylor bounds alone did, 434 of 600 against 450 and more) */
-  ck_assert_msg(reached > 360, "only %d of 600 times on a panel of degree <= %d", reached, D);
+  /* (enough times for the check above to mean something; the share depends
+   * on the panels' widths, and the enclosures' Bernstein ellipses let panels
+   * grow wider, to degrees above 16, than the interval Taylor bounds alone
+   * did: 217 of 600, against 450 and more before) */
+  ck_assert_msg(reached >= 100, "only %d of 600 times on a panel of degree <= %d", reached, D);
   lth_point_free(pt);
   lth_table_free(tab);
   lth_problem_free(pb);
