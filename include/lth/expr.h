@@ -110,6 +110,11 @@ lth_status lth_expr_enclose(const lth_expr *e, double a, double b, int order, lt
  * its target) or LTH_ELLIPSE_UNBOUNDED (stopped on, or found, an unbounded one).  work:
  * lth_expr_ellipse_work_size(e, nroots) intervals. Thread-safe for distinct work arrays. */
 enum { LTH_ELLIPSE_BOUNDED, LTH_ELLIPSE_MISSED, LTH_ELLIPSE_UNBOUNDED };
+/* 1 if e may have poles at finite complex t: a quotient by, or a negative
+ * power of, a subexpression of t, or tan or tanh of one.  There the interval
+ * Taylor bound overestimates most and the ellipse's is the one to try first
+ * (lib/system/enclose.c). */
+int lth_expr_has_poles(const lth_expr *e);
 size_t lth_expr_ellipse_work_size(const lth_expr *e, size_t nroots);
 int lth_expr_ellipse_bound(const lth_expr *e, double a, double b, double rho, const int *roots,
                            size_t nroots, const double *target, double *M, double *over,

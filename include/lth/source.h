@@ -75,6 +75,10 @@ typedef struct lth_source_type {
   int (*ellipse)(const void *state, double a, double b, double rho, const double *target, double *M,
                  double *over, lth_interval *work);
   size_t (*ellipse_work_size)(const void *state);
+  /* Optional: 1 if some entry may have poles at finite complex t
+   * (lth_expr_has_poles): the ellipse's bound is then tried before the
+   * interval Taylor bound. */
+  int (*ellipse_first)(const void *state);
 } lth_source_type;
 
 /* A source of a given type over `state`: a kind of one's own is an

@@ -181,6 +181,19 @@ static double c_mag(civ x) {
   return up(sqrt(up(up(r * r) + up(i * i))));
 }
 
+int lth_expr_has_poles(const lth_expr *e) {
+  for (int i = 0; e && i < e->n; i++) {
+    const enode *nd = &e->nodes[i];
+    int dep_a = nd->a >= 0 && e->nodes[nd->a].dep, dep_b = nd->b >= 0 && e->nodes[nd->b].dep;
+    if ((nd->op == OP_DIV && dep_b) || (nd->op == OP_POWC && nd->v < 0.0 && dep_a) ||
+        (nd->op == OP_POW && (dep_a || dep_b)) ||
+        ((nd->op == OP_TAN || nd->op == OP_TANH) && dep_a)) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
 size_t lth_expr_ellipse_work_size(const lth_expr *e, size_t nroots) {
   return e ? 2 * (size_t)e->n + nroots : 0; /* a complex interval a node, a double a root */
 }

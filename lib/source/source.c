@@ -325,7 +325,13 @@ static int expr_ellipse(const void *state, double a, double b, double rho, const
   return lth_expr_ellipse_bound(es->prog, a, b, rho, es->root, sz, target, M, over, work);
 }
 
+static int expr_ellipse_first(const void *state) {
+  const expr_state *es = state;
+  return es->any && lth_expr_has_poles(es->prog);
+}
+
 static const lth_source_type expr_type = {.name = "expression",
+                                          .ellipse_first = expr_ellipse_first,
                                           .ellipse = expr_ellipse,
                                           .ellipse_work_size = expr_ellipse_work,
                                           .fill = expr_fill,

@@ -73,6 +73,7 @@ typedef struct leaf {
    * ('s', i = k) */
   char kind;
   int i, j;
+  int ellipse_first; /* the type's ellipse_first: leaf_check's order */
 } leaf;
 
 typedef struct {
@@ -118,6 +119,10 @@ static int add_leaf(lth_enclose *enc, const lth_source *src, label what) {
   l->i = what.i;
   l->j = what.j;
   l->nnz = -1;
+  {
+    const lth_source_type *ty = lth_source_get_type(src);
+    l->ellipse_first = ty->ellipse && ty->ellipse_first && ty->ellipse_first(lth_source_state(src));
+  }
   if (lth_source_can_enclose_csc(src) &&
       lth_source_csc_pattern(src, &l->nnz, &l->colptr, &l->rowind, NULL) != LTH_OK) {
     l->nnz = -1;
@@ -507,24 +512,30 @@ static lth_status leaf_ladder(lth_enclose *enc, const leaf *l, double a, double 
   return LTH_OK;
 }
 
-/* A leaf's bound: the Taylor ladder's, and where that fails the ellipse's
- * (an entry is resolved when either bound says so).  The ladder goes first:
- * where it is tight (polynomials, sin and cos, whose series end early or
- * cost O(K)) it is also the cheaper.  Where both fail, the ladder's bound,
- * which scales like the width to the power K + 1, steers the bisection
- * towards a feature (lth_enclose_check); a width search (predict) shrinks
- * on the smaller of its prediction and the ellipse's hint of how far it
- * missed: the Taylor bound's overestimate of data with poles would cut the
+/* A leaf's bound: an entry is resolved when the Taylor ladder's bound or the
+ * ellipse's says so.  The ladder goes first where it is tight and cheap
+ * (polynomials, sin, cos, exp: series that end early or cost O(K)), the
+ * ellipse first where the data may have poles (the ladder's recurrences of
+ * quotients overestimate geometrically in K there).  Where both fail, the
+ * ladder's bound, which scales like the width to the power K + 1, steers
+ * the bisection towards a feature (lth_enclose_check); a width search
+ * (predict) shrinks on the smaller of its prediction and the ellipse's hint
+ * of how far it missed: the Taylor bound's overestimate would cut the
  * search far short of what the ellipse resolves. */
 static lth_status leaf_check(lth_enclose *enc, const leaf *l, double a, double b, int K, double tol,
                              int predict, double *worst, size_t *at, lth_error *err) {
+  size_t eat = 0;
+  double hint = INFINITY, eb = INFINITY;
+  if (l->ellipse_first && (eb = leaf_ellipse(enc, l, a, b, K, tol, &eat, &hint)) <= tol) {
+    *worst = eb;
+    *at = eat;
+    return LTH_OK;
+  }
   lth_status st = leaf_ladder(enc, l, a, b, K, tol, predict, worst, at, err);
   if (st != LTH_OK || *worst <= tol) {
     return st;
   }
-  size_t eat = 0;
-  double hint, eb = leaf_ellipse(enc, l, a, b, K, tol, &eat, &hint);
-  if (eb <= tol) {
+  if (!l->ellipse_first && (eb = leaf_ellipse(enc, l, a, b, K, tol, &eat, &hint)) <= tol) {
     *worst = eb;
     *at = eat;
   } else if (predict && hint < *worst) {

@@ -239,6 +239,23 @@ START_TEST(test_targets) {
 }
 END_TEST
 
+/* Which expressions may have poles (the ellipse's bound goes first there). */
+START_TEST(test_has_poles) {
+  const char *yes[] = {"1/(1+t^2)", "tan(t)", "tanh(3*t)", "t^-2", "t^t", "exp(t)/(2-t)"};
+  const char *no[] = {"sin(t)*t^3 + exp(t)", "t/2", "cosh(t)^2 - 1/3", "sqrt(2)*t^1.5"};
+  for (size_t k = 0; k < sizeof yes / sizeof yes[0]; k++) {
+    lth_expr *e = parse(yes[k]);
+    ck_assert_msg(lth_expr_has_poles(e), "%s", yes[k]);
+    lth_expr_free(e);
+  }
+  for (size_t k = 0; k < sizeof no / sizeof no[0]; k++) {
+    lth_expr *e = parse(no[k]);
+    ck_assert_msg(!lth_expr_has_poles(e), "%s", no[k]);
+    lth_expr_free(e);
+  }
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("expr_ellipse");
   TCase *tc = tcase_create("core");
@@ -247,6 +264,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_bound_holds_for_interpolant);
   tcase_add_test(tc, test_singularities);
   tcase_add_test(tc, test_targets);
+  tcase_add_test(tc, test_has_poles);
   suite_add_tcase(s, tc);
   return s;
 }
