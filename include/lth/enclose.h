@@ -30,7 +30,8 @@
  * rectangle arithmetic over rectangles covering the region, which also
  * proves the analyticity.  It sees the distance of the data's singularities
  * where the interval Taylor recurrences overestimate geometrically in K;
- * an entry is resolved when either bound says so.
+ * an entry is resolved when either bound says so.  (Dense sources only:
+ * those enclosed on a sparse pattern keep the Taylor bound alone.)
  *
  * Which data carry an enclosure: constants, expressions (every function of
  * the grammar; a division whose denominator's enclosure contains 0, a log or
