@@ -13,6 +13,8 @@
 
 #include <lth/expr.h>
 
+#include "interp_error.h"
+
 #define PI 3.14159265358979323846
 
 static lth_expr *parse(const char *s) {
@@ -120,34 +122,6 @@ START_TEST(test_bound_holds_in_region) {
 }
 END_TEST
 
-/* The degree-K Chebyshev interpolant's error on [a, b], measured on 2001
- * points (barycentric formula), relative to max(1, max |f|). */
-static double interp_error(const lth_expr *e, double a, double b, int K) {
-  double x[129], f[129], wt[129];
-  for (int j = 0; j <= K; j++) {
-    x[j] = 0.5 * (a + b) + 0.5 * (b - a) * cos(PI * j / K);
-    ck_assert_int_eq(lth_expr_eval(e, x[j], &f[j], NULL), LTH_OK);
-    wt[j] = (j % 2 ? -1.0 : 1.0) * (j == 0 || j == K ? 0.5 : 1.0);
-  }
-  double worst = 0.0, fmax_ = 1.0;
-  for (int i = 0; i <= 2000; i++) {
-    double t = a + (b - a) * i / 2000.0, ft, num = 0.0, den = 0.0, p = NAN;
-    ck_assert_int_eq(lth_expr_eval(e, t, &ft, NULL), LTH_OK);
-    for (int j = 0; j <= K; j++) {
-      if (t == x[j]) {
-        p = f[j];
-        break;
-      }
-      num += wt[j] * f[j] / (t - x[j]);
-      den += wt[j] / (t - x[j]);
-    }
-    p = isnan(p) ? num / den : p;
-    fmax_ = fmax(fmax_, fabs(ft));
-    worst = fmax(worst, fabs(p - ft));
-  }
-  return worst / fmax_;
-}
-
 /* 4 M rho^-K / (rho - 1) bounds the interpolation error (Trefethen, ATAP
  * Theorem 8.2), for the least of it over a ladder of rho; up to the
  * measurement's rounding (Lambda_K times a few ulps of max |f|). */
@@ -166,7 +140,7 @@ START_TEST(test_bound_holds_for_interpolant) {
         for (double rho = 1.1; rho < 40.0; rho *= 1.3) {
           best = fmin(best, 4.0 * bound(e, a, b, rho) * pow(rho, -DEG[k]) / (rho - 1.0));
         }
-        double err = interp_error(e, a, b, DEG[k]);
+        double err = interp_error(e, a, b, DEG[k], 0);
         /* best is absolute, err relative to max(1, max |f|) >= max(1, |f(a)|) */
         ck_assert_msg(err <= best / fmax(1.0, fabs(fa)) + 1e-13,
                       "%s on [%g, %g] degree %d: error %.3g > bound %.3g", FAM[i].text, a, b,

@@ -22,6 +22,7 @@
 #include <lth/source.h>
 
 #include "system/enclose_impl.h"
+#include "interp_error.h"
 
 #define KMAX 10
 
@@ -215,41 +216,12 @@ START_TEST(test_pulse_found) {
 }
 END_TEST
 
-/* The largest error of the degree-K interpolant at the K + 1 Chebyshev points
- * of [a, b] (barycentric form), over 2001 points, relative to max(1, |f|). */
-static double interp_error(const lth_expr *e, double a, double b, int K) {
-  double x[128], f[128], w[128], fmax_ = 1.0;
-  for (int j = 0; j <= K; j++) {
-    double th = (2 * j + 1) * 3.14159265358979323846 / (2.0 * (K + 1));
-    x[j] = 0.5 * (a + b) + 0.5 * (b - a) * cos(th);
-    w[j] = (j % 2 ? -1.0 : 1.0) * sin(th);
-    ck_assert_int_eq(lth_expr_eval(e, x[j], &f[j], NULL), LTH_OK);
-  }
-  double worst = 0.0;
-  for (int k = 0; k <= 2000; k++) {
-    double t = a + (b - a) * k / 2000.0, num = 0.0, den = 0.0, p = NAN, ft;
-    ck_assert_int_eq(lth_expr_eval(e, t, &ft, NULL), LTH_OK);
-    for (int j = 0; j <= K; j++) {
-      if (t == x[j]) {
-        p = f[j];
-        break;
-      }
-      num += w[j] * f[j] / (t - x[j]);
-      den += w[j] / (t - x[j]);
-    }
-    p = isnan(p) ? num / den : p;
-    fmax_ = fmax(fmax_, fabs(ft));
-    worst = fmax(worst, fabs(p - ft));
-  }
-  return worst / fmax_;
-}
-
 /* A width accepted is resolved: the degree-K Chebyshev interpolant on it is
- * within tol, measured on 2001 points, whichever degree's bound accepted it
- * (the check takes low degrees' bounds times 1 + Lambda_K where they
- * suffice, lib/system/enclose.c).  Rational and entire data, the degrees
- * of coefficient tables, tolerances down to 1e-11 (the measurement's own
- * rounding, about Lambda_K 1e-16, stays far below). */
+ * within tol, measured on 2001 points (interp_error.h), whichever bound
+ * accepted it (the check takes low degrees' bounds times 1 + Lambda_K where
+ * they suffice, and Bernstein ellipses' bounds, lib/system/enclose.c).  Rational and entire data,
+ * the degrees of coefficient tables, tolerances down to 1e-11 (the measurement's own rounding,
+ * about Lambda_K 1e-16, stays far below). */
 START_TEST(test_width_is_resolved) {
   static const char *const SMOOTH[] = {
       "1/(1+t^2)",
@@ -278,7 +250,7 @@ START_TEST(test_width_is_resolved) {
         if (res != 1) {
           continue;
         }
-        double err = interp_error(e, a, a + w, DEG[k]);
+        double err = interp_error(e, a, a + w, DEG[k], 1);
         ck_assert_msg(err <= TOL[m], "%s on [%g, %g] degree %d: error %.3g > tol %.3g", SMOOTH[i],
                       a, a + w, DEG[k], err, TOL[m]);
         checked++;
@@ -288,7 +260,7 @@ START_TEST(test_width_is_resolved) {
           ck_assert_int_eq(lth_enclose_check(enc, a, a + x, DEG[k], TOL[m], 1e-3, &v, NULL),
                            LTH_OK);
           if (v.answer == LTH_ENCLOSE_RESOLVED) {
-            err = interp_error(e, a, a + x, DEG[k]);
+            err = interp_error(e, a, a + x, DEG[k], 1);
             ck_assert_msg(err <= TOL[m], "%s on [%g, %g] degree %d: error %.3g > tol %.3g",
                           SMOOTH[i], a, a + x, DEG[k], err, TOL[m]);
             checked++;
