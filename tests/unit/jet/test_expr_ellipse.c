@@ -14,8 +14,9 @@
 #include <lth/expr.h>
 
 #include "interp_error.h"
+#include "testutil.h"
 
-#define PI 3.14159265358979323846
+#define PI M_PI
 
 static lth_expr *parse(const char *s) {
   lth_expr *e = NULL;
@@ -26,13 +27,7 @@ static lth_expr *parse(const char *s) {
   return e;
 }
 
-static uint64_t rng_state = 0x2545f4914f6cdd1dull;
-static double urand(void) {
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return (double)(rng_state >> 11) / 9007199254740992.0;
-}
+static double urand(void) { return tu_uniform(0.0, 1.0); }
 
 /* The expression's root is its last node. */
 static int root_of(const lth_expr *e) { return (int)(lth_expr_ellipse_work_size(e, 0) / 2) - 1; }
@@ -243,10 +238,4 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+TU_MAIN(suite)
