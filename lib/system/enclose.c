@@ -535,7 +535,10 @@ static lth_status leaf_check(lth_enclose *enc, const leaf *l, double a, double b
   if (st != LTH_OK || *worst <= tol) {
     return st;
   }
-  if (!l->ellipse_first && (eb = leaf_ellipse(enc, l, a, b, K, tol, &eat, &hint)) <= tol) {
+  /* (a width search on data without poles skips the ellipse where the
+   * ladder, tight there, puts the width more than twice too wide) */
+  if (!l->ellipse_first && (!predict || *worst <= ldexp(tol, K + 1)) &&
+      (eb = leaf_ellipse(enc, l, a, b, K, tol, &eat, &hint)) <= tol) {
     *worst = eb;
     *at = eat;
   } else if (predict && hint < *worst) {
