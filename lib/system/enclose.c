@@ -372,10 +372,11 @@ static lth_status leaf_bound(lth_enclose *enc, const leaf *l, double a, double b
  * degree K (include/lth/expr.h, lth_expr_ellipse_bound): entry e's degree-K
  * Chebyshev interpolant is within 4 M_e rho^-K / (rho - 1) of it on [a, b]
  * (Trefethen, Approximation Theory and Approximation Practice, Theorem
- * 8.2), relative to max(1, |entry|) on [a, b] as remainder_rel is.  The
- * cover of the ellipse is refined towards M_e <= the M that makes this tol.
- * The best rho lies short of the entries' nearest singularity: the leaf's
- * last good one first, then ELLIPSE_STEP times closer in and further out,
+ * 8.2), relative to max(1, |entry|) on [a, b] as remainder_rel is (|entry|
+ * bounded by its real enclosure on [a, b]; none where that is unbounded).
+ * The cover of the ellipse is refined towards M_e <= the M
+ * that makes this tol.  The best rho lies short of the entries' nearest
+ * singularity: leaf_ellipse walks towards it by factors of ELLIPSE_STEP,
  * each entry keeping its least bound.  INFINITY where no bound is proven
  * (an entry with a pole near [a, b], or one the complex evaluation does not
  * cover: the interval Taylor bound decides alone). */
@@ -392,7 +393,8 @@ static double ellipse_worst(lth_enclose *enc, const leaf *l, double a, double b,
   }
   *how = source_ellipse(l->src, a, b, rho, tol > 0 ? enc->target : NULL, enc->M, over, enc->ework);
   for (size_t e = 0; e < n; e++) {
-    double r = enc->M[e] == 0.0 ? 0.0 : f * enc->M[e] / fmax(1.0, mag(enc->coef[e]));
+    double s = fmax(1.0, mag(enc->coef[e]));
+    double r = enc->M[e] == 0.0 ? 0.0 : isfinite(s) ? f * enc->M[e] / s : INFINITY;
     enc->best[e] = fmin(enc->best[e], isnan(r) ? INFINITY : r);
     worst = fmax(worst, enc->best[e]);
   }

@@ -231,6 +231,9 @@ START_TEST(test_width_is_resolved) {
       "1/(0.05 + (t-0.3)^2)",
       "tanh(8*t - 2)",
       "(1-t^2)/(1+t^2)^2 - 1/((1+t)*(1+t^2))",
+      /* its denominator's real enclosure reaches 0 on wide intervals (no
+       * bound of either kind there), its poles at 0.5 +- 0.22i */
+      "1/(t*t - t + 0.3)",
   };
   static const int DEG[] = {16, 24, 40, 65, 98};
   static const double TOL[] = {1e-6, 1e-9, 1e-11};
