@@ -36,7 +36,9 @@
 #include "bvp_impl.h"
 #include "bvp_op_impl.h"
 #include "colloc/colloc.h"
+#include "colloc/pieces.h"
 #include "core/errors.h"
+#include "decomp/op_data.h"
 #include "ivp/opivp_proof.h"
 #include "source/csc.h"
 #include "lth/defaults.h"
@@ -172,24 +174,71 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Uniform N intervals with the output times added (a time within a few
- * ulps of a point is that point: the output is then z there, exactly). */
-static int mesh_make(omesh *M, size_t N, double t0, double t1, const double *times, size_t n) {
-  double *t = malloc((N + n + 1) * sizeof(double));
-  if (!t) return -1;
-  for (size_t k = 0; k <= N; k++) t[k] = k == N ? t1 : t0 + (t1 - t0) * (double)k / (double)N;
-  memcpy(t + N + 1, times, n * sizeof(double));
-  qsort(t, N + n + 1, sizeof(double), cmp_double);
-  double tiny = 16 * DBL_EPSILON * (fabs(t0) + fabs(t1) + (t1 - t0));
+/* Within this of a mesh point an output time is that point: the output is
+ * then z there, exactly. */
+static double mesh_tiny(double t0, double t1) {
+  return 16 * DBL_EPSILON * (fabs(t0) + fabs(t1) + (t1 - t0));
+}
+
+/* t[0..*n) sorted, with the times closer than tiny to the point before them
+ * dropped (the first and last kept as t0 and t1). */
+static void mesh_sort(double *t, size_t *n, double t0, double t1) {
+  qsort(t, *n, sizeof(double), cmp_double);
+  double tiny = mesh_tiny(t0, t1);
   size_t w = 0;
-  for (size_t k = 0; k < N + n + 1; k++) {
+  for (size_t k = 0; k < *n; k++) {
     if (w == 0 || t[k] - t[w - 1] > tiny) t[w++] = t[k];
   }
   t[0] = t0;
   t[w - 1] = t1;
+  *n = w;
+}
+
+/* M with the pieces' ends (lth_pieces_merge: its points inside a POINT piece
+ * or next to a piece end dropped), then the output times put back unless a
+ * point is within mesh_tiny of them.  0, or -1 when out of memory. */
+static int mesh_with_pieces(omesh *M, const lth_pieces *pc, const double *times, size_t n) {
+  size_t np;
+  double *x = lth_pieces_merge(pc, M->t, M->N + 1, &np);
+  double *t = x ? realloc(x, (np + n + 1) * sizeof(double)) : NULL;
+  if (!t) {
+    free(x);
+    return -1;
+  }
+  double tiny = mesh_tiny(M->t[0], M->t[M->N]);
+  size_t w = np;
+  for (size_t k = 0; k < n; k++) {
+    size_t lo = 0, hi = np; /* the first of the merged points >= times[k] */
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (t[mid] < times[k])
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    int near = (lo < np && t[lo] - times[k] <= tiny) || (lo > 0 && times[k] - t[lo - 1] <= tiny);
+    if (!near) t[w++] = times[k];
+  }
+  qsort(t, w, sizeof(double), cmp_double);
+  free(M->t);
   M->t = t;
   M->N = w - 1;
   return 0;
+}
+
+/* Uniform N intervals with the output times added, and the data's pieces
+ * (B->pc) when there are several. */
+static int mesh_make(omesh *M, size_t N, double t0, double t1, const double *times, size_t n,
+                     const lth_pieces *pc) {
+  double *t = malloc((N + n + 1) * sizeof(double));
+  if (!t) return -1;
+  for (size_t k = 0; k <= N; k++) t[k] = k == N ? t1 : t0 + (t1 - t0) * (double)k / (double)N;
+  memcpy(t + N + 1, times, n * sizeof(double));
+  size_t w = N + n + 1;
+  mesh_sort(t, &w, t0, t1);
+  M->t = t;
+  M->N = w - 1;
+  return pc && pc->n > 1 ? mesh_with_pieces(M, pc, times, n) : 0;
 }
 
 /* Every interval halved. */
@@ -322,7 +371,18 @@ static lth_status assemble(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *bc
   for (size_t k = 0; k < M->N && st == LTH_OK && !fail; k++) {
     double h = M->t[k + 1] - M->t[k];
     size_t base = k * blk;
+    if (B->pc && lth_pieces_at_point(B->pc, M->t[k], M->t[k + 1])) {
+      /* across a kink or jump of the data (a POINT piece, a few ulps
+       * wide): K = 0, v carried over (the dense collocation's step_across) */
+      for (int j = 0; j < ns && !fail; j++) {
+        for (int a = 0; a < m && !fail; a++) {
+          size_t row = base + (size_t)(1 + j) * m + (size_t)a;
+          fail |= cols_add(T, (int)row, (int)row, 1.0);
+        }
+      }
+    }
     for (int j = 0; j < ns && st == LTH_OK && !fail; j++) {
+      if (B->pc && lth_pieces_at_point(B->pc, M->t[k], M->t[k + 1])) break;
       st = lth_bvpop_decompose(B, M->t[k] + B->tab.c[j] * h, err);
       if (st == LTH_OK) st = lth_bvpop_ahat_values(B, err);
       if (st != LTH_OK) break;
@@ -610,7 +670,7 @@ static lth_status adapt(opbvp *B, double t0, double t1, const lth_bvp_sparse_bc 
   omesh M = {0}, H = {0};
   double *y = NULL, *yh = NULL, cond = NAN;
   double *zc = malloc((n * (size_t)s + 1) * sizeof(double));
-  if (!zc || mesh_make(&M, LTH_DEFAULT_COLLOC_INITIAL, t0, t1, times, n)) {
+  if (!zc || mesh_make(&M, LTH_DEFAULT_COLLOC_INITIAL, t0, t1, times, n, B->pc)) {
     free(zc);
     return lth_error_set(err, LTH_ENOMEM, "out of memory for the collocation mesh");
   }
@@ -686,6 +746,29 @@ static lth_status prove_pi(const lth_opsys *sys, double t0, double t1, const dou
   return LTH_OK;
 }
 
+/* The pieces of [t0, t1] on which the data are resolved by degree
+ * 2 stages - 1 to tol, and the points where they are not smooth, as the
+ * dense collocation finds them (colloc_adapt.c, data_pieces): every mesh
+ * keeps the pieces' ends, so that each interval lies in one piece and no
+ * pulse, kink or jump hides between the Gauss points of both meshes (a pulse
+ * of width 5e-6 did: y = 0 for 0.054, and a jump the constraint never
+ * reaches was refused after 65,536 intervals).  pc->n = 0 when the data
+ * carry no enclosure (a system set block by block: callbacks). */
+static lth_status data_pieces(const lth_opsys *sys, double t0, double t1, int stages, double tol,
+                              size_t max_pieces, lth_pieces *pc, lth_error *err) {
+  memset(pc, 0, sizeof *pc);
+  const lth_system *from = op_sys_origin(sys);
+  if (!from) return LTH_OK;
+  int K = 2 * stages - 1;
+  lth_enclose *enc = lth_enclose_alloc(from, K, err);
+  if (!enc) return lth_error_status(err);
+  lth_status st = lth_enclose_known(enc)
+                      ? lth_pieces_find(enc, t0, t1, K, tol, 0.0, max_pieces, pc, err)
+                      : LTH_OK;
+  lth_enclose_free(enc);
+  return st;
+}
+
 static lth_status solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_sparse_bc *bc,
                            const double *times, size_t n, const lth_bvp_opts *opts, int ne,
                            const lth_bvp_csc *E, double *slack, lth_bvp_result **out,
@@ -743,7 +826,13 @@ static lth_status solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_s
     memcpy(res->times, times, n * sizeof(double));
     st = prove_pi(sys, t0, t1, times, n, &o, res, err);
   }
+  lth_pieces pc = {0};
+  size_t maxN =
+      o.colloc.max_intervals ? o.colloc.max_intervals : (size_t)LTH_DEFAULT_COLLOC_MAX_INTERVALS;
+  if (st == LTH_OK) st = data_pieces(sys, t0, t1, stages, tol, maxN, &pc, err);
+  B.pc = pc.n > 1 ? &pc : NULL;
   if (st == LTH_OK) st = adapt(&B, t0, t1, bc, times, n, &o, tol, res, err);
+  lth_pieces_release(&pc);
   lth_bvpop_free(&B);
   if (st != LTH_OK) {
     result_free_partial(res);

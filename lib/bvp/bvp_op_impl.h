@@ -28,6 +28,10 @@ typedef struct opbvp {
   lth_jet *gv, *zv, *qv, *yv; /* m, s, s, m x 1 */
   double last_t;
   int last_sign;
+  /* the data's pieces (colloc/pieces.h; NULL: no enclosures): every piece
+   * end is a mesh point, and an interval inside a POINT piece carries v
+   * across without collocating (bvp_op.c, data_pieces) */
+  const struct lth_pieces *pc;
   /* lth_bvp_solve_op_slack: ne slack unknowns s (after the mesh values and
    * stages) entering the boundary rows as - E s, and their last values */
   int ne;

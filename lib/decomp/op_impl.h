@@ -76,6 +76,9 @@ struct lth_opsys {
   const char **mlabel;
   int nmass; /* block rows with a mass */
   lth_op_pi_factor pi_factor; /* lth_opsys_set_pi_factor (op_sparsepi.c) */
+  /* the system lth_opsys_from_system made this from, while every block and
+   * f_i are still its sources (op_data.h); NULL otherwise */
+  const lth_system *origin;
 };
 
 /* The value jets of one sparse block at a point: coefficient k of entry p

@@ -9,6 +9,7 @@
 
 #include "lth/defaults.h"
 #include "lth/enclose.h"
+#include "op_data.h"
 #include "op_impl.h"
 #include "system/system_parts.h"
 
@@ -135,6 +136,7 @@ lth_status lth_opsys_set_A(lth_opsys *sys, int i, int j, int nnz, const int *col
     b.ctx = ctx;
     b.set = 1;
     sys->A[(i - 1) + sys->r * (j - 1)] = b;
+    sys->origin = NULL;
   }
   return st;
 }
@@ -166,6 +168,7 @@ lth_status lth_opsys_set_A_const(lth_opsys *sys, int i, int j, int nnz, const in
   }
   b.set = 1;
   sys->A[(i - 1) + sys->r * (j - 1)] = b;
+  sys->origin = NULL;
   return LTH_OK;
 }
 
@@ -179,6 +182,7 @@ lth_status lth_opsys_set_f(lth_opsys *sys, int i, lth_op_fill_fn fn, void *ctx, 
   }
   sys->f[i - 1].fn = fn;
   sys->f[i - 1].ctx = ctx;
+  sys->origin = NULL;
   return LTH_OK;
 }
 
@@ -244,8 +248,8 @@ static int constant_on(const lth_system *dense, const lth_source *M) {
   size_t nz = (size_t)nnz;
   lth_interval *coef = malloc((2 * nz + 1) * sizeof *coef);
   lth_interval *work = malloc((lth_source_enclose_work_size(M, 1) + 1) * sizeof *work);
-  int constant = coef && work &&
-                 lth_source_enclose_csc(M, t0, t1, 1, coef, nz, work, NULL) == LTH_OK;
+  int constant =
+      coef && work && lth_source_enclose_csc(M, t0, t1, 1, coef, nz, work, NULL) == LTH_OK;
   for (size_t p = 0; constant && p < nz; p++) {
     constant = coef[nz + p].lo == 0.0 && coef[nz + p].hi == 0.0;
   }
@@ -378,6 +382,7 @@ lth_opsys *lth_opsys_from_system(const lth_system *dense, lth_error *err) {
     return NULL;
   }
   sys->has_src = 1;
+  sys->origin = dense;
   return sys;
 }
 
@@ -547,3 +552,5 @@ lth_status op_eval(const lth_opsys *sys, double t, int K, lth_oppoint *pt, doubl
   pt->f.order = K;
   return st;
 }
+
+const lth_system *op_sys_origin(const lth_opsys *sys) { return sys ? sys->origin : NULL; }

@@ -19,6 +19,7 @@
 #include "ivp_coef.h"
 #include "ivp_impl.h"
 #include "integrator_impl.h"
+#include "stretch.h"
 
 void lth_ivp_opts_init(lth_ivp_opts *opts) {
   memset(opts, 0, sizeof *opts);
@@ -106,22 +107,6 @@ struct lth_ivp {
   double hmax;               /* largest step (0: none) */
   lth_ivp_nodes *nodes;      /* the linear form's points, for the outputs (NULL: none) */
 };
-
-/* Degree of the polynomial that must resolve the data over one stretch
- * (include/lth/enclose.h): 16 leaves the steps that smooth data allow alone
- * (sin t at rtol 1e-10: stretches of 7, some 60 steps of rk8pd) while a
- * pulse of width w confines them to a few w. */
-#define IVP_ENC_DEGREE 16
-/* Below this fraction of the span a stretch is taken unresolved (a kink
- * or jump at its start): the integrator steps across it with a step that
- * short, its own error control judging the rest. */
-#define IVP_ENC_FLOOR 1e-9
-/* The least a stretch grows past the last one (stretch_growth; 2x at most):
- * a search that starts at more than the width the data allow fails one
- * check first and then lands short of that width, stretch after stretch
- * (docs/performance.md, "Outputs from the step's points, the first degree,
- * the stretches' growth"). */
-#define IVP_ENC_REGROW 1.25
 
 /* A stretch taken from the table's panels (resolved_end) holds while the
  * table serves it: after a fall-back to direct decompositions, or a table
@@ -523,19 +508,10 @@ static double locate_crossing(lth_ivp *iv, double a, double w, double t, double 
   return fmin(t, iv->cross_lo > a ? iv->cross_lo : iv->cross_hi);
 }
 
-/* The next stretch's first width relative to this one's, from the bound
- * that resolved it: where the bound scales like w^(degree + 1) it reaches
- * the tolerance at (rtol / bound)^(1 / (degree + 1)) times the width; 0.9 of
- * that, within [IVP_ENC_REGROW, 2]. */
-static double stretch_growth(double bound, double rtol) {
-  double g = bound > 0 ? 0.9 * pow(rtol / bound, 1.0 / (IVP_ENC_DEGREE + 1)) : 2.0;
-  return isnan(g) ? IVP_ENC_REGROW : fmin(2.0, fmax(IVP_ENC_REGROW, g));
-}
-
 /* Where the next advance of the integrator must stop on its way to t: the end of
  * the stretch from iv->t on which the data are resolved (include/lth/
  * enclose.h).  Stretches grow by what the last one's bound allows
- * (stretch_growth) and shrink towards a feature; with
+ * (ivp_stretch_growth) and shrink towards a feature; with
  * smooth data the first covers the whole span and costs one enclosure.
  * *crossing: the call crosses a located kink or jump. */
 static double resolved_end(lth_ivp *iv, double t, int *crossing) {
@@ -585,7 +561,7 @@ static double resolved_end(lth_ivp *iv, double t, int *crossing) {
   }
   iv->enc_lo = a;
   iv->enc_hi = a + w >= iv->t_hi ? INFINITY : a + w;
-  iv->enc_grow = stretch_growth(bound, rtol);
+  iv->enc_grow = ivp_stretch_growth(bound, rtol);
   iv->enc_w = w;
   return fmin(t, iv->enc_hi);
 }

@@ -222,6 +222,7 @@ static lth_status check_args(const lth_opsys *sys, double t0, const double *z0, 
 
 #ifdef LTH_HAVE_CVODE
 static void ctx_free(opivp_ctx *c) {
+  opivp_stretch_free(&c->stretch);
   op_piproof_free(c->proof);
   lth_oppoint_free(c->pt);
   lth_opdecomp_ws_free(c->ws);
@@ -331,6 +332,7 @@ lth_status lth_opivp_solve(const lth_opsys *sys, double t0, const double *z0, co
   if (st == LTH_OK && (!res || !v0)) {
     st = lth_error_set(err, LTH_ENOMEM, "lth_opivp_solve: out of memory (s = %d, n = %zu)", c.s, n);
   }
+  if (st == LTH_OK) st = opivp_stretch_init(&c.stretch, sys, t0, times[n - 1], c.o.rtol, err);
   if (st == LTH_OK) opivp_scale(&c, t0, times[n - 1]);
   if (st == LTH_OK) st = initial_state(&c, t0, z0, v0, res, err);
   size_t k0 = 0; /* outputs at t0 are the initial state's */

@@ -233,6 +233,48 @@ static int cv_setup(void *mem, cv_run *run, double t0, double t_end, N_Vector y,
   return f;
 }
 
+/* Carry the state over a located kink or jump [tcur, to] (opivp_stretch.c):
+ * projected onto range(I - P(to)), and CVODE restarted there without the
+ * history from before. */
+static lth_status jump(cv_run *run, void *mem, N_Vector y, double *tcur, double to,
+                       lth_opivp_result *res, lth_error *err) {
+  opivp_ctx *c = run->c;
+  double *Y = N_VGetArrayPointer(y);
+  if (opivp_proj(c, to, 1, Y, run->tmp) != LTH_OK) {
+    *err = c->fail;
+    return err->status;
+  }
+  memcpy(Y, run->tmp, (size_t)c->m * sizeof(double));
+  counters(mem, res);
+  if (CVodeReInit(mem, to, y) < 0) return cv_failure(run, mem, -1, to, err);
+  c->crossings++;
+  *tcur = to;
+  return LTH_OK;
+}
+
+/* Integrate from *tcur to t stretch by stretch (opivp_stretch_end): stop
+ * at the output time, not past it, so that the output is a step's projected
+ * end, not CVODE's interpolant (whose history is not projected: the drift
+ * there is of the order of the tolerance). */
+static lth_status advance(cv_run *run, void *mem, N_Vector y, double *tcur, double t,
+                          lth_opivp_result *res, lth_error *err) {
+  while (*tcur < t) {
+    int cross;
+    double hmax, to = opivp_stretch_end(&run->c->stretch, *tcur, t, &cross, &hmax);
+    if (cross) {
+      lth_status st = jump(run, mem, y, tcur, to, res, err);
+      if (st != LTH_OK) return st;
+      continue;
+    }
+    int f = CVodeSetMaxStep(mem, hmax);
+    if (f >= 0) f = CVodeSetStopTime(mem, to);
+    if (f >= 0) f = CVode(mem, to, y, tcur, CV_NORMAL);
+    if (f < 0) return cv_failure(run, mem, f, to, err);
+    *tcur = to;
+  }
+  return LTH_OK;
+}
+
 lth_status opivp_integrate(opivp_ctx *c, double t0, const double *v0, const double *times, size_t n,
                            opivp_out_fn out, lth_opivp_result *res, lth_error *err) {
   cv_run run = {.c = c};
@@ -262,18 +304,9 @@ lth_status opivp_integrate(opivp_ctx *c, double t0, const double *v0, const doub
   double tcur = t0;
   for (size_t k = 0; k < n && st == LTH_OK; k++) {
     if (times[k] > tcur) {
-      /* stop at the output time, not past it: the output is then a step's
-       * projected end, not CVODE's interpolant (whose history is not
-       * projected: the drift there is of the order of the tolerance) */
       st = opivp_prove(c, tcur, times[k], err);
+      if (st == LTH_OK) st = advance(&run, mem, y, &tcur, times[k], res, err);
       if (st != LTH_OK) break;
-      f = CVodeSetStopTime(mem, times[k]);
-      if (f >= 0) f = CVode(mem, times[k], y, &tcur, CV_NORMAL);
-      if (f < 0) {
-        st = cv_failure(&run, mem, f, times[k], err);
-        break;
-      }
-      tcur = times[k];
     }
     st = out(c, k, Y, res, err);
     if (st == LTH_OK && c->o.progress) {

@@ -14,6 +14,14 @@
 
 #include "lth/opivp.h"
 
+/* The stretches of CVODE's steps (lib/ivp/opivp_stretch.c). */
+typedef struct opivp_stretch {
+  struct lth_enclose *enc; /* NULL: the data carry no enclosure (no stretches) */
+  double t1, span, rtol;
+  double lo, hi, w, grow;    /* the stretch [lo, hi), its width, the next one's growth */
+  double cross_lo, cross_hi; /* a kink or jump located inside: jumped over */
+} opivp_stretch;
+
 typedef struct opivp_ctx {
   const lth_opsys *sys;
   int s, m;
@@ -37,6 +45,8 @@ typedef struct opivp_ctx {
   double cond_max, proven_len, pinv_bound;
   double scale; /* of cond_interval: the largest chain norm on [t0, t_end] (0: at each t) */
   size_t proofs;
+  opivp_stretch stretch;
+  size_t crossings; /* kinks or jumps of the data jumped over */
   /* the first failure inside a callback, for the solve to return */
   lth_error fail;
   int failed;
@@ -79,5 +89,15 @@ typedef lth_status (*opivp_out_fn)(opivp_ctx *c, size_t k, double *v, lth_opivp_
                                    lth_error *err);
 lth_status opivp_integrate(opivp_ctx *c, double t0, const double *v0, const double *times, size_t n,
                            opivp_out_fn out, lth_opivp_result *res, lth_error *err);
+
+/* The stretches over [t0, t1] for the data of sys at rtol (none, and no
+ * error, when they carry no enclosure). */
+lth_status opivp_stretch_init(opivp_stretch *s, const lth_opsys *sys, double t0, double t1,
+                              double rtol, lth_error *err);
+void opivp_stretch_free(opivp_stretch *s);
+/* Where the integration from a towards t must stop next, and the largest
+ * step on the way (*hmax, 0: none).  *cross = 1: a located kink or jump
+ * starts at a; the state is to be carried to the returned time. */
+double opivp_stretch_end(opivp_stretch *s, double a, double t, int *cross, double *hmax);
 
 #endif
