@@ -220,8 +220,15 @@ int lth_bvp_op_available(void);
  * proven det Pi and the condition are sampled and the piece halved, so a
  * Pi that comes near singular between the mesh points is refused naming t;
  * pi_proven etc. report the share proven (data without enclosures: none,
- * Pi then seen at the points only).  Data kinks are not made mesh points
- * (the error estimate sees the lost order). */
+ * Pi then seen at the points only).  The data between the points: where
+ * they carry enclosures (a system from lth_opsys_from_system of
+ * expressions, mm() combinations or the equation form), [t0, t1] is cut into
+ * pieces on which they are resolved by degree 2 stages - 1 to tol, as the
+ * dense collocation cuts it (docs/collocation.md section 8), and every mesh
+ * keeps the pieces' ends, so no pulse, kink or jump lies between the Gauss
+ * points of both meshes; an interval inside the few ulps around a kink or
+ * jump carries v across.  A system set block by block (callbacks, constant
+ * blocks) carries none: its data are seen at the Gauss points alone. */
 lth_status lth_bvp_solve_op(lth_opsys *sys, double t0, double t1, const lth_bvp_sparse_bc *bc,
                             const double *times, size_t n, const lth_bvp_opts *opts,
                             lth_bvp_result **out, lth_error *err);

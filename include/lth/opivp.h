@@ -36,6 +36,19 @@
  * there a Pi that touches singularity between two of them without changing
  * sign and without raising the condition at either is not seen.
  *
+ * The data between the integrator's times: where the system comes from
+ * lth_opsys_from_system and every block carries an enclosure, no CVODE step
+ * crosses the end of a stretch on which the data are resolved by degree 16
+ * to rtol, and no step is longer than 1/8 of its stretch (a BDF step
+ * evaluates the data at one new time: at least 8 of them fall on each
+ * stretch), as the dense path's steps keep to theirs (docs/enclosures.md,
+ * "Integrator steps").  A kink or jump that is not resolved over 1e-9 of the
+ * span is located to about 1e-12 of it, the state is carried across that gap
+ * (projected onto range(I - P) at its end, an error of at most the gap times
+ * |v'|) and CVODE restarts there.  A system set block by block (callbacks,
+ * constant blocks) carries no enclosure: a feature of its data narrower than
+ * CVODE's steps can go unseen.
+ *
  * The library is built with CVODE when it is found (CMake option LTH_CVODE);
  * without it lth_opivp_solve refuses with LTH_EINVAL, and
  * lth_opivp_available() says so up front.

@@ -247,7 +247,6 @@ static lth_status jump(cv_run *run, void *mem, N_Vector y, double *tcur, double 
   memcpy(Y, run->tmp, (size_t)c->m * sizeof(double));
   counters(mem, res);
   if (CVodeReInit(mem, to, y) < 0) return cv_failure(run, mem, -1, to, err);
-  c->crossings++;
   *tcur = to;
   return LTH_OK;
 }

@@ -46,7 +46,6 @@ typedef struct opivp_ctx {
   double scale; /* of cond_interval: the largest chain norm on [t0, t_end] (0: at each t) */
   size_t proofs;
   opivp_stretch stretch;
-  size_t crossings; /* kinks or jumps of the data jumped over */
   /* the first failure inside a callback, for the solve to return */
   lth_error fail;
   int failed;

@@ -91,6 +91,13 @@ struct lth_enclose {
   lth_interval *ework;       /* leaf_ellipse's: the largest ellipse_work_size_of */
   double *M, *best, *target; /* leaf_ellipse's, one per entry of the largest leaf */
   size_t evals;
+  /* what enc->coef holds: leaf `l`'s coefficients 0..order on [a, b]
+   * (leaf_enclose; l = NULL: nothing known) */
+  struct {
+    const leaf *l;
+    double a, b;
+    int order;
+  } held;
   int fail_leaf; /* the source that failed the last width search's check */
   /* the last check's question and answer: a width search that failed ahead
    * starts again at the same interval (coef_table.c enclosure_cap) */
@@ -140,11 +147,25 @@ static size_t leaf_size(const lth_enclose *enc, const leaf *l) {
  * entries per order. */
 static lth_status leaf_enclose(lth_enclose *enc, const leaf *l, double a, double b, int order,
                                lth_error *err) {
+  lth_status st;
   if (l->nnz >= 0 && !enc->dense) {
     size_t nz = l->nnz > 0 ? (size_t)l->nnz : 1;
-    return lth_source_enclose_csc(l->src, a, b, order, enc->coef, nz, enc->work, err);
+    st = lth_source_enclose_csc(l->src, a, b, order, enc->coef, nz, enc->work, err);
+  } else {
+    st = lth_source_enclose(l->src, a, b, order, enc->coef, enc->work, err);
   }
-  return lth_source_enclose(l->src, a, b, order, enc->coef, enc->work, err);
+  enc->held.l = st == LTH_OK ? l : NULL;
+  enc->held.a = a;
+  enc->held.b = b;
+  enc->held.order = order;
+  return st;
+}
+
+/* 1 if enc->coef holds leaf l's coefficients 0..order on [a, b] (a Taylor
+ * coefficient's enclosure depends on the lower orders' alone: those of a
+ * higher order's enclosure are the same intervals). */
+static int leaf_held(const lth_enclose *enc, const leaf *l, double a, double b, int order) {
+  return enc->held.l == l && enc->held.a == a && enc->held.b == b && enc->held.order >= order;
 }
 
 /* Entry e of leaf_size's numbering as its column-major index in rows x
@@ -188,6 +209,7 @@ static int walk(lth_enclose *enc, const lth_source *src, label what, int depth) 
 /* Workspace for the largest piece (none when the set is unknown: every
  * check answers without looking). */
 static lth_status finish(lth_enclose *enc, lth_error *err) {
+  enc->held.l = NULL;
   free(enc->coef);
   free(enc->work);
   free(enc->ework);
@@ -350,8 +372,11 @@ static lth_status leaf_bound(lth_enclose *enc, const leaf *l, double a, double b
                              double scale, double *worst, size_t *at) {
   double h = 0.5 * (b - a);
   size_t n = leaf_size(enc, l), sz = n ? n : 1;
-  lth_status st = leaf_enclose(enc, l, a, b, K + 1, NULL);
-  enc->evals++;
+  lth_status st = LTH_OK;
+  if (!leaf_held(enc, l, a, b, K + 1)) {
+    st = leaf_enclose(enc, l, a, b, K + 1, NULL);
+    enc->evals++;
+  }
   *worst = 0.0;
   *at = 0;
   if (st != LTH_OK) {
@@ -410,6 +435,7 @@ static double leaf_ellipse(lth_enclose *enc, const leaf *l, double a, double b, 
   }
   size_t n = (size_t)l->rows * (size_t)l->cols;
   /* the value's enclosure on [a, b], for the scale */
+  enc->held.l = NULL;
   if (lth_source_enclose(l->src, a, b, 0, enc->coef, enc->work, NULL) != LTH_OK) {
     return INFINITY;
   }
@@ -473,6 +499,14 @@ static lth_status leaf_ladder(lth_enclose *enc, const leaf *l, double a, double 
   double r[2] = {0.0, 0.0};
   int d[2] = {0, 0}, nr = 0;
   lth_status st = LTH_OK;
+  if (l->nnz >= 0 && !enc->dense && tol > 0 && LADDER_FIRST < K / 2) {
+    /* a leaf on its sparse pattern costs O(nnz) per order, whatever the
+     * order (a sum of constant matrices times scalar series): degree K's
+     * enclosure once serves every degree of the ladder (a chain's mm()
+     * blocks at s = 10^5: three enclosures a check become one) */
+    enc->held.l = NULL;
+    if (leaf_enclose(enc, l, a, b, K + 1, NULL) == LTH_OK) enc->evals++;
+  }
   for (int dd = LADDER_FIRST; tol > 0 && dd < K / 2 && dd <= LADDER_LAST && st == LTH_OK;
        dd = 2 * dd + 1) {
     if ((st = leaf_bound(enc, l, a, b, dd, lam, worst, at)) == LTH_OK && *worst <= tol) {
