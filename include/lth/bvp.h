@@ -48,6 +48,10 @@ typedef struct lth_bvp_colloc_opts {
   int stages;           /* Gauss stages s, 1..8, order 2s (0: lth_bvp_collocation_stages(tol)) */
   size_t max_intervals; /* largest mesh before refusing with LTH_ETOL
                            (0: LTH_DEFAULT_COLLOC_MAX_INTERVALS, 100000) */
+  size_t max_bytes;     /* the operator path (lth_bvp_solve_op): memory one mesh's sparse
+                           system and its factors may take; a mesh that needs more is refused
+                           (LTH_ENOMEM, naming the bytes) before it is assembled or factored
+                           (0: the machine's physical memory) */
 } lth_bvp_colloc_opts;
 
 /* Multiple shooting's settings (method LTH_BVP_MULTIPLE). */

@@ -27,11 +27,13 @@
  *    step); the mesh is otherwise uniform and halved until two successive
  *    solutions agree to tol; the finer one is returned.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bvp_impl.h"
 #include "bvp_op_impl.h"
@@ -429,10 +431,31 @@ static lth_status assemble(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *bc
   return st;
 }
 
+/* The memory a mesh's system may take (lth_bvp_colloc_opts.max_bytes; 0: the
+ * machine's physical memory, none known: no limit). */
+static double memory_limit(size_t max_bytes) {
+  if (max_bytes > 0) return (double)max_bytes;
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  return pages > 0 && size > 0 ? (double)pages * (double)size : INFINITY;
+}
+
+/* Refuse a mesh whose system needs more than limit bytes (before it is
+ * allocated: never an out-of-memory kill after minutes of assembly). */
+static lth_status check_memory(const omesh *M, size_t nsys, double bytes, double limit,
+                               const char *what, lth_error *err) {
+  if (bytes <= limit) return LTH_OK;
+  return lth_error_set(err, LTH_ENOMEM,
+                       "collocation on the operator path: the sparse system on %zu intervals "
+                       "(%zu unknowns) needs about %.3g GB %s, more than the %.3g GB allowed "
+                       "(the machine's memory, or opts.colloc.max_bytes); fewer Gauss stages (a "
+                       "looser tolerance) or fewer output times need less",
+                       M->N, nsys, bytes / 1e9, what, limit / 1e9);
+}
+
 /* Solve on M: the mesh values y (M->N + 1 blocks of m) into *ysol, and the
  * slack unknowns (lth_bvp_solve_op_slack) into B->slack. */
 static lth_status solve_mesh(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *bc, double cmax,
-                             double **ysol, double *cond, lth_error *err) {
+                             double limit, double **ysol, double *cond, lth_error *err) {
   size_t blk = (size_t)(1 + B->ns) * B->m, nunk = M->N * blk + B->m;
   int slack = B->ne > 0;
   size_t nsys = nunk + (size_t)B->ne;
@@ -460,6 +483,10 @@ static lth_status solve_mesh(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *
                          M->N, bound);
     }
   }
+  /* the matrix (an int and a double an entry), its column counts, the
+   * right-hand side */
+  double mbytes = 12.0 * (double)bound + 20.0 * (double)nsys;
+  if (st == LTH_OK) st = check_memory(M, nsys, mbytes, limit, "for its matrix alone", err);
   if (st == LTH_OK) {
     T.A = lth_csc_alloc((int)nsys, (int)nsys, bound ? (int)bound : 1, 0, err);
     if (!T.A) st = lth_error_status(err);
@@ -495,8 +522,15 @@ static lth_status solve_mesh(opbvp *B, const omesh *M, const lth_bvp_sparse_bc *
      * intervals: 17.6 M entries and 25 s; with it 1.7 M and 0.2 s) */
     kc.btf = slack ? 1 : 0;
     ks = klu_analyze((int)nsys, ap, ai, &kc);
-    kn = ks ? klu_factor(ap, ai, ax, ks, &kc) : NULL;
-    if (kc.status == KLU_OUT_OF_MEMORY) {
+    /* KLU's estimate of its factors from the ordering (an int and a double
+     * an entry; pages it reserves beyond those are not touched) beside the
+     * matrix (against lth-lqr's peaks: docs/performance.md, "LQR at size") */
+    double fbytes = ks ? 12.0 * (ks->lnz + ks->unz + (double)ks->nzoff) + 64.0 * (double)nsys : 0.0;
+    if (ks) st = check_memory(M, nsys, mbytes + fbytes, limit, "with its LU factors", err);
+    kn = ks && st == LTH_OK ? klu_factor(ap, ai, ax, ks, &kc) : NULL;
+    if (st != LTH_OK) {
+      /* (refused above: the factors would not fit) */
+    } else if (kc.status == KLU_OUT_OF_MEMORY) {
       st =
           lth_error_set(err, LTH_ENOMEM,
                         "out of memory factoring the collocation system (%zu unknowns, KLU)", nsys);
@@ -675,14 +709,15 @@ static lth_status adapt(opbvp *B, double t0, double t1, const lth_bvp_sparse_bc 
     return lth_error_set(err, LTH_ENOMEM, "out of memory for the collocation mesh");
   }
   double drift = 0.0;
-  lth_status st = solve_mesh(B, &M, bc, cmax, &y, &cond, err);
+  double limit = memory_limit(o->colloc.max_bytes);
+  lth_status st = solve_mesh(B, &M, bc, cmax, limit, &y, &cond, err);
   if (st == LTH_OK) st = outputs(B, &M, y, times, n, zc, &drift, err);
   while (st == LTH_OK) {
     if (mesh_halve(&M, &H)) {
       st = lth_error_set(err, LTH_ENOMEM, "out of memory for the collocation mesh");
       break;
     }
-    st = solve_mesh(B, &H, bc, cmax, &yh, &cond, err);
+    st = solve_mesh(B, &H, bc, cmax, limit, &yh, &cond, err);
     if (st == LTH_OK) st = outputs(B, &H, yh, times, n, res->z, &drift, err);
     if (st != LTH_OK) break;
     double est = 0.0, zs = 1.0;

@@ -235,6 +235,35 @@ START_TEST(test_refusals_op) {
 }
 END_TEST
 
+/* A mesh whose sparse system needs more than opts.colloc.max_bytes is
+ * refused before it is assembled (LTH_ENOMEM naming the gigabytes), and the
+ * same solve within a limit it fits answers. */
+START_TEST(test_memory_limit_op) {
+  if (!lth_bvp_op_available()) return;
+  int n[] = {2, 3, 1};
+  opcase c;
+  make_case(&c, 3, n, 78);
+  double times[] = {T0, T1};
+  lth_bvp_sparse_bc bc = sparse_bc(&c);
+  lth_bvp_opts o;
+  lth_bvp_opts_init(&o);
+  o.method = LTH_BVP_COLLOCATION;
+  o.colloc.max_bytes = 1000;
+  lth_bvp_result *res = NULL;
+  lth_error err;
+  lth_error_clear(&err);
+  ck_assert_int_eq(lth_bvp_solve_op(c.os, T0, T1, &bc, times, 2, &o, &res, &err), LTH_ENOMEM);
+  ck_assert_msg(res == NULL && strstr(err.message, "GB") && strstr(err.message, "8 intervals"),
+                "%s", err.message);
+  o.colloc.max_bytes = (size_t)1 << 30;
+  ck_assert_msg(lth_bvp_solve_op(c.os, T0, T1, &bc, times, 2, &o, &res, &err) == LTH_OK, "%s",
+                err.message);
+  ck_assert(error_vs_exact(&c, res) < 1e-7);
+  lth_bvp_result_free(res);
+  free_case(&c);
+}
+END_TEST
+
 START_TEST(test_without_klu_refused) {
   if (lth_bvp_op_available()) return;
   int n[] = {3, 1};
@@ -257,6 +286,7 @@ static Suite *bvp_op_suite(void) {
   tcase_add_test(tc, test_manufactured_op);
   tcase_add_test(tc, test_reach_and_S);
   tcase_add_test(tc, test_refusals_op);
+  tcase_add_test(tc, test_memory_limit_op);
   tcase_add_test(tc, test_without_klu_refused);
   suite_add_tcase(s, tc);
   return s;
