@@ -222,6 +222,11 @@ static int mesh_with_pieces(omesh *M, const lth_pieces *pc, const double *times,
     if (!near) t[w++] = times[k];
   }
   qsort(t, w, sizeof(double), cmp_double);
+  size_t u = 1; /* an output time given twice is one point */
+  for (size_t k = 1; k < w; k++) {
+    if (t[k] != t[u - 1]) t[u++] = t[k];
+  }
+  w = u;
   free(M->t);
   M->t = t;
   M->N = w - 1;
