@@ -74,6 +74,10 @@ typedef struct leaf {
   char kind;
   int i, j;
   int ellipse_first; /* the type's ellipse_first: leaf_check's order */
+  /* its last ladder was resolved at the first degree (leaf_ladder: then the
+   * next one starts there again rather than at degree K; cost only, the
+   * bounds are the same intervals either way) */
+  int first_rung;
 } leaf;
 
 typedef struct {
@@ -126,6 +130,7 @@ static int add_leaf(lth_enclose *enc, const lth_source *src, label what) {
   l->i = what.i;
   l->j = what.j;
   l->nnz = -1;
+  l->first_rung = 0;
   {
     const lth_source_type *ty = lth_source_get_type(src);
     l->ellipse_first = ty->ellipse && ty->ellipse_first && ty->ellipse_first(lth_source_state(src));
@@ -499,17 +504,24 @@ static lth_status leaf_ladder(lth_enclose *enc, const leaf *l, double a, double 
   double r[2] = {0.0, 0.0};
   int d[2] = {0, 0}, nr = 0;
   lth_status st = LTH_OK;
-  if (l->nnz >= 0 && !enc->dense && tol > 0 && LADDER_FIRST < K / 2) {
+  leaf *lw = &enc->leaves[l - enc->leaves];
+  if (l->nnz >= 0 && !enc->dense && tol > 0 && LADDER_FIRST < K / 2 &&
+      K / 2 <= 2 * LADDER_FIRST + 1 && !l->first_rung) {
     /* a leaf on its sparse pattern costs O(nnz) per order, whatever the
-     * order (a sum of constant matrices times scalar series): degree K's
-     * enclosure once serves every degree of the ladder (a chain's mm()
-     * blocks at s = 10^5: three enclosures a check become one) */
+     * order (a sum of constant matrices times scalar series): where the
+     * ladder has one rung below K (the integrators' stretches, collocation's
+     * pieces), degree K's enclosure once serves both (a chain's mm() blocks
+     * at s = 10^5: three enclosures a check become one), unless the first
+     * rung sufficed last time; longer ladders (the tables' K = 65) stop at
+     * their middle rungs often enough to start low */
     enc->held.l = NULL;
     if (leaf_enclose(enc, l, a, b, K + 1, NULL) == LTH_OK) enc->evals++;
   }
+  lw->first_rung = 0;
   for (int dd = LADDER_FIRST; tol > 0 && dd < K / 2 && dd <= LADDER_LAST && st == LTH_OK;
        dd = 2 * dd + 1) {
     if ((st = leaf_bound(enc, l, a, b, dd, lam, worst, at)) == LTH_OK && *worst <= tol) {
+      lw->first_rung = dd == LADDER_FIRST;
       return LTH_OK;
     }
     r[nr % 2] = *worst;
