@@ -105,10 +105,12 @@ lth_status lth_expr_enclose(const lth_expr *e, double a, double b, int order, lt
  * where some M[k] exceeds it, and where that fails the cover stops and
  * every M[k] is INFINITY; *over (over may be NULL) is then the largest
  * |x_k| / target[k] on the rectangle where it stopped (INFINITY when
- * unbounded there), a hint of how far the targets are out of reach.  Returns LTH_ELLIPSE_BOUNDED
- * (every M[k] a bound, the targets met or not), LTH_ELLIPSE_MISSED (stopped on a finite value over
- * its target) or LTH_ELLIPSE_UNBOUNDED (stopped on, or found, an unbounded one).  work:
- * lth_expr_ellipse_work_size(e, nroots) intervals. Thread-safe for distinct work arrays. */
+ * unbounded there, and when the cover did not stop), a hint of how far the
+ * targets are out of reach.  Returns LTH_ELLIPSE_BOUNDED (every M[k] a
+ * bound, the targets met or not), LTH_ELLIPSE_MISSED (stopped on a finite
+ * value over its target) or LTH_ELLIPSE_UNBOUNDED (stopped on, or found, an
+ * unbounded one).  work: lth_expr_ellipse_work_size(e, nroots) intervals.
+ * Thread-safe for distinct work arrays. */
 enum { LTH_ELLIPSE_BOUNDED, LTH_ELLIPSE_MISSED, LTH_ELLIPSE_UNBOUNDED };
 /* 1 if e may have poles at finite complex t: a quotient by, or a negative
  * power of, a subexpression of t, or tan or tanh of one.  There the interval

@@ -24,8 +24,10 @@
  *    which the mesh halving measures like any other; z = G v + q projects,
  *    and the drift max ||P v|| at the output times is reported.
  *  - The output times are mesh points (order 2 stages there, no extra
- *    step); the mesh is otherwise uniform and halved until two successive
- *    solutions agree to tol; the finer one is returned.
+ *    step), and so are the ends of the data's pieces (a POINT piece's
+ *    interval carries v across: K = 0); the mesh is otherwise uniform
+ *    (bvp_op_mesh.c) and halved until two successive solutions agree to
+ *    tol; the finer one is returned.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
@@ -163,115 +165,6 @@ static lth_status cols_finish(cols *T, lth_error *err) {
   A->nnz = (int)nz;
   free(w);
   return LTH_OK;
-}
-
-/* The mesh: t[0..N]; out[k]: the mesh index of output time k. */
-typedef struct omesh {
-  size_t N;
-  double *t;
-} omesh;
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Within this of a mesh point an output time is that point: the output is
- * then z there, exactly. */
-static double mesh_tiny(double t0, double t1) {
-  return 16 * DBL_EPSILON * (fabs(t0) + fabs(t1) + (t1 - t0));
-}
-
-/* t[0..*n) sorted, with the times closer than tiny to the point before them
- * dropped (the first and last kept as t0 and t1). */
-static void mesh_sort(double *t, size_t *n, double t0, double t1) {
-  qsort(t, *n, sizeof(double), cmp_double);
-  double tiny = mesh_tiny(t0, t1);
-  size_t w = 0;
-  for (size_t k = 0; k < *n; k++) {
-    if (w == 0 || t[k] - t[w - 1] > tiny) t[w++] = t[k];
-  }
-  t[0] = t0;
-  t[w - 1] = t1;
-  *n = w;
-}
-
-/* M with the pieces' ends (lth_pieces_merge: its points inside a POINT piece
- * or next to a piece end dropped), then the output times put back unless a
- * point is within mesh_tiny of them.  0, or -1 when out of memory. */
-static int mesh_with_pieces(omesh *M, const lth_pieces *pc, const double *times, size_t n) {
-  size_t np;
-  double *x = lth_pieces_merge(pc, M->t, M->N + 1, &np);
-  double *t = x ? realloc(x, (np + n + 1) * sizeof(double)) : NULL;
-  if (!t) {
-    free(x);
-    return -1;
-  }
-  double tiny = mesh_tiny(M->t[0], M->t[M->N]);
-  size_t w = np;
-  for (size_t k = 0; k < n; k++) {
-    size_t lo = 0, hi = np; /* the first of the merged points >= times[k] */
-    while (lo < hi) {
-      size_t mid = (lo + hi) / 2;
-      if (t[mid] < times[k])
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    int near = (lo < np && t[lo] - times[k] <= tiny) || (lo > 0 && times[k] - t[lo - 1] <= tiny);
-    if (!near) t[w++] = times[k];
-  }
-  qsort(t, w, sizeof(double), cmp_double);
-  size_t u = 1; /* an output time given twice is one point */
-  for (size_t k = 1; k < w; k++) {
-    if (t[k] != t[u - 1]) t[u++] = t[k];
-  }
-  w = u;
-  free(M->t);
-  M->t = t;
-  M->N = w - 1;
-  return 0;
-}
-
-/* Uniform N intervals with the output times added, and the data's pieces
- * (B->pc) when there are several. */
-static int mesh_make(omesh *M, size_t N, double t0, double t1, const double *times, size_t n,
-                     const lth_pieces *pc) {
-  double *t = malloc((N + n + 1) * sizeof(double));
-  if (!t) return -1;
-  for (size_t k = 0; k <= N; k++) t[k] = k == N ? t1 : t0 + (t1 - t0) * (double)k / (double)N;
-  memcpy(t + N + 1, times, n * sizeof(double));
-  size_t w = N + n + 1;
-  mesh_sort(t, &w, t0, t1);
-  M->t = t;
-  M->N = w - 1;
-  return pc && pc->n > 1 ? mesh_with_pieces(M, pc, times, n) : 0;
-}
-
-/* Every interval halved. */
-static int mesh_halve(const omesh *M, omesh *H) {
-  H->N = 2 * M->N;
-  H->t = malloc((H->N + 1) * sizeof(double));
-  if (!H->t) return -1;
-  for (size_t k = 0; k < M->N; k++) {
-    H->t[2 * k] = M->t[k];
-    H->t[2 * k + 1] = 0.5 * (M->t[k] + M->t[k + 1]);
-  }
-  H->t[H->N] = M->t[M->N];
-  return 0;
-}
-
-static size_t mesh_index(const omesh *M, double t) {
-  size_t lo = 0, hi = M->N;
-  while (lo < hi) { /* nearest mesh point (every output time is one) */
-    size_t mid = (lo + hi) / 2;
-    if (M->t[mid] < t)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  if (lo > 0 && fabs(M->t[lo - 1] - t) < fabs(M->t[lo] - t)) lo--;
-  return lo;
 }
 
 /* Where the rows go: the boundary rows at 0..p-1, the m - p rows S(t0) y_0
@@ -583,7 +476,7 @@ static lth_status outputs(opbvp *B, const omesh *M, const double *y, const doubl
   lth_status st = LTH_OK;
   *drift = 0.0;
   for (size_t k = 0; k < n && st == LTH_OK; k++) {
-    size_t i = mesh_index(M, times[k]);
+    size_t i = lth_bvpop_mesh_index(M, times[k]);
     B->last_sign = 0;
     st = lth_bvpop_decompose(B, M->t[i], err);
     memcpy(B->yv->c, y + i * m, m * sizeof(double));
@@ -709,7 +602,7 @@ static lth_status adapt(opbvp *B, double t0, double t1, const lth_bvp_sparse_bc 
   omesh M = {0}, H = {0};
   double *y = NULL, *yh = NULL, cond = NAN;
   double *zc = malloc((n * (size_t)s + 1) * sizeof(double));
-  if (!zc || mesh_make(&M, LTH_DEFAULT_COLLOC_INITIAL, t0, t1, times, n, B->pc)) {
+  if (!zc || lth_bvpop_mesh_make(&M, LTH_DEFAULT_COLLOC_INITIAL, t0, t1, times, n, B->pc)) {
     free(zc);
     return lth_error_set(err, LTH_ENOMEM, "out of memory for the collocation mesh");
   }
@@ -718,7 +611,7 @@ static lth_status adapt(opbvp *B, double t0, double t1, const lth_bvp_sparse_bc 
   lth_status st = solve_mesh(B, &M, bc, cmax, limit, &y, &cond, err);
   if (st == LTH_OK) st = outputs(B, &M, y, times, n, zc, &drift, err);
   while (st == LTH_OK) {
-    if (mesh_halve(&M, &H)) {
+    if (lth_bvpop_mesh_halve(&M, &H)) {
       st = lth_error_set(err, LTH_ENOMEM, "out of memory for the collocation mesh");
       break;
     }

@@ -49,4 +49,23 @@ lth_status lth_bvpop_decompose(opbvp *B, double t, lth_error *err);
 /* Ahat's values at the decomposed point into B->av, g into B->gv. */
 lth_status lth_bvpop_ahat_values(opbvp *B, lth_error *err);
 
+/* ---- the mesh (bvp_op_mesh.c) ---- */
+
+/* The mesh points t[0..N]. */
+typedef struct omesh {
+  size_t N;
+  double *t;
+} omesh;
+
+/* Uniform N intervals on [t0, t1] with the output times added (a time within
+ * a few ulps of a point is that point: the output is then z there, exactly)
+ * and, when pc has several pieces, every piece's ends (lth_pieces_merge), the
+ * output times kept.  0, or -1 when out of memory. */
+int lth_bvpop_mesh_make(omesh *M, size_t N, double t0, double t1, const double *times, size_t n,
+                        const struct lth_pieces *pc);
+/* H: every interval of M halved.  0, or -1 when out of memory. */
+int lth_bvpop_mesh_halve(const omesh *M, omesh *H);
+/* The mesh point nearest t. */
+size_t lth_bvpop_mesh_index(const omesh *M, double t);
+
 #endif

@@ -319,7 +319,7 @@ static int expr_ellipse(const void *state, double a, double b, double rho, const
   size_t sz = (size_t)es->rows * (size_t)es->cols;
   if (!es->any) {
     for (size_t k = 0; k < sz; k++) M[k] = 0.0;
-    if (over) *over = 0.0;
+    if (over) *over = INFINITY; /* (the cover did not stop: no hint) */
     return LTH_ELLIPSE_BOUNDED;
   }
   return lth_expr_ellipse_bound(es->prog, a, b, rho, es->root, sz, target, M, over, work);
